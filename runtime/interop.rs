@@ -1,0 +1,1 @@
+//! Conversions between [`Array`](crate::Array) and `ndarray`.

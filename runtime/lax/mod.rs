@@ -1,0 +1,12 @@
+//! The strict layer, as `jax.lax`: operands must have the same dtype (a
+//! mismatch is a compile error), and parameters are explicit.
+
+mod dot;
+mod elementwise;
+mod reduce;
+mod slicing;
+
+pub use dot::*;
+pub use elementwise::*;
+pub use reduce::*;
+pub use slicing::*;

@@ -1,0 +1,55 @@
+//! JAX's core ideas for Rust: arrays whose shapes are part of their types,
+//! JAX's dtype promotion, NumPy-style (`jnp`) and strict (`lax`) operations,
+//! and the `#[jax::jit]` compiler.
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! let x: Array<f32, 2, 3> = Array::arange();
+//! let y = jnp::exp(&x) * 2.0;
+//! assert_eq!(y.shape(), &[2, 3]);
+//! ```
+//!
+//! # Shapes in types
+//!
+//! `Array<f32, 3, 4>` is a 3×4 matrix of `f32`; `Array<f32>` is a scalar.
+//! Operations whose result shape Rust's type system can compute from the
+//! operands' (elementwise operations, full reductions, matmul, transposes)
+//! return it directly. Operations whose result shape depends on a parameter
+//! value (axis reductions, reshapes, broadcasts, concatenation, slicing) take
+//! the result type from the context — a `let` annotation or the use of the
+//! value — and check it against the computed shape:
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! let x: Array<f32, 2, 3> = Array::arange();
+//! let rows: Array<f32, 2> = jnp::sum_axis(&x, 1, false);
+//! assert_eq!(rows.to_vec(), [3.0, 12.0]);
+//! ```
+//!
+//! Inside `#[jax::jit]` the compiler infers all of these shapes itself.
+
+pub mod array;
+pub mod element;
+pub mod error;
+mod format;
+pub mod index;
+pub mod interop;
+pub mod jnp;
+pub mod lax;
+mod ops;
+mod promote;
+pub mod shape;
+
+pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
+pub use element::{bf16, f16, DType, Element, Float, Int};
+pub use error::ShapeError;
+pub use jax_macros::jit;
+
+/// Everything a typical user needs: `use jax::prelude::*;`.
+pub mod prelude {
+    pub use crate::array::{Array, ArrayType, AsArray};
+    pub use crate::element::{bf16, f16, DType, Element};
+    pub use crate::{jnp, lax};
+}

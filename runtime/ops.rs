@@ -1,0 +1,1 @@
+//! Operators on arrays: `+ - * / %`, unary `-`, `& | ^ !`, with JAX's promotion.

@@ -1,0 +1,125 @@
+//! Shape arithmetic shared by the eager operations: broadcasting, strides,
+//! axis normalization, and the check of a result type chosen by the caller.
+
+use crate::array::ArrayType;
+use crate::element::{DType, Element};
+
+/// A type in JAX's notation: `f32[3,4]`, `i32[]`.
+pub fn type_string(dtype: DType, shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("{}[{}]", dtype.short_name(), dims.join(","))
+}
+
+/// Row-major strides, in elements.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * shape[k + 1];
+    }
+    s
+}
+
+/// NumPy's broadcasting of two shapes (trailing axes aligned, 1 stretches),
+/// or the message JAX gives for incompatible shapes.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
+    let rank = a.len().max(b.len());
+    let mut out = vec![0; rank];
+    for k in 0..rank {
+        let da = if k + a.len() >= rank { a[k + a.len() - rank] } else { 1 };
+        let db = if k + b.len() >= rank { b[k + b.len() - rank] } else { 1 };
+        out[k] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(format!(
+                    "Incompatible shapes for broadcasting: shapes=[{:?}, {:?}]",
+                    a, b
+                ))
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// For each element of an array of shape `out`, the row-major index of the
+/// element of an array of shape `src` that broadcasts to it. `src` must
+/// broadcast to `out`.
+pub fn broadcast_indices(src: &[usize], out: &[usize]) -> Vec<usize> {
+    let size: usize = out.iter().product();
+    let offset = out.len() - src.len();
+    let src_strides = strides(src);
+    // A stretched axis (size 1 in src) contributes stride 0.
+    let eff: Vec<usize> = (0..out.len())
+        .map(|k| {
+            if k < offset || src[k - offset] == 1 {
+                0
+            } else {
+                src_strides[k - offset]
+            }
+        })
+        .collect();
+    let mut idx = Vec::with_capacity(size);
+    let mut counter = vec![0usize; out.len()];
+    let mut pos = 0usize;
+    for _ in 0..size {
+        idx.push(pos);
+        // Advance the multi-index like an odometer, updating `pos` incrementally.
+        for k in (0..out.len()).rev() {
+            counter[k] += 1;
+            pos += eff[k];
+            if counter[k] < out[k] {
+                break;
+            }
+            pos -= eff[k] * counter[k];
+            counter[k] = 0;
+        }
+    }
+    idx
+}
+
+/// Normalizes a possibly negative axis (`-1` is the last) for an array of `rank` axes.
+pub fn normalize_axis(op: &str, axis: isize, rank: usize) -> usize {
+    let r = rank as isize;
+    if axis < -r || axis >= r {
+        panic!("{op}: axis {axis} is out of bounds for array of dimension {rank}");
+    }
+    axis.rem_euclid(r.max(1)) as usize
+}
+
+/// Panics with both types when a result type chosen by the caller does not
+/// have the shape the operation computes. Inside `#[jax::jit]` the compiler
+/// reports this at compile time instead.
+#[track_caller]
+pub fn check_result<Out: ArrayType>(op: &str, dtype: DType, shape: &[usize]) {
+    if Out::SHAPE != shape || <Out::Elem as Element>::DTYPE != dtype {
+        panic!(
+            "{op} gives {} but the result type is {}: annotate the result as Array<{}, {}>",
+            type_string(dtype, shape),
+            type_string(<Out::Elem as Element>::DTYPE, Out::SHAPE),
+            dtype.short_name(),
+            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting() {
+        assert_eq!(broadcast_shapes(&[64, 10], &[10]).unwrap(), vec![64, 10]);
+        assert_eq!(broadcast_shapes(&[3, 1], &[1, 4]).unwrap(), vec![3, 4]);
+        assert!(broadcast_shapes(&[3, 4], &[5]).is_err());
+        assert_eq!(broadcast_indices(&[3], &[2, 3]), vec![0, 1, 2, 0, 1, 2]);
+        assert_eq!(broadcast_indices(&[2, 1], &[2, 3]), vec![0, 0, 0, 1, 1, 1]);
+        assert_eq!(broadcast_indices(&[], &[2]), vec![0, 0]);
+    }
+
+    #[test]
+    fn types_in_jax_notation() {
+        assert_eq!(type_string(DType::F32, &[3, 4]), "f32[3,4]");
+        assert_eq!(type_string(DType::I32, &[]), "i32[]");
+    }
+}
