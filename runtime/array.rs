@@ -275,6 +275,7 @@ impl<
     /// assert_eq!(x.astype::<u8>().to_vec(), [254, 255, 255, 255]);
     /// ```
     pub fn astype<U: Element>(&self) -> Array<U, D0, D1, D2, D3, D4, D5> {
+        // A converted array is strongly typed, as in JAX.
         Array::from_vec_unchecked(self.data.iter().map(|&x| x.cast::<U>()).collect())
     }
 }
