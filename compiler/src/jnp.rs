@@ -1,0 +1,327 @@
+//! JAX's NumPy layer over primitives: implicit promotion, rank broadcasting,
+//! and compositions (mean, softmax, logsumexp, matmul) written as the
+//! primitives JAX itself emits, so printed jaxprs match `jax.make_jaxpr`.
+
+use jax_dtypes::{result_type, sum_dtype, to_inexact, DType, Kind};
+use proc_macro2::Span;
+
+use crate::ir::{Atom, Aval, Dim, Scalar};
+use crate::prims::{self, Params, Prim};
+use crate::trace::{literal, Builder, Result};
+
+/// A Rust literal or static number: weakly typed, like a Python scalar.
+pub fn weak_literal(b: &Builder, v: Scalar) -> Atom {
+    let (dtype, weak) = match v {
+        Scalar::Bool(_) => (DType::Bool, false),
+        Scalar::Int(_) => (jax_dtypes::default_dtype(Kind::Int, b.x64), true),
+        Scalar::Float(_) => (jax_dtypes::default_dtype(Kind::Float, b.x64), true),
+    };
+    literal(cast_scalar(v, dtype), Aval::scalar(dtype, weak))
+}
+
+/// A scalar converted to `dtype` as XLA converts (ints wrap, floats round).
+pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
+    let as_float = |v: Scalar| match v {
+        Scalar::Bool(b) => b as u8 as f64,
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    };
+    match dtype.kind() {
+        Kind::Bool => Scalar::Bool(as_float(v) != 0.0),
+        Kind::Int | Kind::UInt => {
+            let i = match v {
+                Scalar::Bool(b) => b as i128,
+                Scalar::Int(i) => i,
+                Scalar::Float(f) => f as i128,
+            };
+            let bits = dtype.bits();
+            let wrapped = i & ((1i128 << bits) - 1);
+            let signed = dtype.kind() == Kind::Int && wrapped >= 1i128 << (bits - 1);
+            Scalar::Int(if signed { wrapped - (1i128 << bits) } else { wrapped })
+        }
+        _ => {
+            let f = as_float(v);
+            Scalar::Float(match dtype {
+                DType::F32 => f as f32 as f64,
+                _ => f,
+            })
+        }
+    }
+}
+
+/// `x` as `dtype` (and weak flag): a literal is retyped, a variable converted.
+pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -> Result<Atom> {
+    let aval = b.aval(&x);
+    if aval.dtype == dtype && aval.weak == weak {
+        return Ok(x);
+    }
+    match x {
+        Atom::Lit(l) => Ok(literal(cast_scalar(l.value, dtype), Aval::scalar(dtype, weak))),
+        Atom::Var(_) if aval.dtype == dtype => Ok(x),
+        x => b.bind1(
+            &prims::CONVERT_ELEMENT_TYPE,
+            Params::Convert { new_dtype: dtype, weak },
+            vec![x],
+            span,
+        ),
+    }
+}
+
+/// JAX's `promote_dtypes`: every operand converted to the result type.
+pub fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+    let avals: Vec<(DType, bool)> = xs.iter().map(|x| {
+        let a = b.aval(x);
+        (a.dtype, a.weak)
+    }).collect();
+    let (dtype, weak) = result_type(&avals, b.x64);
+    xs.into_iter().map(|x| convert(b, x, dtype, weak, span)).collect()
+}
+
+/// Lifts lower-rank array operands to the highest rank with leading 1s, as
+/// NumPy broadcasting does; scalars stay scalars.
+pub fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+    let rank = xs.iter().map(|x| b.aval(x).rank()).max().unwrap_or(0);
+    xs.into_iter()
+        .map(|x| {
+            let a = b.aval(&x);
+            if a.rank() == 0 || a.rank() == rank {
+                return Ok(x);
+            }
+            let pad = rank - a.rank();
+            let mut shape = vec![Dim::Lit(1); pad];
+            shape.extend(a.shape.iter().cloned());
+            let dims = (pad..rank).collect();
+            b.bind1(&prims::BROADCAST_IN_DIM, Params::BroadcastInDim { shape, dims }, vec![x], span)
+        })
+        .collect()
+}
+
+/// A binary `jnp` operation: promote, broadcast ranks, bind.
+pub fn binary(b: &mut Builder, prim: Prim, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+    check_broadcast(b, &x, &y, span)?;
+    let xs = promote(b, vec![x, y], span)?;
+    let xs = broadcast_ranks(b, xs, span)?;
+    b.bind1(prim, Params::None, xs, span)
+}
+
+/// NumPy's broadcasting error, with both types, before anything is emitted.
+fn check_broadcast(b: &mut Builder, x: &Atom, y: &Atom, span: Span) -> Result<()> {
+    let (ax, ay) = (b.aval(x), b.aval(y));
+    crate::shapes::broadcast(&ax, &ay, &mut b.constraints)
+        .map(|_| ())
+        .map_err(|msg| syn::Error::new(span, msg))
+}
+
+/// A unary operation on numbers.
+pub fn unary(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
+    b.bind1(prim, Params::None, vec![x], span)
+}
+
+/// A unary operation defined on floats: integers and bool convert first
+/// (`jnp.sin(int32)` is `float32`).
+pub fn unary_inexact(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
+    let x = to_float(b, x, span)?;
+    b.bind1(prim, Params::None, vec![x], span)
+}
+
+/// `x` converted to its inexact type (unchanged if already float).
+pub fn to_float(b: &mut Builder, x: Atom, span: Span) -> Result<Atom> {
+    let a = b.aval(&x);
+    let target = if a.weak && !a.dtype.is_inexact() {
+        jax_dtypes::default_dtype(Kind::Float, b.x64)
+    } else {
+        to_inexact(a.dtype)
+    };
+    convert(b, x, target, a.weak, span)
+}
+
+/// Normalizes `axis` (negative counts from the end) or reports it.
+pub fn axis(b: &Builder, x: &Atom, axis: i128, span: Span) -> Result<usize> {
+    let rank = b.aval(x).rank() as i128;
+    if axis < -rank || axis >= rank {
+        return Err(syn::Error::new(
+            span,
+            format!("axis {axis} is out of bounds for array of dimension {rank}"),
+        ));
+    }
+    Ok(axis.rem_euclid(rank.max(1)) as usize)
+}
+
+/// Re-inserts reduced axes as size 1 (`keepdims=True`).
+fn keep_dims(b: &mut Builder, r: Atom, in_shape: &[Dim], axes: &[usize], span: Span) -> Result<Atom> {
+    let shape: Vec<Dim> = in_shape
+        .iter()
+        .enumerate()
+        .map(|(i, d)| if axes.contains(&i) { Dim::Lit(1) } else { d.clone() })
+        .collect();
+    let dims = (0..in_shape.len()).filter(|i| !axes.contains(i)).collect();
+    b.bind1(&prims::BROADCAST_IN_DIM, Params::BroadcastInDim { shape, dims }, vec![r], span)
+}
+
+/// Which reduction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Any,
+    All,
+}
+
+/// `jnp.sum`/`prod`/`max`/`min`/`any`/`all` over `axes` (all when `None`).
+pub fn reduce(
+    b: &mut Builder,
+    kind: Reduction,
+    x: Atom,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+    span: Span,
+) -> Result<Atom> {
+    let a = b.aval(&x);
+    let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
+    let (prim, x) = match kind {
+        Reduction::Sum | Reduction::Prod => {
+            let d = sum_dtype(a.dtype, b.x64);
+            let x = convert(b, x, d, a.weak, span)?;
+            let p: Prim = if kind == Reduction::Sum { &prims::REDUCE_SUM } else { &prims::REDUCE_PROD };
+            (p, x)
+        }
+        Reduction::Max => (&prims::REDUCE_MAX as Prim, x),
+        Reduction::Min => (&prims::REDUCE_MIN as Prim, x),
+        Reduction::Any | Reduction::All => {
+            let x = convert(b, x, DType::Bool, false, span)?;
+            let p: Prim = if kind == Reduction::Any { &prims::REDUCE_OR } else { &prims::REDUCE_AND };
+            (p, x)
+        }
+    };
+    let r = b.bind1(prim, Params::Axes(axes.clone()), vec![x], span)?;
+    if keepdims {
+        keep_dims(b, r, &a.shape, &axes, span)
+    } else {
+        Ok(r)
+    }
+}
+
+/// `jnp.mean`: the sum divided by the element count, in the inexact type.
+pub fn mean(b: &mut Builder, x: Atom, axes: Option<Vec<usize>>, keepdims: bool, span: Span) -> Result<Atom> {
+    let a = b.aval(&x);
+    let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
+    let mut count = 1usize;
+    for &ax in &axes {
+        match a.shape[ax] {
+            Dim::Lit(n) => count *= n,
+            Dim::Sym(ref s) => {
+                return Err(syn::Error::new(
+                    span,
+                    format!("mean over the symbolic axis {s} is not supported yet; use sum and divide"),
+                ))
+            }
+        }
+    }
+    let x = to_float(b, x, span)?;
+    let s = reduce(b, Reduction::Sum, x, Some(axes), keepdims, span)?;
+    let dtype = b.aval(&s).dtype;
+    let n = literal(Scalar::Float(count as f64), Aval::scalar(dtype, true));
+    b.bind1(&prims::DIV, Params::None, vec![s, n], span)
+}
+
+/// `jnp.matmul`/`dot` for 1-D and 2-D operands (and batched 3-D matmul).
+pub fn matmul(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+    let xs = promote(b, vec![x, y], span)?;
+    let (x, y) = (xs[0].clone(), xs[1].clone());
+    let (ra, rb) = (b.aval(&x).rank(), b.aval(&y).rank());
+    let preferred = b.aval(&x).dtype;
+    let (lc, rc, lb, rbatch) = match (ra, rb) {
+        (1, 1) => (vec![0], vec![0], vec![], vec![]),
+        (2, 1) => (vec![1], vec![0], vec![], vec![]),
+        (1, 2) => (vec![0], vec![0], vec![], vec![]),
+        (2, 2) => (vec![1], vec![0], vec![], vec![]),
+        (3, 3) => (vec![2], vec![1], vec![0], vec![0]),
+        _ => {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "matmul of {} and {} is not supported: use 1-D, 2-D or batched 3-D operands",
+                    b.aval(&x),
+                    b.aval(&y)
+                ),
+            ))
+        }
+    };
+    b.bind1(
+        &prims::DOT_GENERAL,
+        Params::DotGeneral {
+            lhs_contract: lc,
+            rhs_contract: rc,
+            lhs_batch: lb,
+            rhs_batch: rbatch,
+            preferred,
+        },
+        vec![x, y],
+        span,
+    )
+}
+
+/// `jnp.where(c, x, y)`: `select_n(c, y, x)` after promotion and broadcasting.
+pub fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+    let c = convert(b, c, DType::Bool, false, span)?;
+    let xy = promote(b, vec![x, y], span)?;
+    let (x, y) = (xy[0].clone(), xy[1].clone());
+    let all = broadcast_ranks(b, vec![c, y, x], span)?;
+    // Scalars broadcast to the full shape, as jnp.where materializes them.
+    let mut shape_src = None;
+    for a in &all {
+        let av = b.aval(a);
+        if av.rank() > 0 {
+            shape_src = Some(av);
+            break;
+        }
+    }
+    let all = match shape_src {
+        Some(full) => all
+            .into_iter()
+            .map(|a| {
+                let av = b.aval(&a);
+                if av.rank() == 0 {
+                    b.bind1(
+                        &prims::BROADCAST_IN_DIM,
+                        Params::BroadcastInDim {
+                            shape: full.shape.clone(),
+                            dims: vec![],
+                        },
+                        vec![a],
+                        span,
+                    )
+                } else {
+                    Ok(a)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?,
+        None => all,
+    };
+    b.bind1(&prims::SELECT_N, Params::None, all, span)
+}
+
+/// `x ** y`: `integer_pow` for a static integer exponent, else `pow`.
+pub fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+    if let Atom::Lit(l) = &y {
+        if let Scalar::Int(n) = l.value {
+            return b.bind1(&prims::INTEGER_POW, Params::IntegerPow(n as i64), vec![x], span);
+        }
+    }
+    binary(b, &prims::POW, x, y, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_wrap_like_jax() {
+        assert_eq!(cast_scalar(Scalar::Int(256), DType::U8), Scalar::Int(0));
+        assert_eq!(cast_scalar(Scalar::Int(128), DType::I8), Scalar::Int(-128));
+        assert_eq!(cast_scalar(Scalar::Int(2), DType::F32), Scalar::Float(2.0));
+        assert_eq!(cast_scalar(Scalar::Float(2.7), DType::I32), Scalar::Int(2));
+    }
+}

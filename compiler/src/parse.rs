@@ -1,0 +1,786 @@
+//! Traces a function body into a jaxpr: each Rust expression is evaluated
+//! abstractly, as JAX traces a Python function. Static values (literals,
+//! loop indices of static loops, consts) are computed now; traced values
+//! (the arguments and everything computed from them) become equations.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::ir::{Atom, Scalar};
+use crate::jnp::{self, Reduction};
+use crate::prims::{self, Params, Prim};
+use crate::trace::{Builder, Result};
+use crate::types::{type_spec, TypeSpec};
+
+/// A value during tracing.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// An array or scalar whose value is only known at run time.
+    Traced(Atom),
+    /// A number known now (a literal, a static loop index, a const).
+    Static(Scalar),
+    Tuple(Vec<Value>),
+    Unit,
+}
+
+/// The parsed signature of a jitted function.
+pub struct Signature {
+    pub params: Vec<(syn::Ident, TypeSpec)>,
+    pub ret: TypeSpec,
+    /// Names of the const generic parameters.
+    pub const_generics: Vec<String>,
+}
+
+/// Reads the signature; everything the body may use must be nameable as an array type.
+pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
+    let mut const_generics = Vec::new();
+    for g in &f.sig.generics.params {
+        match g {
+            syn::GenericParam::Const(c) => const_generics.push(c.ident.to_string()),
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "#[jax::jit] functions may be generic over `const N: usize` dimensions only",
+                ))
+            }
+        }
+    }
+    let mut params = Vec::new();
+    for input in &f.sig.inputs {
+        match input {
+            syn::FnArg::Typed(pt) => {
+                let syn::Pat::Ident(id) = &*pt.pat else {
+                    return Err(syn::Error::new(pt.pat.span(), "name each parameter: `x: Array<f32, 3>`"));
+                };
+                if id.mutability.is_some() {
+                    return Err(syn::Error::new(
+                        id.span(),
+                        "parameters cannot be `mut`: arrays are immutable; rebind with `let` instead",
+                    ));
+                }
+                params.push((id.ident.clone(), type_spec(&pt.ty)?));
+            }
+            syn::FnArg::Receiver(r) => {
+                return Err(syn::Error::new(r.span(), "methods are supported inside a #[jax::jit] mod only"))
+            }
+        }
+    }
+    let ret = match &f.sig.output {
+        syn::ReturnType::Default => {
+            return Err(syn::Error::new(
+                f.sig.ident.span(),
+                "a jitted function returns its result: add `-> Array<..>`",
+            ))
+        }
+        syn::ReturnType::Type(_, ty) => type_spec(ty)?,
+    };
+    Ok(Signature {
+        params,
+        ret,
+        const_generics,
+    })
+}
+
+/// The tracer: a builder plus the lexical scopes of the body.
+pub struct Tracer {
+    pub b: Builder,
+    scopes: Vec<HashMap<String, Value>>,
+    /// Errors that do not stop tracing, reported together.
+    pub errors: Vec<syn::Error>,
+}
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+impl Tracer {
+    pub fn new(x64: bool) -> Tracer {
+        Tracer {
+            b: Builder::new(x64),
+            scopes: vec![HashMap::new()],
+            errors: Vec::new(),
+        }
+    }
+
+    pub fn define(&mut self, name: &str, v: Value) {
+        self.scopes.last_mut().unwrap().insert(name.to_string(), v);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Value> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Rebinds an existing local (`acc = acc + x`): the new value replaces it
+    /// in the scope that declared it.
+    fn assign(&mut self, name: &str, v: Value, span: Span) -> Result<()> {
+        for s in self.scopes.iter_mut().rev() {
+            if let Some(slot) = s.get_mut(name) {
+                *slot = v;
+                return Ok(());
+            }
+        }
+        err(span, format!("cannot find `{name}` in this scope"))
+    }
+
+    /// A traced operand for any value that can be one.
+    fn atom(&mut self, v: Value, span: Span) -> Result<Atom> {
+        match v {
+            Value::Traced(a) => Ok(a),
+            Value::Static(s) => Ok(jnp::weak_literal(&self.b, s)),
+            Value::Tuple(_) => err(span, "a tuple is not an array; convert it explicitly: `jnp::array([...])`"),
+            Value::Unit => err(span, "this expression has no value"),
+        }
+    }
+
+    fn block(&mut self, block: &syn::Block) -> Result<Value> {
+        self.scopes.push(HashMap::new());
+        let r = self.stmts(&block.stmts);
+        self.scopes.pop();
+        r
+    }
+
+    fn stmts(&mut self, stmts: &[syn::Stmt]) -> Result<Value> {
+        let mut last = Value::Unit;
+        for (i, stmt) in stmts.iter().enumerate() {
+            last = Value::Unit;
+            match stmt {
+                syn::Stmt::Local(local) => self.local(local)?,
+                syn::Stmt::Expr(e, semi) => {
+                    let v = self.expr(e)?;
+                    if semi.is_none() && i + 1 == stmts.len() {
+                        last = v;
+                    }
+                }
+                syn::Stmt::Item(item) => {
+                    return err(item.span(), "items inside a #[jax::jit] body are not supported; define them in a #[jax::jit] mod")
+                }
+                syn::Stmt::Macro(m) => return self.mac(&m.mac),
+            }
+        }
+        Ok(last)
+    }
+
+    fn local(&mut self, local: &syn::Local) -> Result<()> {
+        let Some(init) = &local.init else {
+            return err(local.span(), "give the variable a value: `let x = ...;`");
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            return err(diverge.span(), "`let ... else` is not supported in #[jax::jit]");
+        }
+        let v = self.expr(&init.expr)?;
+        self.bind_pattern(&local.pat, v)
+    }
+
+    fn bind_pattern(&mut self, pat: &syn::Pat, v: Value) -> Result<()> {
+        match pat {
+            syn::Pat::Ident(id) => {
+                self.define(&id.ident.to_string(), v);
+                Ok(())
+            }
+            syn::Pat::Wild(_) => Ok(()),
+            syn::Pat::Type(pt) => {
+                let want = type_spec(&pt.ty)?;
+                let v = self.check_type(v, &want, pt.ty.span())?;
+                self.bind_pattern(&pt.pat, v)
+            }
+            syn::Pat::Tuple(t) => {
+                let Value::Tuple(items) = v else {
+                    return err(t.span(), "this value is not a tuple");
+                };
+                if items.len() != t.elems.len() {
+                    return err(t.span(), format!("expected a tuple of {} values, got {}", t.elems.len(), items.len()));
+                }
+                for (p, v) in t.elems.iter().zip(items) {
+                    self.bind_pattern(p, v)?;
+                }
+                Ok(())
+            }
+            other => err(other.span(), "use a name or a tuple of names here"),
+        }
+    }
+
+    /// Checks a value against a written type; weak values adapt to it.
+    pub fn check_type(&mut self, v: Value, want: &TypeSpec, span: Span) -> Result<Value> {
+        match want {
+            TypeSpec::Tuple(ts) => {
+                let Value::Tuple(items) = v else {
+                    return err(span, "expected a tuple");
+                };
+                if items.len() != ts.len() {
+                    return err(span, format!("expected a tuple of {} values, got {}", ts.len(), items.len()));
+                }
+                let items = items
+                    .into_iter()
+                    .zip(ts)
+                    .map(|(v, t)| self.check_type(v, t, span))
+                    .collect::<Result<_>>()?;
+                Ok(Value::Tuple(items))
+            }
+            _ => {
+                let want_aval = want.aval().unwrap();
+                let a = self.atom(v, span)?;
+                let got = self.b.aval(&a);
+                let same = got.shape.len() == want_aval.shape.len()
+                    && got.shape.iter().zip(&want_aval.shape).all(|(x, y)| {
+                        crate::shapes::same_dim(x, y, &format!("the value is {got} but the type says {want_aval}"), &mut self.b.constraints)
+                    });
+                if !same {
+                    return err(span, format!("mismatched shapes: the value is {got} but the type is {want_aval}"));
+                }
+                if got.dtype != want_aval.dtype {
+                    if !got.weak {
+                        return err(
+                            span,
+                            format!(
+                                "mismatched dtypes: the value is {got} but the type is {want_aval}; convert with `.astype::<{}>()`",
+                                crate::types::rust_type(want_aval.dtype)
+                            ),
+                        );
+                    }
+                    let a = jnp::convert(&mut self.b, a, want_aval.dtype, got.weak, span)?;
+                    return Ok(Value::Traced(a));
+                }
+                Ok(Value::Traced(a))
+            }
+        }
+    }
+
+    fn mac(&mut self, m: &syn::Macro) -> Result<Value> {
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        err(
+            m.span(),
+            format!("`{name}!` is not supported in #[jax::jit]: the function is traced once and compiled, so side effects would not run as written"),
+        )
+    }
+
+    pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
+        match e {
+            syn::Expr::Lit(l) => self.lit(&l.lit),
+            syn::Expr::Paren(p) => self.expr(&p.expr),
+            syn::Expr::Group(g) => self.expr(&g.expr),
+            syn::Expr::Block(b) => self.block(&b.block),
+            syn::Expr::Path(p) => self.path(p),
+            syn::Expr::Tuple(t) => Ok(Value::Tuple(
+                t.elems.iter().map(|e| self.expr(e)).collect::<Result<_>>()?,
+            )),
+            syn::Expr::Binary(b) => self.binary(b),
+            syn::Expr::Unary(u) => self.unary(u),
+            syn::Expr::Assign(a) => {
+                let v = self.expr(&a.right)?;
+                let syn::Expr::Path(p) = &*a.left else {
+                    return err(a.left.span(), "arrays are immutable: use `x.at(i).set(v)`, which returns the updated array");
+                };
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                self.assign(&name, v, a.span())?;
+                Ok(Value::Unit)
+            }
+            syn::Expr::If(i) => self.if_(i),
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::MethodCall(m) => self.method(m),
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::Macro(m) => self.mac(&m.mac),
+            syn::Expr::Return(r) => err(r.span(), "`return` is not supported in #[jax::jit]: end the body with the result"),
+            other => err(other.span(), "this expression is not supported in #[jax::jit]"),
+        }
+    }
+
+    fn lit(&mut self, l: &syn::Lit) -> Result<Value> {
+        match l {
+            syn::Lit::Int(i) => Ok(Value::Static(Scalar::Int(i.base10_parse()?))),
+            syn::Lit::Float(f) => Ok(Value::Static(Scalar::Float(f.base10_parse()?))),
+            syn::Lit::Bool(b) => Ok(Value::Static(Scalar::Bool(b.value))),
+            other => err(other.span(), "only number and bool literals are arrays"),
+        }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Result<Value> {
+        if let Some(id) = p.path.get_ident() {
+            return match self.lookup(&id.to_string()) {
+                Some(v) => Ok(v.clone()),
+                None => err(id.span(), format!("cannot find `{id}` in this scope")),
+            };
+        }
+        let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let last = names.last().unwrap().as_str();
+        let f = match last {
+            "PI" => std::f64::consts::PI,
+            "E" => std::f64::consts::E,
+            "INFINITY" | "inf" => f64::INFINITY,
+            "NEG_INFINITY" => f64::NEG_INFINITY,
+            "NAN" | "nan" => f64::NAN,
+            _ => return err(p.span(), format!("cannot find `{}` in #[jax::jit]", names.join("::"))),
+        };
+        Ok(Value::Static(Scalar::Float(f)))
+    }
+
+    fn binary(&mut self, e: &syn::ExprBinary) -> Result<Value> {
+        use syn::BinOp::*;
+        let span = e.span();
+        // Compound assignment rebinds: `acc += x` is `acc = acc + x`.
+        let compound = match e.op {
+            AddAssign(_) => Some(&prims::ADD),
+            SubAssign(_) => Some(&prims::SUB),
+            MulAssign(_) => Some(&prims::MUL),
+            DivAssign(_) => Some(&prims::DIV),
+            _ => None,
+        };
+        if let Some(prim) = compound {
+            let syn::Expr::Path(p) = &*e.left else {
+                return err(e.left.span(), "arrays are immutable: use `x.at(i).add(v)`, which returns the updated array");
+            };
+            let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let l = self.expr(&e.left)?;
+            let r = self.expr(&e.right)?;
+            let v = self.arith(prim, l, r, span)?;
+            self.assign(&name, v, span)?;
+            return Ok(Value::Unit);
+        }
+        let l = self.expr(&e.left)?;
+        match e.op {
+            And(_) | Or(_) => {
+                let r = self.expr(&e.right)?;
+                match (&l, &r) {
+                    (Value::Static(Scalar::Bool(a)), Value::Static(Scalar::Bool(b))) => {
+                        Ok(Value::Static(Scalar::Bool(if matches!(e.op, And(_)) { *a && *b } else { *a || *b })))
+                    }
+                    _ => err(
+                        e.op.span(),
+                        "TracerBoolConversionError: `&&` and `||` need a concrete bool, but this value is traced; use `&` / `|` (or jnp::logical_and / jnp::logical_or) for elementwise logic",
+                    ),
+                }
+            }
+            _ => {
+                let r = self.expr(&e.right)?;
+                let prim: Prim = match e.op {
+                    Add(_) => &prims::ADD,
+                    Sub(_) => &prims::SUB,
+                    Mul(_) => &prims::MUL,
+                    Div(_) => &prims::DIV,
+                    Rem(_) => &prims::REM,
+                    BitAnd(_) => &prims::AND,
+                    BitOr(_) => &prims::OR,
+                    BitXor(_) => &prims::XOR,
+                    Lt(_) => &prims::LT,
+                    Le(_) => &prims::LE,
+                    Gt(_) => &prims::GT,
+                    Ge(_) => &prims::GE,
+                    Eq(_) => &prims::EQ,
+                    Ne(_) => &prims::NE,
+                    _ => return err(e.op.span(), "this operator is not supported in #[jax::jit]"),
+                };
+                self.arith(prim, l, r, span)
+            }
+        }
+    }
+
+    /// A binary operation: folded when both sides are static, else traced.
+    fn arith(&mut self, prim: Prim, l: Value, r: Value, span: Span) -> Result<Value> {
+        if let (Value::Static(a), Value::Static(b)) = (&l, &r) {
+            if let Some(v) = fold(prim.name, *a, *b) {
+                return Ok(Value::Static(v));
+            }
+        }
+        let (x, y) = (self.atom(l, span)?, self.atom(r, span)?);
+        Ok(Value::Traced(jnp::binary(&mut self.b, prim, x, y, span)?))
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Result<Value> {
+        let v = self.expr(&u.expr)?;
+        let span = u.span();
+        match u.op {
+            syn::UnOp::Neg(_) => match v {
+                Value::Static(Scalar::Int(i)) => Ok(Value::Static(Scalar::Int(-i))),
+                Value::Static(Scalar::Float(f)) => Ok(Value::Static(Scalar::Float(-f))),
+                v => {
+                    let x = self.atom(v, span)?;
+                    Ok(Value::Traced(jnp::unary(&mut self.b, &prims::NEG, x, span)?))
+                }
+            },
+            syn::UnOp::Not(_) => match v {
+                Value::Static(Scalar::Bool(b)) => Ok(Value::Static(Scalar::Bool(!b))),
+                v => {
+                    let x = self.atom(v, span)?;
+                    Ok(Value::Traced(jnp::unary(&mut self.b, &prims::NOT, x, span)?))
+                }
+            },
+            syn::UnOp::Deref(_) => Ok(v),
+            _ => err(span, "this operator is not supported in #[jax::jit]"),
+        }
+    }
+
+    fn static_bool(&mut self, cond: &syn::Expr, what: &str) -> Result<bool> {
+        match self.expr(cond)? {
+            Value::Static(Scalar::Bool(b)) => Ok(b),
+            Value::Traced(a) => {
+                let aval = self.b.aval(&a);
+                err(
+                    cond.span(),
+                    format!(
+                        "TracerBoolConversionError: Attempted boolean conversion of traced array with shape {aval}. \
+                         `{what}` needs a concrete bool, but this value depends on the function's arguments; \
+                         use lax::cond, lax::switch or jnp::where_ instead"
+                    ),
+                )
+            }
+            _ => err(cond.span(), "expected a bool"),
+        }
+    }
+
+    fn if_(&mut self, i: &syn::ExprIf) -> Result<Value> {
+        if self.static_bool(&i.cond, "if")? {
+            self.block(&i.then_branch)
+        } else if let Some((_, e)) = &i.else_branch {
+            self.expr(e)
+        } else {
+            Ok(Value::Unit)
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Result<Value> {
+        let syn::Expr::Range(r) = &*f.expr else {
+            return err(
+                f.expr.span(),
+                "iterators are not supported in #[jax::jit]: loop over a static range `for i in 0..N`, or use lax::fori_loop / lax::scan",
+            );
+        };
+        let bound = |t: &mut Tracer, e: &Option<Box<syn::Expr>>| -> Result<i128> {
+            match e {
+                None => err(r.span(), "a loop needs both bounds: `for i in 0..N`"),
+                Some(e) => match t.expr(e)? {
+                    Value::Static(Scalar::Int(n)) => Ok(n),
+                    _ => err(
+                        e.span(),
+                        "ConcretizationTypeError: a loop bound must be static (a literal or const); for a traced bound use lax::fori_loop",
+                    ),
+                },
+            }
+        };
+        let lo = bound(self, &r.start)?;
+        let mut hi = bound(self, &r.end)?;
+        if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            hi += 1;
+        }
+        let syn::Pat::Ident(var) = &*f.pat else {
+            return err(f.pat.span(), "name the loop index: `for i in 0..N`");
+        };
+        // Unrolled at trace time, as JAX traces a Python loop.
+        for i in lo..hi {
+            self.scopes.push(HashMap::new());
+            self.define(&var.ident.to_string(), Value::Static(Scalar::Int(i)));
+            let r = self.block(&f.body);
+            self.scopes.pop();
+            r?;
+        }
+        Ok(Value::Unit)
+    }
+
+    fn args(&mut self, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Result<Vec<(Value, Span)>> {
+        args.iter().map(|a| Ok((self.expr(a)?, a.span()))).collect()
+    }
+
+    fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
+        match v {
+            Value::Static(Scalar::Int(i)) => Ok(*i),
+            _ => err(span, format!("{what} must be a static integer (a literal or const)")),
+        }
+    }
+
+    fn static_bool_arg(&self, v: &Value, span: Span, what: &str) -> Result<bool> {
+        match v {
+            Value::Static(Scalar::Bool(b)) => Ok(*b),
+            _ => err(span, format!("{what} must be `true` or `false`")),
+        }
+    }
+
+    /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
+    fn call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return err(c.func.span(), "only functions of jnp:: and lax:: can be called in #[jax::jit]");
+        };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let span = c.span();
+        let (module, name) = match segs.as_slice() {
+            [.., m, n] if m == "jnp" || m == "lax" => (m.as_str(), n.as_str()),
+            _ => {
+                return err(
+                    c.func.span(),
+                    format!(
+                        "cannot call `{}` in #[jax::jit]: only jnp:: and lax:: functions (and helpers inside the same #[jax::jit] mod) are visible to the compiler",
+                        segs.join("::")
+                    ),
+                )
+            }
+        };
+        let args = self.args(&c.args)?;
+        self.op(module, name, args, span)
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall) -> Result<Value> {
+        let recv = self.expr(&m.receiver)?;
+        let span = m.span();
+        let name = m.method.to_string();
+        if name == "astype" {
+            let Some(turbofish) = &m.turbofish else {
+                return err(m.method.span(), "write the target type: `x.astype::<f32>()`");
+            };
+            let Some(syn::GenericArgument::Type(t)) = turbofish.args.first() else {
+                return err(turbofish.span(), "write the target type: `x.astype::<f32>()`");
+            };
+            let Some(d) = crate::types::element_dtype(t) else {
+                return err(t.span(), "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64");
+            };
+            let x = self.atom(recv, m.receiver.span())?;
+            return Ok(Value::Traced(self.b.bind1(
+                &prims::CONVERT_ELEMENT_TYPE,
+                Params::Convert { new_dtype: d, weak: false },
+                vec![x],
+                span,
+            )?));
+        }
+        if matches!(name.as_str(), "iter" | "into_iter" | "iter_mut" | "next" | "map" | "fold") {
+            return err(
+                m.method.span(),
+                format!("`.{name}()`: iterators are not supported in #[jax::jit]; use array operations, lax::fori_loop or lax::scan"),
+            );
+        }
+        let mut args = vec![(recv, m.receiver.span())];
+        args.extend(self.args(&m.args)?);
+        self.op("method", &name, args, span)
+    }
+
+    /// The operations the compiler knows, by name, for `jnp::NAME(..)`,
+    /// `lax::NAME(..)` and `x.NAME(..)`.
+    fn op(&mut self, module: &str, name: &str, args: Vec<(Value, Span)>, span: Span) -> Result<Value> {
+        let n = args.len();
+        let want = |k: usize| -> Result<()> {
+            if n == k {
+                Ok(())
+            } else {
+                err(span, format!("`{name}` takes {k} argument(s), got {n}"))
+            }
+        };
+        let mut vals = Vec::with_capacity(n);
+        for (v, s) in &args {
+            vals.push((v.clone(), *s));
+        }
+        let atom = |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(vals[i].0.clone(), vals[i].1) };
+        let unary_inexact: Option<Prim> = match name {
+            "exp" => Some(&prims::EXP),
+            "exp2" => Some(&prims::EXP2),
+            "log" => Some(&prims::LOG),
+            "log1p" => Some(&prims::LOG1P),
+            "expm1" => Some(&prims::EXPM1),
+            "sin" => Some(&prims::SIN),
+            "cos" => Some(&prims::COS),
+            "tan" => Some(&prims::TAN),
+            "tanh" => Some(&prims::TANH),
+            "sinh" => Some(&prims::SINH),
+            "cosh" => Some(&prims::COSH),
+            "arcsin" | "asin" => Some(&prims::ASIN),
+            "arccos" | "acos" => Some(&prims::ACOS),
+            "arctan" | "atan" => Some(&prims::ATAN),
+            "arcsinh" | "asinh" => Some(&prims::ASINH),
+            "arccosh" | "acosh" => Some(&prims::ACOSH),
+            "arctanh" | "atanh" => Some(&prims::ATANH),
+            "sqrt" => Some(&prims::SQRT),
+            "rsqrt" => Some(&prims::RSQRT),
+            "cbrt" => Some(&prims::CBRT),
+            "logistic" | "sigmoid" => Some(&prims::LOGISTIC),
+            "erf" => Some(&prims::ERF),
+            "erfc" => Some(&prims::ERFC),
+            "erf_inv" => Some(&prims::ERF_INV),
+            "floor" => Some(&prims::FLOOR),
+            "ceil" => Some(&prims::CEIL),
+            _ => None,
+        };
+        if let Some(prim) = unary_inexact {
+            want(1)?;
+            let x = atom(self, 0)?;
+            return Ok(Value::Traced(jnp::unary_inexact(&mut self.b, prim, x, span)?));
+        }
+        let unary_number: Option<Prim> = match name {
+            "abs" => Some(&prims::ABS),
+            "sign" => Some(&prims::SIGN),
+            "negative" | "neg" => Some(&prims::NEG),
+            "logical_not" | "bitwise_not" => Some(&prims::NOT),
+            "stop_gradient" => Some(&prims::STOP_GRADIENT),
+            _ => None,
+        };
+        if let Some(prim) = unary_number {
+            want(1)?;
+            let x = atom(self, 0)?;
+            return Ok(Value::Traced(jnp::unary(&mut self.b, prim, x, span)?));
+        }
+        let binary: Option<Prim> = match name {
+            "add" => Some(&prims::ADD),
+            "subtract" | "sub" => Some(&prims::SUB),
+            "multiply" | "mul" => Some(&prims::MUL),
+            "maximum" => Some(&prims::MAX),
+            "max" if module == "lax" => Some(&prims::MAX),
+            "minimum" => Some(&prims::MIN),
+            "min" if module == "lax" => Some(&prims::MIN),
+            "arctan2" | "atan2" => Some(&prims::ATAN2),
+            "logical_and" | "bitwise_and" => Some(&prims::AND),
+            "logical_or" | "bitwise_or" => Some(&prims::OR),
+            "logical_xor" | "bitwise_xor" => Some(&prims::XOR),
+            "less" | "lt" => Some(&prims::LT),
+            "less_equal" | "le" => Some(&prims::LE),
+            "greater" | "gt" => Some(&prims::GT),
+            "greater_equal" | "ge" => Some(&prims::GE),
+            "equal" | "eq" => Some(&prims::EQ),
+            "not_equal" | "ne" => Some(&prims::NE),
+            _ => None,
+        };
+        if let Some(prim) = binary {
+            want(2)?;
+            let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+            return Ok(Value::Traced(jnp::binary(&mut self.b, prim, x, y, span)?));
+        }
+        match name {
+            "divide" | "true_divide" | "div" => {
+                want(2)?;
+                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+                let (x, y) = if module == "jnp" {
+                    (jnp::to_float(&mut self.b, x, span)?, jnp::to_float(&mut self.b, y, span)?)
+                } else {
+                    (x, y)
+                };
+                Ok(Value::Traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?))
+            }
+            "power" | "pow" | "powf" | "powi" => {
+                want(2)?;
+                let x = atom(self, 0)?;
+                let y = atom(self, 1)?;
+                Ok(Value::Traced(jnp::power(&mut self.b, x, y, span)?))
+            }
+            "square" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                Ok(Value::Traced(self.b.bind1(&prims::INTEGER_POW, Params::IntegerPow(2), vec![x], span)?))
+            }
+            "where_" | "select" => {
+                want(3)?;
+                let (c, x, y) = (atom(self, 0)?, atom(self, 1)?, atom(self, 2)?);
+                Ok(Value::Traced(jnp::where_(&mut self.b, c, x, y, span)?))
+            }
+            "matmul" | "dot" => {
+                want(2)?;
+                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+                Ok(Value::Traced(jnp::matmul(&mut self.b, x, y, span)?))
+            }
+            "t" | "transpose" if n == 1 => {
+                let x = atom(self, 0)?;
+                let rank = self.b.aval(&x).rank();
+                let perm = (0..rank).rev().collect();
+                Ok(Value::Traced(self.b.bind1(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x], span)?))
+            }
+            "sum" | "prod" | "max" | "min" | "any" | "all" | "mean" => {
+                let kind = match name {
+                    "sum" => Some(Reduction::Sum),
+                    "prod" => Some(Reduction::Prod),
+                    "max" => Some(Reduction::Max),
+                    "min" => Some(Reduction::Min),
+                    "any" => Some(Reduction::Any),
+                    "all" => Some(Reduction::All),
+                    _ => None,
+                };
+                let x = atom(self, 0)?;
+                let (axes, keepdims) = match n {
+                    1 => (None, false),
+                    3 => {
+                        let ax = self.static_int(&vals[1].0, vals[1].1, "the axis")?;
+                        let ax = jnp::axis(&self.b, &x, ax, vals[1].1)?;
+                        (Some(vec![ax]), self.static_bool_arg(&vals[2].0, vals[2].1, "keepdims")?)
+                    }
+                    _ => return err(span, format!("`{name}` takes the array, or the array, an axis and keepdims")),
+                };
+                let r = match kind {
+                    Some(k) => jnp::reduce(&mut self.b, k, x, axes, keepdims, span)?,
+                    None => jnp::mean(&mut self.b, x, axes, keepdims, span)?,
+                };
+                Ok(Value::Traced(r))
+            }
+            "sum_axis" | "max_axis" | "min_axis" | "mean_axis" | "prod_axis" => {
+                want(3)?;
+                let base = name.trim_end_matches("_axis");
+                self.op(module, base, args, span)
+            }
+            _ => err(
+                span,
+                format!(
+                    "`{}{name}` is not supported in #[jax::jit] yet",
+                    if module == "method" { ".".to_string() } else { format!("{module}::") }
+                ),
+            ),
+        }
+    }
+}
+
+/// Folds an operation on two static numbers, as Python computes on ints.
+fn fold(op: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
+    use Scalar::*;
+    Some(match (a, b) {
+        (Int(x), Int(y)) => match op {
+            "add" => Int(x.checked_add(y)?),
+            "sub" => Int(x.checked_sub(y)?),
+            "mul" => Int(x.checked_mul(y)?),
+            "div" if y != 0 => Int(x / y),
+            "rem" if y != 0 => Int(x % y),
+            "lt" => Bool(x < y),
+            "le" => Bool(x <= y),
+            "gt" => Bool(x > y),
+            "ge" => Bool(x >= y),
+            "eq" => Bool(x == y),
+            "ne" => Bool(x != y),
+            _ => return None,
+        },
+        (Bool(x), Bool(y)) => match op {
+            "and" => Bool(x & y),
+            "or" => Bool(x | y),
+            "xor" => Bool(x ^ y),
+            "eq" => Bool(x == y),
+            "ne" => Bool(x != y),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Traces a whole function: parameters become inputs, the body's value the outputs.
+pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
+    let mut t = Tracer::new(x64);
+    for (name, spec) in &sig.params {
+        let v = t.input_value(spec, name.span())?;
+        t.define(&name.to_string(), v);
+    }
+    let body = t.block(&f.block)?;
+    let body = t.check_type(body, &sig.ret, f.sig.output.span())?;
+    let mut outs = Vec::new();
+    flatten(&body, &mut outs);
+    for (v, _) in outs.iter().zip(0..) {
+        let a = t.atom(v.clone(), f.sig.output.span())?;
+        t.b.jaxpr.outvars.push(a);
+    }
+    Ok(t)
+}
+
+fn flatten(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Tuple(items) => items.iter().for_each(|i| flatten(i, out)),
+        v => out.push(v.clone()),
+    }
+}
+
+impl Tracer {
+    fn input_value(&mut self, spec: &TypeSpec, span: Span) -> Result<Value> {
+        match spec {
+            TypeSpec::Tuple(items) => Ok(Value::Tuple(
+                items.iter().map(|s| self.input_value(s, span)).collect::<Result<_>>()?,
+            )),
+            s => Ok(Value::Traced(self.b.input(s.aval().unwrap()))),
+        }
+    }
+}
+

@@ -1,0 +1,145 @@
+//! Primitives. Each is one [`PrimDef`] holding all of its rules — abstract
+//! evaluation (shape and dtype), how jaxprs print its parameters, and how it
+//! is lowered — next to each other, as JAX's `lax.py` does. Adding a primitive
+//! means adding one definition, not editing match statements across the crate.
+
+mod elementwise;
+mod structural;
+
+pub use elementwise::*;
+pub use structural::*;
+
+use jax_dtypes::DType;
+
+use crate::ir::{Aval, Shape};
+use crate::shapes::Constraints;
+
+/// A primitive: a static definition, compared by name.
+pub type Prim = &'static PrimDef;
+
+/// How a primitive runs in emitted code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lowering {
+    /// One scalar function per element, `::jax::__rt::ops::NAME(args..)`,
+    /// fused into the loops of its cluster.
+    Elementwise,
+    /// Moves or selects elements without arithmetic (broadcast, reshape,
+    /// transpose, slice): an index map, fused into its consumers.
+    IndexMap,
+    /// Combines elements along axes: a loop with an accumulator, fused with
+    /// its elementwise producers.
+    Reduce,
+    /// A runtime kernel (gemm, gather, scatter, concatenate).
+    Kernel,
+}
+
+/// Everything about one primitive.
+pub struct PrimDef {
+    /// The name jaxprs print.
+    pub name: &'static str,
+    /// The result's abstract values from the operands', or a message for the user.
+    /// Dimension equalities that only rustc can decide (symbolic dims) are
+    /// recorded in the [`Constraints`] and emitted as `const` assertions.
+    pub abstract_eval: fn(&[Aval], &Params, &mut Constraints) -> Result<Vec<Aval>, String>,
+    /// The parameters as `jax.make_jaxpr` prints them, in its order.
+    pub print_params: fn(&[Aval], &Params) -> Vec<(&'static str, String)>,
+    pub lowering: Lowering,
+}
+
+impl std::fmt::Debug for PrimDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq for PrimDef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+/// The parameters of an equation. Each variant belongs to the primitives
+/// whose definitions read it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Params {
+    None,
+    /// `convert_element_type`.
+    Convert { new_dtype: DType, weak: bool },
+    /// `integer_pow`.
+    IntegerPow(i64),
+    /// Reductions: the axes reduced.
+    Axes(Vec<usize>),
+    /// `argmax`/`argmin`.
+    ArgReduce { axis: usize, index_dtype: DType },
+    /// `broadcast_in_dim`: the result shape, and where each operand axis goes.
+    BroadcastInDim { shape: Shape, dims: Vec<usize> },
+    /// `reshape`.
+    Reshape { new_sizes: Shape },
+    /// `transpose`.
+    Transpose { perm: Vec<usize> },
+    /// `squeeze`.
+    Squeeze { dims: Vec<usize> },
+    /// `concatenate`.
+    Concatenate { dim: usize },
+    /// `slice` with static bounds.
+    Slice {
+        start: Vec<usize>,
+        limit: Vec<usize>,
+        strides: Option<Vec<usize>>,
+    },
+    /// `dot_general`.
+    DotGeneral {
+        lhs_contract: Vec<usize>,
+        rhs_contract: Vec<usize>,
+        lhs_batch: Vec<usize>,
+        rhs_batch: Vec<usize>,
+        preferred: DType,
+    },
+}
+
+/// A Python-style tuple of numbers: `(0,)`, `(0, 1)`, `()`.
+pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
+    match items {
+        [] => "()".into(),
+        [x] => format!("({x},)"),
+        _ => format!(
+            "({})",
+            items.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Every primitive, for lookups by name (tests, printing).
+pub fn all() -> Vec<Prim> {
+    let mut v: Vec<Prim> = ELEMENTWISE.clone();
+    v.extend_from_slice(STRUCTURAL);
+    v
+}
+
+pub fn no_params(_: &[Aval], _: &Params) -> Vec<(&'static str, String)> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let all = all();
+        for (i, p) in all.iter().enumerate() {
+            assert!(
+                all[i + 1..].iter().all(|q| q.name != p.name),
+                "{} defined twice",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn python_tuples() {
+        assert_eq!(tuple::<usize>(&[]), "()");
+        assert_eq!(tuple(&[0]), "(0,)");
+        assert_eq!(tuple(&[0, 1]), "(0, 1)");
+    }
+}

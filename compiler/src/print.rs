@@ -1,0 +1,222 @@
+//! Prints a [`Jaxpr`] exactly as `str(jax.make_jaxpr(f)(*args))` does.
+
+use std::collections::{HashMap, HashSet};
+
+use jax_dtypes::DType;
+
+use crate::ir::{Atom, Eqn, Jaxpr, Literal, Scalar, Var};
+use crate::pretty::{brk, brk_text, concat, format, group, join, nest, nil, text, Doc};
+
+/// JAX's variable names: `a`..`z`, then `ba`, `bb`, ...
+fn var_name(n: usize) -> String {
+    let mut n = n;
+    let mut s = Vec::new();
+    loop {
+        s.push(b'a' + (n % 26) as u8);
+        n /= 26;
+        if n == 0 {
+            break;
+        }
+    }
+    s.reverse();
+    String::from_utf8(s).unwrap()
+}
+
+/// A float the way Python prints a NumPy scalar of its width: shortest
+/// round-trip digits, positional between 1e-4 and 1e16, else `1e+16`.
+pub fn python_float(x: f64, dtype: DType) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // Shortest digits for the literal's own width.
+    let sci = match dtype {
+        DType::F32 => format!("{:e}", x as f32),
+        DType::F16 => format!("{:e}", half_shortest(x)),
+        _ => format!("{x:e}"),
+    };
+    let (mantissa, exp) = sci.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        };
+        format!("{sign}{body}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{esign}{:02}", exp.abs())
+    }
+}
+
+/// f16 values print with f32's shortest digits of the f16 value; good enough
+/// for literals, which are rarely f16.
+fn half_shortest(x: f64) -> f32 {
+    x as f32
+}
+
+fn literal(l: &Literal) -> String {
+    let v = match l.value {
+        Scalar::Bool(b) => if b { "True" } else { "False" }.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Float(f) => python_float(f, l.aval.dtype),
+    };
+    format!("{v}:{}", l.aval)
+}
+
+struct Printer<'a> {
+    jaxpr: &'a Jaxpr,
+    names: HashMap<Var, String>,
+    used: HashSet<Var>,
+    next: usize,
+}
+
+impl Printer<'_> {
+    fn name(&mut self, v: Var) -> String {
+        if let Some(n) = self.names.get(&v) {
+            return n.clone();
+        }
+        let n = var_name(self.next);
+        self.next += 1;
+        self.names.insert(v, n.clone());
+        n
+    }
+
+    fn atom(&mut self, a: &Atom) -> Doc {
+        match a {
+            Atom::Var(v) => text(self.name(*v)),
+            Atom::Lit(l) => text(literal(l)),
+        }
+    }
+
+    /// Binders with types: `a:f32[3]`; an unused result prints as `_`.
+    fn binders(&mut self, vs: &[Var], drop_unused: bool) -> Doc {
+        let docs = vs
+            .iter()
+            .map(|&v| {
+                let name = if drop_unused && !self.used.contains(&v) {
+                    "_".to_string()
+                } else {
+                    self.name(v)
+                };
+                text(format!("{name}:{}", self.jaxpr.aval(v)))
+            })
+            .collect();
+        nest(2, group(join(group(brk()), docs)))
+    }
+
+    fn atoms(&mut self, atoms: &[Atom], sep: &str) -> Doc {
+        let docs = atoms.iter().map(|a| self.atom(a)).collect();
+        nest(2, group(join(text(sep) + group(brk()), docs)))
+    }
+
+    fn eqn(&mut self, e: &Eqn) -> Doc {
+        let lhs = self.binders(&e.outs, true);
+        let in_avals: Vec<_> = e.ins.iter().map(|a| self.jaxpr.atom_aval(a).clone()).collect();
+        let mut params = (e.prim.print_params)(&in_avals, &e.params);
+        params.sort_by(|a, b| a.0.cmp(b.0));
+        let params = if params.is_empty() {
+            nil()
+        } else {
+            let kvs = params.into_iter().map(|(k, v)| text(format!("{k}={v}"))).collect();
+            group(concat(vec![
+                nest(2, concat(vec![text("["), brk_text(""), join(brk(), kvs)])),
+                brk_text(""),
+                text("]"),
+            ]))
+        };
+        let ins = self.atoms(&e.ins, "");
+        concat(vec![lhs, text(" = "), text(e.prim.name), params, text(" ") + ins])
+    }
+
+    fn jaxpr(&mut self) -> Doc {
+        let j = self.jaxpr;
+        let invars = self.binders(&j.invars, false);
+        let eqns: Vec<Doc> = j.eqns.iter().map(|e| self.eqn(e)).collect();
+        let eqns = join(brk_text("; "), eqns);
+        let close = if j.outvars.len() == 1 { ",)" } else { ")" };
+        let outs = self.atoms(&j.outvars, ",");
+        group(nest(
+            2,
+            concat(vec![
+                text("{ "),
+                text("lambda "),
+                nest(2, group(nil())),
+                text("; "),
+                invars,
+                text(". "),
+                text("let"),
+                nest(2, brk() + eqns),
+                brk(),
+                text("in "),
+                concat(vec![text("("), outs, text(close)]),
+            ]),
+        )) + text(" }")
+    }
+}
+
+/// The jaxpr as `jax.make_jaxpr` prints it (80 columns).
+pub fn print_jaxpr(jaxpr: &Jaxpr) -> String {
+    let mut used = HashSet::new();
+    for e in &jaxpr.eqns {
+        for a in &e.ins {
+            if let Atom::Var(v) = a {
+                used.insert(*v);
+            }
+        }
+    }
+    for a in &jaxpr.outvars {
+        if let Atom::Var(v) = a {
+            used.insert(*v);
+        }
+    }
+    let mut p = Printer {
+        jaxpr,
+        names: HashMap::new(),
+        used,
+        next: 0,
+    };
+    let doc = p.jaxpr();
+    format(&doc, 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_like_jax() {
+        assert_eq!(var_name(0), "a");
+        assert_eq!(var_name(25), "z");
+        assert_eq!(var_name(26), "ba");
+        assert_eq!(var_name(27), "bb");
+    }
+
+    #[test]
+    fn floats_like_numpy_scalars() {
+        assert_eq!(python_float(2.0, DType::F32), "2.0");
+        assert_eq!(python_float(1.5, DType::F32), "1.5");
+        assert_eq!(python_float(0.1, DType::F32), "0.1");
+        assert_eq!(python_float(1e10, DType::F32), "1e+10");
+        assert_eq!(python_float(1e-5, DType::F64), "1e-05");
+        assert_eq!(python_float(f64::NEG_INFINITY, DType::F32), "-inf");
+        assert_eq!(python_float(-0.0001, DType::F64), "-0.0001");
+        assert_eq!(python_float(123456.0, DType::F32), "123456.0");
+    }
+}

@@ -1,0 +1,67 @@
+//! Building a jaxpr: binding primitives to operands, with abstract
+//! evaluation at each bind (as JAX's tracing does), so every error is found
+//! at the user's expression.
+
+use proc_macro2::Span;
+
+use crate::ir::{Atom, Aval, Eqn, Jaxpr, Literal, Scalar};
+use crate::prims::{Params, Prim};
+use crate::shapes::Constraints;
+
+/// The jaxpr under construction.
+pub struct Builder {
+    pub jaxpr: Jaxpr,
+    pub constraints: Constraints,
+    /// JAX_ENABLE_X64: the width of default ints and floats.
+    pub x64: bool,
+}
+
+pub type Result<T> = std::result::Result<T, syn::Error>;
+
+impl Builder {
+    pub fn new(x64: bool) -> Builder {
+        Builder {
+            jaxpr: Jaxpr::default(),
+            constraints: Constraints::default(),
+            x64,
+        }
+    }
+
+    pub fn aval(&self, a: &Atom) -> Aval {
+        self.jaxpr.atom_aval(a).clone()
+    }
+
+    /// A new input variable.
+    pub fn input(&mut self, aval: Aval) -> Atom {
+        let v = self.jaxpr.new_var(aval);
+        self.jaxpr.invars.push(v);
+        Atom::Var(v)
+    }
+
+    /// Appends `outs = prim[params] ins` and returns the outputs; an abstract
+    /// evaluation error becomes a compile error at `span`.
+    pub fn bind(&mut self, prim: Prim, params: Params, ins: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+        let avals: Vec<Aval> = ins.iter().map(|a| self.aval(a)).collect();
+        let outs = (prim.abstract_eval)(&avals, &params, &mut self.constraints)
+            .map_err(|msg| syn::Error::new(span, msg))?;
+        let outs: Vec<_> = outs.into_iter().map(|a| self.jaxpr.new_var(a)).collect();
+        self.jaxpr.eqns.push(Eqn {
+            prim,
+            params,
+            ins,
+            outs: outs.clone(),
+            span,
+        });
+        Ok(outs.into_iter().map(Atom::Var).collect())
+    }
+
+    /// [`Builder::bind`] for single-result primitives.
+    pub fn bind1(&mut self, prim: Prim, params: Params, ins: Vec<Atom>, span: Span) -> Result<Atom> {
+        Ok(self.bind(prim, params, ins, span)?.remove(0))
+    }
+}
+
+/// A scalar literal operand.
+pub fn literal(value: Scalar, aval: Aval) -> Atom {
+    Atom::Lit(Literal { value, aval })
+}

@@ -1,0 +1,192 @@
+//! Reading the user's Rust types as abstract values: `Array<f32, 3, N>`,
+//! `&Array<..>`, `f32`, tuples.
+
+use jax_dtypes::DType;
+use syn::spanned::Spanned;
+
+use crate::ir::{Aval, Dim};
+
+/// A parameter or result type of a jitted function.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeSpec {
+    /// `Array<T, dims..>` (by value or, for parameters, by reference).
+    Array { aval: Aval, by_ref: bool },
+    /// A Rust scalar (`f32`, `i32`, `bool`): weakly typed, like a Python scalar.
+    Scalar(DType),
+    Tuple(Vec<TypeSpec>),
+}
+
+impl TypeSpec {
+    pub fn aval(&self) -> Option<Aval> {
+        match self {
+            TypeSpec::Array { aval, .. } => Some(aval.clone()),
+            TypeSpec::Scalar(d) => Some(Aval::scalar(*d, *d != DType::Bool)),
+            TypeSpec::Tuple(_) => None,
+        }
+    }
+}
+
+/// The dtype a Rust element type names.
+pub fn element_dtype(ty: &syn::Type) -> Option<DType> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if !last.arguments.is_empty() {
+        return None;
+    }
+    Some(match last.ident.to_string().as_str() {
+        "bool" => DType::Bool,
+        "u8" => DType::U8,
+        "u16" => DType::U16,
+        "u32" => DType::U32,
+        "u64" => DType::U64,
+        "i8" => DType::I8,
+        "i16" => DType::I16,
+        "i32" => DType::I32,
+        "i64" => DType::I64,
+        "bf16" => DType::BF16,
+        "f16" => DType::F16,
+        "f32" => DType::F32,
+        "f64" => DType::F64,
+        _ => return None,
+    })
+}
+
+/// The Rust type of a dtype in emitted code.
+pub fn rust_type(d: DType) -> proc_macro2::TokenStream {
+    use quote::quote;
+    match d {
+        DType::Bool => quote!(bool),
+        DType::U8 => quote!(u8),
+        DType::U16 => quote!(u16),
+        DType::U32 => quote!(u32),
+        DType::U64 => quote!(u64),
+        DType::I8 => quote!(i8),
+        DType::I16 => quote!(i16),
+        DType::I32 => quote!(i32),
+        DType::I64 => quote!(i64),
+        DType::BF16 => quote!(::jax::bf16),
+        DType::F16 => quote!(::jax::f16),
+        DType::F32 => quote!(f32),
+        DType::F64 => quote!(f64),
+        DType::C64 | DType::C128 => quote!(compile_error!("complex arrays are not supported")),
+    }
+}
+
+fn dim(arg: &syn::GenericArgument) -> syn::Result<Dim> {
+    let expr = match arg {
+        syn::GenericArgument::Const(e) => e,
+        // A bare identifier parses as a type: a const generic or const item.
+        syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
+            return Ok(Dim::Sym(p.path.get_ident().unwrap().to_string()));
+        }
+        other => {
+            return Err(syn::Error::new(
+                other.span(),
+                "an array dimension must be a number or a const generic parameter",
+            ))
+        }
+    };
+    let expr = match expr {
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => e,
+            _ => expr,
+        },
+        e => e,
+    };
+    match expr {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => Ok(Dim::Lit(i.base10_parse()?)),
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            Ok(Dim::Sym(p.path.get_ident().unwrap().to_string()))
+        }
+        other => Err(syn::Error::new(
+            other.span(),
+            "an array dimension must be a number or a const generic parameter; \
+             arithmetic on dimensions (`{N * 2}`) is not available on stable Rust",
+        )),
+    }
+}
+
+/// Reads a parameter or result type.
+pub fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
+    match ty {
+        syn::Type::Reference(r) => {
+            if r.mutability.is_some() {
+                return Err(syn::Error::new(
+                    r.span(),
+                    "arrays are immutable in #[jax::jit]: take `Array<..>` or `&Array<..>`, and return updated arrays (`x.at(i).set(v)`)",
+                ));
+            }
+            match type_spec(&r.elem)? {
+                TypeSpec::Array { aval, .. } => Ok(TypeSpec::Array { aval, by_ref: true }),
+                TypeSpec::Scalar(d) => Ok(TypeSpec::Scalar(d)),
+                TypeSpec::Tuple(_) => Err(syn::Error::new(r.span(), "take tuples by value")),
+            }
+        }
+        syn::Type::Paren(p) => type_spec(&p.elem),
+        syn::Type::Tuple(t) => Ok(TypeSpec::Tuple(
+            t.elems.iter().map(type_spec).collect::<syn::Result<_>>()?,
+        )),
+        syn::Type::Path(p) => {
+            if let Some(d) = element_dtype(ty) {
+                return Ok(TypeSpec::Scalar(d));
+            }
+            let last = p.path.segments.last().unwrap();
+            if last.ident != "Array" {
+                return Err(syn::Error::new(
+                    ty.span(),
+                    format!(
+                        "#[jax::jit] functions take and return `Array<T, dims..>`, Rust scalars (`f32`, `i32`, `bool`) and tuples of them, not `{}`",
+                        quote::quote!(#ty)
+                    ),
+                ));
+            }
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return Err(syn::Error::new(ty.span(), "write the element type: `Array<f32, 3, 4>`"));
+            };
+            let mut it = args.args.iter();
+            let elem = match it.next() {
+                Some(syn::GenericArgument::Type(t)) => element_dtype(t).ok_or_else(|| {
+                    syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32 or f64")
+                })?,
+                _ => return Err(syn::Error::new(ty.span(), "write the element type first: `Array<f32, 3, 4>`")),
+            };
+            let shape = it.map(dim).collect::<syn::Result<Vec<_>>>()?;
+            if shape.len() > 6 {
+                return Err(syn::Error::new(ty.span(), "arrays have at most 6 dimensions"));
+            }
+            Ok(TypeSpec::Array {
+                aval: Aval {
+                    dtype: elem,
+                    shape,
+                    weak: false,
+                },
+                by_ref: false,
+            })
+        }
+        other => Err(syn::Error::new(
+            other.span(),
+            "#[jax::jit] functions take and return `Array<T, dims..>`, Rust scalars and tuples of them",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> syn::Result<TypeSpec> {
+        type_spec(&syn::parse_str(s).unwrap())
+    }
+
+    #[test]
+    fn array_types() {
+        let TypeSpec::Array { aval, by_ref } = spec("&Array<f32, 3, N>").unwrap() else { panic!() };
+        assert!(by_ref);
+        assert_eq!(aval.to_string(), "f32[3,N]");
+        assert_eq!(spec("f64").unwrap(), TypeSpec::Scalar(DType::F64));
+        assert!(spec("Vec<f32>").is_err());
+        assert!(spec("&mut Array<f32, 3>").is_err());
+        assert!(spec("Array<f32, {N * 2}>").is_err());
+        assert_eq!(spec("jax::Array<i32, { 4 }>").unwrap().aval().unwrap().to_string(), "i32[4]");
+    }
+}
