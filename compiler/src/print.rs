@@ -22,8 +22,9 @@ fn var_name(n: usize) -> String {
     String::from_utf8(s).unwrap()
 }
 
-/// A float the way Python prints a NumPy scalar of its width: shortest
-/// round-trip digits, positional between 1e-4 and 1e16, else `1e+16`.
+/// A float literal as jaxprs print it: the shortest digits that round-trip
+/// at the literal's width, laid out as Python's `repr(float)` (positional
+/// from 1e-4 up to 1e16, else `1e+16`).
 pub fn python_float(x: f64, dtype: DType) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -213,7 +214,9 @@ mod tests {
         assert_eq!(python_float(2.0, DType::F32), "2.0");
         assert_eq!(python_float(1.5, DType::F32), "1.5");
         assert_eq!(python_float(0.1, DType::F32), "0.1");
-        assert_eq!(python_float(1e10, DType::F32), "1e+10");
+        // As jax.make_jaxpr prints literals (checked with JAX 0.10.2).
+        assert_eq!(python_float(1e10, DType::F32), "10000000000.0");
+        assert_eq!(python_float(1e16, DType::F32), "1e+16");
         assert_eq!(python_float(1e-5, DType::F64), "1e-05");
         assert_eq!(python_float(f64::NEG_INFINITY, DType::F32), "-inf");
         assert_eq!(python_float(-0.0001, DType::F64), "-0.0001");
