@@ -30,12 +30,16 @@
 //!
 //! Inside `#[jax::jit]` the compiler infers all of these shapes itself.
 
+#[doc(hidden)]
+#[path = "rt/mod.rs"]
+pub mod __rt;
 pub mod array;
 pub mod element;
 pub mod error;
 mod format;
 pub mod index;
 pub mod interop;
+pub mod jit;
 pub mod jnp;
 pub mod lax;
 mod ops;
@@ -45,6 +49,7 @@ pub mod shape;
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use element::{bf16, f16, DType, Element, Float, Int};
 pub use error::ShapeError;
+pub use jit::Jaxpr;
 pub use jax_macros::jit;
 
 /// Everything a typical user needs: `use jax::prelude::*;`.

@@ -1,0 +1,685 @@
+//! Emission: a jaxpr becomes the body of an ordinary Rust function.
+//!
+//! Fusion happens here. Rank-0 values are Rust scalars. An elementwise
+//! result used once, by an elementwise or reducing consumer of the same
+//! shape, is not stored: it is computed inside its consumer's loop.
+//! Broadcasts, transposes, slices, squeezes and reshapes of stored arrays
+//! are views (an offset and a stride per axis) read in place. Everything
+//! else is stored in a buffer written by one loop nest. Reductions
+//! accumulate in the loop that computes their operand. `dot_general` and
+//! `concatenate` call runtime kernels.
+
+use std::collections::HashMap;
+
+use jax_dtypes::DType;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Atom, Aval, Dim, Jaxpr, Literal, Scalar, Var};
+use crate::prims::{Lowering, Params};
+use crate::types::rust_type;
+
+/// Where a variable's value lives in the emitted code.
+#[derive(Clone, Debug)]
+enum Loc {
+    /// A Rust scalar local (rank-0 values).
+    Scalar(Ident),
+    /// A row-major buffer (a `Vec<T>` or an input's `&[T]`), read through
+    /// an offset and a stride per axis of the variable's shape (0 for
+    /// broadcast axes).
+    View {
+        buf: Ident,
+        offset: TokenStream,
+        strides: Vec<TokenStream>,
+    },
+    /// A scalar broadcast to the variable's shape.
+    Splat(TokenStream),
+    /// Computed inside the consumer's loop.
+    Fused,
+}
+
+/// A size or stride expression: literal dims fold, symbols stay names
+/// (or products of names, for constraints).
+pub fn dim_tokens(d: &Dim) -> TokenStream {
+    match d {
+        Dim::Lit(n) => quote!(#n),
+        Dim::Sym(s) => match syn::parse_str::<Ident>(s) {
+            Ok(id) => quote!(#id),
+            Err(_) => syn::parse_str::<syn::Expr>(s).map(|e| quote!((#e))).unwrap_or_else(|_| {
+                let id = Ident::new("__jax_bad_dim", Span::call_site());
+                quote!(#id)
+            }),
+        },
+    }
+}
+
+fn product(dims: &[Dim]) -> TokenStream {
+    let lit: usize = dims.iter().filter_map(|d| if let Dim::Lit(n) = d { Some(*n) } else { None }).product();
+    let syms: Vec<TokenStream> = dims.iter().filter(|d| matches!(d, Dim::Sym(_))).map(dim_tokens).collect();
+    if syms.is_empty() {
+        quote!(#lit)
+    } else {
+        quote!((#lit #(* #syms)*))
+    }
+}
+
+fn row_major_strides(shape: &[Dim]) -> Vec<TokenStream> {
+    (0..shape.len()).map(|k| product(&shape[k + 1..])).collect()
+}
+
+fn is_one(d: &Dim) -> bool {
+    *d == Dim::Lit(1)
+}
+
+fn scalar_tokens(l: &Literal) -> TokenStream {
+    let ty = rust_type(l.aval.dtype);
+    match (l.value, l.aval.dtype) {
+        (Scalar::Bool(b), _) => quote!(#b),
+        (Scalar::Int(i), d) if d.is_integer() => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(i);
+            quote!((#lit as #ty))
+        }
+        (Scalar::Float(f), DType::F32) | (Scalar::Float(f), DType::F64) => float_tokens(f, &ty),
+        (Scalar::Float(f), _) => {
+            let v = float_tokens(f, &quote!(f64));
+            quote!(<#ty as ::jax::Element>::from_f64(#v))
+        }
+        (Scalar::Int(i), _) => {
+            let v = i as f64;
+            let v = float_tokens(v, &quote!(f64));
+            quote!(<#ty as ::jax::Element>::from_f64(#v))
+        }
+    }
+}
+
+fn float_tokens(f: f64, ty: &TokenStream) -> TokenStream {
+    if f.is_nan() {
+        quote!(#ty::NAN)
+    } else if f == f64::INFINITY {
+        quote!(#ty::INFINITY)
+    } else if f == f64::NEG_INFINITY {
+        quote!(#ty::NEG_INFINITY)
+    } else {
+        let lit = proc_macro2::Literal::f64_unsuffixed(f);
+        quote!((#lit as #ty))
+    }
+}
+
+/// Emits the body. `inputs[i]` is the expression holding invar `i`
+/// (a parameter, by value or reference); `outputs` builds the result from
+/// the output expressions.
+pub struct Emitter<'a> {
+    j: &'a Jaxpr,
+    locs: HashMap<Var, Loc>,
+    stmts: Vec<TokenStream>,
+    uses: HashMap<Var, usize>,
+    consumer: HashMap<Var, usize>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(j: &'a Jaxpr) -> Emitter<'a> {
+        let mut uses = HashMap::new();
+        let mut consumer = HashMap::new();
+        for (k, e) in j.eqns.iter().enumerate() {
+            for a in &e.ins {
+                if let Atom::Var(v) = a {
+                    *uses.entry(*v).or_insert(0) += 1;
+                    consumer.insert(*v, k);
+                }
+            }
+        }
+        for a in &j.outvars {
+            if let Atom::Var(v) = a {
+                // Outputs are always stored.
+                *uses.entry(*v).or_insert(0) += 2;
+            }
+        }
+        Emitter {
+            j,
+            locs: HashMap::new(),
+            stmts: Vec::new(),
+            uses,
+            consumer,
+        }
+    }
+
+    fn name(v: Var) -> Ident {
+        format_ident!("__v{}", v.0)
+    }
+
+    fn aval<'b>(&'b self, a: &'b Atom) -> &'b Aval {
+        self.j.atom_aval(a)
+    }
+
+    /// Binds an input: `expr` is the parameter (an `Array`, `&Array` or Rust scalar).
+    pub fn input(&mut self, v: Var, expr: TokenStream, rust_scalar: bool) {
+        let name = Self::name(v);
+        let aval = self.j.aval(v).clone();
+        let ty = rust_type(aval.dtype);
+        if rust_scalar {
+            self.stmts.push(quote!(let #name: #ty = #expr;));
+            self.locs.insert(v, Loc::Scalar(name));
+        } else if aval.rank() == 0 {
+            self.stmts.push(quote!(let #name: #ty = ::jax::__rt::data(&#expr)[0];));
+            self.locs.insert(v, Loc::Scalar(name));
+        } else {
+            self.stmts.push(quote!(let #name: &[#ty] = ::jax::__rt::data(&#expr);));
+            self.locs.insert(
+                v,
+                Loc::View {
+                    buf: name,
+                    offset: quote!(0usize),
+                    strides: row_major_strides(&aval.shape),
+                },
+            );
+        }
+    }
+
+    /// Whether an elementwise result can live inside its only consumer's loop.
+    fn fusable(&self, v: Var) -> bool {
+        if self.uses.get(&v).copied().unwrap_or(0) != 1 {
+            return false;
+        }
+        let Some(&k) = self.consumer.get(&v) else { return false };
+        let e = &self.j.eqns[k];
+        let shape = &self.j.aval(v).shape;
+        match e.prim.lowering {
+            Lowering::Elementwise => &self.j.aval(e.outs[0]).shape == shape,
+            Lowering::Reduce => true,
+            _ => false,
+        }
+    }
+
+    pub fn eqns(&mut self) -> syn::Result<()> {
+        for e in &self.j.eqns {
+            let out = e.outs[0];
+            let aval = self.j.aval(out).clone();
+            match e.prim.lowering {
+                Lowering::Elementwise if aval.rank() == 0 => {
+                    let args: Vec<TokenStream> = e.ins.iter().map(|a| self.scalar_of(a)).collect();
+                    let value = elementwise_call(e.prim.name, &e.params, &args);
+                    let name = Self::name(out);
+                    let ty = rust_type(aval.dtype);
+                    self.stmts.push(quote!(let #name: #ty = #value;));
+                    self.locs.insert(out, Loc::Scalar(name));
+                }
+                Lowering::Elementwise => {
+                    if self.fusable(out) {
+                        self.locs.insert(out, Loc::Fused);
+                    } else {
+                        self.materialize(out, &aval);
+                    }
+                }
+                Lowering::IndexMap => self.index_map(e.prim.name, &e.params, &e.ins[0], out, &aval),
+                Lowering::Reduce => self.reduce(e.prim.name, &e.params, &e.ins[0], out, &aval),
+                Lowering::Kernel => self.kernel(e.prim.name, &e.params, &e.ins, out, &aval),
+            }
+        }
+        Ok(())
+    }
+
+    fn scalar_of(&self, a: &Atom) -> TokenStream {
+        match a {
+            Atom::Lit(l) => scalar_tokens(l),
+            Atom::Var(v) => match &self.locs[v] {
+                Loc::Scalar(n) => quote!(#n),
+                Loc::Splat(t) => t.clone(),
+                Loc::View { buf, offset, .. } => quote!(#buf[#offset]),
+                Loc::Fused => unreachable!("rank-0 values are never fused"),
+            },
+        }
+    }
+
+    /// Stores `v` (its defining equation is elementwise) in a buffer.
+    fn materialize(&mut self, v: Var, aval: &Aval) {
+        let name = Self::name(v);
+        let ty = rust_type(aval.dtype);
+        let size = product(&aval.shape);
+        let mut l = LoopNest::new(&aval.shape);
+        let id = l.identity();
+        let value = self.eval(&mut l, &Atom::Var(v), &id);
+        let out_index = l.linear_index(&row_major_strides(&aval.shape));
+        let body = std::mem::take(&mut l.body);
+        let loops = l.wrap(quote! { #(#body)* #name[#out_index] = #value; });
+        self.stmts.push(quote! {
+            let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
+            #loops
+        });
+        self.locs.insert(
+            v,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
+    }
+
+    /// The value of `a` at the loop position `index` (for each axis of `a`,
+    /// the loop variable that runs along it, or `None` for a broadcast axis).
+    fn eval(&mut self, l: &mut LoopNest, a: &Atom, index: &[Option<usize>]) -> TokenStream {
+        let v = match a {
+            Atom::Lit(lit) => return scalar_tokens(lit),
+            Atom::Var(v) => *v,
+        };
+        let key = (v, index.to_vec());
+        if let Some(n) = l.memo.get(&key) {
+            return quote!(#n);
+        }
+        let loc = self.locs.get(&v).cloned();
+        let value = match loc {
+            Some(Loc::Scalar(n)) => return quote!(#n),
+            Some(Loc::Splat(t)) => return t,
+            Some(Loc::View { buf, offset, strides }) => {
+                let terms: Vec<TokenStream> = index
+                    .iter()
+                    .zip(&strides)
+                    .filter_map(|(i, s)| i.map(|i| {
+                        let var = &l.vars[i];
+                        quote!(#var * #s)
+                    }))
+                    .collect();
+                quote!(#buf[#offset #(+ #terms)*])
+            }
+            Some(Loc::Fused) | None => {
+                let e = self
+                    .j
+                    .eqns
+                    .iter()
+                    .find(|e| e.outs.contains(&v))
+                    .expect("every variable is defined by an equation");
+                let my_shape = &self.j.aval(v).shape;
+                let args: Vec<TokenStream> = e
+                    .ins
+                    .iter()
+                    .map(|op| {
+                        let op_shape = self.aval(op).shape.clone();
+                        // Rank-0 operands are scalars; size-1 axes broadcast.
+                        let sub: Vec<Option<usize>> = if op_shape.is_empty() {
+                            Vec::new()
+                        } else {
+                            op_shape
+                                .iter()
+                                .zip(my_shape)
+                                .zip(index)
+                                .map(|((od, md), i)| if is_one(od) && !is_one(md) { None } else { *i })
+                                .collect()
+                        };
+                        self.eval(l, op, &sub)
+                    })
+                    .collect();
+                elementwise_call(e.prim.name, &e.params, &args)
+            }
+        };
+        let n = format_ident!("__t{}", l.memo.len());
+        l.body.push(quote!(let #n = #value;));
+        l.memo.insert(key, n.clone());
+        quote!(#n)
+    }
+
+    fn index_map(&mut self, prim: &str, p: &Params, x: &Atom, out: Var, aval: &Aval) {
+        let x_aval = self.aval(x).clone();
+        let src = match x {
+            Atom::Lit(l) => Loc::Splat(scalar_tokens(l)),
+            Atom::Var(v) => {
+                if matches!(self.locs[v], Loc::Fused) {
+                    self.materialize(*v, &x_aval);
+                }
+                self.locs[v].clone()
+            }
+        };
+        let loc = match (src, prim, p) {
+            (Loc::Scalar(n), _, _) => Loc::Splat(quote!(#n)),
+            (Loc::Splat(t), _, _) => Loc::Splat(t),
+            (Loc::View { buf, offset, strides }, "broadcast_in_dim", Params::BroadcastInDim { shape, dims }) => {
+                let mut out_strides = vec![quote!(0usize); shape.len()];
+                for (k, &d) in dims.iter().enumerate() {
+                    if !(is_one(&x_aval.shape[k]) && !is_one(&shape[d])) {
+                        out_strides[d] = strides[k].clone();
+                    }
+                }
+                Loc::View { buf, offset, strides: out_strides }
+            }
+            (Loc::View { buf, offset, strides }, "transpose", Params::Transpose { perm }) => Loc::View {
+                buf,
+                offset,
+                strides: perm.iter().map(|&i| strides[i].clone()).collect(),
+            },
+            (Loc::View { buf, offset, strides }, "squeeze", Params::Squeeze { dims }) => Loc::View {
+                buf,
+                offset,
+                strides: (0..strides.len()).filter(|i| !dims.contains(i)).map(|i| strides[i].clone()).collect(),
+            },
+            (Loc::View { buf, offset, strides }, "slice", Params::Slice { start, strides: steps, .. }) => {
+                let starts: Vec<TokenStream> = start
+                    .iter()
+                    .zip(&strides)
+                    .map(|(s, st)| quote!(#s * #st))
+                    .collect();
+                let new_strides = strides
+                    .iter()
+                    .enumerate()
+                    .map(|(k, st)| {
+                        let step = steps.as_ref().map_or(1, |s| s[k]);
+                        quote!(#step * #st)
+                    })
+                    .collect();
+                Loc::View {
+                    buf,
+                    offset: quote!(#offset #(+ #starts)*),
+                    strides: new_strides,
+                }
+            }
+            (Loc::View { buf, offset, strides }, "reshape", _) => {
+                if strides_are_row_major(&strides, &x_aval.shape) {
+                    Loc::View {
+                        buf,
+                        offset,
+                        strides: row_major_strides(&aval.shape),
+                    }
+                } else {
+                    // A reshape of a strided view: copy to row-major first.
+                    let copy = self.copy_view(x, &x_aval);
+                    Loc::View {
+                        buf: copy,
+                        offset: quote!(0usize),
+                        strides: row_major_strides(&aval.shape),
+                    }
+                }
+            }
+            (other, prim, _) => unreachable!("index map {prim} of {other:?}"),
+        };
+        let loc = match loc {
+            // A rank-0 result of a view (squeeze of a [1] slice) is a scalar read.
+            Loc::View { buf, offset, .. } if aval.rank() == 0 => {
+                let name = Self::name(out);
+                let ty = rust_type(aval.dtype);
+                self.stmts.push(quote!(let #name: #ty = #buf[#offset];));
+                Loc::Scalar(name)
+            }
+            l => l,
+        };
+        self.locs.insert(out, loc);
+    }
+
+    /// Copies any array value into a fresh row-major buffer.
+    fn copy_view(&mut self, x: &Atom, aval: &Aval) -> Ident {
+        let name = format_ident!("__copy{}", self.stmts.len());
+        let ty = rust_type(aval.dtype);
+        let size = product(&aval.shape);
+        let mut l = LoopNest::new(&aval.shape);
+        let id = l.identity();
+        let value = self.eval(&mut l, x, &id);
+        let out_index = l.linear_index(&row_major_strides(&aval.shape));
+        let body = std::mem::take(&mut l.body);
+        let loops = l.wrap(quote! { #(#body)* #name[#out_index] = #value; });
+        self.stmts.push(quote! {
+            let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
+            #loops
+        });
+        name
+    }
+
+    fn reduce(&mut self, prim: &str, p: &Params, x: &Atom, out: Var, aval: &Aval) {
+        let x_aval = self.aval(x).clone();
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        if matches!(prim, "argmax" | "argmin") {
+            let Params::ArgReduce { axis, .. } = p else { unreachable!() };
+            let buf = self.buffer_of(x, &x_aval);
+            let shape: Vec<TokenStream> = x_aval.shape.iter().map(dim_tokens).collect();
+            let xty = rust_type(x_aval.dtype);
+            let f = format_ident!("{}", prim);
+            self.stmts.push(quote! {
+                let #name: ::std::vec::Vec<#ty> = ::jax::__rt::#f::<#xty, #ty>(&#buf, &[#(#shape),*], #axis);
+            });
+            self.finish_buffer(out, aval, name);
+            return;
+        }
+        let Params::Axes(axes) = p else { unreachable!() };
+        let combine = match prim {
+            "reduce_sum" => "add",
+            "reduce_max" => "max",
+            "reduce_min" => "min",
+            "reduce_prod" => "mul",
+            "reduce_and" => "and",
+            "reduce_or" => "or",
+            other => unreachable!("reduction {other}"),
+        };
+        let combine_fn = format_ident!("{}", combine);
+        let identity = format_ident!("{}", prim);
+        let mut l = LoopNest::new(&x_aval.shape);
+        // Reduced axes run innermost, so each output element has one accumulator.
+        let kept: Vec<usize> = (0..x_aval.rank()).filter(|k| !axes.contains(k)).collect();
+        let order: Vec<usize> = kept.iter().copied().chain(axes.iter().copied()).collect();
+        l.order = order;
+        let id = l.identity();
+        let value = self.eval(&mut l, x, &id);
+        let body = l.body.clone();
+        let acc_update = quote! { #(#body)* __acc = ::jax::__rt::ops::#combine_fn(__acc, #value); };
+        let inner = l.wrap_range(kept.len(), l.order.len(), acc_update);
+        if aval.rank() == 0 {
+            let outer = quote! {
+                let mut __acc: #ty = ::jax::__rt::identity::#identity::<#ty>();
+                #inner
+                __acc
+            };
+            self.stmts.push(quote!(let #name: #ty = { #outer };));
+            self.locs.insert(out, Loc::Scalar(name));
+        } else {
+            let out_strides = row_major_strides(&aval.shape);
+            let out_index_terms: Vec<TokenStream> = kept
+                .iter()
+                .zip(&out_strides)
+                .map(|(&k, s)| {
+                    let var = &l.vars[k];
+                    quote!(#var * #s)
+                })
+                .collect();
+            let per_output = quote! {
+                let mut __acc: #ty = ::jax::__rt::identity::#identity::<#ty>();
+                #inner
+                #name[0usize #(+ #out_index_terms)*] = __acc;
+            };
+            let loops = l.wrap_range(0, kept.len(), per_output);
+            let size = product(&aval.shape);
+            self.stmts.push(quote! {
+                let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
+                #loops
+            });
+            self.finish_buffer(out, aval, name);
+        }
+    }
+
+    fn finish_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
+        self.locs.insert(
+            out,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
+    }
+
+    /// A contiguous row-major buffer holding `x` (copying views that are not).
+    fn buffer_of(&mut self, x: &Atom, aval: &Aval) -> Ident {
+        if let Atom::Var(v) = x {
+            if let Some(Loc::View { buf, offset, strides }) = self.locs.get(v) {
+                if offset.to_string() == "0usize" && strides_are_row_major(strides, &aval.shape) {
+                    return buf.clone();
+                }
+            }
+        }
+        self.copy_view(x, aval)
+    }
+
+    fn kernel(&mut self, prim: &str, p: &Params, ins: &[Atom], out: Var, aval: &Aval) {
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        match (prim, p) {
+            (
+                "dot_general",
+                Params::DotGeneral {
+                    lhs_contract,
+                    rhs_contract,
+                    lhs_batch,
+                    rhs_batch,
+                    ..
+                },
+            ) => {
+                let (la, ra) = (self.aval(&ins[0]).clone(), self.aval(&ins[1]).clone());
+                let lb = self.buffer_of(&ins[0], &la);
+                let rb = self.buffer_of(&ins[1], &ra);
+                let ls: Vec<TokenStream> = la.shape.iter().map(dim_tokens).collect();
+                let rs: Vec<TokenStream> = ra.shape.iter().map(dim_tokens).collect();
+                self.stmts.push(quote! {
+                    let #name: ::std::vec::Vec<#ty> = ::jax::__rt::dot_general::<#ty>(
+                        &#lb, &[#(#ls),*], &#rb, &[#(#rs),*],
+                        &[#(#lhs_contract),*], &[#(#rhs_contract),*],
+                        &[#(#lhs_batch),*], &[#(#rhs_batch),*],
+                    );
+                });
+            }
+            ("concatenate", Params::Concatenate { dim }) => {
+                let mut parts = Vec::new();
+                for a in ins {
+                    let av = self.aval(a).clone();
+                    let b = self.buffer_of(a, &av);
+                    let shape: Vec<TokenStream> = av.shape.iter().map(dim_tokens).collect();
+                    parts.push(quote!((&#b[..], &[#(#shape),*][..])));
+                }
+                self.stmts.push(quote! {
+                    let #name: ::std::vec::Vec<#ty> = ::jax::__rt::concatenate::<#ty>(&[#(#parts),*], #dim);
+                });
+            }
+            (other, _) => unreachable!("kernel {other}"),
+        }
+        self.finish_buffer(out, aval, name);
+    }
+
+    /// The statements, and an expression for each output: a scalar value or a
+    /// `Vec` in row-major order.
+    pub fn finish(mut self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let mut outs = Vec::new();
+        for a in self.j.outvars.clone() {
+            let aval = self.aval(&a).clone();
+            if aval.rank() == 0 {
+                let s = self.scalar_of(&a);
+                outs.push(quote!(#s));
+                continue;
+            }
+            let size = product(&aval.shape);
+            let expr = match &a {
+                Atom::Lit(l) => {
+                    let s = scalar_tokens(l);
+                    quote!(::std::vec![#s; #size])
+                }
+                Atom::Var(v) => match self.locs[v].clone() {
+                    Loc::Splat(s) => quote!(::std::vec![#s; #size]),
+                    Loc::Scalar(n) => quote!(::std::vec![#n; #size]),
+                    Loc::View { buf, offset, strides } => {
+                        let whole = offset.to_string() == "0usize" && strides_are_row_major(&strides, &aval.shape);
+                        let is_input = self.j.invars.contains(v);
+                        if whole && !is_input {
+                            quote!(#buf)
+                        } else {
+                            let c = self.copy_view(&a, &aval);
+                            quote!(#c)
+                        }
+                    }
+                    Loc::Fused => unreachable!("outputs are stored"),
+                },
+            };
+            outs.push(expr);
+        }
+        (self.stmts, outs)
+    }
+}
+
+fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
+    let rm = row_major_strides(shape);
+    strides.len() == rm.len()
+        && strides.iter().zip(&rm).zip(shape).all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
+}
+
+/// `::jax::__rt::ops::NAME(args)`, with the parameters some primitives need.
+fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream {
+    match (name, p) {
+        ("convert_element_type", Params::Convert { new_dtype, .. }) => {
+            let to = rust_type(*new_dtype);
+            let x = &args[0];
+            quote!(::jax::__rt::ops::convert::<_, #to>(#x))
+        }
+        ("integer_pow", Params::IntegerPow(y)) => {
+            let x = &args[0];
+            let y = *y as i32;
+            quote!(::jax::__rt::ops::integer_pow(#x, #y))
+        }
+        ("round", _) => {
+            let x = &args[0];
+            quote!(::jax::__rt::ops::round(#x))
+        }
+        ("select_n", _) => {
+            let which = &args[0];
+            let cases = &args[1..];
+            if cases.len() == 2 {
+                let (f, t) = (&cases[0], &cases[1]);
+                quote!(::jax::__rt::ops::select(#which, #f, #t))
+            } else {
+                quote!(::jax::__rt::ops::select_n(#which, [#(#cases),*]))
+            }
+        }
+        _ => {
+            let f = format_ident!("{}", name);
+            quote!(::jax::__rt::ops::#f(#(#args),*))
+        }
+    }
+}
+
+/// A loop nest over a shape, with loop variables and the body's let-bindings.
+struct LoopNest {
+    dims: Vec<Dim>,
+    vars: Vec<Ident>,
+    /// The axes in loop order, outermost first.
+    order: Vec<usize>,
+    body: Vec<TokenStream>,
+    memo: HashMap<(Var, Vec<Option<usize>>), Ident>,
+}
+
+impl LoopNest {
+    fn new(shape: &[Dim]) -> LoopNest {
+        LoopNest {
+            dims: shape.to_vec(),
+            vars: (0..shape.len()).map(|k| format_ident!("__i{}", k)).collect(),
+            order: (0..shape.len()).collect(),
+            body: Vec::new(),
+            memo: HashMap::new(),
+        }
+    }
+
+    fn identity(&self) -> Vec<Option<usize>> {
+        (0..self.dims.len()).map(Some).collect()
+    }
+
+    fn linear_index(&self, strides: &[TokenStream]) -> TokenStream {
+        let terms: Vec<TokenStream> = self.vars.iter().zip(strides).map(|(v, s)| quote!(#v * #s)).collect();
+        quote!(0usize #(+ #terms)*)
+    }
+
+    /// All loops around `inner`.
+    fn wrap(&self, inner: TokenStream) -> TokenStream {
+        self.wrap_range(0, self.order.len(), inner)
+    }
+
+    /// Loops `order[from..to]` around `inner`.
+    fn wrap_range(&self, from: usize, to: usize, inner: TokenStream) -> TokenStream {
+        let mut t = inner;
+        for &k in self.order[from..to].iter().rev() {
+            let var = &self.vars[k];
+            let n = dim_tokens(&self.dims[k]);
+            t = quote!(for #var in 0..#n { #t });
+        }
+        t
+    }
+}
