@@ -1,1 +1,866 @@
-//! (in progress)
+//! Shape manipulation: reshape, transpose, broadcast_to, expand_dims,
+//! squeeze, concatenate, stack, flip, ravel, moveaxis/swapaxes, tile, repeat.
+//!
+//! Where the result shape follows from the types alone (reshape, transpose,
+//! broadcast_to, squeeze, ravel) the caller's result type is checked when the
+//! crate compiles; where it depends on an argument value (an axis) it is
+//! checked when the operation runs, with both types in the message.
+
+use crate::array::{Array, ArrayType, AsArray};
+use crate::element::{DType, Element};
+use crate::shape;
+
+/// The element type of an array argument.
+type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// A panic message assembled during constant evaluation, so compile-time
+/// shape errors can name both types (`f32[2,3]`), which `const` panics
+/// cannot format.
+pub(crate) struct ConstMsg {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl ConstMsg {
+    pub(crate) const fn new() -> Self {
+        ConstMsg {
+            buf: [0; 256],
+            len: 0,
+        }
+    }
+
+    pub(crate) const fn str(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    pub(crate) const fn num(mut self, mut n: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (n % 10) as u8;
+            k += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while k > 0 && self.len < self.buf.len() {
+            k -= 1;
+            self.buf[self.len] = digits[k];
+            self.len += 1;
+        }
+        self
+    }
+
+    /// A type in JAX's notation, as [`shape::type_string`].
+    pub(crate) const fn ty(mut self, dtype: DType, shape: &[usize]) -> Self {
+        self = self.str(dtype.short_name()).str("[");
+        let mut k = 0;
+        while k < shape.len() {
+            if k > 0 {
+                self = self.str(",");
+            }
+            self = self.num(shape[k]);
+            k += 1;
+        }
+        self.str("]")
+    }
+
+    pub(crate) const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => s,
+            Err(_) => "shape error",
+        }
+    }
+}
+
+const fn size_of(shape: &[usize]) -> usize {
+    let mut n = 1;
+    let mut k = 0;
+    while k < shape.len() {
+        n *= shape[k];
+        k += 1;
+    }
+    n
+}
+
+const fn is_reversal(src: &[usize], dst: &[usize]) -> bool {
+    if src.len() != dst.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < src.len() {
+        if src[k] != dst[src.len() - 1 - k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// Whether `src` broadcasts to exactly `dst` (NumPy rules, as `jnp.broadcast_to`).
+pub(crate) const fn broadcasts_to(src: &[usize], dst: &[usize]) -> bool {
+    if src.len() > dst.len() {
+        return false;
+    }
+    let off = dst.len() - src.len();
+    let mut k = 0;
+    while k < src.len() {
+        if src[k] != 1 && src[k] != dst[off + k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+const fn is_squeeze(src: &[usize], dst: &[usize]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < src.len() {
+        if src[i] != 1 {
+            if j >= dst.len() || dst[j] != src[i] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    j == dst.len()
+}
+
+/// Reorders the axes of row-major `data`: result axis `k` is source axis `perm[k]`.
+fn permute<T: Element>(data: &[T], src_shape: &[usize], perm: &[usize]) -> Vec<T> {
+    let src_strides = shape::strides(src_shape);
+    let out_shape: Vec<usize> = perm.iter().map(|&p| src_shape[p]).collect();
+    let strides: Vec<usize> = perm.iter().map(|&p| src_strides[p]).collect();
+    let size = data.len();
+    let mut out = Vec::with_capacity(size);
+    let mut counter = vec![0usize; out_shape.len()];
+    let mut pos = 0usize;
+    for _ in 0..size {
+        out.push(data[pos]);
+        for k in (0..out_shape.len()).rev() {
+            counter[k] += 1;
+            pos += strides[k];
+            if counter[k] < out_shape[k] {
+                break;
+            }
+            pos -= strides[k] * counter[k];
+            counter[k] = 0;
+        }
+    }
+    out
+}
+
+fn normalize_perm(op: &str, axes: &[isize], rank: usize) -> Vec<usize> {
+    assert!(
+        axes.len() == rank,
+        "{op}: axes {axes:?} do not match an array of dimension {rank}"
+    );
+    let perm: Vec<usize> = axes
+        .iter()
+        .map(|&a| shape::normalize_axis(op, a, rank))
+        .collect();
+    let mut seen = vec![false; rank];
+    for &p in &perm {
+        assert!(!seen[p], "{op}: repeated axis in {axes:?}");
+        seen[p] = true;
+    }
+    perm
+}
+
+#[track_caller]
+fn finish<Out: ArrayType>(op: &str, shape: &[usize], data: Vec<Out::Elem>, weak: bool) -> Out {
+    shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, shape);
+    Out::from_data(data).set_weak(weak)
+}
+
+/// The same elements with another shape of the same size (`jnp.reshape`).
+/// The sizes are checked when the crate compiles.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 2, 3> = Array::arange();
+/// let y: Array<f32, 3, 2> = jnp::reshape(&x);
+/// assert_eq!(y.to_vec(), x.to_vec());
+/// ```
+pub fn reshape<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if size_of(src) != size_of(dst) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new().str("reshape: cannot reshape ").ty(d, src);
+            let m = m.str(" into ").ty(d, dst).str(": the sizes differ");
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.into_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+/// Reverses the order of the axes (`jnp.transpose` without `axes`); the
+/// result type is checked when the crate compiles. For matrices,
+/// [`Array::t`] gives the type directly.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// let y: Array<i32, 3, 2> = jnp::transpose(&x);
+/// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+/// ```
+pub fn transpose<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if !is_reversal(src, dst) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new()
+                .str("transpose: the transpose of ")
+                .ty(d, src);
+            let m = m.str(" is not ").ty(d, dst);
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.as_array();
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let perm: Vec<usize> = (0..rank).rev().collect();
+    Out::from_data(permute(x.data(), <A::Array as ArrayType>::SHAPE, &perm)).set_weak(x.is_weak())
+}
+
+/// Permutes the axes: result axis `k` is input axis `axes[k]` (negative
+/// counts from the end), as `jnp.transpose(x, axes)`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 1, 2, 3> = Array::arange();
+/// let y: Array<i32, 3, 1, 2> = jnp::transpose_axes(&x, &[2, 0, 1]);
+/// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+/// ```
+#[track_caller]
+pub fn transpose_axes<Out, A>(x: A, axes: &[isize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let perm = normalize_perm("transpose", axes, src.len());
+    let shape: Vec<usize> = perm.iter().map(|&p| src[p]).collect();
+    let x = x.as_array();
+    finish(
+        "transpose",
+        &shape,
+        permute(x.data(), src, &perm),
+        x.is_weak(),
+    )
+}
+
+/// Moves axis `source` to position `destination`, the others keeping their
+/// order (`jnp.moveaxis`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 2, 3, 4> = Array::zeros();
+/// let y: Array<f32, 3, 4, 2> = jnp::moveaxis(&x, 0, -1);
+/// assert_eq!(y.shape(), &[3, 4, 2]);
+/// ```
+#[track_caller]
+pub fn moveaxis<Out, A>(x: A, source: isize, destination: isize) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let s = shape::normalize_axis("moveaxis", source, rank);
+    let d = shape::normalize_axis("moveaxis", destination, rank);
+    let mut perm: Vec<isize> = (0..rank as isize).filter(|&k| k != s as isize).collect();
+    perm.insert(d, s as isize);
+    transpose_axes(x, &perm)
+}
+
+/// Exchanges two axes (`jnp.swapaxes`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// let y: Array<i32, 3, 2> = jnp::swapaxes(&x, 0, 1);
+/// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+/// ```
+#[track_caller]
+pub fn swapaxes<Out, A>(x: A, axis1: isize, axis2: isize) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let a = shape::normalize_axis("swapaxes", axis1, rank);
+    let b = shape::normalize_axis("swapaxes", axis2, rank);
+    let mut perm: Vec<isize> = (0..rank as isize).collect();
+    perm.swap(a, b);
+    transpose_axes(x, &perm)
+}
+
+/// Broadcasts to the result type's shape with NumPy's rules
+/// (`jnp.broadcast_to`), checked when the crate compiles.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 3>::from([1, 2, 3]);
+/// let y: Array<i32, 2, 3> = jnp::broadcast_to(&x);
+/// assert_eq!(y.to_vec(), [1, 2, 3, 1, 2, 3]);
+/// ```
+pub fn broadcast_to<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if !broadcasts_to(src, dst) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new()
+                .str("broadcast_to: cannot broadcast ")
+                .ty(d, src);
+            let m = m.str(" to ").ty(d, dst);
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.as_array();
+    let idx = shape::broadcast_indices(<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+    let data = x.data();
+    Out::from_data(idx.iter().map(|&i| data[i]).collect()).set_weak(x.is_weak())
+}
+
+/// Inserts an axis of length 1 at position `axis` of the result (negative
+/// counts from the end of the result), as `jnp.expand_dims`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 3> = Array::arange();
+/// let y: Array<f32, 3, 1> = jnp::expand_dims(&x, -1);
+/// assert_eq!(y.to_vec(), x.to_vec());
+/// ```
+#[track_caller]
+pub fn expand_dims<Out, A>(x: A, axis: isize) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let a = shape::normalize_axis("expand_dims", axis, src.len() + 1);
+    let mut out = src.to_vec();
+    out.insert(a, 1);
+    let x = x.as_array();
+    finish("expand_dims", &out, x.data().to_vec(), x.is_weak())
+}
+
+/// Removes every axis of length 1 (`jnp.squeeze`), checked when the crate compiles.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 1, 3, 1> = Array::arange();
+/// let y: Array<f32, 3> = jnp::squeeze(&x);
+/// assert_eq!(y.to_vec(), [0.0, 1.0, 2.0]);
+/// ```
+pub fn squeeze<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if !is_squeeze(src, dst) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new().str("squeeze: squeezing ").ty(d, src);
+            let m = m.str(" does not give ").ty(d, dst);
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.as_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+/// Removes one axis, which must have length 1 (`jnp.squeeze(x, axis)`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 1, 3, 1> = Array::arange();
+/// let y: Array<f32, 1, 3> = jnp::squeeze_axis(&x, -1);
+/// assert_eq!(y.shape(), &[1, 3]);
+/// ```
+#[track_caller]
+pub fn squeeze_axis<Out, A>(x: A, axis: isize) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let a = shape::normalize_axis("squeeze", axis, src.len());
+    assert!(
+        src[a] == 1,
+        "squeeze: cannot select an axis to squeeze out which has size not equal to one, got shape={src:?} and dimensions=({axis},)"
+    );
+    let mut out = src.to_vec();
+    out.remove(a);
+    let x = x.as_array();
+    finish("squeeze", &out, x.data().to_vec(), x.is_weak())
+}
+
+/// The elements as a 1-D array (`jnp.ravel`), the size checked when the crate compiles.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 2, 2> = Array::arange();
+/// let y: Array<f32, 4> = jnp::ravel(&x);
+/// assert_eq!(y.to_vec(), [0.0, 1.0, 2.0, 3.0]);
+/// ```
+pub fn ravel<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if dst.len() != 1 || dst[0] != size_of(src) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new()
+                .str("ravel: ")
+                .ty(d, src)
+                .str(" flattens to ");
+            let m = m.ty(d, &[size_of(src)]).str(", not ").ty(d, dst);
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.into_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+/// Reverses the order of elements along `axis` (`jnp.flip(x, axis)`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// assert_eq!(jnp::flip(&x, 1).to_vec(), [2, 1, 0, 5, 4, 3]);
+/// ```
+pub fn flip<A: AsArray>(x: A, axis: isize) -> A::Array {
+    let src = <A::Array as ArrayType>::SHAPE;
+    let a = shape::normalize_axis("flip", axis, src.len());
+    let x = x.as_array();
+    let data = x.data();
+    let len = src[a];
+    let inner: usize = src[a + 1..].iter().product();
+    let mut out = Vec::with_capacity(data.len());
+    for block in data.chunks_exact((len * inner).max(1)) {
+        for i in (0..len).rev() {
+            out.extend_from_slice(&block[i * inner..(i + 1) * inner]);
+        }
+    }
+    <A::Array as ArrayType>::from_data(out).set_weak(x.is_weak())
+}
+
+/// Reverses the order of elements along every axis (`jnp.flip(x)`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 2> = Array::arange();
+/// assert_eq!(jnp::flip_all(&x).to_vec(), [3, 2, 1, 0]);
+/// ```
+pub fn flip_all<A: AsArray>(x: A) -> A::Array {
+    let x = x.as_array();
+    let data: Vec<_> = x.data().iter().rev().copied().collect();
+    <A::Array as ArrayType>::from_data(data).set_weak(x.is_weak())
+}
+
+/// One array of an [`ArrayList`]: its shape, row-major data and weak flag.
+pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
+
+/// A list of arrays with one element type, for [`concatenate`] and
+/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
+/// to four arrays of different shapes.
+pub trait ArrayList {
+    /// The common element type.
+    type Elem: Element;
+    /// Each array's shape, data and weak flag.
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>>;
+}
+
+fn part<A: AsArray>(a: &A) -> Part<'_, ElemOf<A>> {
+    let x = a.as_array();
+    (<A::Array as ArrayType>::SHAPE, x.data(), x.is_weak())
+}
+
+impl<A: AsArray> ArrayList for &[A] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for [A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for &[A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray> ArrayList for Vec<A> {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+macro_rules! impl_tuple_list {
+    ($first:ident $(, $name:ident)*) => {
+        impl<$first: AsArray $(, $name: AsArray)*> ArrayList for ($first, $($name,)*)
+        where
+            $($name::Array: ArrayType<Elem = ElemOf<$first>>,)*
+        {
+            type Elem = ElemOf<$first>;
+            #[allow(non_snake_case)]
+            fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+                let ($first, $($name,)*) = self;
+                vec![part($first) $(, part($name))*]
+            }
+        }
+    };
+}
+impl_tuple_list!(A, B);
+impl_tuple_list!(A, B, C);
+impl_tuple_list!(A, B, C, D);
+
+/// Joins arrays along an existing axis (`jnp.concatenate`). The arrays may
+/// differ in length along `axis` when given as a tuple.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2>::from([1, 2]);
+/// let b = Array::<i32, 3>::from([3, 4, 5]);
+/// let c: Array<i32, 5> = jnp::concatenate((&a, &b), 0);
+/// assert_eq!(c.to_vec(), [1, 2, 3, 4, 5]);
+/// let d: Array<i32, 4> = jnp::concatenate(&[&a, &a], 0);
+/// assert_eq!(d.to_vec(), [1, 2, 1, 2]);
+/// ```
+#[track_caller]
+pub fn concatenate<Out, L>(arrays: L, axis: isize) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    let parts = arrays.parts();
+    assert!(
+        !parts.is_empty(),
+        "concatenate: need at least one array to concatenate"
+    );
+    let rank = parts[0].0.len();
+    assert!(
+        rank > 0,
+        "concatenate: zero-dimensional arrays cannot be concatenated"
+    );
+    let a = shape::normalize_axis("concatenate", axis, rank);
+    let mut out = parts[0].0.to_vec();
+    out[a] = 0;
+    for (s, _, _) in &parts {
+        let same = s.len() == rank && (0..rank).all(|k| k == a || s[k] == parts[0].0[k]);
+        assert!(
+            same,
+            "concatenate: all input array dimensions other than the specified axis must match exactly, got {:?} and {:?}",
+            parts[0].0, s
+        );
+        out[a] += s[a];
+    }
+    let outer: usize = out[..a].iter().product();
+    let mut data = Vec::with_capacity(out.iter().product());
+    for o in 0..outer {
+        for (s, d, _) in &parts {
+            let chunk = s[a..].iter().product::<usize>();
+            data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    let weak = parts.iter().all(|p| p.2);
+    finish("concatenate", &out, data, weak)
+}
+
+/// Joins arrays of one shape along a new axis (`jnp.stack`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2>::from([1, 2]);
+/// let b = Array::<i32, 2>::from([3, 4]);
+/// let c: Array<i32, 2, 2> = jnp::stack(&[&a, &b], 1);
+/// assert_eq!(c.to_vec(), [1, 3, 2, 4]);
+/// ```
+#[track_caller]
+pub fn stack<Out, L>(arrays: L, axis: isize) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    let parts = arrays.parts();
+    assert!(!parts.is_empty(), "stack: need at least one array to stack");
+    let src = parts[0].0;
+    for (s, _, _) in &parts {
+        assert!(
+            *s == src,
+            "stack: all input arrays must have the same shape, got {src:?} and {s:?}"
+        );
+    }
+    let a = shape::normalize_axis("stack", axis, src.len() + 1);
+    let mut out = src.to_vec();
+    out.insert(a, parts.len());
+    let inner: usize = src[a..].iter().product();
+    let outer: usize = src[..a].iter().product();
+    let mut data = Vec::with_capacity(out.iter().product());
+    for o in 0..outer {
+        for (_, d, _) in &parts {
+            data.extend_from_slice(&d[o * inner..(o + 1) * inner]);
+        }
+    }
+    let weak = parts.iter().all(|p| p.2);
+    finish("stack", &out, data, weak)
+}
+
+/// Repeats each element `repeats` times along `axis`, or along the
+/// flattened array for `None` (`jnp.repeat`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+/// let y: Array<i32, 2, 4> = jnp::repeat(&x, 2, Some(1));
+/// assert_eq!(y.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
+/// let z: Array<i32, 8> = jnp::repeat(&x, 2, None);
+/// assert_eq!(z.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
+/// ```
+#[track_caller]
+pub fn repeat<Out, A>(x: A, repeats: usize, axis: Option<isize>) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let (shape, a) = match axis {
+        None => (vec![src.iter().product()], 0),
+        Some(ax) => (src.to_vec(), shape::normalize_axis("repeat", ax, src.len())),
+    };
+    let inner: usize = shape[a + 1..].iter().product();
+    let mut data = Vec::with_capacity(x.data().len() * repeats);
+    for row in x.data().chunks_exact(inner.max(1)) {
+        for _ in 0..repeats {
+            data.extend_from_slice(row);
+        }
+    }
+    let mut out = shape;
+    out[a] *= repeats;
+    finish("repeat", &out, data, x.is_weak())
+}
+
+/// Repeats the whole array `reps[k]` times along each axis (`jnp.tile`);
+/// `reps` shorter than the rank applies to the trailing axes, longer adds
+/// leading axes.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2>::from([1, 2]);
+/// let y: Array<i32, 2, 4> = jnp::tile(&x, &[2, 2]);
+/// assert_eq!(y.to_vec(), [1, 2, 1, 2, 1, 2, 1, 2]);
+/// ```
+#[track_caller]
+pub fn tile<Out, A>(x: A, reps: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let rank = src.len().max(reps.len());
+    let pad = |v: &[usize]| {
+        let mut p = vec![1; rank - v.len()];
+        p.extend_from_slice(v);
+        p
+    };
+    let (s, r) = (pad(src), pad(reps));
+    let out: Vec<usize> = s.iter().zip(&r).map(|(a, b)| a * b).collect();
+    // Each result position takes the source position modulo the source shape.
+    let src_strides = shape::strides(&s);
+    let size: usize = out.iter().product();
+    let mut data = Vec::with_capacity(size);
+    let out_strides = shape::strides(&out);
+    for o in 0..size {
+        let mut off = 0;
+        let mut rem = o;
+        for k in 0..rank {
+            let i = rem / out_strides[k];
+            rem %= out_strides[k];
+            off += (i % s[k]) * src_strides[k];
+        }
+        data.push(x.data()[off]);
+    }
+    finish("tile", &out, data, x.is_weak())
+}
+
+macro_rules! array_methods {
+    ($($item:item)*) => {
+        impl<
+                T: Element,
+                const D0: usize,
+                const D1: usize,
+                const D2: usize,
+                const D3: usize,
+                const D4: usize,
+                const D5: usize,
+            > Array<T, D0, D1, D2, D3, D4, D5>
+        {
+            $($item)*
+        }
+    };
+}
+
+array_methods! {
+    /// [`jnp::reshape`](reshape) as a method.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x: Array<f32, 6> = Array::arange();
+    /// let y: Array<f32, 2, 3> = x.reshape();
+    /// assert_eq!(y.shape(), &[2, 3]);
+    /// ```
+    pub fn reshape<Out: ArrayType<Elem = T>>(&self) -> Out {
+        reshape(self)
+    }
+
+    /// [`jnp::transpose`](transpose) as a method: all axes reversed.
+    pub fn transpose<Out: ArrayType<Elem = T>>(&self) -> Out {
+        transpose(self)
+    }
+
+    /// [`jnp::broadcast_to`](broadcast_to) as a method.
+    pub fn broadcast_to<Out: ArrayType<Elem = T>>(&self) -> Out {
+        broadcast_to(self)
+    }
+
+    /// [`jnp::expand_dims`](expand_dims) as a method.
+    #[track_caller]
+    pub fn expand_dims<Out: ArrayType<Elem = T>>(&self, axis: isize) -> Out {
+        expand_dims(self, axis)
+    }
+
+    /// [`jnp::squeeze`](squeeze) as a method.
+    pub fn squeeze<Out: ArrayType<Elem = T>>(&self) -> Out {
+        squeeze(self)
+    }
+
+    /// [`jnp::flip`](flip) as a method.
+    pub fn flip(&self, axis: isize) -> Self {
+        flip(self, axis)
+    }
+
+    /// [`jnp::flip_all`](flip_all) as a method.
+    pub fn flip_all(&self) -> Self {
+        flip_all(self)
+    }
+
+    /// [`jnp::ravel`](ravel) as a method.
+    pub fn ravel<Out: ArrayType<Elem = T>>(&self) -> Out {
+        ravel(self)
+    }
+
+    /// The same as [`ravel`](Array::ravel), as NumPy's `flatten`.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x: Array<f32, 2, 2> = Array::arange();
+    /// let y: Array<f32, 4> = x.flatten();
+    /// assert_eq!(y.to_vec(), x.to_vec());
+    /// ```
+    pub fn flatten<Out: ArrayType<Elem = T>>(&self) -> Out {
+        ravel(self)
+    }
+
+    /// [`jnp::swapaxes`](swapaxes) as a method.
+    #[track_caller]
+    pub fn swapaxes<Out: ArrayType<Elem = T>>(&self, axis1: isize, axis2: isize) -> Out {
+        swapaxes(self, axis1, axis2)
+    }
+
+    /// [`jnp::moveaxis`](moveaxis) as a method.
+    #[track_caller]
+    pub fn moveaxis<Out: ArrayType<Elem = T>>(&self, source: isize, destination: isize) -> Out {
+        moveaxis(self, source, destination)
+    }
+}
+
+impl<T: Element, const M: usize, const N: usize> Array<T, M, N> {
+    /// The transposed matrix, typed (`x.T` for a 2-D array).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x: Array<i32, 2, 3> = Array::arange();
+    /// let y: Array<i32, 3, 2> = x.t();
+    /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+    /// ```
+    pub fn t(&self) -> Array<T, N, M> {
+        transpose(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_messages() {
+        let m = ConstMsg::new()
+            .str("a ")
+            .ty(DType::F32, &[2, 30])
+            .str(" b ")
+            .ty(DType::I8, &[]);
+        assert_eq!(m.as_str(), "a f32[2,30] b i8[]");
+        assert_eq!(ConstMsg::new().num(0).num(1234567).as_str(), "01234567");
+    }
+
+    #[test]
+    fn const_shape_predicates() {
+        assert!(broadcasts_to(&[3], &[2, 3]));
+        assert!(broadcasts_to(&[1, 3], &[4, 3]));
+        assert!(!broadcasts_to(&[2], &[2, 3]));
+        assert!(!broadcasts_to(&[2, 3], &[3]));
+        assert!(is_squeeze(&[1, 3, 1, 2], &[3, 2]));
+        assert!(!is_squeeze(&[1, 3], &[1, 3]));
+        assert!(is_reversal(&[1, 2, 3], &[3, 2, 1]));
+        assert!(!is_reversal(&[1, 2], &[1, 2]));
+    }
+
+    #[test]
+    fn permute_3d() {
+        let x: Vec<i32> = (0..24).collect();
+        // (2,3,4) -> axes (1,2,0): element [i,j,k] moves to [j,k,i].
+        let y = permute(&x, &[2, 3, 4], &[1, 2, 0]);
+        assert_eq!(y[0..4], [0, 12, 1, 13]);
+        assert_eq!(y[23], 23);
+    }
+
+    #[test]
+    #[should_panic(expected = "concatenate gives i32[5] but the result type is i32[4]")]
+    fn concatenate_wrong_result_type() {
+        let a = Array::<i32, 2>::from([1, 2]);
+        let b = Array::<i32, 3>::from([3, 4, 5]);
+        let _: Array<i32, 4> = concatenate((&a, &b), 0);
+    }
+}
