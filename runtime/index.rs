@@ -774,7 +774,7 @@ array_impl! {
 }
 
 #[track_caller]
-fn gather_impl<T: Element, A: ArrayType<Elem = T>, Out: ArrayType<Elem = T>>(
+pub(crate) fn gather_impl<T: Element, A: ArrayType<Elem = T>, Out: ArrayType<Elem = T>>(
     x: &A,
     index: &IndexSpec,
     op: &str,

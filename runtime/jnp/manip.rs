@@ -456,19 +456,21 @@ where
 /// assert_eq!(jnp::flip(&x, 1).to_vec(), [2, 1, 0, 5, 4, 3]);
 /// ```
 pub fn flip<A: AsArray>(x: A, axis: isize) -> A::Array {
-    let src = <A::Array as ArrayType>::SHAPE;
-    let a = shape::normalize_axis("flip", axis, src.len());
-    let x = x.as_array();
+    flip_array(x.as_array(), axis)
+}
+
+pub(crate) fn flip_array<X: ArrayType>(x: &X, axis: isize) -> X {
+    let a = shape::normalize_axis("flip", axis, X::SHAPE.len());
     let data = x.data();
-    let len = src[a];
-    let inner: usize = src[a + 1..].iter().product();
+    let len = X::SHAPE[a];
+    let inner: usize = X::SHAPE[a + 1..].iter().product();
     let mut out = Vec::with_capacity(data.len());
     for block in data.chunks_exact((len * inner).max(1)) {
         for i in (0..len).rev() {
             out.extend_from_slice(&block[i * inner..(i + 1) * inner]);
         }
     }
-    <A::Array as ArrayType>::from_data(out).set_weak(x.is_weak())
+    X::from_data(out).set_weak(x.is_weak())
 }
 
 /// Reverses the order of elements along every axis (`jnp.flip(x)`).
