@@ -7,133 +7,18 @@
 //! checked when the operation runs, with both types in the message.
 
 use crate::array::{Array, ArrayType, AsArray};
-use crate::element::{DType, Element};
+use crate::element::Element;
 use crate::shape;
 
 /// The element type of an array argument.
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
-/// A panic message assembled during constant evaluation, so compile-time
-/// shape errors can name both types (`f32[2,3]`), which `const` panics
-/// cannot format.
-pub(crate) struct ConstMsg {
-    buf: [u8; 256],
-    len: usize,
-}
+mod checks;
+mod join;
 
-impl ConstMsg {
-    pub(crate) const fn new() -> Self {
-        ConstMsg {
-            buf: [0; 256],
-            len: 0,
-        }
-    }
-
-    pub(crate) const fn str(mut self, s: &str) -> Self {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    pub(crate) const fn num(mut self, mut n: usize) -> Self {
-        let mut digits = [0u8; 20];
-        let mut k = 0;
-        loop {
-            digits[k] = b'0' + (n % 10) as u8;
-            k += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        while k > 0 && self.len < self.buf.len() {
-            k -= 1;
-            self.buf[self.len] = digits[k];
-            self.len += 1;
-        }
-        self
-    }
-
-    /// A type in JAX's notation, as [`shape::type_string`].
-    pub(crate) const fn ty(mut self, dtype: DType, shape: &[usize]) -> Self {
-        self = self.str(dtype.short_name()).str("[");
-        let mut k = 0;
-        while k < shape.len() {
-            if k > 0 {
-                self = self.str(",");
-            }
-            self = self.num(shape[k]);
-            k += 1;
-        }
-        self.str("]")
-    }
-
-    pub(crate) const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(s) => s,
-            Err(_) => "shape error",
-        }
-    }
-}
-
-const fn size_of(shape: &[usize]) -> usize {
-    let mut n = 1;
-    let mut k = 0;
-    while k < shape.len() {
-        n *= shape[k];
-        k += 1;
-    }
-    n
-}
-
-const fn is_reversal(src: &[usize], dst: &[usize]) -> bool {
-    if src.len() != dst.len() {
-        return false;
-    }
-    let mut k = 0;
-    while k < src.len() {
-        if src[k] != dst[src.len() - 1 - k] {
-            return false;
-        }
-        k += 1;
-    }
-    true
-}
-
-/// Whether `src` broadcasts to exactly `dst` (NumPy rules, as `jnp.broadcast_to`).
-pub(crate) const fn broadcasts_to(src: &[usize], dst: &[usize]) -> bool {
-    if src.len() > dst.len() {
-        return false;
-    }
-    let off = dst.len() - src.len();
-    let mut k = 0;
-    while k < src.len() {
-        if src[k] != 1 && src[k] != dst[off + k] {
-            return false;
-        }
-        k += 1;
-    }
-    true
-}
-
-const fn is_squeeze(src: &[usize], dst: &[usize]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while i < src.len() {
-        if src[i] != 1 {
-            if j >= dst.len() || dst[j] != src[i] {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    j == dst.len()
-}
+pub(crate) use checks::ConstMsg;
+use checks::{broadcasts_to, is_reversal, is_squeeze, size_of};
+pub use join::*;
 
 /// Reorders the axes of row-major `data`: result axis `k` is source axis `perm[k]`.
 fn permute<T: Element>(data: &[T], src_shape: &[usize], perm: &[usize]) -> Vec<T> {
@@ -190,6 +75,14 @@ fn finish<Out: ArrayType>(op: &str, shape: &[usize], data: Vec<Out::Elem>, weak:
 /// let x: Array<f32, 2, 3> = Array::arange();
 /// let y: Array<f32, 3, 2> = jnp::reshape(&x);
 /// assert_eq!(y.to_vec(), x.to_vec());
+/// ```
+///
+/// A size mismatch does not compile ("reshape: cannot reshape f32[2,3] into f32[5]"):
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let x: Array<f32, 2, 3> = Array::arange();
+/// let y: Array<f32, 5> = jnp::reshape(&x);
 /// ```
 pub fn reshape<Out, A>(x: A) -> Out
 where
@@ -321,6 +214,14 @@ where
 /// let x = Array::<i32, 3>::from([1, 2, 3]);
 /// let y: Array<i32, 2, 3> = jnp::broadcast_to(&x);
 /// assert_eq!(y.to_vec(), [1, 2, 3, 1, 2, 3]);
+/// ```
+///
+/// Incompatible shapes do not compile ("broadcast_to: cannot broadcast i32[3] to i32[3,2]"):
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let x = Array::<i32, 3>::from([1, 2, 3]);
+/// let y: Array<i32, 3, 2> = jnp::broadcast_to(&x);
 /// ```
 pub fn broadcast_to<Out, A>(x: A) -> Out
 where
@@ -486,237 +387,6 @@ pub fn flip_all<A: AsArray>(x: A) -> A::Array {
     <A::Array as ArrayType>::from_data(data).set_weak(x.is_weak())
 }
 
-/// One array of an [`ArrayList`]: its shape, row-major data and weak flag.
-pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
-
-/// A list of arrays with one element type, for [`concatenate`] and
-/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
-/// to four arrays of different shapes.
-pub trait ArrayList {
-    /// The common element type.
-    type Elem: Element;
-    /// Each array's shape, data and weak flag.
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>>;
-}
-
-fn part<A: AsArray>(a: &A) -> Part<'_, ElemOf<A>> {
-    let x = a.as_array();
-    (<A::Array as ArrayType>::SHAPE, x.data(), x.is_weak())
-}
-
-impl<A: AsArray> ArrayList for &[A] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray, const N: usize> ArrayList for [A; N] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray, const N: usize> ArrayList for &[A; N] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray> ArrayList for Vec<A> {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-macro_rules! impl_tuple_list {
-    ($first:ident $(, $name:ident)*) => {
-        impl<$first: AsArray $(, $name: AsArray)*> ArrayList for ($first, $($name,)*)
-        where
-            $($name::Array: ArrayType<Elem = ElemOf<$first>>,)*
-        {
-            type Elem = ElemOf<$first>;
-            #[allow(non_snake_case)]
-            fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-                let ($first, $($name,)*) = self;
-                vec![part($first) $(, part($name))*]
-            }
-        }
-    };
-}
-impl_tuple_list!(A, B);
-impl_tuple_list!(A, B, C);
-impl_tuple_list!(A, B, C, D);
-
-/// Joins arrays along an existing axis (`jnp.concatenate`). The arrays may
-/// differ in length along `axis` when given as a tuple.
-///
-/// ```
-/// use jax::prelude::*;
-/// let a = Array::<i32, 2>::from([1, 2]);
-/// let b = Array::<i32, 3>::from([3, 4, 5]);
-/// let c: Array<i32, 5> = jnp::concatenate((&a, &b), 0);
-/// assert_eq!(c.to_vec(), [1, 2, 3, 4, 5]);
-/// let d: Array<i32, 4> = jnp::concatenate(&[&a, &a], 0);
-/// assert_eq!(d.to_vec(), [1, 2, 1, 2]);
-/// ```
-#[track_caller]
-pub fn concatenate<Out, L>(arrays: L, axis: isize) -> Out
-where
-    L: ArrayList,
-    Out: ArrayType<Elem = L::Elem>,
-{
-    let parts = arrays.parts();
-    assert!(
-        !parts.is_empty(),
-        "concatenate: need at least one array to concatenate"
-    );
-    let rank = parts[0].0.len();
-    assert!(
-        rank > 0,
-        "concatenate: zero-dimensional arrays cannot be concatenated"
-    );
-    let a = shape::normalize_axis("concatenate", axis, rank);
-    let mut out = parts[0].0.to_vec();
-    out[a] = 0;
-    for (s, _, _) in &parts {
-        let same = s.len() == rank && (0..rank).all(|k| k == a || s[k] == parts[0].0[k]);
-        assert!(
-            same,
-            "concatenate: all input array dimensions other than the specified axis must match exactly, got {:?} and {:?}",
-            parts[0].0, s
-        );
-        out[a] += s[a];
-    }
-    let outer: usize = out[..a].iter().product();
-    let mut data = Vec::with_capacity(out.iter().product());
-    for o in 0..outer {
-        for (s, d, _) in &parts {
-            let chunk = s[a..].iter().product::<usize>();
-            data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
-        }
-    }
-    let weak = parts.iter().all(|p| p.2);
-    finish("concatenate", &out, data, weak)
-}
-
-/// Joins arrays of one shape along a new axis (`jnp.stack`).
-///
-/// ```
-/// use jax::prelude::*;
-/// let a = Array::<i32, 2>::from([1, 2]);
-/// let b = Array::<i32, 2>::from([3, 4]);
-/// let c: Array<i32, 2, 2> = jnp::stack(&[&a, &b], 1);
-/// assert_eq!(c.to_vec(), [1, 3, 2, 4]);
-/// ```
-#[track_caller]
-pub fn stack<Out, L>(arrays: L, axis: isize) -> Out
-where
-    L: ArrayList,
-    Out: ArrayType<Elem = L::Elem>,
-{
-    let parts = arrays.parts();
-    assert!(!parts.is_empty(), "stack: need at least one array to stack");
-    let src = parts[0].0;
-    for (s, _, _) in &parts {
-        assert!(
-            *s == src,
-            "stack: all input arrays must have the same shape, got {src:?} and {s:?}"
-        );
-    }
-    let a = shape::normalize_axis("stack", axis, src.len() + 1);
-    let mut out = src.to_vec();
-    out.insert(a, parts.len());
-    let inner: usize = src[a..].iter().product();
-    let outer: usize = src[..a].iter().product();
-    let mut data = Vec::with_capacity(out.iter().product());
-    for o in 0..outer {
-        for (_, d, _) in &parts {
-            data.extend_from_slice(&d[o * inner..(o + 1) * inner]);
-        }
-    }
-    let weak = parts.iter().all(|p| p.2);
-    finish("stack", &out, data, weak)
-}
-
-/// Repeats each element `repeats` times along `axis`, or along the
-/// flattened array for `None` (`jnp.repeat`).
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
-/// let y: Array<i32, 2, 4> = jnp::repeat(&x, 2, Some(1));
-/// assert_eq!(y.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
-/// let z: Array<i32, 8> = jnp::repeat(&x, 2, None);
-/// assert_eq!(z.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
-/// ```
-#[track_caller]
-pub fn repeat<Out, A>(x: A, repeats: usize, axis: Option<isize>) -> Out
-where
-    A: AsArray,
-    Out: ArrayType<Elem = ElemOf<A>>,
-{
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let (shape, a) = match axis {
-        None => (vec![src.iter().product()], 0),
-        Some(ax) => (src.to_vec(), shape::normalize_axis("repeat", ax, src.len())),
-    };
-    let inner: usize = shape[a + 1..].iter().product();
-    let mut data = Vec::with_capacity(x.data().len() * repeats);
-    for row in x.data().chunks_exact(inner.max(1)) {
-        for _ in 0..repeats {
-            data.extend_from_slice(row);
-        }
-    }
-    let mut out = shape;
-    out[a] *= repeats;
-    finish("repeat", &out, data, x.is_weak())
-}
-
-/// Repeats the whole array `reps[k]` times along each axis (`jnp.tile`);
-/// `reps` shorter than the rank applies to the trailing axes, longer adds
-/// leading axes.
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<i32, 2>::from([1, 2]);
-/// let y: Array<i32, 2, 4> = jnp::tile(&x, &[2, 2]);
-/// assert_eq!(y.to_vec(), [1, 2, 1, 2, 1, 2, 1, 2]);
-/// ```
-#[track_caller]
-pub fn tile<Out, A>(x: A, reps: &[usize]) -> Out
-where
-    A: AsArray,
-    Out: ArrayType<Elem = ElemOf<A>>,
-{
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let rank = src.len().max(reps.len());
-    let pad = |v: &[usize]| {
-        let mut p = vec![1; rank - v.len()];
-        p.extend_from_slice(v);
-        p
-    };
-    let (s, r) = (pad(src), pad(reps));
-    let out: Vec<usize> = s.iter().zip(&r).map(|(a, b)| a * b).collect();
-    // Each result position takes the source position modulo the source shape.
-    let src_strides = shape::strides(&s);
-    let size: usize = out.iter().product();
-    let mut data = Vec::with_capacity(size);
-    let out_strides = shape::strides(&out);
-    for o in 0..size {
-        let mut off = 0;
-        let mut rem = o;
-        for k in 0..rank {
-            let i = rem / out_strides[k];
-            rem %= out_strides[k];
-            off += (i % s[k]) * src_strides[k];
-        }
-        data.push(x.data()[off]);
-    }
-    finish("tile", &out, data, x.is_weak())
-}
-
 macro_rules! array_methods {
     ($($item:item)*) => {
         impl<
@@ -827,42 +497,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn const_messages() {
-        let m = ConstMsg::new()
-            .str("a ")
-            .ty(DType::F32, &[2, 30])
-            .str(" b ")
-            .ty(DType::I8, &[]);
-        assert_eq!(m.as_str(), "a f32[2,30] b i8[]");
-        assert_eq!(ConstMsg::new().num(0).num(1234567).as_str(), "01234567");
-    }
-
-    #[test]
-    fn const_shape_predicates() {
-        assert!(broadcasts_to(&[3], &[2, 3]));
-        assert!(broadcasts_to(&[1, 3], &[4, 3]));
-        assert!(!broadcasts_to(&[2], &[2, 3]));
-        assert!(!broadcasts_to(&[2, 3], &[3]));
-        assert!(is_squeeze(&[1, 3, 1, 2], &[3, 2]));
-        assert!(!is_squeeze(&[1, 3], &[1, 3]));
-        assert!(is_reversal(&[1, 2, 3], &[3, 2, 1]));
-        assert!(!is_reversal(&[1, 2], &[1, 2]));
-    }
-
-    #[test]
     fn permute_3d() {
         let x: Vec<i32> = (0..24).collect();
         // (2,3,4) -> axes (1,2,0): element [i,j,k] moves to [j,k,i].
         let y = permute(&x, &[2, 3, 4], &[1, 2, 0]);
         assert_eq!(y[0..4], [0, 12, 1, 13]);
         assert_eq!(y[23], 23);
-    }
-
-    #[test]
-    #[should_panic(expected = "concatenate gives i32[5] but the result type is i32[4]")]
-    fn concatenate_wrong_result_type() {
-        let a = Array::<i32, 2>::from([1, 2]);
-        let b = Array::<i32, 3>::from([3, 4, 5]);
-        let _: Array<i32, 4> = concatenate((&a, &b), 0);
     }
 }

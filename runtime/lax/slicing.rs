@@ -98,6 +98,14 @@ fn for_window_rows(
 /// let y: Array<f32, 3> = lax::dynamic_slice(&x, &[8]);
 /// assert_eq!(y.to_vec(), [7.0, 8.0, 9.0]);
 /// ```
+///
+/// A window larger than the array does not compile:
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let x: Array<f32, 10> = Array::arange();
+/// let y: Array<f32, 11> = lax::dynamic_slice(&x, &[0]);
+/// ```
 pub fn dynamic_slice<Out, A, I>(x: A, start_indices: &[I]) -> Out
 where
     A: AsArray,
