@@ -56,5 +56,6 @@ pub use jax_macros::jit;
 pub mod prelude {
     pub use crate::array::{Array, ArrayType, AsArray};
     pub use crate::element::{bf16, f16, DType, Element};
-    pub use crate::{jnp, lax};
+    pub use crate::index::AtRef;
+    pub use crate::{jnp, lax, s};
 }

@@ -1,1 +1,508 @@
-//! (in progress)
+//! Slicing and structural primitives, as `jax.lax`: `slice`,
+//! `dynamic_slice`, `dynamic_update_slice`, `broadcast_in_dim`, `pad`, `rev`,
+//! and the strict forms of reshape, transpose, concatenate, squeeze and expand_dims.
+//!
+//! As in XLA, dynamic slices never go out of bounds: their start indices are
+//! clamped so that the slice fits (after negative indices are counted from
+//! the end, as JAX does).
+
+use crate::array::{ArrayType, AsArray};
+use crate::element::Element;
+use crate::index::IndexInt;
+use crate::jnp::{self, ArrayList, ConstMsg};
+use crate::shape;
+
+type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// Whether every axis of `part` fits in `whole` (same rank).
+const fn fits(part: &[usize], whole: &[usize]) -> bool {
+    if part.len() != whole.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < part.len() {
+        if part[k] > whole[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// Start positions clamped so that a window of `sizes` fits in `shape`.
+fn clamp_starts<I: IndexInt>(
+    op: &str,
+    starts: &[I],
+    shape: &[usize],
+    sizes: &[usize],
+) -> Vec<usize> {
+    assert!(
+        starts.len() == shape.len(),
+        "{op}: {} start indices for an array of dimension {}",
+        starts.len(),
+        shape.len()
+    );
+    starts
+        .iter()
+        .zip(shape.iter().zip(sizes))
+        .map(|(&s, (&len, &size))| {
+            let s = s.to_i64();
+            let s = if s < 0 { s + len as i64 } else { s };
+            s.clamp(0, (len - size) as i64) as usize
+        })
+        .collect()
+}
+
+/// Calls `f(src_offset, window_offset)` for every element of a window of
+/// `sizes` at `starts` in an array of `shape`, one contiguous row at a time
+/// (`f` gets the row length as third argument).
+fn for_window_rows(
+    shape: &[usize],
+    starts: &[usize],
+    sizes: &[usize],
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let rank = shape.len();
+    if rank == 0 {
+        return f(0, 0, 1);
+    }
+    if sizes.contains(&0) {
+        return;
+    }
+    let strides = shape::strides(shape);
+    let row = sizes[rank - 1];
+    let rows: usize = sizes[..rank - 1].iter().product();
+    let mut counter = vec![0usize; rank - 1];
+    for r in 0..rows {
+        let off: usize = (0..rank)
+            .map(|k| (starts[k] + if k < rank - 1 { counter[k] } else { 0 }) * strides[k])
+            .sum();
+        f(off, r * row, row);
+        for k in (0..rank - 1).rev() {
+            counter[k] += 1;
+            if counter[k] < sizes[k] {
+                break;
+            }
+            counter[k] = 0;
+        }
+    }
+}
+
+/// A window of the result type's shape starting at `start_indices`
+/// (`lax.dynamic_slice`; the slice sizes are the result's shape). Starts are
+/// clamped so the window fits, as XLA does; negative starts count from the end.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 10> = Array::arange();
+/// let y: Array<f32, 3> = lax::dynamic_slice(&x, &[8]);
+/// assert_eq!(y.to_vec(), [7.0, 8.0, 9.0]);
+/// ```
+///
+/// A window larger than the array does not compile:
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let x: Array<f32, 10> = Array::arange();
+/// let y: Array<f32, 11> = lax::dynamic_slice(&x, &[0]);
+/// ```
+pub fn dynamic_slice<Out, A, I>(x: A, start_indices: &[I]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+    I: IndexInt,
+{
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if !fits(dst, src) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new().str("dynamic_slice: a slice ").ty(d, dst);
+            let m = m.str(" does not fit in ").ty(d, src);
+            panic!("{}", m.as_str());
+        }
+    }
+    let src = <A::Array as ArrayType>::SHAPE;
+    let starts = clamp_starts("dynamic_slice", start_indices, src, Out::SHAPE);
+    let x = x.as_array();
+    let data = x.data();
+    let mut out = Vec::with_capacity(Out::SIZE);
+    for_window_rows(src, &starts, Out::SHAPE, |off, _, n| {
+        out.extend_from_slice(&data[off..off + n])
+    });
+    Out::from_data(out).set_weak(x.is_weak())
+}
+
+/// `x` with `update` written at `start_indices` (`lax.dynamic_update_slice`).
+/// Starts are clamped so the update fits; negative starts count from the end.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 5> = Array::zeros();
+/// let y = lax::dynamic_update_slice(x, Array::<f32, 2>::ones(), &[4]);
+/// assert_eq!(y.to_vec(), [0.0, 0.0, 0.0, 1.0, 1.0]);
+/// ```
+pub fn dynamic_update_slice<A, U, I>(x: A, update: U, start_indices: &[I]) -> A::Array
+where
+    A: AsArray,
+    U: AsArray,
+    U::Array: ArrayType<Elem = ElemOf<A>>,
+    I: IndexInt,
+{
+    const {
+        let (src, upd) = (
+            <A::Array as ArrayType>::SHAPE,
+            <U::Array as ArrayType>::SHAPE,
+        );
+        if !fits(upd, src) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new()
+                .str("dynamic_update_slice: an update ")
+                .ty(d, upd);
+            let m = m.str(" does not fit in ").ty(d, src);
+            panic!("{}", m.as_str());
+        }
+    }
+    let src = <A::Array as ArrayType>::SHAPE;
+    let sizes = <U::Array as ArrayType>::SHAPE;
+    let starts = clamp_starts("dynamic_update_slice", start_indices, src, sizes);
+    let x = x.into_array();
+    let weak = x.is_weak();
+    let u = update.as_array().data();
+    let mut data = x.data().to_vec();
+    for_window_rows(src, &starts, sizes, |off, uoff, n| {
+        data[off..off + n].copy_from_slice(&u[uoff..uoff + n])
+    });
+    <A::Array as ArrayType>::from_data(data).set_weak(weak)
+}
+
+/// Broadcasts to the result type's shape, input axis `k` going to result
+/// axis `broadcast_dimensions[k]` (`lax.broadcast_in_dim`). Each input axis
+/// must have length 1 or the length of its result axis, and the dimensions
+/// must be strictly increasing.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2>::from([1, 2]);
+/// let y: Array<i32, 2, 3> = lax::broadcast_in_dim(&x, &[0]);
+/// assert_eq!(y.to_vec(), [1, 1, 1, 2, 2, 2]);
+/// ```
+#[track_caller]
+pub fn broadcast_in_dim<Out, A>(x: A, broadcast_dimensions: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let dst = Out::SHAPE;
+    let ok = broadcast_dimensions.len() == src.len()
+        && broadcast_dimensions.windows(2).all(|w| w[0] < w[1])
+        && broadcast_dimensions
+            .iter()
+            .zip(src)
+            .all(|(&d, &s)| d < dst.len() && (s == 1 || s == dst[d]));
+    assert!(
+        ok,
+        "broadcast_in_dim: cannot broadcast {} to {} with broadcast_dimensions={broadcast_dimensions:?}",
+        shape::type_string(<ElemOf<A> as Element>::DTYPE, src),
+        shape::type_string(<ElemOf<A> as Element>::DTYPE, dst),
+    );
+    // Place the input's axes at their result positions (1 elsewhere), then broadcast.
+    let mut placed = vec![1; dst.len()];
+    for (&d, &s) in broadcast_dimensions.iter().zip(src) {
+        placed[d] = s;
+    }
+    let idx = shape::broadcast_indices(&placed, dst);
+    let x = x.as_array();
+    let data = x.data();
+    Out::from_data(idx.iter().map(|&i| data[i]).collect()).set_weak(x.is_weak())
+}
+
+/// The elements from `start_indices` up to `limit_indices` (exclusive) with
+/// optional `strides` (`lax.slice`). Unlike `x.slice(s![..])`, the bounds
+/// must be in range.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 3, 4> = Array::arange();
+/// let y: Array<i32, 2, 2> = lax::slice(&x, &[1, 0], &[3, 4], Some(&[1, 2]));
+/// assert_eq!(y.to_vec(), [4, 6, 8, 10]);
+/// ```
+#[track_caller]
+pub fn slice<Out, A>(
+    x: A,
+    start_indices: &[usize],
+    limit_indices: &[usize],
+    strides: Option<&[usize]>,
+) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let rank = src.len();
+    let ones = vec![1; rank];
+    let strides = strides.unwrap_or(&ones);
+    assert!(
+        start_indices.len() == rank && limit_indices.len() == rank && strides.len() == rank,
+        "slice: start_indices, limit_indices and strides must have one entry per axis of {src:?}"
+    );
+    let mut items = Vec::with_capacity(rank);
+    let mut out = Vec::with_capacity(rank);
+    for k in 0..rank {
+        let (a, b, s) = (start_indices[k], limit_indices[k], strides[k]);
+        assert!(
+            a <= b && b <= src[k] && s > 0,
+            "slice: invalid bounds start={start_indices:?}, limit={limit_indices:?}, strides={strides:?} for shape {src:?}"
+        );
+        out.push((b - a).div_ceil(s));
+        items.push(crate::index::IndexItem::Slice(crate::index::Slice {
+            start: Some(a as i64),
+            end: Some(b as i64),
+            step: s as i64,
+        }));
+    }
+    shape::check_result::<Out>("slice", <ElemOf<A> as Element>::DTYPE, &out);
+    let spec = crate::index::IndexSpec(items);
+    crate::index::gather_impl(
+        x.as_array(),
+        &spec,
+        "slice",
+        crate::index::Mode::Clip,
+        <ElemOf<A> as Element>::ZERO,
+    )
+}
+
+/// Pads with `padding_value`: `(low, high, interior)` per axis, as
+/// `lax.pad`. Negative `low`/`high` remove elements; `interior` inserts
+/// that many values between neighbours.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 3>::from([1, 2, 3]);
+/// let y: Array<i32, 7> = lax::pad(&x, 0, &[(1, 1, 1)]);
+/// assert_eq!(y.to_vec(), [0, 1, 0, 2, 0, 3, 0]);
+/// let z: Array<i32, 2> = lax::pad(&x, 0, &[(-1, 0, 0)]);
+/// assert_eq!(z.to_vec(), [2, 3]);
+/// ```
+#[track_caller]
+pub fn pad<Out, A>(x: A, padding_value: ElemOf<A>, padding_config: &[(i64, i64, i64)]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    assert!(
+        padding_config.len() == src.len(),
+        "pad: padding_config has {} entries for an array of dimension {}",
+        padding_config.len(),
+        src.len()
+    );
+    let out: Vec<usize> = src
+        .iter()
+        .zip(padding_config)
+        .map(|(&n, &(lo, hi, interior))| {
+            assert!(
+                interior >= 0,
+                "pad: interior padding must be non-negative, got {interior}"
+            );
+            let n = n as i64;
+            let len = lo + hi + n + (n - 1).max(0) * interior;
+            assert!(
+                len >= 0,
+                "pad: the padded axis would have negative length {len}"
+            );
+            len as usize
+        })
+        .collect();
+    shape::check_result::<Out>("pad", <ElemOf<A> as Element>::DTYPE, &out);
+    let x = x.as_array();
+    let data = x.data();
+    let src_strides = shape::strides(src);
+    let out_strides = shape::strides(&out);
+    let size: usize = out.iter().product();
+    let result = (0..size)
+        .map(|o| {
+            let mut off = 0;
+            let mut rem = o;
+            for k in 0..src.len() {
+                let i = (rem / out_strides[k]) as i64;
+                rem %= out_strides[k];
+                let (lo, _, interior) = padding_config[k];
+                let j = i - lo;
+                if j < 0 || j % (interior + 1) != 0 || j / (interior + 1) >= src[k] as i64 {
+                    return padding_value;
+                }
+                off += (j / (interior + 1)) as usize * src_strides[k];
+            }
+            data[off]
+        })
+        .collect();
+    Out::from_data(result).set_weak(x.is_weak())
+}
+
+/// Reverses the order of elements along each of `dimensions` (`lax.rev`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 2> = Array::arange();
+/// assert_eq!(lax::rev(&x, &[0, 1]).to_vec(), [3, 2, 1, 0]);
+/// ```
+pub fn rev<A: AsArray>(x: A, dimensions: &[usize]) -> A::Array {
+    let mut y = x.into_array();
+    for &d in dimensions {
+        y = crate::jnp::flip_array(&y, d as isize);
+    }
+    y
+}
+
+/// The same elements with the result type's shape (`lax.reshape`), the size
+/// checked when the crate compiles.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 2, 3> = Array::arange();
+/// let y: Array<f32, 6> = lax::reshape(&x);
+/// assert_eq!(y.to_vec(), x.to_vec());
+/// ```
+pub fn reshape<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    jnp::reshape(x)
+}
+
+/// Permutes the axes: result axis `k` is input axis `permutation[k]` (`lax.transpose`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// let y: Array<i32, 3, 2> = lax::transpose(&x, &[1, 0]);
+/// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+/// ```
+#[track_caller]
+pub fn transpose<Out, A>(x: A, permutation: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let axes: Vec<isize> = permutation.iter().map(|&p| p as isize).collect();
+    jnp::transpose_axes(x, &axes)
+}
+
+/// Joins arrays along `dimension` (`lax.concatenate`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 1, 2>::from([[1, 2]]);
+/// let c: Array<i32, 2, 2> = lax::concatenate(&[&a, &a], 0);
+/// assert_eq!(c.to_vec(), [1, 2, 1, 2]);
+/// ```
+#[track_caller]
+pub fn concatenate<Out, L>(operands: L, dimension: usize) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    jnp::concatenate(operands, dimension as isize)
+}
+
+/// Removes the given axes, each of length 1 (`lax.squeeze`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 1, 3, 1> = Array::zeros();
+/// let y: Array<f32, 3> = lax::squeeze(&x, &[0, 2]);
+/// assert_eq!(y.shape(), &[3]);
+/// ```
+#[track_caller]
+pub fn squeeze<Out, A>(x: A, dimensions: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let out: Vec<usize> = (0..src.len())
+        .filter(|k| !dimensions.contains(k))
+        .map(|k| src[k])
+        .collect();
+    for &d in dimensions {
+        assert!(
+            d < src.len() && src[d] == 1,
+            "squeeze: cannot squeeze dimension {d} of shape {src:?}"
+        );
+    }
+    shape::check_result::<Out>("squeeze", <ElemOf<A> as Element>::DTYPE, &out);
+    let x = x.as_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+/// Inserts axes of length 1 at the given result positions (`lax.expand_dims`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 3> = Array::zeros();
+/// let y: Array<f32, 1, 3, 1> = lax::expand_dims(&x, &[0, 2]);
+/// assert_eq!(y.shape(), &[1, 3, 1]);
+/// ```
+#[track_caller]
+pub fn expand_dims<Out, A>(x: A, dimensions: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    let rank = src.len() + dimensions.len();
+    let mut dims = dimensions.to_vec();
+    dims.sort_unstable();
+    let mut rest = src.iter();
+    let out: Vec<usize> = (0..rank)
+        .map(|k| {
+            if dims.contains(&k) {
+                1
+            } else {
+                *rest.next().expect("expand_dims: dimensions out of range")
+            }
+        })
+        .collect();
+    shape::check_result::<Out>("expand_dims", <ElemOf<A> as Element>::DTYPE, &out);
+    let x = x.as_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Array;
+
+    #[test]
+    fn starts_clamp_into_range() {
+        assert_eq!(
+            clamp_starts("t", &[8, -1, -20], &[10, 10, 10], &[3, 3, 2]),
+            [7, 7, 0]
+        );
+    }
+
+    #[test]
+    fn window_rows_cover_the_window() {
+        let mut seen = Vec::new();
+        for_window_rows(&[3, 4], &[1, 1], &[2, 2], |off, w, n| {
+            seen.push((off, w, n))
+        });
+        assert_eq!(seen, [(5, 0, 2), (9, 2, 2)]);
+    }
+
+    #[test]
+    fn dynamic_slice_2d() {
+        let x: Array<i32, 3, 4> = Array::arange();
+        let y: Array<i32, 2, 2> = dynamic_slice(&x, &[5, -1]);
+        assert_eq!(y.to_vec(), [6, 7, 10, 11]);
+    }
+
+    #[test]
+    #[should_panic(expected = "broadcast_in_dim: cannot broadcast i32[2] to i32[3,3]")]
+    fn broadcast_in_dim_checks_sizes() {
+        let x = Array::<i32, 2>::from([1, 2]);
+        let _: Array<i32, 3, 3> = broadcast_in_dim(&x, &[0]);
+    }
+}

@@ -1,0 +1,251 @@
+//! Joining and repeating arrays: concatenate, stack, repeat, tile.
+
+use super::{finish, ElemOf};
+use crate::array::{ArrayType, AsArray};
+use crate::element::Element;
+use crate::shape;
+
+/// One array of an [`ArrayList`]: its shape, row-major data and weak flag.
+pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
+
+/// A list of arrays with one element type, for [`concatenate`] and
+/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
+/// to four arrays of different shapes.
+pub trait ArrayList {
+    /// The common element type.
+    type Elem: Element;
+    /// Each array's shape, data and weak flag.
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>>;
+}
+
+fn part<A: AsArray>(a: &A) -> Part<'_, ElemOf<A>> {
+    let x = a.as_array();
+    (<A::Array as ArrayType>::SHAPE, x.data(), x.is_weak())
+}
+
+impl<A: AsArray> ArrayList for &[A] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for [A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for &[A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray> ArrayList for Vec<A> {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+macro_rules! impl_tuple_list {
+    ($first:ident $(, $name:ident)*) => {
+        impl<$first: AsArray $(, $name: AsArray)*> ArrayList for ($first, $($name,)*)
+        where
+            $($name::Array: ArrayType<Elem = ElemOf<$first>>,)*
+        {
+            type Elem = ElemOf<$first>;
+            #[allow(non_snake_case)]
+            fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+                let ($first, $($name,)*) = self;
+                vec![part($first) $(, part($name))*]
+            }
+        }
+    };
+}
+impl_tuple_list!(A, B);
+impl_tuple_list!(A, B, C);
+impl_tuple_list!(A, B, C, D);
+
+/// Joins arrays along an existing axis (`jnp.concatenate`). The arrays may
+/// differ in length along `axis` when given as a tuple.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2>::from([1, 2]);
+/// let b = Array::<i32, 3>::from([3, 4, 5]);
+/// let c: Array<i32, 5> = jnp::concatenate((&a, &b), 0);
+/// assert_eq!(c.to_vec(), [1, 2, 3, 4, 5]);
+/// let d: Array<i32, 4> = jnp::concatenate(&[&a, &a], 0);
+/// assert_eq!(d.to_vec(), [1, 2, 1, 2]);
+/// ```
+#[track_caller]
+pub fn concatenate<Out, L>(arrays: L, axis: isize) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    let parts = arrays.parts();
+    assert!(
+        !parts.is_empty(),
+        "concatenate: need at least one array to concatenate"
+    );
+    let rank = parts[0].0.len();
+    assert!(
+        rank > 0,
+        "concatenate: zero-dimensional arrays cannot be concatenated"
+    );
+    let a = shape::normalize_axis("concatenate", axis, rank);
+    let mut out = parts[0].0.to_vec();
+    out[a] = 0;
+    for (s, _, _) in &parts {
+        let same = s.len() == rank && (0..rank).all(|k| k == a || s[k] == parts[0].0[k]);
+        assert!(
+            same,
+            "concatenate: all input array dimensions other than the specified axis must match exactly, got {:?} and {:?}",
+            parts[0].0, s
+        );
+        out[a] += s[a];
+    }
+    let outer: usize = out[..a].iter().product();
+    let mut data = Vec::with_capacity(out.iter().product());
+    for o in 0..outer {
+        for (s, d, _) in &parts {
+            let chunk = s[a..].iter().product::<usize>();
+            data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    let weak = parts.iter().all(|p| p.2);
+    finish("concatenate", &out, data, weak)
+}
+
+/// Joins arrays of one shape along a new axis (`jnp.stack`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2>::from([1, 2]);
+/// let b = Array::<i32, 2>::from([3, 4]);
+/// let c: Array<i32, 2, 2> = jnp::stack(&[&a, &b], 1);
+/// assert_eq!(c.to_vec(), [1, 3, 2, 4]);
+/// ```
+#[track_caller]
+pub fn stack<Out, L>(arrays: L, axis: isize) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    let parts = arrays.parts();
+    assert!(!parts.is_empty(), "stack: need at least one array to stack");
+    let src = parts[0].0;
+    for (s, _, _) in &parts {
+        assert!(
+            *s == src,
+            "stack: all input arrays must have the same shape, got {src:?} and {s:?}"
+        );
+    }
+    let a = shape::normalize_axis("stack", axis, src.len() + 1);
+    let mut out = src.to_vec();
+    out.insert(a, parts.len());
+    let inner: usize = src[a..].iter().product();
+    let outer: usize = src[..a].iter().product();
+    let mut data = Vec::with_capacity(out.iter().product());
+    for o in 0..outer {
+        for (_, d, _) in &parts {
+            data.extend_from_slice(&d[o * inner..(o + 1) * inner]);
+        }
+    }
+    let weak = parts.iter().all(|p| p.2);
+    finish("stack", &out, data, weak)
+}
+
+/// Repeats each element `repeats` times along `axis`, or along the
+/// flattened array for `None` (`jnp.repeat`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+/// let y: Array<i32, 2, 4> = jnp::repeat(&x, 2, Some(1));
+/// assert_eq!(y.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
+/// let z: Array<i32, 8> = jnp::repeat(&x, 2, None);
+/// assert_eq!(z.to_vec(), [1, 1, 2, 2, 3, 3, 4, 4]);
+/// ```
+#[track_caller]
+pub fn repeat<Out, A>(x: A, repeats: usize, axis: Option<isize>) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let (shape, a) = match axis {
+        None => (vec![src.iter().product()], 0),
+        Some(ax) => (src.to_vec(), shape::normalize_axis("repeat", ax, src.len())),
+    };
+    let inner: usize = shape[a + 1..].iter().product();
+    let mut data = Vec::with_capacity(x.data().len() * repeats);
+    for row in x.data().chunks_exact(inner.max(1)) {
+        for _ in 0..repeats {
+            data.extend_from_slice(row);
+        }
+    }
+    let mut out = shape;
+    out[a] *= repeats;
+    finish("repeat", &out, data, x.is_weak())
+}
+
+/// Repeats the whole array `reps[k]` times along each axis (`jnp.tile`);
+/// `reps` shorter than the rank applies to the trailing axes, longer adds
+/// leading axes.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2>::from([1, 2]);
+/// let y: Array<i32, 2, 4> = jnp::tile(&x, &[2, 2]);
+/// assert_eq!(y.to_vec(), [1, 2, 1, 2, 1, 2, 1, 2]);
+/// ```
+#[track_caller]
+pub fn tile<Out, A>(x: A, reps: &[usize]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let rank = src.len().max(reps.len());
+    let pad = |v: &[usize]| {
+        let mut p = vec![1; rank - v.len()];
+        p.extend_from_slice(v);
+        p
+    };
+    let (s, r) = (pad(src), pad(reps));
+    let out: Vec<usize> = s.iter().zip(&r).map(|(a, b)| a * b).collect();
+    // Each result position takes the source position modulo the source shape.
+    let src_strides = shape::strides(&s);
+    let size: usize = out.iter().product();
+    let mut data = Vec::with_capacity(size);
+    let out_strides = shape::strides(&out);
+    for o in 0..size {
+        let mut off = 0;
+        let mut rem = o;
+        for k in 0..rank {
+            let i = rem / out_strides[k];
+            rem %= out_strides[k];
+            off += (i % s[k]) * src_strides[k];
+        }
+        data.push(x.data()[off]);
+    }
+    finish("tile", &out, data, x.is_weak())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Array;
+
+    #[test]
+    #[should_panic(expected = "concatenate gives i32[5] but the result type is i32[4]")]
+    fn concatenate_wrong_result_type() {
+        let a = Array::<i32, 2>::from([1, 2]);
+        let b = Array::<i32, 3>::from([3, 4, 5]);
+        let _: Array<i32, 4> = concatenate((&a, &b), 0);
+    }
+}
