@@ -39,7 +39,7 @@ pub mod error;
 mod format;
 pub mod index;
 pub mod interop;
-pub mod jit;
+mod jaxpr;
 pub mod jnp;
 pub mod lax;
 mod ops;
@@ -49,7 +49,7 @@ pub mod shape;
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use element::{bf16, f16, DType, Element, Float, Int};
 pub use error::ShapeError;
-pub use jit::Jaxpr;
+pub use jaxpr::Jaxpr;
 pub use jax_macros::jit;
 
 /// Everything a typical user needs: `use jax::prelude::*;`.
