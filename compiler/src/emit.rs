@@ -233,26 +233,51 @@ impl<'a> Emitter<'a> {
     /// Stores `v` (its defining equation is elementwise) in a buffer.
     fn materialize(&mut self, v: Var, aval: &Aval) {
         let name = Self::name(v);
+        self.write_buffer(&name, &Atom::Var(v), aval);
+        self.finish_buffer(v, aval, name);
+    }
+
+    /// Emits `let mut name = buffer; loops { name[..] = value of a }`.
+    fn write_buffer(&mut self, name: &Ident, a: &Atom, aval: &Aval) {
         let ty = rust_type(aval.dtype);
         let size = product(&aval.shape);
-        let mut l = LoopNest::new(&aval.shape);
+        let flat = self.flat_ok(a, &aval.shape);
+        let mut l = if flat { LoopNest::flat(&aval.shape) } else { LoopNest::new(&aval.shape) };
         let id = l.identity();
-        let value = self.eval(&mut l, &Atom::Var(v), &id);
-        let out_index = l.linear_index(&row_major_strides(&aval.shape));
+        let value = self.eval(&mut l, a, &id);
+        let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
         let body = std::mem::take(&mut l.body);
-        let loops = l.wrap(quote! { #(#body)* #name[#out_index] = #value; });
+        let loops = l.wrap(quote! { #(#body)* #out = #value; });
         self.stmts.push(quote! {
             let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
             #loops
         });
-        self.locs.insert(
-            v,
-            Loc::View {
-                buf: name,
-                offset: quote!(0usize),
-                strides: row_major_strides(&aval.shape),
-            },
-        );
+    }
+
+    /// Whether computing `a` over `shape` reads only scalars and whole
+    /// row-major arrays of exactly that shape, so one flat loop does it.
+    fn flat_ok(&self, a: &Atom, shape: &[Dim]) -> bool {
+        let v = match a {
+            Atom::Lit(_) => return true,
+            Atom::Var(v) => *v,
+        };
+        let aval = self.j.aval(v);
+        if aval.rank() == 0 {
+            return true;
+        }
+        if aval.shape != shape {
+            return false;
+        }
+        match self.locs.get(&v) {
+            Some(Loc::Scalar(_)) | Some(Loc::Splat(_)) => true,
+            Some(Loc::View { offset, strides, .. }) => {
+                offset.to_string() == "0usize" && strides_are_row_major(strides, shape)
+            }
+            Some(Loc::Fused) | None => {
+                let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
+                e.ins.iter().all(|op| self.flat_ok(op, shape))
+            }
+        }
     }
 
     /// The value of `a` at the loop position `index` (for each axis of `a`,
@@ -271,15 +296,14 @@ impl<'a> Emitter<'a> {
             Some(Loc::Scalar(n)) => return quote!(#n),
             Some(Loc::Splat(t)) => return t,
             Some(Loc::View { buf, offset, strides }) => {
-                let terms: Vec<TokenStream> = index
-                    .iter()
-                    .zip(&strides)
-                    .filter_map(|(i, s)| i.map(|i| {
-                        let var = &l.vars[i];
-                        quote!(#var * #s)
-                    }))
-                    .collect();
-                quote!(#buf[#offset #(+ #terms)*])
+                // Map each of the view's axes to its loop variable's axis.
+                let mut loop_strides = vec![quote!(0usize); l.vars.len()];
+                for (i, s) in index.iter().zip(&strides) {
+                    if let Some(i) = i {
+                        loop_strides[*i] = s.clone();
+                    }
+                }
+                return l.row_of(&buf, &offset, &loop_strides, false);
             }
             Some(Loc::Fused) | None => {
                 let e = self
@@ -405,18 +429,7 @@ impl<'a> Emitter<'a> {
     /// Copies any array value into a fresh row-major buffer.
     fn copy_view(&mut self, x: &Atom, aval: &Aval) -> Ident {
         let name = format_ident!("__copy{}", self.stmts.len());
-        let ty = rust_type(aval.dtype);
-        let size = product(&aval.shape);
-        let mut l = LoopNest::new(&aval.shape);
-        let id = l.identity();
-        let value = self.eval(&mut l, x, &id);
-        let out_index = l.linear_index(&row_major_strides(&aval.shape));
-        let body = std::mem::take(&mut l.body);
-        let loops = l.wrap(quote! { #(#body)* #name[#out_index] = #value; });
-        self.stmts.push(quote! {
-            let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
-            #loops
-        });
+        self.write_buffer(&name, x, aval);
         name
     }
 
@@ -448,11 +461,16 @@ impl<'a> Emitter<'a> {
         };
         let combine_fn = format_ident!("{}", combine);
         let identity = format_ident!("{}", prim);
-        let mut l = LoopNest::new(&x_aval.shape);
-        // Reduced axes run innermost, so each output element has one accumulator.
         let kept: Vec<usize> = (0..x_aval.rank()).filter(|k| !axes.contains(k)).collect();
-        let order: Vec<usize> = kept.iter().copied().chain(axes.iter().copied()).collect();
-        l.order = order;
+        let mut l = if kept.is_empty() && self.flat_ok(x, &x_aval.shape) {
+            LoopNest::flat(&x_aval.shape)
+        } else {
+            let mut l = LoopNest::new(&x_aval.shape);
+            // Reduced axes run innermost, so each output element has one accumulator.
+            l.order = kept.iter().copied().chain(axes.iter().copied()).collect();
+            l
+        };
+        let kept: Vec<usize> = if l.is_flat() { Vec::new() } else { kept };
         let id = l.identity();
         let value = self.eval(&mut l, x, &id);
         let body = l.body.clone();
@@ -638,13 +656,22 @@ fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream
 }
 
 /// A loop nest over a shape, with loop variables and the body's let-bindings.
+///
+/// Reads in the innermost loop go through row slices taken once per row
+/// (`let r = &buf[base..base + n]`), so the innermost loop has no bounds
+/// checks and vectorizes; values that do not vary along it are read before it.
 struct LoopNest {
     dims: Vec<Dim>,
     vars: Vec<Ident>,
     /// The axes in loop order, outermost first.
     order: Vec<usize>,
     body: Vec<TokenStream>,
+    /// Statements just before the innermost loop.
+    pre: Vec<TokenStream>,
     memo: HashMap<(Var, Vec<Option<usize>>), Ident>,
+    rows: HashMap<String, Ident>,
+    /// One loop over all elements (every array read is whole and row-major).
+    flat: Option<TokenStream>,
 }
 
 impl LoopNest {
@@ -654,17 +681,95 @@ impl LoopNest {
             vars: (0..shape.len()).map(|k| format_ident!("__i{}", k)).collect(),
             order: (0..shape.len()).collect(),
             body: Vec::new(),
+            pre: Vec::new(),
             memo: HashMap::new(),
+            rows: HashMap::new(),
+            flat: None,
         }
+    }
+
+    /// A single loop over the `shape`'s elements.
+    fn flat(shape: &[Dim]) -> LoopNest {
+        let mut l = LoopNest::new(shape);
+        l.flat = Some(product(shape));
+        l
+    }
+
+    fn is_flat(&self) -> bool {
+        self.flat.is_some()
     }
 
     fn identity(&self) -> Vec<Option<usize>> {
         (0..self.dims.len()).map(Some).collect()
     }
 
-    fn linear_index(&self, strides: &[TokenStream]) -> TokenStream {
-        let terms: Vec<TokenStream> = self.vars.iter().zip(strides).map(|(v, s)| quote!(#v * #s)).collect();
-        quote!(0usize #(+ #terms)*)
+    /// The innermost loop's axis, if any.
+    fn inner(&self) -> Option<usize> {
+        self.order.last().copied()
+    }
+
+    /// An element of `buf` at `offset + sum(loop var * stride)` (a stride
+    /// per loop axis, 0 where it does not move), read or (`write`) written
+    /// through a row slice of the innermost loop.
+    fn row_of(&mut self, buf: &Ident, offset: &TokenStream, loop_strides: &[TokenStream], write: bool) -> TokenStream {
+        if let Some(n) = &self.flat {
+            let key = format!("{buf} flat {write}");
+            if let Some(row) = self.rows.get(&key) {
+                return quote!(#row[__i]);
+            }
+            let row = format_ident!("__r{}", self.rows.len());
+            self.rows.insert(key, row.clone());
+            self.pre.push(if write {
+                quote!(let #row = &mut #buf[..#n];)
+            } else {
+                quote!(let #row = &#buf[..#n];)
+            });
+            return quote!(#row[__i]);
+        }
+        let outer_terms: Vec<TokenStream> = self
+            .order
+            .iter()
+            .filter(|&&k| Some(k) != self.inner())
+            .filter(|&&k| loop_strides[k].to_string() != "0usize")
+            .map(|&k| {
+                let (v, s) = (&self.vars[k], &loop_strides[k]);
+                quote!(#v * #s)
+            })
+            .collect();
+        let base = quote!(#offset #(+ #outer_terms)*);
+        let Some(inner) = self.inner() else {
+            return quote!(#buf[#base]);
+        };
+        let inner_stride = loop_strides[inner].to_string();
+        let key = format!("{buf} {base} {inner_stride} {write}");
+        if let Some(r) = self.rows.get(&key) {
+            let r = r.clone();
+            let iv = &self.vars[inner];
+            return if inner_stride == "0usize" { quote!(#r) } else { quote!(#r[#iv]) };
+        }
+        let name = format_ident!("__r{}", self.rows.len());
+        self.rows.insert(key, name.clone());
+        let iv = &self.vars[inner];
+        let n = dim_tokens(&self.dims[inner]);
+        match (inner_stride.as_str(), write) {
+            ("1usize", false) => {
+                self.pre.push(quote!(let #name = &#buf[#base..#base + #n];));
+                quote!(#name[#iv])
+            }
+            ("1usize", true) => {
+                self.pre.push(quote!(let #name = &mut #buf[#base..#base + #n];));
+                quote!(#name[#iv])
+            }
+            ("0usize", false) => {
+                self.pre.push(quote!(let #name = #buf[#base];));
+                quote!(#name)
+            }
+            _ => {
+                self.rows.remove(&format!("{buf} {base} {inner_stride} {write}"));
+                let s = &loop_strides[inner];
+                quote!(#buf[#base + #iv * #s])
+            }
+        }
     }
 
     /// All loops around `inner`.
@@ -672,13 +777,30 @@ impl LoopNest {
         self.wrap_range(0, self.order.len(), inner)
     }
 
-    /// Loops `order[from..to]` around `inner`.
+    /// Loops `order[from..to]` around `inner`; the innermost loop gets the
+    /// row slices just before it.
     fn wrap_range(&self, from: usize, to: usize, inner: TokenStream) -> TokenStream {
+        if let Some(n) = &self.flat {
+            if from == to && to == self.order.len() && from > 0 {
+                return inner;
+            }
+            let pre = &self.pre;
+            return quote!({ #(#pre)* for __i in 0..#n { #inner } });
+        }
         let mut t = inner;
-        for &k in self.order[from..to].iter().rev() {
+        let innermost = to == self.order.len();
+        for (pos, &k) in self.order[from..to].iter().enumerate().rev() {
             let var = &self.vars[k];
             let n = dim_tokens(&self.dims[k]);
             t = quote!(for #var in 0..#n { #t });
+            if innermost && pos + from + 1 == self.order.len() {
+                let pre = &self.pre;
+                t = quote!({ #(#pre)* #t });
+            }
+        }
+        if innermost && from == to {
+            let pre = &self.pre;
+            t = quote!({ #(#pre)* #t });
         }
         t
     }
