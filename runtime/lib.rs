@@ -38,7 +38,7 @@ pub mod index;
 pub mod interop;
 pub mod jnp;
 pub mod lax;
-mod ops;
+pub mod ops;
 mod promote;
 pub mod shape;
 
