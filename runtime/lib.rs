@@ -42,7 +42,7 @@ pub mod interop;
 mod jaxpr;
 pub mod jnp;
 pub mod lax;
-mod ops;
+pub mod ops;
 mod promote;
 pub mod shape;
 

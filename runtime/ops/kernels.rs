@@ -1,0 +1,512 @@
+//! Scalar kernels of the elementwise operations, one trait per family of
+//! element types, with XLA's semantics (wrapping integers, IEEE floats,
+//! defined results for integer division by zero).
+//!
+//! The traits are what the operators and the `jnp`/`lax` functions use as
+//! bounds, so a dtype JAX rejects (`bool - bool`, `-bool`, `f32 & f32`) is a
+//! compile error here.
+
+use crate::element::{bf16, f16, DType, Element, Float};
+
+/// Element types with `+`, `*`, `max`, `min`, `abs` and rounding: every
+/// element type. On `bool`, `+` is logical or and `*` logical and, as in JAX.
+pub trait Arith: Element {
+    /// `a + b`: wrapping for integers, `a | b` for bool.
+    fn add(a: Self, b: Self) -> Self;
+    /// `a * b`: wrapping for integers, `a & b` for bool.
+    fn mul(a: Self, b: Self) -> Self;
+    /// The larger value; NaN if either is NaN (`lax.max`).
+    fn max(a: Self, b: Self) -> Self;
+    /// The smaller value; NaN if either is NaN (`lax.min`).
+    fn min(a: Self, b: Self) -> Self;
+    /// `|a|`; wraps for the most negative integer; identity for bool and unsigned.
+    fn abs(a: Self) -> Self;
+    /// Rounds toward -inf (identity for integers and bool).
+    fn floor(a: Self) -> Self;
+    /// Rounds toward +inf (identity for integers and bool).
+    fn ceil(a: Self) -> Self;
+    /// Rounds toward zero (identity for integers and bool).
+    fn trunc(a: Self) -> Self;
+    /// Whether `a` is NaN (never for integers and bool).
+    fn is_nan(a: Self) -> bool;
+    /// Whether `a` is infinite (never for integers and bool).
+    fn is_inf(a: Self) -> bool;
+}
+
+/// Numeric element types: every type but `bool` (JAX rejects `sub`, `neg`,
+/// `div`, `rem` and `sign` on bool).
+pub trait Numeric: Arith {
+    /// `a - b`, wrapping for integers.
+    fn sub(a: Self, b: Self) -> Self;
+    /// `lax.div`: truncating for integers, with XLA's results where Rust
+    /// would panic: `x / 0` is all ones (-1 signed, MAX unsigned) and
+    /// `MIN / -1` is `MIN`. IEEE for floats.
+    fn div(a: Self, b: Self) -> Self;
+    /// `lax.rem`: the sign of the dividend (C's `fmod` for floats); `x % 0` is
+    /// `x` and `MIN % -1` is 0 for integers.
+    fn rem(a: Self, b: Self) -> Self;
+    /// `-a`, wrapping for integers.
+    fn neg(a: Self) -> Self;
+    /// -1, 0 or 1 (NaN stays NaN, zeros keep their sign).
+    fn sign(a: Self) -> Self;
+    /// Rounds half to even (`jnp.round`); identity for integers.
+    fn round_even(a: Self) -> Self;
+    /// Rounds half away from zero (`lax.round`'s default); identity for integers.
+    fn round_away(a: Self) -> Self;
+}
+
+/// Element types with bitwise operations: `bool` and the integers.
+pub trait Bitwise: Element {
+    /// `a & b`.
+    fn and(a: Self, b: Self) -> Self;
+    /// `a | b`.
+    fn or(a: Self, b: Self) -> Self;
+    /// `a ^ b`.
+    fn xor(a: Self, b: Self) -> Self;
+    /// `!a`: logical not for bool, bitwise not for integers.
+    fn not(a: Self) -> Self;
+}
+
+/// The type JAX computes integer-valued functions in (`square`, `//`, `%`,
+/// `power`): `bool` becomes the default int type, as `promote_args_numeric` does.
+pub trait ToNumeric: Element {
+    /// `i32` for bool (`i64` with the `x64` feature), `Self` otherwise.
+    type Out: Numeric;
+}
+
+/// Applies a float function to any float type: `f64` natively, the others
+/// through `f32`, as XLA's CPU backend computes `f16` and `bf16`.
+#[inline]
+pub fn float_apply<F: Float>(x: F, f: impl Fn(f32) -> f32, g: impl Fn(f64) -> f64) -> F {
+    if F::DTYPE == DType::F64 {
+        F::from_f64(g(x.to_f64()))
+    } else {
+        F::from_f32(f(x.to_f32()))
+    }
+}
+
+/// A two-argument float function on any float type (see [`float_apply`]).
+#[inline]
+pub fn float_apply2<F: Float>(
+    x: F,
+    y: F,
+    f: impl Fn(f32, f32) -> f32,
+    g: impl Fn(f64, f64) -> f64,
+) -> F {
+    if F::DTYPE == DType::F64 {
+        F::from_f64(g(x.to_f64(), y.to_f64()))
+    } else {
+        F::from_f32(f(x.to_f32(), y.to_f32()))
+    }
+}
+
+/// Float functions on any float type ([`float_apply`]: f16 and bf16 through
+/// f32), shared by `jnp` and `lax`.
+pub mod float {
+    use super::float_apply;
+    use crate::element::Float;
+
+    macro_rules! float_fns {
+        ($($name:ident => $f:expr, $g:expr;)*) => {$(
+            #[doc = concat!("`", stringify!($name), "` of one element.")]
+            #[inline]
+            pub fn $name<F: Float>(x: F) -> F {
+                float_apply(x, $f, $g)
+            }
+        )*};
+    }
+
+    float_fns! {
+        exp => f32::exp, f64::exp;
+        exp2 => f32::exp2, f64::exp2;
+        log => f32::ln, f64::ln;
+        log1p => f32::ln_1p, f64::ln_1p;
+        log2 => f32::log2, f64::log2;
+        log10 => f32::log10, f64::log10;
+        expm1 => f32::exp_m1, f64::exp_m1;
+        sin => f32::sin, f64::sin;
+        cos => f32::cos, f64::cos;
+        tan => f32::tan, f64::tan;
+        tanh => f32::tanh, f64::tanh;
+        sinh => f32::sinh, f64::sinh;
+        cosh => f32::cosh, f64::cosh;
+        arcsin => f32::asin, f64::asin;
+        arccos => f32::acos, f64::acos;
+        arctan => f32::atan, f64::atan;
+        arcsinh => f32::asinh, f64::asinh;
+        arccosh => f32::acosh, f64::acosh;
+        arctanh => f32::atanh, f64::atanh;
+        sqrt => f32::sqrt, f64::sqrt;
+        rsqrt => |x: f32| (1.0 / (x as f64).sqrt()) as f32, |x: f64| 1.0 / x.sqrt();
+        cbrt => f32::cbrt, f64::cbrt;
+        reciprocal => |x: f32| 1.0 / x, |x: f64| 1.0 / x;
+        erf => libm::erff, libm::erf;
+        erfc => libm::erfcf, libm::erfc;
+        erf_inv => |x: f32| erf_inv_f64(x as f64) as f32, erf_inv_f64;
+        floor => f32::floor, f64::floor;
+        ceil => f32::ceil, f64::ceil;
+        logistic => |x: f32| (1.0 / (1.0 + (-(x as f64)).exp())) as f32, |x: f64| 1.0 / (1.0 + (-x).exp());
+    }
+
+    /// The inverse error function in f64: an initial guess refined by Newton's
+    /// method on `erf` (or on `erfc` in the tails, where `1 - |y|` is exact), so
+    /// the result is accurate to an ulp or two, and rounds correctly to f32.
+    pub fn erf_inv_f64(y: f64) -> f64 {
+        if y.is_nan() || y.abs() > 1.0 {
+            return f64::NAN;
+        }
+        if y.abs() == 1.0 {
+            return y * f64::INFINITY;
+        }
+        if y == 0.0 {
+            return y;
+        }
+        let a = y.abs();
+        // Initial guess: Winitzki's closed form, good to ~2e-3 relative.
+        let k = 0.147;
+        let ln = (-a).ln_1p() + a.ln_1p(); // ln(1 - a^2)
+        let t = 2.0 / (std::f64::consts::PI * k) + ln / 2.0;
+        let mut x = ((t * t - ln / k).sqrt() - t).sqrt();
+        let two_over_sqrt_pi = std::f64::consts::FRAC_2_SQRT_PI;
+        let tail = a > 0.5;
+        let c = 1.0 - a; // exact for a in [0.5, 1]
+        for _ in 0..6 {
+            let deriv = two_over_sqrt_pi * (-x * x).exp();
+            let step = if tail {
+                -(libm::erfc(x) - c) / deriv
+            } else {
+                (libm::erf(x) - a) / deriv
+            };
+            x -= step;
+            if step.abs() <= x.abs() * 1e-17 {
+                break;
+            }
+        }
+        x.copysign(y)
+    }
+}
+
+macro_rules! impl_int {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline] fn add(a: Self, b: Self) -> Self { a.wrapping_add(b) }
+            #[inline] fn mul(a: Self, b: Self) -> Self { a.wrapping_mul(b) }
+            #[inline] fn max(a: Self, b: Self) -> Self { Ord::max(a, b) }
+            #[inline] fn min(a: Self, b: Self) -> Self { Ord::min(a, b) }
+            // `a < 0` is never true for unsigned types, so one body serves both.
+            #[allow(unused_comparisons)]
+            #[inline] fn abs(a: Self) -> Self { if a < 0 { a.wrapping_neg() } else { a } }
+            #[inline] fn floor(a: Self) -> Self { a }
+            #[inline] fn ceil(a: Self) -> Self { a }
+            #[inline] fn trunc(a: Self) -> Self { a }
+            #[inline] fn is_nan(_: Self) -> bool { false }
+            #[inline] fn is_inf(_: Self) -> bool { false }
+        }
+        impl Numeric for $t {
+            #[inline] fn sub(a: Self, b: Self) -> Self { a.wrapping_sub(b) }
+            #[inline]
+            fn div(a: Self, b: Self) -> Self {
+                // All ones is -1 signed and MAX unsigned: XLA's result for x / 0.
+                if b == 0 { (0 as $t).wrapping_sub(1) } else { a.wrapping_div(b) }
+            }
+            #[inline]
+            fn rem(a: Self, b: Self) -> Self {
+                if b == 0 { a } else { a.wrapping_rem(b) }
+            }
+            #[inline] fn neg(a: Self) -> Self { a.wrapping_neg() }
+            #[allow(unused_comparisons)]
+            #[inline]
+            fn sign(a: Self) -> Self {
+                if a > 0 { 1 } else if a < 0 { (0 as $t).wrapping_sub(1) } else { 0 }
+            }
+            #[inline] fn round_even(a: Self) -> Self { a }
+            #[inline] fn round_away(a: Self) -> Self { a }
+        }
+        impl Bitwise for $t {
+            #[inline] fn and(a: Self, b: Self) -> Self { a & b }
+            #[inline] fn or(a: Self, b: Self) -> Self { a | b }
+            #[inline] fn xor(a: Self, b: Self) -> Self { a ^ b }
+            #[inline] fn not(a: Self) -> Self { !a }
+        }
+        impl ToNumeric for $t { type Out = $t; }
+    )*};
+}
+impl_int!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl Arith for bool {
+    #[inline]
+    fn add(a: Self, b: Self) -> Self {
+        a | b
+    }
+    #[inline]
+    fn mul(a: Self, b: Self) -> Self {
+        a & b
+    }
+    #[inline]
+    fn max(a: Self, b: Self) -> Self {
+        a | b
+    }
+    #[inline]
+    fn min(a: Self, b: Self) -> Self {
+        a & b
+    }
+    #[inline]
+    fn abs(a: Self) -> Self {
+        a
+    }
+    #[inline]
+    fn floor(a: Self) -> Self {
+        a
+    }
+    #[inline]
+    fn ceil(a: Self) -> Self {
+        a
+    }
+    #[inline]
+    fn trunc(a: Self) -> Self {
+        a
+    }
+    #[inline]
+    fn is_nan(_: Self) -> bool {
+        false
+    }
+    #[inline]
+    fn is_inf(_: Self) -> bool {
+        false
+    }
+}
+
+impl Bitwise for bool {
+    #[inline]
+    fn and(a: Self, b: Self) -> Self {
+        a & b
+    }
+    #[inline]
+    fn or(a: Self, b: Self) -> Self {
+        a | b
+    }
+    #[inline]
+    fn xor(a: Self, b: Self) -> Self {
+        a ^ b
+    }
+    #[inline]
+    fn not(a: Self) -> Self {
+        !a
+    }
+}
+
+#[cfg(not(feature = "x64"))]
+impl ToNumeric for bool {
+    type Out = i32;
+}
+#[cfg(feature = "x64")]
+impl ToNumeric for bool {
+    type Out = i64;
+}
+
+// f16 and bf16 arithmetic goes through f32 (half's operators do the same):
+// f32 has more than twice their precision, so each result is rounded once.
+macro_rules! impl_float {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline] fn add(a: Self, b: Self) -> Self { a + b }
+            #[inline] fn mul(a: Self, b: Self) -> Self { a * b }
+            #[inline]
+            fn max(a: Self, b: Self) -> Self {
+                if a.is_nan() || a > b { a } else if b.is_nan() || b > a { b } else {
+                    // Equal: prefer +0 over -0, as XLA's maximum does.
+                    if a.is_sign_negative() { b } else { a }
+                }
+            }
+            #[inline]
+            fn min(a: Self, b: Self) -> Self {
+                if a.is_nan() || a < b { a } else if b.is_nan() || b < a { b } else {
+                    if a.is_sign_negative() { a } else { b }
+                }
+            }
+            #[inline] fn abs(a: Self) -> Self { float_apply(a, f32::abs, f64::abs) }
+            #[inline] fn floor(a: Self) -> Self { float_apply(a, f32::floor, f64::floor) }
+            #[inline] fn ceil(a: Self) -> Self { float_apply(a, f32::ceil, f64::ceil) }
+            #[inline] fn trunc(a: Self) -> Self { float_apply(a, f32::trunc, f64::trunc) }
+            #[inline] fn is_nan(a: Self) -> bool { a.is_nan() }
+            #[inline] fn is_inf(a: Self) -> bool { a.is_infinite() }
+        }
+        impl Numeric for $t {
+            #[inline] fn sub(a: Self, b: Self) -> Self { a - b }
+            #[inline] fn div(a: Self, b: Self) -> Self { a / b }
+            #[inline] fn rem(a: Self, b: Self) -> Self { a % b }
+            #[inline] fn neg(a: Self) -> Self { -a }
+            #[inline]
+            fn sign(a: Self) -> Self {
+                float_apply(a, |x| if x == 0.0 || x.is_nan() { x } else { x.signum() },
+                               |x| if x == 0.0 || x.is_nan() { x } else { x.signum() })
+            }
+            #[inline]
+            fn round_even(a: Self) -> Self { float_apply(a, f32::round_ties_even, f64::round_ties_even) }
+            #[inline]
+            fn round_away(a: Self) -> Self { float_apply(a, f32::round, f64::round) }
+        }
+        impl ToNumeric for $t { type Out = $t; }
+    )*};
+}
+impl_float!(f32, f64, f16, bf16);
+
+/// `x ** n` for an integer exponent by repeated squaring, exactly as JAX
+/// lowers `lax.integer_pow` (so float results round the same way); a negative
+/// `n` takes the reciprocal at the end. Integers must not get a negative `n`.
+#[inline]
+pub fn integer_pow<T: Numeric>(x: T, n: i32) -> T {
+    if n == 0 {
+        return T::ONE;
+    }
+    let mut y = n.unsigned_abs();
+    let mut base = x;
+    let mut acc: Option<T> = None;
+    while y > 0 {
+        if y & 1 == 1 {
+            acc = Some(match acc {
+                None => base,
+                Some(a) => T::mul(a, base),
+            });
+        }
+        y >>= 1;
+        if y > 0 {
+            base = T::mul(base, base);
+        }
+    }
+    let acc = acc.unwrap_or(T::ONE);
+    if n < 0 {
+        T::div(T::ONE, acc)
+    } else {
+        acc
+    }
+}
+
+/// `jnp.power` of two integers, ported from JAX's `_pow_int_int`: binary
+/// exponentiation over the low 6 bits of the exponent (shifting it as
+/// unsigned), so negative exponents give what JAX gives instead of an error.
+#[inline]
+pub fn pow_int_int<T: Numeric>(x: T, n: T) -> T {
+    let mut acc = if x == T::ZERO && n != T::ZERO {
+        T::ZERO
+    } else {
+        T::ONE
+    };
+    let mut base = x;
+    // The exponent's bits, as lax.shift_right_logical sees them.
+    let mut bits = match n.to_value() {
+        crate::element::Value::Int(i) => i as u128 & width_mask(T::DTYPE),
+        _ => unreachable!("pow_int_int on a non-integer type"),
+    };
+    for _ in 0..6 {
+        if bits & 1 == 1 {
+            acc = T::mul(acc, base);
+        }
+        base = T::mul(base, base);
+        bits >>= 1;
+    }
+    acc
+}
+
+fn width_mask(d: DType) -> u128 {
+    (1u128 << d.bits()) - 1
+}
+
+/// `jnp.floor_divide` (Python's `//`) of two values, following JAX's formula
+/// so division by zero gives the same values (`[1, -1, 0] // 0 = [-2, -2, -1]`).
+#[inline]
+pub fn floor_divide<T: Numeric>(x: T, y: T) -> T {
+    match T::DTYPE.kind() {
+        jax_dtypes::Kind::UInt => T::div(x, y),
+        jax_dtypes::Kind::Int => {
+            let q = T::div(x, y);
+            if T::sign(x) != T::sign(y) && T::rem(x, y) != T::ZERO {
+                T::sub(q, T::ONE)
+            } else {
+                q
+            }
+        }
+        _ => float_divmod(x, y).0,
+    }
+}
+
+/// `jnp.remainder` (Python's `%`, the sign of the divisor), following JAX's
+/// formula: integer `x % 0` is 0, float `x % 0` is NaN.
+#[inline]
+pub fn remainder<T: Numeric>(x: T, y: T) -> T {
+    let is_int = T::DTYPE.is_integer();
+    let y = if is_int && y == T::ZERO { T::ONE } else { y };
+    let m = T::rem(x, y);
+    let neg_m = m < T::ZERO;
+    let neg_y = y < T::ZERO;
+    if neg_m != neg_y && m != T::ZERO {
+        T::add(m, y)
+    } else {
+        m
+    }
+}
+
+/// JAX's `_float_divmod` (CPython's algorithm): the floored quotient, rounded
+/// half away from zero, and the remainder with the divisor's sign.
+#[inline]
+fn float_divmod<T: Numeric>(x: T, y: T) -> (T, T) {
+    let m = T::rem(x, y);
+    let x_corrected = if y == T::ZERO { x } else { T::sub(x, m) };
+    let d = T::div(x_corrected, y);
+    let ind = m != T::ZERO && T::sign(y) != T::sign(m);
+    let (m, d) = if ind {
+        (T::add(m, y), T::sub(d, T::ONE))
+    } else {
+        (m, d)
+    };
+    (T::round_away(d), m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_division_never_panics() {
+        assert_eq!(<i32 as Numeric>::div(7, 0), -1);
+        assert_eq!(<u8 as Numeric>::div(7, 0), 255);
+        assert_eq!(<i8 as Numeric>::div(i8::MIN, -1), i8::MIN);
+        assert_eq!(<i8 as Numeric>::rem(i8::MIN, -1), 0);
+        assert_eq!(<i32 as Numeric>::rem(-7, 0), -7);
+    }
+
+    #[test]
+    fn integer_pow_by_squaring() {
+        assert_eq!(integer_pow(3i32, 5), 243);
+        assert_eq!(integer_pow(2.0f32, -2), 0.25);
+        assert_eq!(integer_pow(5u8, 0), 1);
+        assert_eq!(pow_int_int(2i32, 10), 1024);
+        assert_eq!(pow_int_int(0i32, 0), 1);
+    }
+
+    #[test]
+    fn floor_semantics() {
+        assert_eq!(floor_divide(-7i32, 2), -4);
+        assert_eq!(remainder(-7i32, 2), 1);
+        assert_eq!(remainder(7i32, -2), -1);
+        assert_eq!(floor_divide(-7.0f32, 2.0), -4.0);
+        assert_eq!(remainder(-7.0f32, 2.0), 1.0);
+    }
+
+    #[test]
+    fn erf_inv_inverts_erf() {
+        for &y in &[-0.999999, -0.9, -0.3, 1e-8, 0.2, 0.5, 0.75, 0.99, 0.9999999] {
+            let x = float::erf_inv_f64(y);
+            assert!((libm::erf(x) - y).abs() <= 4.0 * f64::EPSILON, "{y}: {x}");
+        }
+        assert_eq!(float::erf_inv_f64(-1.0), f64::NEG_INFINITY);
+        assert!(float::erf_inv_f64(1.5).is_nan());
+    }
+
+    #[test]
+    fn nan_propagates_through_max() {
+        assert!(<f32 as Arith>::max(f32::NAN, 1.0).is_nan());
+        assert!(<f32 as Arith>::min(1.0, f32::NAN).is_nan());
+        assert_eq!(<f32 as Arith>::max(-0.0, 0.0).to_bits(), 0);
+    }
+}
