@@ -108,8 +108,23 @@ pub struct VectorLhs;
 /// dimension otherwise); it is always inferred.
 ///
 /// With a 2-D left operand the inner dimensions are part of the impl, so a
-/// mismatch is reported as this trait not being implemented; with a 1-D one
-/// it fails a compile-time assertion that prints both shapes.
+/// mismatch is a type error (`expected 4, found 5`); with a 1-D one it fails
+/// a compile-time assertion that prints both shapes
+/// (`matmul: inner dimensions differ: f32[4] @ f32[5,6]`).
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let a = Array::<f32, 3, 4>::zeros();
+/// let b = Array::<f32, 5, 6>::zeros();
+/// let _ = a.matmul(&b);
+/// ```
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let v = Array::<f32, 4>::zeros();
+/// let b = Array::<f32, 5, 6>::zeros();
+/// let _ = jnp::matmul(&v, &b);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "cannot multiply `{Self}` by `{Rhs}`",
     label = "the inner dimensions differ, or a rank is not 1 or 2",

@@ -169,7 +169,7 @@ pub fn assert_close<A: ArrayType>(
 
 /// Compares dtype, shape, weak type and values (see [`ULPS`]).
 // A NaN result must fail the tolerance test, hence `!(diff <= tol)`.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
+#[allow(clippy::neg_cmp_op_on_partial_ord, clippy::eq_op)]
 pub fn compare<A: ArrayType>(
     got: &A,
     want: &Value,
