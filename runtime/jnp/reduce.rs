@@ -1,1 +1,529 @@
-//! (in progress)
+//! Reductions with `jnp`'s semantics and dtypes: `sum`, `prod`, `mean`,
+//! `var`, `std`, `max`, `min`, `argmax`, `argmin`, their `nan*` forms, `any`,
+//! `all`, `logsumexp`; and the shape-keeping `cumsum`, `cumprod`, `cummax`,
+//! `cummin`, `softmax`, `log_softmax`.
+//!
+//! # Naming convention
+//!
+//! Every reduction comes in two forms:
+//!
+//! - `jnp::<name>(x)` reduces over all axes and returns a scalar array, typed
+//!   from the input: `jnp::sum(&x)` is `Array<i32>` for an `i8` input, as
+//!   `jnp.sum` is `int32`. The same is available as a method, `x.sum()`.
+//! - `jnp::<name>_axis(x, axis, keepdims)` reduces along one axis (negative
+//!   axes count from the end; `keepdims` leaves it as a dimension of size 1).
+//!   Rust's types cannot compute that shape, so the caller names the result
+//!   type and it is checked at run time (see
+//!   [`check_result`](crate::shape::check_result)); its element type is
+//!   fixed by the input. Also a method: `x.sum_axis(1, false)`.
+//!
+//! The operations along an axis that keep the shape (`cumsum`, `softmax`, ...)
+//! take `(x, axis)` and return a typed array of the input's shape.
+//!
+//! ```
+//! use jax::prelude::*;
+//! let x = Array::<f32, 2, 3>::from([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+//! assert_eq!(x.sum().item(), 21.0);
+//! let cols: Array<f32, 3> = jnp::max_axis(&x, 0, false);
+//! assert_eq!(cols.to_vec(), [4.0, 5.0, 6.0]);
+//! let rows: Array<f32, 2, 1> = x.mean_axis(-1, true);
+//! assert_eq!(rows.to_vec(), [2.0, 5.0]);
+//! ```
+//!
+//! # Dtypes and accumulation
+//!
+//! `sum`/`prod` return [`SumType`]'s dtype (small integers and bool
+//! accumulate in the default int, which wraps); `mean`, `var`, `std`,
+//! `logsumexp` return [`ToInexact`]'s; `argmax`/`argmin` return
+//! [`IndexInt`]; `any`/`all` return `bool`; `max`/`min` keep the dtype. Results
+//! are never weakly typed. Float sums are pairwise (halving down to blocks of
+//! 32 summed left to right; fixed order, independent of threads), in `f32`
+//! for `f16`/`bf16`/`f32` and `f64` for `f64`, rounded once to the result
+//! type. XLA's own summation order on CPU is unspecified, so sums of inexact
+//! values may differ from JAX's in the last bits.
+//!
+//! NaN: `max`/`min` propagate it; `argmax`/`argmin` return the first NaN's
+//! index; the `nan*` forms ignore NaNs (`nanargmax` of an all-NaN lane is -1,
+//! `nanmax` of one is NaN).
+
+mod cumulative;
+
+pub use cumulative::*;
+
+use crate::array::{Array, ArrayType, AsArray};
+use crate::element::{Element, SumType, ToInexact};
+use crate::lax::{
+    arg_lane, is_f64, is_nan, max_lane, min_lane, pairwise_sum, prod_lane, reduce_lanes,
+    reduced_shape, sum_lane, Real,
+};
+use crate::shape;
+
+type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// The index type of `argmax`/`argmin` (JAX's default int: `i32`, `i64` with
+/// the `x64` feature).
+#[cfg(not(feature = "x64"))]
+pub type IndexInt = i32;
+/// The index type of `argmax`/`argmin` (JAX's default int: `i32`, `i64` with
+/// the `x64` feature).
+#[cfg(feature = "x64")]
+pub type IndexInt = i64;
+
+#[inline]
+fn full<A: AsArray, R: Element>(x: A, f: impl FnOnce(&[E<A>]) -> R) -> Array<R> {
+    Array::from_vec_unchecked(vec![f(x.as_array().data())])
+}
+
+#[track_caller]
+fn along<A: AsArray, Out: ArrayType>(
+    op: &str,
+    x: A,
+    axis: isize,
+    keepdims: bool,
+    f: impl FnMut(&[E<A>]) -> Out::Elem,
+) -> Out {
+    let shape = <A::Array as ArrayType>::SHAPE;
+    let axes = [shape::normalize_axis(op, axis, shape.len())];
+    let out_shape = reduced_shape(shape, &axes, keepdims);
+    shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, &out_shape);
+    Out::from_data(reduce_lanes(x.as_array().data(), shape, &axes, f))
+}
+
+// Lane kernels of the reductions that lax does not have.
+
+fn mean_lane<T: Element, O: Element>(lane: &[T]) -> O {
+    fn go<T: Element, O: Element, C: Real>(lane: &[T]) -> O {
+        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
+        (pairwise_sum(&v) / C::from_usize(lane.len())).to::<O>()
+    }
+    if is_f64::<O>() {
+        go::<T, O, f64>(lane)
+    } else {
+        go::<T, O, f32>(lane)
+    }
+}
+
+/// `jnp.var` with ddof = 0: mean, centered squares, their mean, all in the
+/// computation type; `sqrt` of the rounded variance for `std`.
+fn var_lane<T: Element, O: Element>(lane: &[T], sqrt: bool) -> O {
+    fn go<T: Element, O: Element, C: Real>(lane: &[T], sqrt: bool) -> O {
+        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
+        let n = C::from_usize(lane.len());
+        let mean = pairwise_sum(&v) / n;
+        let sq: Vec<C> = v.iter().map(|&x| (x - mean) * (x - mean)).collect();
+        let var = (pairwise_sum(&sq) / n).round::<O>();
+        if sqrt {
+            var.sqrt().to::<O>()
+        } else {
+            var.to::<O>()
+        }
+    }
+    if is_f64::<O>() {
+        go::<T, O, f64>(lane, sqrt)
+    } else {
+        go::<T, O, f32>(lane, sqrt)
+    }
+}
+
+fn nan_to_zero<T: Element>(lane: &[T]) -> Vec<T> {
+    lane.iter()
+        .map(|&x| if is_nan(x) { T::ZERO } else { x })
+        .collect()
+}
+
+#[track_caller]
+fn nan_extreme<T: Element>(op: &str, lane: &[T], max: bool) -> T {
+    if lane.is_empty() {
+        panic!("{op}: zero-size array to reduction operation which has no identity");
+    }
+    let kept: Vec<T> = lane.iter().copied().filter(|&x| !is_nan(x)).collect();
+    match (kept.is_empty(), max) {
+        (true, _) => lane[0], // all NaN: NaN, as jnp.nanmax
+        (false, true) => max_lane(op, &kept),
+        (false, false) => min_lane(op, &kept),
+    }
+}
+
+/// jax.nn.logsumexp: max with initial -inf, replaced by 0 when not finite,
+/// then `log(sum(exp(x - max))) + max`, rounding to `O` after each step.
+fn logsumexp_lane<T: Element, O: Element>(lane: &[T]) -> O {
+    fn go<T: Element, O: Element, C: Real>(lane: &[T]) -> O {
+        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
+        let mut m = C::NEG_INFINITY;
+        for &x in &v {
+            #[allow(clippy::eq_op)]
+            if x != x || m != m || x > m {
+                m = if m != m { m } else { x };
+            }
+        }
+        #[allow(clippy::eq_op)]
+        let m = if m == m && !m.is_finite() { C::ZERO } else { m };
+        let e: Vec<C> = v
+            .iter()
+            .map(|&x| (x - m).round::<O>().exp().ftz().round::<O>())
+            .collect();
+        let s = pairwise_sum(&e).round::<O>();
+        (s.ln().round::<O>() + m).to::<O>()
+    }
+    if is_f64::<O>() {
+        go::<T, O, f64>(lane)
+    } else {
+        go::<T, O, f32>(lane)
+    }
+}
+
+macro_rules! reduction {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*], kernel $kernel:expr;
+    ) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name<A: AsArray>(x: A) -> Array<$out>
+        where
+            $($bound)*
+        {
+            full(x, $kernel)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] along one axis (negative counts from the end); ",
+            "`keepdims` leaves the axis with size 1. The caller names the result type, ",
+            "which is checked.\n\n```\nuse jax::prelude::*;\n",
+            "let x = Array::<f32, 2, 3>::from([[1.0, 0.0, 3.0], [4.0, 5.0, 2.0]]);\n",
+            "let r: Array<_, 2> = jnp::", stringify!($name_axis), "(&x, 1, false);\n",
+            "let c: Array<_, 1, 3> = jnp::", stringify!($name_axis), "(&x, 0, true);\n",
+            "assert_eq!(r.to_vec()[0], jnp::", stringify!($name), "(Array::<f32, 3>::from([1.0, 0.0, 3.0])).item());\n",
+            "assert_eq!(c.shape(), &[1, 3]);\n```")]
+        #[track_caller]
+        pub fn $name_axis<A: AsArray, Out: ArrayType<Elem = $out>>(
+            x: A,
+            axis: isize,
+            keepdims: bool,
+        ) -> Out
+        where
+            $($bound)*
+        {
+            along(stringify!($name_axis), x, axis, keepdims, $kernel)
+        }
+    };
+}
+
+reduction! {
+    /// The sum of all elements (`jnp.sum`), in [`SumType`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i8, 3>::from([100, 100, 100]);
+    /// let s: Array<i32> = jnp::sum(&x); // small ints accumulate in the default int
+    /// assert_eq!(s.item(), 300);
+    /// ```
+    fn sum / sum_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],
+        kernel sum_lane::<E<A>, <E<A> as SumType>::Out>;
+}
+
+reduction! {
+    /// The product of all elements (`jnp.prod`), in [`SumType`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 3>::from([2.0, 3.0, 4.0]);
+    /// assert_eq!(jnp::prod(&x).item(), 24.0);
+    /// ```
+    fn prod / prod_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],
+        kernel prod_lane::<E<A>, <E<A> as SumType>::Out>;
+}
+
+reduction! {
+    /// The mean (`jnp.mean`), in [`ToInexact`]'s dtype (`f16` computes in `f32`).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 4>::from([1, 2, 3, 5]);
+    /// let m: Array<f32> = jnp::mean(&x);
+    /// assert_eq!(m.item(), 2.75);
+    /// ```
+    fn mean / mean_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        kernel mean_lane::<E<A>, <E<A> as ToInexact>::Out>;
+}
+
+reduction! {
+    /// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(jnp::var(&x).item(), 1.25);
+    /// ```
+    fn var / var_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        kernel |l| var_lane::<E<A>, <E<A> as ToInexact>::Out>(l, false);
+}
+
+reduction! {
+    /// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::from([1.0, 3.0]);
+    /// assert_eq!(jnp::std(&x).item(), 1.0);
+    /// ```
+    fn std / std_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        kernel |l| var_lane::<E<A>, <E<A> as ToInexact>::Out>(l, true);
+}
+
+reduction! {
+    /// The largest element (`jnp.max`); NaN if any element is NaN. Panics on
+    /// an empty array, as JAX raises.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::max(Array::<i32, 3>::from([4, 9, 2])).item(), 9);
+    /// assert!(jnp::max(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item().is_nan());
+    /// ```
+    fn max / max_axis -> E<A>, where [],
+        kernel |l| max_lane("max", l);
+}
+
+reduction! {
+    /// The smallest element (`jnp.min`); NaN if any element is NaN.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::min(Array::<i32, 3>::from([4, 9, 2])).item(), 2);
+    /// ```
+    fn min / min_axis -> E<A>, where [],
+        kernel |l| min_lane("min", l);
+}
+
+reduction! {
+    /// The flat index of the largest element (`jnp.argmax`): the first on
+    /// ties; a NaN counts as the largest.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::argmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1);
+    /// ```
+    fn argmax / argmax_axis -> IndexInt, where [],
+        kernel |l| arg_lane("argmax", l, true, false) as IndexInt;
+}
+
+reduction! {
+    /// The flat index of the smallest element (`jnp.argmin`): the first on
+    /// ties; a NaN counts as the smallest.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::argmin(Array::<f32, 5>::from([2.0, 1.0, 1.0, 0.0, 0.0])).item(), 3);
+    /// ```
+    fn argmin / argmin_axis -> IndexInt, where [],
+        kernel |l| arg_lane("argmin", l, false, false) as IndexInt;
+}
+
+reduction! {
+    /// The sum with NaNs counted as zero (`jnp.nansum`).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 5>::from([1.0, 2.0, f32::NAN, 3.0, 4.0]);
+    /// assert_eq!(jnp::nansum(&x).item(), 10.0);
+    /// ```
+    fn nansum / nansum_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],
+        kernel |l| sum_lane::<E<A>, <E<A> as SumType>::Out>(&nan_to_zero(l));
+}
+
+reduction! {
+    /// The largest non-NaN element (`jnp.nanmax`); NaN if all are NaN.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::nanmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 3.0);
+    /// ```
+    fn nanmax / nanmax_axis -> E<A>, where [],
+        kernel |l| nan_extreme("nanmax", l, true);
+}
+
+reduction! {
+    /// The smallest non-NaN element (`jnp.nanmin`); NaN if all are NaN.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::nanmin(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1.0);
+    /// ```
+    fn nanmin / nanmin_axis -> E<A>, where [],
+        kernel |l| nan_extreme("nanmin", l, false);
+}
+
+reduction! {
+    /// The index of the largest non-NaN element (`jnp.nanargmax`); -1 if all are NaN.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::nanargmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 2);
+    /// assert_eq!(jnp::nanargmax(Array::<f32, 2>::from([f32::NAN, f32::NAN])).item(), -1);
+    /// ```
+    fn nanargmax / nanargmax_axis -> IndexInt, where [],
+        kernel |l| arg_lane("nanargmax", l, true, true) as IndexInt;
+}
+
+reduction! {
+    /// The index of the smallest non-NaN element (`jnp.nanargmin`); -1 if all are NaN.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(jnp::nanargmin(Array::<f32, 3>::from([1.0, f32::NAN, 0.0])).item(), 2);
+    /// ```
+    fn nanargmin / nanargmin_axis -> IndexInt, where [],
+        kernel |l| arg_lane("nanargmin", l, false, true) as IndexInt;
+}
+
+reduction! {
+    /// Whether any element is nonzero (`jnp.any`; NaN counts as true).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert!(jnp::any(Array::<i32, 3>::from([0, 0, 2])).item());
+    /// ```
+    fn any / any_axis -> bool, where [],
+        kernel |l| l.iter().any(|&x| x.cast::<bool>());
+}
+
+reduction! {
+    /// Whether every element is nonzero (`jnp.all`; true for an empty array).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert!(!jnp::all(Array::<i32, 3>::from([1, 0, 2])).item());
+    /// ```
+    fn all / all_axis -> bool, where [],
+        kernel |l| l.iter().all(|&x| x.cast::<bool>());
+}
+
+reduction! {
+    /// `log(sum(exp(x)))` computed stably (`jax.nn.logsumexp`): the maximum is
+    /// subtracted first, so large inputs do not overflow; all `-inf` gives
+    /// `-inf`; in [`ToInexact`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::from([1000.0, 1000.0]);
+    /// assert_eq!(jnp::logsumexp(&x).item(), 1000.0 + 2f32.ln());
+    /// ```
+    fn logsumexp / logsumexp_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        kernel logsumexp_lane::<E<A>, <E<A> as ToInexact>::Out>;
+}
+
+macro_rules! methods {
+    ($($name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*];)*) => {
+        impl<
+                T: Element,
+                const D0: usize,
+                const D1: usize,
+                const D2: usize,
+                const D3: usize,
+                const D4: usize,
+                const D5: usize,
+            > Array<T, D0, D1, D2, D3, D4, D5>
+        {
+            $(
+                #[doc = concat!("[`jnp::", stringify!($name), "`](crate::jnp::", stringify!($name), ") of this array.")]
+                #[track_caller]
+                pub fn $name(&self) -> Array<$out>
+                where
+                    $($bound)*
+                {
+                    $name(self)
+                }
+
+                #[doc = concat!("[`jnp::", stringify!($name_axis), "`](crate::jnp::", stringify!($name_axis),
+                    ") of this array: one axis, the result type named by the caller.")]
+                #[track_caller]
+                pub fn $name_axis<Out: ArrayType<Elem = $out>>(&self, axis: isize, keepdims: bool) -> Out
+                where
+                    $($bound)*
+                {
+                    $name_axis(self, axis, keepdims)
+                }
+            )*
+        }
+    };
+}
+
+methods! {
+    sum / sum_axis -> <T as SumType>::Out, where [T: SumType];
+    prod / prod_axis -> <T as SumType>::Out, where [T: SumType];
+    mean / mean_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+    var / var_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+    std / std_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+    max / max_axis -> T, where [];
+    min / min_axis -> T, where [];
+    argmax / argmax_axis -> IndexInt, where [];
+    argmin / argmin_axis -> IndexInt, where [];
+    any / any_axis -> bool, where [];
+    all / all_axis -> bool, where [];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bf16;
+
+    // The default int is i32 with x64 off.
+    #[cfg(not(feature = "x64"))]
+    #[test]
+    fn dtypes_follow_jax() {
+        use crate::f16;
+        let b = Array::<bool, 3>::from([true, true, false]);
+        let s: Array<i32> = sum(&b);
+        assert_eq!(s.item(), 2);
+        let u = Array::<u8, 2>::from([200, 100]);
+        let s: Array<u32> = u.sum();
+        assert_eq!(s.item(), 300);
+        let m: Array<f32> = u.mean();
+        assert_eq!(m.item(), 150.0);
+        let h = Array::<f16, 2>::from([f16::from_f32(1.0), f16::from_f32(2.0)]);
+        let v: Array<f16> = h.var();
+        assert_eq!(v.item().to_f32(), 0.25);
+        let i: Array<IndexInt> = h.argmax();
+        assert_eq!(i.item(), 1);
+    }
+
+    #[test]
+    fn axis_forms_check_their_result_type() {
+        let x = Array::<f32, 2, 3>::from([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        let a: Array<f32, 3> = x.sum_axis(0, false);
+        assert_eq!(a.to_vec(), [5.0, 7.0, 9.0]);
+        let b: Array<f32, 2, 1> = x.prod_axis(-1, true);
+        assert_eq!(b.to_vec(), [6.0, 120.0]);
+        let r = std::panic::catch_unwind(|| {
+            let _: Array<f32, 3> = x.sum_axis(1, false);
+        });
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn any_all_and_nan_extremes() {
+        let x = Array::<f32, 2, 2>::from([[f32::NAN, 0.0], [f32::NAN, f32::NAN]]);
+        let a: Array<bool, 2> = x.any_axis(1, false);
+        assert_eq!(a.to_vec(), [true, true]); // NaN is true
+        let m: Array<f32, 2> = nanmax_axis(&x, 1, false);
+        assert_eq!(m.to_vec()[0], 0.0);
+        assert!(m.to_vec()[1].is_nan());
+        let bf = Array::<bf16, 2>::from([bf16::from_f32(-1.0), bf16::NAN]);
+        assert_eq!(nanmin(&bf).item().to_f32(), -1.0);
+    }
+
+    #[test]
+    fn logsumexp_edge_cases() {
+        let all_neg_inf = Array::<f32, 2>::from([f32::NEG_INFINITY; 2]);
+        assert_eq!(logsumexp(&all_neg_inf).item(), f32::NEG_INFINITY);
+        let with_inf = Array::<f32, 2>::from([f32::INFINITY, 1.0]);
+        assert_eq!(logsumexp(&with_inf).item(), f32::INFINITY);
+        let with_nan = Array::<f32, 2>::from([f32::NAN, 1.0]);
+        assert!(logsumexp(&with_nan).item().is_nan());
+    }
+
+    #[test]
+    #[should_panic(expected = "zero-size array")]
+    fn max_of_empty_panics() {
+        let _ = Array::<f32, 0>::zeros().max();
+    }
+}

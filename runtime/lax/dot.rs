@@ -1,1 +1,398 @@
-//! (in progress)
+//! Contractions of the strict layer: `lax.dot_general`, `lax.dot`,
+//! `lax.batch_matmul`, and the gemm kernel behind every matrix product.
+//!
+//! `f32` and `f64` products go to `matrixmultiply`'s `sgemm`/`dgemm` with
+//! strides, so operands whose contracted axes come first (transposed) are not
+//! copied. Other dtypes use a plain loop: `f16`/`bf16` accumulate in `f32`
+//! and round once, integers wrap, `bool` is "or of ands", as XLA's.
+
+use std::any::{Any, TypeId};
+
+use crate::array::{Array, ArrayType, AsArray, NONE};
+use crate::element::{DType, Element, Value};
+use crate::jnp::{ConstMsg, MatMul};
+use crate::lax::{as_i128, permute};
+use crate::shape;
+
+type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// `s` as a slice of `U` when `T` is `U`.
+fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
+    if TypeId::of::<T>() == TypeId::of::<U>() {
+        // SAFETY: T and U are the same type (equal TypeIds), so the pointer,
+        // length, alignment and validity of the elements are unchanged.
+        Some(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) })
+    } else {
+        None
+    }
+}
+
+/// `v` as a `Vec<U>`; `T` must be `U`.
+fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Vec<U> {
+    *(Box::new(v) as Box<dyn Any>)
+        .downcast::<Vec<U>>()
+        .expect("internal error: element types differ")
+}
+
+/// The elements of `s` converted to `P` (borrowed when already `P`).
+pub(crate) fn promoted<T: Element, P: Element>(s: &[T]) -> std::borrow::Cow<'_, [P]> {
+    match same_slice::<T, P>(s) {
+        Some(p) => std::borrow::Cow::Borrowed(p),
+        None => std::borrow::Cow::Owned(s.iter().map(|&x| x.cast::<P>()).collect()),
+    }
+}
+
+/// A matrix operand: data, and the strides of its rows and columns in elements.
+#[derive(Clone, Copy)]
+pub(crate) struct Mat<'a, T> {
+    pub data: &'a [T],
+    pub rs: usize,
+    pub cs: usize,
+}
+
+/// `a (m×k) · b (k×n)` as a fresh row-major `m×n` buffer.
+pub(crate) fn gemm<T: Element>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+) -> Vec<T> {
+    if m == 0 || n == 0 {
+        return Vec::new();
+    }
+    if k == 0 {
+        return vec![T::ZERO; m * n];
+    }
+    // The last elements the strides reach must be inside the slices.
+    assert!(
+        (m - 1) * a.rs + (k - 1) * a.cs < a.data.len(),
+        "internal error: gemm lhs"
+    );
+    assert!(
+        (k - 1) * b.rs + (n - 1) * b.cs < b.data.len(),
+        "internal error: gemm rhs"
+    );
+    macro_rules! blas {
+        ($t:ty, $f:path) => {
+            if let (Some(ad), Some(bd)) = (same_slice::<T, $t>(a.data), same_slice::<T, $t>(b.data))
+            {
+                let mut c = vec![0.0 as $t; m * n];
+                // SAFETY: the asserts above keep every index the strides reach
+                // inside `ad` and `bd`; `c` holds exactly m*n elements written
+                // with row stride n; beta = 0 so its contents are not read.
+                unsafe {
+                    $f(
+                        m,
+                        k,
+                        n,
+                        1.0,
+                        ad.as_ptr(),
+                        a.rs as isize,
+                        a.cs as isize,
+                        bd.as_ptr(),
+                        b.rs as isize,
+                        b.cs as isize,
+                        0.0,
+                        c.as_mut_ptr(),
+                        n as isize,
+                        1,
+                    );
+                }
+                return same_vec(c);
+            }
+        };
+    }
+    blas!(f32, matrixmultiply::sgemm);
+    blas!(f64, matrixmultiply::dgemm);
+    let at = |i: usize, p: usize| a.data[i * a.rs + p * a.cs];
+    let bt = |p: usize, j: usize| b.data[p * b.rs + j * b.cs];
+    let mut c = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let v = match T::DTYPE {
+                DType::Bool => T::from_value(Value::Bool(
+                    (0..k).any(|p| at(i, p).cast::<bool>() && bt(p, j).cast::<bool>()),
+                )),
+                d if d.is_float() => {
+                    let s = (0..k).fold(0.0f32, |s, p| {
+                        s + (at(i, p).to_f64() as f32) * (bt(p, j).to_f64() as f32)
+                    });
+                    T::from_f64(s as f64)
+                }
+                _ => {
+                    let s = (0..k).fold(0i128, |s, p| {
+                        s.wrapping_add(as_i128(at(i, p)).wrapping_mul(as_i128(bt(p, j))))
+                    });
+                    T::from_value(Value::Int(s))
+                }
+            };
+            c.push(v);
+        }
+    }
+    c
+}
+
+/// Dimension numbers of [`dot_general`]: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
+pub type DotDimensionNumbers<'a> = ((&'a [usize], &'a [usize]), (&'a [usize], &'a [usize]));
+
+/// An operand laid out as `[batch, rows, cols]` of its gemm role, with the
+/// row and column strides: by strides alone when its axes are already in the
+/// order `batch, first, second` or `batch, second, first`, else by a copy.
+fn layout<'a, T: Copy>(
+    data: &'a [T],
+    s: &[usize],
+    axes: [&[usize]; 3],
+    rows: usize,
+    cols: usize,
+) -> (std::borrow::Cow<'a, [T]>, usize, usize) {
+    let [b, first, second] = axes;
+    let natural: Vec<usize> = (0..s.len()).collect();
+    let straight: Vec<usize> = [b, first, second].concat();
+    if straight == natural {
+        (std::borrow::Cow::Borrowed(data), cols, 1)
+    } else if [b, second, first].concat() == natural {
+        (std::borrow::Cow::Borrowed(data), 1, rows)
+    } else {
+        (
+            std::borrow::Cow::Owned(permute(data, s, &straight)),
+            cols,
+            1,
+        )
+    }
+}
+
+#[track_caller]
+fn check_axes(what: &str, axes: &[usize], rank: usize) {
+    for (i, &a) in axes.iter().enumerate() {
+        if a >= rank || axes[..i].contains(&a) {
+            panic!("dot_general: {what} {axes:?} out of bounds or repeated for rank {rank}");
+        }
+    }
+}
+
+/// A general contraction (`lax.dot_general`): contracts `lhs_contracting`
+/// with `rhs_contracting` axes and batches over `lhs_batch`/`rhs_batch`. The
+/// result's axes are the batch axes, then the free axes of `lhs`, then those
+/// of `rhs`, as in JAX. Both operands have the same dtype (a mismatch does
+/// not compile); the caller names the result type, which is checked.
+///
+/// Each batch is one gemm call. An operand is copied only when its free and
+/// contracted axes are interleaved; "contracted first" layouts use strides.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 3>::from([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+/// let b = Array::<f32, 2, 2>::from([[1.0, 0.0], [0.0, 1.0]]);
+/// // aᵀ · b: contract axis 0 of both.
+/// let c: Array<f32, 3, 2> = lax::dot_general(&a, &b, ((&[0], &[0]), (&[], &[])));
+/// assert_eq!(c.to_vec(), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+/// ```
+#[track_caller]
+pub fn dot_general<A: AsArray, B: AsArray, Out: ArrayType<Elem = E<A>>>(
+    lhs: A,
+    rhs: B,
+    dimension_numbers: DotDimensionNumbers<'_>,
+) -> Out
+where
+    B::Array: ArrayType<Elem = E<A>>,
+{
+    let ((lc, rc), (lb, rb)) = dimension_numbers;
+    let (ls, rs) = (
+        <A::Array as ArrayType>::SHAPE,
+        <B::Array as ArrayType>::SHAPE,
+    );
+    check_axes("lhs axes", &[lb, lc].concat(), ls.len());
+    check_axes("rhs axes", &[rb, rc].concat(), rs.len());
+    if lc.len() != rc.len() || lb.len() != rb.len() {
+        panic!("dot_general: lhs and rhs need as many contracting and batch axes: {dimension_numbers:?}");
+    }
+    for (&l, &r) in lc.iter().zip(rc).chain(lb.iter().zip(rb)) {
+        if ls[l] != rs[r] {
+            panic!(
+                "dot_general: axis {l} of {} and axis {r} of {} differ",
+                shape::type_string(<E<A>>::DTYPE, ls),
+                shape::type_string(<E<A>>::DTYPE, rs)
+            );
+        }
+    }
+    let lf: Vec<usize> = (0..ls.len())
+        .filter(|a| !lc.contains(a) && !lb.contains(a))
+        .collect();
+    let rf: Vec<usize> = (0..rs.len())
+        .filter(|a| !rc.contains(a) && !rb.contains(a))
+        .collect();
+    let prod = |s: &[usize], axes: &[usize]| axes.iter().map(|&a| s[a]).product::<usize>();
+    let (nb, m, k, n) = (prod(ls, lb), prod(ls, &lf), prod(ls, lc), prod(rs, &rf));
+    let out_shape: Vec<usize> = lb
+        .iter()
+        .map(|&a| ls[a])
+        .chain(lf.iter().map(|&a| ls[a]))
+        .chain(rf.iter().map(|&a| rs[a]))
+        .collect();
+    shape::check_result::<Out>("dot_general", <E<A>>::DTYPE, &out_shape);
+
+    let (ld, lrs, lcs) = layout(lhs.as_array().data(), ls, [lb, &lf, lc], m, k);
+    let (rd, rrs, rcs) = layout(rhs.as_array().data(), rs, [rb, rc, &rf], k, n);
+    let mut out = Vec::with_capacity(nb * m * n);
+    for i in 0..nb {
+        let a = Mat {
+            data: &ld[i * m * k..(i + 1) * m * k],
+            rs: lrs,
+            cs: lcs,
+        };
+        let b = Mat {
+            data: &rd[i * k * n..(i + 1) * k * n],
+            rs: rrs,
+            cs: rcs,
+        };
+        out.extend(gemm(m, k, n, a, b));
+    }
+    let weak = lhs.as_array().is_weak() && rhs.as_array().is_weak();
+    Out::from_data(out).set_weak(weak)
+}
+
+/// The product of vectors and matrices of one dtype (`lax.dot`): 2-D × 2-D,
+/// 2-D × 1-D, 1-D × 2-D, 1-D · 1-D, typed as [`jnp::matmul`](crate::jnp::matmul).
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+/// let v = Array::<i32, 2>::from([1, 1]);
+/// let av: Array<i32, 2> = lax::dot(&a, &v);
+/// assert_eq!(av.to_vec(), [3, 7]);
+/// ```
+#[track_caller]
+pub fn dot<A: AsArray, B: AsArray, Kind>(
+    lhs: A,
+    rhs: B,
+) -> <A::Array as MatMul<B::Array, Kind>>::Output
+where
+    A::Array: MatMul<B::Array, Kind>,
+    B::Array: ArrayType<Elem = E<A>>,
+{
+    lhs.as_array().product(rhs.as_array())
+}
+
+/// Batched matrix product of one dtype (`lax.batch_matmul`): `[B, M, K] ×
+/// [B, K, N] -> [B, M, N]`. Mismatched dimensions fail to compile, with both
+/// shapes in the message.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 1, 2>::from([[[1.0, 2.0]], [[3.0, 4.0]]]);
+/// let b = Array::<f32, 2, 2, 1>::from([[[1.0], [1.0]], [[0.0], [1.0]]]);
+/// assert_eq!(lax::batch_matmul(&a, &b).to_vec(), [3.0, 4.0]);
+/// ```
+#[track_caller]
+pub fn batch_matmul<
+    T: Element,
+    const NB: usize,
+    const M: usize,
+    const K: usize,
+    const NB2: usize,
+    const K2: usize,
+    const N: usize,
+>(
+    lhs: impl AsArray<Array = Array<T, NB, M, K>>,
+    rhs: impl AsArray<Array = Array<T, NB2, K2, N>>,
+) -> Array<T, NB, M, N> {
+    const {
+        if NB != NB2 || K != K2 || NB == NONE || M == NONE || K == NONE || N == NONE {
+            let msg = ConstMsg::new()
+                .str("batch_matmul needs [B, M, K] x [B, K, N]: ")
+                .ty(T::DTYPE, Array::<T, NB, M, K>::SHAPE)
+                .str(" @ ")
+                .ty(T::DTYPE, Array::<T, NB2, K2, N>::SHAPE);
+            panic!("{}", msg.as_str());
+        }
+    }
+    dot_general::<_, _, Array<T, NB, M, N>>(lhs, rhs, ((&[2], &[1]), (&[0], &[0])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::f16;
+
+    #[test]
+    fn gemm_strides_and_loops_agree() {
+        // a = [[1,2],[3,4]] read transposed by strides.
+        let a = [1.0f32, 2.0, 3.0, 4.0];
+        let at = Mat {
+            data: &a[..],
+            rs: 1,
+            cs: 2,
+        };
+        let id = [1.0f32, 0.0, 0.0, 1.0];
+        let i = Mat {
+            data: &id[..],
+            rs: 2,
+            cs: 1,
+        };
+        assert_eq!(gemm(2, 2, 2, at, i), [1.0, 3.0, 2.0, 4.0]);
+        let ai: Vec<i64> = a.iter().map(|&x| x as i64).collect();
+        let ii: Vec<i64> = id.iter().map(|&x| x as i64).collect();
+        let r = gemm(
+            2,
+            2,
+            2,
+            Mat {
+                data: &ai[..],
+                rs: 1,
+                cs: 2,
+            },
+            Mat {
+                data: &ii[..],
+                rs: 2,
+                cs: 1,
+            },
+        );
+        assert_eq!(r, [1, 3, 2, 4]);
+    }
+
+    #[test]
+    fn half_products_accumulate_in_f32() {
+        // 2048 + 1 + 1 rounds to 2050 when accumulated in f32 and rounded once.
+        let a = [f16::from_f32(2048.0), f16::ONE, f16::ONE];
+        let b = [f16::ONE; 3];
+        let r = gemm(
+            1,
+            3,
+            1,
+            Mat {
+                data: &a[..],
+                rs: 3,
+                cs: 1,
+            },
+            Mat {
+                data: &b[..],
+                rs: 1,
+                cs: 1,
+            },
+        );
+        assert_eq!(r[0].to_f32(), 2050.0);
+    }
+
+    #[test]
+    fn dot_general_batches_and_copies_interleaved_axes() {
+        // lhs [2 (batch), 2, 3]; contract axis 2 with rhs axis 1 of [2, 3, 1].
+        let l = Array::<i32, 2, 2, 3>::arange();
+        let r = Array::<i32, 2, 3, 1>::ones();
+        let c: Array<i32, 2, 2, 1> = dot_general(&l, &r, ((&[2], &[1]), (&[0], &[0])));
+        assert_eq!(c.to_vec(), [3, 12, 21, 30]);
+        // Batch axis last on the lhs forces a copy.
+        let l2 = Array::<i32, 3, 2>::arange(); // [k, batch]
+        let r2 = Array::<i32, 2, 3>::ones(); // [batch, k]
+        let d: Array<i32, 2> = dot_general(&l2, &r2, ((&[0], &[1]), (&[1], &[0])));
+        assert_eq!(d.to_vec(), [6, 9]); // column sums of [[0, 1], [2, 3], [4, 5]]
+    }
+
+    #[test]
+    #[should_panic(expected = "dot_general: axis 1 of f32[2,3] and axis 0 of f32[2,2] differ")]
+    fn dot_general_checks_dimensions() {
+        let a = Array::<f32, 2, 3>::zeros();
+        let b = Array::<f32, 2, 2>::zeros();
+        let _: Array<f32, 2, 2> = dot_general(&a, &b, ((&[1], &[0]), (&[], &[])));
+    }
+}

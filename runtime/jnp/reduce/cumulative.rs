@@ -1,0 +1,320 @@
+//! Operations along one axis that keep the shape: cumulative sums, products,
+//! maxima and minima, `softmax` and `log_softmax`.
+
+use crate::array::{Array, ArrayType, AsArray};
+use crate::element::{Element, ToInexact, Value};
+use crate::lax::{as_i128, is_f64, is_nan, pairwise_sum, Real};
+use crate::shape;
+
+type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
+
+/// The element type of `jnp.cumsum`/`jnp.cumprod`: bool counts in the default
+/// int (`i32`, `i64` with the `x64` feature), every other type keeps its own
+/// (`cumsum` of `i8` is `i8`, unlike `sum`).
+pub trait CumType: Element {
+    /// The result element type.
+    type Out: Element;
+}
+
+macro_rules! cum_same {
+    ($($t:ty),*) => {$( impl CumType for $t { type Out = $t; } )*};
+}
+cum_same!(
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    half::bf16,
+    half::f16,
+    f32,
+    f64
+);
+impl CumType for bool {
+    type Out = super::IndexInt;
+}
+
+/// Calls `f` on every lane along `axis` and writes its output lane back in
+/// place, giving an array of the input's shape.
+#[track_caller]
+fn map_lanes<A: AsArray, O: Element>(
+    op: &str,
+    x: A,
+    axis: isize,
+    mut f: impl FnMut(&[E<A>], &mut [O]),
+) -> Same<A, O> {
+    let shape = <A::Array as ArrayType>::SHAPE;
+    let ax = shape::normalize_axis(op, axis, shape.len());
+    let data = x.as_array().data();
+    let n = shape[ax];
+    let inner: usize = shape[ax + 1..].iter().product();
+    let outer: usize = shape[..ax].iter().product();
+    let mut out = vec![O::ZERO; data.len()];
+    let mut lane = Vec::with_capacity(n);
+    let mut res = vec![O::ZERO; n];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * n + k) * inner + i;
+            lane.clear();
+            lane.extend((0..n).map(|k| data[at(k)]));
+            f(&lane, &mut res);
+            for (k, &r) in res.iter().enumerate() {
+                out[at(k)] = r;
+            }
+        }
+    }
+    <Same<A, O>>::from_data(out)
+}
+
+/// A running combination in the result type: floats round to `O` after each
+/// step (an `f64` operation on two narrower floats rounds exactly once),
+/// integers wrap.
+fn scan<T: Element, O: Element>(
+    lane: &[T],
+    out: &mut [O],
+    float: fn(f64, f64) -> f64,
+    int: fn(i128, i128) -> i128,
+) {
+    let mut acc: Option<O> = None;
+    for (&x, o) in lane.iter().zip(out.iter_mut()) {
+        let x = x.cast::<O>();
+        let next = match acc {
+            None => x,
+            Some(a) if O::DTYPE.is_float() => O::from_f64(float(a.to_f64(), x.to_f64())),
+            Some(a) => O::from_value(Value::Int(int(as_i128(a), as_i128(x)))),
+        };
+        *o = next;
+        acc = Some(next);
+    }
+}
+
+fn running_extreme<T: Element>(lane: &[T], out: &mut [T], max: bool) {
+    let mut acc: Option<T> = None;
+    for (&x, o) in lane.iter().zip(out.iter_mut()) {
+        let next = match acc {
+            Some(a) if is_nan(a) => a,
+            Some(a) if !is_nan(x) && !(if max { x > a } else { x < a }) => a,
+            _ => x,
+        };
+        *o = next;
+        acc = Some(next);
+    }
+}
+
+/// Cumulative sum along `axis` (`jnp.cumsum`); the dtype is kept (bool
+/// counts in the default int) and integers wrap.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2, 3>::from([[1, 2, 3], [4, 5, 6]]);
+/// assert_eq!(jnp::cumsum(&x, 1).to_vec(), [1, 3, 6, 4, 9, 15]);
+/// assert_eq!(x.cumsum(0).to_vec(), [1, 2, 3, 5, 7, 9]);
+/// ```
+#[track_caller]
+pub fn cumsum<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as CumType>::Out>
+where
+    E<A>: CumType,
+{
+    map_lanes("cumsum", x, axis, |l, o| {
+        scan(l, o, |a, b| a + b, i128::wrapping_add)
+    })
+}
+
+/// Cumulative product along `axis` (`jnp.cumprod`).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(jnp::cumprod(&x, 0).to_vec(), [1.0, 2.0, 6.0, 24.0]);
+/// ```
+#[track_caller]
+pub fn cumprod<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as CumType>::Out>
+where
+    E<A>: CumType,
+{
+    map_lanes("cumprod", x, axis, |l, o| {
+        scan(l, o, |a, b| a * b, i128::wrapping_mul)
+    })
+}
+
+/// Running maximum along `axis` (`lax.cummax`); NaN propagates.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 4>::from([1, 3, 2, 5]);
+/// assert_eq!(jnp::cummax(&x, 0).to_vec(), [1, 3, 3, 5]);
+/// ```
+#[track_caller]
+pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>> {
+    map_lanes("cummax", x, axis, |l, o| running_extreme(l, o, true))
+}
+
+/// Running minimum along `axis` (`lax.cummin`); NaN propagates.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 4>::from([3, 1, 2, 0]);
+/// assert_eq!(jnp::cummin(&x, -1).to_vec(), [3, 1, 1, 0]);
+/// ```
+#[track_caller]
+pub fn cummin<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>> {
+    map_lanes("cummin", x, axis, |l, o| running_extreme(l, o, false))
+}
+
+/// The maximum of a lane for softmax: `-inf` when empty, NaN if any is NaN.
+fn lane_max<C: Real>(v: &[C]) -> C {
+    let mut m = C::NEG_INFINITY;
+    for &x in v {
+        #[allow(clippy::eq_op)]
+        if m != m {
+            break;
+        }
+        #[allow(clippy::eq_op)]
+        if x != x || x > m {
+            m = x;
+        }
+    }
+    m
+}
+
+fn softmax_lane<T: Element, O: Element>(lane: &[T], out: &mut [O], log: bool) {
+    fn go<T: Element, O: Element, C: Real>(lane: &[T], out: &mut [O], log: bool) {
+        let shifted: Vec<C> = if T::DTYPE.is_float() {
+            let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
+            let m = lane_max(&v);
+            v.iter().map(|&x| (x - m).round::<O>()).collect()
+        } else {
+            // JAX subtracts the maximum in the integer type (wrapping), and
+            // only `exp` converts to float.
+            let m = lane.iter().map(|&x| as_i128(x)).max().unwrap_or(0);
+            lane.iter()
+                .map(|&x| C::of(T::from_value(Value::Int(as_i128(x) - m)).cast::<O>()))
+                .collect()
+        };
+        let e: Vec<C> = shifted
+            .iter()
+            .map(|&s| s.exp().ftz().round::<O>())
+            .collect();
+        let s = pairwise_sum(&e).round::<O>();
+        if log {
+            let lse = s.ln().round::<O>();
+            for (o, &sh) in out.iter_mut().zip(&shifted) {
+                *o = (sh - lse).to::<O>();
+            }
+        } else {
+            // XLA rewrites a division by a broadcast into a multiplication by
+            // its reciprocal, which flushes to zero when the sum is huge.
+            let r = (C::ONE / s).ftz().round::<O>();
+            for (o, &ei) in out.iter_mut().zip(&e) {
+                *o = (ei * r).ftz().to::<O>();
+            }
+        }
+    }
+    if is_f64::<O>() {
+        go::<T, O, f64>(lane, out, log)
+    } else {
+        go::<T, O, f32>(lane, out, log)
+    }
+}
+
+/// `exp(x) / sum(exp(x))` along `axis` (`jax.nn.softmax`), computed stably:
+/// the maximum is subtracted first. Integer inputs give [`ToInexact`]'s dtype;
+/// a `+inf` input gives NaNs, as in JAX.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([1000.0, 1000.0]);
+/// assert_eq!(jnp::softmax(&x, -1).to_vec(), [0.5, 0.5]);
+/// ```
+#[track_caller]
+pub fn softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
+    map_lanes("softmax", x, axis, |l, o| softmax_lane(l, o, false))
+}
+
+/// `x - logsumexp(x)` along `axis` (`jax.nn.log_softmax`), computed stably.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([0.0, 0.0]);
+/// assert_eq!(jnp::log_softmax(&x, 0).to_vec(), [-(2f32.ln()), -(2f32.ln())]);
+/// ```
+#[track_caller]
+pub fn log_softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
+    map_lanes("log_softmax", x, axis, |l, o| softmax_lane(l, o, true))
+}
+
+impl<
+        T: Element,
+        const D0: usize,
+        const D1: usize,
+        const D2: usize,
+        const D3: usize,
+        const D4: usize,
+        const D5: usize,
+    > Array<T, D0, D1, D2, D3, D4, D5>
+{
+    /// [`jnp::cumsum`](crate::jnp::cumsum) of this array along `axis`.
+    #[track_caller]
+    pub fn cumsum(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
+    where
+        T: CumType,
+    {
+        cumsum(self, axis)
+    }
+
+    /// [`jnp::cumprod`](crate::jnp::cumprod) of this array along `axis`.
+    #[track_caller]
+    pub fn cumprod(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
+    where
+        T: CumType,
+    {
+        cumprod(self, axis)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::f16;
+
+    #[test]
+    fn cumulative_dtypes_and_wrapping() {
+        let b = Array::<bool, 3>::from([true, false, true]);
+        assert_eq!(cumsum(&b, 0).to_vec(), [1, 1, 2]);
+        assert_eq!(cumprod(&b, 0).to_vec(), [1, 0, 0]);
+        let i = Array::<i8, 2>::from([100, 100]);
+        assert_eq!(cumsum(&i, 0).to_vec(), [100, -56]);
+        let h = Array::<f16, 3>::from([f16::from_f32(2048.0), f16::ONE, f16::ONE]);
+        // Each step rounds to f16: 2048 + 1 = 2048 (ties to even), twice.
+        assert_eq!(cumsum(&h, 0).to_vec(), [f16::from_f32(2048.0); 3]);
+    }
+
+    #[test]
+    fn running_extremes_propagate_nan() {
+        let x = Array::<f32, 4>::from([1.0, f32::NAN, 3.0, 0.0]);
+        let m = cummax(&x, 0).to_vec();
+        assert_eq!(m[0], 1.0);
+        assert!(m[1..].iter().all(|v| v.is_nan()));
+    }
+
+    #[test]
+    fn softmax_along_the_first_axis() {
+        let x = Array::<f32, 2, 2>::from([[0.0, 5.0], [0.0, 5.0]]);
+        assert_eq!(softmax(&x, 0).to_vec(), [0.5; 4]);
+        let i = Array::<i32, 2>::from([7, 7]);
+        let p: Array<f32, 2> = softmax(&i, 0);
+        assert_eq!(p.to_vec(), [0.5, 0.5]);
+        let inf = Array::<f32, 2>::from([f32::INFINITY, 0.0]);
+        assert!(softmax(&inf, 0).to_vec()[0].is_nan());
+    }
+}
