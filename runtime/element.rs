@@ -229,32 +229,49 @@ impl_float! {
         to_f32 |x: f64| x as f32, from_f32 |x: f32| x as f64;
     f16 => F16, f16::ZERO, f16::ONE, from_f64 f16::from_f64, from_i128 int_to_f16,
         to_f32 f16::to_f32, from_f32 f16::from_f32;
-    bf16 => BF16, bf16::ZERO, bf16::ONE, from_f64 bf16::from_f64, from_i128 int_to_bf16,
+    bf16 => BF16, bf16::ZERO, bf16::ONE, from_f64 f64_to_bf16, from_i128 int_to_bf16,
         to_f32 bf16::to_f32, from_f32 bf16::from_f32;
 }
 
-// Integers up to 2^24 convert to f32 exactly, and f32 -> f16/bf16 then rounds
-// once. Larger integers are far beyond f16's range (inf) and need more care for bf16.
+// f16 rounds straight from f64 (`half` does it in one step); integers go
+// through f64, nudged so that the f64 keeps a sticky bit when inexact.
 fn int_to_f16(i: i128) -> f16 {
-    f16::from_f64(i as f64)
+    f16::from_f64(sticky_f64(i))
 }
 
 fn int_to_bf16(i: i128) -> bf16 {
-    // i128 -> f64 rounds only beyond 2^53, where bf16's 8-bit mantissa has long
-    // since rounded; a double rounding there can still differ in the last bit,
-    // so round through the exact value's sign and magnitude instead.
+    f64_to_bf16(sticky_f64(i))
+}
+
+/// `i` as f64, moved one ulp toward the exact value when the conversion
+/// rounded, so a later narrower rounding sees that it is not a tie.
+fn sticky_f64(i: i128) -> f64 {
     let f = i as f64;
-    if (f as i128) == i {
-        bf16::from_f64(f)
+    let back = f as i128;
+    if back == i || !f.is_finite() {
+        f
+    } else if back < i {
+        f64::from_bits(if f >= 0.0 { f.to_bits() + 1 } else { f.to_bits() - 1 })
     } else {
-        // Sticky bit: nudge the f64 toward the true value so the final rounding is correct.
-        let nudged = if (f as i128) < i {
-            f64::from_bits(f.to_bits() + 1)
-        } else {
-            f64::from_bits(f.to_bits() - 1)
-        };
-        bf16::from_f64(nudged)
+        f64::from_bits(if f > 0.0 { f.to_bits() - 1 } else { f.to_bits() + 1 })
     }
+}
+
+/// f64 to bf16 rounded once: through f32 with round-to-odd (truncate, and
+/// set the last bit if anything was dropped), which f32's 16 spare bits make
+/// exact for the final round-to-nearest-even.
+fn f64_to_bf16(f: f64) -> bf16 {
+    let r = f as f32;
+    if !r.is_finite() || r as f64 == f {
+        return bf16::from_f32(r);
+    }
+    // Toward zero, then mark inexact.
+    let toward_zero = if (r as f64).abs() > f.abs() {
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    };
+    bf16::from_f32(f32::from_bits(toward_zero.to_bits() | 1))
 }
 
 #[cfg(test)]
@@ -271,6 +288,17 @@ mod tests {
         assert!(!bool::from_f64(-0.0));
         assert_eq!(2.9f32.cast::<i32>(), 2);
         assert_eq!(f16::from_value(Value::Int(70000)), f16::INFINITY);
+    }
+
+    #[test]
+    fn f64_rounds_once_to_bf16() {
+        // Just above the midpoint between 1 and the next bf16 (1 + 2^-7):
+        // rounding to f32 first would land on the midpoint and round to even.
+        let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
+        assert_eq!(f64_to_bf16(x), bf16::from_f32(1.0 + 2f32.powi(-7)));
+        assert_eq!(f64_to_bf16(1.0 + 2f64.powi(-8)), bf16::ONE);
+        assert_eq!(f64_to_bf16(-3.0), bf16::from_f32(-3.0));
+        assert!(f64_to_bf16(f64::NAN).is_nan());
     }
 
     #[test]

@@ -103,6 +103,74 @@ pub fn check_result<Out: ArrayType>(op: &str, dtype: DType, shape: &[usize]) {
     }
 }
 
+/// A panic message assembled during constant evaluation, so compile-time
+/// shape errors can name both types (`f32[2,3]`), which `const` panics
+/// cannot format.
+pub(crate) struct ConstMsg {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl ConstMsg {
+    pub(crate) const fn new() -> Self {
+        ConstMsg {
+            buf: [0; 256],
+            len: 0,
+        }
+    }
+
+    pub(crate) const fn str(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    pub(crate) const fn num(mut self, mut n: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (n % 10) as u8;
+            k += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while k > 0 && self.len < self.buf.len() {
+            k -= 1;
+            self.buf[self.len] = digits[k];
+            self.len += 1;
+        }
+        self
+    }
+
+    /// A type in JAX's notation, as [`type_string`].
+    pub(crate) const fn ty(mut self, dtype: DType, shape: &[usize]) -> Self {
+        self = self.str(dtype.short_name()).str("[");
+        let mut k = 0;
+        while k < shape.len() {
+            if k > 0 {
+                self = self.str(",");
+            }
+            self = self.num(shape[k]);
+            k += 1;
+        }
+        self.str("]")
+    }
+
+    pub(crate) const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => s,
+            Err(_) => "shape error",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +183,17 @@ mod tests {
         assert_eq!(broadcast_indices(&[3], &[2, 3]), vec![0, 1, 2, 0, 1, 2]);
         assert_eq!(broadcast_indices(&[2, 1], &[2, 3]), vec![0, 0, 0, 1, 1, 1]);
         assert_eq!(broadcast_indices(&[], &[2]), vec![0, 0]);
+    }
+
+    #[test]
+    fn const_messages() {
+        let m = ConstMsg::new()
+            .str("a ")
+            .ty(DType::F32, &[2, 30])
+            .str(" b ")
+            .ty(DType::I8, &[]);
+        assert_eq!(m.as_str(), "a f32[2,30] b i8[]");
+        assert_eq!(ConstMsg::new().num(0).num(1234567).as_str(), "01234567");
     }
 
     #[test]

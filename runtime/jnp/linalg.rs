@@ -18,84 +18,7 @@
 use crate::array::{Array, AsArray, NONE};
 use crate::element::{DType, Element, Promote};
 use crate::lax::{gemm, permute, promoted, Mat};
-
-/// A message assembled at compile time, for `const` assertions whose text
-/// shows the shapes involved (`f32[3,4] @ f32[5,6]`).
-#[doc(hidden)]
-pub struct ConstMsg {
-    buf: [u8; 192],
-    len: usize,
-}
-
-impl ConstMsg {
-    /// An empty message.
-    pub const fn new() -> Self {
-        ConstMsg {
-            buf: [0; 192],
-            len: 0,
-        }
-    }
-
-    /// Appends text (truncated at 192 bytes, on a char boundary of ASCII text).
-    pub const fn str(mut self, s: &str) -> Self {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    /// Appends a number in decimal.
-    pub const fn num(mut self, mut n: usize) -> Self {
-        let mut digits = [0u8; 20];
-        let mut k = 0;
-        loop {
-            digits[k] = b'0' + (n % 10) as u8;
-            k += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        while k > 0 && self.len < self.buf.len() {
-            k -= 1;
-            self.buf[self.len] = digits[k];
-            self.len += 1;
-        }
-        self
-    }
-
-    /// Appends a type in JAX's notation: `f32[3,4]`.
-    pub const fn ty(self, dtype: DType, shape: &[usize]) -> Self {
-        let mut m = self.str(dtype.short_name()).str("[");
-        let mut i = 0;
-        while i < shape.len() {
-            if i > 0 {
-                m = m.str(",");
-            }
-            m = m.num(shape[i]);
-            i += 1;
-        }
-        m.str("]")
-    }
-
-    /// The text.
-    pub const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(s) => s,
-            Err(_) => "(message is not UTF-8)",
-        }
-    }
-}
-
-impl Default for ConstMsg {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+use crate::shape::ConstMsg;
 
 /// Selects the [`MatMul`] impl for a 2-D left operand; inferred, never written.
 pub struct MatrixLhs;
@@ -447,16 +370,6 @@ impl<T: Element, const D0: usize, const D1: usize> Array<T, D0, D1> {
 mod tests {
     use super::*;
     use crate::{bf16, f16};
-
-    #[test]
-    fn const_messages() {
-        const M: ConstMsg = ConstMsg::new()
-            .ty(DType::F32, &[3, 4])
-            .str(" @ ")
-            .ty(DType::I8, &[])
-            .num(1234567);
-        assert_eq!(M.as_str(), "f32[3,4] @ i8[]1234567");
-    }
 
     #[test]
     fn every_rank_pair() {

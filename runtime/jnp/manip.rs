@@ -16,7 +16,7 @@ type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 mod checks;
 mod join;
 
-pub(crate) use checks::ConstMsg;
+pub(crate) use crate::shape::ConstMsg;
 use checks::{broadcasts_to, is_reversal, is_squeeze, size_of};
 pub use join::*;
 
@@ -475,20 +475,6 @@ array_methods! {
     #[track_caller]
     pub fn moveaxis<Out: ArrayType<Elem = T>>(&self, source: isize, destination: isize) -> Out {
         moveaxis(self, source, destination)
-    }
-}
-
-impl<T: Element, const M: usize, const N: usize> Array<T, M, N> {
-    /// The transposed matrix, typed (`x.T` for a 2-D array).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 2, 3> = Array::arange();
-    /// let y: Array<i32, 3, 2> = x.t();
-    /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
-    /// ```
-    pub fn t(&self) -> Array<T, N, M> {
-        transpose(self)
     }
 }
 

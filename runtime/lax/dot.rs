@@ -10,7 +10,8 @@ use std::any::{Any, TypeId};
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
 use crate::element::{DType, Element, Value};
-use crate::jnp::{ConstMsg, MatMul};
+use crate::jnp::MatMul;
+use crate::shape::ConstMsg;
 use crate::lax::{as_i128, permute};
 use crate::shape;
 

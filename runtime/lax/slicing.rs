@@ -9,7 +9,8 @@
 use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::index::IndexInt;
-use crate::jnp::{self, ArrayList, ConstMsg};
+use crate::jnp::{self, ArrayList};
+use crate::shape::ConstMsg;
 use crate::shape;
 
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
