@@ -13,7 +13,7 @@
 //! let w: Array<f32, 2, 3> = Array::arange();
 //! let b = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
 //! let y = &w * 2.0 + &b; // the bias broadcasts along the rows
-//! assert_eq!(y.to_vec(), [1.0, 4.0, 7.0, 7.0, 10.0, 13.0]);
+//! assert_eq!(y.to_vec(), [1.0f32, 4.0, 7.0, 7.0, 10.0, 13.0]);
 //! let i = Array::<i32, 2>::from([1, 2]);
 //! let f: Array<f32, 2> = i + 0.5; // a float literal promotes ints to f32
 //! assert_eq!(f.to_vec(), [1.5, 2.5]);

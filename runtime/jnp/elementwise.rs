@@ -20,7 +20,7 @@
 //! let m: Array<f32, 3, 4> = jnp::maximum(&x, &y);
 //! assert_eq!(m.as_slice()[..4], [1.0, 1.5, 2.5, 3.5]);
 //! let r = jnp::maximum(&x, 2.0); // inferred: Array<f32, 3, 1>
-//! assert_eq!(r.to_vec(), [2.0, 2.0, 3.0]);
+//! assert_eq!(r.to_vec(), [2.0f32, 2.0, 3.0]);
 //! ```
 //!
 //! `bf16` and `f16` compute through `f32`, as on XLA's CPU backend.
@@ -431,7 +431,7 @@ binary! {
     /// ```
     /// use jax::prelude::*;
     /// let c = jnp::subtract(Array::<u8, 2>::from([0, 5]), 1);
-    /// assert_eq!(c.to_vec(), [255, 4]);
+    /// assert_eq!(c.to_vec(), [255u8, 4]);
     /// ```
     subtract: Numeric => Numeric::sub;
     /// `a * b` with broadcasting (wrapping for integers, logical and for bool).
@@ -446,7 +446,7 @@ binary! {
     ///
     /// ```
     /// use jax::prelude::*;
-    /// let c = jnp::maximum(Array::<f32, 2>::from([1.0, f32::NAN]), 0.0);
+    /// let c: Array<f32, 2> = jnp::maximum(Array::<f32, 2>::from([1.0, f32::NAN]), 0.0);
     /// assert!(c.to_vec()[0] == 1.0 && c.to_vec()[1].is_nan());
     /// ```
     maximum: Arith => Arith::max;
@@ -647,7 +647,7 @@ where
 /// ```
 /// use jax::prelude::*;
 /// assert_eq!(jnp::power(Array::<i32, 2>::from([2, 3]), 3).to_vec(), [8, 27]);
-/// assert_eq!(jnp::power(Array::<f32, 1>::from([4.0]), 0.5).to_vec(), [2.0]);
+/// assert_eq!(jnp::power(Array::<f32, 1>::from([4.0]), 0.5).to_vec(), [2.0f32]);
 /// ```
 #[track_caller]
 pub fn power<A, B, Out>(a: A, b: B) -> Out
@@ -716,7 +716,7 @@ where
 /// ```
 /// use jax::prelude::*;
 /// let x = Array::<f32, 3>::from([-2.0, 0.5, 3.0]);
-/// assert_eq!(jnp::clip(&x, 0.0, 1.0).to_vec(), [0.0, 0.5, 1.0]);
+/// assert_eq!(jnp::clip(&x, 0.0, 1.0).to_vec(), [0.0f32, 0.5, 1.0]);
 /// ```
 #[track_caller]
 pub fn clip<X, L, H, Out>(x: X, lo: L, hi: H) -> Out

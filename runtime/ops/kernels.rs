@@ -133,9 +133,11 @@ pub mod float {
         arcsin => f32::asin, f64::asin;
         arccos => f32::acos, f64::acos;
         arctan => f32::atan, f64::atan;
-        arcsinh => f32::asinh, f64::asinh;
-        arccosh => f32::acosh, f64::acosh;
-        arctanh => f32::atanh, f64::atanh;
+        arcsinh => libm::asinhf, libm::asinh;
+        // libm's acosh does not return NaN for every x < 1 by itself.
+        arccosh => |x: f32| if x < 1.0 { f32::NAN } else { libm::acoshf(x) },
+                   |x: f64| if x < 1.0 { f64::NAN } else { libm::acosh(x) };
+        arctanh => libm::atanhf, libm::atanh;
         sqrt => f32::sqrt, f64::sqrt;
         rsqrt => |x: f32| (1.0 / (x as f64).sqrt()) as f32, |x: f64| 1.0 / x.sqrt();
         cbrt => f32::cbrt, f64::cbrt;
