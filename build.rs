@@ -52,14 +52,40 @@ fn main() {
         for b in RUNTIME {
             // Explicit 64-bit types are always honoured, so promote as with x64 on.
             let (p, _) = result_type(&[(a, false), (b, false)], true);
-            writeln!(out, "impl Promote<{}> for {ta} {{ type Out = {}; }}", rust_type(b), rust_type(p)).unwrap();
+            writeln!(
+                out,
+                "impl Promote<{}> for {ta} {{ type Out = {}; }}",
+                rust_type(b),
+                rust_type(p)
+            )
+            .unwrap();
             // A Rust scalar is weak: only its kind counts. Its default width follows x64.
-            let weak = if b.kind() == Kind::Bool { (DType::Bool, false) } else { (b, true) };
+            let weak = if b.kind() == Kind::Bool {
+                (DType::Bool, false)
+            } else {
+                (b, true)
+            };
             let (w, _) = result_type(&[(a, false), weak], x64);
-            writeln!(out, "impl PromoteWeak<{}> for {ta} {{ type Out = {}; }}", rust_type(b), rust_type(w)).unwrap();
+            writeln!(
+                out,
+                "impl PromoteWeak<{}> for {ta} {{ type Out = {}; }}",
+                rust_type(b),
+                rust_type(w)
+            )
+            .unwrap();
         }
-        writeln!(out, "impl ToInexact for {ta} {{ type Out = {}; }}", rust_type(to_inexact(a))).unwrap();
-        writeln!(out, "impl SumType for {ta} {{ type Out = {}; }}", rust_type(sum_dtype(a, x64))).unwrap();
+        writeln!(
+            out,
+            "impl ToInexact for {ta} {{ type Out = {}; }}",
+            rust_type(to_inexact(a))
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "impl SumType for {ta} {{ type Out = {}; }}",
+            rust_type(sum_dtype(a, x64))
+        )
+        .unwrap();
     }
     let path = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("promote_impls.rs");
     std::fs::write(path, out).unwrap();

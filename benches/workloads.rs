@@ -108,31 +108,52 @@ fn main() {
 
     if run("tanh_chain_1m") {
         let x = random::<M1>(1);
-        report("tanh_chain_1m", median_time(|| drop(black_box(tanh_chain_1m(&x))), 20, budget));
+        report(
+            "tanh_chain_1m",
+            median_time(|| drop(black_box(tanh_chain_1m(&x))), 20, budget),
+        );
     }
     if run("tanh_chain_16m") {
         let x = random::<M16>(2);
-        report("tanh_chain_16m", median_time(|| drop(black_box(tanh_chain_16m(&x))), 10, budget));
+        report(
+            "tanh_chain_16m",
+            median_time(|| drop(black_box(tanh_chain_16m(&x))), 10, budget),
+        );
     }
     if run("axpb_16m") {
         let x = random::<M16>(3);
-        report("axpb_16m", median_time(|| drop(black_box(axpb_16m(&x, 1.5, 0.5))), 10, budget));
+        report(
+            "axpb_16m",
+            median_time(|| drop(black_box(axpb_16m(&x, 1.5, 0.5))), 10, budget),
+        );
     }
     if run("sumsq_16m") {
         let x = random::<M16>(4);
-        report("sumsq_16m", median_time(|| drop(black_box(sumsq_16m(&x))), 10, budget));
+        report(
+            "sumsq_16m",
+            median_time(|| drop(black_box(sumsq_16m(&x))), 10, budget),
+        );
     }
     if run("triad_16m") {
         let (x, y) = (random::<M16>(5), random::<M16>(6));
-        report("triad_16m", median_time(|| drop(black_box(triad_16m(&x, &y))), 10, budget));
+        report(
+            "triad_16m",
+            median_time(|| drop(black_box(triad_16m(&x, &y))), 10, budget),
+        );
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));
-        report("matmul_1024", median_time(|| drop(black_box(matmul_1024(&a, &b))), 5, budget));
+        report(
+            "matmul_1024",
+            median_time(|| drop(black_box(matmul_1024(&a, &b))), 5, budget),
+        );
     }
     if run("matmul_256_784_512") {
         let (a, b) = (random2::<256, 784>(9), random2::<784, 512>(10));
-        report("matmul_256_784_512", median_time(|| drop(black_box(matmul_256_784_512(&a, &b))), 10, budget));
+        report(
+            "matmul_256_784_512",
+            median_time(|| drop(black_box(matmul_256_784_512(&a, &b))), 10, budget),
+        );
     }
     if run("mlp_forward") {
         let x = random2::<256, 784>(11);
@@ -140,6 +161,13 @@ fn main() {
         let b1 = random::<512>(13);
         let w2 = random2::<512, 10>(14);
         let b2 = random::<10>(15);
-        report("mlp_forward", median_time(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))), 10, budget));
+        report(
+            "mlp_forward",
+            median_time(
+                || drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))),
+                10,
+                budget,
+            ),
+        );
     }
 }

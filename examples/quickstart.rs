@@ -9,7 +9,12 @@ use jax::prelude::*;
 /// checks every shape, fuses the elementwise work into loops and compiles
 /// it as ordinary Rust.
 #[jax::jit]
-fn loss(w: &Array<f32, 3, 2>, b: &Array<f32, 2>, x: &Array<f32, 4, 3>, y: &Array<f32, 4, 2>) -> Array<f32> {
+fn loss(
+    w: &Array<f32, 3, 2>,
+    b: &Array<f32, 2>,
+    x: &Array<f32, 4, 3>,
+    y: &Array<f32, 4, 2>,
+) -> Array<f32> {
     let h = jnp::tanh(x.matmul(w) + b);
     let err = h - y;
     jnp::mean(err * err)

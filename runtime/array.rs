@@ -262,7 +262,12 @@ impl<
     /// assert_eq!(Array::<i32>::full(7).item(), 7);
     /// ```
     pub fn item(&self) -> T {
-        const { assert!(Self::SIZE == 1, "item() needs an array with exactly one element") };
+        const {
+            assert!(
+                Self::SIZE == 1,
+                "item() needs an array with exactly one element"
+            )
+        };
         self.data[0]
     }
 
@@ -484,7 +489,21 @@ macro_rules! impl_into_scalar {
         }
     )*};
 }
-impl_into_scalar!(bool, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, half::f16, half::bf16);
+impl_into_scalar!(
+    bool,
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    half::f16,
+    half::bf16
+);
 
 #[cfg(test)]
 mod tests {

@@ -86,6 +86,22 @@ pub trait Float: Element {
     fn is_nan(self) -> bool;
 }
 
+/// JAX's default float type: `f32`, or `f64` with the `x64` feature
+/// (`JAX_ENABLE_X64`). Weakly typed float literals combined with integer
+/// arrays give this type.
+#[cfg(not(feature = "x64"))]
+pub type DefaultFloat = f32;
+/// JAX's default float type: `f32`, or `f64` with the `x64` feature.
+#[cfg(feature = "x64")]
+pub type DefaultFloat = f64;
+
+/// JAX's default int type: `i32`, or `i64` with the `x64` feature.
+#[cfg(not(feature = "x64"))]
+pub type DefaultInt = i32;
+/// JAX's default int type: `i32`, or `i64` with the `x64` feature.
+#[cfg(feature = "x64")]
+pub type DefaultInt = i64;
+
 /// The result of combining `Self` and `U` under JAX's promotion lattice
 /// (`jnp.promote_types`), for two strongly typed arrays.
 pub trait Promote<U: Element>: Element {
@@ -251,9 +267,17 @@ fn sticky_f64(i: i128) -> f64 {
     if back == i || !f.is_finite() {
         f
     } else if back < i {
-        f64::from_bits(if f >= 0.0 { f.to_bits() + 1 } else { f.to_bits() - 1 })
+        f64::from_bits(if f >= 0.0 {
+            f.to_bits() + 1
+        } else {
+            f.to_bits() - 1
+        })
     } else {
-        f64::from_bits(if f > 0.0 { f.to_bits() - 1 } else { f.to_bits() + 1 })
+        f64::from_bits(if f > 0.0 {
+            f.to_bits() - 1
+        } else {
+            f.to_bits() + 1
+        })
     }
 }
 

@@ -47,15 +47,15 @@ mod promote;
 pub mod shape;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
-pub use element::{bf16, f16, DType, Element, Float, Int};
+pub use element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
-pub use jaxpr::Jaxpr;
 pub use jax_macros::jit;
+pub use jaxpr::Jaxpr;
 
 /// Everything a typical user needs: `use jax::prelude::*;`.
 pub mod prelude {
     pub use crate::array::{Array, ArrayType, AsArray};
-    pub use crate::element::{bf16, f16, DType, Element};
+    pub use crate::element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element};
     pub use crate::index::AtRef;
     pub use crate::{jnp, lax, s};
 }

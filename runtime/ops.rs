@@ -15,7 +15,7 @@
 //! let y = &w * 2.0 + &b; // the bias broadcasts along the rows
 //! assert_eq!(y.to_vec(), [1.0f32, 4.0, 7.0, 7.0, 10.0, 13.0]);
 //! let i = Array::<i32, 2>::from([1, 2]);
-//! let f: Array<f32, 2> = i + 0.5; // a float literal promotes ints to f32
+//! let f: Array<DefaultFloat, 2> = i + 0.5; // a float literal promotes ints to the default float
 //! assert_eq!(f.to_vec(), [1.5, 2.5]);
 //! ```
 //!
@@ -290,7 +290,14 @@ mod tests {
         assert_eq!(y.to_vec(), [45u8, 46]);
         let z: Array<f32, 2> = 2.0 * Array::<f32, 2>::from([1.0, 2.0]);
         assert_eq!(z.to_vec(), [2.0, 4.0]);
-        let w: Array<f32, 2> = Array::<i32, 2>::from([1, 2]) + 1.0;
+        // A weak float literal gives the default float type (f64 with x64).
+        let w = Array::<i32, 2>::from([1, 2]) + 1.0;
+        let want = if cfg!(feature = "x64") {
+            crate::DType::F64
+        } else {
+            crate::DType::F32
+        };
+        assert_eq!(w.dtype(), want);
         assert!(w.weak_type());
     }
 

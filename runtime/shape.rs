@@ -25,8 +25,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> 
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for k in 0..rank {
-        let da = if k + a.len() >= rank { a[k + a.len() - rank] } else { 1 };
-        let db = if k + b.len() >= rank { b[k + b.len() - rank] } else { 1 };
+        let da = if k + a.len() >= rank {
+            a[k + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if k + b.len() >= rank {
+            b[k + b.len() - rank]
+        } else {
+            1
+        };
         out[k] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -98,7 +106,11 @@ pub fn check_result<Out: ArrayType>(op: &str, dtype: DType, shape: &[usize]) {
             type_string(dtype, shape),
             type_string(<Out::Elem as Element>::DTYPE, Out::SHAPE),
             dtype.short_name(),
-            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
 }

@@ -2,6 +2,13 @@
 //! and scatter case of the seed examples, and the generated
 //! `tests/fixtures/index.json` (slices, gathers, scatters, fill defaults).
 
+// Python's empty reversed slices and updates given by reference are what
+// these tests check.
+#![allow(
+    clippy::reversed_empty_ranges,
+    clippy::needless_borrows_for_generic_args
+)]
+
 mod common;
 
 use jax::index::{Mode, NewAxis};

@@ -50,7 +50,9 @@ fn broadcast_and_max() {
     let x = Array::<f32, 4, 3>::from_fn(|i| i as f32 - 6.0);
     let b = Array::<f32, 3>::from([1.0, -1.0, 0.5]);
     let y = bias_relu(&x, &b);
-    let want: Vec<f32> = (0..12).map(|i| (i as f32 - 6.0 + [1.0, -1.0, 0.5][i % 3]).max(0.0)).collect();
+    let want: Vec<f32> = (0..12)
+        .map(|i| (i as f32 - 6.0 + [1.0, -1.0, 0.5][i % 3]).max(0.0))
+        .collect();
     assert_eq!(y.to_vec(), want);
 }
 
@@ -69,7 +71,10 @@ fn generic_matmul_at_two_sizes() {
     let y4 = mm(a4.clone(), w.clone());
     for i in 0..4 {
         for j in 0..2 {
-            let want: f32 = (0..3).map(|k| a4.as_slice()[i * 3 + k] * w.as_slice()[k * 2 + j]).sum::<f32>() + 1.0;
+            let want: f32 = (0..3)
+                .map(|k| a4.as_slice()[i * 3 + k] * w.as_slice()[k * 2 + j])
+                .sum::<f32>()
+                + 1.0;
             assert_eq!(y4.as_slice()[i * 2 + j], want);
         }
     }

@@ -170,7 +170,7 @@ fn dynamic_slices_clamp() {
     );
     fx(
         "dynamic_update_slice_2d",
-        lax::dynamic_update_slice(y(), &Array::<f32, 2, 2>::full(-1.0), &[-1, 1]),
+        lax::dynamic_update_slice(y(), Array::<f32, 2, 2>::full(-1.0), &[-1, 1]),
     );
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_matches, case, seed_output};
+use common::{assert_matches, case, config_id, seed_output};
 use jax::prelude::*;
 use proptest::prelude::*;
 
@@ -21,7 +21,7 @@ fn operator_result_types() {
     let x_f16 = Array::<f16, 2>::ones();
     let x_bool = Array::<bool, 2>::from([true, false]);
 
-    let a: Array<f32, 2> = &x_i32 + 1.0; // int array + float literal -> default float
+    let a: Array<DefaultFloat, 2> = &x_i32 + 1.0; // int array + float literal -> default float
     let b: Array<f32, 2> = &x_f32 * 2.0; // f64 literal is weak: stays f32
     let c: Array<u8, 2> = &x_u8 + 300; // weak int literal keeps u8 (and wraps)
     let d: Array<f16, 2> = 2.0 * &x_f16;
@@ -103,10 +103,10 @@ fn weak_flag_follows_jax() {
     let x = Array::<i32, 2>::ones();
     assert!((&x + 1.0).weak_type()); // i32 + weak float -> weak f32
     assert!(!(&x + 1).weak_type()); // strong i32 wins
-    let w: Array<f32, 2> = &x + 1.0; // weak f32
+    let w: Array<DefaultFloat, 2> = &x + 1.0; // weak default float
     assert!((-&w).weak_type()); // unary ops keep the flag
     assert!((&w * 2.0).weak_type()); // weak with weak stays weak
-    assert!(!(&w * Array::<f32, 2>::ones()).weak_type()); // strong f32 wins
+    assert!(!(&w * Array::<DefaultFloat, 2>::ones()).weak_type()); // strong float wins
     assert!(!x.gt(0).weak_type());
     assert!(!w.gt(0).weak_type()); // bool results are never weak
 }
@@ -116,17 +116,20 @@ fn weak_flag_follows_jax() {
 #[test]
 fn bool_plus_and_times_are_or_and_and() {
     let t = Array::<bool, 2>::ones();
-    assert_matches(&(&t + &t), &value("promotion", "op:bool_plus_bool@x64_off"));
+    assert_matches(
+        &(&t + &t),
+        &value("promotion", &config_id("op:bool_plus_bool")),
+    );
     assert_matches(
         &(&t * &t),
-        &value("promotion", "op:bool_times_bool@x64_off"),
+        &value("promotion", &config_id("op:bool_times_bool")),
     );
     let f = Array::<bool, 2>::from([true, false]);
     assert_eq!((&f + &f.clone().not_()).to_vec(), [true, true]);
     assert_eq!((&f * &f.clone().not_()).to_vec(), [false, false]);
     // op:bool_minus_bool is a TypeError in JAX and a compile error here (see
     // the compile_fail example in the `ops` module docs).
-    let err = &case("promotion", "op:bool_minus_bool@x64_off")["result"]["error"]["message"];
+    let err = &case("promotion", &config_id("op:bool_minus_bool"))["result"]["error"]["message"];
     assert!(err
         .as_str()
         .unwrap()
@@ -146,36 +149,36 @@ impl NotExt for Array<bool, 2> {
 fn true_divide_and_floor_divide() {
     let i = Array::<i32, 2>::ones();
     let d: Array<f32, 2> = jnp::divide(&i, &i);
-    assert_matches(&d, &value("promotion", "op:true_divide_int32@x64_off"));
+    assert_matches(&d, &value("promotion", &config_id("op:true_divide_int32")));
     let u = Array::<u8, 2>::ones();
     let d: Array<f32, 2> = jnp::divide(&u, &u);
-    assert_matches(&d, &value("promotion", "op:true_divide_uint8@x64_off"));
+    assert_matches(&d, &value("promotion", &config_id("op:true_divide_uint8")));
     let i8s = Array::<i8, 2>::ones();
     assert_matches(
         &jnp::divide(&i8s, 2),
-        &value("promotion", "op:true_divide_int_literal@x64_off"),
+        &value("promotion", &config_id("op:true_divide_int_literal")),
     );
     let q: Array<i32, 2> = jnp::floor_divide(&i, &i);
-    assert_matches(&q, &value("promotion", "op:floor_divide_int32@x64_off"));
+    assert_matches(&q, &value("promotion", &config_id("op:floor_divide_int32")));
 }
 
 #[test]
 fn float_math_on_ints_promotes() {
     assert_matches(
         &jnp::sqrt(Array::<i32, 2>::ones()),
-        &value("promotion", "op:sqrt_int32@x64_off"),
+        &value("promotion", &config_id("op:sqrt_int32")),
     );
     assert_matches(
         &jnp::sqrt(Array::<i8, 2>::ones()),
-        &value("promotion", "op:sqrt_int8@x64_off"),
+        &value("promotion", &config_id("op:sqrt_int8")),
     );
     assert_matches(
         &jnp::sqrt(Array::<u16, 2>::ones()),
-        &value("promotion", "op:sqrt_uint16@x64_off"),
+        &value("promotion", &config_id("op:sqrt_uint16")),
     );
     assert_matches(
         &jnp::sin(Array::<bool, 2>::ones()),
-        &value("promotion", "op:sin_bool@x64_off"),
+        &value("promotion", &config_id("op:sin_bool")),
     );
 }
 
@@ -184,8 +187,8 @@ fn float_math_on_ints_promotes() {
     expected = "Integers cannot be raised to negative powers, got integer_pow(int32[2], -1)"
 )]
 fn power_of_int_by_negative_literal_panics() {
-    let msg =
-        case("promotion", "op:power_int_negative@x64_off")["result"]["error"]["message"].clone();
+    let msg = case("promotion", &config_id("op:power_int_negative"))["result"]["error"]["message"]
+        .clone();
     assert_eq!(
         msg,
         "Integers cannot be raised to negative powers, got integer_pow(int32[2], -1)"
@@ -196,15 +199,15 @@ fn power_of_int_by_negative_literal_panics() {
 #[test]
 fn where_with_literals() {
     let c = Array::<bool, 2>::ones();
-    let w: Array<f32, 2> = jnp::where_(&c, Array::<i32, 2>::ones(), 0.0);
+    let w: Array<DefaultFloat, 2> = jnp::where_(&c, Array::<i32, 2>::ones(), 0.0);
     assert_matches(
         &w,
-        &value("promotion", "op:where_int32_float_literal@x64_off"),
+        &value("promotion", &config_id("op:where_int32_float_literal")),
     );
     let w: Array<f16, 2> = jnp::where_(&c, Array::<f16, 2>::ones(), 0);
     assert_matches(
         &w,
-        &value("promotion", "op:where_float16_int_literal@x64_off"),
+        &value("promotion", &config_id("op:where_float16_int_literal")),
     );
 }
 
@@ -213,33 +216,33 @@ fn weak_literal_overflow_wraps() {
     let u8s = Array::<u8, 2>::ones();
     assert_matches(
         &(&u8s + 256),
-        &value("promotion", "overflow:uint8+256@x64_off"),
+        &value("promotion", &config_id("overflow:uint8+256")),
     );
     assert_matches(
         &(&u8s + 255),
-        &value("promotion", "overflow:uint8+255@x64_off"),
+        &value("promotion", &config_id("overflow:uint8+255")),
     );
     assert_matches(
         &(&u8s + -1),
-        &value("promotion", "overflow:uint8+-1@x64_off"),
+        &value("promotion", &config_id("overflow:uint8+-1")),
     );
     let i8s = Array::<i8, 2>::ones();
     assert_matches(
         &(&i8s + 128),
-        &value("promotion", "overflow:int8+128@x64_off"),
+        &value("promotion", &config_id("overflow:int8+128")),
     );
     assert_matches(
         &(&i8s + -129),
-        &value("promotion", "overflow:int8+-129@x64_off"),
+        &value("promotion", &config_id("overflow:int8+-129")),
     );
     assert_matches(
         &(&i8s + 1e10),
-        &value("promotion", "overflow:int8+1e10@x64_off"),
+        &value("promotion", &config_id("overflow:int8+1e10")),
     );
     let f16s = Array::<f16, 2>::ones();
     assert_matches(
         &(&f16s + 1e6),
-        &value("promotion", "overflow:float16+1e6@x64_off"),
+        &value("promotion", &config_id("overflow:float16+1e6")),
     );
     // overflow:int32+2**31 is an OverflowError in JAX; in Rust the literal
     // 2147483648 does not fit the default i32 and is rejected at compile time.

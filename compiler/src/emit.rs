@@ -45,17 +45,26 @@ pub fn dim_tokens(d: &Dim) -> TokenStream {
         Dim::Lit(n) => quote!(#n),
         Dim::Sym(s) => match syn::parse_str::<Ident>(s) {
             Ok(id) => quote!(#id),
-            Err(_) => syn::parse_str::<syn::Expr>(s).map(|e| quote!((#e))).unwrap_or_else(|_| {
-                let id = Ident::new("__jax_bad_dim", Span::call_site());
-                quote!(#id)
-            }),
+            Err(_) => syn::parse_str::<syn::Expr>(s)
+                .map(|e| quote!((#e)))
+                .unwrap_or_else(|_| {
+                    let id = Ident::new("__jax_bad_dim", Span::call_site());
+                    quote!(#id)
+                }),
         },
     }
 }
 
 fn product(dims: &[Dim]) -> TokenStream {
-    let lit: usize = dims.iter().filter_map(|d| if let Dim::Lit(n) = d { Some(*n) } else { None }).product();
-    let syms: Vec<TokenStream> = dims.iter().filter(|d| matches!(d, Dim::Sym(_))).map(dim_tokens).collect();
+    let lit: usize = dims
+        .iter()
+        .filter_map(|d| if let Dim::Lit(n) = d { Some(*n) } else { None })
+        .product();
+    let syms: Vec<TokenStream> = dims
+        .iter()
+        .filter(|d| matches!(d, Dim::Sym(_)))
+        .map(dim_tokens)
+        .collect();
     if syms.is_empty() {
         quote!(#lit)
     } else {
@@ -160,10 +169,12 @@ impl<'a> Emitter<'a> {
             self.stmts.push(quote!(let #name: #ty = #expr;));
             self.locs.insert(v, Loc::Scalar(name));
         } else if aval.rank() == 0 {
-            self.stmts.push(quote!(let #name: #ty = ::jax::__rt::data(&#expr)[0];));
+            self.stmts
+                .push(quote!(let #name: #ty = ::jax::__rt::data(&#expr)[0];));
             self.locs.insert(v, Loc::Scalar(name));
         } else {
-            self.stmts.push(quote!(let #name: &[#ty] = ::jax::__rt::data(&#expr);));
+            self.stmts
+                .push(quote!(let #name: &[#ty] = ::jax::__rt::data(&#expr);));
             self.locs.insert(
                 v,
                 Loc::View {
@@ -180,7 +191,9 @@ impl<'a> Emitter<'a> {
         if self.uses.get(&v).copied().unwrap_or(0) != 1 {
             return false;
         }
-        let Some(&k) = self.consumer.get(&v) else { return false };
+        let Some(&k) = self.consumer.get(&v) else {
+            return false;
+        };
         let e = &self.j.eqns[k];
         let shape = &self.j.aval(v).shape;
         match e.prim.lowering {
@@ -242,7 +255,11 @@ impl<'a> Emitter<'a> {
         let ty = rust_type(aval.dtype);
         let size = product(&aval.shape);
         let flat = self.flat_ok(a, &aval.shape);
-        let mut l = if flat { LoopNest::flat(&aval.shape) } else { LoopNest::new(&aval.shape) };
+        let mut l = if flat {
+            LoopNest::flat(&aval.shape)
+        } else {
+            LoopNest::new(&aval.shape)
+        };
         let id = l.identity();
         let value = self.eval(&mut l, a, &id);
         let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
@@ -270,9 +287,9 @@ impl<'a> Emitter<'a> {
         }
         match self.locs.get(&v) {
             Some(Loc::Scalar(_)) | Some(Loc::Splat(_)) => true,
-            Some(Loc::View { offset, strides, .. }) => {
-                offset.to_string() == "0usize" && strides_are_row_major(strides, shape)
-            }
+            Some(Loc::View {
+                offset, strides, ..
+            }) => offset.to_string() == "0usize" && strides_are_row_major(strides, shape),
             Some(Loc::Fused) | None => {
                 let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
                 e.ins.iter().all(|op| self.flat_ok(op, shape))
@@ -295,7 +312,11 @@ impl<'a> Emitter<'a> {
         let value = match loc {
             Some(Loc::Scalar(n)) => return quote!(#n),
             Some(Loc::Splat(t)) => return t,
-            Some(Loc::View { buf, offset, strides }) => {
+            Some(Loc::View {
+                buf,
+                offset,
+                strides,
+            }) => {
                 // Map each of the view's axes to its loop variable's axis.
                 let mut loop_strides = vec![quote!(0usize); l.vars.len()];
                 for (i, s) in index.iter().zip(&strides) {
@@ -326,7 +347,15 @@ impl<'a> Emitter<'a> {
                                 .iter()
                                 .zip(my_shape)
                                 .zip(index)
-                                .map(|((od, md), i)| if is_one(od) && !is_one(md) { None } else { *i })
+                                .map(
+                                    |((od, md), i)| {
+                                        if is_one(od) && !is_one(md) {
+                                            None
+                                        } else {
+                                            *i
+                                        }
+                                    },
+                                )
                                 .collect()
                         };
                         self.eval(l, op, &sub)
@@ -355,26 +384,69 @@ impl<'a> Emitter<'a> {
         let loc = match (src, prim, p) {
             (Loc::Scalar(n), _, _) => Loc::Splat(quote!(#n)),
             (Loc::Splat(t), _, _) => Loc::Splat(t),
-            (Loc::View { buf, offset, strides }, "broadcast_in_dim", Params::BroadcastInDim { shape, dims }) => {
+            (
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                },
+                "broadcast_in_dim",
+                Params::BroadcastInDim { shape, dims },
+            ) => {
                 let mut out_strides = vec![quote!(0usize); shape.len()];
                 for (k, &d) in dims.iter().enumerate() {
-                    if !(is_one(&x_aval.shape[k]) && !is_one(&shape[d])) {
+                    if !is_one(&x_aval.shape[k]) || is_one(&shape[d]) {
                         out_strides[d] = strides[k].clone();
                     }
                 }
-                Loc::View { buf, offset, strides: out_strides }
+                Loc::View {
+                    buf,
+                    offset,
+                    strides: out_strides,
+                }
             }
-            (Loc::View { buf, offset, strides }, "transpose", Params::Transpose { perm }) => Loc::View {
+            (
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                },
+                "transpose",
+                Params::Transpose { perm },
+            ) => Loc::View {
                 buf,
                 offset,
                 strides: perm.iter().map(|&i| strides[i].clone()).collect(),
             },
-            (Loc::View { buf, offset, strides }, "squeeze", Params::Squeeze { dims }) => Loc::View {
+            (
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                },
+                "squeeze",
+                Params::Squeeze { dims },
+            ) => Loc::View {
                 buf,
                 offset,
-                strides: (0..strides.len()).filter(|i| !dims.contains(i)).map(|i| strides[i].clone()).collect(),
+                strides: (0..strides.len())
+                    .filter(|i| !dims.contains(i))
+                    .map(|i| strides[i].clone())
+                    .collect(),
             },
-            (Loc::View { buf, offset, strides }, "slice", Params::Slice { start, strides: steps, .. }) => {
+            (
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                },
+                "slice",
+                Params::Slice {
+                    start,
+                    strides: steps,
+                    ..
+                },
+            ) => {
                 let starts: Vec<TokenStream> = start
                     .iter()
                     .zip(&strides)
@@ -394,7 +466,15 @@ impl<'a> Emitter<'a> {
                     strides: new_strides,
                 }
             }
-            (Loc::View { buf, offset, strides }, "reshape", _) => {
+            (
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                },
+                "reshape",
+                _,
+            ) => {
                 if strides_are_row_major(&strides, &x_aval.shape) {
                     Loc::View {
                         buf,
@@ -438,7 +518,9 @@ impl<'a> Emitter<'a> {
         let name = Self::name(out);
         let ty = rust_type(aval.dtype);
         if matches!(prim, "argmax" | "argmin") {
-            let Params::ArgReduce { axis, .. } = p else { unreachable!() };
+            let Params::ArgReduce { axis, .. } = p else {
+                unreachable!()
+            };
             let buf = self.buffer_of(x, &x_aval);
             let shape: Vec<TokenStream> = x_aval.shape.iter().map(dim_tokens).collect();
             let xty = rust_type(x_aval.dtype);
@@ -449,7 +531,9 @@ impl<'a> Emitter<'a> {
             self.finish_buffer(out, aval, name);
             return;
         }
-        let Params::Axes(axes) = p else { unreachable!() };
+        let Params::Axes(axes) = p else {
+            unreachable!()
+        };
         let combine = match prim {
             "reduce_sum" => "add",
             "reduce_max" => "max",
@@ -523,7 +607,12 @@ impl<'a> Emitter<'a> {
     /// A contiguous row-major buffer holding `x` (copying views that are not).
     fn buffer_of(&mut self, x: &Atom, aval: &Aval) -> Ident {
         if let Atom::Var(v) = x {
-            if let Some(Loc::View { buf, offset, strides }) = self.locs.get(v) {
+            if let Some(Loc::View {
+                buf,
+                offset,
+                strides,
+            }) = self.locs.get(v)
+            {
                 if offset.to_string() == "0usize" && strides_are_row_major(strides, &aval.shape) {
                     return buf.clone();
                 }
@@ -596,8 +685,13 @@ impl<'a> Emitter<'a> {
                 Atom::Var(v) => match self.locs[v].clone() {
                     Loc::Splat(s) => quote!(::std::vec![#s; #size]),
                     Loc::Scalar(n) => quote!(::std::vec![#n; #size]),
-                    Loc::View { buf, offset, strides } => {
-                        let whole = offset.to_string() == "0usize" && strides_are_row_major(&strides, &aval.shape);
+                    Loc::View {
+                        buf,
+                        offset,
+                        strides,
+                    } => {
+                        let whole = offset.to_string() == "0usize"
+                            && strides_are_row_major(&strides, &aval.shape);
                         let is_input = self.j.invars.contains(v);
                         if whole && !is_input {
                             quote!(#buf)
@@ -618,7 +712,11 @@ impl<'a> Emitter<'a> {
 fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
     let rm = row_major_strides(shape);
     strides.len() == rm.len()
-        && strides.iter().zip(&rm).zip(shape).all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
+        && strides
+            .iter()
+            .zip(&rm)
+            .zip(shape)
+            .all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
 }
 
 /// `::jax::__rt::ops::NAME(args)`, with the parameters some primitives need.
@@ -678,7 +776,9 @@ impl LoopNest {
     fn new(shape: &[Dim]) -> LoopNest {
         LoopNest {
             dims: shape.to_vec(),
-            vars: (0..shape.len()).map(|k| format_ident!("__i{}", k)).collect(),
+            vars: (0..shape.len())
+                .map(|k| format_ident!("__i{}", k))
+                .collect(),
             order: (0..shape.len()).collect(),
             body: Vec::new(),
             pre: Vec::new(),
@@ -711,7 +811,13 @@ impl LoopNest {
     /// An element of `buf` at `offset + sum(loop var * stride)` (a stride
     /// per loop axis, 0 where it does not move), read or (`write`) written
     /// through a row slice of the innermost loop.
-    fn row_of(&mut self, buf: &Ident, offset: &TokenStream, loop_strides: &[TokenStream], write: bool) -> TokenStream {
+    fn row_of(
+        &mut self,
+        buf: &Ident,
+        offset: &TokenStream,
+        loop_strides: &[TokenStream],
+        write: bool,
+    ) -> TokenStream {
         if let Some(n) = &self.flat {
             let key = format!("{buf} flat {write}");
             if let Some(row) = self.rows.get(&key) {
@@ -745,7 +851,11 @@ impl LoopNest {
         if let Some(r) = self.rows.get(&key) {
             let r = r.clone();
             let iv = &self.vars[inner];
-            return if inner_stride == "0usize" { quote!(#r) } else { quote!(#r[#iv]) };
+            return if inner_stride == "0usize" {
+                quote!(#r)
+            } else {
+                quote!(#r[#iv])
+            };
         }
         let name = format_ident!("__r{}", self.rows.len());
         self.rows.insert(key, name.clone());
@@ -757,7 +867,8 @@ impl LoopNest {
                 quote!(#name[#iv])
             }
             ("1usize", true) => {
-                self.pre.push(quote!(let #name = &mut #buf[#base..#base + #n];));
+                self.pre
+                    .push(quote!(let #name = &mut #buf[#base..#base + #n];));
                 quote!(#name[#iv])
             }
             ("0usize", false) => {
@@ -765,7 +876,8 @@ impl LoopNest {
                 quote!(#name)
             }
             _ => {
-                self.rows.remove(&format!("{buf} {base} {inner_stride} {write}"));
+                self.rows
+                    .remove(&format!("{buf} {base} {inner_stride} {write}"));
                 let s = &loop_strides[inner];
                 quote!(#buf[#base + #iv * #s])
             }

@@ -37,7 +37,11 @@ pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
             let bits = dtype.bits();
             let wrapped = i & ((1i128 << bits) - 1);
             let signed = dtype.kind() == Kind::Int && wrapped >= 1i128 << (bits - 1);
-            Scalar::Int(if signed { wrapped - (1i128 << bits) } else { wrapped })
+            Scalar::Int(if signed {
+                wrapped - (1i128 << bits)
+            } else {
+                wrapped
+            })
         }
         _ => {
             let f = as_float(v);
@@ -56,11 +60,17 @@ pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -
         return Ok(x);
     }
     match x {
-        Atom::Lit(l) => Ok(literal(cast_scalar(l.value, dtype), Aval::scalar(dtype, weak))),
+        Atom::Lit(l) => Ok(literal(
+            cast_scalar(l.value, dtype),
+            Aval::scalar(dtype, weak),
+        )),
         Atom::Var(_) if aval.dtype == dtype => Ok(x),
         x => b.bind1(
             &prims::CONVERT_ELEMENT_TYPE,
-            Params::Convert { new_dtype: dtype, weak },
+            Params::Convert {
+                new_dtype: dtype,
+                weak,
+            },
             vec![x],
             span,
         ),
@@ -69,12 +79,17 @@ pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -
 
 /// JAX's `promote_dtypes`: every operand converted to the result type.
 pub fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
-    let avals: Vec<(DType, bool)> = xs.iter().map(|x| {
-        let a = b.aval(x);
-        (a.dtype, a.weak)
-    }).collect();
+    let avals: Vec<(DType, bool)> = xs
+        .iter()
+        .map(|x| {
+            let a = b.aval(x);
+            (a.dtype, a.weak)
+        })
+        .collect();
     let (dtype, weak) = result_type(&avals, b.x64);
-    xs.into_iter().map(|x| convert(b, x, dtype, weak, span)).collect()
+    xs.into_iter()
+        .map(|x| convert(b, x, dtype, weak, span))
+        .collect()
 }
 
 /// Lifts lower-rank array operands to the highest rank with leading 1s, as
@@ -91,7 +106,12 @@ pub fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec
             let mut shape = vec![Dim::Lit(1); pad];
             shape.extend(a.shape.iter().cloned());
             let dims = (pad..rank).collect();
-            b.bind1(&prims::BROADCAST_IN_DIM, Params::BroadcastInDim { shape, dims }, vec![x], span)
+            b.bind1(
+                &prims::BROADCAST_IN_DIM,
+                Params::BroadcastInDim { shape, dims },
+                vec![x],
+                span,
+            )
         })
         .collect()
 }
@@ -148,14 +168,31 @@ pub fn axis(b: &Builder, x: &Atom, axis: i128, span: Span) -> Result<usize> {
 }
 
 /// Re-inserts reduced axes as size 1 (`keepdims=True`).
-fn keep_dims(b: &mut Builder, r: Atom, in_shape: &[Dim], axes: &[usize], span: Span) -> Result<Atom> {
+fn keep_dims(
+    b: &mut Builder,
+    r: Atom,
+    in_shape: &[Dim],
+    axes: &[usize],
+    span: Span,
+) -> Result<Atom> {
     let shape: Vec<Dim> = in_shape
         .iter()
         .enumerate()
-        .map(|(i, d)| if axes.contains(&i) { Dim::Lit(1) } else { d.clone() })
+        .map(|(i, d)| {
+            if axes.contains(&i) {
+                Dim::Lit(1)
+            } else {
+                d.clone()
+            }
+        })
         .collect();
     let dims = (0..in_shape.len()).filter(|i| !axes.contains(i)).collect();
-    b.bind1(&prims::BROADCAST_IN_DIM, Params::BroadcastInDim { shape, dims }, vec![r], span)
+    b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim { shape, dims },
+        vec![r],
+        span,
+    )
 }
 
 /// Which reduction.
@@ -184,14 +221,22 @@ pub fn reduce(
         Reduction::Sum | Reduction::Prod => {
             let d = sum_dtype(a.dtype, b.x64);
             let x = convert(b, x, d, a.weak, span)?;
-            let p: Prim = if kind == Reduction::Sum { &prims::REDUCE_SUM } else { &prims::REDUCE_PROD };
+            let p: Prim = if kind == Reduction::Sum {
+                &prims::REDUCE_SUM
+            } else {
+                &prims::REDUCE_PROD
+            };
             (p, x)
         }
         Reduction::Max => (&prims::REDUCE_MAX as Prim, x),
         Reduction::Min => (&prims::REDUCE_MIN as Prim, x),
         Reduction::Any | Reduction::All => {
             let x = convert(b, x, DType::Bool, false, span)?;
-            let p: Prim = if kind == Reduction::Any { &prims::REDUCE_OR } else { &prims::REDUCE_AND };
+            let p: Prim = if kind == Reduction::Any {
+                &prims::REDUCE_OR
+            } else {
+                &prims::REDUCE_AND
+            };
             (p, x)
         }
     };
@@ -204,7 +249,13 @@ pub fn reduce(
 }
 
 /// `jnp.mean`: the sum divided by the element count, in the inexact type.
-pub fn mean(b: &mut Builder, x: Atom, axes: Option<Vec<usize>>, keepdims: bool, span: Span) -> Result<Atom> {
+pub fn mean(
+    b: &mut Builder,
+    x: Atom,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+    span: Span,
+) -> Result<Atom> {
     let a = b.aval(&x);
     let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
     let mut count = 1usize;
@@ -214,7 +265,9 @@ pub fn mean(b: &mut Builder, x: Atom, axes: Option<Vec<usize>>, keepdims: bool, 
             Dim::Sym(ref s) => {
                 return Err(syn::Error::new(
                     span,
-                    format!("mean over the symbolic axis {s} is not supported yet; use sum and divide"),
+                    format!(
+                        "mean over the symbolic axis {s} is not supported yet; use sum and divide"
+                    ),
                 ))
             }
         }
@@ -307,7 +360,12 @@ pub fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> Result<
 pub fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     if let Atom::Lit(l) = &y {
         if let Scalar::Int(n) = l.value {
-            return b.bind1(&prims::INTEGER_POW, Params::IntegerPow(n as i64), vec![x], span);
+            return b.bind1(
+                &prims::INTEGER_POW,
+                Params::IntegerPow(n as i64),
+                vec![x],
+                span,
+            );
         }
     }
     binary(b, &prims::POW, x, y, span)

@@ -12,8 +12,8 @@ pub mod ir;
 pub mod jnp;
 pub mod parse;
 pub mod pretty;
-pub mod print;
 pub mod prims;
+pub mod print;
 pub mod shapes;
 pub mod trace;
 pub mod types;
@@ -48,7 +48,11 @@ pub fn compile_fn(f: &syn::ItemFn) -> Result<(TokenStream, String), syn::Error> 
     let syn::ReturnType::Type(_, ret_ty) = &f.sig.output else {
         unreachable!("signature() requires a return type")
     };
-    let out_avals: Vec<ir::Aval> = jaxpr.outvars.iter().map(|a| jaxpr.atom_aval(a).clone()).collect();
+    let out_avals: Vec<ir::Aval> = jaxpr
+        .outvars
+        .iter()
+        .map(|a| jaxpr.atom_aval(a).clone())
+        .collect();
     let mut k = 0;
     let result = build_result(ret_ty, &sig.ret, &outs, &out_avals, &mut k);
     let checks = t.b.constraints.equal.iter().map(|(a, b, msg)| {
@@ -71,7 +75,13 @@ pub fn compile_fn(f: &syn::ItemFn) -> Result<(TokenStream, String), syn::Error> 
 }
 
 /// Binds each array leaf of a parameter to its input variable.
-fn bind_inputs(em: &mut emit::Emitter, j: &ir::Jaxpr, expr: TokenStream, spec: &types::TypeSpec, next: &mut usize) {
+fn bind_inputs(
+    em: &mut emit::Emitter,
+    j: &ir::Jaxpr,
+    expr: TokenStream,
+    spec: &types::TypeSpec,
+    next: &mut usize,
+) {
     match spec {
         types::TypeSpec::Tuple(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -91,7 +101,13 @@ fn bind_inputs(em: &mut emit::Emitter, j: &ir::Jaxpr, expr: TokenStream, spec: &
 }
 
 /// The function's result from the output expressions, in the written type.
-fn build_result(ty: &syn::Type, spec: &types::TypeSpec, outs: &[TokenStream], avals: &[ir::Aval], k: &mut usize) -> TokenStream {
+fn build_result(
+    ty: &syn::Type,
+    spec: &types::TypeSpec,
+    outs: &[TokenStream],
+    avals: &[ir::Aval],
+    k: &mut usize,
+) -> TokenStream {
     match (spec, ty) {
         (types::TypeSpec::Tuple(items), syn::Type::Tuple(t)) => {
             let parts: Vec<TokenStream> = items
@@ -110,7 +126,11 @@ fn build_result(ty: &syn::Type, spec: &types::TypeSpec, outs: &[TokenStream], av
         _ => {
             let (o, aval) = (&outs[*k], &avals[*k]);
             *k += 1;
-            let data = if aval.rank() == 0 { quote!(::std::vec![#o]) } else { quote!(#o) };
+            let data = if aval.rank() == 0 {
+                quote!(::std::vec![#o])
+            } else {
+                quote!(#o)
+            };
             let weak = aval.weak;
             quote!(<#ty as ::jax::ArrayType>::set_weak(<#ty as ::jax::ArrayType>::from_data(#data), #weak))
         }

@@ -52,7 +52,10 @@ pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
         match input {
             syn::FnArg::Typed(pt) => {
                 let syn::Pat::Ident(id) = &*pt.pat else {
-                    return Err(syn::Error::new(pt.pat.span(), "name each parameter: `x: Array<f32, 3>`"));
+                    return Err(syn::Error::new(
+                        pt.pat.span(),
+                        "name each parameter: `x: Array<f32, 3>`",
+                    ));
                 };
                 if id.mutability.is_some() {
                     return Err(syn::Error::new(
@@ -63,7 +66,10 @@ pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
                 params.push((id.ident.clone(), type_spec(&pt.ty)?));
             }
             syn::FnArg::Receiver(r) => {
-                return Err(syn::Error::new(r.span(), "methods are supported inside a #[jax::jit] mod only"))
+                return Err(syn::Error::new(
+                    r.span(),
+                    "methods are supported inside a #[jax::jit] mod only",
+                ))
             }
         }
     }
@@ -129,7 +135,10 @@ impl Tracer {
         match v {
             Value::Traced(a) => Ok(a),
             Value::Static(s) => Ok(jnp::weak_literal(&self.b, s)),
-            Value::Tuple(_) => err(span, "a tuple is not an array; convert it explicitly: `jnp::array([...])`"),
+            Value::Tuple(_) => err(
+                span,
+                "a tuple is not an array; convert it explicitly: `jnp::array([...])`",
+            ),
             Value::Unit => err(span, "this expression has no value"),
         }
     }
@@ -167,7 +176,10 @@ impl Tracer {
             return err(local.span(), "give the variable a value: `let x = ...;`");
         };
         if let Some((_, diverge)) = &init.diverge {
-            return err(diverge.span(), "`let ... else` is not supported in #[jax::jit]");
+            return err(
+                diverge.span(),
+                "`let ... else` is not supported in #[jax::jit]",
+            );
         }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(&local.pat, v)
@@ -190,7 +202,14 @@ impl Tracer {
                     return err(t.span(), "this value is not a tuple");
                 };
                 if items.len() != t.elems.len() {
-                    return err(t.span(), format!("expected a tuple of {} values, got {}", t.elems.len(), items.len()));
+                    return err(
+                        t.span(),
+                        format!(
+                            "expected a tuple of {} values, got {}",
+                            t.elems.len(),
+                            items.len()
+                        ),
+                    );
                 }
                 for (p, v) in t.elems.iter().zip(items) {
                     self.bind_pattern(p, v)?;
@@ -209,7 +228,14 @@ impl Tracer {
                     return err(span, "expected a tuple");
                 };
                 if items.len() != ts.len() {
-                    return err(span, format!("expected a tuple of {} values, got {}", ts.len(), items.len()));
+                    return err(
+                        span,
+                        format!(
+                            "expected a tuple of {} values, got {}",
+                            ts.len(),
+                            items.len()
+                        ),
+                    );
                 }
                 let items = items
                     .into_iter()
@@ -224,10 +250,20 @@ impl Tracer {
                 let got = self.b.aval(&a);
                 let same = got.shape.len() == want_aval.shape.len()
                     && got.shape.iter().zip(&want_aval.shape).all(|(x, y)| {
-                        crate::shapes::same_dim(x, y, &format!("the value is {got} but the type says {want_aval}"), &mut self.b.constraints)
+                        crate::shapes::same_dim(
+                            x,
+                            y,
+                            &format!("the value is {got} but the type says {want_aval}"),
+                            &mut self.b.constraints,
+                        )
                     });
                 if !same {
-                    return err(span, format!("mismatched shapes: the value is {got} but the type is {want_aval}"));
+                    return err(
+                        span,
+                        format!(
+                            "mismatched shapes: the value is {got} but the type is {want_aval}"
+                        ),
+                    );
                 }
                 if got.dtype != want_aval.dtype {
                     if !got.weak {
@@ -248,7 +284,12 @@ impl Tracer {
     }
 
     fn mac(&mut self, m: &syn::Macro) -> Result<Value> {
-        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         err(
             m.span(),
             format!("`{name}!` is not supported in #[jax::jit]: the function is traced once and compiled, so side effects would not run as written"),
@@ -263,7 +304,10 @@ impl Tracer {
             syn::Expr::Block(b) => self.block(&b.block),
             syn::Expr::Path(p) => self.path(p),
             syn::Expr::Tuple(t) => Ok(Value::Tuple(
-                t.elems.iter().map(|e| self.expr(e)).collect::<Result<_>>()?,
+                t.elems
+                    .iter()
+                    .map(|e| self.expr(e))
+                    .collect::<Result<_>>()?,
             )),
             syn::Expr::Binary(b) => self.binary(b),
             syn::Expr::Unary(u) => self.unary(u),
@@ -272,7 +316,11 @@ impl Tracer {
                 let syn::Expr::Path(p) = &*a.left else {
                     return err(a.left.span(), "arrays are immutable: use `x.at(i).set(v)`, which returns the updated array");
                 };
-                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 self.assign(&name, v, a.span())?;
                 Ok(Value::Unit)
             }
@@ -281,8 +329,14 @@ impl Tracer {
             syn::Expr::MethodCall(m) => self.method(m),
             syn::Expr::Call(c) => self.call(c),
             syn::Expr::Macro(m) => self.mac(&m.mac),
-            syn::Expr::Return(r) => err(r.span(), "`return` is not supported in #[jax::jit]: end the body with the result"),
-            other => err(other.span(), "this expression is not supported in #[jax::jit]"),
+            syn::Expr::Return(r) => err(
+                r.span(),
+                "`return` is not supported in #[jax::jit]: end the body with the result",
+            ),
+            other => err(
+                other.span(),
+                "this expression is not supported in #[jax::jit]",
+            ),
         }
     }
 
@@ -302,7 +356,12 @@ impl Tracer {
                 None => err(id.span(), format!("cannot find `{id}` in this scope")),
             };
         }
-        let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let names: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let last = names.last().unwrap().as_str();
         let f = match last {
             "PI" => std::f64::consts::PI,
@@ -310,7 +369,12 @@ impl Tracer {
             "INFINITY" | "inf" => f64::INFINITY,
             "NEG_INFINITY" => f64::NEG_INFINITY,
             "NAN" | "nan" => f64::NAN,
-            _ => return err(p.span(), format!("cannot find `{}` in #[jax::jit]", names.join("::"))),
+            _ => {
+                return err(
+                    p.span(),
+                    format!("cannot find `{}` in #[jax::jit]", names.join("::")),
+                )
+            }
         };
         Ok(Value::Static(Scalar::Float(f)))
     }
@@ -328,9 +392,16 @@ impl Tracer {
         };
         if let Some(prim) = compound {
             let syn::Expr::Path(p) = &*e.left else {
-                return err(e.left.span(), "arrays are immutable: use `x.at(i).add(v)`, which returns the updated array");
+                return err(
+                    e.left.span(),
+                    "arrays are immutable: use `x.at(i).add(v)`, which returns the updated array",
+                );
             };
-            let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let name = p
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             let l = self.expr(&e.left)?;
             let r = self.expr(&e.right)?;
             let v = self.arith(prim, l, r, span)?;
@@ -395,14 +466,24 @@ impl Tracer {
                 Value::Static(Scalar::Float(f)) => Ok(Value::Static(Scalar::Float(-f))),
                 v => {
                     let x = self.atom(v, span)?;
-                    Ok(Value::Traced(jnp::unary(&mut self.b, &prims::NEG, x, span)?))
+                    Ok(Value::Traced(jnp::unary(
+                        &mut self.b,
+                        &prims::NEG,
+                        x,
+                        span,
+                    )?))
                 }
             },
             syn::UnOp::Not(_) => match v {
                 Value::Static(Scalar::Bool(b)) => Ok(Value::Static(Scalar::Bool(!b))),
                 v => {
                     let x = self.atom(v, span)?;
-                    Ok(Value::Traced(jnp::unary(&mut self.b, &prims::NOT, x, span)?))
+                    Ok(Value::Traced(jnp::unary(
+                        &mut self.b,
+                        &prims::NOT,
+                        x,
+                        span,
+                    )?))
                 }
             },
             syn::UnOp::Deref(_) => Ok(v),
@@ -476,14 +557,20 @@ impl Tracer {
         Ok(Value::Unit)
     }
 
-    fn args(&mut self, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Result<Vec<(Value, Span)>> {
+    fn args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    ) -> Result<Vec<(Value, Span)>> {
         args.iter().map(|a| Ok((self.expr(a)?, a.span()))).collect()
     }
 
     fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
         match v {
             Value::Static(Scalar::Int(i)) => Ok(*i),
-            _ => err(span, format!("{what} must be a static integer (a literal or const)")),
+            _ => err(
+                span,
+                format!("{what} must be a static integer (a literal or const)"),
+            ),
         }
     }
 
@@ -497,9 +584,17 @@ impl Tracer {
     /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
     fn call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         let syn::Expr::Path(p) = &*c.func else {
-            return err(c.func.span(), "only functions of jnp:: and lax:: can be called in #[jax::jit]");
+            return err(
+                c.func.span(),
+                "only functions of jnp:: and lax:: can be called in #[jax::jit]",
+            );
         };
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let span = c.span();
         let (module, name) = match segs.as_slice() {
             [.., m, n] if m == "jnp" || m == "lax" => (m.as_str(), n.as_str()),
@@ -523,23 +618,38 @@ impl Tracer {
         let name = m.method.to_string();
         if name == "astype" {
             let Some(turbofish) = &m.turbofish else {
-                return err(m.method.span(), "write the target type: `x.astype::<f32>()`");
+                return err(
+                    m.method.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
             };
             let Some(syn::GenericArgument::Type(t)) = turbofish.args.first() else {
-                return err(turbofish.span(), "write the target type: `x.astype::<f32>()`");
+                return err(
+                    turbofish.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
             };
             let Some(d) = crate::types::element_dtype(t) else {
-                return err(t.span(), "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64");
+                return err(
+                    t.span(),
+                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
+                );
             };
             let x = self.atom(recv, m.receiver.span())?;
             return Ok(Value::Traced(self.b.bind1(
                 &prims::CONVERT_ELEMENT_TYPE,
-                Params::Convert { new_dtype: d, weak: false },
+                Params::Convert {
+                    new_dtype: d,
+                    weak: false,
+                },
                 vec![x],
                 span,
             )?));
         }
-        if matches!(name.as_str(), "iter" | "into_iter" | "iter_mut" | "next" | "map" | "fold") {
+        if matches!(
+            name.as_str(),
+            "iter" | "into_iter" | "iter_mut" | "next" | "map" | "fold"
+        ) {
             return err(
                 m.method.span(),
                 format!("`.{name}()`: iterators are not supported in #[jax::jit]; use array operations, lax::fori_loop or lax::scan"),
@@ -552,7 +662,13 @@ impl Tracer {
 
     /// The operations the compiler knows, by name, for `jnp::NAME(..)`,
     /// `lax::NAME(..)` and `x.NAME(..)`.
-    fn op(&mut self, module: &str, name: &str, args: Vec<(Value, Span)>, span: Span) -> Result<Value> {
+    fn op(
+        &mut self,
+        module: &str,
+        name: &str,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
         let n = args.len();
         let want = |k: usize| -> Result<()> {
             if n == k {
@@ -565,7 +681,8 @@ impl Tracer {
         for (v, s) in &args {
             vals.push((v.clone(), *s));
         }
-        let atom = |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(vals[i].0.clone(), vals[i].1) };
+        let atom =
+            |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(vals[i].0.clone(), vals[i].1) };
         let unary_inexact: Option<Prim> = match name {
             "exp" => Some(&prims::EXP),
             "exp2" => Some(&prims::EXP2),
@@ -598,7 +715,12 @@ impl Tracer {
         if let Some(prim) = unary_inexact {
             want(1)?;
             let x = atom(self, 0)?;
-            return Ok(Value::Traced(jnp::unary_inexact(&mut self.b, prim, x, span)?));
+            return Ok(Value::Traced(jnp::unary_inexact(
+                &mut self.b,
+                prim,
+                x,
+                span,
+            )?));
         }
         let unary_number: Option<Prim> = match name {
             "abs" => Some(&prims::ABS),
@@ -643,11 +765,20 @@ impl Tracer {
                 want(2)?;
                 let (x, y) = (atom(self, 0)?, atom(self, 1)?);
                 let (x, y) = if module == "jnp" {
-                    (jnp::to_float(&mut self.b, x, span)?, jnp::to_float(&mut self.b, y, span)?)
+                    (
+                        jnp::to_float(&mut self.b, x, span)?,
+                        jnp::to_float(&mut self.b, y, span)?,
+                    )
                 } else {
                     (x, y)
                 };
-                Ok(Value::Traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?))
+                Ok(Value::Traced(jnp::binary(
+                    &mut self.b,
+                    &prims::DIV,
+                    x,
+                    y,
+                    span,
+                )?))
             }
             "power" | "pow" | "powf" | "powi" => {
                 want(2)?;
@@ -658,7 +789,12 @@ impl Tracer {
             "square" => {
                 want(1)?;
                 let x = atom(self, 0)?;
-                Ok(Value::Traced(self.b.bind1(&prims::INTEGER_POW, Params::IntegerPow(2), vec![x], span)?))
+                Ok(Value::Traced(self.b.bind1(
+                    &prims::INTEGER_POW,
+                    Params::IntegerPow(2),
+                    vec![x],
+                    span,
+                )?))
             }
             "where_" | "select" => {
                 want(3)?;
@@ -674,7 +810,12 @@ impl Tracer {
                 let x = atom(self, 0)?;
                 let rank = self.b.aval(&x).rank();
                 let perm = (0..rank).rev().collect();
-                Ok(Value::Traced(self.b.bind1(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x], span)?))
+                Ok(Value::Traced(self.b.bind1(
+                    &prims::TRANSPOSE,
+                    Params::Transpose { perm },
+                    vec![x],
+                    span,
+                )?))
             }
             "sum" | "prod" | "max" | "min" | "any" | "all" | "mean" => {
                 let kind = match name {
@@ -692,9 +833,17 @@ impl Tracer {
                     3 => {
                         let ax = self.static_int(&vals[1].0, vals[1].1, "the axis")?;
                         let ax = jnp::axis(&self.b, &x, ax, vals[1].1)?;
-                        (Some(vec![ax]), self.static_bool_arg(&vals[2].0, vals[2].1, "keepdims")?)
+                        (
+                            Some(vec![ax]),
+                            self.static_bool_arg(&vals[2].0, vals[2].1, "keepdims")?,
+                        )
                     }
-                    _ => return err(span, format!("`{name}` takes the array, or the array, an axis and keepdims")),
+                    _ => {
+                        return err(
+                            span,
+                            format!("`{name}` takes the array, or the array, an axis and keepdims"),
+                        )
+                    }
                 };
                 let r = match kind {
                     Some(k) => jnp::reduce(&mut self.b, k, x, axes, keepdims, span)?,
@@ -711,7 +860,11 @@ impl Tracer {
                 span,
                 format!(
                     "`{}{name}` is not supported in #[jax::jit] yet",
-                    if module == "method" { ".".to_string() } else { format!("{module}::") }
+                    if module == "method" {
+                        ".".to_string()
+                    } else {
+                        format!("{module}::")
+                    }
                 ),
             ),
         }
@@ -752,7 +905,7 @@ fn fold(op: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
 pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
     let mut t = Tracer::new(x64);
     for (name, spec) in &sig.params {
-        let v = t.input_value(spec, name.span())?;
+        let v = t.input_value(spec);
         t.define(&name.to_string(), v);
     }
     let body = t.block(&f.block)?;
@@ -774,13 +927,12 @@ fn flatten(v: &Value, out: &mut Vec<Value>) {
 }
 
 impl Tracer {
-    fn input_value(&mut self, spec: &TypeSpec, span: Span) -> Result<Value> {
+    fn input_value(&mut self, spec: &TypeSpec) -> Value {
         match spec {
-            TypeSpec::Tuple(items) => Ok(Value::Tuple(
-                items.iter().map(|s| self.input_value(s, span)).collect::<Result<_>>()?,
-            )),
-            s => Ok(Value::Traced(self.b.input(s.aval().unwrap()))),
+            TypeSpec::Tuple(items) => {
+                Value::Tuple(items.iter().map(|s| self.input_value(s)).collect())
+            }
+            s => Value::Traced(self.b.input(s.aval().unwrap())),
         }
     }
 }
-

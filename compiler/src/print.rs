@@ -52,7 +52,11 @@ pub fn python_float(x: f64, dtype: DType) -> String {
         } else if point as usize >= digits.len() {
             format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
         } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
@@ -129,13 +133,20 @@ impl Printer<'_> {
 
     fn eqn(&mut self, e: &Eqn) -> Doc {
         let lhs = self.binders(&e.outs, true);
-        let in_avals: Vec<_> = e.ins.iter().map(|a| self.jaxpr.atom_aval(a).clone()).collect();
+        let in_avals: Vec<_> = e
+            .ins
+            .iter()
+            .map(|a| self.jaxpr.atom_aval(a).clone())
+            .collect();
         let mut params = (e.prim.print_params)(&in_avals, &e.params);
         params.sort_by(|a, b| a.0.cmp(b.0));
         let params = if params.is_empty() {
             nil()
         } else {
-            let kvs = params.into_iter().map(|(k, v)| text(format!("{k}={v}"))).collect();
+            let kvs = params
+                .into_iter()
+                .map(|(k, v)| text(format!("{k}={v}")))
+                .collect();
             group(concat(vec![
                 nest(2, concat(vec![text("["), brk_text(""), join(brk(), kvs)])),
                 brk_text(""),
@@ -143,7 +154,13 @@ impl Printer<'_> {
             ]))
         };
         let ins = self.atoms(&e.ins, "");
-        concat(vec![lhs, text(" = "), text(e.prim.name), params, text(" ") + ins])
+        concat(vec![
+            lhs,
+            text(" = "),
+            text(e.prim.name),
+            params,
+            text(" ") + ins,
+        ])
     }
 
     fn jaxpr(&mut self) -> Doc {

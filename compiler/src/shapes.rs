@@ -30,9 +30,14 @@ pub fn same_dim(a: &Dim, b: &Dim, why: &str, c: &mut Constraints) -> bool {
 /// Whether two shapes are equal (see [`same_dim`]).
 pub fn same_shape(a: &Shape, b: &Shape, c: &mut Constraints) -> bool {
     a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| same_dim(x, y, &format!("shapes {} and {} must match", fmt(a), fmt(b)), c))
+        && a.iter().zip(b).all(|(x, y)| {
+            same_dim(
+                x,
+                y,
+                &format!("shapes {} and {} must match", fmt(a), fmt(b)),
+                c,
+            )
+        })
 }
 
 /// `[3,4]`.
@@ -95,9 +100,17 @@ mod tests {
     #[test]
     fn literal_broadcasting() {
         let mut c = Constraints::default();
-        let out = broadcast(&aval(&[Dim::Lit(64), Dim::Lit(10)]), &aval(&[Dim::Lit(10)]), &mut c);
+        let out = broadcast(
+            &aval(&[Dim::Lit(64), Dim::Lit(10)]),
+            &aval(&[Dim::Lit(10)]),
+            &mut c,
+        );
         assert_eq!(out.unwrap(), vec![Dim::Lit(64), Dim::Lit(10)]);
-        let err = broadcast(&aval(&[Dim::Lit(3), Dim::Lit(4)]), &aval(&[Dim::Lit(5)]), &mut c);
+        let err = broadcast(
+            &aval(&[Dim::Lit(3), Dim::Lit(4)]),
+            &aval(&[Dim::Lit(5)]),
+            &mut c,
+        );
         assert_eq!(
             err.unwrap_err(),
             "Incompatible shapes for broadcasting: f32[3,4] and f32[5]"
@@ -110,7 +123,11 @@ mod tests {
         let mut c = Constraints::default();
         let n = Dim::Sym("N".into());
         let m = Dim::Sym("M".into());
-        let out = broadcast(&aval(&[n.clone(), Dim::Lit(3)]), &aval(&[m.clone(), Dim::Lit(3)]), &mut c);
+        let out = broadcast(
+            &aval(&[n.clone(), Dim::Lit(3)]),
+            &aval(&[m.clone(), Dim::Lit(3)]),
+            &mut c,
+        );
         assert_eq!(out.unwrap(), vec![n.clone(), Dim::Lit(3)]);
         assert_eq!(c.equal.len(), 1);
         assert_eq!((c.equal[0].0.clone(), c.equal[0].1.clone()), (n, m));

@@ -40,7 +40,13 @@ impl Builder {
 
     /// Appends `outs = prim[params] ins` and returns the outputs; an abstract
     /// evaluation error becomes a compile error at `span`.
-    pub fn bind(&mut self, prim: Prim, params: Params, ins: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+    pub fn bind(
+        &mut self,
+        prim: Prim,
+        params: Params,
+        ins: Vec<Atom>,
+        span: Span,
+    ) -> Result<Vec<Atom>> {
         let avals: Vec<Aval> = ins.iter().map(|a| self.aval(a)).collect();
         let outs = (prim.abstract_eval)(&avals, &params, &mut self.constraints)
             .map_err(|msg| syn::Error::new(span, msg))?;
@@ -56,7 +62,13 @@ impl Builder {
     }
 
     /// [`Builder::bind`] for single-result primitives.
-    pub fn bind1(&mut self, prim: Prim, params: Params, ins: Vec<Atom>, span: Span) -> Result<Atom> {
+    pub fn bind1(
+        &mut self,
+        prim: Prim,
+        params: Params,
+        ins: Vec<Atom>,
+        span: Span,
+    ) -> Result<Atom> {
         Ok(self.bind(prim, params, ins, span)?.remove(0))
     }
 }

@@ -10,7 +10,10 @@ use crate::ir::{Aval, Dim};
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeSpec {
     /// `Array<T, dims..>` (by value or, for parameters, by reference).
-    Array { aval: Aval, by_ref: bool },
+    Array {
+        aval: Aval,
+        by_ref: bool,
+    },
     /// A Rust scalar (`f32`, `i32`, `bool`): weakly typed, like a Python scalar.
     Scalar(DType),
     Tuple(Vec<TypeSpec>),
@@ -94,7 +97,10 @@ fn dim(arg: &syn::GenericArgument) -> syn::Result<Dim> {
         e => e,
     };
     match expr {
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => Ok(Dim::Lit(i.base10_parse()?)),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => Ok(Dim::Lit(i.base10_parse()?)),
         syn::Expr::Path(p) if p.path.get_ident().is_some() => {
             Ok(Dim::Sym(p.path.get_ident().unwrap().to_string()))
         }
@@ -180,13 +186,22 @@ mod tests {
 
     #[test]
     fn array_types() {
-        let TypeSpec::Array { aval, by_ref } = spec("&Array<f32, 3, N>").unwrap() else { panic!() };
+        let TypeSpec::Array { aval, by_ref } = spec("&Array<f32, 3, N>").unwrap() else {
+            panic!()
+        };
         assert!(by_ref);
         assert_eq!(aval.to_string(), "f32[3,N]");
         assert_eq!(spec("f64").unwrap(), TypeSpec::Scalar(DType::F64));
         assert!(spec("Vec<f32>").is_err());
         assert!(spec("&mut Array<f32, 3>").is_err());
         assert!(spec("Array<f32, {N * 2}>").is_err());
-        assert_eq!(spec("jax::Array<i32, { 4 }>").unwrap().aval().unwrap().to_string(), "i32[4]");
+        assert_eq!(
+            spec("jax::Array<i32, { 4 }>")
+                .unwrap()
+                .aval()
+                .unwrap()
+                .to_string(),
+            "i32[4]"
+        );
     }
 }

@@ -5,7 +5,10 @@ use jax_dtypes::{promote_types, result_type, to_inexact, DType, Kind};
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/promotion.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/promotion.json"
+    );
     let text = std::fs::read_to_string(path).expect("promotion fixture");
     let json: Value = serde_json::from_str(&text).unwrap();
     json["cases"].as_array().unwrap().clone()
@@ -35,7 +38,10 @@ fn every_pair_of_dtypes() {
             assert_eq!(join.canonicalize(false), expected, "{id}");
         }
         // jnp.result_type truncates the operands first when x64 is off.
-        let rt = result_type(&[(a.canonicalize(x64), false), (b.canonicalize(x64), false)], x64);
+        let rt = result_type(
+            &[(a.canonicalize(x64), false), (b.canonicalize(x64), false)],
+            x64,
+        );
         assert_eq!(rt.0, dtype(&case["result_type"]), "{id}: result_type");
         // An actual addition: JAX first truncates the inputs themselves.
         let created = case["input_dtypes_after_creation"].as_array().unwrap();
@@ -93,7 +99,11 @@ fn every_dtype_with_every_weak_literal() {
             }
             let got = result_type(&ops, x64);
             assert_eq!(got.0, dtype(&expected["dtype"]), "{id}: {key}");
-            assert_eq!(got.1, expected["weak_type"].as_bool().unwrap(), "{id}: {key}");
+            assert_eq!(
+                got.1,
+                expected["weak_type"].as_bool().unwrap(),
+                "{id}: {key}"
+            );
         }
         checked += 1;
     }
@@ -109,7 +119,10 @@ fn inexact_results_of_integer_inputs() {
         let src = case["result"]["source"].as_str().unwrap();
         let input = DType::ALL
             .into_iter()
-            .find(|d| src.contains(&format!("jnp.{}", d.name())) || (src.contains("bool_") && *d == DType::Bool))
+            .find(|d| {
+                src.contains(&format!("jnp.{}", d.name()))
+                    || (src.contains("bool_") && *d == DType::Bool)
+            })
             .unwrap();
         let input = input.canonicalize(x64(case));
         assert_eq!(to_inexact(input), dtype(&case["result"]["dtype"]), "{src}");

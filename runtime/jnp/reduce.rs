@@ -60,14 +60,8 @@ use crate::shape;
 
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
-/// The index type of `argmax`/`argmin` (JAX's default int: `i32`, `i64` with
-/// the `x64` feature).
-#[cfg(not(feature = "x64"))]
-pub type IndexInt = i32;
-/// The index type of `argmax`/`argmin` (JAX's default int: `i32`, `i64` with
-/// the `x64` feature).
-#[cfg(feature = "x64")]
-pub type IndexInt = i64;
+/// The index type of `argmax`/`argmin`: JAX's default int.
+pub type IndexInt = crate::DefaultInt;
 
 #[inline]
 fn full<A: AsArray, R: Element>(x: A, f: impl FnOnce(&[E<A>]) -> R) -> Array<R> {
@@ -214,7 +208,7 @@ reduction! {
     /// ```
     /// use jax::prelude::*;
     /// let x = Array::<i8, 3>::from([100, 100, 100]);
-    /// let s: Array<i32> = jnp::sum(&x); // small ints accumulate in the default int
+    /// let s: Array<DefaultInt> = jnp::sum(&x); // small ints accumulate in the default int
     /// assert_eq!(s.item(), 300);
     /// ```
     fn sum / sum_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],

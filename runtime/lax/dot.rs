@@ -11,9 +11,9 @@ use std::any::{Any, TypeId};
 use crate::array::{Array, ArrayType, AsArray, NONE};
 use crate::element::{DType, Element, Value};
 use crate::jnp::MatMul;
-use crate::shape::ConstMsg;
 use crate::lax::{as_i128, permute};
 use crate::shape;
+use crate::shape::ConstMsg;
 
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
@@ -223,8 +223,6 @@ where
     let rf: Vec<usize> = (0..rs.len())
         .filter(|a| !rc.contains(a) && !rb.contains(a))
         .collect();
-    let prod = |s: &[usize], axes: &[usize]| axes.iter().map(|&a| s[a]).product::<usize>();
-    let (nb, m, k, n) = (prod(ls, lb), prod(ls, &lf), prod(ls, lc), prod(rs, &rf));
     let out_shape: Vec<usize> = lb
         .iter()
         .map(|&a| ls[a])
@@ -232,9 +230,39 @@ where
         .chain(rf.iter().map(|&a| rs[a]))
         .collect();
     shape::check_result::<Out>("dot_general", <E<A>>::DTYPE, &out_shape);
+    let out = dot_general_raw(
+        lhs.as_array().data(),
+        ls,
+        rhs.as_array().data(),
+        rs,
+        dimension_numbers,
+    );
+    let weak = lhs.as_array().is_weak() && rhs.as_array().is_weak();
+    Out::from_data(out).set_weak(weak)
+}
 
-    let (ld, lrs, lcs) = layout(lhs.as_array().data(), ls, [lb, &lf, lc], m, k);
-    let (rd, rrs, rcs) = layout(rhs.as_array().data(), rs, [rb, rc, &rf], k, n);
+/// The contraction of [`dot_general`] on row-major data with checked
+/// dimension numbers: batch axes, then the free axes of `lhs`, then those of
+/// `rhs`. Each batch is one gemm call; an operand is copied only when its
+/// free and contracted axes are interleaved.
+pub(crate) fn dot_general_raw<T: Element>(
+    lhs: &[T],
+    ls: &[usize],
+    rhs: &[T],
+    rs: &[usize],
+    dimension_numbers: DotDimensionNumbers<'_>,
+) -> Vec<T> {
+    let ((lc, rc), (lb, rb)) = dimension_numbers;
+    let lf: Vec<usize> = (0..ls.len())
+        .filter(|a| !lc.contains(a) && !lb.contains(a))
+        .collect();
+    let rf: Vec<usize> = (0..rs.len())
+        .filter(|a| !rc.contains(a) && !rb.contains(a))
+        .collect();
+    let prod = |s: &[usize], axes: &[usize]| axes.iter().map(|&a| s[a]).product::<usize>();
+    let (nb, m, k, n) = (prod(ls, lb), prod(ls, &lf), prod(ls, lc), prod(rs, &rf));
+    let (ld, lrs, lcs) = layout(lhs, ls, [lb, &lf, lc], m, k);
+    let (rd, rrs, rcs) = layout(rhs, rs, [rb, rc, &rf], k, n);
     let mut out = Vec::with_capacity(nb * m * n);
     for i in 0..nb {
         let a = Mat {
@@ -249,8 +277,7 @@ where
         };
         out.extend(gemm(m, k, n, a, b));
     }
-    let weak = lhs.as_array().is_weak() && rhs.as_array().is_weak();
-    Out::from_data(out).set_weak(weak)
+    out
 }
 
 /// The product of vectors and matrices of one dtype (`lax.dot`): 2-D × 2-D,

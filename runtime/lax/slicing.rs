@@ -10,8 +10,8 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::index::IndexInt;
 use crate::jnp::{self, ArrayList};
-use crate::shape::ConstMsg;
 use crate::shape;
+use crate::shape::ConstMsg;
 
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 

@@ -27,7 +27,10 @@ pub fn seed_output(name: &str) -> Value {
 
 /// The `repr` of a seed example, by name.
 pub fn seed_repr(name: &str) -> String {
-    case("seed_examples", name)["repr"].as_str().unwrap().to_string()
+    case("seed_examples", name)["repr"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// The exact bits of an element, widened to u64, for comparing floats bit for bit.
@@ -78,4 +81,15 @@ pub fn assert_matches<A: ArrayType>(got: &A, expected: &Value) {
     if let Some(w) = expected.get("weak_type").and_then(Value::as_bool) {
         assert_eq!(got.is_weak(), w, "weak_type");
     }
+}
+
+/// A fixture id for the configuration these tests are built in:
+/// `name@x64_on` with the `x64` feature, else `name@x64_off`.
+pub fn config_id(name: &str) -> String {
+    let config = if cfg!(feature = "x64") {
+        "x64_on"
+    } else {
+        "x64_off"
+    };
+    format!("{name}@{config}")
 }

@@ -48,7 +48,8 @@ fn nary_shape(name: &str, ops: &[Aval], c: &mut Constraints) -> Result<Shape, St
         acc = Some(match acc {
             None => op.clone(),
             Some(s) => {
-                let err = || format!("{name} got incompatible shapes for broadcasting: {s} and {op}");
+                let err =
+                    || format!("{name} got incompatible shapes for broadcasting: {s} and {op}");
                 if s.rank() != op.rank() {
                     return Err(err());
                 }
@@ -120,8 +121,16 @@ enum OutRule {
 
 fn out_aval(rule: OutRule, d: DType, shape: Shape, weak: bool) -> Aval {
     match rule {
-        OutRule::Same => Aval { dtype: d, shape, weak },
-        OutRule::Bool => Aval { dtype: DType::Bool, shape, weak: false },
+        OutRule::Same => Aval {
+            dtype: d,
+            shape,
+            weak,
+        },
+        OutRule::Bool => Aval {
+            dtype: DType::Bool,
+            shape,
+            weak: false,
+        },
     }
 }
 
@@ -169,7 +178,6 @@ elementwise! {
     MAX = "max", 2, Any, Same;
     MIN = "min", 2, Any, Same;
     ATAN2 = "atan2", 2, Float, Same;
-    NEXTAFTER = "nextafter", 2, Float, Same;
     AND = "and", 2, Logical, Same;
     OR = "or", 2, Logical, Same;
     XOR = "xor", 2, Logical, Same;
@@ -182,8 +190,7 @@ elementwise! {
     CLAMP = "clamp", 3, Any, Same;
 }
 
-/// `round` rounds half away from zero here (`rounding_method=0`, XLA's
-/// default); `jnp.round` rounds half to even with `rounding_method=1`.
+/// `round`: half away from zero (`rounding_method=0`, XLA's default).
 pub static ROUND: PrimDef = PrimDef {
     name: "round",
     abstract_eval: |ops, _, c| {
@@ -194,10 +201,7 @@ pub static ROUND: PrimDef = PrimDef {
             weak: all_weak(ops),
         }])
     },
-    print_params: |_, p| match p {
-        Params::IntegerPow(m) => vec![("rounding_method", m.to_string())],
-        _ => Vec::new(),
-    },
+    print_params: |_, _| vec![("rounding_method", "0".into())],
     lowering: Lowering::Elementwise,
 };
 
@@ -237,7 +241,10 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Convert { new_dtype, weak } => vec![
             ("new_dtype", new_dtype.name().to_string()),
-            ("weak_type", if *weak { "True" } else { "False" }.to_string()),
+            (
+                "weak_type",
+                if *weak { "True" } else { "False" }.to_string(),
+            ),
         ],
         _ => Vec::new(),
     },
@@ -272,9 +279,9 @@ pub static SELECT_N: PrimDef = PrimDef {
 };
 
 /// All elementwise primitives.
-pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> = std::sync::LazyLock::new(|| {
-    let mut v = TABLE.to_vec();
-    v.extend([&ROUND, &INTEGER_POW, &CONVERT_ELEMENT_TYPE, &SELECT_N]);
-    v
-});
-
+pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
+    std::sync::LazyLock::new(|| {
+        let mut v = TABLE.to_vec();
+        v.extend([&ROUND, &INTEGER_POW, &CONVERT_ELEMENT_TYPE, &SELECT_N]);
+        v
+    });

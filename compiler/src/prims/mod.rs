@@ -33,6 +33,12 @@ pub enum Lowering {
     Kernel,
 }
 
+/// An abstract evaluation rule: result avals from operand avals.
+pub type AbstractEval = fn(&[Aval], &Params, &mut Constraints) -> Result<Vec<Aval>, String>;
+
+/// Parameters as `(name, printed value)` pairs.
+pub type PrintParams = fn(&[Aval], &Params) -> Vec<(&'static str, String)>;
+
 /// Everything about one primitive.
 pub struct PrimDef {
     /// The name jaxprs print.
@@ -40,9 +46,9 @@ pub struct PrimDef {
     /// The result's abstract values from the operands', or a message for the user.
     /// Dimension equalities that only rustc can decide (symbolic dims) are
     /// recorded in the [`Constraints`] and emitted as `const` assertions.
-    pub abstract_eval: fn(&[Aval], &Params, &mut Constraints) -> Result<Vec<Aval>, String>,
+    pub abstract_eval: AbstractEval,
     /// The parameters as `jax.make_jaxpr` prints them, in its order.
-    pub print_params: fn(&[Aval], &Params) -> Vec<(&'static str, String)>,
+    pub print_params: PrintParams,
     pub lowering: Lowering,
 }
 
@@ -64,23 +70,40 @@ impl PartialEq for PrimDef {
 pub enum Params {
     None,
     /// `convert_element_type`.
-    Convert { new_dtype: DType, weak: bool },
+    Convert {
+        new_dtype: DType,
+        weak: bool,
+    },
     /// `integer_pow`.
     IntegerPow(i64),
     /// Reductions: the axes reduced.
     Axes(Vec<usize>),
     /// `argmax`/`argmin`.
-    ArgReduce { axis: usize, index_dtype: DType },
+    ArgReduce {
+        axis: usize,
+        index_dtype: DType,
+    },
     /// `broadcast_in_dim`: the result shape, and where each operand axis goes.
-    BroadcastInDim { shape: Shape, dims: Vec<usize> },
+    BroadcastInDim {
+        shape: Shape,
+        dims: Vec<usize>,
+    },
     /// `reshape`.
-    Reshape { new_sizes: Shape },
+    Reshape {
+        new_sizes: Shape,
+    },
     /// `transpose`.
-    Transpose { perm: Vec<usize> },
+    Transpose {
+        perm: Vec<usize>,
+    },
     /// `squeeze`.
-    Squeeze { dims: Vec<usize> },
+    Squeeze {
+        dims: Vec<usize>,
+    },
     /// `concatenate`.
-    Concatenate { dim: usize },
+    Concatenate {
+        dim: usize,
+    },
     /// `slice` with static bounds.
     Slice {
         start: Vec<usize>,
@@ -104,7 +127,11 @@ pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
         [x] => format!("({x},)"),
         _ => format!(
             "({})",
-            items.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            items
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }

@@ -37,7 +37,10 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
                     c,
                 );
             if !ok {
-                return Err(format!("Incompatible shapes for broadcasting: {x} to {}", fmt(shape)));
+                return Err(format!(
+                    "Incompatible shapes for broadcasting: {x} to {}",
+                    fmt(shape)
+                ));
             }
         }
         Ok(vec![Aval {
@@ -161,7 +164,10 @@ pub static SQUEEZE: PrimDef = PrimDef {
                 ));
             }
         }
-        let shape = (0..x.rank()).filter(|i| !dims.contains(i)).map(|i| x.shape[i].clone()).collect();
+        let shape = (0..x.rank())
+            .filter(|i| !dims.contains(i))
+            .map(|i| x.shape[i].clone())
+            .collect();
         Ok(vec![Aval {
             dtype: x.dtype,
             shape,
@@ -179,7 +185,12 @@ pub static SQUEEZE: PrimDef = PrimDef {
 pub static SLICE: PrimDef = PrimDef {
     name: "slice",
     abstract_eval: |ops, p, _| {
-        let Params::Slice { start, limit, strides } = p else {
+        let Params::Slice {
+            start,
+            limit,
+            strides,
+        } = p
+        else {
             return Err(params_err("slice"));
         };
         let x = &ops[0];
@@ -187,7 +198,10 @@ pub static SLICE: PrimDef = PrimDef {
         for k in 0..x.rank() {
             let step = strides.as_ref().map_or(1, |s| s[k]);
             let Dim::Lit(n) = x.shape[k] else {
-                return Err(format!("slice of an axis with symbolic size {} is not supported", x.shape[k]));
+                return Err(format!(
+                    "slice of an axis with symbolic size {} is not supported",
+                    x.shape[k]
+                ));
             };
             if start[k] > limit[k] || limit[k] > n || step == 0 {
                 return Err(format!(
@@ -206,10 +220,17 @@ pub static SLICE: PrimDef = PrimDef {
         }])
     },
     print_params: |_, p| match p {
-        Params::Slice { start, limit, strides } => vec![
+        Params::Slice {
+            start,
+            limit,
+            strides,
+        } => vec![
             ("limit_indices", tuple(limit)),
             ("start_indices", tuple(start)),
-            ("strides", strides.as_ref().map_or("None".into(), |s| tuple(s))),
+            (
+                "strides",
+                strides.as_ref().map_or("None".into(), |s| tuple(s)),
+            ),
         ],
         _ => Vec::new(),
     },
@@ -224,7 +245,10 @@ fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String
     if let Some(a) = axes.iter().find(|&&a| a >= x.rank()) {
         return Err(format!("{name}: axis {a} is out of bounds for {x}"));
     }
-    let shape = (0..x.rank()).filter(|i| !axes.contains(i)).map(|i| x.shape[i].clone()).collect();
+    let shape = (0..x.rank())
+        .filter(|i| !axes.contains(i))
+        .map(|i| x.shape[i].clone())
+        .collect();
     Ok(vec![Aval {
         dtype: x.dtype,
         shape,
@@ -269,7 +293,10 @@ fn arg_reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, St
     if *axis >= x.rank() {
         return Err(format!("{name}: axis {axis} is out of bounds for {x}"));
     }
-    let shape = (0..x.rank()).filter(|i| i != axis).map(|i| x.shape[i].clone()).collect();
+    let shape = (0..x.rank())
+        .filter(|i| i != axis)
+        .map(|i| x.shape[i].clone())
+        .collect();
     Ok(vec![Aval {
         dtype: *index_dtype,
         shape,
@@ -319,7 +346,12 @@ pub static CONCATENATE: PrimDef = PrimDef {
                 ));
             }
             for k in (0..op.rank()).filter(|k| k != dim) {
-                if !same_dim(&op.shape[k], &first.shape[k], "concatenated arrays must match off the axis", c) {
+                if !same_dim(
+                    &op.shape[k],
+                    &first.shape[k],
+                    "concatenated arrays must match off the axis",
+                    c,
+                ) {
                     return Err(format!(
                         "Cannot concatenate arrays with shapes that differ in dimensions other than the one being concatenated: {first} and {op}"
                     ));
@@ -327,7 +359,9 @@ pub static CONCATENATE: PrimDef = PrimDef {
             }
             match op.shape[*dim] {
                 Dim::Lit(n) => total += n,
-                Dim::Sym(_) => return Err("concatenate along a symbolic axis is not supported".into()),
+                Dim::Sym(_) => {
+                    return Err("concatenate along a symbolic axis is not supported".into())
+                }
             }
         }
         let mut shape = first.shape.clone();
@@ -361,7 +395,9 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
             return Err(params_err("dot_general"));
         };
         let (l, r) = (&ops[0], &ops[1]);
-        let picks = |x: &Aval, axes: &[usize]| -> Vec<Dim> { axes.iter().map(|&a| x.shape[a].clone()).collect() };
+        let picks = |x: &Aval, axes: &[usize]| -> Vec<Dim> {
+            axes.iter().map(|&a| x.shape[a].clone()).collect()
+        };
         let (lc, rc) = (picks(l, lhs_contract), picks(r, rhs_contract));
         let why = format!(
             "dot_general requires contracting dimensions to have the same shape, got {} and {}",
@@ -372,7 +408,12 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
             return Err(format!("{why} (from {l} and {r})"));
         }
         let (lb, rb) = (picks(l, lhs_batch), picks(r, rhs_batch));
-        if lb.len() != rb.len() || !lb.iter().zip(&rb).all(|(a, b)| same_dim(a, b, "batch dims must match", c)) {
+        if lb.len() != rb.len()
+            || !lb
+                .iter()
+                .zip(&rb)
+                .all(|(a, b)| same_dim(a, b, "batch dims must match", c))
+        {
             return Err(format!(
                 "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same shape, got {} and {}",
                 fmt(&lb),
@@ -423,7 +464,11 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
 fn list(items: &[usize]) -> String {
     format!(
         "[{}]",
-        items.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+        items
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -445,4 +490,3 @@ pub static STRUCTURAL: &[&PrimDef] = &[
     &CONCATENATE,
     &DOT_GENERAL,
 ];
-

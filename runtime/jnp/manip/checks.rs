@@ -1,7 +1,6 @@
 //! Shape predicates usable in `const` blocks, and the message builder that
 //! lets compile-time shape errors name both types.
 
-
 pub(crate) const fn size_of(shape: &[usize]) -> usize {
     let mut n = 1;
     let mut k = 0;

@@ -106,16 +106,24 @@ where
         );
         out[a] += s[a];
     }
-    let outer: usize = out[..a].iter().product();
-    let mut data = Vec::with_capacity(out.iter().product());
+    let raw: Vec<(&[usize], &[L::Elem])> = parts.iter().map(|(s, d, _)| (*s, *d)).collect();
+    let data = concatenate_raw(&raw, a);
+    let weak = parts.iter().all(|p| p.2);
+    finish("concatenate", &out, data, weak)
+}
+
+/// Joins row-major arrays (data and shape) along `axis`; their other
+/// dimensions match.
+pub(crate) fn concatenate_raw<T: Copy>(parts: &[(&[usize], &[T])], axis: usize) -> Vec<T> {
+    let outer: usize = parts[0].0[..axis].iter().product();
+    let mut data = Vec::with_capacity(parts.iter().map(|(_, d)| d.len()).sum());
     for o in 0..outer {
-        for (s, d, _) in &parts {
-            let chunk = s[a..].iter().product::<usize>();
+        for (s, d) in parts {
+            let chunk = s[axis..].iter().product::<usize>();
             data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
         }
     }
-    let weak = parts.iter().all(|p| p.2);
-    finish("concatenate", &out, data, weak)
+    data
 }
 
 /// Joins arrays of one shape along a new axis (`jnp.stack`).
