@@ -86,3 +86,87 @@ fn generic_matmul_at_two_sizes() {
 fn pure_uses_internal_state_gives_50() {
     assert_eq!(scalar(5.0), 50.0);
 }
+
+#[jax::jit]
+fn softmax_rows(x: &Array<f32, 3, 4>) -> Array<f32, 3, 4> {
+    jnp::softmax(x, -1)
+}
+
+#[jax::jit]
+fn log_softmax_cols(x: &Array<f32, 3, 4>) -> Array<f32, 3, 4> {
+    jnp::log_softmax(x, 0)
+}
+
+#[jax::jit]
+fn lse(x: &Array<f32, 3, 4>) -> (Array<f32>, Array<f32, 3, 1>) {
+    (jnp::logsumexp(x), jnp::logsumexp(x, 1, true))
+}
+
+#[jax::jit]
+fn shapes(
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 3>,
+) -> (Array<f32, 3, 2>, Array<f32, 2, 3>, Array<f32, 5, 3>) {
+    let r: Array<f32, 3, 2> = x.reshape();
+    let t = x.t();
+    let c = jnp::concatenate((x, t.t(), jnp::expand_dims(y, 0)), 0);
+    (r, t.t() + y, c)
+}
+
+#[jax::jit]
+fn arg(x: &Array<f32, 3, 4>) -> (Array<i32>, Array<i32, 3>) {
+    (jnp::argmax(x), jnp::argmin(x, 1))
+}
+
+fn sample() -> Array<f32, 3, 4> {
+    Array::from([
+        [1.0, -2.0, 3.5, 0.0],
+        [100.0, 100.0, -100.0, 7.0],
+        [0.5, f32::NEG_INFINITY, 2.0, -1.0],
+    ])
+}
+
+/// Within `ulps` relative ulps; values below the smallest normal count as
+/// equal, since the eager kernels flush subnormal results to zero as XLA does.
+fn assert_close<A: jax::ArrayType<Elem = f32>>(got: &A, want: &A, ulps: u32) {
+    for (i, (&g, &w)) in got.data().iter().zip(want.data()).enumerate() {
+        let close = g == w
+            || (g - w).abs() <= f32::EPSILON * ulps as f32 * w.abs()
+            || (g.abs() < f32::MIN_POSITIVE && w.abs() < f32::MIN_POSITIVE);
+        assert!(close, "element {i}: jit {g} vs eager {w}");
+    }
+}
+
+#[test]
+fn softmax_and_logsumexp_match_eager() {
+    let x = sample();
+    assert_close(&softmax_rows(&x), &jnp::softmax(&x, -1), 4);
+    assert_close(&log_softmax_cols(&x), &jnp::log_softmax(&x, 0), 4);
+    let (all, rows) = lse(&x);
+    assert_close(&all, &jnp::logsumexp(&x), 4);
+    let want_rows: Array<f32, 3, 1> = jnp::logsumexp_axis(&x, 1, true);
+    assert_close(&rows, &want_rows, 4);
+}
+
+#[test]
+fn shape_operations_match_eager() {
+    let x: Array<f32, 2, 3> = Array::arange();
+    let y = Array::<f32, 3>::from([10.0, 20.0, 30.0]);
+    let (r, t, c) = shapes(&x, &y);
+    let want_r: Array<f32, 3, 2> = x.reshape();
+    assert_eq!(r, want_r);
+    assert_eq!(t.to_vec(), (&x + &y).to_vec());
+    assert_eq!(
+        c.to_vec(),
+        [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0, 30.0]
+    );
+}
+
+#[test]
+fn arg_reductions_match_eager() {
+    let x = sample();
+    let (a, rows) = arg(&x);
+    assert_eq!(a, jnp::argmax(&x));
+    let want: Array<i32, 3> = jnp::argmin_axis(&x, 1, false);
+    assert_eq!(rows, want);
+}

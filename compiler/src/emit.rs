@@ -123,6 +123,11 @@ pub struct Emitter<'a> {
     stmts: Vec<TokenStream>,
     uses: HashMap<Var, usize>,
     consumer: HashMap<Var, usize>,
+    /// Buffers this body allocated (`Vec`s it may return); the others are
+    /// borrowed from the parameters.
+    owned: std::collections::HashSet<String>,
+    /// Buffers already returned: a second output of the same buffer is a copy.
+    returned: std::collections::HashSet<String>,
 }
 
 impl<'a> Emitter<'a> {
@@ -149,6 +154,8 @@ impl<'a> Emitter<'a> {
             stmts: Vec::new(),
             uses,
             consumer,
+            owned: Default::default(),
+            returned: Default::default(),
         }
     }
 
@@ -269,6 +276,7 @@ impl<'a> Emitter<'a> {
             let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
             #loops
         });
+        self.owned.insert(name.to_string());
     }
 
     /// Whether computing `a` over `shape` reads only scalars and whole
@@ -594,6 +602,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn finish_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
+        self.owned.insert(name.to_string());
         self.locs.insert(
             out,
             Loc::View {
@@ -692,8 +701,8 @@ impl<'a> Emitter<'a> {
                     } => {
                         let whole = offset.to_string() == "0usize"
                             && strides_are_row_major(&strides, &aval.shape);
-                        let is_input = self.j.invars.contains(v);
-                        if whole && !is_input {
+                        let key = buf.to_string();
+                        if whole && self.owned.contains(&key) && self.returned.insert(key) {
                             quote!(#buf)
                         } else {
                             let c = self.copy_view(&a, &aval);

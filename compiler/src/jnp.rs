@@ -371,6 +371,198 @@ pub fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     binary(b, &prims::POW, x, y, span)
 }
 
+/// `jnp.clip(x, lo, hi)`: `min(hi, max(lo, x))`, as JAX writes it.
+pub fn clip(b: &mut Builder, x: Atom, lo: Atom, hi: Atom, span: Span) -> Result<Atom> {
+    let m = binary(b, &prims::MAX, lo, x, span)?;
+    binary(b, &prims::MIN, hi, m, span)
+}
+
+/// Permutes axes.
+pub fn transpose(b: &mut Builder, x: Atom, perm: Vec<usize>, span: Span) -> Result<Atom> {
+    b.bind1(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x], span)
+}
+
+/// A new shape with the same elements in row-major order.
+pub fn reshape(b: &mut Builder, x: Atom, new_sizes: Vec<Dim>, span: Span) -> Result<Atom> {
+    if b.aval(&x).shape == new_sizes {
+        return Ok(x);
+    }
+    b.bind1(
+        &prims::RESHAPE,
+        Params::Reshape { new_sizes },
+        vec![x],
+        span,
+    )
+}
+
+/// `jnp.broadcast_to`: NumPy broadcasting to `shape`.
+pub fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span) -> Result<Atom> {
+    let a = b.aval(&x);
+    if a.shape == shape {
+        return Ok(x);
+    }
+    if a.rank() > shape.len() {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "cannot broadcast {a} to a shape of lower rank {}",
+                crate::shapes::fmt(&shape)
+            ),
+        ));
+    }
+    let dims = (shape.len() - a.rank()..shape.len()).collect();
+    b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim { shape, dims },
+        vec![x],
+        span,
+    )
+}
+
+/// `jnp.expand_dims(x, axis)`: a size-1 axis inserted at `axis`.
+pub fn expand_dims(b: &mut Builder, x: Atom, axis: i128, span: Span) -> Result<Atom> {
+    let a = b.aval(&x);
+    let rank = a.rank() as i128 + 1;
+    if axis < -rank || axis >= rank {
+        return Err(syn::Error::new(
+            span,
+            format!("axis {axis} is out of bounds for array of dimension {rank}"),
+        ));
+    }
+    let axis = axis.rem_euclid(rank) as usize;
+    let mut shape = a.shape.clone();
+    shape.insert(axis, Dim::Lit(1));
+    let dims = (0..shape.len()).filter(|&k| k != axis).collect();
+    b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim { shape, dims },
+        vec![x],
+        span,
+    )
+}
+
+/// `jnp.max(x, axis, keepdims=True, initial=-inf)` with its gradient stopped,
+/// as `jax.nn.softmax` and `logsumexp` subtract it.
+fn max_with_initial(
+    b: &mut Builder,
+    x: Atom,
+    axes: Vec<usize>,
+    keepdims: bool,
+    span: Span,
+) -> Result<Atom> {
+    let a = b.aval(&x);
+    let m = b.bind1(
+        &prims::REDUCE_MAX,
+        Params::Axes(axes.clone()),
+        vec![x],
+        span,
+    )?;
+    let neg_inf = literal(
+        Scalar::Float(f64::NEG_INFINITY),
+        Aval::scalar(a.dtype, true),
+    );
+    let m = b.bind1(&prims::MAX, Params::None, vec![neg_inf, m], span)?;
+    if keepdims {
+        keep_dims(b, m, &a.shape, &axes, span)
+    } else {
+        Ok(m)
+    }
+}
+
+/// `jax.nn.softmax(x, axis)` and `jax.nn.log_softmax(x, axis)`, with the
+/// primitives JAX emits.
+pub fn softmax(b: &mut Builder, x: Atom, axis: usize, log: bool, span: Span) -> Result<Atom> {
+    let x = to_float(b, x, span)?;
+    let m = max_with_initial(b, x.clone(), vec![axis], true, span)?;
+    let m = b.bind1(&prims::STOP_GRADIENT, Params::None, vec![m], span)?;
+    let shifted = binary(b, &prims::SUB, x, m, span)?;
+    let e = b.bind1(&prims::EXP, Params::None, vec![shifted.clone()], span)?;
+    let s = reduce(b, Reduction::Sum, e.clone(), Some(vec![axis]), true, span)?;
+    if log {
+        let l = b.bind1(&prims::LOG, Params::None, vec![s], span)?;
+        binary(b, &prims::SUB, shifted, l, span)
+    } else {
+        binary(b, &prims::DIV, e, s, span)
+    }
+}
+
+/// `jax.nn.logsumexp(x, axis, keepdims)`, with the primitives JAX emits.
+pub fn logsumexp(
+    b: &mut Builder,
+    x: Atom,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+    span: Span,
+) -> Result<Atom> {
+    let x = to_float(b, x, span)?;
+    let a = b.aval(&x);
+    let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
+    let m = max_with_initial(b, x.clone(), axes.clone(), keepdims, span)?;
+    let ma = b.aval(&m);
+    let finite = b.bind1(&prims::IS_FINITE, Params::None, vec![m.clone()], span)?;
+    let zero = literal(Scalar::Float(0.0), Aval::scalar(a.dtype, true));
+    let zero = if ma.rank() > 0 {
+        b.bind1(
+            &prims::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: ma.shape.clone(),
+                dims: vec![],
+            },
+            vec![zero],
+            span,
+        )?
+    } else {
+        zero
+    };
+    let m = b.bind1(&prims::SELECT_N, Params::None, vec![finite, zero, m], span)?;
+    let m = b.bind1(&prims::STOP_GRADIENT, Params::None, vec![m], span)?;
+    let m_dims = if keepdims {
+        m.clone()
+    } else {
+        keep_dims(b, m.clone(), &a.shape, &axes, span)?
+    };
+    let shifted = binary(b, &prims::SUB, x, m_dims, span)?;
+    let e = b.bind1(&prims::EXP, Params::None, vec![shifted], span)?;
+    let s = reduce(b, Reduction::Sum, e, Some(axes), keepdims, span)?;
+    // JAX computes the sign too (for return_sign); it is dead here.
+    b.bind1(&prims::SIGN, Params::None, vec![s.clone()], span)?;
+    let s = b.bind1(&prims::ABS, Params::None, vec![s], span)?;
+    let l = b.bind1(&prims::LOG, Params::None, vec![s], span)?;
+    b.bind1(&prims::ADD, Params::None, vec![l, m], span)
+}
+
+/// `jnp.concatenate` (or `jnp.stack`, which first adds the axis to each part).
+pub fn concatenate(
+    b: &mut Builder,
+    parts: Vec<Atom>,
+    axis: i128,
+    stack: bool,
+    span: Span,
+) -> Result<Atom> {
+    if parts.is_empty() {
+        return Err(syn::Error::new(
+            span,
+            "need at least one array to concatenate",
+        ));
+    }
+    let parts = promote(b, parts, span)?;
+    let parts = if stack {
+        parts
+            .into_iter()
+            .map(|p| expand_dims(b, p, axis, span))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        parts
+    };
+    let dim = self::axis(b, &parts[0], axis, span)?;
+    b.bind1(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim },
+        parts,
+        span,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 pub mod emit;
 pub mod ir;
 pub mod jnp;
+pub mod lower;
 pub mod parse;
 pub mod pretty;
 pub mod prims;

@@ -9,7 +9,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use crate::ir::{Atom, Scalar};
-use crate::jnp::{self, Reduction};
+use crate::jnp;
 use crate::prims::{self, Params, Prim};
 use crate::trace::{Builder, Result};
 use crate::types::{type_spec, TypeSpec};
@@ -95,6 +95,9 @@ pub struct Tracer {
     scopes: Vec<HashMap<String, Value>>,
     /// Errors that do not stop tracing, reported together.
     pub errors: Vec<syn::Error>,
+    /// The written type of the expression about to be traced (an annotated
+    /// `let`, or the function's tail): what `x.reshape()` reshapes to.
+    hint: Option<TypeSpec>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
@@ -107,6 +110,7 @@ impl Tracer {
             b: Builder::new(x64),
             scopes: vec![HashMap::new()],
             errors: Vec::new(),
+            hint: None,
         }
     }
 
@@ -131,7 +135,7 @@ impl Tracer {
     }
 
     /// A traced operand for any value that can be one.
-    fn atom(&mut self, v: Value, span: Span) -> Result<Atom> {
+    pub(crate) fn atom(&mut self, v: Value, span: Span) -> Result<Atom> {
         match v {
             Value::Traced(a) => Ok(a),
             Value::Static(s) => Ok(jnp::weak_literal(&self.b, s)),
@@ -144,19 +148,31 @@ impl Tracer {
     }
 
     fn block(&mut self, block: &syn::Block) -> Result<Value> {
+        self.block_with_tail_hint(block, None)
+    }
+
+    /// A block whose tail expression has the written type `tail` (the function body).
+    fn block_with_tail_hint(
+        &mut self,
+        block: &syn::Block,
+        tail: Option<TypeSpec>,
+    ) -> Result<Value> {
         self.scopes.push(HashMap::new());
-        let r = self.stmts(&block.stmts);
+        let r = self.stmts(&block.stmts, tail);
         self.scopes.pop();
         r
     }
 
-    fn stmts(&mut self, stmts: &[syn::Stmt]) -> Result<Value> {
+    fn stmts(&mut self, stmts: &[syn::Stmt], tail: Option<TypeSpec>) -> Result<Value> {
         let mut last = Value::Unit;
         for (i, stmt) in stmts.iter().enumerate() {
             last = Value::Unit;
             match stmt {
                 syn::Stmt::Local(local) => self.local(local)?,
                 syn::Stmt::Expr(e, semi) => {
+                    if semi.is_none() && i + 1 == stmts.len() {
+                        self.hint = tail.clone();
+                    }
                     let v = self.expr(e)?;
                     if semi.is_none() && i + 1 == stmts.len() {
                         last = v;
@@ -180,6 +196,9 @@ impl Tracer {
                 diverge.span(),
                 "`let ... else` is not supported in #[jax::jit]",
             );
+        }
+        if let syn::Pat::Type(pt) = &local.pat {
+            self.hint = type_spec(&pt.ty).ok();
         }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(&local.pat, v)
@@ -297,9 +316,10 @@ impl Tracer {
     }
 
     pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
+        // Only the outermost call of an annotated expression sees its type.
+        let hint = self.hint.take();
         match e {
             syn::Expr::Lit(l) => self.lit(&l.lit),
-            syn::Expr::Paren(p) => self.expr(&p.expr),
             syn::Expr::Group(g) => self.expr(&g.expr),
             syn::Expr::Block(b) => self.block(&b.block),
             syn::Expr::Path(p) => self.path(p),
@@ -326,8 +346,12 @@ impl Tracer {
             }
             syn::Expr::If(i) => self.if_(i),
             syn::Expr::ForLoop(f) => self.for_loop(f),
-            syn::Expr::MethodCall(m) => self.method(m),
-            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::MethodCall(m) => self.method(m, hint),
+            syn::Expr::Call(c) => self.call(c, hint),
+            syn::Expr::Paren(p) => {
+                self.hint = hint;
+                self.expr(&p.expr)
+            }
             syn::Expr::Macro(m) => self.mac(&m.mac),
             syn::Expr::Return(r) => err(
                 r.span(),
@@ -564,25 +588,8 @@ impl Tracer {
         args.iter().map(|a| Ok((self.expr(a)?, a.span()))).collect()
     }
 
-    fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
-        match v {
-            Value::Static(Scalar::Int(i)) => Ok(*i),
-            _ => err(
-                span,
-                format!("{what} must be a static integer (a literal or const)"),
-            ),
-        }
-    }
-
-    fn static_bool_arg(&self, v: &Value, span: Span, what: &str) -> Result<bool> {
-        match v {
-            Value::Static(Scalar::Bool(b)) => Ok(*b),
-            _ => err(span, format!("{what} must be `true` or `false`")),
-        }
-    }
-
     /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
-    fn call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn call(&mut self, c: &syn::ExprCall, hint: Option<TypeSpec>) -> Result<Value> {
         let syn::Expr::Path(p) = &*c.func else {
             return err(
                 c.func.span(),
@@ -597,7 +604,8 @@ impl Tracer {
             .collect();
         let span = c.span();
         let (module, name) = match segs.as_slice() {
-            [.., m, n] if m == "jnp" || m == "lax" => (m.as_str(), n.as_str()),
+            [.., m, n] if m == "jnp" => (crate::lower::Module::Jnp, n.as_str()),
+            [.., m, n] if m == "lax" => (crate::lower::Module::Lax, n.as_str()),
             _ => {
                 return err(
                     c.func.span(),
@@ -609,10 +617,10 @@ impl Tracer {
             }
         };
         let args = self.args(&c.args)?;
-        self.op(module, name, args, span)
+        self.op(module, name, args, hint, span)
     }
 
-    fn method(&mut self, m: &syn::ExprMethodCall) -> Result<Value> {
+    fn method(&mut self, m: &syn::ExprMethodCall, hint: Option<TypeSpec>) -> Result<Value> {
         let recv = self.expr(&m.receiver)?;
         let span = m.span();
         let name = m.method.to_string();
@@ -657,217 +665,7 @@ impl Tracer {
         }
         let mut args = vec![(recv, m.receiver.span())];
         args.extend(self.args(&m.args)?);
-        self.op("method", &name, args, span)
-    }
-
-    /// The operations the compiler knows, by name, for `jnp::NAME(..)`,
-    /// `lax::NAME(..)` and `x.NAME(..)`.
-    fn op(
-        &mut self,
-        module: &str,
-        name: &str,
-        args: Vec<(Value, Span)>,
-        span: Span,
-    ) -> Result<Value> {
-        let n = args.len();
-        let want = |k: usize| -> Result<()> {
-            if n == k {
-                Ok(())
-            } else {
-                err(span, format!("`{name}` takes {k} argument(s), got {n}"))
-            }
-        };
-        let mut vals = Vec::with_capacity(n);
-        for (v, s) in &args {
-            vals.push((v.clone(), *s));
-        }
-        let atom =
-            |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(vals[i].0.clone(), vals[i].1) };
-        let unary_inexact: Option<Prim> = match name {
-            "exp" => Some(&prims::EXP),
-            "exp2" => Some(&prims::EXP2),
-            "log" => Some(&prims::LOG),
-            "log1p" => Some(&prims::LOG1P),
-            "expm1" => Some(&prims::EXPM1),
-            "sin" => Some(&prims::SIN),
-            "cos" => Some(&prims::COS),
-            "tan" => Some(&prims::TAN),
-            "tanh" => Some(&prims::TANH),
-            "sinh" => Some(&prims::SINH),
-            "cosh" => Some(&prims::COSH),
-            "arcsin" | "asin" => Some(&prims::ASIN),
-            "arccos" | "acos" => Some(&prims::ACOS),
-            "arctan" | "atan" => Some(&prims::ATAN),
-            "arcsinh" | "asinh" => Some(&prims::ASINH),
-            "arccosh" | "acosh" => Some(&prims::ACOSH),
-            "arctanh" | "atanh" => Some(&prims::ATANH),
-            "sqrt" => Some(&prims::SQRT),
-            "rsqrt" => Some(&prims::RSQRT),
-            "cbrt" => Some(&prims::CBRT),
-            "logistic" | "sigmoid" => Some(&prims::LOGISTIC),
-            "erf" => Some(&prims::ERF),
-            "erfc" => Some(&prims::ERFC),
-            "erf_inv" => Some(&prims::ERF_INV),
-            "floor" => Some(&prims::FLOOR),
-            "ceil" => Some(&prims::CEIL),
-            _ => None,
-        };
-        if let Some(prim) = unary_inexact {
-            want(1)?;
-            let x = atom(self, 0)?;
-            return Ok(Value::Traced(jnp::unary_inexact(
-                &mut self.b,
-                prim,
-                x,
-                span,
-            )?));
-        }
-        let unary_number: Option<Prim> = match name {
-            "abs" => Some(&prims::ABS),
-            "sign" => Some(&prims::SIGN),
-            "negative" | "neg" => Some(&prims::NEG),
-            "logical_not" | "bitwise_not" => Some(&prims::NOT),
-            "stop_gradient" => Some(&prims::STOP_GRADIENT),
-            _ => None,
-        };
-        if let Some(prim) = unary_number {
-            want(1)?;
-            let x = atom(self, 0)?;
-            return Ok(Value::Traced(jnp::unary(&mut self.b, prim, x, span)?));
-        }
-        let binary: Option<Prim> = match name {
-            "add" => Some(&prims::ADD),
-            "subtract" | "sub" => Some(&prims::SUB),
-            "multiply" | "mul" => Some(&prims::MUL),
-            "maximum" => Some(&prims::MAX),
-            "max" if module == "lax" => Some(&prims::MAX),
-            "minimum" => Some(&prims::MIN),
-            "min" if module == "lax" => Some(&prims::MIN),
-            "arctan2" | "atan2" => Some(&prims::ATAN2),
-            "logical_and" | "bitwise_and" => Some(&prims::AND),
-            "logical_or" | "bitwise_or" => Some(&prims::OR),
-            "logical_xor" | "bitwise_xor" => Some(&prims::XOR),
-            "less" | "lt" => Some(&prims::LT),
-            "less_equal" | "le" => Some(&prims::LE),
-            "greater" | "gt" => Some(&prims::GT),
-            "greater_equal" | "ge" => Some(&prims::GE),
-            "equal" | "eq" => Some(&prims::EQ),
-            "not_equal" | "ne" => Some(&prims::NE),
-            _ => None,
-        };
-        if let Some(prim) = binary {
-            want(2)?;
-            let (x, y) = (atom(self, 0)?, atom(self, 1)?);
-            return Ok(Value::Traced(jnp::binary(&mut self.b, prim, x, y, span)?));
-        }
-        match name {
-            "divide" | "true_divide" | "div" => {
-                want(2)?;
-                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
-                let (x, y) = if module == "jnp" {
-                    (
-                        jnp::to_float(&mut self.b, x, span)?,
-                        jnp::to_float(&mut self.b, y, span)?,
-                    )
-                } else {
-                    (x, y)
-                };
-                Ok(Value::Traced(jnp::binary(
-                    &mut self.b,
-                    &prims::DIV,
-                    x,
-                    y,
-                    span,
-                )?))
-            }
-            "power" | "pow" | "powf" | "powi" => {
-                want(2)?;
-                let x = atom(self, 0)?;
-                let y = atom(self, 1)?;
-                Ok(Value::Traced(jnp::power(&mut self.b, x, y, span)?))
-            }
-            "square" => {
-                want(1)?;
-                let x = atom(self, 0)?;
-                Ok(Value::Traced(self.b.bind1(
-                    &prims::INTEGER_POW,
-                    Params::IntegerPow(2),
-                    vec![x],
-                    span,
-                )?))
-            }
-            "where_" | "select" => {
-                want(3)?;
-                let (c, x, y) = (atom(self, 0)?, atom(self, 1)?, atom(self, 2)?);
-                Ok(Value::Traced(jnp::where_(&mut self.b, c, x, y, span)?))
-            }
-            "matmul" | "dot" => {
-                want(2)?;
-                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
-                Ok(Value::Traced(jnp::matmul(&mut self.b, x, y, span)?))
-            }
-            "t" | "transpose" if n == 1 => {
-                let x = atom(self, 0)?;
-                let rank = self.b.aval(&x).rank();
-                let perm = (0..rank).rev().collect();
-                Ok(Value::Traced(self.b.bind1(
-                    &prims::TRANSPOSE,
-                    Params::Transpose { perm },
-                    vec![x],
-                    span,
-                )?))
-            }
-            "sum" | "prod" | "max" | "min" | "any" | "all" | "mean" => {
-                let kind = match name {
-                    "sum" => Some(Reduction::Sum),
-                    "prod" => Some(Reduction::Prod),
-                    "max" => Some(Reduction::Max),
-                    "min" => Some(Reduction::Min),
-                    "any" => Some(Reduction::Any),
-                    "all" => Some(Reduction::All),
-                    _ => None,
-                };
-                let x = atom(self, 0)?;
-                let (axes, keepdims) = match n {
-                    1 => (None, false),
-                    3 => {
-                        let ax = self.static_int(&vals[1].0, vals[1].1, "the axis")?;
-                        let ax = jnp::axis(&self.b, &x, ax, vals[1].1)?;
-                        (
-                            Some(vec![ax]),
-                            self.static_bool_arg(&vals[2].0, vals[2].1, "keepdims")?,
-                        )
-                    }
-                    _ => {
-                        return err(
-                            span,
-                            format!("`{name}` takes the array, or the array, an axis and keepdims"),
-                        )
-                    }
-                };
-                let r = match kind {
-                    Some(k) => jnp::reduce(&mut self.b, k, x, axes, keepdims, span)?,
-                    None => jnp::mean(&mut self.b, x, axes, keepdims, span)?,
-                };
-                Ok(Value::Traced(r))
-            }
-            "sum_axis" | "max_axis" | "min_axis" | "mean_axis" | "prod_axis" => {
-                want(3)?;
-                let base = name.trim_end_matches("_axis");
-                self.op(module, base, args, span)
-            }
-            _ => err(
-                span,
-                format!(
-                    "`{}{name}` is not supported in #[jax::jit] yet",
-                    if module == "method" {
-                        ".".to_string()
-                    } else {
-                        format!("{module}::")
-                    }
-                ),
-            ),
-        }
+        self.op(crate::lower::Module::Method, &name, args, hint, span)
     }
 }
 
@@ -908,7 +706,7 @@ pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
         let v = t.input_value(spec);
         t.define(&name.to_string(), v);
     }
-    let body = t.block(&f.block)?;
+    let body = t.block_with_tail_hint(&f.block, Some(sig.ret.clone()))?;
     let body = t.check_type(body, &sig.ret, f.sig.output.span())?;
     let mut outs = Vec::new();
     flatten(&body, &mut outs);

@@ -170,22 +170,25 @@ impl Printer<'_> {
         let eqns = join(brk_text("; "), eqns);
         let close = if j.outvars.len() == 1 { ",)" } else { ")" };
         let outs = self.atoms(&j.outvars, ",");
-        group(nest(
-            2,
-            concat(vec![
-                text("{ "),
-                text("lambda "),
-                nest(2, group(nil())),
-                text("; "),
-                invars,
-                text(". "),
-                text("let"),
-                nest(2, brk() + eqns),
-                brk(),
-                text("in "),
-                concat(vec![text("("), outs, text(close)]),
-            ]),
-        )) + text(" }")
+        // The closing brace is inside the group, as in JAX's printer.
+        group(
+            nest(
+                2,
+                concat(vec![
+                    text("{ "),
+                    text("lambda "),
+                    nest(2, group(nil())),
+                    text("; "),
+                    invars,
+                    text(". "),
+                    text("let"),
+                    nest(2, brk() + eqns),
+                    brk(),
+                    text("in "),
+                    concat(vec![text("("), outs, text(close)]),
+                ]),
+            ) + text(" }"),
+        )
     }
 }
 

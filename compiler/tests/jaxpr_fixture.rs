@@ -84,6 +84,24 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: f32) -> f32 { x * lax::stop_gradient(x) }",
     ),
     (
+        "softmax@x64_off",
+        "fn f(x: Array<f32, 3>) -> Array<f32, 3> { jnp::softmax(x, -1) }",
+    ),
+    ("logsumexp@x64_off", "fn f(x: Array<f32, 3>) -> Array<f32> { jnp::logsumexp(x) }"),
+    (
+        "reshape_transpose@x64_off",
+        "fn f(x: Array<f32, 2, 3>) -> Array<f32, 2, 3> { let y: Array<f32, 3, 2> = x.reshape(); y.t() }",
+    ),
+    (
+        "broadcast_outer@x64_off",
+        "fn f(x: Array<f32, 2>, y: Array<f32, 3>) -> Array<f32, 2, 3> { jnp::expand_dims(x, 1) + y }",
+    ),
+    (
+        "concatenate@x64_off",
+        "fn f(x: Array<f32, 2>, y: Array<f32, 3>) -> Array<f32, 5> { jnp::concatenate((x, y), 0) }",
+    ),
+    ("argmax@x64_off", "fn f(x: Array<f32, 5>) -> Array<i32> { jnp::argmax(x) }"),
+    (
         "elementwise_chain_x64@x64_on",
         "fn f(x: Array<f64, 3>) -> Array<f64, 3> { jnp::sin(x) * 2.0 + jnp::cos(x) }",
     ),

@@ -1,0 +1,488 @@
+//! The operations the compiler knows, by name: `jnp::NAME(..)`,
+//! `lax::NAME(..)` and methods `x.NAME(..)`, lowered to primitives through
+//! the NumPy layer in [`crate::jnp`].
+
+use proc_macro2::Span;
+
+use crate::ir::{Atom, Dim, Scalar};
+use crate::jnp::{self, Reduction};
+use crate::parse::{Tracer, Value};
+use crate::prims::{self, Params, Prim};
+use crate::trace::Result;
+use crate::types::TypeSpec;
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+/// Where an operation was written: `jnp::`, `lax::` or as a method.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    Jnp,
+    Lax,
+    Method,
+}
+
+/// Float functions: integer and bool operands convert to the default float first.
+fn unary_inexact(name: &str) -> Option<Prim> {
+    Some(match name {
+        "exp" => &prims::EXP,
+        "exp2" => &prims::EXP2,
+        "log" => &prims::LOG,
+        "log1p" => &prims::LOG1P,
+        "expm1" => &prims::EXPM1,
+        "sin" => &prims::SIN,
+        "cos" => &prims::COS,
+        "tan" => &prims::TAN,
+        "tanh" => &prims::TANH,
+        "sinh" => &prims::SINH,
+        "cosh" => &prims::COSH,
+        "arcsin" | "asin" => &prims::ASIN,
+        "arccos" | "acos" => &prims::ACOS,
+        "arctan" | "atan" => &prims::ATAN,
+        "arcsinh" | "asinh" => &prims::ASINH,
+        "arccosh" | "acosh" => &prims::ACOSH,
+        "arctanh" | "atanh" => &prims::ATANH,
+        "sqrt" => &prims::SQRT,
+        "rsqrt" => &prims::RSQRT,
+        "cbrt" => &prims::CBRT,
+        "logistic" | "sigmoid" => &prims::LOGISTIC,
+        "erf" => &prims::ERF,
+        "erfc" => &prims::ERFC,
+        "erf_inv" => &prims::ERF_INV,
+        "floor" => &prims::FLOOR,
+        "ceil" => &prims::CEIL,
+        _ => return None,
+    })
+}
+
+/// Functions of one operand that keep its type.
+fn unary_same(name: &str) -> Option<Prim> {
+    Some(match name {
+        "abs" => &prims::ABS,
+        "sign" => &prims::SIGN,
+        "negative" | "neg" => &prims::NEG,
+        "square" => &prims::SQUARE,
+        "logical_not" | "bitwise_not" => &prims::NOT,
+        "stop_gradient" => &prims::STOP_GRADIENT,
+        _ => return None,
+    })
+}
+
+/// Binary functions with implicit promotion and broadcasting.
+fn binary(module: Module, name: &str) -> Option<Prim> {
+    Some(match name {
+        "add" => &prims::ADD,
+        "subtract" | "sub" => &prims::SUB,
+        "multiply" | "mul" => &prims::MUL,
+        "maximum" => &prims::MAX,
+        "minimum" => &prims::MIN,
+        "max" if module == Module::Lax => &prims::MAX,
+        "min" if module == Module::Lax => &prims::MIN,
+        "rem" if module == Module::Lax => &prims::REM,
+        "arctan2" | "atan2" => &prims::ATAN2,
+        "logical_and" | "bitwise_and" => &prims::AND,
+        "logical_or" | "bitwise_or" => &prims::OR,
+        "logical_xor" | "bitwise_xor" => &prims::XOR,
+        "less" | "lt" => &prims::LT,
+        "less_equal" | "le" => &prims::LE,
+        "greater" | "gt" => &prims::GT,
+        "greater_equal" | "ge" => &prims::GE,
+        "equal" | "eq" | "eq_" => &prims::EQ,
+        "not_equal" | "ne" | "ne_" => &prims::NE,
+        _ => return None,
+    })
+}
+
+fn reduction(name: &str) -> Option<Reduction> {
+    Some(match name {
+        "sum" => Reduction::Sum,
+        "prod" => Reduction::Prod,
+        "max" => Reduction::Max,
+        "min" => Reduction::Min,
+        "any" => Reduction::Any,
+        "all" => Reduction::All,
+        _ => return None,
+    })
+}
+
+/// The shape a context-typed result (`let y: Array<f32, 3, 2> = x.reshape();`) must have.
+fn hinted_shape(hint: &Option<TypeSpec>, span: Span, what: &str) -> Result<Vec<Dim>> {
+    match hint.as_ref().and_then(TypeSpec::aval) {
+        Some(a) => Ok(a.shape),
+        None => err(
+            span,
+            format!("`{what}` takes its result shape from the context: annotate it (`let y: Array<f32, 3, 2> = x.{what}();`)"),
+        ),
+    }
+}
+
+impl Tracer {
+    /// Lowers `module::name(args)` (or `args[0].name(args[1..])`). `hint`
+    /// is the written type of the result, when the call is the whole value of
+    /// an annotated `let` or of the function body.
+    pub fn op(
+        &mut self,
+        module: Module,
+        name: &str,
+        args: Vec<(Value, Span)>,
+        hint: Option<TypeSpec>,
+        span: Span,
+    ) -> Result<Value> {
+        let n = args.len();
+        let want = |k: usize| -> Result<()> {
+            if n == k {
+                Ok(())
+            } else {
+                err(span, format!("`{name}` takes {k} argument(s), got {n}"))
+            }
+        };
+        let atom =
+            |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(args[i].0.clone(), args[i].1) };
+        let traced = |a: Atom| Ok(Value::Traced(a));
+
+        if let Some(prim) = unary_inexact(name) {
+            want(1)?;
+            let x = atom(self, 0)?;
+            return traced(jnp::unary_inexact(&mut self.b, prim, x, span)?);
+        }
+        if let Some(prim) = unary_same(name) {
+            want(1)?;
+            let x = atom(self, 0)?;
+            return traced(jnp::unary(&mut self.b, prim, x, span)?);
+        }
+        if let Some(prim) = binary(module, name) {
+            want(2)?;
+            let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+            return traced(jnp::binary(&mut self.b, prim, x, y, span)?);
+        }
+        if let Some(kind) = reduction(name) {
+            let x = atom(self, 0)?;
+            let (axes, keepdims) = self.axis_args(&x, &args[1..], name, span)?;
+            return traced(jnp::reduce(&mut self.b, kind, x, axes, keepdims, span)?);
+        }
+        match name {
+            "mean" => {
+                let x = atom(self, 0)?;
+                let (axes, keepdims) = self.axis_args(&x, &args[1..], name, span)?;
+                traced(jnp::mean(&mut self.b, x, axes, keepdims, span)?)
+            }
+            "sum_axis" | "prod_axis" | "max_axis" | "min_axis" | "mean_axis" | "any_axis"
+            | "all_axis" => {
+                want(3)?;
+                self.op(module, name.trim_end_matches("_axis"), args, hint, span)
+            }
+            "divide" | "true_divide" | "div" => {
+                want(2)?;
+                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+                let (x, y) = if module == Module::Lax {
+                    (x, y)
+                } else {
+                    (
+                        jnp::to_float(&mut self.b, x, span)?,
+                        jnp::to_float(&mut self.b, y, span)?,
+                    )
+                };
+                traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?)
+            }
+            "reciprocal" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                let x = jnp::to_float(&mut self.b, x, span)?;
+                traced(
+                    self.b
+                        .bind1(&prims::INTEGER_POW, Params::IntegerPow(-1), vec![x], span)?,
+                )
+            }
+            "power" | "pow" | "powf" | "powi" => {
+                want(2)?;
+                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+                traced(jnp::power(&mut self.b, x, y, span)?)
+            }
+            "integer_pow" => {
+                want(2)?;
+                let x = atom(self, 0)?;
+                let y = self.static_int(&args[1].0, args[1].1, "the exponent")?;
+                traced(self.b.bind1(
+                    &prims::INTEGER_POW,
+                    Params::IntegerPow(y as i64),
+                    vec![x],
+                    span,
+                )?)
+            }
+            "where_" | "select" => {
+                want(3)?;
+                let (c, x, y) = (atom(self, 0)?, atom(self, 1)?, atom(self, 2)?);
+                traced(jnp::where_(&mut self.b, c, x, y, span)?)
+            }
+            "clip" => {
+                want(3)?;
+                let (x, lo, hi) = (atom(self, 0)?, atom(self, 1)?, atom(self, 2)?);
+                traced(jnp::clip(&mut self.b, x, lo, hi, span)?)
+            }
+            "relu" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                let zero = jnp::weak_literal(&self.b, Scalar::Float(0.0));
+                traced(jnp::binary(&mut self.b, &prims::MAX, x, zero, span)?)
+            }
+            "matmul" | "dot" => {
+                want(2)?;
+                let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+                traced(jnp::matmul(&mut self.b, x, y, span)?)
+            }
+            "t" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                let rank = self.b.aval(&x).rank();
+                traced(jnp::transpose(
+                    &mut self.b,
+                    x,
+                    (0..rank).rev().collect(),
+                    span,
+                )?)
+            }
+            "transpose" => {
+                let x = atom(self, 0)?;
+                let rank = self.b.aval(&x).rank();
+                let perm = match n {
+                    1 => (0..rank).rev().collect(),
+                    2 => self
+                        .static_ints(&args[1].0, args[1].1, "the permutation")?
+                        .into_iter()
+                        .map(|a| jnp::axis(&self.b, &x, a, args[1].1))
+                        .collect::<Result<_>>()?,
+                    _ => {
+                        return err(
+                            span,
+                            "`transpose` takes the array and optionally a permutation",
+                        )
+                    }
+                };
+                traced(jnp::transpose(&mut self.b, x, perm, span)?)
+            }
+            "reshape" => {
+                let x = atom(self, 0)?;
+                let shape = match n {
+                    1 => hinted_shape(&hint, span, "reshape")?,
+                    2 => self
+                        .static_ints(&args[1].0, args[1].1, "the new shape")?
+                        .into_iter()
+                        .map(|d| Dim::Lit(d as usize))
+                        .collect(),
+                    _ => {
+                        return err(
+                            span,
+                            "`reshape` takes the array and optionally the new shape",
+                        )
+                    }
+                };
+                traced(jnp::reshape(&mut self.b, x, shape, span)?)
+            }
+            "ravel" | "flatten" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                let a = self.b.aval(&x);
+                let size = crate::shapes::size_parts(&a.shape);
+                let dim = if size.1.is_empty() {
+                    Dim::Lit(size.0)
+                } else {
+                    return err(span, "ravel of an array with symbolic dimensions is not supported; use reshape with an annotated type");
+                };
+                traced(jnp::reshape(&mut self.b, x, vec![dim], span)?)
+            }
+            "broadcast_to" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                let shape = hinted_shape(&hint, span, "broadcast_to")?;
+                traced(jnp::broadcast_to(&mut self.b, x, shape, span)?)
+            }
+            "expand_dims" => {
+                want(2)?;
+                let x = atom(self, 0)?;
+                let ax = self.static_int(&args[1].0, args[1].1, "the axis")?;
+                traced(jnp::expand_dims(&mut self.b, x, ax, args[1].1)?)
+            }
+            "squeeze" => {
+                let x = atom(self, 0)?;
+                let a = self.b.aval(&x);
+                let dims: Vec<usize> = match n {
+                    1 => (0..a.rank())
+                        .filter(|&k| a.shape[k] == Dim::Lit(1))
+                        .collect(),
+                    2 => vec![jnp::axis(
+                        &self.b,
+                        &x,
+                        self.static_int(&args[1].0, args[1].1, "the axis")?,
+                        args[1].1,
+                    )?],
+                    _ => return err(span, "`squeeze` takes the array and optionally an axis"),
+                };
+                traced(
+                    self.b
+                        .bind1(&prims::SQUEEZE, Params::Squeeze { dims }, vec![x], span)?,
+                )
+            }
+            "softmax" | "log_softmax" => {
+                let x = atom(self, 0)?;
+                let axis = match n {
+                    1 => -1,
+                    2 => self.static_int(&args[1].0, args[1].1, "the axis")?,
+                    _ => {
+                        return err(
+                            span,
+                            format!("`{name}` takes the array and optionally an axis"),
+                        )
+                    }
+                };
+                let axis = jnp::axis(&self.b, &x, axis, span)?;
+                traced(jnp::softmax(
+                    &mut self.b,
+                    x,
+                    axis,
+                    name == "log_softmax",
+                    span,
+                )?)
+            }
+            "logsumexp" => {
+                let x = atom(self, 0)?;
+                let (axes, keepdims) = self.axis_args(&x, &args[1..], name, span)?;
+                traced(jnp::logsumexp(&mut self.b, x, axes, keepdims, span)?)
+            }
+            "argmax" | "argmin" => {
+                let x = atom(self, 0)?;
+                let rank = self.b.aval(&x).rank();
+                let x = if n == 1 && rank > 1 {
+                    let size = crate::shapes::size_parts(&self.b.aval(&x).shape);
+                    if !size.1.is_empty() {
+                        return err(span, format!("{name} over all axes of an array with symbolic dimensions is not supported; give an axis"));
+                    }
+                    jnp::reshape(&mut self.b, x, vec![Dim::Lit(size.0)], span)?
+                } else {
+                    x
+                };
+                let axis = match n {
+                    1 => 0,
+                    2 => jnp::axis(
+                        &self.b,
+                        &x,
+                        self.static_int(&args[1].0, args[1].1, "the axis")?,
+                        args[1].1,
+                    )?,
+                    _ => {
+                        return err(
+                            span,
+                            format!("`{name}` takes the array and optionally an axis"),
+                        )
+                    }
+                };
+                let prim: Prim = if name == "argmax" {
+                    &prims::ARGMAX
+                } else {
+                    &prims::ARGMIN
+                };
+                let index_dtype = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, self.b.x64);
+                traced(self.b.bind1(
+                    prim,
+                    Params::ArgReduce { axis, index_dtype },
+                    vec![x],
+                    span,
+                )?)
+            }
+            "concatenate" | "stack" => {
+                let parts = match args.first().map(|a| &a.0) {
+                    Some(Value::Tuple(items)) => items.clone(),
+                    _ => {
+                        return err(
+                            span,
+                            format!(
+                                "`{name}` takes a tuple of arrays: `jnp::{name}((a, b), axis)`"
+                            ),
+                        )
+                    }
+                };
+                let axis = match n {
+                    1 => 0,
+                    2 => self.static_int(&args[1].0, args[1].1, "the axis")?,
+                    _ => {
+                        return err(
+                            span,
+                            format!("`{name}` takes a tuple of arrays and an axis"),
+                        )
+                    }
+                };
+                let atoms = parts
+                    .into_iter()
+                    .map(|v| self.atom(v, args[0].1))
+                    .collect::<Result<Vec<_>>>()?;
+                traced(jnp::concatenate(
+                    &mut self.b,
+                    atoms,
+                    axis,
+                    name == "stack",
+                    span,
+                )?)
+            }
+            _ => err(
+                span,
+                format!(
+                    "`{}{name}` is not supported in #[jax::jit] yet",
+                    match module {
+                        Module::Method => ".",
+                        Module::Jnp => "jnp::",
+                        Module::Lax => "lax::",
+                    }
+                ),
+            ),
+        }
+    }
+
+    /// `(axes, keepdims)` from optional `axis, keepdims` arguments.
+    fn axis_args(
+        &self,
+        x: &Atom,
+        rest: &[(Value, Span)],
+        name: &str,
+        span: Span,
+    ) -> Result<(Option<Vec<usize>>, bool)> {
+        match rest {
+            [] => Ok((None, false)),
+            [(axis, s1), (keep, s2)] => {
+                let ax = self.static_int(axis, *s1, "the axis")?;
+                let ax = jnp::axis(&self.b, x, ax, *s1)?;
+                Ok((Some(vec![ax]), self.static_bool_arg(keep, *s2, "keepdims")?))
+            }
+            _ => err(
+                span,
+                format!("`{name}` takes the array, or the array, an axis and keepdims"),
+            ),
+        }
+    }
+
+    pub(crate) fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
+        match v {
+            Value::Static(Scalar::Int(i)) => Ok(*i),
+            _ => err(
+                span,
+                format!("{what} must be a static integer (a literal or const)"),
+            ),
+        }
+    }
+
+    fn static_ints(&self, v: &Value, span: Span, what: &str) -> Result<Vec<i128>> {
+        match v {
+            Value::Tuple(items) => items
+                .iter()
+                .map(|i| self.static_int(i, span, what))
+                .collect(),
+            v => Ok(vec![self.static_int(v, span, what)?]),
+        }
+    }
+
+    fn static_bool_arg(&self, v: &Value, span: Span, what: &str) -> Result<bool> {
+        match v {
+            Value::Static(Scalar::Bool(b)) => Ok(*b),
+            _ => err(span, format!("{what} must be `true` or `false`")),
+        }
+    }
+}
