@@ -1,9 +1,7 @@
 //! Emission: a jaxpr becomes the body of an ordinary Rust function.
 //!
-//! Fusion happens here. Rank-0 values are Rust scalars. An elementwise
-//! result used once, by an elementwise or reducing consumer of the same
-//! shape, is not stored: it is computed inside its consumer's loop.
-//! Broadcasts, transposes, slices, squeezes and reshapes of stored arrays
+//! Rank-0 values are Rust scalars. Elementwise results that [`crate::fuse`]
+//! fused are computed inside their consumer's loop. Broadcasts, transposes, slices, squeezes and reshapes of stored arrays
 //! are views (an offset and a stride per axis) read in place. Everything
 //! else is stored in a buffer written by one loop nest. Reductions
 //! accumulate in the loop that computes their operand. `dot_general` and
@@ -121,8 +119,7 @@ pub struct Emitter<'a> {
     j: &'a Jaxpr,
     locs: HashMap<Var, Loc>,
     stmts: Vec<TokenStream>,
-    uses: HashMap<Var, usize>,
-    consumer: HashMap<Var, usize>,
+    fusion: crate::fuse::Fusion,
     /// Buffers this body allocated (`Vec`s it may return); the others are
     /// borrowed from the parameters.
     owned: std::collections::HashSet<String>,
@@ -132,28 +129,11 @@ pub struct Emitter<'a> {
 
 impl<'a> Emitter<'a> {
     pub fn new(j: &'a Jaxpr) -> Emitter<'a> {
-        let mut uses = HashMap::new();
-        let mut consumer = HashMap::new();
-        for (k, e) in j.eqns.iter().enumerate() {
-            for a in &e.ins {
-                if let Atom::Var(v) = a {
-                    *uses.entry(*v).or_insert(0) += 1;
-                    consumer.insert(*v, k);
-                }
-            }
-        }
-        for a in &j.outvars {
-            if let Atom::Var(v) = a {
-                // Outputs are always stored.
-                *uses.entry(*v).or_insert(0) += 2;
-            }
-        }
         Emitter {
             j,
             locs: HashMap::new(),
             stmts: Vec::new(),
-            uses,
-            consumer,
+            fusion: crate::fuse::plan(j),
             owned: Default::default(),
             returned: Default::default(),
         }
@@ -193,23 +173,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Whether an elementwise result can live inside its only consumer's loop.
-    fn fusable(&self, v: Var) -> bool {
-        if self.uses.get(&v).copied().unwrap_or(0) != 1 {
-            return false;
-        }
-        let Some(&k) = self.consumer.get(&v) else {
-            return false;
-        };
-        let e = &self.j.eqns[k];
-        let shape = &self.j.aval(v).shape;
-        match e.prim.lowering {
-            Lowering::Elementwise => &self.j.aval(e.outs[0]).shape == shape,
-            Lowering::Reduce => true,
-            _ => false,
-        }
-    }
-
     pub fn eqns(&mut self) -> syn::Result<()> {
         for e in &self.j.eqns {
             let out = e.outs[0];
@@ -224,7 +187,7 @@ impl<'a> Emitter<'a> {
                     self.locs.insert(out, Loc::Scalar(name));
                 }
                 Lowering::Elementwise => {
-                    if self.fusable(out) {
+                    if self.fusion.fused.contains(&out) {
                         self.locs.insert(out, Loc::Fused);
                     } else {
                         self.materialize(out, &aval);

@@ -3,11 +3,19 @@
 //! The proc-macro crate `jax-macros` is a thin shim over [`expand_jit`], so
 //! that everything here can be unit-tested, fuzzed and benchmarked.
 //!
-//! Pipeline: [`parse`] traces the body into a jaxpr ([`ir`]), checking
-//! shapes and dtypes at every primitive ([`prims`]); [`print`] renders it as
-//! `jax.make_jaxpr` does.
+//! Pipeline, one module per phase:
+//! - [`parse`] (with [`lower`] and [`jnp`]): traces the body into a jaxpr
+//!   ([`ir`]), rejecting what cannot be traced, with spans;
+//! - [`trace`]: binds primitives, running each one's abstract evaluation
+//!   ([`prims`], with [`shapes`] for symbolic dimensions): dtype and shape
+//!   inference happen at every equation, as in JAX;
+//! - [`print`]: renders the traced jaxpr as `jax.make_jaxpr` does;
+//! - [`simplify`]: identities, common subexpressions, dead code;
+//! - [`fuse`]: which results are computed inside their consumers' loops;
+//! - [`emit`]: loop nests, views and kernel calls as Rust tokens.
 
 pub mod emit;
+pub mod fuse;
 pub mod ir;
 pub mod jnp;
 pub mod lower;
@@ -16,6 +24,7 @@ pub mod pretty;
 pub mod prims;
 pub mod print;
 pub mod shapes;
+pub mod simplify;
 pub mod trace;
 pub mod types;
 
@@ -37,8 +46,10 @@ pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
 pub fn compile_fn(f: &syn::ItemFn) -> Result<(TokenStream, String), syn::Error> {
     let sig = parse::signature(f)?;
     let t = parse::trace_fn(f, &sig, X64)?;
-    let jaxpr = &t.b.jaxpr;
-    let text = print::print_jaxpr(jaxpr);
+    let text = print::print_jaxpr(&t.b.jaxpr);
+    let mut simplified = t.b.jaxpr.clone();
+    simplify::simplify(&mut simplified);
+    let jaxpr = &simplified;
     let mut em = emit::Emitter::new(jaxpr);
     let mut next = 0;
     for (name, spec) in &sig.params {

@@ -1,0 +1,203 @@
+//! Simplification of a traced jaxpr before emission: algebraic identities,
+//! constant folding, common subexpressions and dead code. The printed jaxpr
+//! (`f::jaxpr()`) is the traced one, as `jax.make_jaxpr` shows what was
+//! traced; only the emitted code sees these rewrites.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{Atom, Eqn, Jaxpr, Literal, Scalar, Var};
+use crate::prims::Params;
+
+/// All rewrites, until nothing changes.
+pub fn simplify(j: &mut Jaxpr) {
+    loop {
+        let before = j.eqns.len();
+        forward_identities(j);
+        cse(j);
+        dce(j);
+        if j.eqns.len() == before {
+            break;
+        }
+    }
+}
+
+fn is_literal(a: &Atom, v: f64) -> bool {
+    match a {
+        Atom::Lit(Literal {
+            value: Scalar::Float(f),
+            ..
+        }) => *f == v,
+        Atom::Lit(Literal {
+            value: Scalar::Int(i),
+            ..
+        }) => *i as f64 == v,
+        _ => false,
+    }
+}
+
+/// Replaces equations that compute one of their operands (`x * 1`, `x + 0`,
+/// `stop_gradient x`, a conversion to the same dtype, `transpose` of
+/// `transpose` back to the identity) by that operand.
+fn forward_identities(j: &mut Jaxpr) {
+    let mut subst: HashMap<Var, Atom> = HashMap::new();
+    let mut producers: HashMap<Var, usize> = HashMap::new();
+    for k in 0..j.eqns.len() {
+        for a in &mut j.eqns[k].ins {
+            if let Atom::Var(v) = a {
+                if let Some(r) = subst.get(v) {
+                    *a = r.clone();
+                }
+            }
+        }
+        let e = &j.eqns[k];
+        let out = e.outs[0];
+        let out_aval = j.aval(out).clone();
+        let same_type = |a: &Atom| {
+            let av = j.atom_aval(a);
+            av.dtype == out_aval.dtype && av.shape == out_aval.shape
+        };
+        let forward: Option<Atom> = match (e.prim.name, e.ins.as_slice()) {
+            ("stop_gradient", [x]) => Some(x.clone()),
+            ("convert_element_type", [x]) if same_type(x) => Some(x.clone()),
+            ("mul", [x, y]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
+            ("mul", [y, x]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
+            ("add", [x, y]) if is_literal(y, 0.0) && same_type(x) && !out_aval.dtype.is_float() => {
+                Some(x.clone())
+            }
+            ("sub", [x, y]) if is_literal(y, 0.0) && same_type(x) && !out_aval.dtype.is_float() => {
+                Some(x.clone())
+            }
+            ("div", [x, y]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
+            ("transpose", [Atom::Var(x)]) => {
+                let Params::Transpose { perm } = &e.params else {
+                    unreachable!()
+                };
+                producers.get(x).and_then(|&p| {
+                    let inner = &j.eqns[p];
+                    match (&inner.params, inner.ins.as_slice()) {
+                        (Params::Transpose { perm: p0 }, [src]) => {
+                            let composed: Vec<usize> = perm.iter().map(|&i| p0[i]).collect();
+                            composed
+                                .iter()
+                                .enumerate()
+                                .all(|(i, &c)| i == c)
+                                .then(|| src.clone())
+                        }
+                        _ => None,
+                    }
+                })
+            }
+            _ => None,
+        };
+        match forward {
+            // The weak flag is part of the type: keep equations that change it.
+            Some(a) if j.atom_aval(&a).weak == out_aval.weak => {
+                subst.insert(out, a);
+            }
+            _ => {
+                producers.insert(out, k);
+            }
+        }
+    }
+    for a in &mut j.outvars {
+        if let Atom::Var(v) = a {
+            if let Some(r) = subst.get(v) {
+                *a = r.clone();
+            }
+        }
+    }
+    let removed: HashSet<Var> = subst.keys().copied().collect();
+    j.eqns.retain(|e| !removed.contains(&e.outs[0]));
+}
+
+/// The same primitive with the same parameters on the same operands is computed once.
+fn cse(j: &mut Jaxpr) {
+    let mut seen: HashMap<String, Var> = HashMap::new();
+    let mut subst: HashMap<Var, Var> = HashMap::new();
+    let mut keep = Vec::with_capacity(j.eqns.len());
+    for mut e in std::mem::take(&mut j.eqns) {
+        for a in &mut e.ins {
+            if let Atom::Var(v) = a {
+                if let Some(r) = subst.get(v) {
+                    *v = *r;
+                }
+            }
+        }
+        let key = format!("{} {:?} {:?}", e.prim.name, e.params, e.ins);
+        if e.outs.len() == 1 {
+            if let Some(&prev) = seen.get(&key) {
+                if j.avals[prev.0 as usize] == j.avals[e.outs[0].0 as usize] {
+                    subst.insert(e.outs[0], prev);
+                    continue;
+                }
+            }
+            seen.insert(key, e.outs[0]);
+        }
+        keep.push(e);
+    }
+    j.eqns = keep;
+    for a in &mut j.outvars {
+        if let Atom::Var(v) = a {
+            if let Some(r) = subst.get(v) {
+                *v = *r;
+            }
+        }
+    }
+}
+
+/// Equations whose results are never used are dropped.
+pub fn dce(j: &mut Jaxpr) {
+    let mut live: HashSet<Var> = j
+        .outvars
+        .iter()
+        .filter_map(|a| if let Atom::Var(v) = a { Some(*v) } else { None })
+        .collect();
+    let mut keep: Vec<Eqn> = Vec::with_capacity(j.eqns.len());
+    for e in std::mem::take(&mut j.eqns).into_iter().rev() {
+        if e.outs.iter().any(|o| live.contains(o)) {
+            for a in &e.ins {
+                if let Atom::Var(v) = a {
+                    live.insert(*v);
+                }
+            }
+            keep.push(e);
+        }
+    }
+    keep.reverse();
+    j.eqns = keep;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn traced(src: &str) -> Jaxpr {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let sig = crate::parse::signature(&f).unwrap();
+        crate::parse::trace_fn(&f, &sig, false).unwrap().b.jaxpr
+    }
+
+    fn prims(j: &Jaxpr) -> Vec<&'static str> {
+        j.eqns.iter().map(|e| e.prim.name).collect()
+    }
+
+    #[test]
+    fn dead_sign_of_logsumexp_goes() {
+        let mut j = traced("fn f(x: Array<f32, 3>) -> Array<f32> { jnp::logsumexp(x) }");
+        assert!(prims(&j).contains(&"sign"));
+        simplify(&mut j);
+        assert!(!prims(&j).contains(&"sign"));
+        assert!(!prims(&j).contains(&"stop_gradient"));
+    }
+
+    #[test]
+    fn common_subexpressions_and_identities() {
+        let mut j =
+            traced("fn f(x: Array<f32, 3>) -> Array<f32, 3> { (jnp::sin(x) * 1.0) + jnp::sin(x) }");
+        simplify(&mut j);
+        assert_eq!(prims(&j), ["sin", "add"]);
+        let mut j = traced("fn f(x: Array<f32, 2, 3>) -> Array<f32, 2, 3> { x.t().t() }");
+        simplify(&mut j);
+        assert!(j.eqns.is_empty());
+    }
+}
