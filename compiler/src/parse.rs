@@ -12,7 +12,7 @@ use crate::ir::{Atom, Scalar};
 use crate::jnp;
 use crate::prims::{self, Params, Prim};
 use crate::trace::{Builder, Result};
-use crate::types::{type_spec, TypeSpec};
+use crate::types::{type_spec_in, Items, TypeSpec};
 
 /// A value during tracing.
 #[derive(Clone, Debug)]
@@ -22,6 +22,8 @@ pub enum Value {
     /// A number known now (a literal, a static loop index, a const).
     Static(Scalar),
     Tuple(Vec<Value>),
+    /// A struct of the `#[jax::jit] mod` (a pytree), fields in declared order.
+    Struct(String, Vec<(String, Value)>),
     Unit,
 }
 
@@ -35,8 +37,19 @@ pub struct Signature {
 
 /// Reads the signature; everything the body may use must be nameable as an array type.
 pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
+    signature_in(&f.sig, &Items::default(), None)
+}
+
+/// Reads a signature inside a `#[jax::jit] mod`; `self_ty` is the struct of
+/// an `impl` block, for a `&self` receiver.
+pub fn signature_in(
+    sig: &syn::Signature,
+    items: &Items,
+    self_ty: Option<&syn::Type>,
+) -> Result<Signature> {
+    let f = sig;
     let mut const_generics = Vec::new();
-    for g in &f.sig.generics.params {
+    for g in &f.generics.params {
         match g {
             syn::GenericParam::Const(c) => const_generics.push(c.ident.to_string()),
             other => {
@@ -48,7 +61,7 @@ pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
         }
     }
     let mut params = Vec::new();
-    for input in &f.sig.inputs {
+    for input in &f.inputs {
         match input {
             syn::FnArg::Typed(pt) => {
                 let syn::Pat::Ident(id) = &*pt.pat else {
@@ -63,24 +76,36 @@ pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
                         "parameters cannot be `mut`: arrays are immutable; rebind with `let` instead",
                     ));
                 }
-                params.push((id.ident.clone(), type_spec(&pt.ty)?));
+                params.push((id.ident.clone(), type_spec_in(&pt.ty, items)?));
             }
             syn::FnArg::Receiver(r) => {
-                return Err(syn::Error::new(
-                    r.span(),
-                    "methods are supported inside a #[jax::jit] mod only",
-                ))
+                let Some(ty) = self_ty else {
+                    return Err(syn::Error::new(
+                        r.span(),
+                        "methods are supported inside a #[jax::jit] mod only",
+                    ));
+                };
+                if r.mutability.is_some() {
+                    return Err(syn::Error::new(
+                        r.span(),
+                        "`&mut self` is not supported: structs of a #[jax::jit] mod are immutable; return an updated struct",
+                    ));
+                }
+                params.push((syn::Ident::new("self", r.span()), type_spec_in(ty, items)?));
             }
         }
     }
-    let ret = match &f.sig.output {
+    let ret = match &f.output {
         syn::ReturnType::Default => {
             return Err(syn::Error::new(
-                f.sig.ident.span(),
+                f.ident.span(),
                 "a jitted function returns its result: add `-> Array<..>`",
             ))
         }
-        syn::ReturnType::Type(_, ty) => type_spec(ty)?,
+        syn::ReturnType::Type(_, ty) => match (&**ty, self_ty) {
+            (syn::Type::Path(p), Some(s)) if p.path.is_ident("Self") => type_spec_in(s, items)?,
+            (ty, _) => type_spec_in(ty, items)?,
+        },
     };
     Ok(Signature {
         params,
@@ -98,6 +123,12 @@ pub struct Tracer {
     /// The written type of the expression about to be traced (an annotated
     /// `let`, or the function's tail): what `x.reshape()` reshapes to.
     hint: Option<TypeSpec>,
+    /// The structs, consts and functions of the enclosing `#[jax::jit] mod`.
+    pub items: std::rc::Rc<Items>,
+    /// The struct of the `impl` being traced, for `Self`.
+    pub(crate) self_ty: Option<syn::Type>,
+    /// Depth of inlined calls, to report runaway recursion.
+    pub(crate) depth: usize,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
@@ -111,7 +142,15 @@ impl Tracer {
             scopes: vec![HashMap::new()],
             errors: Vec::new(),
             hint: None,
+            items: Default::default(),
+            self_ty: None,
+            depth: 0,
         }
+    }
+
+    /// The lexical scopes, innermost last (inlined calls swap in their own).
+    pub(crate) fn scopes_mut(&mut self) -> &mut Vec<HashMap<String, Value>> {
+        &mut self.scopes
     }
 
     pub fn define(&mut self, name: &str, v: Value) {
@@ -143,6 +182,10 @@ impl Tracer {
                 span,
                 "a tuple is not an array; convert it explicitly: `jnp::array([...])`",
             ),
+            Value::Struct(name, _) => err(
+                span,
+                format!("a `{name}` is not an array; use one of its fields"),
+            ),
             Value::Unit => err(span, "this expression has no value"),
         }
     }
@@ -152,7 +195,7 @@ impl Tracer {
     }
 
     /// A block whose tail expression has the written type `tail` (the function body).
-    fn block_with_tail_hint(
+    pub(crate) fn block_with_tail_hint(
         &mut self,
         block: &syn::Block,
         tail: Option<TypeSpec>,
@@ -198,7 +241,7 @@ impl Tracer {
             );
         }
         if let syn::Pat::Type(pt) = &local.pat {
-            self.hint = type_spec(&pt.ty).ok();
+            self.hint = type_spec_in(&pt.ty, &self.items).ok();
         }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(&local.pat, v)
@@ -212,7 +255,7 @@ impl Tracer {
             }
             syn::Pat::Wild(_) => Ok(()),
             syn::Pat::Type(pt) => {
-                let want = type_spec(&pt.ty)?;
+                let want = type_spec_in(&pt.ty, &self.items)?;
                 let v = self.check_type(v, &want, pt.ty.span())?;
                 self.bind_pattern(&pt.pat, v)
             }
@@ -262,6 +305,20 @@ impl Tracer {
                     .map(|(v, t)| self.check_type(v, t, span))
                     .collect::<Result<_>>()?;
                 Ok(Value::Tuple(items))
+            }
+            TypeSpec::Struct { name, fields } => {
+                let Value::Struct(got_name, values) = v else {
+                    return err(span, format!("expected a `{name}`"));
+                };
+                if &got_name != name {
+                    return err(span, format!("expected a `{name}`, got a `{got_name}`"));
+                }
+                let values = values
+                    .into_iter()
+                    .zip(fields)
+                    .map(|((f, v), (_, t))| Ok((f, self.check_type(v, t, span)?)))
+                    .collect::<Result<_>>()?;
+                Ok(Value::Struct(got_name, values))
             }
             _ => {
                 let want_aval = want.aval().unwrap();
@@ -345,6 +402,17 @@ impl Tracer {
                 Ok(Value::Unit)
             }
             syn::Expr::If(i) => self.if_(i),
+            syn::Expr::Field(f) => self.field(f),
+            // Arrays are immutable, so a shared reference is the value itself.
+            syn::Expr::Reference(r) if r.mutability.is_none() => {
+                self.hint = hint;
+                self.expr(&r.expr)
+            }
+            syn::Expr::Reference(r) => err(
+                r.span(),
+                "arrays are immutable in #[jax::jit]: `&mut` borrows are not allowed; use `x.at(i).set(v)`, which returns the updated array",
+            ),
+            syn::Expr::Struct(st) => self.struct_literal(st),
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::MethodCall(m) => self.method(m, hint),
             syn::Expr::Call(c) => self.call(c, hint),
@@ -375,10 +443,13 @@ impl Tracer {
 
     fn path(&mut self, p: &syn::ExprPath) -> Result<Value> {
         if let Some(id) = p.path.get_ident() {
-            return match self.lookup(&id.to_string()) {
-                Some(v) => Ok(v.clone()),
-                None => err(id.span(), format!("cannot find `{id}` in this scope")),
-            };
+            if let Some(v) = self.lookup(&id.to_string()) {
+                return Ok(v.clone());
+            }
+            if let Some(v) = self.const_item(&id.to_string())? {
+                return Ok(v);
+            }
+            return err(id.span(), format!("cannot find `{id}` in this scope"));
         }
         let names: Vec<String> = p
             .path
@@ -581,7 +652,7 @@ impl Tracer {
         Ok(Value::Unit)
     }
 
-    fn args(
+    pub(crate) fn args(
         &mut self,
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
     ) -> Result<Vec<(Value, Span)>> {
@@ -596,6 +667,9 @@ impl Tracer {
                 "only functions of jnp:: and lax:: can be called in #[jax::jit]",
             );
         };
+        if let Some(v) = self.call_item(p, c)? {
+            return Ok(v);
+        }
         let segs: Vec<String> = p
             .path
             .segments
@@ -663,6 +737,13 @@ impl Tracer {
                 format!("`.{name}()`: iterators are not supported in #[jax::jit]; use array operations, lax::fori_loop or lax::scan"),
             );
         }
+        if let Some(v) = self.call_method_item(&recv, m)? {
+            return Ok(v);
+        }
+        // Values are immutable and shared: a clone is the same value.
+        if name == "clone" && m.args.is_empty() {
+            return Ok(recv);
+        }
         let mut args = vec![(recv, m.receiver.span())];
         args.extend(self.args(&m.args)?);
         self.op(crate::lower::Module::Method, &name, args, hint, span)
@@ -701,17 +782,39 @@ fn fold(op: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
 
 /// Traces a whole function: parameters become inputs, the body's value the outputs.
 pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
+    trace_body(
+        &f.block,
+        sig,
+        f.sig.output.span(),
+        Default::default(),
+        None,
+        x64,
+    )
+}
+
+/// Traces a function body of a `#[jax::jit] mod` (`self_ty`: the struct of
+/// its `impl`, if it is a method).
+pub fn trace_body(
+    block: &syn::Block,
+    sig: &Signature,
+    output_span: Span,
+    items: std::rc::Rc<Items>,
+    self_ty: Option<syn::Type>,
+    x64: bool,
+) -> Result<Tracer> {
     let mut t = Tracer::new(x64);
+    t.items = items;
+    t.self_ty = self_ty;
     for (name, spec) in &sig.params {
         let v = t.input_value(spec);
         t.define(&name.to_string(), v);
     }
-    let body = t.block_with_tail_hint(&f.block, Some(sig.ret.clone()))?;
-    let body = t.check_type(body, &sig.ret, f.sig.output.span())?;
+    let body = t.block_with_tail_hint(block, Some(sig.ret.clone()))?;
+    let body = t.check_type(body, &sig.ret, output_span)?;
     let mut outs = Vec::new();
     flatten(&body, &mut outs);
-    for (v, _) in outs.iter().zip(0..) {
-        let a = t.atom(v.clone(), f.sig.output.span())?;
+    for v in outs {
+        let a = t.atom(v, output_span)?;
         t.b.jaxpr.outvars.push(a);
     }
     Ok(t)
@@ -720,13 +823,21 @@ pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
 fn flatten(v: &Value, out: &mut Vec<Value>) {
     match v {
         Value::Tuple(items) => items.iter().for_each(|i| flatten(i, out)),
+        Value::Struct(_, fields) => fields.iter().for_each(|(_, v)| flatten(v, out)),
         v => out.push(v.clone()),
     }
 }
 
 impl Tracer {
-    fn input_value(&mut self, spec: &TypeSpec) -> Value {
+    pub(crate) fn input_value(&mut self, spec: &TypeSpec) -> Value {
         match spec {
+            TypeSpec::Struct { name, fields } => Value::Struct(
+                name.clone(),
+                fields
+                    .iter()
+                    .map(|(f, s)| (f.clone(), self.input_value(s)))
+                    .collect(),
+            ),
             TypeSpec::Tuple(items) => {
                 Value::Tuple(items.iter().map(|s| self.input_value(s)).collect())
             }

@@ -1,6 +1,8 @@
 //! Reading the user's Rust types as abstract values: `Array<f32, 3, N>`,
 //! `&Array<..>`, `f32`, tuples.
 
+use std::collections::HashMap;
+
 use jax_dtypes::DType;
 use syn::spanned::Spanned;
 
@@ -17,6 +19,24 @@ pub enum TypeSpec {
     /// A Rust scalar (`f32`, `i32`, `bool`): weakly typed, like a Python scalar.
     Scalar(DType),
     Tuple(Vec<TypeSpec>),
+    /// A struct of a `#[jax::jit] mod` (a pytree): its fields in order.
+    Struct {
+        name: String,
+        fields: Vec<(String, TypeSpec)>,
+    },
+}
+
+/// The items of a `#[jax::jit] mod` that functions in it can name.
+#[derive(Default)]
+pub struct Items {
+    /// Struct name -> its fields and their written types.
+    pub structs: HashMap<String, Vec<(syn::Ident, syn::Type)>>,
+    /// Const name -> its value expression.
+    pub consts: HashMap<String, syn::Expr>,
+    /// Function name -> the function, inlined where it is called.
+    pub fns: HashMap<String, syn::ItemFn>,
+    /// `(struct, method)` -> the method, inlined where it is called.
+    pub methods: HashMap<(String, String), syn::ImplItemFn>,
 }
 
 impl TypeSpec {
@@ -24,7 +44,7 @@ impl TypeSpec {
         match self {
             TypeSpec::Array { aval, .. } => Some(aval.clone()),
             TypeSpec::Scalar(d) => Some(Aval::scalar(*d, *d != DType::Bool)),
-            TypeSpec::Tuple(_) => None,
+            TypeSpec::Tuple(_) | TypeSpec::Struct { .. } => None,
         }
     }
 }
@@ -75,12 +95,24 @@ pub fn rust_type(d: DType) -> proc_macro2::TokenStream {
     }
 }
 
-fn dim(arg: &syn::GenericArgument) -> syn::Result<Dim> {
+/// A named dimension: a literal when it is a const item of the mod with a
+/// number for its value, else a symbol only rustc knows.
+fn named_dim(name: String, items: &Items) -> Dim {
+    match items.consts.get(&name) {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        })) => i.base10_parse().map(Dim::Lit).unwrap_or(Dim::Sym(name)),
+        _ => Dim::Sym(name),
+    }
+}
+
+fn dim(arg: &syn::GenericArgument, items: &Items) -> syn::Result<Dim> {
     let expr = match arg {
         syn::GenericArgument::Const(e) => e,
         // A bare identifier parses as a type: a const generic or const item.
         syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
-            return Ok(Dim::Sym(p.path.get_ident().unwrap().to_string()));
+            return Ok(named_dim(p.path.get_ident().unwrap().to_string(), items));
         }
         other => {
             return Err(syn::Error::new(
@@ -102,7 +134,7 @@ fn dim(arg: &syn::GenericArgument) -> syn::Result<Dim> {
             ..
         }) => Ok(Dim::Lit(i.base10_parse()?)),
         syn::Expr::Path(p) if p.path.get_ident().is_some() => {
-            Ok(Dim::Sym(p.path.get_ident().unwrap().to_string()))
+            Ok(named_dim(p.path.get_ident().unwrap().to_string(), items))
         }
         other => Err(syn::Error::new(
             other.span(),
@@ -114,6 +146,33 @@ fn dim(arg: &syn::GenericArgument) -> syn::Result<Dim> {
 
 /// Reads a parameter or result type.
 pub fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
+    type_spec_in(ty, &Items::default())
+}
+
+/// Reads a type that may name the structs of a `#[jax::jit] mod`.
+pub fn type_spec_in(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
+    if let syn::Type::Path(p) = ty {
+        let last = p.path.segments.last().unwrap();
+        let name = if last.ident == "Self" {
+            None
+        } else {
+            Some(last.ident.to_string())
+        };
+        if let Some(fields) = name.as_ref().and_then(|n| items.structs.get(n)) {
+            let fields = fields
+                .iter()
+                .map(|(f, t)| Ok((f.to_string(), type_spec_in(t, items)?)))
+                .collect::<syn::Result<_>>()?;
+            return Ok(TypeSpec::Struct {
+                name: name.unwrap(),
+                fields,
+            });
+        }
+    }
+    type_spec_plain(ty, items)
+}
+
+fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
     match ty {
         syn::Type::Reference(r) => {
             if r.mutability.is_some() {
@@ -122,15 +181,18 @@ pub fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
                     "arrays are immutable in #[jax::jit]: take `Array<..>` or `&Array<..>`, and return updated arrays (`x.at(i).set(v)`)",
                 ));
             }
-            match type_spec(&r.elem)? {
+            match type_spec_in(&r.elem, items)? {
                 TypeSpec::Array { aval, .. } => Ok(TypeSpec::Array { aval, by_ref: true }),
-                TypeSpec::Scalar(d) => Ok(TypeSpec::Scalar(d)),
                 TypeSpec::Tuple(_) => Err(syn::Error::new(r.span(), "take tuples by value")),
+                other => Ok(other),
             }
         }
-        syn::Type::Paren(p) => type_spec(&p.elem),
+        syn::Type::Paren(p) => type_spec_in(&p.elem, items),
         syn::Type::Tuple(t) => Ok(TypeSpec::Tuple(
-            t.elems.iter().map(type_spec).collect::<syn::Result<_>>()?,
+            t.elems
+                .iter()
+                .map(|t| type_spec_in(t, items))
+                .collect::<syn::Result<_>>()?,
         )),
         syn::Type::Path(p) => {
             if let Some(d) = element_dtype(ty) {
@@ -156,7 +218,7 @@ pub fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
                 })?,
                 _ => return Err(syn::Error::new(ty.span(), "write the element type first: `Array<f32, 3, 4>`")),
             };
-            let shape = it.map(dim).collect::<syn::Result<Vec<_>>>()?;
+            let shape = it.map(|a| dim(a, items)).collect::<syn::Result<Vec<_>>>()?;
             if shape.len() > 6 {
                 return Err(syn::Error::new(ty.span(), "arrays have at most 6 dimensions"));
             }

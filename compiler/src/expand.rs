@@ -1,0 +1,339 @@
+//! From a traced jaxpr to the emitted items: the compiled function, its
+//! companion module, and what a `#[jax::jit] mod` becomes.
+
+use std::rc::Rc;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+use crate::ir::{Aval, Jaxpr};
+use crate::types::{Items, TypeSpec};
+use crate::{emit, parse, print, simplify, X64};
+
+/// One function (or method) to compile.
+struct Function<'a> {
+    attrs: &'a [syn::Attribute],
+    vis: &'a syn::Visibility,
+    sig: &'a syn::Signature,
+    block: &'a syn::Block,
+}
+
+/// The compiled function (same signature, a fused body) and its jaxpr text.
+fn compile(
+    f: &Function,
+    items: &Rc<Items>,
+    self_ty: Option<&syn::Type>,
+) -> syn::Result<(TokenStream, String)> {
+    let sig = parse::signature_in(f.sig, items, self_ty)?;
+    let t = parse::trace_body(
+        f.block,
+        &sig,
+        f.sig.output.span(),
+        items.clone(),
+        self_ty.cloned(),
+        X64,
+    )?;
+    let text = print::print_jaxpr(&t.b.jaxpr);
+    let mut jaxpr = t.b.jaxpr.clone();
+    simplify::simplify(&mut jaxpr);
+    let mut em = emit::Emitter::new(&jaxpr);
+    let mut next = 0;
+    for (name, spec) in &sig.params {
+        bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next);
+    }
+    em.eqns()?;
+    let (stmts, outs) = em.finish();
+    let syn::ReturnType::Type(_, ret_ty) = &f.sig.output else {
+        unreachable!("signature_in() requires a return type")
+    };
+    let out_avals: Vec<Aval> = jaxpr
+        .outvars
+        .iter()
+        .map(|a| jaxpr.atom_aval(a).clone())
+        .collect();
+    let mut k = 0;
+    let result = build_result(ret_ty, &sig.ret, &outs, &out_avals, &mut k, items);
+    let checks = t.b.constraints.equal.iter().map(|(a, b, msg)| {
+        let (a, b) = (emit::dim_tokens(a), emit::dim_tokens(b));
+        quote!(const { ::std::assert!(#a == #b, #msg) };)
+    });
+    let (attrs, vis, fsig) = (f.attrs, f.vis, f.sig);
+    let body = quote! {
+        #(#attrs)*
+        #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+        #vis #fsig {
+            #(#checks)*
+            #(#stmts)*
+            #result
+        }
+    };
+    Ok((body, text))
+}
+
+/// Binds each array leaf of a parameter to its input variable.
+fn bind_inputs(
+    em: &mut emit::Emitter,
+    j: &Jaxpr,
+    expr: TokenStream,
+    spec: &TypeSpec,
+    next: &mut usize,
+) {
+    match spec {
+        TypeSpec::Tuple(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let idx = syn::Index::from(i);
+                bind_inputs(em, j, quote!(#expr.#idx), item, next);
+            }
+        }
+        TypeSpec::Struct { fields, .. } => {
+            for (f, item) in fields {
+                let f = format_ident!("{}", f);
+                bind_inputs(em, j, quote!(#expr.#f), item, next);
+            }
+        }
+        TypeSpec::Scalar(_) => {
+            em.input(j.invars[*next], expr, true);
+            *next += 1;
+        }
+        TypeSpec::Array { .. } => {
+            em.input(j.invars[*next], expr, false);
+            *next += 1;
+        }
+    }
+}
+
+/// The function's result from the output expressions, in the written type.
+fn build_result(
+    ty: &syn::Type,
+    spec: &TypeSpec,
+    outs: &[TokenStream],
+    avals: &[Aval],
+    k: &mut usize,
+    items: &Items,
+) -> TokenStream {
+    match (spec, ty) {
+        (TypeSpec::Tuple(specs), syn::Type::Tuple(t)) => {
+            let parts: Vec<TokenStream> = specs
+                .iter()
+                .zip(&t.elems)
+                .map(|(s, ty)| build_result(ty, s, outs, avals, k, items))
+                .collect();
+            quote!((#(#parts,)*))
+        }
+        (_, syn::Type::Paren(p)) => build_result(&p.elem, spec, outs, avals, k, items),
+        (TypeSpec::Struct { name, fields }, _) => {
+            let decl = &items.structs[name];
+            let parts: Vec<TokenStream> = fields
+                .iter()
+                .zip(decl)
+                .map(|((_, s), (f, fty))| {
+                    let v = build_result(fty, s, outs, avals, k, items);
+                    quote!(#f: #v)
+                })
+                .collect();
+            quote!(#ty { #(#parts,)* })
+        }
+        (TypeSpec::Scalar(_), _) => {
+            let o = &outs[*k];
+            *k += 1;
+            quote!(#o)
+        }
+        _ => {
+            let (o, aval) = (&outs[*k], &avals[*k]);
+            *k += 1;
+            let data = if aval.rank() == 0 {
+                quote!(::std::vec![#o])
+            } else {
+                quote!(#o)
+            };
+            let weak = aval.weak;
+            quote!(<#ty as ::jax::ArrayType>::set_weak(<#ty as ::jax::ArrayType>::from_data(#data), #weak))
+        }
+    }
+}
+
+/// The companion module of a function: `name::jaxpr()`.
+fn companion(name: &syn::Ident, vis: &syn::Visibility, text: &str) -> TokenStream {
+    let doc = format!("Transformations of [`{name}`], generated by `#[jax::jit]`.");
+    quote! {
+        #[doc = #doc]
+        #[allow(non_snake_case)]
+        #vis mod #name {
+            /// The traced program, printed like `jax.make_jaxpr`.
+            #[allow(dead_code)]
+            pub fn jaxpr() -> ::jax::Jaxpr {
+                ::jax::Jaxpr::from_text(#text)
+            }
+        }
+    }
+}
+
+/// See [`crate::expand_jit`].
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Vec::new();
+    if !attr.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &attr,
+            "#[jax::jit] takes no arguments yet; write #[jax::jit]",
+        ));
+    }
+    let output = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Fn(f)) => {
+            let func = Function {
+                attrs: &f.attrs,
+                vis: &f.vis,
+                sig: &f.sig,
+                block: &f.block,
+            };
+            match compile(&func, &Rc::new(Items::default()), None) {
+                Ok((compiled, text)) => {
+                    let companion = companion(&f.sig.ident, &f.vis, &text);
+                    quote!(#compiled #companion)
+                }
+                Err(e) => {
+                    errors.push(e);
+                    item
+                }
+            }
+        }
+        Ok(syn::Item::Mod(m)) => match expand_mod(m, &mut errors) {
+            Some(tokens) => tokens,
+            None => item,
+        },
+        Ok(other) => {
+            errors.push(syn::Error::new_spanned(
+                other,
+                "#[jax::jit] applies to a `fn` or an inline `mod`",
+            ));
+            item
+        }
+        Err(e) => {
+            errors.push(e);
+            item
+        }
+    };
+    let errors = errors.into_iter().map(|e| e.to_compile_error());
+    quote! { #(#errors)* #output }
+}
+
+/// A `#[jax::jit] mod`: structs are pytrees, consts are evaluated, every
+/// function is compiled (calls between them are inlined), and methods of
+/// `impl` blocks are compiled with `Self::NAME_jaxpr()` beside them (a module
+/// cannot live inside an `impl`). `None` when nothing could be compiled.
+fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStream> {
+    let Some((_, content)) = &m.content else {
+        errors.push(syn::Error::new_spanned(
+            &m,
+            "#[jax::jit] needs an inline module: `mod name { ... }`",
+        ));
+        return None;
+    };
+    let mut items = Items::default();
+    for it in content {
+        match it {
+            syn::Item::Struct(s) => {
+                let fields = match &s.fields {
+                    syn::Fields::Named(named) => named
+                        .named
+                        .iter()
+                        .map(|f| (f.ident.clone().unwrap(), f.ty.clone()))
+                        .collect(),
+                    other => {
+                        errors.push(syn::Error::new_spanned(
+                            other,
+                            "structs of a #[jax::jit] mod have named fields",
+                        ));
+                        continue;
+                    }
+                };
+                items.structs.insert(s.ident.to_string(), fields);
+            }
+            syn::Item::Const(c) => {
+                items.consts.insert(c.ident.to_string(), (*c.expr).clone());
+            }
+            syn::Item::Fn(f) => {
+                items.fns.insert(f.sig.ident.to_string(), f.clone());
+            }
+            syn::Item::Impl(imp) if imp.trait_.is_none() => {
+                let syn::Type::Path(p) = &*imp.self_ty else {
+                    continue;
+                };
+                let ty = p.path.segments.last().unwrap().ident.to_string();
+                for ii in &imp.items {
+                    if let syn::ImplItem::Fn(f) = ii {
+                        items
+                            .methods
+                            .insert((ty.clone(), f.sig.ident.to_string()), f.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let items = Rc::new(items);
+    let mut out = Vec::new();
+    for it in content {
+        match it {
+            syn::Item::Fn(f) => {
+                let func = Function {
+                    attrs: &f.attrs,
+                    vis: &f.vis,
+                    sig: &f.sig,
+                    block: &f.block,
+                };
+                match compile(&func, &items, None) {
+                    Ok((compiled, text)) => {
+                        out.push(compiled);
+                        out.push(companion(&f.sig.ident, &f.vis, &text));
+                    }
+                    Err(e) => {
+                        errors.push(e);
+                        out.push(quote!(#f));
+                    }
+                }
+            }
+            syn::Item::Impl(imp) if imp.trait_.is_none() => {
+                let self_ty = &*imp.self_ty;
+                let mut fns = Vec::new();
+                for ii in &imp.items {
+                    match ii {
+                        syn::ImplItem::Fn(f) => {
+                            let func = Function {
+                                attrs: &f.attrs,
+                                vis: &f.vis,
+                                sig: &f.sig,
+                                block: &f.block,
+                            };
+                            match compile(&func, &items, Some(self_ty)) {
+                                Ok((compiled, text)) => {
+                                    fns.push(compiled);
+                                    let name = format_ident!("{}_jaxpr", f.sig.ident);
+                                    let vis = &f.vis;
+                                    let doc = format!("The traced program of [`Self::{}`], printed like `jax.make_jaxpr`.", f.sig.ident);
+                                    fns.push(quote! {
+                                        #[doc = #doc]
+                                        #[allow(dead_code)]
+                                        #vis fn #name() -> ::jax::Jaxpr {
+                                            ::jax::Jaxpr::from_text(#text)
+                                        }
+                                    });
+                                }
+                                Err(e) => {
+                                    errors.push(e);
+                                    fns.push(quote!(#f));
+                                }
+                            }
+                        }
+                        other => fns.push(quote!(#other)),
+                    }
+                }
+                let (attrs, generics) = (&imp.attrs, &imp.generics);
+                out.push(quote! { #(#attrs)* impl #generics #self_ty { #(#fns)* } });
+            }
+            other => out.push(quote!(#other)),
+        }
+    }
+    let (attrs, vis, ident) = (&m.attrs, &m.vis, &m.ident);
+    Some(quote! { #(#attrs)* #vis mod #ident { #(#out)* } })
+}

@@ -1,0 +1,213 @@
+//! Tracing inside a `#[jax::jit] mod`: struct fields and literals (pytrees),
+//! const items, and calls of the mod's functions and methods, which are
+//! inlined at trace time as JAX inlines Python calls.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::parse::{signature_in, Tracer, Value};
+use crate::trace::Result;
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+/// How deep inlined calls may nest before it must be unbounded recursion.
+const MAX_DEPTH: usize = 64;
+
+impl Tracer {
+    /// `p.w`: a struct field, or `t.0`: a tuple element.
+    pub(crate) fn field(&mut self, f: &syn::ExprField) -> Result<Value> {
+        let base = self.expr(&f.base)?;
+        match (&f.member, base) {
+            (syn::Member::Named(name), Value::Struct(s, fields)) => fields
+                .into_iter()
+                .find(|(n, _)| name == n)
+                .map(|(_, v)| v)
+                .ok_or_else(|| {
+                    syn::Error::new(name.span(), format!("`{s}` has no field `{name}`"))
+                }),
+            (syn::Member::Unnamed(i), Value::Tuple(items)) => {
+                items.get(i.index as usize).cloned().ok_or_else(|| {
+                    syn::Error::new(i.span(), format!("the tuple has {} elements", items.len()))
+                })
+            }
+            (m, _) => err(m.span(), "this value has no such field"),
+        }
+    }
+
+    /// `Params { w: .., b: .. }`: fields in the declared order.
+    pub(crate) fn struct_literal(&mut self, st: &syn::ExprStruct) -> Result<Value> {
+        let name = st.path.segments.last().unwrap().ident.to_string();
+        let name = if name == "Self" {
+            self.self_name().unwrap_or(name)
+        } else {
+            name
+        };
+        let items = self.items.clone();
+        let Some(decl) = items.structs.get(&name) else {
+            return err(
+                st.path.span(),
+                format!("`{name}` is not a struct of this #[jax::jit] mod"),
+            );
+        };
+        if let Some(rest) = &st.rest {
+            return err(rest.span(), "`..base` is not supported: write every field");
+        }
+        let mut given: HashMap<String, (Value, Span)> = HashMap::new();
+        for fv in &st.fields {
+            let syn::Member::Named(f) = &fv.member else {
+                return err(fv.member.span(), "name the field");
+            };
+            let v = self.expr(&fv.expr)?;
+            given.insert(f.to_string(), (v, fv.span()));
+        }
+        let mut fields = Vec::new();
+        for (f, ty) in decl {
+            let Some((v, span)) = given.remove(&f.to_string()) else {
+                return err(st.span(), format!("missing field `{f}` in `{name}`"));
+            };
+            let spec = crate::types::type_spec_in(ty, &items)?;
+            fields.push((f.to_string(), self.check_type(v, &spec, span)?));
+        }
+        if let Some(extra) = given.keys().next() {
+            return err(st.span(), format!("`{name}` has no field `{extra}`"));
+        }
+        Ok(Value::Struct(name, fields))
+    }
+
+    fn self_name(&self) -> Option<String> {
+        match &self.self_ty {
+            Some(syn::Type::Path(p)) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+    }
+
+    /// A `const` item of the mod: its value, evaluated now.
+    pub(crate) fn const_item(&mut self, name: &str) -> Result<Option<Value>> {
+        let items = self.items.clone();
+        let Some(expr) = items.consts.get(name) else {
+            return Ok(None);
+        };
+        let saved = std::mem::replace(self.scopes_mut(), vec![HashMap::new()]);
+        let v = self.expr(expr);
+        *self.scopes_mut() = saved;
+        match v? {
+            v @ Value::Static(_) => Ok(Some(v)),
+            _ => err(
+                expr.span(),
+                "a const item must be a number or bool known at compile time",
+            ),
+        }
+    }
+
+    /// `helper(a, b)` or `Self::helper(a)`: a function of the mod, inlined.
+    pub(crate) fn call_item(
+        &mut self,
+        p: &syn::ExprPath,
+        c: &syn::ExprCall,
+    ) -> Result<Option<Value>> {
+        let items = self.items.clone();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let (sig, block, self_ty) = match segs.as_slice() {
+            [name] => match items.fns.get(name) {
+                Some(f) => (&f.sig, &*f.block, None),
+                None => return Ok(None),
+            },
+            [ty, name] => {
+                let ty = if ty == "Self" {
+                    self.self_name().unwrap_or_default()
+                } else {
+                    ty.clone()
+                };
+                match items.methods.get(&(ty.clone(), name.clone())) {
+                    Some(m) => (&m.sig, &m.block, Some(self_type(&ty))),
+                    None => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        let args = self.args(&c.args)?;
+        self.inline(sig, block, self_ty, args, c.span()).map(Some)
+    }
+
+    /// `p.loss(x)` on a struct of the mod: its method, inlined.
+    pub(crate) fn call_method_item(
+        &mut self,
+        recv: &Value,
+        m: &syn::ExprMethodCall,
+    ) -> Result<Option<Value>> {
+        let Value::Struct(ty, _) = recv else {
+            return Ok(None);
+        };
+        let items = self.items.clone();
+        let Some(method) = items.methods.get(&(ty.clone(), m.method.to_string())) else {
+            return Ok(None);
+        };
+        let mut args = vec![(recv.clone(), m.receiver.span())];
+        args.extend(self.args(&m.args)?);
+        self.inline(
+            &method.sig,
+            &method.block,
+            Some(self_type(ty)),
+            args,
+            m.span(),
+        )
+        .map(Some)
+    }
+
+    /// Traces `block` with its parameters bound to `args`, in a scope of its own.
+    fn inline(
+        &mut self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        self_ty: Option<syn::Type>,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        if self.depth >= MAX_DEPTH {
+            return err(span, format!("calls nest more than {MAX_DEPTH} deep: recursion cannot be traced; use lax::fori_loop or lax::while_loop"));
+        }
+        let items = self.items.clone();
+        let s = signature_in(sig, &items, self_ty.as_ref())?;
+        if s.params.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "`{}` takes {} argument(s), got {}",
+                    sig.ident,
+                    s.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let mut bound = Vec::new();
+        for ((name, spec), (v, at)) in s.params.iter().zip(args) {
+            bound.push((name.to_string(), self.check_type(v, spec, at)?));
+        }
+        let saved_scopes = std::mem::replace(self.scopes_mut(), vec![HashMap::new()]);
+        let saved_self = std::mem::replace(&mut self.self_ty, self_ty);
+        self.depth += 1;
+        for (name, v) in bound {
+            self.define(&name, v);
+        }
+        let r = self
+            .block_with_tail_hint(block, Some(s.ret.clone()))
+            .and_then(|v| self.check_type(v, &s.ret, span));
+        self.depth -= 1;
+        self.self_ty = saved_self;
+        *self.scopes_mut() = saved_scopes;
+        r
+    }
+}
+
+fn self_type(name: &str) -> syn::Type {
+    syn::parse_str(name).expect("a struct name is a type")
+}
