@@ -56,6 +56,7 @@ pub fn expand_jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::quote;
 
     #[test]
     fn functions_get_a_companion_module() {
