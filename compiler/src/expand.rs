@@ -284,7 +284,8 @@ fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStre
                 };
                 match compile(&func, &items, None) {
                     Ok((compiled, text)) => {
-                        out.push(compiled);
+                        // A helper may only be called (inlined) by other functions.
+                        out.push(quote!(#[allow(dead_code)] #compiled));
                         out.push(companion(&f.sig.ident, &f.vis, &text));
                     }
                     Err(e) => {
@@ -331,6 +332,8 @@ fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStre
                 let (attrs, generics) = (&imp.attrs, &imp.generics);
                 out.push(quote! { #(#attrs)* impl #generics #self_ty { #(#fns)* } });
             }
+            // Consts are also inlined at trace time; they may have no other use.
+            syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
             other => out.push(quote!(#other)),
         }
     }
