@@ -170,3 +170,29 @@ fn arg_reductions_match_eager() {
     let want: Array<i32, 3> = jnp::argmin_axis(&x, 1, false);
     assert_eq!(rows, want);
 }
+
+#[jax::jit]
+fn indexing(x: &Array<f32, 5, 6>) -> (Array<f32>, Array<f32, 6>, Array<f32, 3, 2>, Array<f32>) {
+    (
+        x.at((1, -2)).get(),
+        x.at(-1).get(),
+        x.slice(s![1..4, ..;3]),
+        // Out of bounds reads clamp, as JAX's gathers do.
+        x.at((7, 100)).get(),
+    )
+}
+
+#[test]
+fn static_indexing_matches_eager() {
+    let x: Array<f32, 5, 6> = Array::arange();
+    let (a, row, block, clamped) = indexing(&x);
+    let want_a: Array<f32> = x.clone().at((1, -2)).get();
+    let want_row: Array<f32, 6> = x.clone().at(-1).get();
+    let want_block: Array<f32, 3, 2> = x.slice(s![1..4, ..;3]);
+    let want_clamped: Array<f32> = x.clone().at((7, 100)).get();
+    assert_eq!(a, want_a);
+    assert_eq!(row, want_row);
+    assert_eq!(block, want_block);
+    assert_eq!(clamped, want_clamped);
+    assert_eq!(clamped.item(), 29.0);
+}

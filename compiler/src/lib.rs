@@ -17,6 +17,7 @@
 pub mod emit;
 pub mod expand;
 pub mod fuse;
+pub mod index;
 pub mod ir;
 pub mod jnp;
 pub mod lower;

@@ -24,6 +24,8 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// A struct of the `#[jax::jit] mod` (a pytree), fields in declared order.
     Struct(String, Vec<(String, Value)>),
+    /// `x.at(index)`, waiting for `.get()`.
+    At(Atom, Vec<crate::index::Item>),
     Unit,
 }
 
@@ -186,6 +188,7 @@ impl Tracer {
                 span,
                 format!("a `{name}` is not an array; use one of its fields"),
             ),
+            Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
             Value::Unit => err(span, "this expression has no value"),
         }
     }
@@ -743,6 +746,28 @@ impl Tracer {
         // Values are immutable and shared: a clone is the same value.
         if name == "clone" && m.args.is_empty() {
             return Ok(recv);
+        }
+        match (name.as_str(), &recv) {
+            ("at", Value::Traced(x)) if m.args.len() == 1 => {
+                let items = self.index_items(&m.args[0])?;
+                return Ok(Value::At(x.clone(), items));
+            }
+            ("slice", Value::Traced(x)) if m.args.len() == 1 => {
+                let items = self.index_items(&m.args[0])?;
+                return Ok(Value::Traced(self.static_get(x.clone(), &items, span)?));
+            }
+            ("get", Value::At(x, items)) if m.args.is_empty() => {
+                return Ok(Value::Traced(self.static_get(x.clone(), items, span)?));
+            }
+            (_, Value::At(..)) => {
+                return err(
+                    m.method.span(),
+                    format!(
+                        "`x.at(i).{name}(..)` is not supported in #[jax::jit] yet; `.get()` is"
+                    ),
+                )
+            }
+            _ => {}
         }
         let mut args = vec![(recv, m.receiver.span())];
         args.extend(self.args(&m.args)?);

@@ -102,6 +102,12 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("argmax@x64_off", "fn f(x: Array<f32, 5>) -> Array<i32> { jnp::argmax(x) }"),
     (
+        "static_slice@x64_off",
+        "fn f(x: Array<f32, 5>) -> Array<f32, 2> { x.slice(s![1..3]) }",
+    ),
+    ("index_scalar_static@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32> { x.at(1).get() }"),
+    ("index_negative_static@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32> { x.at(-1).get() }"),
+    (
         "elementwise_chain_x64@x64_on",
         "fn f(x: Array<f64, 3>) -> Array<f64, 3> { jnp::sin(x) * 2.0 + jnp::cos(x) }",
     ),

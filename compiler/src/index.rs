@@ -1,0 +1,206 @@
+//! Static indexing inside `#[jax::jit]`: `x.at(i).get()` with integer
+//! indices (negative from the end, out of bounds clamped, as JAX's gathers)
+//! and `x.slice(s![a..b;step, ..])`, lowered to `slice` and `squeeze` as JAX
+//! lowers static indexing.
+
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+use crate::ir::{Atom, Dim, Scalar};
+use crate::parse::{Tracer, Value};
+use crate::prims::{self, Params};
+use crate::trace::Result;
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+/// One axis of an index.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// A single position (the axis goes away).
+    Int(i128),
+    /// `start..end;step` with Python's bounds (clamped), `None` for open ends.
+    Range {
+        start: Option<i128>,
+        end: Option<i128>,
+        step: i128,
+    },
+}
+
+/// One item of `s![..]`: an expression, then an optional `; step`.
+struct SItem {
+    expr: syn::Expr,
+    step: Option<syn::Expr>,
+}
+
+impl Parse for SItem {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let expr: syn::Expr = input.parse()?;
+        let step = if input.peek(syn::Token![;]) {
+            input.parse::<syn::Token![;]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(SItem { expr, step })
+    }
+}
+
+impl Tracer {
+    fn static_index(&mut self, e: &syn::Expr) -> Result<Option<i128>> {
+        Ok(match self.expr(e)? {
+            Value::Static(Scalar::Int(i)) => Some(i),
+            Value::Traced(_) => {
+                return err(
+                    e.span(),
+                    "indices in #[jax::jit] must be static (literals, consts, static loop indices); for a traced index use lax::dynamic_slice",
+                )
+            }
+            _ => return err(e.span(), "an index must be an integer"),
+        })
+    }
+
+    /// The items of `s![..]`.
+    pub(crate) fn s_macro(&mut self, m: &syn::Macro) -> Result<Vec<Item>> {
+        let items = m.parse_body_with(Punctuated::<SItem, syn::Token![,]>::parse_terminated)?;
+        let mut out = Vec::new();
+        for it in items {
+            let step = match &it.step {
+                Some(s) => self.static_index(s)?.unwrap_or(1),
+                None => 1,
+            };
+            if step <= 0 {
+                return err(
+                    it.expr.span(),
+                    "negative or zero steps are not supported in #[jax::jit] yet",
+                );
+            }
+            match &it.expr {
+                syn::Expr::Range(r) => {
+                    let bound =
+                        |t: &mut Tracer, b: &Option<Box<syn::Expr>>| -> Result<Option<i128>> {
+                            match b {
+                                Some(e) => t.static_index(e),
+                                None => Ok(None),
+                            }
+                        };
+                    let start = bound(self, &r.start)?;
+                    let mut end = bound(self, &r.end)?;
+                    if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                        end = end.map(|e| e + 1);
+                    }
+                    out.push(Item::Range { start, end, step });
+                }
+                e => match self.static_index(e)? {
+                    Some(i) if it.step.is_none() => out.push(Item::Int(i)),
+                    _ => return err(e.span(), "a step applies to a range: `a..b;step`"),
+                },
+            }
+        }
+        Ok(out)
+    }
+
+    /// The items of an `x.at(..)` index: an integer, a tuple of integers, or `s![..]`.
+    pub(crate) fn index_items(&mut self, e: &syn::Expr) -> Result<Vec<Item>> {
+        match e {
+            syn::Expr::Macro(m) if m.mac.path.is_ident("s") => self.s_macro(&m.mac),
+            syn::Expr::Tuple(t) => t
+                .elems
+                .iter()
+                .map(|e| Ok(Item::Int(self.static_index(e)?.unwrap_or(0))))
+                .collect(),
+            e => Ok(vec![Item::Int(self.static_index(e)?.unwrap_or(0))]),
+        }
+    }
+
+    /// `x[index]` read as JAX reads a static index: integers clamp into
+    /// range (negative ones count from the end first), ranges clamp as
+    /// Python slices; then `slice` and `squeeze`.
+    pub(crate) fn static_get(&mut self, x: Atom, items: &[Item], span: Span) -> Result<Atom> {
+        let a = self.b.aval(&x);
+        if items.len() > a.rank() {
+            return err(
+                span,
+                format!("too many indices for {a}: {} given", items.len()),
+            );
+        }
+        let mut start = Vec::new();
+        let mut limit = Vec::new();
+        let mut strides = Vec::new();
+        let mut squeeze = Vec::new();
+        for k in 0..a.rank() {
+            let Dim::Lit(n) = a.shape[k] else {
+                return err(
+                    span,
+                    format!(
+                        "indexing an axis of symbolic size {} is not supported",
+                        a.shape[k]
+                    ),
+                );
+            };
+            let n = n as i128;
+            match items.get(k) {
+                None => {
+                    start.push(0);
+                    limit.push(n as usize);
+                    strides.push(1);
+                }
+                Some(Item::Int(i)) => {
+                    let i = if *i < 0 { i + n } else { *i };
+                    let i = i.clamp(0, (n - 1).max(0));
+                    start.push(i as usize);
+                    limit.push(i as usize + 1);
+                    strides.push(1);
+                    squeeze.push(k);
+                }
+                Some(Item::Range {
+                    start: s,
+                    end: e,
+                    step,
+                }) => {
+                    let norm = |v: i128| if v < 0 { (v + n).max(0) } else { v.min(n) };
+                    let s = s.map_or(0, norm);
+                    let e = e.map_or(n, norm).max(s);
+                    start.push(s as usize);
+                    limit.push(e as usize);
+                    strides.push(*step as usize);
+                }
+            }
+        }
+        let whole = start.iter().all(|&s| s == 0)
+            && limit.iter().zip(&a.shape).all(|(&l, d)| Dim::Lit(l) == *d)
+            && strides.iter().all(|&s| s == 1);
+        let sliced = if whole {
+            x
+        } else {
+            let strides = if strides.iter().all(|&s| s == 1) {
+                None
+            } else {
+                Some(strides)
+            };
+            self.b.bind1(
+                &prims::SLICE,
+                Params::Slice {
+                    start,
+                    limit,
+                    strides,
+                },
+                vec![x],
+                span,
+            )?
+        };
+        if squeeze.is_empty() {
+            Ok(sliced)
+        } else {
+            self.b.bind1(
+                &prims::SQUEEZE,
+                Params::Squeeze { dims: squeeze },
+                vec![sliced],
+                span,
+            )
+        }
+    }
+}
