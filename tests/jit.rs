@@ -196,3 +196,29 @@ fn static_indexing_matches_eager() {
     assert_eq!(clamped, want_clamped);
     assert_eq!(clamped.item(), 29.0);
 }
+
+#[jax::jit]
+fn closures_and_match(x: &Array<f32, 4>) -> Array<f32, 4> {
+    let scale = 3.0;
+    let affine = |v: Array<f32, 4>, b| v * scale + b;
+    let mut acc = affine(x.clone(), 1.0);
+    for i in 0..4 {
+        acc = match i {
+            0 => acc + 1.0,
+            1 | 2 => acc * 2.0,
+            _ => jnp::negative(acc),
+        };
+    }
+    acc
+}
+
+#[test]
+fn closures_are_inlined_and_static_match_picks_arms() {
+    let x = Array::<f32, 4>::from([1.0, -2.0, 0.5, 4.0]);
+    let want: Vec<f32> = x
+        .to_vec()
+        .iter()
+        .map(|v| -(((v * 3.0 + 1.0) + 1.0) * 2.0 * 2.0))
+        .collect();
+    assert_eq!(closures_and_match(&x).to_vec(), want);
+}

@@ -26,6 +26,8 @@ pub enum Value {
     Struct(String, Vec<(String, Value)>),
     /// `x.at(index)`, waiting for `.get()`.
     At(Atom, Vec<crate::index::Item>),
+    /// A closure, with the scopes it sees; inlined where it is called.
+    Closure(std::rc::Rc<(syn::ExprClosure, Vec<HashMap<String, Value>>)>),
     Unit,
 }
 
@@ -189,6 +191,7 @@ impl Tracer {
                 format!("a `{name}` is not an array; use one of its fields"),
             ),
             Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
+            Value::Closure(_) => err(span, "a closure is not an array; call it"),
             Value::Unit => err(span, "this expression has no value"),
         }
     }
@@ -248,6 +251,11 @@ impl Tracer {
         }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(&local.pat, v)
+    }
+
+    /// Binds a closure parameter (a name, `_`, a typed name or a tuple).
+    pub(crate) fn bind_closure_param(&mut self, pat: &syn::Pat, v: Value) -> Result<()> {
+        self.bind_pattern(pat, v)
     }
 
     fn bind_pattern(&mut self, pat: &syn::Pat, v: Value) -> Result<()> {
@@ -405,6 +413,8 @@ impl Tracer {
                 Ok(Value::Unit)
             }
             syn::Expr::If(i) => self.if_(i),
+            syn::Expr::Match(m) => self.match_(m),
+            syn::Expr::Closure(c) => Ok(Value::Closure(std::rc::Rc::new((c.clone(), self.scopes.clone())))),
             syn::Expr::Field(f) => self.field(f),
             // Arrays are immutable, so a shared reference is the value itself.
             syn::Expr::Reference(r) if r.mutability.is_none() => {
@@ -670,6 +680,12 @@ impl Tracer {
                 "only functions of jnp:: and lax:: can be called in #[jax::jit]",
             );
         };
+        if let Some(id) = p.path.get_ident() {
+            if let Some(Value::Closure(cl)) = self.lookup(&id.to_string()).cloned() {
+                let args = self.args(&c.args)?;
+                return self.call_closure(&cl, args, c.span());
+            }
+        }
         if let Some(v) = self.call_item(p, c)? {
             return Ok(v);
         }
