@@ -169,6 +169,34 @@ fn companion(name: &syn::Ident, vis: &syn::Visibility, text: &str) -> TokenStrea
     }
 }
 
+/// What stands in for a function that did not compile, beside its errors:
+/// the same signature (and companion module), so callers still type-check
+/// and only the real errors are reported.
+fn fallback(f: &Function, with_companion: bool) -> TokenStream {
+    let (attrs, vis, sig) = (f.attrs, f.vis, f.sig);
+    let companion = if with_companion {
+        let name = &sig.ident;
+        quote! {
+            #[allow(non_snake_case, dead_code)]
+            #vis mod #name {
+                pub fn jaxpr() -> ::jax::Jaxpr {
+                    ::core::unreachable!("this function did not compile")
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
+    quote! {
+        #(#attrs)*
+        #[allow(unused_variables, dead_code)]
+        #vis #sig {
+            ::core::unreachable!("this function did not compile")
+        }
+        #companion
+    }
+}
+
 /// See [`crate::expand_jit`].
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
@@ -193,7 +221,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 }
                 Err(e) => {
                     errors.push(e);
-                    item
+                    fallback(&func, true)
                 }
             }
         }
@@ -290,7 +318,7 @@ fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStre
                     }
                     Err(e) => {
                         errors.push(e);
-                        out.push(quote!(#f));
+                        out.push(fallback(&func, true));
                     }
                 }
             }
@@ -322,7 +350,7 @@ fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStre
                                 }
                                 Err(e) => {
                                     errors.push(e);
-                                    fns.push(quote!(#f));
+                                    fns.push(fallback(&func, false));
                                 }
                             }
                         }
