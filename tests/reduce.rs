@@ -324,3 +324,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn signed_zero_ties_follow_xla() {
+    // jnp.min([0., -0.]) and jnp.min([-0., 0.]) are both -0.0 in JAX; max is +0.0.
+    for x in [
+        Array::<f32, 2>::from([0.0, -0.0]),
+        Array::<f32, 2>::from([-0.0, 0.0]),
+    ] {
+        assert!(jnp::min(&x).item().is_sign_negative());
+        assert!(jnp::max(&x).item().is_sign_positive());
+    }
+}

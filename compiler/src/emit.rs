@@ -70,6 +70,11 @@ fn product(dims: &[Dim]) -> TokenStream {
     }
 }
 
+/// The number of elements of a shape, as a Rust expression.
+pub fn size_tokens(shape: &[Dim]) -> TokenStream {
+    product(shape)
+}
+
 fn row_major_strides(shape: &[Dim]) -> Vec<TokenStream> {
     (0..shape.len()).map(|k| product(&shape[k + 1..])).collect()
 }
@@ -125,6 +130,8 @@ pub struct Emitter<'a> {
     owned: std::collections::HashSet<String>,
     /// Buffers already returned: a second output of the same buffer is a copy.
     returned: std::collections::HashSet<String>,
+    /// Buffer declarations moved before the row loop, in a row program.
+    hoisted: Option<Vec<TokenStream>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -136,6 +143,7 @@ impl<'a> Emitter<'a> {
             fusion: crate::fuse::plan(j),
             owned: Default::default(),
             returned: Default::default(),
+            hoisted: None,
         }
     }
 
@@ -149,19 +157,27 @@ impl<'a> Emitter<'a> {
 
     /// Binds an input: `expr` is the parameter (an `Array`, `&Array` or Rust scalar).
     pub fn input(&mut self, v: Var, expr: TokenStream, rust_scalar: bool) {
+        self.input_data(
+            v,
+            quote!(::jax::__rt::data(&#expr)),
+            rust_scalar.then_some(expr),
+        )
+    }
+
+    /// Binds an input from an expression of its row-major data (`&[T]`), or
+    /// of its value when it is a Rust scalar.
+    pub fn input_data(&mut self, v: Var, data: TokenStream, rust_scalar: Option<TokenStream>) {
         let name = Self::name(v);
         let aval = self.j.aval(v).clone();
         let ty = rust_type(aval.dtype);
-        if rust_scalar {
+        if let Some(expr) = rust_scalar {
             self.stmts.push(quote!(let #name: #ty = #expr;));
             self.locs.insert(v, Loc::Scalar(name));
         } else if aval.rank() == 0 {
-            self.stmts
-                .push(quote!(let #name: #ty = ::jax::__rt::data(&#expr)[0];));
+            self.stmts.push(quote!(let #name: #ty = (#data)[0];));
             self.locs.insert(v, Loc::Scalar(name));
         } else {
-            self.stmts
-                .push(quote!(let #name: &[#ty] = ::jax::__rt::data(&#expr);));
+            self.stmts.push(quote!(let #name: &[#ty] = #data;));
             self.locs.insert(
                 v,
                 Loc::View {
@@ -235,11 +251,29 @@ impl<'a> Emitter<'a> {
         let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
         let body = std::mem::take(&mut l.body);
         let loops = l.wrap(quote! { #(#body)* #out = #value; });
-        self.stmts.push(quote! {
-            let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
-            #loops
-        });
+        self.alloc(name, &ty, &size);
+        self.stmts.push(loops);
         self.owned.insert(name.to_string());
+    }
+
+    /// Declares a fresh buffer: here, or once before the row loop when
+    /// emitting a row program (every row overwrites it).
+    fn alloc(&mut self, name: &Ident, ty: &TokenStream, size: &TokenStream) {
+        let decl = quote!(let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size););
+        match &mut self.hoisted {
+            Some(h) => h.push(decl),
+            None => self.stmts.push(decl),
+        }
+    }
+
+    /// Emit buffers once, outside the loop the statements will run in.
+    pub fn hoist_buffers(&mut self) {
+        self.hoisted = Some(Vec::new());
+    }
+
+    /// The buffer declarations to put before the row loop.
+    pub fn take_hoisted(&mut self) -> Vec<TokenStream> {
+        self.hoisted.take().unwrap_or_default()
     }
 
     /// Whether computing `a` over `shape` reads only scalars and whole
@@ -556,10 +590,8 @@ impl<'a> Emitter<'a> {
             };
             let loops = l.wrap_range(0, kept.len(), per_output);
             let size = product(&aval.shape);
-            self.stmts.push(quote! {
-                let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);
-                #loops
-            });
+            self.alloc(&name, &ty, &size);
+            self.stmts.push(loops);
             self.finish_buffer(out, aval, name);
         }
     }
@@ -639,7 +671,7 @@ impl<'a> Emitter<'a> {
 
     /// The statements, and an expression for each output: a scalar value or a
     /// `Vec` in row-major order.
-    pub fn finish(mut self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    pub fn finish(&mut self) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut outs = Vec::new();
         for a in self.j.outvars.clone() {
             let aval = self.aval(&a).clone();
@@ -677,7 +709,7 @@ impl<'a> Emitter<'a> {
             };
             outs.push(expr);
         }
-        (self.stmts, outs)
+        (std::mem::take(&mut self.stmts), outs)
     }
 }
 

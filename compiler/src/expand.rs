@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 use crate::ir::{Aval, Jaxpr};
+use crate::rows::{Class, RowPlan};
 use crate::types::{Items, TypeSpec};
 use crate::{emit, parse, print, simplify, X64};
 
@@ -37,13 +38,18 @@ fn compile(
     let text = print::print_jaxpr(&t.b.jaxpr);
     let mut jaxpr = t.b.jaxpr.clone();
     simplify::simplify(&mut jaxpr);
-    let mut em = emit::Emitter::new(&jaxpr);
-    let mut next = 0;
-    for (name, spec) in &sig.params {
-        bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next);
-    }
-    em.eqns()?;
-    let (stmts, outs) = em.finish();
+    let (stmts, outs) = match crate::rows::row_plan(&jaxpr) {
+        Some(plan) => emit_rows(&plan, &jaxpr, &sig)?,
+        None => {
+            let mut em = emit::Emitter::new(&jaxpr);
+            let mut next = 0;
+            for (name, spec) in &sig.params {
+                bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next, None);
+            }
+            em.eqns()?;
+            em.finish()
+        }
+    };
     let syn::ReturnType::Type(_, ret_ty) = &f.sig.output else {
         unreachable!("signature_in() requires a return type")
     };
@@ -71,25 +77,27 @@ fn compile(
     Ok((body, text))
 }
 
-/// Binds each array leaf of a parameter to its input variable.
+/// Binds each array leaf of a parameter to its input variable; in a row
+/// program, row arrays bind to the current row's slice.
 fn bind_inputs(
     em: &mut emit::Emitter,
     j: &Jaxpr,
     expr: TokenStream,
     spec: &TypeSpec,
     next: &mut usize,
+    rows: Option<&RowPlan>,
 ) {
     match spec {
         TypeSpec::Tuple(items) => {
             for (i, item) in items.iter().enumerate() {
                 let idx = syn::Index::from(i);
-                bind_inputs(em, j, quote!(#expr.#idx), item, next);
+                bind_inputs(em, j, quote!(#expr.#idx), item, next, rows);
             }
         }
         TypeSpec::Struct { fields, .. } => {
             for (f, item) in fields {
                 let f = format_ident!("{}", f);
-                bind_inputs(em, j, quote!(#expr.#f), item, next);
+                bind_inputs(em, j, quote!(#expr.#f), item, next, rows);
             }
         }
         TypeSpec::Scalar(_) => {
@@ -97,10 +105,76 @@ fn bind_inputs(
             *next += 1;
         }
         TypeSpec::Array { .. } => {
-            em.input(j.invars[*next], expr, false);
+            let v = j.invars[*next];
+            match rows {
+                Some(plan) if plan.class[&v] == Class::Row => {
+                    let n = emit::size_tokens(&plan.row.aval(v).shape);
+                    em.input_data(
+                        v,
+                        quote!(&::jax::__rt::data(&#expr)[__row * #n..(__row + 1) * #n]),
+                        None,
+                    );
+                }
+                _ => em.input(v, expr, false),
+            }
             *next += 1;
         }
     }
+}
+
+/// A row program: the row body in a loop over the rows, its buffers
+/// allocated once before the loop, each row's results copied into the
+/// outputs. Returns the statements and the output buffers.
+fn emit_rows(
+    plan: &RowPlan,
+    full: &Jaxpr,
+    sig: &parse::Signature,
+) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>)> {
+    let mut em = emit::Emitter::new(&plan.row);
+    em.hoist_buffers();
+    let mut next = 0;
+    for (name, spec) in &sig.params {
+        bind_inputs(
+            &mut em,
+            &plan.row,
+            quote!(#name),
+            spec,
+            &mut next,
+            Some(plan),
+        );
+    }
+    em.eqns()?;
+    let (body, row_outs) = em.finish();
+    let hoisted = em.take_hoisted();
+    let rows = emit::dim_tokens(&plan.rows);
+    let mut decls = Vec::new();
+    let mut stores = Vec::new();
+    let mut outs = Vec::new();
+    for (k, (a, row_out)) in full.outvars.iter().zip(&row_outs).enumerate() {
+        let aval = full.atom_aval(a);
+        let ty = crate::types::rust_type(aval.dtype);
+        let name = format_ident!("__out{}", k);
+        let total = emit::size_tokens(&aval.shape);
+        decls.push(
+            quote!(let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#total);),
+        );
+        if aval.rank() == 1 {
+            stores.push(quote!(#name[__row] = #row_out;));
+        } else {
+            let n = emit::size_tokens(&aval.shape[1..]);
+            stores.push(quote!(#name[__row * #n..(__row + 1) * #n].copy_from_slice(&#row_out);));
+        }
+        outs.push(quote!(#name));
+    }
+    let stmts = vec![quote! {
+        #(#decls)*
+        #(#hoisted)*
+        for __row in 0..#rows {
+            #(#body)*
+            #(#stores)*
+        }
+    }];
+    Ok((stmts, outs))
 }
 
 /// The function's result from the output expressions, in the written type.

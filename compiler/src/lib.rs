@@ -26,6 +26,7 @@ pub mod parse;
 pub mod pretty;
 pub mod prims;
 pub mod print;
+pub mod rows;
 pub mod shapes;
 pub mod simplify;
 pub mod trace;

@@ -202,17 +202,19 @@ pub(crate) fn prod_lane<T: Element, O: Element>(lane: &[T]) -> O {
 /// The largest element, NaN if any element is NaN (XLA's `max`).
 #[track_caller]
 pub(crate) fn max_lane<T: Element>(op: &str, lane: &[T]) -> T {
-    extreme(op, lane, |a, b| a > b)
+    extreme(op, lane, |a, b| a > b, false)
 }
 
 /// The smallest element, NaN if any element is NaN (XLA's `min`).
 #[track_caller]
 pub(crate) fn min_lane<T: Element>(op: &str, lane: &[T]) -> T {
-    extreme(op, lane, |a, b| a < b)
+    extreme(op, lane, |a, b| a < b, true)
 }
 
 #[track_caller]
-fn extreme<T: Element>(op: &str, lane: &[T], better: impl Fn(T, T) -> bool) -> T {
+/// Ties between zeros go to `-0` for min (`neg_zero`) and `+0` for max, in
+/// any order, as XLA's `min`/`max`.
+fn extreme<T: Element>(op: &str, lane: &[T], better: impl Fn(T, T) -> bool, neg_zero: bool) -> T {
     let Some(&first) = lane.first() else {
         panic!("{op}: zero-size array to reduction operation which has no identity");
     };
@@ -221,7 +223,8 @@ fn extreme<T: Element>(op: &str, lane: &[T], better: impl Fn(T, T) -> bool) -> T
         if is_nan(m) {
             break;
         }
-        if is_nan(x) || better(x, m) {
+        let zero_tie = x == m && x.to_f64() == 0.0 && x.to_f64().is_sign_negative() == neg_zero;
+        if is_nan(x) || better(x, m) || zero_tie {
             m = x;
         }
     }
