@@ -43,7 +43,7 @@ fn inputs(n: usize, seed: u64) -> Vec<f32> {
 fn tanh_chain_emitted(x: &[f32]) -> Vec<f32> {
     let __v0: &[f32] = x;
     let mut __v4: Vec<f32> = rt::buffer::<f32>(__v0.len());
-    par::for_each_chunk(&mut __v4, par::grain(24), |__start, __out| {
+    par::for_each_chunk(&mut __v4, par::grain(35), |__start, __out| {
         let __n = __out.len();
         let __r0 = &__v0[__start..__start + __n];
         for __i in 0..__n {
@@ -223,7 +223,7 @@ fn softmax_rows_emitted<const C: usize>(x: &[f32]) -> Vec<f32> {
     par::for_each_rows(
         &mut __v9,
         C,
-        par::rows_per_chunk(C * 30),
+        par::rows_per_chunk(C * 39),
         |__row0, __out| {
             for (__r, __o) in __out.chunks_exact_mut(C).enumerate() {
                 let __x = &__v0[(__row0 + __r) * C..(__row0 + __r + 1) * C];
@@ -302,26 +302,42 @@ fn pooled_buffers_are_fully_overwritten_by_jitted_code() {
 
 // ---------------------------------------------------------------- measurements
 
-fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
+/// Medians (ms) of `variants`, run in turn in each of `reps` rounds, so load
+/// from other processes affects them alike.
+fn interleaved(reps: usize, variants: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    for v in variants.iter_mut() {
+        v();
+    }
+    let mut times = vec![Vec::with_capacity(reps); variants.len()];
+    for _ in 0..reps {
+        for (v, t) in variants.iter_mut().zip(&mut times) {
             let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64() * 1e3
+            v();
+            t.push(s.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[reps / 2]
         })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[reps / 2]
+        .collect()
 }
 
 /// Plain loop vs dispatched vs parallel + dispatched for the README's loops
-/// over 16M f32, output buffers from a warm pool.
+/// over 16M f32 (and 64K, which fits in L2), output buffers from a warm pool.
 #[test]
 #[ignore]
 fn measure_loops_16m() {
-    let n = 1 << 24;
-    let xs = inputs(n, 9);
+    let all = inputs(1 << 24, 9);
+    for log in [16, 24] {
+        measure_loops(&all[..1 << log], if log < 20 { 2001 } else { 21 });
+    }
+}
+
+fn measure_loops(xs: &[f32], reps: usize) {
+    println!("n = {}", xs.len());
     let (a, b) = (black_box(0.75f32), black_box(-3.0f32));
     let plain_tanh = |x: &[f32]| -> Vec<f32> {
         let mut out = rt::buffer::<f32>(x.len());
@@ -346,52 +362,55 @@ fn measure_loops_16m() {
     };
     let one = pool(1);
     let two = pool(2);
-    let reps = 21;
-    for (name, plain, emitted) in [
-        (
-            "tanh_chain",
-            &(|| drop(black_box(plain_tanh(&xs)))) as &(dyn Fn() + Sync),
-            &(|| drop(black_box(tanh_chain_emitted(&xs)))) as &(dyn Fn() + Sync),
-        ),
-        (
-            "axpb",
-            &(|| drop(black_box(plain_axpb(&xs)))) as &(dyn Fn() + Sync),
-            &(|| drop(black_box(axpb_emitted(&xs, a, b)))) as &(dyn Fn() + Sync),
-        ),
+    type Job<'a> = &'a (dyn Fn() + Sync);
+    let emitted: [(&str, Job, Job); 3] = [
+        ("tanh_chain", &|| drop(black_box(plain_tanh(xs))), &|| {
+            drop(black_box(tanh_chain_emitted(xs)))
+        }),
+        ("axpb", &|| drop(black_box(plain_axpb(xs))), &|| {
+            drop(black_box(axpb_emitted(xs, a, b)))
+        }),
         (
             "sumsq",
-            &(|| {
-                black_box(plain_sumsq(&xs));
-            }) as &(dyn Fn() + Sync),
-            &(|| {
-                black_box(sumsq_emitted(&xs));
-            }) as &(dyn Fn() + Sync),
+            &|| {
+                black_box(plain_sumsq(xs));
+            },
+            &|| {
+                black_box(sumsq_emitted(xs));
+            },
         ),
-    ] {
-        let t_plain = median_ms(reps, plain);
-        Level::set(Level::Baseline);
-        let t_base = one.install(|| median_ms(reps, emitted));
-        let t_base2 = two.install(|| median_ms(reps, emitted));
-        Level::set(Level::Avx512);
-        let t_disp = one.install(|| median_ms(reps, emitted));
-        let t_par = two.install(|| median_ms(reps, emitted));
+    ];
+    let best = Level::supported();
+    for (name, plain, emitted) in emitted {
+        let at = |level: Level, p: &rayon::ThreadPool| {
+            Level::set(level);
+            p.install(emitted);
+        };
+        let t = interleaved(
+            reps,
+            &mut [
+                &mut || one.install(plain),
+                &mut || at(Level::Baseline, &one),
+                &mut || at(best, &one),
+                &mut || at(Level::Baseline, &two),
+                &mut || at(best, &two),
+            ],
+        );
         println!(
-            "{name:>10}: plain {t_plain:7.2} ms | emitted sse2 1T {t_base:7.2} 2T {t_base2:7.2} | dispatched({:?}) 1T {t_disp:7.2} ({:.2}x) | 2T {t_par:7.2} ({:.2}x)",
-            Level::current(),
-            t_plain / t_disp,
-            t_plain / t_par,
+            "{name:>10}: plain {:9.3} ms | emitted 1T sse2 {:9.3} {best:?} {:9.3} ({:.2}x) | 2T sse2 {:9.3} {best:?} {:9.3} ({:.2}x)",
+            t[0], t[1], t[2], t[0] / t[2], t[3], t[4], t[0] / t[4]
         );
     }
+    Level::set(best);
 }
 
 /// Where two threads start paying for an elementwise loop: medians of one
-/// thread vs two equal chunks on two threads, for a cheap body (`x*a+b`) and
-/// an expensive one (the tanh chain), by size.
+/// chunk vs two and vs 16 equal chunks, all in a 2-thread pool, for a cheap
+/// body (`x*a+b`) and an expensive one (the tanh chain), by size.
 #[test]
 #[ignore]
 fn threshold_sweep() {
     let xs = inputs(1 << 22, 11);
-    let one = pool(1);
     let two = pool(2);
     let run = |n: usize, grain: usize, heavy: bool| {
         let x = &xs[..n];
@@ -410,22 +429,29 @@ fn threshold_sweep() {
             black_box(&out);
         }
     };
-    for heavy in [false, true] {
-        for log in 10..=22 {
-            let n = 1usize << log;
-            let reps = if n < 1 << 18 { 2001 } else { 51 };
-            let seq = one.install(|| median_ms(reps, run(n, n, heavy)));
-            let halves = two.install(|| median_ms(reps, run(n, n / 2, heavy)));
-            let fine = two.install(|| median_ms(reps, run(n, (n / 16).max(1), heavy)));
-            println!(
-                "{} n=2^{log:<2} 1T {:9.4} ms  2T/2 chunks {:9.4} ({:.2}x)  2T/16 chunks {:9.4} ({:.2}x)",
-                if heavy { "tanh" } else { "axpb" },
-                seq,
-                halves,
-                seq / halves,
-                fine,
-                seq / fine
-            );
+    two.install(|| {
+        for heavy in [false, true] {
+            for log in 10..=22 {
+                let n = 1usize << log;
+                let reps = if n < 1 << 18 { 1001 } else { 31 };
+                let t = interleaved(
+                    reps,
+                    &mut [
+                        &mut run(n, n, heavy),
+                        &mut run(n, n / 2, heavy),
+                        &mut run(n, n / 16, heavy),
+                    ],
+                );
+                println!(
+                    "{} n=2^{log:<2} 1 chunk {:9.4} ms | 2 chunks {:9.4} ({:.2}x) | 16 chunks {:9.4} ({:.2}x)",
+                    if heavy { "tanh" } else { "axpb" },
+                    t[0],
+                    t[1],
+                    t[0] / t[1],
+                    t[2],
+                    t[0] / t[2]
+                );
+            }
         }
-    }
+    });
 }

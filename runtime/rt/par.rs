@@ -159,19 +159,32 @@ mod x86 {
     }
 }
 
-/// Elements of cheap work (one or two arithmetic operations each) per
-/// parallel chunk: below about twice this, a loop runs on the calling thread.
-/// Measured on 2 cores: see `tests/par.rs` (`threshold_sweep`) and the
-/// report in the README.
-pub const GRAIN: usize = 1 << 16;
+/// Elements of the cheapest work (one arithmetic operation each) per
+/// parallel chunk; a loop runs on the calling thread unless it has at least
+/// two chunks.
+///
+/// Measured on the 2-core machine (`threshold_sweep` in `tests/par.rs`, one
+/// chunk vs two on a 2-thread pool, medians of interleaved runs): two threads
+/// start paying once a loop holds about 50 µs of single-thread work. For
+/// `x * a + b` (cost 2, in cache) that is between 2^17 elements (0.95x) and
+/// 2^18 (1.1x, 2.1x with 16 chunks); for the `tanh` chain (libm `tanhf`,
+/// about 50 times the cost) between 2^11 (0.98x) and 2^12 (1.2x). So two
+/// chunks of `grain(2) = 2^17` elements start at 2^18.
+pub const GRAIN: usize = 1 << 18;
 
 /// Elements per partial of [`reduce`]: fixed, so a reduction's result does
-/// not depend on the number of threads.
+/// not depend on the number of threads. Small enough to spread a 2^19
+/// element reduction (where it goes parallel) over 32 tasks, large enough
+/// that the partials (one per 64 KiB of f32) cost nothing to combine.
 pub const REDUCE_CHUNK: usize = 1 << 14;
 
 /// The chunk length for a loop doing about `cost` cheap operations per
-/// element (a transcendental counts about 20): more expensive bodies split
-/// into smaller chunks, so they go parallel at smaller sizes.
+/// element: count 1 per add, mul, compare, select or conversion, 4 per
+/// division or square root, and 32 per transcendental (libm's `tanhf` costs
+/// about 50 adds here; 32 stays on the safe side and still fits once
+/// vectorized approximations make it cheaper). More expensive bodies split
+/// into smaller chunks, so they go parallel at smaller sizes; chunks never get
+/// smaller than 1024 elements.
 #[inline]
 pub const fn grain(cost: usize) -> usize {
     let c = if cost == 0 { 1 } else { cost };
@@ -381,7 +394,7 @@ mod tests {
     fn grain_shrinks_with_cost_but_not_below_the_floor() {
         assert_eq!(grain(1), GRAIN);
         assert_eq!(grain(0), GRAIN);
-        assert!(grain(20) < grain(2));
+        assert!(grain(35) < grain(2));
         assert_eq!(grain(usize::MAX), 1024);
         assert_eq!(rows_per_chunk(usize::MAX), 1);
     }

@@ -183,7 +183,10 @@ mod tests {
         put(w);
         let w = take::<u16>(n + 5).expect("fits the capacity");
         assert_eq!(w.as_ptr(), ptr);
-        assert_eq!((w.len(), w[0], w[n - 11], w[n - 10], w[n + 4]), (n + 5, 9, 7, 0, 0));
+        assert_eq!(
+            (w.len(), w[0], w[n - 11], w[n - 10], w[n + 4]),
+            (n + 5, 9, 7, 0, 0)
+        );
         // Beyond the capacity: not served.
         put(w);
         assert!(take::<u16>(n + 101).is_none());
