@@ -219,8 +219,13 @@ impl<
     }
 
     /// The elements, without copying when this is the only reference to them.
-    pub fn into_vec(self) -> Vec<T> {
-        Arc::try_unwrap(self.data).unwrap_or_else(|shared| shared.to_vec())
+    pub fn into_vec(mut self) -> Vec<T> {
+        // Taken out of the Arc (leaving an empty Vec for `drop`), since
+        // `Array` has a `Drop` and its fields cannot be moved out.
+        match Arc::get_mut(&mut self.data) {
+            Some(v) => std::mem::take(v),
+            None => self.data.to_vec(),
+        }
     }
 
     /// Mutable access to the buffer, copying it first if it is shared. Only for
@@ -333,6 +338,28 @@ impl<
         Array {
             data: Arc::clone(&self.data),
             weak: self.weak,
+        }
+    }
+}
+
+impl<
+        T: Element,
+        const D0: usize,
+        const D1: usize,
+        const D2: usize,
+        const D3: usize,
+        const D4: usize,
+        const D5: usize,
+    > Drop for Array<T, D0, D1, D2, D3, D4, D5>
+{
+    /// The last reference gives the buffer to the pool of output buffers
+    /// (`__rt::pool`), so the next jitted call of the same size skips the
+    /// allocation and its page faults. If two clones drop at the same time on
+    /// two threads, both may see the other and neither pools: the buffer is
+    /// then freed as usual.
+    fn drop(&mut self) {
+        if let Some(v) = Arc::get_mut(&mut self.data) {
+            crate::__rt::pool::put(std::mem::take(v));
         }
     }
 }

@@ -5,6 +5,8 @@
 pub mod identity;
 pub mod kernels;
 pub mod ops;
+pub mod par;
+pub mod pool;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general};
 
@@ -18,8 +20,10 @@ pub fn data<A: AsArray>(a: &A) -> &[<A::Array as ArrayType>::Elem] {
     a.as_array().data()
 }
 
-/// A fresh buffer of `n` elements for a result.
+/// A buffer of `n` elements for a result that the caller overwrites
+/// completely: a pooled one (see [`pool`]) holding stale values when one
+/// fits, else a fresh one of zeros.
 #[inline]
 pub fn buffer<T: Element>(n: usize) -> Vec<T> {
-    vec![T::ZERO; n]
+    pool::take(n).unwrap_or_else(|| vec![T::ZERO; n])
 }

@@ -1,0 +1,226 @@
+//! A pool of large output buffers.
+//!
+//! A fresh 64 MiB buffer costs its page faults (about 16 ms on the machine
+//! this was measured on) every time: the allocator maps new zero pages for
+//! it and unmaps them when it is freed. Jitted functions called in a loop
+//! make one such buffer per call, so [`Array`](crate::Array)'s storage gives
+//! its `Vec` back here when its last reference drops, and
+//! [`buffer`](super::buffer) takes from here first.
+//!
+//! Buffers are kept per element type (a `TypeId`, so each free list holds real
+//! `Vec<T>`s: no casts, no `unsafe`) and per size class (the power of two
+//! below the capacity in bytes); a buffer serves any request of its class
+//! that fits its capacity. A reused buffer holds stale but initialized
+//! values: callers overwrite it completely. Each class keeps at most
+//! [`PER_CLASS`] buffers and the pool at most [`MAX_POOLED_BYTES`]; buffers
+//! smaller than [`MIN_BYTES`] are left to the allocator, which is fast for them.
+
+use std::any::{Any, TypeId};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::element::Element;
+
+/// Buffers smaller than this many bytes are not pooled.
+pub const MIN_BYTES: usize = 64 << 10;
+
+/// At most this many free buffers per element type and size class.
+pub const PER_CLASS: usize = 4;
+
+/// At most this many bytes of free buffers in the pool, all types together.
+pub const MAX_POOLED_BYTES: usize = 512 << 20;
+
+/// Size classes: `2^k` bytes for `k < CLASSES`.
+const CLASSES: usize = usize::BITS as usize;
+
+/// The free lists of one element type, one per size class.
+struct Typed<T> {
+    classes: Vec<Vec<Vec<T>>>,
+}
+
+/// What the pool needs of a `Typed<T>` without knowing `T`.
+trait Entry: Send {
+    fn as_any(&mut self) -> &mut dyn Any;
+    fn bytes(&self) -> usize;
+}
+
+impl<T: Element> Entry for Typed<T> {
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn bytes(&self) -> usize {
+        let caps: usize = self.classes.iter().flatten().map(Vec::capacity).sum();
+        caps * std::mem::size_of::<T>()
+    }
+}
+
+/// One entry per element type that has been pooled: its `TypeId` and its
+/// boxed `Typed<T>`. A handful of types at most, so a linear search.
+static POOL: Mutex<Vec<(TypeId, Box<dyn Entry>)>> = Mutex::new(Vec::new());
+
+/// Bytes of free buffers in the pool (capacities).
+static POOLED: AtomicUsize = AtomicUsize::new(0);
+
+fn class_of(bytes: usize) -> usize {
+    (usize::BITS - 1 - bytes.leading_zeros()) as usize
+}
+
+/// Runs `f` on the free lists of `T` under the pool's lock.
+fn with_typed<T: Element, R>(f: impl FnOnce(&mut Typed<T>) -> R) -> R {
+    // A panic while the lock was held leaves only free lists behind, which
+    // are valid in any state: ignore poisoning.
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let id = TypeId::of::<T>();
+    let k = match pool.iter().position(|(t, _)| *t == id) {
+        Some(k) => k,
+        None => {
+            let typed: Typed<T> = Typed {
+                classes: (0..CLASSES).map(|_| Vec::new()).collect(),
+            };
+            pool.push((id, Box::new(typed)));
+            pool.len() - 1
+        }
+    };
+    let typed = pool[k]
+        .1
+        .as_any()
+        .downcast_mut::<Typed<T>>()
+        .expect("the entry of TypeId T holds a Typed<T>");
+    f(typed)
+}
+
+/// A pooled buffer of exactly `n` elements with stale contents, or `None`
+/// if the pool has none that fits (or `n` is too small to be pooled).
+pub fn take<T: Element>(n: usize) -> Option<Vec<T>> {
+    let bytes = n.checked_mul(std::mem::size_of::<T>())?;
+    if bytes < MIN_BYTES {
+        return None;
+    }
+    let class = class_of(bytes);
+    let mut v = with_typed::<T, _>(|t| {
+        let list = &mut t.classes[class];
+        let k = list.iter().rposition(|v| v.capacity() >= n)?;
+        Some(list.swap_remove(k))
+    })?;
+    POOLED.fetch_sub(v.capacity() * std::mem::size_of::<T>(), Ordering::Relaxed);
+    // Same class, so at most twice the length: keep the old (initialized)
+    // values, and fill only elements the old length did not have.
+    if v.len() >= n {
+        v.truncate(n);
+    } else {
+        v.resize(n, T::ZERO);
+    }
+    Some(v)
+}
+
+/// Gives a buffer back to the pool, or frees it if it is small or the pool
+/// is full.
+pub fn put<T: Element>(v: Vec<T>) {
+    let bytes = v.capacity() * std::mem::size_of::<T>();
+    if bytes < MIN_BYTES {
+        return;
+    }
+    if POOLED.fetch_add(bytes, Ordering::Relaxed) + bytes > MAX_POOLED_BYTES {
+        POOLED.fetch_sub(bytes, Ordering::Relaxed);
+        return;
+    }
+    let class = class_of(bytes);
+    let rejected = with_typed::<T, _>(|t| {
+        let list = &mut t.classes[class];
+        if list.len() < PER_CLASS {
+            list.push(v);
+            None
+        } else {
+            Some(v)
+        }
+    });
+    if let Some(v) = rejected {
+        POOLED.fetch_sub(bytes, Ordering::Relaxed);
+        // Freed outside the lock: unmapping a large buffer takes a while.
+        drop(v);
+    }
+}
+
+/// Bytes of free buffers the pool holds.
+pub fn pooled_bytes() -> usize {
+    POOLED.load(Ordering::Relaxed)
+}
+
+/// Frees every pooled buffer, for example after a phase that used very large
+/// arrays.
+pub fn clear() {
+    let taken = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
+    // Subtract only what was taken: a concurrent `put` may already count a
+    // buffer it has not inserted yet.
+    let freed: usize = taken.iter().map(|(_, t)| t.bytes()).sum();
+    POOLED.fetch_sub(freed, Ordering::Relaxed);
+    // Freed outside the lock.
+    drop(taken);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // These tests use element types (u16, i16, i64) no other test in this binary
+    // pools, so tests running in parallel do not take each other's buffers.
+
+    #[test]
+    fn a_returned_buffer_is_reused_with_the_requested_length() {
+        // 1.5 * MIN_BYTES bytes of u16, with room for 100 more elements.
+        let n = 3 * MIN_BYTES / 4;
+        let mut v = Vec::with_capacity(n + 100);
+        v.resize(n, 7u16);
+        v[0] = 9;
+        let ptr = v.as_ptr();
+        put(v);
+        let w = take::<u16>(n - 10).expect("pooled");
+        assert_eq!(w.as_ptr(), ptr);
+        assert_eq!(w.len(), n - 10);
+        assert_eq!(w[0], 9, "stale contents are kept, not zeroed");
+        // Longer than the old length but within the capacity: the new tail
+        // is initialized (to zero), the old part kept.
+        put(w);
+        let w = take::<u16>(n + 5).expect("fits the capacity");
+        assert_eq!(w.as_ptr(), ptr);
+        assert_eq!(
+            (w.len(), w[0], w[n - 11], w[n - 10], w[n + 4]),
+            (n + 5, 9, 7, 0, 0)
+        );
+        // Beyond the capacity: not served.
+        put(w);
+        assert!(take::<u16>(n + 101).is_none());
+    }
+
+    #[test]
+    fn small_buffers_and_other_types_are_not_pooled() {
+        put(vec![1i16; 16]);
+        assert!(take::<i16>(16).is_none());
+        put(vec![1i16; MIN_BYTES]);
+        // Same bytes, another type: never handed out as the wrong type.
+        assert!(take::<i8>(2 * MIN_BYTES).is_none());
+        let w = take::<i16>(MIN_BYTES).expect("same type and size");
+        assert_eq!(w.len(), MIN_BYTES);
+    }
+
+    #[test]
+    fn each_class_keeps_a_bounded_number_of_buffers() {
+        let n = 3 * MIN_BYTES / 8;
+        let vs: Vec<Vec<i64>> = (0..PER_CLASS + 3).map(|_| vec![0i64; n]).collect();
+        for v in vs {
+            put(v);
+        }
+        let mut got = 0;
+        while take::<i64>(n).is_some() {
+            got += 1;
+        }
+        assert_eq!(got, PER_CLASS);
+    }
+
+    #[test]
+    fn classes_are_powers_of_two() {
+        assert_eq!(class_of(1), 0);
+        assert_eq!(class_of(MIN_BYTES), 16);
+        assert_eq!(class_of(2 * MIN_BYTES - 1), 16);
+    }
+}

@@ -1,0 +1,179 @@
+//! Allocations of jitted code, counted by a global allocator (this test
+//! binary's own): a fused chain of elementwise ops allocates one output
+//! buffer, and none once the buffer pool is warm.
+//!
+//! The page-fault measurement behind the README's pool numbers is ignored;
+//! run it with `cargo test --release --test alloc -- --ignored --nocapture`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use jax::prelude::*;
+
+const N: usize = 1 << 20;
+const OUT_BYTES: usize = N * 4;
+
+/// Counts allocations at least `OUT_BYTES / 2` large (the output buffer and
+/// anything like it); small bookkeeping allocations are not counted.
+struct Counting;
+
+static LARGE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to `System` with the same arguments, which
+// upholds `GlobalAlloc`'s contract; the counter has no effect on memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() >= OUT_BYTES / 2 {
+            LARGE.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if layout.size() >= OUT_BYTES / 2 {
+            LARGE.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= OUT_BYTES / 2 {
+            LARGE.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Tests in this binary count a global: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Ten elementwise operations, fused by `#[jax::jit]` into one loop.
+#[jax::jit]
+fn chain10(x: &Array<f32, N>) -> Array<f32, N> {
+    let y = x * 1.5 + 0.5;
+    let y = jnp::tanh(y) * 2.0 - x;
+    let y = jnp::exp(y * 0.1) + jnp::abs(x);
+    jnp::maximum(y, 0.25)
+}
+
+fn large_allocations(f: impl FnOnce()) -> usize {
+    let before = LARGE.load(Ordering::Relaxed);
+    f();
+    LARGE.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn a_fused_chain_allocates_one_buffer_cold_and_none_warm() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(chain10::jaxpr().to_string().matches(" = ").count(), 10);
+    let x = Array::<f32, N>::from_fn(|i| (i % 1000) as f32 / 100.0 - 5.0);
+    let want = chain10(&x).to_vec();
+
+    jax::__rt::pool::clear();
+    let cold = large_allocations(|| drop(chain10(&x)));
+    assert_eq!(cold, 1, "one output buffer, no temporaries");
+
+    // The dropped result went back to the pool: no new buffers from now on.
+    let warm = large_allocations(|| {
+        for _ in 0..20 {
+            let y = chain10(&x);
+            assert!(y.as_slice() == want.as_slice());
+        }
+    });
+    assert_eq!(warm, 0);
+
+    // A result still alive is not reused: the next call needs its own buffer.
+    let kept = chain10(&x);
+    let second = large_allocations(|| drop(chain10(&x)));
+    assert_eq!(second, 1);
+    assert!(kept.as_slice() == want.as_slice());
+}
+
+#[test]
+fn a_shared_buffer_is_pooled_only_when_the_last_clone_drops() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Array::<f32, N>::from_fn(|i| i as f32);
+    jax::__rt::pool::clear();
+    let y = chain10(&x);
+    let z = y.clone();
+    drop(y);
+    // `z` still holds the buffer, so this call allocates.
+    assert_eq!(large_allocations(|| drop(chain10(&x))), 1);
+    drop(z);
+    // Now two buffers are pooled, and two live results need no allocation.
+    assert_eq!(
+        large_allocations(|| {
+            let a = chain10(&x);
+            let b = chain10(&x);
+            assert!(a == b);
+        }),
+        0
+    );
+}
+
+/// Minor page faults of this process so far (Linux `getrusage`).
+#[cfg(target_os = "linux")]
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // Field 10 (minflt), counting after the parenthesized command name.
+    let after = &stat[stat.rfind(')').expect("comm") + 2..];
+    after
+        .split(' ')
+        .nth(7)
+        .expect("minflt")
+        .parse()
+        .expect("number")
+}
+
+/// Median time and page faults per call of a 64 MiB elementwise jitted
+/// function, with a cold pool every call (as without the pool) and with
+/// the pool warm, in one process.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore]
+fn measure_pool_page_faults() {
+    const M: usize = 1 << 24;
+    #[jax::jit]
+    fn axpb(x: &Array<f32, M>) -> Array<f32, M> {
+        x * 0.75 - 3.0
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let x = Array::<f32, M>::from_fn(|i| i as f32);
+    let run = |cold: bool| {
+        let mut times = Vec::new();
+        let mut faults = Vec::new();
+        drop(axpb(&x));
+        for _ in 0..21 {
+            if cold {
+                jax::__rt::pool::clear();
+            }
+            let f0 = minor_faults();
+            let t = std::time::Instant::now();
+            let y = axpb(&x);
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            faults.push(minor_faults() - f0);
+            std::hint::black_box(&y);
+            drop(y);
+        }
+        times.sort_by(f64::total_cmp);
+        faults.sort();
+        (times[10], faults[10])
+    };
+    for _ in 0..2 {
+        let (t_cold, f_cold) = run(true);
+        let (t_warm, f_warm) = run(false);
+        println!(
+            "64 MiB x*a+b: fresh buffer {t_cold:.2} ms, {f_cold} faults | pooled {t_warm:.2} ms, {f_warm} faults | {:.2}x",
+            t_cold / t_warm
+        );
+    }
+}
