@@ -90,8 +90,8 @@ pub use binary::{
 };
 pub(crate) use binary::{with_dims, with_dims2};
 pub use kernels::{
-    float, float_apply, float_apply2, floor_divide, integer_pow, pow_int_int, remainder, Arith,
-    Bitwise, Numeric, ToNumeric,
+    float, float_apply, float_apply2, floor_divide, integer_pow, pow_float, pow_int_int, remainder,
+    Arith, Bitwise, Numeric, ToNumeric,
 };
 
 // `array op array`: the right operand broadcasts to the left one's shape.

@@ -132,6 +132,9 @@ pub struct Emitter<'a> {
     returned: std::collections::HashSet<String>,
     /// Buffer declarations moved before the row loop, in a row program.
     hoisted: Option<Vec<TokenStream>>,
+    /// Whether loops may run in parallel chunks (not inside a row program,
+    /// whose rows already run in parallel).
+    parallel: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -144,6 +147,7 @@ impl<'a> Emitter<'a> {
             owned: Default::default(),
             returned: Default::default(),
             hoisted: None,
+            parallel: true,
         }
     }
 
@@ -246,6 +250,8 @@ impl<'a> Emitter<'a> {
         } else {
             LoopNest::new(&aval.shape)
         };
+        l.parallel = flat && self.parallel;
+        l.out = Some(name.clone());
         let id = l.identity();
         let value = self.eval(&mut l, a, &id);
         let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
@@ -266,9 +272,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Emit buffers once, outside the loop the statements will run in.
+    /// Emit buffers once, outside the loop the statements will run in, and
+    /// run every loop sequentially (the caller parallelizes that outer loop).
     pub fn hoist_buffers(&mut self) {
         self.hoisted = Some(Vec::new());
+        self.parallel = false;
     }
 
     /// The buffer declarations to put before the row loop.
@@ -366,6 +374,7 @@ impl<'a> Emitter<'a> {
                         self.eval(l, op, &sub)
                     })
                     .collect();
+                l.cost += op_cost(e.prim.name);
                 elementwise_call(e.prim.name, &e.params, &args)
             }
         };
@@ -563,6 +572,34 @@ impl<'a> Emitter<'a> {
         let id = l.identity();
         let value = self.eval(&mut l, x, &id);
         let body = l.body.clone();
+        if let Some(n) = l.flat.clone() {
+            // A whole-array reduction: fixed chunks (in parallel when allowed),
+            // each folded in independent lanes so the loop vectorizes; the
+            // order is fixed, so results do not depend on the thread count.
+            let pre = &l.pre;
+            let fold = quote! {
+                #(#pre)*
+                ::jax::__rt::par::fold_lanes(
+                    __n,
+                    ::jax::__rt::identity::#identity::<#ty>(),
+                    |__i| { #(#body)* #value },
+                    ::jax::__rt::ops::#combine_fn,
+                )
+            };
+            let value = if self.parallel {
+                quote! {
+                    ::jax::__rt::par::reduce(#n, ::jax::__rt::par::REDUCE_CHUNK, |__start, __end| {
+                        let __n = __end - __start;
+                        #fold
+                    }, ::jax::__rt::ops::#combine_fn)
+                }
+            } else {
+                quote!({ let __start = 0usize; let __n = #n; #fold })
+            };
+            self.stmts.push(quote!(let #name: #ty = #value;));
+            self.locs.insert(out, Loc::Scalar(name));
+            return;
+        }
         let acc_update = quote! { #(#body)* __acc = ::jax::__rt::ops::#combine_fn(__acc, #value); };
         let inner = l.wrap_range(kept.len(), l.order.len(), acc_update);
         if aval.rank() == 0 {
@@ -723,6 +760,18 @@ fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
             .all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
 }
 
+/// The work of one elementwise operation, relative to an addition, for the
+/// runtime's chunk sizes (measured: a library `tanhf` costs about 50 adds).
+fn op_cost(name: &str) -> usize {
+    match name {
+        "exp" | "exp2" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "sinh"
+        | "cosh" | "asin" | "acos" | "atan" | "asinh" | "acosh" | "atanh" | "cbrt" | "logistic"
+        | "erf" | "erfc" | "erf_inv" | "pow" | "atan2" => 32,
+        "div" | "rem" | "sqrt" | "rsqrt" | "integer_pow" => 4,
+        _ => 1,
+    }
+}
+
 /// `::jax::__rt::ops::NAME(args)`, with the parameters some primitives need.
 fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream {
     match (name, p) {
@@ -774,6 +823,13 @@ struct LoopNest {
     rows: HashMap<String, Ident>,
     /// One loop over all elements (every array read is whole and row-major).
     flat: Option<TokenStream>,
+    /// Run the flat loop in parallel chunks through the runtime's driver.
+    parallel: bool,
+    /// The buffer a flat loop writes.
+    out: Option<Ident>,
+    /// Estimated work per element (for the chunk size): 1 per arithmetic
+    /// operation, 4 per division or root, 32 per transcendental.
+    cost: usize,
 }
 
 impl LoopNest {
@@ -789,6 +845,9 @@ impl LoopNest {
             memo: HashMap::new(),
             rows: HashMap::new(),
             flat: None,
+            parallel: false,
+            out: None,
+            cost: 0,
         }
     }
 
@@ -822,7 +881,11 @@ impl LoopNest {
         loop_strides: &[TokenStream],
         write: bool,
     ) -> TokenStream {
-        if let Some(n) = &self.flat {
+        if self.flat.is_some() {
+            // Flat loops run over `__start..__start + __n` (one chunk, or all).
+            if write && self.parallel {
+                return quote!(__out[__i]);
+            }
             let key = format!("{buf} flat {write}");
             if let Some(row) = self.rows.get(&key) {
                 return quote!(#row[__i]);
@@ -830,9 +893,9 @@ impl LoopNest {
             let row = format_ident!("__r{}", self.rows.len());
             self.rows.insert(key, row.clone());
             self.pre.push(if write {
-                quote!(let #row = &mut #buf[..#n];)
+                quote!(let #row = &mut #buf[__start..__start + __n];)
             } else {
-                quote!(let #row = &#buf[..#n];)
+                quote!(let #row = &#buf[__start..__start + __n];)
             });
             return quote!(#row[__i]);
         }
@@ -897,11 +960,22 @@ impl LoopNest {
     /// row slices just before it.
     fn wrap_range(&self, from: usize, to: usize, inner: TokenStream) -> TokenStream {
         if let Some(n) = &self.flat {
-            if from == to && to == self.order.len() && from > 0 {
-                return inner;
-            }
             let pre = &self.pre;
-            return quote!({ #(#pre)* for __i in 0..#n { #inner } });
+            return match (&self.out, self.parallel) {
+                (Some(out), true) => {
+                    let cost = self.cost.max(1);
+                    quote! {
+                        ::jax::__rt::par::for_each_chunk(&mut #out, ::jax::__rt::par::grain(#cost), |__start, __out| {
+                            let __n = __out.len();
+                            #(#pre)*
+                            for __i in 0..__n { #inner }
+                        });
+                    }
+                }
+                _ => {
+                    quote!({ let __start = 0usize; let __n = #n; #(#pre)* for __i in 0..__n { #inner } })
+                }
+            };
         }
         let mut t = inner;
         let innermost = to == self.order.len();

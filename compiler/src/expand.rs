@@ -166,14 +166,45 @@ fn emit_rows(
         }
         outs.push(quote!(#name));
     }
-    let stmts = vec![quote! {
-        #(#decls)*
-        #(#hoisted)*
-        for __row in 0..#rows {
-            #(#body)*
-            #(#stores)*
-        }
-    }];
+    let stmts = if full.outvars.len() == 1 {
+        // One output: rows run in parallel chunks, each chunk with its own
+        // scratch buffers, writing its rows of the output in place.
+        let out = format_ident!("__out0");
+        let aval = full.atom_aval(&full.outvars[0]);
+        let row_len = emit::size_tokens(&aval.shape[1..]);
+        let row_out = &row_outs[0];
+        let store = if aval.rank() == 1 {
+            quote!(__o[0] = #row_out;)
+        } else {
+            quote!(__o.copy_from_slice(&#row_out);)
+        };
+        let decl = &decls[0];
+        vec![quote! {
+            #decl
+            ::jax::__rt::par::for_each_rows(
+                &mut #out,
+                #row_len,
+                ::jax::__rt::par::rows_per_chunk(#row_len * 40),
+                |__row0, __chunk| {
+                    #(#hoisted)*
+                    for (__r, __o) in __chunk.chunks_exact_mut(#row_len).enumerate() {
+                        let __row = __row0 + __r;
+                        #(#body)*
+                        #store
+                    }
+                },
+            );
+        }]
+    } else {
+        vec![quote! {
+            #(#decls)*
+            #(#hoisted)*
+            for __row in 0..#rows {
+                #(#body)*
+                #(#stores)*
+            }
+        }]
+    };
     Ok((stmts, outs))
 }
 

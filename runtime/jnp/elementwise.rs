@@ -681,8 +681,7 @@ where
         if is_int {
             pow_int_int(x, y)
         } else {
-            // f64's pow rounds once more for f32/f16/bf16; it is within an ulp.
-            Element::from_f64(x.to_f64().powf(y.to_f64()))
+            crate::ops::pow_float(x, y)
         }
     })
 }

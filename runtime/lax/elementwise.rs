@@ -154,9 +154,7 @@ pub fn pow<A: AsArray>(x: A, y: impl AsArray<Array = A::Array>) -> A::Array
 where
     ElemOf<A>: Float,
 {
-    zip("pow", &x, &y, |a: ElemOf<A>, b| {
-        Element::from_f64(a.to_f64().powf(b.to_f64()))
-    })
+    zip("pow", &x, &y, crate::ops::pow_float::<ElemOf<A>>)
 }
 
 macro_rules! comparison {

@@ -384,6 +384,13 @@ pub fn integer_pow<T: Numeric>(x: T, n: i32) -> T {
     }
 }
 
+/// `x ** y` for floats (`lax.pow`): computed in f64 and rounded once, which
+/// for f32/f16/bf16 is within an ulp of the exact power.
+#[inline]
+pub fn pow_float<F: Element>(x: F, y: F) -> F {
+    F::from_f64(x.to_f64().powf(y.to_f64()))
+}
+
 /// `jnp.power` of two integers, ported from JAX's `_pow_int_int`: binary
 /// exponentiation over the low 6 bits of the exponent (shifting it as
 /// unsigned), so negative exponents give what JAX gives instead of an error.

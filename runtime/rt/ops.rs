@@ -47,7 +47,7 @@ pub fn is_finite<T: Arith>(x: T) -> bool {
 
 #[inline(always)]
 pub fn pow<T: Float>(x: T, y: T) -> T {
-    kernels::float_apply2(x, y, f32::powf, f64::powf)
+    kernels::pow_float(x, y)
 }
 
 #[inline(always)]
