@@ -250,13 +250,26 @@ impl<'a> Emitter<'a> {
         } else {
             LoopNest::new(&aval.shape)
         };
-        l.parallel = flat && self.parallel;
+        // Flat loops split into chunks of elements; nested ones into chunks of rows.
+        l.parallel = self.parallel && (flat || aval.rank() >= 2);
         l.out = Some(name.clone());
         let id = l.identity();
         let value = self.eval(&mut l, a, &id);
         let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
         let body = std::mem::take(&mut l.body);
-        let loops = l.wrap(quote! { #(#body)* #out = #value; });
+        let mut loops = l.wrap(quote! { #(#body)* #out = #value; });
+        if l.parallel && !flat {
+            let row = product(&aval.shape[1..]);
+            let cost = l.cost.max(1);
+            loops = quote! {
+                ::jax::__rt::par::for_each_rows(
+                    &mut #name,
+                    #row,
+                    ::jax::__rt::par::rows_per_chunk(#row * #cost),
+                    |__row0, __out| { #loops },
+                );
+            };
+        }
         self.alloc(name, &ty, &size);
         self.stmts.push(loops);
         self.owned.insert(name.to_string());
@@ -899,6 +912,9 @@ impl LoopNest {
             });
             return quote!(#row[__i]);
         }
+        // In a chunk of rows, the output is the chunk's slice `__out`, whose
+        // first row is `__row0`.
+        let chunked = write && self.parallel && !self.is_flat();
         let outer_terms: Vec<TokenStream> = self
             .order
             .iter()
@@ -906,10 +922,19 @@ impl LoopNest {
             .filter(|&&k| loop_strides[k].to_string() != "0usize")
             .map(|&k| {
                 let (v, s) = (&self.vars[k], &loop_strides[k]);
-                quote!(#v * #s)
+                if chunked && k == 0 {
+                    quote!((#v - __row0) * #s)
+                } else {
+                    quote!(#v * #s)
+                }
             })
             .collect();
         let base = quote!(#offset #(+ #outer_terms)*);
+        let buf = &if chunked {
+            format_ident!("__out")
+        } else {
+            buf.clone()
+        };
         let Some(inner) = self.inner() else {
             return quote!(#buf[#base]);
         };
@@ -982,7 +1007,13 @@ impl LoopNest {
         for (pos, &k) in self.order[from..to].iter().enumerate().rev() {
             let var = &self.vars[k];
             let n = dim_tokens(&self.dims[k]);
-            t = quote!(for #var in 0..#n { #t });
+            t = if self.parallel && k == 0 && from == 0 {
+                // The rows of this chunk only.
+                let row = product(&self.dims[1..]);
+                quote!(for #var in __row0..__row0 + __out.len() / #row { #t })
+            } else {
+                quote!(for #var in 0..#n { #t })
+            };
             if innermost && pos + from + 1 == self.order.len() {
                 let pre = &self.pre;
                 t = quote!({ #(#pre)* #t });
