@@ -8,6 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use jax::prelude::*;
+use rayon::prelude::*;
 
 const M1: usize = 1 << 20;
 const M16: usize = 1 << 24;
@@ -59,25 +60,83 @@ fn mlp_forward(
     h.matmul(w2) + b2
 }
 
-/// Median seconds per call of `f`, after warm-up, over at least `min_samples`
-/// samples and about `budget` of time.
-fn median_time(mut f: impl FnMut(), min_samples: usize, budget: Duration) -> f64 {
-    for _ in 0..3 {
-        f();
-    }
-    let mut samples = Vec::new();
-    let start = Instant::now();
-    while samples.len() < min_samples || (start.elapsed() < budget && samples.len() < 1000) {
-        let t = Instant::now();
-        f();
-        samples.push(t.elapsed().as_secs_f64());
-    }
-    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    samples[samples.len() / 2]
+// `#[jax::jit] fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> { jnp::softmax(x, -1) }`
+// belongs here once the compiler accepts it; today it says "`jnp::softmax` is
+// not supported in #[jax::jit] yet". Until then `softmax_rows_eager` times the
+// eager kernel, so the table shows where softmax stands without jit.
+
+/// How every workload is timed; `benches/compare.py` passes the same values
+/// to its JAX side so both halves of the table are measured alike.
+struct Timing {
+    /// Untimed calls first: page in the inputs, warm caches and rayon's pool.
+    warmup: usize,
+    /// Fewest timed calls, however long they take.
+    min_samples: usize,
+    /// Most timed calls, however short they are.
+    max_samples: usize,
+    /// Keep sampling (past `min_samples`) until this much time has passed.
+    budget: Duration,
 }
 
-fn report(name: &str, secs: f64) {
-    println!("{{\"name\": \"{name}\", \"median_ms\": {:.6}}}", secs * 1e3);
+/// Order statistics of one workload's samples, in milliseconds.
+struct Stats {
+    median: f64,
+    q1: f64,
+    q3: f64,
+    min: f64,
+    samples: usize,
+}
+
+impl Timing {
+    /// Times `f`: `warmup` untimed calls, then timed calls until there are
+    /// `min_samples` and the budget is spent (or `max_samples`). Dropping
+    /// the result is part of a call, as a discarded result is in Python.
+    fn run(&self, mut f: impl FnMut()) -> Stats {
+        for _ in 0..self.warmup {
+            f();
+        }
+        let mut samples = Vec::new();
+        let start = Instant::now();
+        while samples.len() < self.min_samples
+            || (start.elapsed() < self.budget && samples.len() < self.max_samples)
+        {
+            let t = Instant::now();
+            f();
+            samples.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        samples.sort_by(f64::total_cmp);
+        let n = samples.len();
+        // The same definitions as `benches/jax_workloads.py`: the mean of the
+        // two middle samples for an even count, quartiles by nearest rank.
+        let median = if n % 2 == 1 {
+            samples[n / 2]
+        } else {
+            (samples[n / 2 - 1] + samples[n / 2]) / 2.0
+        };
+        let rank = |q: f64| samples[((n - 1) as f64 * q).round() as usize];
+        Stats {
+            median,
+            q1: rank(0.25),
+            q3: rank(0.75),
+            min: samples[0],
+            samples: n,
+        }
+    }
+}
+
+/// One JSON line per workload: what `benches/compare.py` reads.
+fn report(name: &str, t: &Timing, s: Stats) {
+    println!(
+        "{{\"name\": \"{name}\", \"median_ms\": {:.6}, \"q1_ms\": {:.6}, \"q3_ms\": {:.6}, \
+         \"min_ms\": {:.6}, \"samples\": {}, \"warmup\": {}, \"budget_s\": {}}}",
+        s.median,
+        s.q1,
+        s.q3,
+        s.min,
+        s.samples,
+        t.warmup,
+        t.budget.as_secs_f64()
+    );
 }
 
 /// A fixed, cheap pseudo-random fill in [-1, 1) (xorshift).
@@ -101,59 +160,91 @@ fn random2<const R: usize, const C: usize>(seed: u32) -> Array<f32, R, C> {
     Array::from_vec(random_vec(R * C, seed)).unwrap()
 }
 
+/// The value of a `--key=value` argument, or `default`.
+fn flag<T: std::str::FromStr>(args: &[String], key: &str, default: T) -> T {
+    let prefix = format!("--{key}=");
+    args.iter()
+        .find_map(|a| a.strip_prefix(&prefix))
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("--{key}: cannot parse {v:?}"))
+        })
+        .unwrap_or(default)
+}
+
+/// `cargo bench --bench workloads -- [FILTER] [--budget=S] [--warmup=N]
+/// [--min-samples=N] [--max-samples=N]`: runs the workloads whose names
+/// contain FILTER (all by default). cargo's own `--bench` is ignored.
 fn main() {
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
     let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
-    let budget = Duration::from_secs(2);
+    let t = Timing {
+        warmup: flag(&args, "warmup", 3),
+        min_samples: flag(&args, "min-samples", 10),
+        max_samples: flag(&args, "max-samples", 1000),
+        budget: Duration::from_secs_f64(flag(&args, "budget", 2.0)),
+    };
 
     if run("tanh_chain_1m") {
         let x = random::<M1>(1);
-        report(
-            "tanh_chain_1m",
-            median_time(|| drop(black_box(tanh_chain_1m(&x))), 20, budget),
-        );
+        let s = t.run(|| drop(black_box(tanh_chain_1m(black_box(&x)))));
+        report("tanh_chain_1m", &t, s);
     }
     if run("tanh_chain_16m") {
         let x = random::<M16>(2);
-        report(
-            "tanh_chain_16m",
-            median_time(|| drop(black_box(tanh_chain_16m(&x))), 10, budget),
-        );
+        let s = t.run(|| drop(black_box(tanh_chain_16m(black_box(&x)))));
+        report("tanh_chain_16m", &t, s);
     }
     if run("axpb_16m") {
         let x = random::<M16>(3);
-        report(
-            "axpb_16m",
-            median_time(|| drop(black_box(axpb_16m(&x, 1.5, 0.5))), 10, budget),
-        );
+        let s = t.run(|| drop(black_box(axpb_16m(black_box(&x), 1.5, 0.5))));
+        report("axpb_16m", &t, s);
     }
     if run("sumsq_16m") {
         let x = random::<M16>(4);
-        report(
-            "sumsq_16m",
-            median_time(|| drop(black_box(sumsq_16m(&x))), 10, budget),
-        );
+        let s = t.run(|| drop(black_box(sumsq_16m(black_box(&x)))));
+        report("sumsq_16m", &t, s);
     }
     if run("triad_16m") {
         let (x, y) = (random::<M16>(5), random::<M16>(6));
-        report(
-            "triad_16m",
-            median_time(|| drop(black_box(triad_16m(&x, &y))), 10, budget),
-        );
+        let s = t.run(|| drop(black_box(triad_16m(black_box(&x), black_box(&y)))));
+        report("triad_16m", &t, s);
+    }
+    if run("triad_16m_into") {
+        // Not jitted: the triad written into a buffer allocated once, split
+        // over rayon's threads. Every jitted call allocates (and the kernel
+        // zero-fills) a fresh 64 MB output; this shows the bandwidth left
+        // without that, the counterpart of JAX's donated triad.
+        let (x, y) = (random_vec(M16, 5), random_vec(M16, 6));
+        let mut out = vec![0f32; M16];
+        let s = t.run(|| {
+            out.par_chunks_mut(1 << 16)
+                .zip(x.par_chunks(1 << 16))
+                .zip(y.par_chunks(1 << 16))
+                .for_each(|((o, x), y)| {
+                    for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+                        *o = x + y * 1.5;
+                    }
+                });
+            black_box(&mut out);
+        });
+        report("triad_16m_into", &t, s);
+    }
+    if run("softmax_rows_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| drop(black_box(jnp::softmax(black_box(&x), -1))));
+        report("softmax_rows_eager", &t, s);
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));
-        report(
-            "matmul_1024",
-            median_time(|| drop(black_box(matmul_1024(&a, &b))), 5, budget),
-        );
+        let s = t.run(|| drop(black_box(matmul_1024(black_box(&a), black_box(&b)))));
+        report("matmul_1024", &t, s);
     }
     if run("matmul_256_784_512") {
         let (a, b) = (random2::<256, 784>(9), random2::<784, 512>(10));
-        report(
-            "matmul_256_784_512",
-            median_time(|| drop(black_box(matmul_256_784_512(&a, &b))), 10, budget),
-        );
+        let s = t.run(|| drop(black_box(matmul_256_784_512(black_box(&a), black_box(&b)))));
+        report("matmul_256_784_512", &t, s);
     }
     if run("mlp_forward") {
         let x = random2::<256, 784>(11);
@@ -161,13 +252,7 @@ fn main() {
         let b1 = random::<512>(13);
         let w2 = random2::<512, 10>(14);
         let b2 = random::<10>(15);
-        report(
-            "mlp_forward",
-            median_time(
-                || drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))),
-                10,
-                budget,
-            ),
-        );
+        let s = t.run(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))));
+        report("mlp_forward", &t, s);
     }
 }

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Side-by-side timing of `benches/workloads.rs` (#[jax::jit]) and JAX on CPU.
+
+    python3 benches/compare.py [FILTER] [--rounds=R] [--budget=S] [--warmup=N]
+                               [--min-samples=N] [--max-samples=N] [--out=PATH]
+
+One run builds `cargo bench --bench workloads` (release), then, R times, runs
+the Rust workloads and the JAX ones (`benches/jax_workloads.py`, in this
+process, JAX_PLATFORMS=cpu) one side after the other. Both sides time alike:
+`warmup` untimed calls, then timed calls until there are `min-samples` and
+`budget` seconds have passed (at most `max-samples`); the median of those is
+one round's figure. The table gives the median of the R round medians, the
+total sample count, and the spread of the round medians, so a burst of load
+from another process shows up as spread rather than silently as a number.
+The Markdown goes to stdout and to benches/results.md (or --out).
+"""
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+os.environ["JAX_PLATFORMS"] = "cpu"
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import jax  # noqa: E402
+import jaxlib  # noqa: E402
+import jax_workloads  # noqa: E402
+
+M16 = 1 << 24
+F32 = 4
+
+# (row label, JAX workload, ours workload or None, note). Ours is None where
+# the compiler does not accept the function yet.
+ROWS = [
+    ("`tanh(x*1.5+0.5)*2`, 1M f32", "tanh_chain_1m", "tanh_chain_1m", ""),
+    ("`tanh(x*1.5+0.5)*2`, 16M f32", "tanh_chain_16m", "tanh_chain_16m", ""),
+    (
+        "same, 16M, JAX donating `x`",
+        "tanh_chain_16m_donated",
+        "tanh_chain_16m",
+        "ours allocates its output (no donation in the compiler)",
+    ),
+    ("`x*a+b`, 16M f32, a, b scalars", "axpb_16m", "axpb_16m", ""),
+    ("`sum(x*x)`, 16M f32", "sumsq_16m", "sumsq_16m", ""),
+    ("`softmax(x, -1)`, 4096×1024", "softmax_rows", None, "`jnp::softmax` not in #[jax::jit] yet"),
+    (
+        "`softmax(x, -1)`, 4096×1024, ours eager",
+        "softmax_rows",
+        "softmax_rows_eager",
+        "ours: eager `jnp::softmax`, not jit",
+    ),
+    ("matmul 1024×1024×1024", "matmul_1024", "matmul_1024", ""),
+    ("matmul 256×784×512", "matmul_256_784_512", "matmul_256_784_512", ""),
+    ("MLP forward 256×784→512→10", "mlp_forward", "mlp_forward", "`tanh(x@w1+b1)@w2+b2`"),
+    ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
+    (
+        "triad, 16M, no output allocation",
+        "triad_16m_donated",
+        "triad_16m_into",
+        "JAX donating `x`; ours: plain Rust loop (rayon) into a buffer made once, not jit",
+    ),
+]
+
+# Bytes a streaming workload must move per call (inputs read, output written).
+STREAMING = [
+    ("tanh chain 16M", "tanh_chain_16m", "tanh_chain_16m", 2 * M16 * F32),
+    ("`x*a+b` 16M", "axpb_16m", "axpb_16m", 2 * M16 * F32),
+    ("`sum(x*x)` 16M", "sumsq_16m", "sumsq_16m", 1 * M16 * F32),
+    ("triad 16M", "triad_16m", "triad_16m", 3 * M16 * F32),
+    ("triad 16M, no output allocation", "triad_16m_donated", "triad_16m_into", 3 * M16 * F32),
+]
+
+
+def parse_args(argv):
+    rounds, out, rest = 3, HERE / "results.md", []
+    for a in argv:
+        if a.startswith("--rounds="):
+            rounds = int(a.split("=", 1)[1])
+        elif a.startswith("--out="):
+            out = Path(a.split("=", 1)[1])
+        else:
+            rest.append(a)
+    timing, name_filter = jax_workloads.parse_args(rest)
+    return rounds, out, timing, name_filter
+
+
+def timing_flags(t):
+    return [
+        f"--budget={t.budget}",
+        f"--warmup={t.warmup}",
+        f"--min-samples={t.min_samples}",
+        f"--max-samples={t.max_samples}",
+    ]
+
+
+def cargo_bench(args):
+    cmd = ["cargo", "bench", "-q", "--bench", "workloads", *args]
+    return subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+def run_rust(timing, name_filter):
+    out = cargo_bench(["--", *([name_filter] if name_filter else []), *timing_flags(timing)])
+    results = {}
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            r = json.loads(line)
+            results[r.pop("name")] = r
+    return results
+
+
+def combine(rounds):
+    """Per workload: the median of the round medians, their spread, total samples."""
+    merged = {}
+    for name in {n for r in rounds for n in r}:
+        stats = [r[name] for r in rounds if name in r]
+        medians = [s["median_ms"] for s in stats]
+        merged[name] = {
+            "median_ms": statistics.median(medians),
+            "lo_ms": min(medians),
+            "hi_ms": max(medians),
+            "samples": sum(s["samples"] for s in stats),
+            "rounds": len(stats),
+            **({"donation_used": stats[-1]["donation_used"]} if "donation_used" in stats[-1] else {}),
+        }
+    return merged
+
+
+def fmt_ms(v):
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def cmd_out(cmd):
+    try:
+        return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+
+
+def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
+    lines = []
+    w = lines.append
+    w("# `#[jax::jit]` against JAX on CPU")
+    w("")
+    w("Written by `python3 benches/compare.py`; rerun it to refresh. Times are per call, in ms.")
+    w("")
+    w(f"- machine: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu_model()}")
+    w(f"- JAX {jax.__version__}, jaxlib {jaxlib.__version__}, backend {jax.default_backend()}")
+    w(f"- {cmd_out(['rustc', '-V'])}; commit {cmd_out(['git', 'describe', '--always', '--dirty'])}")
+    w(f"- date (UTC): {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M')}")
+    w(f"- load average (1, 5, 15 min) before / after: {load_before} / {load_after} (a shared machine)")
+    w(
+        f"- timing, both sides alike: {timing.warmup} warm-up calls, then timed calls until "
+        f"at least {timing.min_samples} samples and {timing.budget:g} s (at most "
+        f"{timing.max_samples} samples); median per round; {rounds} rounds, each running ours "
+        f"then JAX; the table shows the median of the round medians, and `n` the samples "
+        f"over all rounds. Whole run: {wall:.0f} s."
+    )
+    w("- JAX side: `jax.jit`, inputs built once, each timed call ends in `block_until_ready()`.")
+    w("  Ours: the `#[jax::jit]` function; dropping the result is inside the timing, as in Python.")
+    w("")
+    w("| workload | JAX ms | ours ms | JAX/ours | JAX rounds, min–max | ours rounds, min–max | n JAX / ours | note |")
+    w("|---|---:|---:|---:|---|---|---|---|")
+    for label, jname, oname, note in ROWS:
+        j = jax_r.get(jname)
+        o = ours_r.get(oname) if oname else None
+        if j is None and o is None:
+            continue
+        js = fmt_ms(j["median_ms"]) if j else "–"
+        os_ = fmt_ms(o["median_ms"]) if o else "not yet"
+        ratio = f"{j['median_ms'] / o['median_ms']:.2f}" if (j and o) else "–"
+        jspread = f"{fmt_ms(j['lo_ms'])}–{fmt_ms(j['hi_ms'])}" if j else "–"
+        ospread = f"{fmt_ms(o['lo_ms'])}–{fmt_ms(o['hi_ms'])}" if o else "–"
+        n = f"{j['samples'] if j else '–'} / {o['samples'] if o else '–'}"
+        if j and j.get("donation_used") is False:
+            note = (note + "; " if note else "") + "JAX did not use the donated buffer"
+        w(f"| {label} | {js} | {os_} | {ratio} | {jspread} | {ospread} | {n} | {note} |")
+    w("")
+    w("JAX/ours above 1 means ours is faster.")
+    w("")
+    streaming = [(l, b, jax_r.get(jk), ours_r.get(ok)) for l, jk, ok, b in STREAMING]
+    if any(j or o for _, _, j, o in streaming):
+        w("Streaming workloads as bandwidth (bytes that must move per call / median time):")
+        w("")
+        w("| workload | MB per call | JAX GB/s | ours GB/s |")
+        w("|---|---:|---:|---:|")
+        for label, b, j, o in streaming:
+            if not (j or o):
+                continue
+            gbs = lambda r: f"{b / (r['median_ms'] * 1e-3) / 1e9:.1f}" if r else "–"  # noqa: E731
+            w(f"| {label} | {b / 1e6:.0f} | {gbs(j)} | {gbs(o)} |")
+        w("")
+    w("Donation: `jax.jit(f, donate_argnums=0)` consumes its input, so before every call")
+    w("(warm-up ones too) a fresh on-device copy of `x` is made and made ready outside the")
+    w("timing; the timed call may then write its result into that buffer instead of")
+    w("allocating and faulting in 64 MB. Ours has no donation, so the tanh row compares JAX")
+    w("donating against ours allocating its output; the second triad row has no allocation")
+    w("on either side (ours: a plain rayon loop into a buffer made once, not jit).")
+    return "\n".join(lines) + "\n"
+
+
+def progress(side, name, s):
+    print(f"  {side} {name}: median {s['median_ms']:.3f} ms, n={s['samples']}", file=sys.stderr)
+
+
+def main():
+    rounds, out, timing, name_filter = parse_args(sys.argv[1:])
+    print("building: cargo bench --bench workloads --no-run (release)", file=sys.stderr)
+    subprocess.run(["cargo", "bench", "--bench", "workloads", "--no-run"], cwd=ROOT, check=True)
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    start = time.perf_counter()
+    ours, theirs = [], []
+    for r in range(rounds):
+        print(f"round {r + 1}/{rounds}: ours", file=sys.stderr)
+        ours.append(run_rust(timing, name_filter))
+        for name, s in ours[-1].items():
+            progress("ours", name, s)
+        print(f"round {r + 1}/{rounds}: JAX", file=sys.stderr)
+        theirs.append(jax_workloads.run(timing, name_filter, emit=lambda n, s: progress("JAX", n, s)))
+    wall = time.perf_counter() - start
+    load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    md = markdown(combine(theirs), combine(ours), timing, rounds, load_before, load_after, wall)
+    print(md)
+    out.write_text(md)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""The workloads of `benches/workloads.rs`, in JAX on CPU, timed the same way.
+
+Run alone it prints one JSON line per workload, like the Rust side:
+
+    python3 benches/jax_workloads.py [FILTER] [--budget=S] [--warmup=N]
+                                     [--min-samples=N] [--max-samples=N]
+
+`benches/compare.py` imports it and puts both sides in one table.
+
+Every function is `jax.jit`-compiled, its inputs are created once (same shapes
+and dtypes as the Rust side, uniform in [-1, 1) like its xorshift fill, though
+not the same numbers), and `Timing.run` mirrors `Timing::run` in
+`workloads.rs`: untimed warm-up calls (the first one compiles), then timed calls
+until there are `min_samples` and the budget is spent, or `max_samples`; each
+timed call ends with `block_until_ready()`, and the median is reported.
+"""
+
+import gc
+import json
+import os
+import sys
+import time
+
+# Must be set before jax is imported: the CPU backend, and nothing else probed.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+M1 = 1 << 20
+M16 = 1 << 24
+
+
+class Timing:
+    """How every workload is timed; the same fields as `Timing` in workloads.rs."""
+
+    def __init__(self, warmup=3, min_samples=10, max_samples=1000, budget=2.0):
+        self.warmup = warmup
+        self.min_samples = min_samples
+        self.max_samples = max_samples
+        self.budget = budget
+
+    def run(self, call, before=None):
+        """Order statistics (ms) of `call()`; `before()`, if given, runs untimed
+        ahead of every call (warm-up ones too) and its result is `call`'s argument."""
+        prep = before or (lambda: None)
+        for _ in range(self.warmup):
+            call(prep())
+        samples = []
+        # A collection in the middle of a sample would be charged to JAX.
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            while len(samples) < self.min_samples or (
+                time.perf_counter() - start < self.budget and len(samples) < self.max_samples
+            ):
+                arg = prep()
+                t = time.perf_counter()
+                call(arg)
+                samples.append((time.perf_counter() - t) * 1e3)
+        finally:
+            gc.enable()
+        samples.sort()
+        n = len(samples)
+        # The same definitions as workloads.rs.
+        median = samples[n // 2] if n % 2 else (samples[n // 2 - 1] + samples[n // 2]) / 2
+        rank = lambda q: samples[int(round((n - 1) * q))]  # noqa: E731
+        return {
+            "median_ms": median,
+            "q1_ms": rank(0.25),
+            "q3_ms": rank(0.75),
+            "min_ms": samples[0],
+            "samples": n,
+            "warmup": self.warmup,
+            "budget_s": self.budget,
+        }
+
+
+def _uniform(rng, *shape):
+    return jnp.asarray(rng.uniform(-1.0, 1.0, size=shape).astype(np.float32))
+
+
+def tanh_chain(x):
+    return jnp.tanh(x * 1.5 + 0.5) * 2
+
+
+def axpb(x, a, b):
+    return x * a + b
+
+
+def sumsq(x):
+    return jnp.sum(x * x)
+
+
+def triad(x, y):
+    return x + y * 1.5
+
+
+def softmax_rows(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def mlp_forward(x, w1, b1, w2, b2):
+    return jnp.tanh(x @ w1 + b1) @ w2 + b2
+
+
+def workloads():
+    """(name, thunk) pairs; a thunk builds the inputs and returns a timing
+    function `timing -> stats`, so inputs of one workload are freed before the
+    next is built."""
+    rng = np.random.default_rng(0)
+
+    def plain(fn, *make, static=None):
+        def thunk(t):
+            args = [m() for m in make]
+            for a in args:
+                if hasattr(a, "block_until_ready"):
+                    a.block_until_ready()
+            f = jax.jit(fn) if static is None else jax.jit(fn, static_argnums=static)
+            return t.run(lambda _: f(*args).block_until_ready())
+
+        return thunk
+
+    def donated(fn, *make_rest):
+        # Donation consumes the first argument, so every call needs its own: an
+        # on-device copy of `x` made before the clock starts. Its allocation and
+        # page-ins are not timed, just as the input of an undonated call is not.
+        def thunk(t):
+            x = _uniform(rng, M16).block_until_ready()
+            rest = [m().block_until_ready() for m in make_rest]
+            f = jax.jit(fn, donate_argnums=0)
+
+            def fresh():
+                return x.copy().block_until_ready()
+
+            stats = t.run(lambda xi: f(xi, *rest).block_until_ready(), before=fresh)
+            probe = fresh()
+            f(probe, *rest).block_until_ready()
+            stats["donation_used"] = probe.is_deleted()
+            return stats
+
+        return thunk
+
+    u = lambda *shape: lambda: _uniform(rng, *shape)  # noqa: E731
+    return [
+        ("tanh_chain_1m", plain(tanh_chain, u(M1))),
+        ("tanh_chain_16m", plain(tanh_chain, u(M16))),
+        ("tanh_chain_16m_donated", donated(tanh_chain)),
+        # a and b are Python floats, weakly typed as in Rust; traced, not static,
+        # like the Rust f32 arguments.
+        ("axpb_16m", plain(axpb, u(M16), lambda: 1.5, lambda: 0.5)),
+        ("sumsq_16m", plain(sumsq, u(M16))),
+        ("triad_16m", plain(triad, u(M16), u(M16))),
+        ("triad_16m_donated", donated(triad, u(M16))),
+        ("softmax_rows", plain(softmax_rows, u(4096, 1024))),
+        ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
+        ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
+        ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),
+    ]
+
+
+def print_json(name, stats):
+    print(json.dumps({"name": name, **stats}), flush=True)
+
+
+def run(timing, name_filter=None, emit=print_json):
+    """Runs the workloads whose names contain `name_filter`; returns
+    {name: stats}, and hands each to `emit(name, stats)` as it finishes
+    (by default a JSON line on stdout, like the Rust side)."""
+    results = {}
+    for name, thunk in workloads():
+        if name_filter and name_filter not in name:
+            continue
+        stats = thunk(timing)
+        results[name] = stats
+        emit(name, stats)
+    return results
+
+
+def parse_args(argv):
+    """FILTER and --key=value flags, as the Rust side takes them."""
+    flags = {"budget": 2.0, "warmup": 3, "min-samples": 10, "max-samples": 1000}
+    name_filter = None
+    for a in argv:
+        if a.startswith("--") and "=" in a:
+            k, v = a[2:].split("=", 1)
+            if k not in flags:
+                sys.exit(f"unknown flag --{k}")
+            flags[k] = type(flags[k])(v)
+        elif not a.startswith("-"):
+            name_filter = a
+    timing = Timing(
+        warmup=flags["warmup"],
+        min_samples=flags["min-samples"],
+        max_samples=flags["max-samples"],
+        budget=flags["budget"],
+    )
+    return timing, name_filter
+
+
+if __name__ == "__main__":
+    t, f = parse_args(sys.argv[1:])
+    run(t, f)
