@@ -60,10 +60,10 @@ fn mlp_forward(
     h.matmul(w2) + b2
 }
 
-// `#[jax::jit] fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> { jnp::softmax(x, -1) }`
-// belongs here once the compiler accepts it; today it says "`jnp::softmax` is
-// not supported in #[jax::jit] yet". Until then `softmax_rows_eager` times the
-// eager kernel, so the table shows where softmax stands without jit.
+#[jax::jit]
+fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
+    jnp::softmax(x, -1)
+}
 
 /// How every workload is timed; `benches/compare.py` passes the same values
 /// to its JAX side so both halves of the table are measured alike.
@@ -230,6 +230,11 @@ fn main() {
             black_box(&mut out);
         });
         report("triad_16m_into", &t, s);
+    }
+    if run("softmax_rows") && filter.as_deref() != Some("softmax_rows_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| drop(black_box(softmax_rows(black_box(&x)))));
+        report("softmax_rows", &t, s);
     }
     if run("softmax_rows_eager") {
         let x = random2::<4096, 1024>(16);
