@@ -222,3 +222,30 @@ fn closures_are_inlined_and_static_match_picks_arms() {
         .collect();
     assert_eq!(closures_and_match(&x).to_vec(), want);
 }
+
+const BIG: usize = 1 << 20;
+
+#[jax::jit]
+fn big_sum(x: &Array<f32, BIG>) -> Array<f32> {
+    jnp::sum(jnp::sin(x) * x)
+}
+
+#[test]
+fn reductions_are_bit_identical_for_any_thread_count() {
+    let x = Array::<f32, BIG>::from_fn(|i| ((i as f32) * 0.001).cos());
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| big_sum(&x)).item()
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(one.to_bits(), two.to_bits());
+    // And the chunked sum is close to a sequential f64 reference.
+    let reference: f64 = x.as_slice().iter().map(|&v| (v.sin() * v) as f64).sum();
+    assert!(
+        (one as f64 - reference).abs() < 1e-3 * reference.abs().max(1.0),
+        "{one} vs {reference}"
+    );
+}
