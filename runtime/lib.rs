@@ -42,6 +42,7 @@ pub mod interop;
 mod jaxpr;
 pub mod jnp;
 pub mod lax;
+pub mod math;
 pub mod ops;
 mod promote;
 pub mod shape;

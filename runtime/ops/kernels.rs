@@ -105,6 +105,7 @@ pub fn float_apply2<F: Float>(
 pub mod float {
     use super::float_apply;
     use crate::element::Float;
+    use crate::math;
 
     macro_rules! float_fns {
         ($($name:ident => $f:expr, $g:expr;)*) => {$(
@@ -117,17 +118,17 @@ pub mod float {
     }
 
     float_fns! {
-        exp => f32::exp, f64::exp;
+        exp => math::exp_f32, math::exp_f64;
         exp2 => f32::exp2, f64::exp2;
-        log => f32::ln, f64::ln;
-        log1p => f32::ln_1p, f64::ln_1p;
+        log => math::log_f32, math::log_f64;
+        log1p => math::log1p_f32, math::log1p_f64;
         log2 => f32::log2, f64::log2;
         log10 => f32::log10, f64::log10;
-        expm1 => f32::exp_m1, f64::exp_m1;
-        sin => f32::sin, f64::sin;
-        cos => f32::cos, f64::cos;
+        expm1 => math::expm1_f32, math::expm1_f64;
+        sin => math::sin_f32, math::sin_f64;
+        cos => math::cos_f32, math::cos_f64;
         tan => f32::tan, f64::tan;
-        tanh => f32::tanh, f64::tanh;
+        tanh => math::tanh_f32, math::tanh_f64;
         sinh => f32::sinh, f64::sinh;
         cosh => f32::cosh, f64::cosh;
         arcsin => f32::asin, f64::asin;
@@ -142,12 +143,12 @@ pub mod float {
         rsqrt => |x: f32| (1.0 / (x as f64).sqrt()) as f32, |x: f64| 1.0 / x.sqrt();
         cbrt => f32::cbrt, f64::cbrt;
         reciprocal => |x: f32| 1.0 / x, |x: f64| 1.0 / x;
-        erf => libm::erff, libm::erf;
+        erf => math::erf_f32, math::erf_f64;
         erfc => libm::erfcf, libm::erfc;
         erf_inv => |x: f32| erf_inv_f64(x as f64) as f32, erf_inv_f64;
         floor => f32::floor, f64::floor;
         ceil => f32::ceil, f64::ceil;
-        logistic => |x: f32| (1.0 / (1.0 + (-(x as f64)).exp())) as f32, |x: f64| 1.0 / (1.0 + (-x).exp());
+        logistic => math::logistic_f32, math::logistic_f64;
     }
 
     /// The inverse error function in f64: an initial guess refined by Newton's
