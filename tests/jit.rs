@@ -249,3 +249,41 @@ fn reductions_are_bit_identical_for_any_thread_count() {
         "{one} vs {reference}"
     );
 }
+
+#[jax::jit]
+fn updates(
+    x: &Array<f32, 5>,
+    m: &Array<f32, 3, 4>,
+    r: &Array<f32, 4>,
+) -> (
+    Array<f32, 5>,
+    Array<f32, 5>,
+    Array<f32, 3, 4>,
+    Array<f32, 3, 4>,
+) {
+    let y = x.at(1).set(9.0).at(-1).add(10.0).at(0).mul(3.0);
+    // Out of bounds updates are dropped, as JAX's scatters.
+    let z = x.at(7).set(1.0).at(2).max(100.0).at(3).min(-100.0);
+    let row = m.at(1).set(r);
+    // An intermediate that is not read again is updated in place.
+    let t = jnp::exp(m).at((2, 3)).add(1.0);
+    (y, z, row, t)
+}
+
+#[test]
+fn functional_updates_match_eager() {
+    let x: Array<f32, 5> = Array::arange();
+    let m: Array<f32, 3, 4> = Array::arange();
+    let r = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+    let (y, z, row, t) = updates(&x, &m, &r);
+    let want_y = x.clone().at(1).set(9.0).at(-1).add(10.0).at(0).mul(3.0);
+    let want_z = x.clone().at(7).set(1.0).at(2).max(100.0).at(3).min(-100.0);
+    let want_row = m.clone().at(1).set(&r);
+    let want_t = jnp::exp(&m).at((2, 3)).add(1.0);
+    assert_eq!(y, want_y);
+    assert_eq!(z, want_z);
+    assert_eq!(row, want_row);
+    assert_eq!(t, want_t);
+    // The input itself is never changed.
+    assert_eq!(x.to_vec(), [0.0, 1.0, 2.0, 3.0, 4.0]);
+}

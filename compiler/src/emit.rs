@@ -125,6 +125,8 @@ pub struct Emitter<'a> {
     locs: HashMap<Var, Loc>,
     stmts: Vec<TokenStream>,
     fusion: crate::fuse::Fusion,
+    /// How many equations (and outputs) read each variable.
+    uses: HashMap<Var, usize>,
     /// Buffers this body allocated (`Vec`s it may return); the others are
     /// borrowed from the parameters.
     owned: std::collections::HashSet<String>,
@@ -144,6 +146,17 @@ impl<'a> Emitter<'a> {
             locs: HashMap::new(),
             stmts: Vec::new(),
             fusion: crate::fuse::plan(j),
+            uses: {
+                let mut u = HashMap::new();
+                for e in &j.eqns {
+                    for a in &e.ins {
+                        if let Atom::Var(v) = a {
+                            *u.entry(*v).or_insert(0) += 1;
+                        }
+                    }
+                }
+                u
+            },
             owned: Default::default(),
             returned: Default::default(),
             hoisted: None,
@@ -194,8 +207,30 @@ impl<'a> Emitter<'a> {
     }
 
     pub fn eqns(&mut self) -> syn::Result<()> {
+        // A scatter's indices are static (in its parameters); the equations
+        // that build its `i32[k]` operand, for the jaxpr, need no code.
+        let mut index_only: std::collections::HashSet<Var> = Default::default();
+        for e in self.j.eqns.iter().rev() {
+            if let Params::Scatter { .. } = e.params {
+                if let Atom::Var(v) = &e.ins[1] {
+                    index_only.insert(*v);
+                }
+            }
+            if index_only.contains(&e.outs[0])
+                && matches!(e.prim.name, "broadcast_in_dim" | "concatenate")
+            {
+                for a in &e.ins {
+                    if let Atom::Var(v) = a {
+                        index_only.insert(*v);
+                    }
+                }
+            }
+        }
         for e in &self.j.eqns {
             let out = e.outs[0];
+            if index_only.contains(&out) {
+                continue;
+            }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
@@ -714,8 +749,111 @@ impl<'a> Emitter<'a> {
                     let #name: ::std::vec::Vec<#ty> = ::jax::__rt::concatenate::<#ty>(&[#(#parts),*], #dim);
                 });
             }
+            (
+                scatter,
+                Params::Scatter {
+                    inserted, indices, ..
+                },
+            ) => {
+                self.scatter(scatter, &ins[0], &ins[2], *inserted, indices, out, aval);
+                return;
+            }
             (other, _) => unreachable!("kernel {other}"),
         }
+        self.finish_buffer(out, aval, name);
+    }
+
+    /// `scatter`: the operand's buffer updated at static indices. The buffer
+    /// is updated in place when the operand is a buffer this body allocated
+    /// and nothing else reads (its last use); otherwise it is copied first.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        &mut self,
+        prim: &str,
+        x: &Atom,
+        upd: &Atom,
+        inserted: usize,
+        indices: &[i128],
+        out: Var,
+        aval: &Aval,
+    ) {
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        let x_aval = self.aval(x).clone();
+        let in_place = match x {
+            Atom::Var(v) => match self.locs.get(v) {
+                Some(Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                }) => {
+                    let whole = offset.to_string() == "0usize"
+                        && strides_are_row_major(strides, &x_aval.shape);
+                    let key = buf.to_string();
+                    let shared = self.locs.iter().any(|(w, l)| {
+                        w != v && matches!(l, Loc::View { buf: b, .. } if b.to_string() == key)
+                    });
+                    let last_use =
+                        self.uses.get(v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(*v));
+                    (whole && !shared && last_use && self.owned.contains(&key)).then(|| buf.clone())
+                }
+                _ => None,
+            },
+            Atom::Lit(_) => None,
+        };
+        match in_place {
+            Some(buf) => self
+                .stmts
+                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #buf;)),
+            None => {
+                let copy = self.copy_view(x, &x_aval);
+                self.stmts
+                    .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #copy;));
+            }
+        }
+        // Static indices: out of bounds drops the update (FILL_OR_DROP).
+        let dims: Vec<Dim> = x_aval.shape.clone();
+        let in_bounds = indices
+            .iter()
+            .zip(&dims)
+            .all(|(&i, d)| matches!(d, Dim::Lit(n) if i >= 0 && (i as usize) < *n));
+        if in_bounds {
+            let strides = row_major_strides(&dims);
+            let terms: Vec<TokenStream> = indices
+                .iter()
+                .zip(&strides)
+                .map(|(&i, s)| {
+                    let i = i as usize;
+                    quote!(#i * #s)
+                })
+                .collect();
+            let base = quote!(0usize #(+ #terms)*);
+            let window = product(&dims[inserted..]);
+            let upd_aval = self.aval(upd).clone();
+            let value = if upd_aval.rank() == 0 {
+                let s = self.scalar_of(upd);
+                quote!(#s)
+            } else {
+                let b = self.buffer_of(upd, &upd_aval);
+                quote!(#b[__w])
+            };
+            let update = match prim {
+                "scatter" => quote!(#value),
+                "scatter-add" => quote!(::jax::__rt::ops::add(__win[__w], #value)),
+                "scatter-mul" => quote!(::jax::__rt::ops::mul(__win[__w], #value)),
+                "scatter-min" => quote!(::jax::__rt::ops::min(__win[__w], #value)),
+                _ => quote!(::jax::__rt::ops::max(__win[__w], #value)),
+            };
+            self.stmts.push(quote! {
+                {
+                    let __win = &mut #name[#base..#base + #window];
+                    for __w in 0..#window {
+                        __win[__w] = #update;
+                    }
+                }
+            });
+        }
+        self.owned.insert(name.to_string());
         self.finish_buffer(out, aval, name);
     }
 

@@ -8,7 +8,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-use crate::ir::{Atom, Dim, Scalar};
+use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::parse::{Tracer, Value};
 use crate::prims::{self, Params};
 use crate::trace::Result;
@@ -114,6 +114,90 @@ impl Tracer {
                 .collect(),
             e => Ok(vec![Item::Int(self.static_index(e)?.unwrap_or(0))]),
         }
+    }
+
+    /// `x.at(index).set(v)` (or `add`, `mul`, `min`, `max`) with integer
+    /// indices on the leading axes: JAX's `scatter`, whose indices operand is
+    /// built from the literals as JAX builds it. Negative indices count from
+    /// the end; an index out of bounds drops the update.
+    pub(crate) fn static_update(
+        &mut self,
+        x: Atom,
+        items: &[Item],
+        kind: &str,
+        v: Atom,
+        span: Span,
+    ) -> Result<Atom> {
+        let prim: crate::prims::Prim = match kind {
+            "set" => &prims::SCATTER,
+            "add" => &prims::SCATTER_ADD,
+            "mul" => &prims::SCATTER_MUL,
+            "min" => &prims::SCATTER_MIN,
+            "max" => &prims::SCATTER_MAX,
+            other => {
+                return err(
+                    span,
+                    format!("`.at(i).{other}(v)` does not exist; use set, add, mul, min or max"),
+                )
+            }
+        };
+        let a = self.b.aval(&x);
+        let mut indices = Vec::new();
+        for (k, it) in items.iter().enumerate() {
+            let Item::Int(i) = it else {
+                return err(span, "updates through slices are not supported in #[jax::jit] yet; index with integers");
+            };
+            let Some(Dim::Lit(n)) = a.shape.get(k) else {
+                return err(
+                    span,
+                    format!("too many indices, or a symbolic axis, for {a}"),
+                );
+            };
+            indices.push(if *i < 0 { i + *n as i128 } else { *i });
+        }
+        let k = indices.len();
+        let i32 = jax_dtypes::DType::I32;
+        let mut parts = Vec::new();
+        for &i in &indices {
+            let lit = crate::trace::literal(Scalar::Int(i), Aval::scalar(i32, false));
+            parts.push(self.b.bind1(
+                &prims::BROADCAST_IN_DIM,
+                Params::BroadcastInDim {
+                    shape: vec![Dim::Lit(1)],
+                    dims: vec![],
+                },
+                vec![lit],
+                span,
+            )?);
+        }
+        let idx = if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            self.b.bind1(
+                &prims::CONCATENATE,
+                Params::Concatenate { dim: 0 },
+                parts,
+                span,
+            )?
+        };
+        let window: Vec<Dim> = a.shape[k..].to_vec();
+        let v = crate::jnp::convert(&mut self.b, v, a.dtype, false, span)?;
+        let va = self.b.aval(&v);
+        let v = if va.shape == window || (va.rank() == 0 && window.is_empty()) {
+            v
+        } else {
+            crate::jnp::broadcast_to(&mut self.b, v, window.clone(), span)?
+        };
+        self.b.bind1(
+            prim,
+            Params::Scatter {
+                inserted: k,
+                window_rank: window.len(),
+                indices,
+            },
+            vec![x, idx, v],
+            span,
+        )
     }
 
     /// `x[index]` read as JAX reads a static index: integers clamp into

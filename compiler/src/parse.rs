@@ -775,12 +775,15 @@ impl Tracer {
             ("get", Value::At(x, items)) if m.args.is_empty() => {
                 return Ok(Value::Traced(self.static_get(x.clone(), items, span)?));
             }
+            ("set" | "add" | "mul" | "min" | "max", Value::At(x, items)) if m.args.len() == 1 => {
+                let v = self.expr(&m.args[0])?;
+                let v = self.atom(v, m.args[0].span())?;
+                return Ok(Value::Traced(self.static_update(x.clone(), items, &name, v, span)?));
+            }
             (_, Value::At(..)) => {
                 return err(
                     m.method.span(),
-                    format!(
-                        "`x.at(i).{name}(..)` is not supported in #[jax::jit] yet; `.get()` is"
-                    ),
+                    format!("`x.at(i).{name}(..)` is not supported in #[jax::jit]; use get, set, add, mul, min or max"),
                 )
             }
             _ => {}

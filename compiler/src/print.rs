@@ -7,6 +7,11 @@ use jax_dtypes::DType;
 use crate::ir::{Atom, Eqn, Jaxpr, Literal, Scalar, Var};
 use crate::pretty::{brk, brk_text, concat, format, group, join, nest, nil, text, Doc};
 
+/// A parameter value starting with this marker is a one-equation jaxpr over
+/// two scalars (`update_jaxpr` of a scatter), the rest naming the primitive;
+/// the printer renders it with fresh names from its own context, as JAX does.
+pub const SCALAR_JAXPR: &str = "\u{0}scalar_jaxpr:";
+
 /// JAX's variable names: `a`..`z`, then `ba`, `bb`, ...
 fn var_name(n: usize) -> String {
     let mut n = n;
@@ -103,6 +108,13 @@ impl Printer<'_> {
         n
     }
 
+    /// A name for a variable that exists only in the printed text.
+    fn fresh(&mut self) -> String {
+        let n = var_name(self.next);
+        self.next += 1;
+        n
+    }
+
     fn atom(&mut self, a: &Atom) -> Doc {
         match a {
             Atom::Var(v) => text(self.name(*v)),
@@ -140,6 +152,18 @@ impl Printer<'_> {
             .collect();
         let mut params = (e.prim.print_params)(&in_avals, &e.params);
         params.sort_by(|a, b| a.0.cmp(b.0));
+        let out_type = self
+            .jaxpr
+            .aval(e.outs[0])
+            .with_dtype(self.jaxpr.aval(e.outs[0]).dtype, false);
+        for (_, v) in &mut params {
+            if let Some(op) = v.strip_prefix(SCALAR_JAXPR) {
+                let t = format!("{}[]", out_type.dtype.short_name());
+                let (x, y, z) = (self.fresh(), self.fresh(), self.fresh());
+                *v =
+                    format!("{{ lambda ; {x}:{t} {y}:{t}. let {z}:{t} = {op} {x} {y} in ({z},) }}");
+            }
+        }
         let params = if params.is_empty() {
             nil()
         } else {

@@ -110,6 +110,15 @@ pub enum Params {
         limit: Vec<usize>,
         strides: Option<Vec<usize>>,
     },
+    /// `scatter` and its combining forms, for static integer indices on the
+    /// leading `inserted` axes; the rest of the operand is the update window.
+    Scatter {
+        inserted: usize,
+        window_rank: usize,
+        /// The index on each inserted axis, known when the crate compiles
+        /// (the `i32[k]` operand carries the same values, as in JAX).
+        indices: Vec<i128>,
+    },
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,

@@ -472,6 +472,91 @@ fn list(items: &[usize]) -> String {
     )
 }
 
+/// `scatter` (`x.at[i].set(v)`) and `scatter-add`/`-mul`/`-min`/`-max`:
+/// operands are the array, the indices (`i32[k]`, one per leading axis) and
+/// the update (a scalar, or an array of the window's shape). Out-of-bounds
+/// indices drop the update, as JAX's default `FILL_OR_DROP` mode.
+fn scatter_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
+    let Params::Scatter {
+        inserted,
+        window_rank,
+        ..
+    } = p
+    else {
+        return Err(params_err(name));
+    };
+    let (x, idx, upd) = (&ops[0], &ops[1], &ops[2]);
+    if idx.shape != [Dim::Lit(*inserted)] || *inserted + *window_rank != x.rank() {
+        return Err(format!("{name}: indices {idx} do not index {x}"));
+    }
+    if upd.dtype != x.dtype {
+        return Err(format!(
+            "{name}: the update {upd} must have the dtype of {x}"
+        ));
+    }
+    if upd.rank() != 0 && upd.shape[..] != x.shape[*inserted..] {
+        return Err(format!(
+            "{name}: the update {upd} does not fit the window of {x}"
+        ));
+    }
+    Ok(vec![x.clone()])
+}
+
+fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, String)> {
+    let Params::Scatter {
+        inserted,
+        window_rank,
+        ..
+    } = p
+    else {
+        return Vec::new();
+    };
+    let ins: Vec<usize> = (0..*inserted).collect();
+    let win: Vec<usize> = (0..*window_rank).collect();
+    vec![
+        (
+            "dimension_numbers",
+            format!(
+                "ScatterDimensionNumbers(update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, operand_batching_dims=(), scatter_indices_batching_dims=())",
+                tuple(&win),
+                tuple(&ins),
+                tuple(&ins)
+            ),
+        ),
+        ("indices_are_sorted", "True".into()),
+        ("mode", "GatherScatterMode.FILL_OR_DROP".into()),
+        ("unique_indices", "True".into()),
+        ("update_consts", "()".into()),
+        (
+            "update_jaxpr",
+            match combine {
+                // The printer renders this as a one-equation jaxpr in its naming context.
+                Some(op) => format!("{}{op}", crate::print::SCALAR_JAXPR),
+                None => "None".into(),
+            },
+        ),
+    ]
+}
+
+macro_rules! scatter {
+    ($($id:ident = $name:literal, $combine:expr;)*) => {$(
+        pub static $id: PrimDef = PrimDef {
+            name: $name,
+            abstract_eval: |ops, p, _| scatter_eval($name, ops, p),
+            print_params: |_, p| scatter_params(p, $combine),
+            lowering: Lowering::Kernel,
+        };
+    )*};
+}
+
+scatter! {
+    SCATTER = "scatter", None;
+    SCATTER_ADD = "scatter-add", Some("add");
+    SCATTER_MUL = "scatter-mul", Some("mul");
+    SCATTER_MIN = "scatter-min", Some("min");
+    SCATTER_MAX = "scatter-max", Some("max");
+}
+
 /// All structural primitives.
 pub static STRUCTURAL: &[&PrimDef] = &[
     &BROADCAST_IN_DIM,
@@ -489,4 +574,9 @@ pub static STRUCTURAL: &[&PrimDef] = &[
     &ARGMIN,
     &CONCATENATE,
     &DOT_GENERAL,
+    &SCATTER,
+    &SCATTER_ADD,
+    &SCATTER_MUL,
+    &SCATTER_MIN,
+    &SCATTER_MAX,
 ];
