@@ -790,9 +790,10 @@ impl<'a> Emitter<'a> {
                     let whole = offset.to_string() == "0usize"
                         && strides_are_row_major(strides, &x_aval.shape);
                     let key = buf.to_string();
-                    let shared = self.locs.iter().any(|(w, l)| {
-                        w != v && matches!(l, Loc::View { buf: b, .. } if b.to_string() == key)
-                    });
+                    let shared = self
+                        .locs
+                        .iter()
+                        .any(|(w, l)| w != v && matches!(l, Loc::View { buf: b, .. } if *b == key));
                     let last_use =
                         self.uses.get(v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(*v));
                     (whole && !shared && last_use && self.owned.contains(&key)).then(|| buf.clone())
