@@ -296,12 +296,13 @@ impl<'a> Emitter<'a> {
         if l.parallel && !flat {
             let row = product(&aval.shape[1..]);
             let cost = l.cost.max(1);
+            let body = quote!(|(__row0, __out)| { #loops });
             loops = quote! {
-                ::jax::__rt::par::for_each_rows(
+                ::jax::__rt::par::for_each_rows3(
                     &mut #name,
                     #row,
                     ::jax::__rt::par::rows_per_chunk(#row * #cost),
-                    |__row0, __out| { #loops },
+                    #body, #body, #body,
                 );
             };
         }
@@ -635,11 +636,14 @@ impl<'a> Emitter<'a> {
                 )
             };
             let value = if self.parallel {
-                quote! {
-                    ::jax::__rt::par::reduce(#n, ::jax::__rt::par::REDUCE_CHUNK, |__start, __end| {
+                let body = quote! {
+                    |(__start, __end)| {
                         let __n = __end - __start;
                         #fold
-                    }, ::jax::__rt::ops::#combine_fn)
+                    }
+                };
+                quote! {
+                    ::jax::__rt::par::reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, #body, #body, ::jax::__rt::ops::#combine_fn)
                 }
             } else {
                 quote!({ let __start = 0usize; let __n = #n; #fold })
@@ -1128,12 +1132,16 @@ impl LoopNest {
             return match (&self.out, self.parallel) {
                 (Some(out), true) => {
                     let cost = self.cost.max(1);
-                    quote! {
-                        ::jax::__rt::par::for_each_chunk(&mut #out, ::jax::__rt::par::grain(#cost), |__start, __out| {
+                    // The body once per SIMD level (see `par::dispatch3`).
+                    let body = quote! {
+                        |(__start, __out)| {
                             let __n = __out.len();
                             #(#pre)*
                             for __i in 0..__n { #inner }
-                        });
+                        }
+                    };
+                    quote! {
+                        ::jax::__rt::par::for_each_chunk3(&mut #out, ::jax::__rt::par::grain(#cost), #body, #body, #body);
                     }
                 }
                 _ => {

@@ -179,20 +179,24 @@ fn emit_rows(
             quote!(__o.copy_from_slice(&#row_out);)
         };
         let decl = &decls[0];
+        // The body once per SIMD level (see `par::dispatch3`).
+        let chunk_body = quote! {
+            |(__row0, __chunk)| {
+                #(#hoisted)*
+                for (__r, __o) in __chunk.chunks_exact_mut(#row_len).enumerate() {
+                    let __row = __row0 + __r;
+                    #(#body)*
+                    #store
+                }
+            }
+        };
         vec![quote! {
             #decl
-            ::jax::__rt::par::for_each_rows(
+            ::jax::__rt::par::for_each_rows3(
                 &mut #out,
                 #row_len,
                 ::jax::__rt::par::rows_per_chunk(#row_len * 40),
-                |__row0, __chunk| {
-                    #(#hoisted)*
-                    for (__r, __o) in __chunk.chunks_exact_mut(#row_len).enumerate() {
-                        let __row = __row0 + __r;
-                        #(#body)*
-                        #store
-                    }
-                },
+                #chunk_body, #chunk_body, #chunk_body,
             );
         }]
     } else {

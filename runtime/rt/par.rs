@@ -238,6 +238,117 @@ where
         .for_each(|(k, chunk)| dispatch_at(level, || f(k * grain, chunk)));
 }
 
+/// Runs one of three copies of the same loop body, each called from exactly
+/// one place: `base` directly, `avx2` from an AVX2+FMA function, `avx512`
+/// from an AVX-512 one. LLVM inlines a closure with a single caller however
+/// large it is, so each copy is compiled for its level; one closure called
+/// from three places is not inlined once it is large, and would run at the
+/// baseline level everywhere. Generated code passes the same body three times.
+#[inline(always)]
+fn dispatch3<A, R>(
+    level: Level,
+    base: &impl Fn(A) -> R,
+    avx2: &impl Fn(A) -> R,
+    avx512: &impl Fn(A) -> R,
+    arg: A,
+) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match level.min(Level::current()) {
+            // SAFETY: `Level::current()` is at most `Level::supported()`,
+            // which checked that this CPU has AVX-512F, AVX2 and FMA.
+            Level::Avx512 => unsafe { x86::avx512(|| avx512(arg)) },
+            // SAFETY: as above, the CPU was checked to have AVX2 and FMA.
+            Level::Avx2 => unsafe { x86::avx2(|| avx2(arg)) },
+            Level::Baseline => base(arg),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (level, avx2, avx512);
+        base(arg)
+    }
+}
+
+/// [`for_each_chunk`] with the body given once per SIMD level (see
+/// [`dispatch3`]): what generated code calls.
+#[inline]
+pub fn for_each_chunk3<T, F0, F1, F2>(out: &mut [T], grain: usize, f0: F0, f1: F1, f2: F2)
+where
+    T: Send,
+    F0: Fn((usize, &mut [T])) + Sync,
+    F1: Fn((usize, &mut [T])) + Sync,
+    F2: Fn((usize, &mut [T])) + Sync,
+{
+    let grain = grain.max(1);
+    let level = Level::current();
+    if !parallel(out.len().div_ceil(grain)) {
+        dispatch3(level, &f0, &f1, &f2, (0, out));
+        return;
+    }
+    out.par_chunks_mut(grain)
+        .enumerate()
+        .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * grain, chunk)));
+}
+
+/// [`for_each_rows`] with the body given once per SIMD level (see [`dispatch3`]).
+#[inline]
+pub fn for_each_rows3<T, F0, F1, F2>(
+    out: &mut [T],
+    row_len: usize,
+    rows_per_chunk: usize,
+    f0: F0,
+    f1: F1,
+    f2: F2,
+) where
+    T: Send,
+    F0: Fn((usize, &mut [T])) + Sync,
+    F1: Fn((usize, &mut [T])) + Sync,
+    F2: Fn((usize, &mut [T])) + Sync,
+{
+    let rows_per_chunk = rows_per_chunk.max(1);
+    let level = Level::current();
+    let rows = out.len().checked_div(row_len).unwrap_or(0);
+    if row_len == 0 || !parallel(rows.div_ceil(rows_per_chunk)) {
+        dispatch3(level, &f0, &f1, &f2, (0, out));
+        return;
+    }
+    out.par_chunks_mut(rows_per_chunk * row_len)
+        .enumerate()
+        .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * rows_per_chunk, chunk)));
+}
+
+/// [`reduce`] with the chunk body given once per SIMD level (see [`dispatch3`]).
+#[inline]
+pub fn reduce3<T, F0, F1, F2, C>(n: usize, chunk: usize, f0: F0, f1: F1, f2: F2, combine: C) -> T
+where
+    T: Send,
+    F0: Fn((usize, usize)) -> T + Sync,
+    F1: Fn((usize, usize)) -> T + Sync,
+    F2: Fn((usize, usize)) -> T + Sync,
+    C: Fn(T, T) -> T,
+{
+    let chunk = chunk.max(1);
+    let level = Level::current();
+    let chunks = n.div_ceil(chunk).max(1);
+    let part = |k: usize| {
+        let start = k * chunk;
+        let end = (start + chunk).min(n);
+        dispatch3(level, &f0, &f1, &f2, (start, end))
+    };
+    if chunks == 1 {
+        return part(0);
+    }
+    let partials: Vec<T> = if chunks * chunk >= 2 * GRAIN && parallel(chunks) {
+        (0..chunks).into_par_iter().map(part).collect()
+    } else {
+        (0..chunks).map(part).collect()
+    };
+    let mut it = partials.into_iter();
+    let first = it.next().expect("at least one chunk");
+    it.fold(first, combine)
+}
+
 /// Fills `out`, made of rows of `row_len` elements, by calling `f(first_row,
 /// chunk)` on chunks of `rows_per_chunk` whole rows (the last may have
 /// fewer). For loops whose outer index runs over rows (a softmax along the
