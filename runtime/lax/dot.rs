@@ -78,28 +78,48 @@ pub(crate) fn gemm<T: Element>(
         ($t:ty, $f:path) => {
             if let (Some(ad), Some(bd)) = (same_slice::<T, $t>(a.data), same_slice::<T, $t>(b.data))
             {
-                let mut c = vec![0.0 as $t; m * n];
-                // SAFETY: the asserts above keep every index the strides reach
-                // inside `ad` and `bd`; `c` holds exactly m*n elements written
-                // with row stride n; beta = 0 so its contents are not read.
-                unsafe {
-                    $f(
-                        m,
-                        k,
-                        n,
-                        1.0,
-                        ad.as_ptr(),
-                        a.rs as isize,
-                        a.cs as isize,
-                        bd.as_ptr(),
-                        b.rs as isize,
-                        b.cs as isize,
-                        0.0,
-                        c.as_mut_ptr(),
-                        n as isize,
-                        1,
-                    );
-                }
+                // A pooled buffer: beta = 0, so its stale contents are never read.
+                let mut c: Vec<$t> = crate::__rt::buffer(m * n);
+                // Blocks of rows of C on rayon's threads once the product is
+                // big enough; each block is one call, so every element is the
+                // same dot product in the same order whatever the split.
+                let threads = rayon::current_num_threads();
+                let rows = if m * n * k >= 1 << 20 && threads > 1 {
+                    m.div_ceil(threads)
+                } else {
+                    m
+                };
+                use rayon::prelude::*;
+                c.par_chunks_mut(rows * n)
+                    .enumerate()
+                    .for_each(|(blk, cblk)| {
+                        let r0 = blk * rows;
+                        let mr = cblk.len() / n;
+                        let ablk = &ad[r0 * a.rs..];
+                        // SAFETY: the asserts above keep every index the strides
+                        // reach inside `ad` and `bd`; this block reads rows
+                        // r0..r0 + mr of A, which start at `ablk`, and writes
+                        // exactly its own mr*n elements of C with row stride n;
+                        // beta = 0 so their contents are not read.
+                        unsafe {
+                            $f(
+                                mr,
+                                k,
+                                n,
+                                1.0,
+                                ablk.as_ptr(),
+                                a.rs as isize,
+                                a.cs as isize,
+                                bd.as_ptr(),
+                                b.rs as isize,
+                                b.cs as isize,
+                                0.0,
+                                cblk.as_mut_ptr(),
+                                n as isize,
+                                1,
+                            );
+                        }
+                    });
                 return same_vec(c);
             }
         };
