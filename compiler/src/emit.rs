@@ -137,6 +137,9 @@ pub struct Emitter<'a> {
     /// Whether loops may run in parallel chunks (not inside a row program,
     /// whose rows already run in parallel).
     parallel: bool,
+    /// A row program's output variable and the output row it is written to.
+    out_target: Option<(Var, Ident)>,
+    written_target: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -161,6 +164,8 @@ impl<'a> Emitter<'a> {
             returned: Default::default(),
             hoisted: None,
             parallel: true,
+            out_target: None,
+            written_target: false,
         }
     }
 
@@ -270,15 +275,48 @@ impl<'a> Emitter<'a> {
 
     /// Stores `v` (its defining equation is elementwise) in a buffer.
     fn materialize(&mut self, v: Var, aval: &Aval) {
+        if let Some(target) = self.out_target.clone().filter(|(w, _)| *w == v) {
+            // The row program's output row: written where it belongs.
+            let name = target.1;
+            self.write_loops(&name, &Atom::Var(v), aval);
+            self.written_target = true;
+            self.locs.insert(
+                v,
+                Loc::View {
+                    buf: name,
+                    offset: quote!(0usize),
+                    strides: row_major_strides(&aval.shape),
+                },
+            );
+            return;
+        }
         let name = Self::name(v);
         self.write_buffer(&name, &Atom::Var(v), aval);
         self.finish_buffer(v, aval, name);
+    }
+
+    /// Writes the output variable `v` of a row program straight into the
+    /// output row `target` (a `&mut [T]` in scope) instead of a scratch buffer.
+    pub fn write_output_into(&mut self, v: Var, target: Ident) {
+        self.out_target = Some((v, target));
+    }
+
+    /// Whether the output was written into its target directly.
+    pub fn wrote_target(&self) -> bool {
+        self.written_target
     }
 
     /// Emits `let mut name = buffer; loops { name[..] = value of a }`.
     fn write_buffer(&mut self, name: &Ident, a: &Atom, aval: &Aval) {
         let ty = rust_type(aval.dtype);
         let size = product(&aval.shape);
+        self.alloc(name, &ty, &size);
+        self.write_loops(name, a, aval);
+        self.owned.insert(name.to_string());
+    }
+
+    /// The loops writing every element of `a` into the buffer `name`.
+    fn write_loops(&mut self, name: &Ident, a: &Atom, aval: &Aval) {
         let flat = self.flat_ok(a, &aval.shape);
         let mut l = if flat {
             LoopNest::flat(&aval.shape)
@@ -306,9 +344,7 @@ impl<'a> Emitter<'a> {
                 );
             };
         }
-        self.alloc(name, &ty, &size);
         self.stmts.push(loops);
-        self.owned.insert(name.to_string());
     }
 
     /// Declares a fresh buffer: here, or once before the row loop when
@@ -867,6 +903,12 @@ impl<'a> Emitter<'a> {
     pub fn finish(&mut self) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut outs = Vec::new();
         for a in self.j.outvars.clone() {
+            if let Some((w, t)) = &self.out_target {
+                if a == Atom::Var(*w) && self.written_target {
+                    outs.push(quote!(#t));
+                    continue;
+                }
+            }
             let aval = self.aval(&a).clone();
             if aval.rank() == 0 {
                 let s = self.scalar_of(&a);

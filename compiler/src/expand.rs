@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-use crate::ir::{Aval, Jaxpr};
+use crate::ir::{Atom, Aval, Jaxpr};
 use crate::rows::{Class, RowPlan};
 use crate::types::{Items, TypeSpec};
 use crate::{emit, parse, print, simplify, X64};
@@ -132,6 +132,10 @@ fn emit_rows(
 ) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>)> {
     let mut em = emit::Emitter::new(&plan.row);
     em.hoist_buffers();
+    let direct = full.outvars.len() == 1 && full.atom_aval(&full.outvars[0]).rank() >= 2;
+    if let (true, Atom::Var(v)) = (direct, &full.outvars[0]) {
+        em.write_output_into(*v, format_ident!("__o"));
+    }
     let mut next = 0;
     for (name, spec) in &sig.params {
         bind_inputs(
@@ -175,6 +179,8 @@ fn emit_rows(
         let row_out = &row_outs[0];
         let store = if aval.rank() == 1 {
             quote!(__o[0] = #row_out;)
+        } else if em.wrote_target() {
+            quote!()
         } else {
             quote!(__o.copy_from_slice(&#row_out);)
         };

@@ -10,6 +10,7 @@ use crate::prims::Params;
 
 /// All rewrites, until nothing changes.
 pub fn simplify(j: &mut Jaxpr) {
+    reciprocal_of_broadcasts(j);
     loop {
         let before = j.eqns.len();
         forward_identities(j);
@@ -110,6 +111,68 @@ fn forward_identities(j: &mut Jaxpr) {
     j.eqns.retain(|e| !removed.contains(&e.outs[0]));
 }
 
+/// `x / broadcast(z)` becomes `x * broadcast(1 / z)` for floats, as XLA's
+/// algebraic simplifier rewrites it: one division per element of `z`
+/// instead of one per element of `x` (a softmax's row sums), and the same
+/// rounding JAX's results have.
+fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
+    let mut producer: HashMap<Var, usize> = HashMap::new();
+    let mut out = Vec::with_capacity(j.eqns.len());
+    for e in std::mem::take(&mut j.eqns) {
+        let rewrite = match (e.prim.name, e.ins.as_slice()) {
+            ("div", [x, Atom::Var(y)]) if j.aval(e.outs[0]).dtype.is_float() => producer
+                .get(y)
+                .map(|&k| &out[k])
+                .filter(|b: &&Eqn| b.prim.name == "broadcast_in_dim")
+                .and_then(|b: &Eqn| match &b.ins[0] {
+                    Atom::Var(z) => Some((x.clone(), *z, b.params.clone(), *y)),
+                    Atom::Lit(_) => None,
+                }),
+            _ => None,
+        };
+        match rewrite {
+            Some((x, z, bparams, y)) => {
+                let z_aval = j.aval(z).clone();
+                let y_aval = j.aval(y).clone();
+                let one = Atom::Lit(Literal {
+                    value: Scalar::Float(1.0),
+                    aval: crate::ir::Aval::scalar(z_aval.dtype, true),
+                });
+                let r = j.new_var(z_aval);
+                let rb = j.new_var(y_aval);
+                let span = e.span;
+                out.push(Eqn {
+                    prim: &crate::prims::DIV,
+                    params: Params::None,
+                    ins: vec![one, Atom::Var(z)],
+                    outs: vec![r],
+                    span,
+                });
+                out.push(Eqn {
+                    prim: &crate::prims::BROADCAST_IN_DIM,
+                    params: bparams,
+                    ins: vec![Atom::Var(r)],
+                    outs: vec![rb],
+                    span,
+                });
+                producer.insert(rb, out.len() - 1);
+                out.push(Eqn {
+                    prim: &crate::prims::MUL,
+                    params: Params::None,
+                    ins: vec![x, Atom::Var(rb)],
+                    outs: e.outs.clone(),
+                    span,
+                });
+            }
+            None => {
+                producer.insert(e.outs[0], out.len());
+                out.push(e);
+            }
+        }
+    }
+    j.eqns = out;
+}
+
 /// The same primitive with the same parameters on the same operands is computed once.
 fn cse(j: &mut Jaxpr) {
     let mut seen: HashMap<String, Var> = HashMap::new();
@@ -188,6 +251,18 @@ mod tests {
         simplify(&mut j);
         assert!(!prims(&j).contains(&"sign"));
         assert!(!prims(&j).contains(&"stop_gradient"));
+    }
+
+    #[test]
+    fn division_by_a_broadcast_multiplies_by_its_reciprocal() {
+        let mut j = traced("fn f(x: Array<f32, 4, 8>) -> Array<f32, 4, 8> { jnp::softmax(x, -1) }");
+        simplify(&mut j);
+        let p = prims(&j);
+        assert!(
+            !p.contains(&"div") || p.iter().filter(|n| **n == "div").count() == 1,
+            "{p:?}"
+        );
+        assert_eq!(p.last(), Some(&"mul"), "{p:?}");
     }
 
     #[test]
