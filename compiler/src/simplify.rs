@@ -116,31 +116,77 @@ fn forward_identities(j: &mut Jaxpr) {
 /// instead of one per element of `x` (a softmax's row sums), and the same
 /// rounding JAX's results have.
 fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
+    /// How the divisor reaches the result's shape.
+    enum Divisor {
+        /// `broadcast_in_dim(z)`: take the reciprocal of `z`, then broadcast.
+        Broadcast(Var, Params, Var),
+        /// A smaller array or a scalar, broadcast implicitly.
+        Implicit(Atom),
+    }
     let mut producer: HashMap<Var, usize> = HashMap::new();
     let mut out = Vec::with_capacity(j.eqns.len());
     for e in std::mem::take(&mut j.eqns) {
+        let out_aval = j.aval(e.outs[0]).clone();
         let rewrite = match (e.prim.name, e.ins.as_slice()) {
-            ("div", [x, Atom::Var(y)]) if j.aval(e.outs[0]).dtype.is_float() => producer
-                .get(y)
-                .map(|&k| &out[k])
-                .filter(|b: &&Eqn| b.prim.name == "broadcast_in_dim")
-                .and_then(|b: &Eqn| match &b.ins[0] {
-                    Atom::Var(z) => Some((x.clone(), *z, b.params.clone(), *y)),
+            ("div", [x, y])
+                if out_aval.dtype.is_float() && j.atom_aval(y).shape != out_aval.shape =>
+            {
+                let bcast = match y {
+                    Atom::Var(yv) => producer
+                        .get(yv)
+                        .map(|&k| &out[k])
+                        .filter(|b: &&Eqn| b.prim.name == "broadcast_in_dim")
+                        .and_then(|b: &Eqn| match &b.ins[0] {
+                            Atom::Var(z) => Some(Divisor::Broadcast(*z, b.params.clone(), *yv)),
+                            Atom::Lit(_) => None,
+                        }),
                     Atom::Lit(_) => None,
-                }),
+                };
+                Some((x.clone(), bcast.unwrap_or(Divisor::Implicit(y.clone()))))
+            }
             _ => None,
         };
-        match rewrite {
-            Some((x, z, bparams, y)) => {
-                let z_aval = j.aval(z).clone();
-                let y_aval = j.aval(y).clone();
-                let one = Atom::Lit(Literal {
-                    value: Scalar::Float(1.0),
-                    aval: crate::ir::Aval::scalar(z_aval.dtype, true),
+        let Some((x, divisor)) = rewrite else {
+            producer.insert(e.outs[0], out.len());
+            out.push(e);
+            continue;
+        };
+        let span = e.span;
+        let dtype = out_aval.dtype;
+        let one = Atom::Lit(Literal {
+            value: Scalar::Float(1.0),
+            aval: crate::ir::Aval::scalar(dtype, true),
+        });
+        let factor = match divisor {
+            Divisor::Implicit(Atom::Lit(l)) => {
+                // A literal's reciprocal, rounded as the division would be.
+                let Scalar::Float(v) = crate::jnp::cast_scalar(l.value, dtype) else {
+                    unreachable!()
+                };
+                let r = if dtype == jax_dtypes::DType::F64 {
+                    1.0 / v
+                } else {
+                    (1.0f32 / v as f32) as f64
+                };
+                Atom::Lit(Literal {
+                    value: crate::jnp::cast_scalar(Scalar::Float(r), dtype),
+                    aval: l.aval.clone(),
+                })
+            }
+            Divisor::Implicit(y) => {
+                let r = j.new_var(j.atom_aval(&y).clone());
+                out.push(Eqn {
+                    prim: &crate::prims::DIV,
+                    params: Params::None,
+                    ins: vec![one, y],
+                    outs: vec![r],
+                    span,
                 });
-                let r = j.new_var(z_aval);
-                let rb = j.new_var(y_aval);
-                let span = e.span;
+                Atom::Var(r)
+            }
+            Divisor::Broadcast(z, bparams, y) => {
+                let r = j.new_var(j.aval(z).clone());
+                let rb = j.new_var(j.aval(y).clone());
                 out.push(Eqn {
                     prim: &crate::prims::DIV,
                     params: Params::None,
@@ -156,19 +202,16 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
                     span,
                 });
                 producer.insert(rb, out.len() - 1);
-                out.push(Eqn {
-                    prim: &crate::prims::MUL,
-                    params: Params::None,
-                    ins: vec![x, Atom::Var(rb)],
-                    outs: e.outs.clone(),
-                    span,
-                });
+                Atom::Var(rb)
             }
-            None => {
-                producer.insert(e.outs[0], out.len());
-                out.push(e);
-            }
-        }
+        };
+        out.push(Eqn {
+            prim: &crate::prims::MUL,
+            params: Params::None,
+            ins: vec![x, factor],
+            outs: e.outs.clone(),
+            span,
+        });
     }
     j.eqns = out;
 }

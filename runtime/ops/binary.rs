@@ -250,6 +250,22 @@ pub fn zip_with<X: Element, Y: Element, P: Element, O: Element, Out: ArrayType<E
         broadcast_shape(op, &[a.shape, b.shape])
     };
     shape::check_result::<Out>(op, O::DTYPE, &out_shape);
+    if matches!(op, "div" | "divide") && O::DTYPE.is_float() && b.shape != out_shape.as_slice() {
+        // XLA (so JAX on CPU) divides by a broadcast divisor by multiplying
+        // with its reciprocal: one division per divisor element, and JAX's
+        // rounding. `f(1, y)` is that reciprocal in the result type.
+        let recip: Vec<O> = b.data.iter().map(|&y| f(P::ONE, y.cast())).collect();
+        let r = View {
+            data: &recip,
+            shape: b.shape,
+            weak: b.weak,
+        };
+        let data: Vec<O> = zip_with::<X, O, O, O, Out>("multiply", a, r, mul_float)
+            .data()
+            .to_vec();
+        let weak = result_weak(&[(X::DTYPE, a.weak), (Y::DTYPE, b.weak)]);
+        return Out::from_data(data).set_weak(weak);
+    }
     let data: Vec<O> = if same {
         a.data
             .iter()
@@ -268,6 +284,15 @@ pub fn zip_with<X: Element, Y: Element, P: Element, O: Element, Out: ArrayType<E
     };
     let weak = O::DTYPE != DType::Bool && result_weak(&[(X::DTYPE, a.weak), (Y::DTYPE, b.weak)]);
     Out::from_data(data).set_weak(weak)
+}
+
+/// `a * b` for a float element type, in that type's arithmetic (f16 and
+/// bf16 through f32, rounded once, as XLA).
+fn mul_float<O: Element>(a: O, b: O) -> O {
+    match O::DTYPE {
+        DType::F64 => O::from_f64(a.to_f64() * b.to_f64()),
+        _ => O::from_f64((a.to_f64() as f32 * b.to_f64() as f32) as f64),
+    }
 }
 
 /// Applies `f` to three operands elementwise (`where_`, `clip`): the first
