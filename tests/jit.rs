@@ -114,7 +114,7 @@ fn shapes(
 }
 
 #[jax::jit]
-fn arg(x: &Array<f32, 3, 4>) -> (Array<i32>, Array<i32, 3>) {
+fn arg(x: &Array<f32, 3, 4>) -> (Array<DefaultInt>, Array<DefaultInt, 3>) {
     (jnp::argmax(x), jnp::argmin(x, 1))
 }
 
@@ -167,7 +167,7 @@ fn arg_reductions_match_eager() {
     let x = sample();
     let (a, rows) = arg(&x);
     assert_eq!(a, jnp::argmax(&x));
-    let want: Array<i32, 3> = jnp::argmin_axis(&x, 1, false);
+    let want: Array<DefaultInt, 3> = jnp::argmin_axis(&x, 1, false);
     assert_eq!(rows, want);
 }
 
