@@ -478,15 +478,16 @@ pub fn fold_lanes<T: Copy>(
     combine: impl Fn(T, T) -> T,
 ) -> T {
     let mut acc = [identity; LANES];
-    let full = len / LANES * LANES;
     let mut base = 0;
-    while base < full {
+    // `base + LANES <= len` (not `base < len / LANES * LANES`) lets LLVM see
+    // that every `value(base + l)` is in bounds, so the loop has no checks.
+    while base + LANES <= len {
         for (l, a) in acc.iter_mut().enumerate() {
             *a = combine(*a, value(base + l));
         }
         base += LANES;
     }
-    for (l, i) in (full..len).enumerate() {
+    for (l, i) in (base..len).enumerate() {
         acc[l] = combine(acc[l], value(i));
     }
     let mut width = LANES / 2;
