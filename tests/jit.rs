@@ -287,3 +287,64 @@ fn functional_updates_match_eager() {
     // The input itself is never changed.
     assert_eq!(x.to_vec(), [0.0, 1.0, 2.0, 3.0, 4.0]);
 }
+
+/// A larger body: an MLP with a softmax cross-entropy and assorted
+/// elementwise work, to keep the compiler honest on real code.
+#[jax::jit]
+fn big(
+    x: &Array<f32, 8, 6>,
+    w1: &Array<f32, 6, 5>,
+    b1: &Array<f32, 5>,
+    w2: &Array<f32, 5, 3>,
+    b2: &Array<f32, 3>,
+    y: &Array<f32, 8, 3>,
+) -> (Array<f32>, Array<f32, 8, 3>) {
+    let h1 = x.matmul(w1) + b1;
+    let a1 = jnp::tanh(h1);
+    let h2 = a1.matmul(w2) + b2;
+    let m = jnp::max_axis(&h2, 1, true);
+    let z = &h2 - &m;
+    let e = jnp::exp(z.clone());
+    let s = jnp::sum_axis(&e, 1, true);
+    let logp = z - jnp::log(s);
+    let t = jnp::sigmoid(&h2) * 2.0 + 1.0;
+    let mut acc = jnp::clip(&h2, -1.0, 1.0);
+    for i in 0..4 {
+        acc = acc * 0.5 + t.clone() * (i as f32);
+    }
+    let loss = -(logp * y).sum() / 8.0;
+    (loss, acc)
+}
+
+#[test]
+fn a_larger_function_matches_eager() {
+    let x = Array::<f32, 8, 6>::from_fn(|i| (i as f32 * 0.37).sin());
+    let w1 = Array::<f32, 6, 5>::from_fn(|i| (i as f32 * 0.11).cos() * 0.3);
+    let b1 = Array::<f32, 5>::from_fn(|i| i as f32 * 0.01);
+    let w2 = Array::<f32, 5, 3>::from_fn(|i| (i as f32 * 0.23).sin() * 0.5);
+    let b2 = Array::<f32, 3>::from([0.1, -0.1, 0.0]);
+    let y = Array::<f32, 8, 3>::from_fn(|i| if i % 3 == i / 3 % 3 { 1.0 } else { 0.0 });
+    let (loss, acc) = big(&x, &w1, &b1, &w2, &b2, &y);
+    // The same computation with the eager operations.
+    let h1: Array<f32, 8, 5> = x.matmul(&w1);
+    let a1 = jnp::tanh(h1 + &b1);
+    let h2: Array<f32, 8, 3> = a1.matmul(&w2) + &b2;
+    let m: Array<f32, 8, 1> = jnp::max_axis(&h2, 1, true);
+    let z = &h2 - &m;
+    let s: Array<f32, 8, 1> = jnp::sum_axis(jnp::exp(&z), 1, true);
+    let logp = &z - jnp::log(&s);
+    let want_loss = -(logp * &y).sum().item() / 8.0;
+    let t = jnp::sigmoid(&h2) * 2.0 + 1.0;
+    let mut want_acc = jnp::clip(&h2, -1.0, 1.0);
+    for i in 0..4 {
+        want_acc = want_acc * 0.5 + &t * (i as f32);
+    }
+    assert!(
+        (loss.item() - want_loss).abs() <= 1e-5 * want_loss.abs().max(1.0),
+        "{loss:?} vs {want_loss}"
+    );
+    for (a, b) in acc.as_slice().iter().zip(want_acc.as_slice()) {
+        let (a, b): (f32, f32) = (*a, *b);
+        assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+    }
+}

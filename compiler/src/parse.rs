@@ -414,6 +414,7 @@ impl Tracer {
             }
             syn::Expr::If(i) => self.if_(i),
             syn::Expr::Match(m) => self.match_(m),
+            syn::Expr::Cast(c) => self.cast(c),
             syn::Expr::Closure(c) => Ok(Value::Closure(std::rc::Rc::new((c.clone(), self.scopes.clone())))),
             syn::Expr::Field(f) => self.field(f),
             // Arrays are immutable, so a shared reference is the value itself.
@@ -442,6 +443,29 @@ impl Tracer {
                 other.span(),
                 "this expression is not supported in #[jax::jit]",
             ),
+        }
+    }
+
+    /// `expr as T` on a static number (a loop index, a const) gives a static
+    /// number; on a traced value it is JAX's ConcretizationTypeError.
+    fn cast(&mut self, c: &syn::ExprCast) -> Result<Value> {
+        let v = self.expr(&c.expr)?;
+        let Some(d) = crate::types::element_dtype(&c.ty) else {
+            return err(c.ty.span(), "cast to a number type: f32, i32, ...");
+        };
+        match v {
+            Value::Static(s) => Ok(Value::Static(jnp::cast_scalar(s, d))),
+            Value::Traced(a) => {
+                let aval = self.b.aval(&a);
+                err(
+                    c.span(),
+                    format!(
+                        "ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; `as` needs a value known at compile time. To convert an array's dtype, use `.astype::<{}>()`",
+                        crate::types::rust_type(d)
+                    ),
+                )
+            }
+            _ => err(c.span(), "only numbers can be cast"),
         }
     }
 
