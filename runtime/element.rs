@@ -23,7 +23,7 @@ pub enum Value {
     Float(f64),
 }
 
-/// An element type of an array: `bool`, `u8`..`u64`, `i8`..`i64`, [`bf16`], [`f16`], `f32`, `f64`.
+/// An element type of an array: `bool`, `u8`..`u64`, `i8`..`i64`, [`bf16`], [`f16`](struct@f16), `f32`, `f64`.
 pub trait Element:
     Copy + Send + Sync + Default + PartialEq + PartialOrd + fmt::Debug + 'static + sealed::Sealed
 {
@@ -72,7 +72,7 @@ pub trait Int: Element + Ord + Eq + std::hash::Hash {
     fn wrap(v: i128) -> Self;
 }
 
-/// Floating-point elements: [`bf16`], [`f16`], `f32`, `f64`.
+/// Floating-point elements: [`bf16`], [`f16`](struct@f16), `f32`, `f64`.
 ///
 /// `bf16` and `f16` compute through `f32`, as XLA's CPU backend does.
 pub trait Float: Element {

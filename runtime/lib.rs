@@ -29,6 +29,34 @@
 //! ```
 //!
 //! Inside `#[jax::jit]` the compiler infers all of these shapes itself.
+//!
+//! # `#[jax::jit]`
+//!
+//! The attribute traces the function's body when the crate compiles, as
+//! `jax.jit` traces a Python function: shapes and dtypes are checked at every
+//! operation (a mismatch is a compile error at the expression), the traced
+//! program is simplified and fused, and ordinary Rust loops are emitted —
+//! parallel above a measured size, compiled for the CPU's SIMD level, with
+//! reductions that give the same bits for any thread count.
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! #[jax::jit]
+//! fn predict(w: &Array<f32, 3, 2>, b: &Array<f32, 2>, x: &Array<f32, 4, 3>) -> Array<f32, 4, 2> {
+//!     jnp::softmax(jnp::tanh(x.matmul(w) + b), -1)
+//! }
+//!
+//! let p = predict(&Array::ones(), &Array::zeros(), &Array::arange());
+//! assert!((p.sum().item() - 4.0).abs() < 1e-5);
+//! // The traced program, printed as `jax.make_jaxpr` prints it.
+//! assert!(predict::jaxpr().to_string().contains("dot_general"));
+//! ```
+//!
+//! On an inline `mod`, `#[jax::jit]` compiles every function in it: structs
+//! are pytrees (their array fields are inputs, and functions may return
+//! them), `const` items are evaluated, helper functions and methods are
+//! inlined; each method `m` gets `Self::m_jaxpr()`.
 
 #[doc(hidden)]
 #[path = "rt/mod.rs"]

@@ -9,7 +9,7 @@
 //! - [`trace`]: binds primitives, running each one's abstract evaluation
 //!   ([`prims`], with [`shapes`] for symbolic dimensions): dtype and shape
 //!   inference happen at every equation, as in JAX;
-//! - [`print`]: renders the traced jaxpr as `jax.make_jaxpr` does;
+//! - [`print`](mod@print): renders the traced jaxpr as `jax.make_jaxpr` does;
 //! - [`simplify`]: identities, common subexpressions, dead code;
 //! - [`fuse`]: which results are computed inside their consumers' loops;
 //! - [`emit`]: loop nests, views and kernel calls as Rust tokens.

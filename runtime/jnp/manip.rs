@@ -77,7 +77,7 @@ fn finish<Out: ArrayType>(op: &str, shape: &[usize], data: Vec<Out::Elem>, weak:
 /// assert_eq!(y.to_vec(), x.to_vec());
 /// ```
 ///
-/// A size mismatch does not compile ("reshape: cannot reshape f32[2,3] into f32[5]"):
+/// A size mismatch does not compile (`reshape: cannot reshape f32[2,3] into f32[5]`):
 ///
 /// ```compile_fail
 /// use jax::prelude::*;
@@ -216,7 +216,7 @@ where
 /// assert_eq!(y.to_vec(), [1, 2, 3, 1, 2, 3]);
 /// ```
 ///
-/// Incompatible shapes do not compile ("broadcast_to: cannot broadcast i32[3] to i32[3,2]"):
+/// Incompatible shapes do not compile (`broadcast_to: cannot broadcast i32[3] to i32[3,2]`):
 ///
 /// ```compile_fail
 /// use jax::prelude::*;

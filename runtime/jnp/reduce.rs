@@ -180,7 +180,7 @@ macro_rules! reduction {
             full(x, $kernel)
         }
 
-        #[doc = concat!("[`", stringify!($name), "`] along one axis (negative counts from the end); ",
+        #[doc = concat!("[`", stringify!($name), "`](fn@", stringify!($name), ") along one axis (negative counts from the end); ",
             "`keepdims` leaves the axis with size 1. The caller names the result type, ",
             "which is checked.\n\n```\nuse jax::prelude::*;\n",
             "let x = Array::<f32, 2, 3>::from([[1.0, 0.0, 3.0], [4.0, 5.0, 2.0]]);\n",

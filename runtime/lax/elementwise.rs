@@ -386,7 +386,7 @@ where
 /// # Panics
 ///
 /// With an integer `x` and a negative `n`, with JAX's message
-/// ("Integers cannot be raised to negative powers, got integer_pow(int32[2], -1)").
+/// (`Integers cannot be raised to negative powers, got integer_pow(int32[2], -1)`).
 ///
 /// ```
 /// use jax::prelude::*;

@@ -271,7 +271,7 @@ fn dispatch3<A, R>(
 }
 
 /// [`for_each_chunk`] with the body given once per SIMD level (see
-/// [`dispatch3`]): what generated code calls.
+/// `dispatch3`): what generated code calls.
 #[inline]
 pub fn for_each_chunk3<T, F0, F1, F2>(out: &mut [T], grain: usize, f0: F0, f1: F1, f2: F2)
 where
@@ -291,7 +291,7 @@ where
         .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * grain, chunk)));
 }
 
-/// [`for_each_rows`] with the body given once per SIMD level (see [`dispatch3`]).
+/// [`for_each_rows`] with the body given once per SIMD level (see `dispatch3`).
 #[inline]
 pub fn for_each_rows3<T, F0, F1, F2>(
     out: &mut [T],
@@ -318,7 +318,7 @@ pub fn for_each_rows3<T, F0, F1, F2>(
         .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * rows_per_chunk, chunk)));
 }
 
-/// [`reduce`] with the chunk body given once per SIMD level (see [`dispatch3`]).
+/// [`reduce`] with the chunk body given once per SIMD level (see `dispatch3`).
 #[inline]
 pub fn reduce3<T, F0, F1, F2, C>(n: usize, chunk: usize, f0: F0, f1: F1, f2: F2, combine: C) -> T
 where
