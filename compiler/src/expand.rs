@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::spanned::Spanned;
 
 use crate::ir::{Atom, Aval, Jaxpr};
 use crate::rows::{Class, RowPlan};
@@ -30,7 +29,7 @@ fn compile(
     let t = parse::trace_body(
         f.block,
         &sig,
-        f.sig.output.span(),
+        &f.sig.output,
         items.clone(),
         self_ty.cloned(),
         X64,

@@ -129,7 +129,7 @@ fn check_broadcast(b: &mut Builder, x: &Atom, y: &Atom, span: Span) -> Result<()
     let (ax, ay) = (b.aval(x), b.aval(y));
     crate::shapes::broadcast(&ax, &ay, &mut b.constraints)
         .map(|_| ())
-        .map_err(|msg| syn::Error::new(span, msg))
+        .map_err(|msg| crate::trace::expression_error(span, msg))
 }
 
 /// A unary operation on numbers.

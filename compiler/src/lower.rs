@@ -12,7 +12,7 @@ use crate::trace::Result;
 use crate::types::TypeSpec;
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
-    Err(syn::Error::new(span, msg))
+    Err(crate::trace::expression_error(span, msg))
 }
 
 /// Where an operation was written: `jnp::`, `lax::` or as a method.

@@ -384,6 +384,11 @@ impl Tracer {
     }
 
     pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
+        self.expr_inner(e)
+            .map_err(|err| crate::trace::over_expression(e, err))
+    }
+
+    fn expr_inner(&mut self, e: &syn::Expr) -> Result<Value> {
         // Only the outermost call of an annotated expression sees its type.
         let hint = self.hint.take();
         match e {
@@ -628,14 +633,14 @@ impl Tracer {
             Value::Static(Scalar::Bool(b)) => Ok(b),
             Value::Traced(a) => {
                 let aval = self.b.aval(&a);
-                err(
-                    cond.span(),
+                Err(syn::Error::new_spanned(
+                    cond,
                     format!(
                         "TracerBoolConversionError: Attempted boolean conversion of traced array with shape {aval}. \
                          `{what}` needs a concrete bool, but this value depends on the function's arguments; \
                          use lax::cond, lax::switch or jnp::where_ instead"
                     ),
-                )
+                ))
             }
             _ => err(cond.span(), "expected a bool"),
         }
@@ -850,14 +855,7 @@ fn fold(op: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
 
 /// Traces a whole function: parameters become inputs, the body's value the outputs.
 pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
-    trace_body(
-        &f.block,
-        sig,
-        f.sig.output.span(),
-        Default::default(),
-        None,
-        x64,
-    )
+    trace_body(&f.block, sig, &f.sig.output, Default::default(), None, x64)
 }
 
 /// Traces a function body of a `#[jax::jit] mod` (`self_ty`: the struct of
@@ -865,11 +863,12 @@ pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
 pub fn trace_body(
     block: &syn::Block,
     sig: &Signature,
-    output_span: Span,
+    output: &syn::ReturnType,
     items: std::rc::Rc<Items>,
     self_ty: Option<syn::Type>,
     x64: bool,
 ) -> Result<Tracer> {
+    let output_span = output.span();
     let mut t = Tracer::new(x64);
     t.items = items;
     t.self_ty = self_ty;
@@ -878,7 +877,13 @@ pub fn trace_body(
         t.define(&name.to_string(), v);
     }
     let body = t.block_with_tail_hint(block, Some(sig.ret.clone()))?;
-    let body = t.check_type(body, &sig.ret, output_span)?;
+    let body = t
+        .check_type(body, &sig.ret, output_span)
+        .map_err(|e| match output {
+            // The whole written type, not just its first token.
+            syn::ReturnType::Type(_, ty) => syn::Error::new_spanned(ty, e.to_string()),
+            syn::ReturnType::Default => e,
+        })?;
     let mut outs = Vec::new();
     flatten(&body, &mut outs);
     for v in outs {

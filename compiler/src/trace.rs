@@ -18,6 +18,30 @@ pub struct Builder {
 
 pub type Result<T> = std::result::Result<T, syn::Error>;
 
+thread_local! {
+    /// Set when an error about a whole expression (a shape or dtype error
+    /// of an operation) was raised with only its first token's span: the
+    /// innermost expression being traced then re-spans it over all of its
+    /// tokens (stable proc-macro spans cannot be joined).
+    static WHOLE_EXPRESSION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// An error about the whole expression whose first token is at `span`.
+pub fn expression_error(span: Span, msg: impl std::fmt::Display) -> syn::Error {
+    WHOLE_EXPRESSION.with(|w| w.set(true));
+    syn::Error::new(span, msg)
+}
+
+/// Re-spans an error from [`expression_error`] over `e`'s tokens (once: the
+/// innermost expression claims it).
+pub fn over_expression(e: &impl quote::ToTokens, err: syn::Error) -> syn::Error {
+    if WHOLE_EXPRESSION.with(|w| w.replace(false)) {
+        syn::Error::new_spanned(e, err.to_string())
+    } else {
+        err
+    }
+}
+
 impl Builder {
     pub fn new(x64: bool) -> Builder {
         Builder {
@@ -49,7 +73,7 @@ impl Builder {
     ) -> Result<Vec<Atom>> {
         let avals: Vec<Aval> = ins.iter().map(|a| self.aval(a)).collect();
         let outs = (prim.abstract_eval)(&avals, &params, &mut self.constraints)
-            .map_err(|msg| syn::Error::new(span, msg))?;
+            .map_err(|msg| expression_error(span, msg))?;
         let outs: Vec<_> = outs.into_iter().map(|a| self.jaxpr.new_var(a)).collect();
         self.jaxpr.eqns.push(Eqn {
             prim,
