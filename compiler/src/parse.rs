@@ -869,6 +869,7 @@ pub fn trace_body(
     x64: bool,
 ) -> Result<Tracer> {
     let output_span = output.span();
+    crate::trace::clear_expression_mark();
     let mut t = Tracer::new(x64);
     t.items = items;
     t.self_ty = self_ty;

@@ -26,6 +26,12 @@ thread_local! {
     static WHOLE_EXPRESSION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Forgets a mark left by an error no expression claimed (each traced
+/// function starts clean).
+pub fn clear_expression_mark() {
+    WHOLE_EXPRESSION.with(|w| w.set(false));
+}
+
 /// An error about the whole expression whose first token is at `span`.
 pub fn expression_error(span: Span, msg: impl std::fmt::Display) -> syn::Error {
     WHOLE_EXPRESSION.with(|w| w.set(true));
