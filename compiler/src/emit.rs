@@ -178,6 +178,31 @@ impl<'a> Emitter<'a> {
     }
 
     /// Binds an input: `expr` is the parameter (an `Array`, `&Array` or Rust scalar).
+    /// Binds a constant array: a `'static` slice of its values.
+    pub fn constant(&mut self, v: Var, values: &[Scalar]) {
+        let name = Self::name(v);
+        let aval = self.j.aval(v).clone();
+        let ty = rust_type(aval.dtype);
+        let elems: Vec<TokenStream> = values
+            .iter()
+            .map(|&value| {
+                scalar_tokens(&Literal {
+                    value,
+                    aval: Aval::scalar(aval.dtype, false),
+                })
+            })
+            .collect();
+        self.stmts.push(quote!(let #name: &[#ty] = &[#(#elems),*];));
+        self.locs.insert(
+            v,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
+    }
+
     pub fn input(&mut self, v: Var, expr: TokenStream, rust_scalar: bool) {
         self.input_data(
             v,

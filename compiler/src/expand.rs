@@ -41,6 +41,9 @@ fn compile(
         Some(plan) => emit_rows(&plan, &jaxpr, &sig)?,
         None => {
             let mut em = emit::Emitter::new(&jaxpr);
+            for (v, values) in &jaxpr.constvars {
+                em.constant(*v, values);
+            }
             let mut next = 0;
             for (name, spec) in &sig.params {
                 bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next, None);

@@ -114,6 +114,9 @@ pub struct Eqn {
 pub struct Jaxpr {
     /// The abstract value of every variable, indexed by [`Var`].
     pub avals: Vec<Aval>,
+    /// Constant arrays the body built from literals (`jnp::array([1.0, 2.0])`),
+    /// with their row-major values: JAX's closed-over constants.
+    pub constvars: Vec<(Var, Vec<Scalar>)>,
     pub invars: Vec<Var>,
     pub eqns: Vec<Eqn>,
     pub outvars: Vec<Atom>,

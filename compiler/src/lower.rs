@@ -185,6 +185,10 @@ impl Tracer {
                 };
                 traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?)
             }
+            "array" | "asarray" => {
+                want(1)?;
+                traced(self.array(args[0].0.clone(), args[0].1)?)
+            }
             "reciprocal" => {
                 want(1)?;
                 let x = atom(self, 0)?;
@@ -435,6 +439,105 @@ impl Tracer {
                 ),
             ),
         }
+    }
+
+    /// `jnp::array([..])`: a constant array when every element is known now
+    /// (JAX's closed-over constants), else JAX's convert, broadcast and
+    /// concatenate of the elements (one dimension).
+    fn array(&mut self, v: Value, span: Span) -> Result<Atom> {
+        fn leaves(
+            v: &Value,
+            depth: usize,
+            shape: &mut Vec<usize>,
+            out: &mut Vec<Value>,
+            span: Span,
+        ) -> Result<()> {
+            match v {
+                Value::List(items) => {
+                    if shape.len() == depth {
+                        shape.push(items.len());
+                    } else if shape.get(depth) != Some(&items.len()) {
+                        return err(span, "jnp::array needs a rectangular nesting of lists");
+                    }
+                    items
+                        .iter()
+                        .try_for_each(|i| leaves(i, depth + 1, shape, out, span))
+                }
+                other => {
+                    if shape.len() != depth {
+                        return err(span, "jnp::array needs a rectangular nesting of lists");
+                    }
+                    out.push(other.clone());
+                    Ok(())
+                }
+            }
+        }
+        let mut shape = Vec::new();
+        let mut items = Vec::new();
+        leaves(&v, 0, &mut shape, &mut items, span)?;
+        let operands: Vec<Atom> = items
+            .iter()
+            .map(|i| self.atom(i.clone(), span))
+            .collect::<Result<_>>()?;
+        let kinds: Vec<(jax_dtypes::DType, bool)> = operands
+            .iter()
+            .map(|a| {
+                let av = self.b.aval(a);
+                (av.dtype, av.weak)
+            })
+            .collect();
+        let (dtype, _) = jax_dtypes::result_type(&kinds, self.b.x64);
+        let dims: Vec<Dim> = shape.iter().map(|&n| Dim::Lit(n)).collect();
+        if operands.iter().all(|a| matches!(a, Atom::Lit(_))) {
+            let values = operands
+                .iter()
+                .map(|a| match a {
+                    Atom::Lit(l) => jnp::cast_scalar(l.value, dtype),
+                    Atom::Var(_) => unreachable!(),
+                })
+                .collect();
+            let aval = crate::ir::Aval {
+                dtype,
+                shape: dims,
+                weak: false,
+            };
+            return Ok(self.b.constant(aval, values));
+        }
+        if shape.len() != 1 {
+            return err(
+                span,
+                "jnp::array of traced values takes a flat list in #[jax::jit] for now",
+            );
+        }
+        let parts = operands
+            .into_iter()
+            .map(|a| {
+                let a = self.b.bind1(
+                    &prims::CONVERT_ELEMENT_TYPE,
+                    Params::Convert {
+                        new_dtype: dtype,
+                        weak: false,
+                    },
+                    vec![a],
+                    span,
+                )?;
+                self.b.bind1(
+                    &prims::BROADCAST_IN_DIM,
+                    Params::BroadcastInDim {
+                        shape: vec![Dim::Lit(1)],
+                        dims: vec![],
+                    },
+                    vec![a],
+                    span,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.b.bind1(
+            &prims::CONCATENATE,
+            Params::Concatenate { dim: 0 },
+            parts,
+            span,
+        )
     }
 
     /// `(axes, keepdims)` from optional `axis, keepdims` arguments.

@@ -24,6 +24,9 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// A struct of the `#[jax::jit] mod` (a pytree), fields in declared order.
     Struct(String, Vec<(String, Value)>),
+    /// A Rust array literal `[a, b, c]`: not an array until
+    /// `jnp::array([..])` makes it one, as JAX requires.
+    List(Vec<Value>),
     /// `x.at(index)`, waiting for `.get()`.
     At(Atom, Vec<crate::index::Item>),
     /// A closure, with the scopes it sees; inlined where it is called.
@@ -191,6 +194,10 @@ impl Tracer {
                 format!("a `{name}` is not an array; use one of its fields"),
             ),
             Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
+            Value::List(_) => err(
+                span,
+                "jnp functions require array or scalar arguments, got a Rust array literal; convert it explicitly: `jnp::array([...])`",
+            ),
             Value::Closure(_) => err(span, "a closure is not an array; call it"),
             Value::Unit => err(span, "this expression has no value"),
         }
@@ -419,6 +426,9 @@ impl Tracer {
             }
             syn::Expr::If(i) => self.if_(i),
             syn::Expr::Match(m) => self.match_(m),
+            syn::Expr::Array(a) => Ok(Value::List(
+                a.elems.iter().map(|e| self.expr(e)).collect::<Result<_>>()?,
+            )),
             syn::Expr::Cast(c) => self.cast(c),
             syn::Expr::Closure(c) => Ok(Value::Closure(std::rc::Rc::new((c.clone(), self.scopes.clone())))),
             syn::Expr::Field(f) => self.field(f),

@@ -189,6 +189,8 @@ impl Printer<'_> {
 
     fn jaxpr(&mut self) -> Doc {
         let j = self.jaxpr;
+        let consts: Vec<crate::ir::Var> = j.constvars.iter().map(|(v, _)| *v).collect();
+        let constvars = self.binders(&consts, false);
         let invars = self.binders(&j.invars, false);
         let eqns: Vec<Doc> = j.eqns.iter().map(|e| self.eqn(e)).collect();
         let eqns = join(brk_text("; "), eqns);
@@ -201,7 +203,7 @@ impl Printer<'_> {
                 concat(vec![
                     text("{ "),
                     text("lambda "),
-                    nest(2, group(nil())),
+                    constvars,
                     text("; "),
                     invars,
                     text(". "),

@@ -75,8 +75,13 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
     for &v in &j.invars {
         class.insert(v, classify(j.aval(v)));
     }
+    if !j.constvars.is_empty() {
+        // Constant arrays are not tied to rows; keep such functions simple.
+        return None;
+    }
     let mut row = Jaxpr {
         avals: Vec::with_capacity(j.avals.len()),
+        constvars: Vec::new(),
         invars: j.invars.clone(),
         eqns: Vec::with_capacity(j.eqns.len()),
         outvars: j.outvars.clone(),

@@ -62,6 +62,13 @@ impl Builder {
     }
 
     /// A new input variable.
+    /// A constant array (a constvar of the jaxpr).
+    pub fn constant(&mut self, aval: Aval, values: Vec<Scalar>) -> Atom {
+        let v = self.jaxpr.new_var(aval);
+        self.jaxpr.constvars.push((v, values));
+        Atom::Var(v)
+    }
+
     pub fn input(&mut self, aval: Aval) -> Atom {
         let v = self.jaxpr.new_var(aval);
         self.jaxpr.invars.push(v);

@@ -109,6 +109,10 @@ const CASES: &[(&str, &str)] = &[
     ("index_negative_static@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32> { x.at(-1).get() }"),
     ("at_set@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32, 5> { x.at(1).set(5.0) }"),
     (
+        "closure_constant@x64_off",
+        "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0, 2.0, 3.0]); jnp::sum(x * c) }",
+    ),
+    (
         "elementwise_chain_x64@x64_on",
         "fn f(x: Array<f64, 3>) -> Array<f64, 3> { jnp::sin(x) * 2.0 + jnp::cos(x) }",
     ),
