@@ -350,7 +350,14 @@ fn a_larger_function_matches_eager() {
 }
 
 #[jax::jit]
-fn with_constants(x: &Array<f32, 3>, s: f32) -> (Array<f32>, Array<DefaultInt>, Array<f32, 2>) {
+fn with_constants(
+    x: &Array<f32, 3>,
+    s: f32,
+) -> (
+    Array<DefaultFloat>,
+    Array<DefaultInt>,
+    Array<DefaultFloat, 2>,
+) {
     let c = jnp::array([1.0, 2.0, 3.0]);
     let counts = jnp::array([[1, 2], [3, 4]]);
     (jnp::sum(x * c), jnp::sum(counts), jnp::array([s, s * 2.0]))
@@ -365,6 +372,6 @@ fn constant_arrays_from_literals() {
     assert_eq!(c.to_vec(), [1.5, 3.0]);
     // The literal arrays are the jaxpr's constants, before the `;`.
     let text = with_constants::jaxpr().to_string();
-    assert!(text.starts_with("{ lambda a:f32[3] b:"), "{text}");
-    assert!(text.contains("[2,2]; c:f32[3] d:f32[]."), "{text}");
+    assert!(text.starts_with("{ lambda a:f"), "{text}");
+    assert!(text.contains("[2,2]; c:f32[3] d:f"), "{text}");
 }
