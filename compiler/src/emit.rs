@@ -687,14 +687,39 @@ impl<'a> Emitter<'a> {
             // each folded in independent lanes so the loop vectorizes; the
             // order is fixed, so results do not depend on the thread count.
             let pre = &l.pre;
+            // `par::fold_lanes`'s order, written out so that each block of
+            // LANES elements reads slices re-cut to exactly LANES: the lane
+            // index then needs no bounds check and the block vectorizes.
+            let mut slices: Vec<&Ident> = l.rows.values().collect();
+            // A stable order: the macro's output must not depend on hashing.
+            slices.sort_by_key(|i| i.to_string());
             let fold = quote! {
                 #(#pre)*
-                ::jax::__rt::par::fold_lanes(
-                    __n,
-                    ::jax::__rt::identity::#identity::<#ty>(),
-                    |__i| { #(#body)* #value },
-                    ::jax::__rt::ops::#combine_fn,
-                )
+                let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
+                let mut __b = 0usize;
+                while __b + ::jax::__rt::par::LANES <= __n {
+                    #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
+                    for __i in 0..::jax::__rt::par::LANES {
+                        #(#body)*
+                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
+                    }
+                    __b += ::jax::__rt::par::LANES;
+                }
+                {
+                    #(let #slices = &#slices[__b..];)*
+                    for __i in 0..__n - __b {
+                        #(#body)*
+                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
+                    }
+                }
+                let mut __w = ::jax::__rt::par::LANES / 2;
+                while __w > 0 {
+                    for __l in 0..__w {
+                        __acc[__l] = ::jax::__rt::ops::#combine_fn(__acc[__l], __acc[__l + __w]);
+                    }
+                    __w /= 2;
+                }
+                __acc[0]
             };
             let value = if self.parallel {
                 let body = quote! {

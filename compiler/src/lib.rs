@@ -79,6 +79,20 @@ mod tests {
     }
 
     #[test]
+    fn expansion_is_deterministic() {
+        let f = quote! {
+            fn f(x: &Array<f32, 64, 8>, b: &Array<f32, 8>) -> (Array<f32>, Array<f32, 64, 8>) {
+                let y = jnp::tanh(x * 1.5 + b);
+                (jnp::sum(&y * &y), jnp::softmax(y, -1))
+            }
+        };
+        let first = expand_jit(quote! {}, f.clone()).to_string();
+        for _ in 0..5 {
+            assert_eq!(expand_jit(quote! {}, f.clone()).to_string(), first);
+        }
+    }
+
+    #[test]
     fn other_items_are_errors() {
         let out = expand_jit(quote! {}, quote! { struct S; }).to_string();
         assert!(out.contains("compile_error"), "{out}");
