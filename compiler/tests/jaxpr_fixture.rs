@@ -113,6 +113,23 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0, 2.0, 3.0]); jnp::sum(x * c) }",
     ),
     (
+        "closure_numpy_constant@x64_off",
+        "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0f32, 2.0, 3.0]); jnp::sum(x * c) }",
+    ),
+    (
+        "permissive_sum@x64_off",
+        "fn f(a: i32, b: i32, c: i32, d: i32, e: i32, f: i32, g: i32, h: i32, i: i32, j: i32) -> Array<i32> {
+            jnp::sum(jnp::array([a, b, c, d, e, f, g, h, i, j]))
+        }",
+    ),
+    (
+        "permissive_sum_x64@x64_on",
+        "fn f(a: i64, b: i64, c: i64, d: i64, e: i64, f: i64, g: i64, h: i64, i: i64, j: i64) -> Array<i64> {
+            jnp::sum(jnp::array([a, b, c, d, e, f, g, h, i, j]))
+        }",
+    ),
+    ("scalar_weak_literals_x64@x64_on", "fn f(x: f64) -> f64 { x * 2.0 + 1 }"),
+    (
         "elementwise_chain_x64@x64_on",
         "fn f(x: Array<f64, 3>) -> Array<f64, 3> { jnp::sin(x) * 2.0 + jnp::cos(x) }",
     ),
