@@ -99,3 +99,56 @@ mod tests {
         assert!(out.contains("applies to a `fn`"), "{out}");
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    /// Odd and wrong bodies: every one must give errors (or code), never a panic.
+    #[test]
+    fn odd_input_gives_errors_not_panics() {
+        let bodies = [
+            "jnp::sum()",
+            "jnp::softmax()",
+            "x.reshape()",
+            "jnp::sum(x, 5, true)",
+            "jnp::sum(x, 0)",
+            "jnp::transpose(x, (0, 0))",
+            "jnp::expand_dims(x, 10)",
+            "jnp::concatenate(x, 0)",
+            "jnp::concatenate((), 0)",
+            "x.at((1, 2, 3, 4)).get()",
+            "x.at(0).frobnicate(1.0)",
+            "x.at(0)",
+            "x.slice(s![1..;0, ..])",
+            "[x, x]",
+            "jnp::array([[1.0, 2.0], [3.0]])",
+            "x.astype()",
+            "x.astype::<String>()",
+            "x as f32",
+            "(|a| a)(x, x)",
+            "{ let (a, b) = x; a }",
+            "match x { _ => x }",
+            "loop { x }",
+            "unknown(x)",
+            "x.matmul(x)",
+            "jnp::where_(x, x)",
+            "x.iter()",
+            "x[0]",
+            "x.at(s![..]).set(1.0)",
+            "jnp::argmax(x, 7)",
+            "jnp::squeeze(x, 0)",
+            "lax::integer_pow(x, x)",
+            "jnp::mean(x, 0, 1)",
+        ];
+        for body in bodies {
+            let src = format!("fn f(x: Array<f32, 3, 4>) -> Array<f32, 3, 4> {{ {body} }}");
+            let item: proc_macro2::TokenStream = src.parse().unwrap();
+            let out = std::panic::catch_unwind(|| expand_jit(TokenStream::new(), item.clone()));
+            let out = out.unwrap_or_else(|_| panic!("the compiler panicked on `{body}`"));
+            // The output always parses as items.
+            syn::parse2::<syn::File>(out)
+                .unwrap_or_else(|e| panic!("`{body}`: output does not parse: {e}"));
+        }
+    }
+}

@@ -137,8 +137,15 @@ impl Tracer {
                 err(span, format!("`{name}` takes {k} argument(s), got {n}"))
             }
         };
-        let atom =
-            |t: &mut Tracer, i: usize| -> Result<Atom> { t.atom(args[i].0.clone(), args[i].1) };
+        if n == 0 {
+            return err(span, format!("`{name}` takes an array argument"));
+        }
+        let atom = |t: &mut Tracer, i: usize| -> Result<Atom> {
+            match args.get(i) {
+                Some((v, s)) => t.atom(v.clone(), *s),
+                None => err(span, format!("`{name}` is missing argument {}", i + 1)),
+            }
+        };
         let traced = |a: Atom| Ok(Value::Traced(a));
 
         if let Some(prim) = unary_inexact(name) {
