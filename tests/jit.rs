@@ -375,3 +375,28 @@ fn constant_arrays_from_literals() {
     assert!(text.starts_with("{ lambda a:f"), "{text}");
     assert!(text.contains("[2,2]; c:f32[3] d:f"), "{text}");
 }
+
+#[jax::jit]
+fn traced_index(
+    x: &Array<f32, 5>,
+    m: &Array<f32, 3, 4>,
+    i: i32,
+    j: i32,
+) -> (Array<f32>, Array<f32, 4>, Array<f32>) {
+    (x.at(i).get(), m.at(j).get(), m.at((j, i)).get())
+}
+
+#[test]
+fn traced_indices_read_like_jax() {
+    let x: Array<f32, 5> = Array::arange();
+    let m: Array<f32, 3, 4> = Array::arange();
+    for (i, j) in [(0, 0), (2, 1), (-1, -1), (-2, 2), (7, 5), (-9, -9)] {
+        let (a, row, e) = traced_index(&x, &m, i, j);
+        // Eager reads with the same indices: negatives count from the end,
+        // out-of-bounds positions clamp.
+        let want_a: Array<f32> = x.clone().at(i).get();
+        let want_row: Array<f32, 4> = m.clone().at(j).get();
+        let want_e: Array<f32> = m.clone().at((j, i)).get();
+        assert_eq!((a, row, e), (want_a, want_row, want_e), "i={i} j={j}");
+    }
+}

@@ -278,6 +278,9 @@ impl<'a> Emitter<'a> {
                         self.materialize(out, &aval);
                     }
                 }
+                Lowering::IndexMap if e.prim.name == "dynamic_slice" => {
+                    self.dynamic_slice(&e.ins, out, &aval)
+                }
                 Lowering::IndexMap => self.index_map(e.prim.name, &e.params, &e.ins[0], out, &aval),
                 Lowering::Reduce => self.reduce(e.prim.name, &e.params, &e.ins[0], out, &aval),
                 Lowering::Kernel => self.kernel(e.prim.name, &e.params, &e.ins, out, &aval),
@@ -628,6 +631,33 @@ impl<'a> Emitter<'a> {
             l => l,
         };
         self.locs.insert(out, loc);
+    }
+
+    /// `dynamic_slice`: a view of the operand at start indices clamped into
+    /// bounds at run time (XLA's rule: the window always fits).
+    fn dynamic_slice(&mut self, ins: &[Atom], out: Var, aval: &Aval) {
+        let x = &ins[0];
+        let x_aval = self.aval(x).clone();
+        let buf = self.buffer_of(x, &x_aval);
+        let strides = row_major_strides(&x_aval.shape);
+        let mut terms = Vec::new();
+        for (k, idx) in ins[1..].iter().enumerate() {
+            let start = self.scalar_of(idx);
+            let (Dim::Lit(n), Dim::Lit(s)) = (&x_aval.shape[k], &aval.shape[k]) else {
+                unreachable!("dynamic_slice is built on literal dimensions")
+            };
+            let max = (n - s) as i64;
+            let stride = &strides[k];
+            terms.push(quote!(((#start as i64).clamp(0, #max) as usize) * #stride));
+        }
+        self.locs.insert(
+            out,
+            Loc::View {
+                buf,
+                offset: quote!((0usize #(+ #terms)*)),
+                strides,
+            },
+        );
     }
 
     /// Copies any array value into a fresh row-major buffer.

@@ -28,6 +28,9 @@ pub enum Item {
         end: Option<i128>,
         step: i128,
     },
+    /// A position known only at run time (a traced integer): read with
+    /// `dynamic_slice`, clamped into bounds as XLA does.
+    Dynamic(Atom),
 }
 
 /// One item of `s![..]`: an expression, then an optional `; step`.
@@ -103,17 +106,107 @@ impl Tracer {
         Ok(out)
     }
 
-    /// The items of an `x.at(..)` index: an integer, a tuple of integers, or `s![..]`.
+    /// The items of an `x.at(..)` index: an integer (static or traced), a
+    /// tuple of them, or `s![..]`.
     pub(crate) fn index_items(&mut self, e: &syn::Expr) -> Result<Vec<Item>> {
         match e {
             syn::Expr::Macro(m) if m.mac.path.is_ident("s") => self.s_macro(&m.mac),
-            syn::Expr::Tuple(t) => t
-                .elems
-                .iter()
-                .map(|e| Ok(Item::Int(self.static_index(e)?.unwrap_or(0))))
-                .collect(),
-            e => Ok(vec![Item::Int(self.static_index(e)?.unwrap_or(0))]),
+            syn::Expr::Tuple(t) => t.elems.iter().map(|e| self.int_item(e)).collect(),
+            e => Ok(vec![self.int_item(e)?]),
         }
+    }
+
+    fn int_item(&mut self, e: &syn::Expr) -> Result<Item> {
+        match self.expr(e)? {
+            Value::Static(Scalar::Int(i)) => Ok(Item::Int(i)),
+            Value::Traced(a) if self.b.aval(&a).rank() == 0 && self.b.aval(&a).dtype.is_integer() => {
+                Ok(Item::Dynamic(a))
+            }
+            _ => err(
+                e.span(),
+                "an index must be an integer (a scalar; index arrays are not supported in #[jax::jit] yet)",
+            ),
+        }
+    }
+
+    /// `x.at(i).get()` with traced integers: negative positions count from
+    /// the end (`select_n(i < 0, i, i + n)`), then `dynamic_slice` (which
+    /// clamps into bounds) and `squeeze`, as JAX lowers a traced index.
+    fn dynamic_get(&mut self, x: Atom, items: &[Item], span: Span) -> Result<Atom> {
+        let a = self.b.aval(&x);
+        if items.len() > a.rank() {
+            return err(
+                span,
+                format!("too many indices for {a}: {} given", items.len()),
+            );
+        }
+        let i32 = jax_dtypes::DType::I32;
+        let lit = |v: i128| crate::trace::literal(Scalar::Int(v), Aval::scalar(i32, true));
+        let mut starts = Vec::new();
+        let mut sizes = Vec::new();
+        for k in 0..a.rank() {
+            let Dim::Lit(n) = a.shape[k] else {
+                return err(
+                    span,
+                    format!(
+                        "indexing an axis of symbolic size {} is not supported",
+                        a.shape[k]
+                    ),
+                );
+            };
+            match items.get(k) {
+                None => {
+                    starts.push(lit(0));
+                    sizes.push(n);
+                }
+                Some(Item::Int(i)) => {
+                    starts.push(lit(if *i < 0 { i + n as i128 } else { *i }));
+                    sizes.push(1);
+                }
+                Some(Item::Dynamic(i)) => {
+                    let neg = crate::jnp::binary(&mut self.b, &prims::LT, i.clone(), lit(0), span)?;
+                    let strong = self.b.bind1(
+                        &prims::CONVERT_ELEMENT_TYPE,
+                        Params::Convert {
+                            new_dtype: i32,
+                            weak: false,
+                        },
+                        vec![i.clone()],
+                        span,
+                    )?;
+                    let wrapped =
+                        crate::jnp::binary(&mut self.b, &prims::ADD, strong, lit(n as i128), span)?;
+                    starts.push(self.b.bind1(
+                        &prims::SELECT_N,
+                        Params::None,
+                        vec![neg, i.clone(), wrapped],
+                        span,
+                    )?);
+                    sizes.push(1);
+                }
+                Some(Item::Range { .. }) => {
+                    return err(
+                        span,
+                        "slices with a traced index are not supported in #[jax::jit] yet",
+                    );
+                }
+            }
+        }
+        let mut ins = vec![x];
+        ins.extend(starts);
+        let sliced = self.b.bind1(
+            &prims::DYNAMIC_SLICE,
+            Params::DynamicSlice { sizes },
+            ins,
+            span,
+        )?;
+        let squeeze: Vec<usize> = (0..items.len()).collect();
+        self.b.bind1(
+            &prims::SQUEEZE,
+            Params::Squeeze { dims: squeeze },
+            vec![sliced],
+            span,
+        )
     }
 
     /// `x.at(index).set(v)` (or `add`, `mul`, `min`, `max`) with integer
@@ -145,7 +238,7 @@ impl Tracer {
         let mut indices = Vec::new();
         for (k, it) in items.iter().enumerate() {
             let Item::Int(i) = it else {
-                return err(span, "updates through slices are not supported in #[jax::jit] yet; index with integers");
+                return err(span, "updates through slices or traced indices are not supported in #[jax::jit] yet; index with static integers");
             };
             let Some(Dim::Lit(n)) = a.shape.get(k) else {
                 return err(
@@ -204,6 +297,9 @@ impl Tracer {
     /// range (negative ones count from the end first), ranges clamp as
     /// Python slices; then `slice` and `squeeze`.
     pub(crate) fn static_get(&mut self, x: Atom, items: &[Item], span: Span) -> Result<Atom> {
+        if items.iter().any(|i| matches!(i, Item::Dynamic(_))) {
+            return self.dynamic_get(x, items, span);
+        }
         let a = self.b.aval(&x);
         if items.len() > a.rank() {
             return err(
@@ -232,6 +328,7 @@ impl Tracer {
                     limit.push(n as usize);
                     strides.push(1);
                 }
+                Some(Item::Dynamic(_)) => unreachable!("traced indices go through dynamic_get"),
                 Some(Item::Int(i)) => {
                     let i = if *i < 0 { i + n } else { *i };
                     let i = i.clamp(0, (n - 1).max(0));

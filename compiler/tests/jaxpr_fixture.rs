@@ -112,6 +112,7 @@ const CASES: &[(&str, &str)] = &[
         "closure_constant@x64_off",
         "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0, 2.0, 3.0]); jnp::sum(x * c) }",
     ),
+    ("index_traced@x64_off", "fn f(x: Array<f32, 5>, i: i32) -> Array<f32> { x.at(i).get() }"),
     (
         "closure_numpy_constant@x64_off",
         "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0f32, 2.0, 3.0]); jnp::sum(x * c) }",

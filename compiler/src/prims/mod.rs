@@ -104,6 +104,10 @@ pub enum Params {
     Concatenate {
         dim: usize,
     },
+    /// `dynamic_slice`: the window's size on each axis.
+    DynamicSlice {
+        sizes: Vec<usize>,
+    },
     /// `slice` with static bounds.
     Slice {
         start: Vec<usize>,

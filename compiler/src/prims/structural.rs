@@ -117,6 +117,51 @@ fn product_expr(lit: usize, syms: &[String]) -> String {
     parts.join(" * ")
 }
 
+/// A window at start indices known only at run time (one integer scalar
+/// operand per axis after the array), clamped so the window fits, as XLA.
+pub static DYNAMIC_SLICE: PrimDef = PrimDef {
+    name: "dynamic_slice",
+    abstract_eval: |ops, p, _| {
+        let Params::DynamicSlice { sizes } = p else {
+            return Err(params_err("dynamic_slice"));
+        };
+        let x = &ops[0];
+        if ops.len() != x.rank() + 1 || sizes.len() != x.rank() {
+            return Err(format!(
+                "dynamic_slice of {x} needs one start index per axis"
+            ));
+        }
+        if let Some(i) = ops[1..]
+            .iter()
+            .find(|i| i.rank() != 0 || !i.dtype.is_integer())
+        {
+            return Err(format!(
+                "dynamic_slice start indices are integer scalars, got {i}"
+            ));
+        }
+        for (d, &s) in x.shape.iter().zip(sizes) {
+            if let Dim::Lit(n) = d {
+                if s > *n {
+                    return Err(format!(
+                        "dynamic_slice window {} does not fit {x}",
+                        tuple(sizes)
+                    ));
+                }
+            }
+        }
+        Ok(vec![Aval {
+            dtype: x.dtype,
+            shape: sizes.iter().map(|&s| Dim::Lit(s)).collect(),
+            weak: x.weak,
+        }])
+    },
+    print_params: |_, p| match p {
+        Params::DynamicSlice { sizes } => vec![("slice_sizes", tuple(sizes))],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::IndexMap,
+};
+
 /// Permutes axes: result axis `i` is operand axis `perm[i]`.
 pub static TRANSPOSE: PrimDef = PrimDef {
     name: "transpose",
@@ -574,6 +619,7 @@ pub static STRUCTURAL: &[&PrimDef] = &[
     &ARGMIN,
     &CONCATENATE,
     &DOT_GENERAL,
+    &DYNAMIC_SLICE,
     &SCATTER,
     &SCATTER_ADD,
     &SCATTER_MUL,
