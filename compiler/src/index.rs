@@ -11,11 +11,7 @@ use syn::spanned::Spanned;
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::parse::{Tracer, Value};
 use crate::prims::{self, Params};
-use crate::trace::Result;
-
-fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
-    Err(syn::Error::new(span, msg))
-}
+use crate::trace::{err, Result};
 
 /// One axis of an index.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,11 +8,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use crate::parse::{signature_in, Tracer, Value};
-use crate::trace::Result;
-
-fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
-    Err(syn::Error::new(span, msg))
-}
+use crate::trace::{err, Result};
 
 /// How deep inlined calls may nest before it must be unbounded recursion.
 const MAX_DEPTH: usize = 64;

@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 use crate::ir::{Atom, Scalar};
 use crate::jnp;
 use crate::prims::{self, Params, Prim};
-use crate::trace::{Builder, Result};
+use crate::trace::{err, Builder, Result};
 use crate::types::{type_spec_in, Items, TypeSpec};
 
 /// A value during tracing.
@@ -136,10 +136,6 @@ pub struct Tracer {
     pub(crate) self_ty: Option<syn::Type>,
     /// Depth of inlined calls, to report runaway recursion.
     pub(crate) depth: usize,
-}
-
-fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
-    Err(syn::Error::new(span, msg))
 }
 
 impl Tracer {

@@ -18,6 +18,11 @@ pub struct Builder {
 
 pub type Result<T> = std::result::Result<T, syn::Error>;
 
+/// A compile error at `span`.
+pub fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
 thread_local! {
     /// Set when an error about a whole expression (a shape or dtype error
     /// of an operation) was raised with only its first token's span: the
