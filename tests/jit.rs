@@ -2,6 +2,8 @@
 
 use jax::prelude::*;
 
+mod common;
+
 #[jax::jit]
 fn chain(x: Array<f32, 3>) -> Array<f32, 3> {
     jnp::sin(x) * 2.0 + jnp::cos(x)
@@ -399,4 +401,20 @@ fn traced_indices_read_like_jax() {
         let want_e: Array<f32> = m.clone().at((j, i)).get();
         assert_eq!((a, row, e), (want_a, want_row, want_e), "i={i} j={j}");
     }
+}
+
+/// The seed's fix for boolean-mask indexing under jit: keep the shape, mask the values.
+#[jax::jit]
+fn nansum_2(x: Array<f32, 5>) -> Array<f32> {
+    let mask = !jnp::isnan(x);
+    jnp::where_(mask, x, 0.0).sum()
+}
+
+#[test]
+fn nansum_with_where_matches_jax() {
+    let x = Array::from([1.0f32, 2.0, f32::NAN, 3.0, 4.0]);
+    assert_eq!(
+        format!("{:?}", nansum_2(x)),
+        common::seed_repr("nansum_2_jit")
+    );
 }

@@ -306,7 +306,7 @@ fn fallback(f: &Function, with_companion: bool) -> TokenStream {
     };
     quote! {
         #(#attrs)*
-        #[allow(unused_variables, dead_code)]
+        #[allow(unused_variables, unused_mut, dead_code)]
         #vis #sig {
             ::core::unreachable!("this function did not compile")
         }

@@ -53,10 +53,11 @@ impl Tracer {
         Ok(match self.expr(e)? {
             Value::Static(Scalar::Int(i)) => Some(i),
             Value::Traced(_) => {
-                return err(
-                    e.span(),
-                    "indices in #[jax::jit] must be static (literals, consts, static loop indices); for a traced index use lax::dynamic_slice",
-                )
+                return Err(syn::Error::new_spanned(
+                    e,
+                    "Slice entries must be static integers: a traced bound would make the result's shape depend on run-time values. \
+                     Use literals, consts or static loop indices; for a window of static size at a traced start use lax::dynamic_slice",
+                ))
             }
             _ => return err(e.span(), "an index must be an integer"),
         })

@@ -161,6 +161,11 @@ impl Tracer {
         if let Some(prim) = binary(module, name) {
             want(2)?;
             let (x, y) = (atom(self, 0)?, atom(self, 1)?);
+            let (ax, ay) = (self.b.aval(&x), self.b.aval(&y));
+            // lax does not promote: two typed operands must agree, as in JAX.
+            if module == Module::Lax && !ax.weak && !ay.weak && ax.dtype != ay.dtype {
+                return traced(self.b.bind1(prim, Params::None, vec![x, y], span)?);
+            }
             return traced(jnp::binary(&mut self.b, prim, x, y, span)?);
         }
         if let Some(kind) = reduction(name) {
@@ -191,6 +196,30 @@ impl Tracer {
                     )
                 };
                 traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?)
+            }
+            // JAX's `isnan` is `x != x`, which is false for every integer.
+            "isnan" => {
+                want(1)?;
+                let x = atom(self, 0)?;
+                traced(jnp::binary(&mut self.b, &prims::NE, x.clone(), x, span)?)
+            }
+            "arange" | "linspace" | "zeros" | "ones" | "full" | "empty" | "eye"
+                if args.iter().any(|(v, _)| matches!(v, Value::Traced(_))) =>
+            {
+                let (v, at) = args
+                    .iter()
+                    .find(|(v, _)| matches!(v, Value::Traced(_)))
+                    .unwrap();
+                let Value::Traced(a) = v else { unreachable!() };
+                let aval = self.b.aval(a);
+                err(
+                    *at,
+                    format!(
+                        "ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; \
+                         `{name}` would make an array whose shape depends on a run-time value, but shapes are static (they are part of `Array<T, ...>`). \
+                         Make the size a const or const generic `N`, which the function is compiled for"
+                    ),
+                )
             }
             "array" | "asarray" => {
                 want(1)?;

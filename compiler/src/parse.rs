@@ -380,10 +380,14 @@ impl Tracer {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
-        err(
-            m.span(),
-            format!("`{name}!` is not supported in #[jax::jit]: the function is traced once and compiled, so side effects would not run as written"),
-        )
+        let msg = match name.as_str() {
+            "vec" => "`vec!` makes a Rust Vec, not an array (JAX: \"sum requires ndarray or scalar arguments\"); write `jnp::array([...])`".to_string(),
+            "println" | "print" | "eprintln" | "eprint" | "dbg" | "format" | "write" | "writeln" => format!(
+                "`{name}!` on traced values is not supported in #[jax::jit]: the function is traced once and compiled, so the print would show no values and would not run per call; use `jax::debug::print!`, which prints at run time"
+            ),
+            _ => format!("`{name}!` is not supported in #[jax::jit]: the function is traced once and compiled, so side effects would not run as written"),
+        };
+        err(m.span(), msg)
     }
 
     pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
@@ -410,7 +414,7 @@ impl Tracer {
             syn::Expr::Assign(a) => {
                 let v = self.expr(&a.right)?;
                 let syn::Expr::Path(p) = &*a.left else {
-                    return err(a.left.span(), "arrays are immutable: use `x.at(i).set(v)`, which returns the updated array");
+                    return Err(syn::Error::new_spanned(&a.left, "arrays are immutable: use `x.at(i).set(v)`, which returns the updated array"));
                 };
                 let name = p
                     .path
@@ -433,10 +437,10 @@ impl Tracer {
                 self.hint = hint;
                 self.expr(&r.expr)
             }
-            syn::Expr::Reference(r) => err(
-                r.span(),
+            syn::Expr::Reference(r) => Err(syn::Error::new_spanned(
+                r,
                 "arrays are immutable in #[jax::jit]: `&mut` borrows are not allowed; use `x.at(i).set(v)`, which returns the updated array",
-            ),
+            )),
             syn::Expr::Struct(st) => self.struct_literal(st),
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::MethodCall(m) => self.method(m, hint),
@@ -450,11 +454,61 @@ impl Tracer {
                 r.span(),
                 "`return` is not supported in #[jax::jit]: end the body with the result",
             ),
+            syn::Expr::Index(ix) => self.index_expr(ix),
+            syn::Expr::While(w) => {
+                self.static_bool(&w.cond, "while")?;
+                err(
+                    w.while_token.span,
+                    "`while` is not supported in #[jax::jit]: the trip count must be known when the function is compiled; use a static `for i in 0..N` or lax::while_loop",
+                )
+            }
+            syn::Expr::Loop(l) => err(
+                l.loop_token.span,
+                "`loop` is not supported in #[jax::jit]: the trip count must be known when the function is compiled; use a static `for i in 0..N` or lax::while_loop",
+            ),
+            syn::Expr::Break(_) | syn::Expr::Continue(_) => err(
+                e.span(),
+                "`break` and `continue` are not supported in #[jax::jit]: loops run all their steps; mask the remaining steps with jnp::where_",
+            ),
+            syn::Expr::Try(t) => err(
+                t.question_token.span,
+                "`?` is not supported in #[jax::jit]: a jitted function cannot return early; array errors are compile errors, so no `Result` is needed",
+            ),
+            syn::Expr::Async(_) | syn::Expr::Await(_) => err(
+                e.span(),
+                "`async` and `.await` are not supported in #[jax::jit]: the body is a pure array function",
+            ),
+            syn::Expr::Unsafe(u) => err(
+                u.unsafe_token.span,
+                "`unsafe` blocks are not supported in #[jax::jit]: the compiler traces the body once and cannot see what unsafe code does; write array operations instead",
+            ),
+            syn::Expr::Let(l) => err(
+                l.span(),
+                "`if let` / `while let` are not supported in #[jax::jit]: use `match` on a static value, or lax::cond",
+            ),
             other => err(
                 other.span(),
-                "this expression is not supported in #[jax::jit]",
+                "this expression is not supported in #[jax::jit]: write array operations, `let`, blocks, closures, static `for`/`if`/`match`, and jnp::/lax:: calls",
             ),
         }
+    }
+
+    /// `x[i]`: Rust's `Index` returns a reference, so arrays are indexed with
+    /// `x.at(i).get()`; a traced boolean mask would make the shape dynamic.
+    fn index_expr(&mut self, ix: &syn::ExprIndex) -> Result<Value> {
+        if let Ok(Value::Traced(m)) = self.expr(&ix.index) {
+            if self.b.aval(&m).dtype == jax_dtypes::DType::Bool {
+                return Err(syn::Error::new_spanned(
+                    &ix.index,
+                    "NonConcreteBooleanIndexError: Array boolean indices must be concrete; the result's shape would depend on the mask's values. \
+                     Keep the shape and mask the values instead: `jnp::where_(mask, x, 0.0)`",
+                ));
+            }
+        }
+        Err(syn::Error::new_spanned(
+            ix,
+            "index arrays with `x.at(i).get()` in #[jax::jit] (and `x.at(i).set(v)` to update): `x[i]` would borrow from the array",
+        ))
     }
 
     /// `expr as T` on a static number (a loop index, a const) gives a static
@@ -468,13 +522,13 @@ impl Tracer {
             Value::Static(s) => Ok(Value::Static(jnp::cast_scalar(s, d))),
             Value::Traced(a) => {
                 let aval = self.b.aval(&a);
-                err(
-                    c.span(),
+                Err(syn::Error::new_spanned(
+                    c,
                     format!(
                         "ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; `as` needs a value known at compile time. To convert an array's dtype, use `.astype::<{}>()`",
                         crate::types::rust_type(d)
                     ),
-                )
+                ))
             }
             _ => err(c.span(), "only numbers can be cast"),
         }
@@ -497,7 +551,18 @@ impl Tracer {
             if let Some(v) = self.const_item(&id.to_string())? {
                 return Ok(v);
             }
-            return err(id.span(), format!("cannot find `{id}` in this scope"));
+            let global = id
+                .to_string()
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            return err(
+                id.span(),
+                if global {
+                    format!("cannot read `{id}` in #[jax::jit]: a `static` (or a const outside the jit mod) is global state the compiler cannot see, and its value would be baked in when the function is compiled; pass it as an argument, or declare `const {id}` inside the #[jax::jit] mod")
+                } else {
+                    format!("cannot find `{id}` in this scope")
+                },
+            );
         }
         let names: Vec<String> = p
             .path
@@ -535,10 +600,10 @@ impl Tracer {
         };
         if let Some(prim) = compound {
             let syn::Expr::Path(p) = &*e.left else {
-                return err(
-                    e.left.span(),
+                return Err(syn::Error::new_spanned(
+                    &e.left,
                     "arrays are immutable: use `x.at(i).add(v)`, which returns the updated array",
-                );
+                ));
             };
             let name = p
                 .path
@@ -644,7 +709,8 @@ impl Tracer {
                     format!(
                         "TracerBoolConversionError: Attempted boolean conversion of traced array with shape {aval}. \
                          `{what}` needs a concrete bool, but this value depends on the function's arguments; \
-                         use lax::cond, lax::switch or jnp::where_ instead"
+                         use {} instead",
+                        if what == "while" { "lax::while_loop" } else { "lax::cond, lax::switch or jnp::where_" }
                     ),
                 ))
             }
@@ -664,10 +730,10 @@ impl Tracer {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Result<Value> {
         let syn::Expr::Range(r) = &*f.expr else {
-            return err(
-                f.expr.span(),
+            return Err(syn::Error::new_spanned(
+                &f.expr,
                 "iterators are not supported in #[jax::jit]: loop over a static range `for i in 0..N`, or use lax::fori_loop / lax::scan",
-            );
+            ));
         };
         let bound = |t: &mut Tracer, e: &Option<Box<syn::Expr>>| -> Result<i128> {
             match e {
@@ -735,13 +801,37 @@ impl Tracer {
             [.., m, n] if m == "jnp" => (crate::lower::Module::Jnp, n.as_str()),
             [.., m, n] if m == "lax" => (crate::lower::Module::Lax, n.as_str()),
             _ => {
-                return err(
-                    c.func.span(),
-                    format!(
-                        "cannot call `{}` in #[jax::jit]: only jnp:: and lax:: functions (and helpers inside the same #[jax::jit] mod) are visible to the compiler",
-                        segs.join("::")
-                    ),
-                )
+                let path = segs.join("::");
+                let effectful = segs.iter().any(|s| {
+                    matches!(
+                        s.as_str(),
+                        "fs" | "io"
+                            | "time"
+                            | "env"
+                            | "process"
+                            | "net"
+                            | "thread"
+                            | "sync"
+                            | "atomic"
+                            | "cell"
+                            | "Cell"
+                            | "RefCell"
+                            | "Mutex"
+                            | "RwLock"
+                            | "Instant"
+                            | "SystemTime"
+                            | "File"
+                    ) || s.starts_with("Atomic")
+                });
+                let why = if effectful {
+                    "this has side effects or global state, and the function is traced once and compiled, so they would not run as written on each call; do it outside the jitted function and pass the result in as an argument"
+                } else {
+                    "the compiler sees only this function's tokens, so it can trace jnp:: and lax:: calls and helpers of the same #[jax::jit] mod; move the helper into a `#[jax::jit] mod` beside this function"
+                };
+                return Err(syn::Error::new_spanned(
+                    &c.func,
+                    format!("cannot call `{path}` in #[jax::jit]: {why}"),
+                ));
             }
         };
         let args = self.args(&c.args)?;
@@ -784,12 +874,64 @@ impl Tracer {
         }
         if matches!(
             name.as_str(),
-            "iter" | "into_iter" | "iter_mut" | "next" | "map" | "fold"
+            "iter"
+                | "into_iter"
+                | "iter_mut"
+                | "next"
+                | "map"
+                | "fold"
+                | "zip"
+                | "filter"
+                | "enumerate"
+                | "for_each"
+                | "collect"
+                | "rev"
+                | "chain"
+                | "windows"
+                | "chunks"
         ) {
             return err(
                 m.method.span(),
                 format!("`.{name}()`: iterators are not supported in #[jax::jit]; use array operations, lax::fori_loop or lax::scan"),
             );
+        }
+        if matches!(
+            name.as_str(),
+            "fill"
+                | "fill_with"
+                | "push"
+                | "pop"
+                | "insert"
+                | "remove"
+                | "extend"
+                | "clear"
+                | "swap"
+                | "sort"
+                | "sort_unstable"
+                | "reverse"
+                | "as_mut_slice"
+                | "as_mut"
+                | "get_mut"
+                | "copy_from_slice"
+                | "clone_from_slice"
+                | "assign"
+                | "mapv_inplace"
+        ) {
+            return err(
+                m.method.span(),
+                format!("`.{name}()` would mutate an array, and arrays are immutable in #[jax::jit]: use `x.at(i).set(v)` (or `jnp::full_like`, `jnp::where_`), which returns the updated array"),
+            );
+        }
+        if let (
+            "item" | "into" | "to_vec" | "as_slice" | "to_f32" | "to_f64" | "as_f32" | "as_f64",
+            Value::Traced(a),
+        ) = (name.as_str(), &recv)
+        {
+            let aval = self.b.aval(a);
+            return Err(syn::Error::new_spanned(
+                m,
+                format!("ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; `.{name}()` needs the value, which is only known when the function runs. Keep it an array (arrays and scalars mix freely in array expressions)"),
+            ));
         }
         if let Some(v) = self.call_method_item(&recv, m)? {
             return Ok(v);

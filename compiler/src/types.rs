@@ -179,8 +179,8 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
     match ty {
         syn::Type::Reference(r) => {
             if r.mutability.is_some() {
-                return Err(syn::Error::new(
-                    r.span(),
+                return Err(syn::Error::new_spanned(
+                    r,
                     "arrays are immutable in #[jax::jit]: take `Array<..>` or `&Array<..>`, and return updated arrays (`x.at(i).set(v)`)",
                 ));
             }

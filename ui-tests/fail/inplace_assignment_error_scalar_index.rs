@@ -1,0 +1,10 @@
+// Seed: `x[0] = 10` on an array.
+use jax::prelude::*;
+
+#[jax::jit]
+fn f(x: Array<i32, 10>) -> Array<i32, 10> {
+    x[0] = 10;
+    x
+}
+
+fn main() {}

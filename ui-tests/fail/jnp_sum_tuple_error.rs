@@ -1,0 +1,9 @@
+// Seed: `jnp.sum((1, 2, 3))`: a tuple is not an array.
+use jax::prelude::*;
+
+#[jax::jit]
+fn f(x: Array<i32>) -> Array<i32> {
+    jnp::sum((1, 2, 3)) + x
+}
+
+fn main() {}

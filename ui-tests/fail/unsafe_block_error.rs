@@ -1,0 +1,9 @@
+// `unsafe` blocks.
+use jax::prelude::*;
+
+#[jax::jit]
+fn f(x: Array<f32, 3>) -> Array<f32, 3> {
+    unsafe { x }
+}
+
+fn main() {}
