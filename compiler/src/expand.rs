@@ -358,7 +358,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             item
         }
     };
-    let errors = errors.into_iter().map(|e| e.to_compile_error());
+    let had_errors = !errors.is_empty();
+    let mut shown: Vec<syn::Error> = errors
+        .into_iter()
+        .flatten()
+        .filter(|e| !crate::parse::is_poisoned(e))
+        .collect();
+    if had_errors && shown.is_empty() {
+        shown.push(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "internal error in #[jax::jit]: a failure was not reported; please file a bug with this function",
+        ));
+    }
+    let errors = shown.iter().map(syn::Error::to_compile_error);
     quote! { #(#errors)* #output }
 }
 

@@ -32,6 +32,21 @@ pub enum Value {
     /// A closure, with the scopes it sees; inlined where it is called.
     Closure(std::rc::Rc<(syn::ExprClosure, Vec<HashMap<String, Value>>)>),
     Unit,
+    /// A name whose definition failed: it was reported once, so its uses
+    /// are skipped instead of reported again.
+    Poison,
+}
+
+/// The message of the error a poisoned name raises; it is never shown.
+const POISONED: &str = "\0poisoned";
+
+fn poisoned() -> syn::Error {
+    syn::Error::new(Span::call_site(), POISONED)
+}
+
+/// Whether this (single) error only stands for one already reported.
+pub(crate) fn is_poisoned(e: &syn::Error) -> bool {
+    e.to_string() == POISONED
 }
 
 /// The parsed signature of a jitted function.
@@ -196,6 +211,7 @@ impl Tracer {
             ),
             Value::Closure(_) => err(span, "a closure is not an array; call it"),
             Value::Unit => err(span, "this expression has no value"),
+            Value::Poison => Err(poisoned()),
         }
     }
 
@@ -215,28 +231,63 @@ impl Tracer {
         r
     }
 
+    /// Statements in order. A failing statement is reported and tracing
+    /// goes on, so one build shows every independent error; names it would
+    /// have defined are poisoned, so their uses add no secondary errors.
     fn stmts(&mut self, stmts: &[syn::Stmt], tail: Option<TypeSpec>) -> Result<Value> {
         let mut last = Value::Unit;
+        let mut errors: Option<syn::Error> = None;
+        let mut saw_poison = false;
         for (i, stmt) in stmts.iter().enumerate() {
             last = Value::Unit;
-            match stmt {
-                syn::Stmt::Local(local) => self.local(local)?,
+            let r = match stmt {
+                syn::Stmt::Local(local) => self.local(local).inspect_err(|_| {
+                    self.poison_pattern(&local.pat);
+                }),
                 syn::Stmt::Expr(e, semi) => {
-                    if semi.is_none() && i + 1 == stmts.len() {
+                    let is_tail = semi.is_none() && i + 1 == stmts.len();
+                    if is_tail {
                         self.hint = tail.clone();
                     }
-                    let v = self.expr(e)?;
-                    if semi.is_none() && i + 1 == stmts.len() {
-                        last = v;
+                    self.expr(e).map(|v| {
+                        if is_tail {
+                            last = v;
+                        }
+                    })
+                }
+                syn::Stmt::Item(item) => err(
+                    item.span(),
+                    "items inside a #[jax::jit] body are not supported; define them in a #[jax::jit] mod",
+                ),
+                syn::Stmt::Macro(m) => self.mac(&m.mac).map(|_| ()),
+            };
+            if let Err(e) = r {
+                for e in e {
+                    if is_poisoned(&e) {
+                        saw_poison = true;
+                    } else if let Some(all) = &mut errors {
+                        all.combine(e);
+                    } else {
+                        errors = Some(e);
                     }
                 }
-                syn::Stmt::Item(item) => {
-                    return err(item.span(), "items inside a #[jax::jit] body are not supported; define them in a #[jax::jit] mod")
-                }
-                syn::Stmt::Macro(m) => return self.mac(&m.mac),
             }
         }
-        Ok(last)
+        match errors {
+            Some(e) => Err(e),
+            None if saw_poison => Err(poisoned()),
+            None => Ok(last),
+        }
+    }
+
+    /// Marks the names a failed `let` would have bound.
+    fn poison_pattern(&mut self, pat: &syn::Pat) {
+        match pat {
+            syn::Pat::Ident(id) => self.define(&id.ident.to_string(), Value::Poison),
+            syn::Pat::Type(pt) => self.poison_pattern(&pt.pat),
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| self.poison_pattern(p)),
+            _ => {}
+        }
     }
 
     fn local(&mut self, local: &syn::Local) -> Result<()> {
@@ -546,6 +597,9 @@ impl Tracer {
     fn path(&mut self, p: &syn::ExprPath) -> Result<Value> {
         if let Some(id) = p.path.get_ident() {
             if let Some(v) = self.lookup(&id.to_string()) {
+                if matches!(v, Value::Poison) {
+                    return Err(poisoned());
+                }
                 return Ok(v.clone());
             }
             if let Some(v) = self.const_item(&id.to_string())? {
