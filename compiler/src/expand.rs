@@ -314,6 +314,30 @@ fn fallback(f: &Function, with_companion: bool) -> TokenStream {
     }
 }
 
+/// A function whose body is not Rust at all (rustc reports it too): its
+/// signature alone, so callers type-check and the output still parses.
+fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
+    use syn::parse::Parser;
+    let parser = |input: syn::parse::ParseStream| {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let sig: syn::Signature = input.parse()?;
+        let _body: proc_macro2::Group = input.parse()?;
+        Ok((attrs, vis, sig))
+    };
+    let (attrs, vis, sig) = parser.parse2(item).ok()?;
+    let block = syn::parse_quote!({});
+    Some(fallback(
+        &Function {
+            attrs: &attrs,
+            vis: &vis,
+            sig: &sig,
+            block: &block,
+        },
+        true,
+    ))
+}
+
 /// See [`crate::expand_jit`].
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
@@ -355,7 +379,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         Err(e) => {
             errors.push(e);
-            item
+            signature_fallback(item).unwrap_or_default()
         }
     };
     let had_errors = !errors.is_empty();

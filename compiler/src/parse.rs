@@ -505,6 +505,8 @@ impl Tracer {
                 r.span(),
                 "`return` is not supported in #[jax::jit]: end the body with the result",
             ),
+            // A lone `;` is an empty statement.
+            syn::Expr::Verbatim(t) if t.is_empty() => Ok(Value::Unit),
             syn::Expr::Index(ix) => self.index_expr(ix),
             syn::Expr::While(w) => {
                 self.static_bool(&w.cond, "while")?;
