@@ -70,14 +70,28 @@ pub fn signature_in(
     self_ty: Option<&syn::Type>,
 ) -> Result<Signature> {
     let f = sig;
+    let qualifier = [
+        f.asyncness.map(|t| (t.span, "async fn")),
+        f.unsafety.map(|t| (t.span, "unsafe fn")),
+        f.abi.as_ref().map(|a| (a.extern_token.span, "extern fn")),
+        f.variadic
+            .as_ref()
+            .map(|v| (v.dots.spans[0], "variadic fn")),
+    ];
+    if let Some((span, what)) = qualifier.into_iter().flatten().next() {
+        return err(
+            span,
+            format!("`{what}` is not supported in #[jax::jit]: a jitted function is a plain, pure `fn` of arrays"),
+        );
+    }
     let mut const_generics = Vec::new();
     for g in &f.generics.params {
         match g {
             syn::GenericParam::Const(c) => const_generics.push(c.ident.to_string()),
             other => {
-                return Err(syn::Error::new(
-                    other.span(),
-                    "#[jax::jit] functions may be generic over `const N: usize` dimensions only",
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "#[jax::jit] functions may be generic over `const N: usize` dimensions only: the body is traced for concrete element types, so write them out (`Array<f32, N>`)",
                 ))
             }
         }
@@ -187,6 +201,15 @@ impl Tracer {
                 *slot = v;
                 return Ok(());
             }
+        }
+        if name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            return err(
+                span,
+                format!("cannot write `{name}` in #[jax::jit]: a `static mut` is global state; the function is traced once and compiled, so the write would not happen on each call. Return the new value instead"),
+            );
         }
         err(span, format!("cannot find `{name}` in this scope"))
     }

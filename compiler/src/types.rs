@@ -234,8 +234,12 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
                 by_ref: false,
             })
         }
-        other => Err(syn::Error::new(
-            other.span(),
+        syn::Type::ImplTrait(t) => Err(syn::Error::new_spanned(
+            t,
+            "`impl Trait` parameters are not supported in #[jax::jit]: the function is compiled for concrete types; write `Array<T, dims..>` (generic over `const N: usize` dims if needed)",
+        )),
+        other => Err(syn::Error::new_spanned(
+            other,
             "#[jax::jit] functions take and return `Array<T, dims..>`, Rust scalars and tuples of them",
         )),
     }
