@@ -418,3 +418,24 @@ fn nansum_with_where_matches_jax() {
         common::seed_repr("nansum_2_jit")
     );
 }
+
+#[jax::jit]
+fn filled_like(
+    x: Array<f32, 2, 3>,
+    v: Array<f32>,
+) -> (Array<f32, 2, 3>, Array<f32, 2, 3>, Array<f32, 2, 3>) {
+    (
+        jnp::zeros_like(x),
+        jnp::ones_like(x) + x,
+        jnp::full_like(x, v),
+    )
+}
+
+#[test]
+fn zeros_ones_full_like() {
+    let x = Array::<f32, 2, 3>::arange();
+    let (z, o, f) = filled_like(x.clone(), Array::from(2.5));
+    assert_eq!(z.to_vec(), [0.0; 6]);
+    assert_eq!(o.to_vec(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(f.to_vec(), [2.5; 6]);
+}

@@ -52,7 +52,17 @@ pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
 /// the user's tokens and the item is emitted unchanged, so callers and IDEs
 /// keep working.
 pub fn expand_jit(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(attr, item)
+    // A panic would be a bug of ours; the user gets a spanned error asking
+    // for a report instead of "proc macro panicked".
+    let at = item.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand(attr, item)))
+        .unwrap_or_else(|_| {
+            syn::Error::new_spanned(
+                at,
+                "internal error in #[jax::jit] (the compiler panicked); please report it with this function",
+            )
+            .to_compile_error()
+        })
 }
 
 #[cfg(test)]

@@ -197,6 +197,29 @@ impl Tracer {
                 };
                 traced(jnp::binary(&mut self.b, &prims::DIV, x, y, span)?)
             }
+            // An array of `x`'s shape and dtype, filled.
+            "zeros_like" | "ones_like" | "full_like" => {
+                want(if name == "full_like" { 2 } else { 1 })?;
+                let x = atom(self, 0)?;
+                let a = self.b.aval(&x);
+                let fill = match (name, args.get(1)) {
+                    ("zeros_like", _) => Value::Static(Scalar::Int(0)),
+                    ("ones_like", _) => Value::Static(Scalar::Int(1)),
+                    (_, Some((v, _))) => v.clone(),
+                    _ => unreachable!("checked by want"),
+                };
+                let v = match fill {
+                    Value::Static(v) => crate::trace::literal(
+                        jnp::cast_scalar(v, a.dtype),
+                        crate::ir::Aval::scalar(a.dtype, false),
+                    ),
+                    other => {
+                        let v = self.atom(other, args[1].1)?;
+                        jnp::convert(&mut self.b, v, a.dtype, false, span)?
+                    }
+                };
+                traced(jnp::broadcast_to(&mut self.b, v, a.shape, span)?)
+            }
             // JAX's `isnan` is `x != x`, which is false for every integer.
             "isnan" => {
                 want(1)?;

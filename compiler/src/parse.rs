@@ -918,39 +918,9 @@ impl Tracer {
     }
 
     fn method(&mut self, m: &syn::ExprMethodCall, hint: Option<TypeSpec>) -> Result<Value> {
-        let recv = self.expr(&m.receiver)?;
-        let span = m.span();
         let name = m.method.to_string();
-        if name == "astype" {
-            let Some(turbofish) = &m.turbofish else {
-                return err(
-                    m.method.span(),
-                    "write the target type: `x.astype::<f32>()`",
-                );
-            };
-            let Some(syn::GenericArgument::Type(t)) = turbofish.args.first() else {
-                return err(
-                    turbofish.span(),
-                    "write the target type: `x.astype::<f32>()`",
-                );
-            };
-            let Some(d) = crate::types::element_dtype(t) else {
-                return err(
-                    t.span(),
-                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
-                );
-            };
-            let x = self.atom(recv, m.receiver.span())?;
-            return Ok(Value::Traced(self.b.bind1(
-                &prims::CONVERT_ELEMENT_TYPE,
-                Params::Convert {
-                    new_dtype: d,
-                    weak: false,
-                },
-                vec![x],
-                span,
-            )?));
-        }
+        // Iterators and mutation are reported before the receiver, which is
+        // often itself an iterator (`(0..n).into_iter()`).
         if matches!(
             name.as_str(),
             "iter"
@@ -1000,6 +970,38 @@ impl Tracer {
                 m.method.span(),
                 format!("`.{name}()` would mutate an array, and arrays are immutable in #[jax::jit]: use `x.at(i).set(v)` (or `jnp::full_like`, `jnp::where_`), which returns the updated array"),
             );
+        }
+        let recv = self.expr(&m.receiver)?;
+        let span = m.span();
+        if name == "astype" {
+            let Some(turbofish) = &m.turbofish else {
+                return err(
+                    m.method.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
+            };
+            let Some(syn::GenericArgument::Type(t)) = turbofish.args.first() else {
+                return err(
+                    turbofish.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
+            };
+            let Some(d) = crate::types::element_dtype(t) else {
+                return err(
+                    t.span(),
+                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
+                );
+            };
+            let x = self.atom(recv, m.receiver.span())?;
+            return Ok(Value::Traced(self.b.bind1(
+                &prims::CONVERT_ELEMENT_TYPE,
+                Params::Convert {
+                    new_dtype: d,
+                    weak: false,
+                },
+                vec![x],
+                span,
+            )?));
         }
         if let (
             "item" | "into" | "to_vec" | "as_slice" | "to_f32" | "to_f64" | "as_f32" | "as_f64",
