@@ -73,6 +73,7 @@ pub mod lax;
 pub mod math;
 pub mod ops;
 mod promote;
+pub mod random;
 pub mod shape;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};

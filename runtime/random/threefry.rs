@@ -1,0 +1,58 @@
+//! Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers:
+//! as easy as 1, 2, 3", SC 2011), as JAX's `threefry2x32_p` computes it.
+
+/// Rotation amounts of the two alternating groups of four rounds.
+const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
+
+/// The key schedule's parity constant.
+const PARITY: u32 = 0x1bd1_1bda;
+
+/// One block: the key `(k0, k1)` encrypts the counter pair `(x0, x1)`.
+/// This is JAX's `threefry2x32_p` on one element.
+///
+/// ```
+/// // JAX: threefry2x32_p.bind(0, 0, [0], [0]) == ([1797259609], [2579123966])
+/// assert_eq!(jax::random::threefry2x32([0, 0], [0, 0]), [1797259609, 2579123966]);
+/// ```
+#[inline]
+pub fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
+    let ks = [key[0], key[1], key[0] ^ key[1] ^ PARITY];
+    let [mut x0, mut x1] = [x[0].wrapping_add(ks[0]), x[1].wrapping_add(ks[1])];
+    for step in 1..=5u32 {
+        for r in ROTATIONS[(step as usize - 1) % 2] {
+            x0 = x0.wrapping_add(x1);
+            x1 = x1.rotate_left(r) ^ x0;
+        }
+        // Key injection after every four rounds.
+        x0 = x0.wrapping_add(ks[step as usize % 3]);
+        x1 = x1
+            .wrapping_add(ks[(step as usize + 1) % 3])
+            .wrapping_add(step);
+    }
+    [x0, x1]
+}
+
+/// JAX's `threefry_2x32(key, count)`: the counters are split in halves
+/// (padded with one zero when odd), the first half is `x0` and the second
+/// `x1`, and the result is the two outputs concatenated, cut to the input's
+/// length.
+///
+/// ```
+/// assert_eq!(
+///     jax::random::threefry_2x32([0, 0], &[0, 1, 2, 3]),
+///     [4146024105, 967050713, 2718843009, 1272950319]
+/// );
+/// ```
+pub fn threefry_2x32(key: [u32; 2], count: &[u32]) -> Vec<u32> {
+    let half = count.len().div_ceil(2);
+    let x1 = |i: usize| count.get(half + i).copied().unwrap_or(0);
+    let (mut y0, mut y1) = (Vec::with_capacity(half), Vec::with_capacity(half));
+    for (i, &x0) in count[..half].iter().enumerate() {
+        let [a, b] = threefry2x32(key, [x0, x1(i)]);
+        y0.push(a);
+        y1.push(b);
+    }
+    y0.extend(y1);
+    y0.truncate(count.len());
+    y0
+}
