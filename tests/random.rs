@@ -30,7 +30,9 @@ fn cases(prefix: &str) -> Vec<Value> {
 #[test]
 fn threefry2x32_primitive_matches_jax() {
     // (key, x0, x1) of each case, in the order of its source.
-    let inputs: &[(&str, [u32; 2], Vec<u32>, Vec<u32>)] = &[
+    // (name, key, x0, x1)
+    type Inputs = (&'static str, [u32; 2], Vec<u32>, Vec<u32>);
+    let inputs: &[Inputs] = &[
         ("threefry2x32_p_zero_key_zero_ctr", [0, 0], vec![0], vec![0]),
         (
             "threefry2x32_p_ones_key_ones_ctr",
