@@ -4,6 +4,8 @@
 
 mod common;
 
+use jax::random;
+use jax::Array;
 use serde_json::Value;
 
 fn u32s(v: &Value) -> Vec<u32> {
@@ -109,4 +111,108 @@ fn threefry_2x32_wrapper_matches_jax() {
             "{name}"
         );
     }
+}
+
+/// This build's fixture config: the `x64` feature is JAX_ENABLE_X64.
+fn config() -> &'static str {
+    if cfg!(feature = "x64") {
+        "x64_on"
+    } else {
+        "x64_off"
+    }
+}
+
+fn words(k: random::Key) -> Vec<u64> {
+    random::key_data(k)
+        .to_vec()
+        .into_iter()
+        .map(u64::from)
+        .collect()
+}
+
+fn wide<T: Copy + Into<u64>>(v: Vec<T>) -> Vec<u64> {
+    v.into_iter().map(Into::into).collect()
+}
+
+/// What we compute for a case, as (dtype, data) or a string.
+fn ours(name: &str) -> Option<Result<(&'static str, Vec<u64>), String>> {
+    let k0 = random::key(0);
+    let keys = |ks: &[random::Key]| ("uint32", ks.iter().flat_map(|&k| words(k)).collect());
+    Some(Ok(match name {
+        "key_0_data" => ("uint32", words(k0)),
+        "key_1_data" => ("uint32", words(random::key(1))),
+        "key_42_data" => ("uint32", words(random::key(42))),
+        "key_0_repr" => return Some(Err(format!("{k0:?}"))),
+        "key_0_impl" => return Some(Err("threefry2x32".into())),
+        "prngkey_legacy_0" => ("uint32", wide(random::PRNGKey(0).to_vec())),
+        "split_key0" | "split_legacy_prngkey0" => keys(&random::split::<2>(k0)),
+        "split_key0_3" => keys(&random::split::<3>(k0)),
+        "split_key0_1" => keys(&random::split::<1>(k0)),
+        // A (2, 3) array of keys is six keys in row-major order.
+        "split_key0_shape_2x3" => keys(&random::split::<6>(k0)),
+        "split_twice_first_child" => {
+            let [k1, _k2] = random::split(k0);
+            keys(&random::split::<2>(k1))
+        }
+        "fold_in_key0_1" => ("uint32", words(random::fold_in(k0, 1))),
+        "fold_in_key0_123456" => ("uint32", words(random::fold_in(k0, 123456))),
+        "bits_key0_8_uint32" => ("uint32", wide(random::bits::<Array<u32, 8>>(k0).to_vec())),
+        "bits_key0_3_uint32" => ("uint32", wide(random::bits::<Array<u32, 3>>(k0).to_vec())),
+        "bits_key0_10_uint32" => ("uint32", wide(random::bits::<Array<u32, 10>>(k0).to_vec())),
+        "bits_key0_2x3_uint32" => (
+            "uint32",
+            wide(random::bits::<Array<u32, 2, 3>>(k0).to_vec()),
+        ),
+        "bits_key0_scalar_uint32" => ("uint32", wide(random::bits::<Array<u32>>(k0).to_vec())),
+        "bits_key0_8_uint8" => ("uint8", wide(random::bits::<Array<u8, 8>>(k0).to_vec())),
+        "bits_key0_5_uint16" => ("uint16", wide(random::bits::<Array<u16, 5>>(k0).to_vec())),
+        // Rust's explicit u64 is always 64-bit; JAX without x64 truncates it to uint32.
+        "bits_key0_4_uint64" if cfg!(feature = "x64") => {
+            ("uint64", random::bits::<Array<u64, 4>>(k0).to_vec())
+        }
+        "bits_key0_10_uint64" if cfg!(feature = "x64") => {
+            ("uint64", random::bits::<Array<u64, 10>>(k0).to_vec())
+        }
+        "bits_key0_default_dtype_8" if cfg!(feature = "x64") => {
+            ("uint64", random::bits::<Array<u64, 8>>(k0).to_vec())
+        }
+        "bits_key0_default_dtype_8" => ("uint32", wide(random::bits::<Array<u32, 8>>(k0).to_vec())),
+        "bits_key0_4_uint64" | "bits_key0_10_uint64" => return None,
+        _ => panic!("{name}: a new case; add it to this test"),
+    }))
+}
+
+#[test]
+fn keys_split_fold_in_and_bits_match_jax() {
+    let mut checked = 0;
+    for prefix in ["key_", "prngkey_", "split_", "fold_in_", "bits_"] {
+        for case in cases(prefix) {
+            if case["config"] != config() {
+                continue;
+            }
+            let name = case["name"].as_str().unwrap();
+            let Some(got) = ours(name) else { continue };
+            let out = &case["output"];
+            match got {
+                Err(text) => assert_eq!(text, out["value"].as_str().unwrap(), "{name}"),
+                Ok((dtype, data)) => {
+                    let want = if out["key_array"] == true {
+                        &out["key_data"]
+                    } else {
+                        out
+                    };
+                    assert_eq!(dtype, want["dtype"].as_str().unwrap(), "{name}: dtype");
+                    let want: Vec<u64> = want["data"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|d| d.as_u64().unwrap())
+                        .collect();
+                    assert_eq!(data, want, "{name}");
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} cases checked");
 }

@@ -1,8 +1,139 @@
-//! JAX's default pseudo-random generator, threefry2x32, bit for bit.
+//! JAX's default pseudo-random generator, threefry2x32 with
+//! `jax_threefry_partitionable = true` (JAX 0.10's default), bit for bit.
 //!
-//! The counter-based block cipher is here; keys, `split`, `fold_in`, `bits`
-//! and the samplers are built on it.
+//! There is no hidden state: a [`Key`] is a value, [`split`] makes new
+//! independent keys from one, and the same key always gives the same numbers.
+//!
+//! ```
+//! use jax::random;
+//! let k = random::key(0);
+//! let [k1, k2] = random::split(k);
+//! assert_ne!(k1, k2);
+//! let b: jax::Array<u32, 3> = random::bits(k1);
+//! assert_eq!(b, random::bits(k1));
+//! ```
 
 mod threefry;
 
+use std::fmt;
+
 pub use threefry::{threefry2x32, threefry_2x32};
+
+use crate::array::{Array, ArrayType};
+
+/// A typed PRNG key (`jax.random.key`): two 32-bit words of threefry state.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    data: [u32; 2],
+}
+
+/// `jax.random.key(seed)`. With 32-bit defaults (no `x64` feature) the seed
+/// is an int32 as in JAX: only its low word counts and the high word is 0
+/// (`key(-1)` is `[0, 0xffffffff]`); with `x64` it is an int64, split in
+/// its two words.
+pub fn key(seed: i64) -> Key {
+    let hi = if cfg!(feature = "x64") {
+        (seed as u64 >> 32) as u32
+    } else {
+        0
+    };
+    Key {
+        data: [hi, seed as u32],
+    }
+}
+
+/// `jax.random.key_data`: the key's two words.
+pub fn key_data(k: Key) -> Array<u32, 2> {
+    Array::from_data(k.data.to_vec())
+}
+
+/// `jax.random.wrap_key_data`: a key from two words.
+pub fn wrap_key_data(data: &Array<u32, 2>) -> Key {
+    let d = data.data();
+    Key { data: [d[0], d[1]] }
+}
+
+/// `jax.random.PRNGKey(seed)`: a legacy raw key, the words of [`key`].
+#[allow(non_snake_case)]
+pub fn PRNGKey(seed: i64) -> Array<u32, 2> {
+    key_data(key(seed))
+}
+
+/// The partitionable counters of element `i`: its 64-bit row-major index,
+/// high word and low word.
+#[inline]
+fn block(k: Key, i: usize) -> [u32; 2] {
+    let i = i as u64;
+    threefry2x32(k.data, [(i >> 32) as u32, i as u32])
+}
+
+/// `jax.random.split(key, N)`: `N` new keys, the count taken from the
+/// array pattern (`let [a, b] = split(k);`).
+pub fn split<const N: usize>(k: Key) -> [Key; N] {
+    std::array::from_fn(|i| Key { data: block(k, i) })
+}
+
+/// `jax.random.fold_in(key, data)`: a new key from a key and an integer.
+pub fn fold_in(k: Key, data: u32) -> Key {
+    Key {
+        data: threefry2x32(k.data, [0, data]),
+    }
+}
+
+/// Unsigned integers `bits` can fill.
+pub trait Bits: crate::element::Element {
+    /// The value of one element from its threefry block.
+    fn from_block(y: [u32; 2]) -> Self;
+}
+
+impl Bits for u8 {
+    fn from_block(y: [u32; 2]) -> u8 {
+        (y[0] ^ y[1]) as u8
+    }
+}
+
+impl Bits for u16 {
+    fn from_block(y: [u32; 2]) -> u16 {
+        (y[0] ^ y[1]) as u16
+    }
+}
+
+impl Bits for u32 {
+    fn from_block(y: [u32; 2]) -> u32 {
+        y[0] ^ y[1]
+    }
+}
+
+/// An explicit `u64` is always 64 bits wide (JAX without x64 would give
+/// `uint32` instead).
+impl Bits for u64 {
+    fn from_block(y: [u32; 2]) -> u64 {
+        ((y[0] as u64) << 32) | y[1] as u64
+    }
+}
+
+/// `jax.random.bits(key, shape, dtype)`: uniformly random bits, the shape
+/// and width from the result type.
+pub fn bits<A: ArrayType>(k: Key) -> A
+where
+    A::Elem: Bits,
+{
+    A::from_data(
+        (0..A::SIZE)
+            .map(|i| A::Elem::from_block(block(k, i)))
+            .collect(),
+    )
+}
+
+/// JAX's repr: `Array((), dtype=key<fry>) overlaying:\n[0 0]`.
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = self.data.map(|d| d.to_string());
+        let width = w[0].len().max(w[1].len());
+        write!(
+            f,
+            "Array((), dtype=key<fry>) overlaying:\n[{:>width$} {:>width$}]",
+            w[0], w[1]
+        )
+    }
+}
