@@ -216,3 +216,103 @@ fn keys_split_fold_in_and_bits_match_jax() {
     }
     assert!(checked >= 20, "only {checked} cases checked");
 }
+
+fn f32_bits(a: Vec<f32>) -> Vec<u64> {
+    a.into_iter().map(|v| v.to_bits() as u64).collect()
+}
+
+fn f64_bits(a: Vec<f64>) -> Vec<u64> {
+    a.into_iter().map(f64::to_bits).collect()
+}
+
+fn default_bits<A: jax::ArrayType<Elem = jax::DefaultFloat>>(a: A) -> Vec<u64> {
+    a.data().iter().map(|&v| common::element_bits(v)).collect()
+}
+
+/// The bits of our result for a uniform case, or None when the case is
+/// JAX truncating an explicit f64 without x64 (our f64 is always f64).
+fn ours_uniform(name: &str) -> Option<Vec<u64>> {
+    use jax::DefaultFloat as F;
+    let k0 = random::key(0);
+    let legacy = random::wrap_key_data(&random::PRNGKey(0));
+    let x64 = cfg!(feature = "x64");
+    Some(match name {
+        "uniform_key0_10_f32" | "uniform_jit_equals_eager" => {
+            default_bits(random::uniform::<Array<F, 10>>(k0))
+        }
+        "uniform_legacy_prngkey0_10" => default_bits(random::uniform::<Array<F, 10>>(legacy)),
+        "uniform_key0_10_f32_explicit" => f32_bits(random::uniform::<Array<f32, 10>>(k0).to_vec()),
+        "uniform_key0_10_f64" if x64 => f64_bits(random::uniform::<Array<f64, 10>>(k0).to_vec()),
+        "uniform_legacy_prngkey0_10_f64" if x64 => {
+            f64_bits(random::uniform::<Array<f64, 10>>(legacy).to_vec())
+        }
+        "uniform_key0_10_f64" | "uniform_legacy_prngkey0_10_f64" => return None,
+        "uniform_key0_3" => default_bits(random::uniform::<Array<F, 3>>(k0)),
+        "uniform_key0_2x3" => default_bits(random::uniform::<Array<F, 2, 3>>(k0)),
+        "uniform_key0_scalar" => default_bits(random::uniform::<Array<F>>(k0)),
+        "uniform_key0_10_minval_m2_maxval_3" => {
+            default_bits(random::uniform_range::<Array<F, 10>>(k0, -2.0, 3.0))
+        }
+        "uniform_key0_5_minval_10_maxval_10p5" => {
+            default_bits(random::uniform_range::<Array<F, 5>>(k0, 10.0, 10.5))
+        }
+        "uniform_key0_6_f16" => random::uniform::<Array<half::f16, 6>>(k0)
+            .to_vec()
+            .into_iter()
+            .map(|v| v.to_bits() as u64)
+            .collect(),
+        "uniform_key0_6_bf16" => random::uniform::<Array<half::bf16, 6>>(k0)
+            .to_vec()
+            .into_iter()
+            .map(|v| v.to_bits() as u64)
+            .collect(),
+        "uniform_of_fold_in" => {
+            default_bits(random::uniform::<Array<F, 4>>(random::fold_in(k0, 7)))
+        }
+        "uniform_vmap_over_split_keys" => random::split::<3>(k0)
+            .into_iter()
+            .flat_map(|k| default_bits(random::uniform::<Array<F, 2>>(k)))
+            .collect(),
+        "uniform_after_split" => return None, // a tuple; checked below
+        _ => panic!("{name}: a new case; add it to this test"),
+    })
+}
+
+fn hex_bits(v: &Value) -> Vec<u64> {
+    v["bits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| u64::from_str_radix(b.as_str().unwrap().trim_start_matches("0x"), 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn uniform_matches_jax_bit_for_bit() {
+    let mut checked = 0;
+    for case in cases("uniform_") {
+        if case["config"] != config() {
+            continue;
+        }
+        let name = case["name"].as_str().unwrap();
+        let out = &case["output"];
+        if name == "uniform_after_split" {
+            let [k, sub] = random::split(random::key(0));
+            let items = &out["items"];
+            assert_eq!(
+                default_bits(random::uniform::<Array<jax::DefaultFloat, 3>>(k)),
+                hex_bits(&items[0])
+            );
+            assert_eq!(
+                default_bits(random::uniform::<Array<jax::DefaultFloat, 3>>(sub)),
+                hex_bits(&items[1])
+            );
+        } else if let Some(got) = ours_uniform(name) {
+            assert_eq!(got, hex_bits(out), "{name}");
+        } else {
+            continue;
+        }
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} cases checked");
+}

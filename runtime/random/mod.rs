@@ -14,10 +14,12 @@
 //! ```
 
 mod threefry;
+mod uniform;
 
 use std::fmt;
 
 pub use threefry::{threefry2x32, threefry_2x32};
+pub use uniform::Uniform;
 
 use crate::array::{Array, ArrayType};
 
@@ -121,6 +123,43 @@ where
     A::from_data(
         (0..A::SIZE)
             .map(|i| A::Elem::from_block(block(k, i)))
+            .collect(),
+    )
+}
+
+/// `jax.random.uniform(key, shape, dtype)`: floats in [0, 1), the shape and
+/// dtype from the result type.
+///
+/// ```
+/// let u: jax::Array<f32, 3> = jax::random::uniform(jax::random::key(0));
+/// assert!(u.to_vec().iter().all(|&v| (0.0..1.0).contains(&v)));
+/// ```
+pub fn uniform<A: ArrayType>(k: Key) -> A
+where
+    A::Elem: Uniform,
+{
+    A::from_data((0..A::SIZE).map(|i| A::Elem::unit(block(k, i))).collect())
+}
+
+/// `jax.random.uniform(key, shape, dtype, minval, maxval)`: floats in
+/// [minval, maxval).
+pub fn uniform_range<A: ArrayType>(k: Key, minval: f64, maxval: f64) -> A
+where
+    A::Elem: Uniform,
+{
+    let (lo, hi) = (A::Elem::from_f64(minval), A::Elem::from_f64(maxval));
+    let span = A::Elem::sub(hi, lo);
+    A::from_data(
+        (0..A::SIZE)
+            .map(|i| {
+                let v = A::Elem::mul_add(A::Elem::unit(block(k, i)), span, lo);
+                // lax.max(minval, v): rounding must not go below minval.
+                if v < lo {
+                    lo
+                } else {
+                    v
+                }
+            })
             .collect(),
     )
 }
