@@ -316,3 +316,93 @@ fn uniform_matches_jax_bit_for_bit() {
     }
     assert!(checked >= 12, "only {checked} cases checked");
 }
+
+fn ints<T: Copy + Into<i64>>(a: Vec<T>) -> Vec<i64> {
+    a.into_iter().map(Into::into).collect()
+}
+
+#[test]
+fn randint_and_bernoulli_match_jax() {
+    use jax::DefaultFloat as F;
+    use jax::DefaultInt as I;
+    let k0 = random::key(0);
+    let mut checked = 0;
+    for prefix in ["randint_", "bernoulli_"] {
+        for case in cases(prefix) {
+            if case["config"] != config() {
+                continue;
+            }
+            let name = case["name"].as_str().unwrap();
+            let out = &case["output"];
+            let got: Vec<Value> = match name {
+                "randint_key0_10_0_100" => {
+                    ints(random::randint::<Array<I, 10>>(k0, 0, 100).to_vec())
+                        .into_iter()
+                        .map(Value::from)
+                        .collect()
+                }
+                "randint_key0_10_m5_5" => ints(random::randint::<Array<I, 10>>(k0, -5, 5).to_vec())
+                    .into_iter()
+                    .map(Value::from)
+                    .collect(),
+                "randint_key0_8_uint8_0_256" => {
+                    ints(random::randint::<Array<u8, 8>>(k0, 0, 256).to_vec())
+                        .into_iter()
+                        .map(Value::from)
+                        .collect()
+                }
+                "randint_key0_5_max_le_min" => {
+                    ints(random::randint::<Array<I, 5>>(k0, 3, 3).to_vec())
+                        .into_iter()
+                        .map(Value::from)
+                        .collect()
+                }
+                "randint_key0_10_intermediate_bits" => {
+                    // The two halves of the bits randint draws from.
+                    let [k1, k2] = random::split(k0);
+                    let items = &out["items"];
+                    assert_eq!(
+                        wide(random::bits::<Array<u32, 10>>(k1).to_vec()),
+                        u32s(&items[0])
+                            .into_iter()
+                            .map(u64::from)
+                            .collect::<Vec<_>>()
+                    );
+                    assert_eq!(
+                        wide(random::bits::<Array<u32, 10>>(k2).to_vec()),
+                        u32s(&items[1])
+                            .into_iter()
+                            .map(u64::from)
+                            .collect::<Vec<_>>()
+                    );
+                    checked += 1;
+                    continue;
+                }
+                "bernoulli_key0_0p3_10" => random::bernoulli::<Array<bool, 10>, F>(k0, 0.3 as F)
+                    .to_vec()
+                    .into_iter()
+                    .map(Value::from)
+                    .collect(),
+                "bernoulli_key0_default_p_10" => {
+                    random::bernoulli::<Array<bool, 10>, F>(k0, 0.5 as F)
+                        .to_vec()
+                        .into_iter()
+                        .map(Value::from)
+                        .collect()
+                }
+                "bernoulli_key0_p_array" => {
+                    let p = Array::<F, 5>::from([0.0, 0.25, 0.5, 0.75, 1.0]);
+                    random::bernoulli_each(k0, &p)
+                        .to_vec()
+                        .into_iter()
+                        .map(Value::from)
+                        .collect()
+                }
+                _ => panic!("{name}: a new case; add it to this test"),
+            };
+            assert_eq!(&got, out["data"].as_array().unwrap(), "{name}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} cases checked");
+}

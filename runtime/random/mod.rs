@@ -13,11 +13,13 @@
 //! assert_eq!(b, random::bits(k1));
 //! ```
 
+mod randint;
 mod threefry;
 mod uniform;
 
 use std::fmt;
 
+pub use randint::RandInt;
 pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;
 
@@ -160,6 +162,53 @@ where
                     v
                 }
             })
+            .collect(),
+    )
+}
+
+/// `jax.random.randint(key, shape, minval, maxval, dtype)`: integers in
+/// [minval, maxval), the shape and dtype from the result type. Bounds
+/// outside the type are clipped to it, and `maxval <= minval` gives
+/// `minval`, as in JAX.
+///
+/// ```
+/// let d: jax::Array<i32, 4> = jax::random::randint(jax::random::key(0), 1, 7);
+/// assert!(d.to_vec().iter().all(|v| (1..7).contains(v)));
+/// ```
+pub fn randint<A: ArrayType>(k: Key, minval: i64, maxval: i64) -> A
+where
+    A::Elem: RandInt,
+{
+    let [k_hi, k_lo] = split(k);
+    let blocks = (0..A::SIZE).map(|i| (block(k_hi, i), block(k_lo, i)));
+    A::from_data(randint::randint_values(minval, maxval, blocks))
+}
+
+/// `jax.random.bernoulli(key, p, shape)`: `true` with probability `p`
+/// (`uniform < p`, in `p`'s float type).
+///
+/// ```
+/// let b: jax::Array<bool, 5> = jax::random::bernoulli(jax::random::key(0), 0.0f32);
+/// assert_eq!(b.to_vec(), [false; 5]);
+/// ```
+pub fn bernoulli<A, F>(k: Key, p: F) -> A
+where
+    A: ArrayType<Elem = bool>,
+    F: Uniform,
+{
+    A::from_data((0..A::SIZE).map(|i| F::unit(block(k, i)) < p).collect())
+}
+
+/// `jax.random.bernoulli(key, p)` with one probability per element.
+pub fn bernoulli_each<A>(k: Key, p: &A) -> A::WithElem<bool>
+where
+    A: ArrayType,
+    A::Elem: Uniform,
+{
+    let p = p.data();
+    ArrayType::from_data(
+        (0..A::SIZE)
+            .map(|i| A::Elem::unit(block(k, i)) < p[i])
             .collect(),
     )
 }
