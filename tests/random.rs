@@ -406,3 +406,50 @@ fn randint_and_bernoulli_match_jax() {
     }
     assert!(checked >= 8, "only {checked} cases checked");
 }
+
+#[test]
+fn permutation_matches_jax() {
+    use jax::DefaultFloat as F;
+    use jax::DefaultInt as I;
+    let k0 = random::key(0);
+    let mut checked = 0;
+    for case in cases("permutation_") {
+        if case["config"] != config() {
+            continue;
+        }
+        let name = case["name"].as_str().unwrap();
+        let out = &case["output"];
+        let got: Vec<Value> = match name {
+            "permutation_key0_10" => ints(random::permutation::<Array<I, 10>>(k0).to_vec())
+                .into_iter()
+                .map(Value::from)
+                .collect(),
+            "permutation_key0_array" => {
+                let x = Array::<F, 10>::arange() * (2.0 as F);
+                random::permutation_of(k0, &x)
+                    .to_vec()
+                    .into_iter()
+                    .map(|v| Value::from(v as f64))
+                    .collect()
+            }
+            "permutation_key0_2d_rows" => {
+                let x = Array::<I, 4, 3>::arange();
+                ints(random::permutation_of(k0, &x).to_vec())
+                    .into_iter()
+                    .map(Value::from)
+                    .collect()
+            }
+            "permutation_key0_10_intermediate_sort_keys" => {
+                let [_, sub] = random::split(k0);
+                wide(random::bits::<Array<u32, 10>>(sub).to_vec())
+                    .into_iter()
+                    .map(Value::from)
+                    .collect()
+            }
+            _ => panic!("{name}: a new case; add it to this test"),
+        };
+        assert_eq!(&got, out["data"].as_array().unwrap(), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} cases checked");
+}

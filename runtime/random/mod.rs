@@ -213,6 +213,60 @@ where
     )
 }
 
+/// The order `jax.random.permutation` puts `n` items in: JAX's `_shuffle`,
+/// `ceil(3 ln n / ln(2^32 - 1))` rounds, each a stable sort by fresh 32-bit
+/// keys.
+fn shuffled_indices(mut k: Key, n: usize) -> Vec<usize> {
+    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    let mut order: Vec<usize> = (0..n).collect();
+    for _ in 0..rounds {
+        let [next, sub] = split(k);
+        k = next;
+        let sort_keys: Vec<u32> = (0..n).map(|i| u32::from_block(block(sub, i))).collect();
+        let mut pairs: Vec<(u32, usize)> = sort_keys.into_iter().zip(order).collect();
+        pairs.sort_by_key(|&(key, _)| key);
+        order = pairs.into_iter().map(|(_, v)| v).collect();
+    }
+    order
+}
+
+/// `jax.random.permutation(key, n)`: `0..n` in random order, `n` and the
+/// integer type from the result type.
+///
+/// ```
+/// let p: jax::Array<i32, 5> = jax::random::permutation(jax::random::key(0));
+/// let mut v = p.to_vec();
+/// v.sort();
+/// assert_eq!(v, [0, 1, 2, 3, 4]);
+/// ```
+pub fn permutation<A: ArrayType>(k: Key) -> A
+where
+    A::Elem: RandInt,
+{
+    let order = shuffled_indices(k, A::SIZE);
+    A::from_data(
+        order
+            .into_iter()
+            .map(|i| A::Elem::from_bits(i as u64))
+            .collect(),
+    )
+}
+
+/// `jax.random.permutation(key, x)`: `x` with its rows (the first axis)
+/// in random order.
+pub fn permutation_of<A: ArrayType>(k: Key, x: &A) -> A {
+    let rows = A::SHAPE.first().copied().unwrap_or(1);
+    let row_len = A::SIZE.checked_div(rows).unwrap_or(0);
+    let data = x.data();
+    let order = shuffled_indices(k, rows);
+    A::from_data(
+        order
+            .into_iter()
+            .flat_map(|r| data[r * row_len..(r + 1) * row_len].iter().copied())
+            .collect(),
+    )
+}
+
 /// JAX's repr: `Array((), dtype=key<fry>) overlaying:\n[0 0]`.
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
