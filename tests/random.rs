@@ -453,3 +453,20 @@ fn permutation_matches_jax() {
     }
     assert!(checked >= 4, "only {checked} cases checked");
 }
+
+/// The uniform sample `normal` transforms: [nextafter(-1, 0), 1) in the
+/// default float type.
+#[test]
+fn normal_intermediate_uniform_matches_jax() {
+    let case = common::case(
+        "prng",
+        &format!("normal_key0_10_intermediate_uniform@{}", config()),
+    );
+    let lo = if cfg!(feature = "x64") {
+        f64::from_bits((-1.0f64).to_bits() - 1)
+    } else {
+        f32::from_bits((-1.0f32).to_bits() - 1) as f64
+    };
+    let u = random::uniform_range::<Array<jax::DefaultFloat, 10>>(random::key(0), lo, 1.0);
+    assert_eq!(default_bits(u), hex_bits(&case["output"]));
+}
