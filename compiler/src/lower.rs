@@ -229,18 +229,21 @@ impl Tracer {
             "arange" | "linspace" | "zeros" | "ones" | "full" | "empty" | "eye"
                 if args.iter().any(|(v, _)| matches!(v, Value::Traced(_))) =>
             {
-                let (v, at) = args
+                let (aval, at) = args
                     .iter()
-                    .find(|(v, _)| matches!(v, Value::Traced(_)))
-                    .unwrap();
-                let Value::Traced(a) = v else { unreachable!() };
-                let aval = self.b.aval(a);
+                    .find_map(|(v, at)| match v {
+                        Value::Traced(a) => Some((self.b.aval(a), *at)),
+                        _ => None,
+                    })
+                    .expect("the guard found a traced argument");
                 err(
-                    *at,
-                    format!(
-                        "ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; \
-                         `{name}` would make an array whose shape depends on a run-time value, but shapes are static (they are part of `Array<T, ...>`). \
-                         Make the size a const or const generic `N`, which the function is compiled for"
+                    at,
+                    crate::trace::concretization_error(
+                        &aval,
+                        &format!(
+                            "`{name}` would make an array whose shape depends on a run-time value, but shapes are static (they are part of `Array<T, ...>`). \
+                             Make the size a const or const generic `N`, which the function is compiled for"
+                        ),
                     ),
                 )
             }

@@ -44,6 +44,13 @@ fn poisoned() -> syn::Error {
     syn::Error::new(Span::call_site(), POISONED)
 }
 
+/// SCREAMING_CASE names are statics or outside consts: a macro cannot
+/// resolve names, so the convention is what tells them from a typo.
+fn is_global_name(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// Whether this (single) error only stands for one already reported.
 pub(crate) fn is_poisoned(e: &syn::Error) -> bool {
     e.to_string() == POISONED
@@ -202,10 +209,7 @@ impl Tracer {
                 return Ok(());
             }
         }
-        if name
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        {
+        if is_global_name(name) {
             return err(
                 span,
                 format!("cannot write `{name}` in #[jax::jit]: a `static mut` is global state; the function is traced once and compiled, so the write would not happen on each call. Return the new value instead"),
@@ -600,9 +604,12 @@ impl Tracer {
                 let aval = self.b.aval(&a);
                 Err(syn::Error::new_spanned(
                     c,
-                    format!(
-                        "ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; `as` needs a value known at compile time. To convert an array's dtype, use `.astype::<{}>()`",
-                        crate::types::rust_type(d)
+                    crate::trace::concretization_error(
+                        &aval,
+                        &format!(
+                            "`as` needs a value known at compile time. To convert an array's dtype, use `.astype::<{}>()`",
+                            crate::types::rust_type(d)
+                        ),
                     ),
                 ))
             }
@@ -630,10 +637,7 @@ impl Tracer {
             if let Some(v) = self.const_item(&id.to_string())? {
                 return Ok(v);
             }
-            let global = id
-                .to_string()
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            let global = is_global_name(&id.to_string());
             return err(
                 id.span(),
                 if global {
@@ -1011,7 +1015,10 @@ impl Tracer {
             let aval = self.b.aval(a);
             return Err(syn::Error::new_spanned(
                 m,
-                format!("ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; `.{name}()` needs the value, which is only known when the function runs. Keep it an array (arrays and scalars mix freely in array expressions)"),
+                crate::trace::concretization_error(
+                    &aval,
+                    &format!("`.{name}()` needs the value, which is only known when the function runs. Keep it an array (arrays and scalars mix freely in array expressions)"),
+                ),
             ));
         }
         if let Some(v) = self.call_method_item(&recv, m)? {

@@ -45,6 +45,12 @@ pub fn expression_error(span: Span, msg: impl std::fmt::Display) -> syn::Error {
 
 /// Re-spans an error from [`expression_error`] over `e`'s tokens (once: the
 /// innermost expression claims it).
+/// JAX's ConcretizationTypeError: a traced value where a value known at
+/// compile time is needed; `why` says what needed it and what to write.
+pub fn concretization_error(aval: &crate::ir::Aval, why: &str) -> String {
+    format!("ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}; {why}")
+}
+
 pub fn over_expression(e: &impl quote::ToTokens, err: syn::Error) -> syn::Error {
     if WHOLE_EXPRESSION.with(|w| w.replace(false)) {
         syn::Error::new_spanned(e, err.to_string())

@@ -84,37 +84,36 @@ pub fn fold_in(k: Key, data: u32) -> Key {
     }
 }
 
+/// `nbits` random bits from one element's threefry block: `y0 ^ y1` cut to
+/// width, or both words for 64 bits.
+#[inline]
+fn bits_of_width(y: [u32; 2], nbits: u32) -> u64 {
+    if nbits == 64 {
+        ((y[0] as u64) << 32) | y[1] as u64
+    } else {
+        (y[0] ^ y[1]) as u64 & ((1u64 << nbits) - 1)
+    }
+}
+
 /// Unsigned integers `bits` can fill.
 pub trait Bits: crate::element::Element {
     /// The value of one element from its threefry block.
     fn from_block(y: [u32; 2]) -> Self;
 }
 
-impl Bits for u8 {
-    fn from_block(y: [u32; 2]) -> u8 {
-        (y[0] ^ y[1]) as u8
-    }
+macro_rules! bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            fn from_block(y: [u32; 2]) -> $t {
+                bits_of_width(y, <$t>::BITS) as $t
+            }
+        }
+    )*};
 }
 
-impl Bits for u16 {
-    fn from_block(y: [u32; 2]) -> u16 {
-        (y[0] ^ y[1]) as u16
-    }
-}
-
-impl Bits for u32 {
-    fn from_block(y: [u32; 2]) -> u32 {
-        y[0] ^ y[1]
-    }
-}
-
-/// An explicit `u64` is always 64 bits wide (JAX without x64 would give
-/// `uint32` instead).
-impl Bits for u64 {
-    fn from_block(y: [u32; 2]) -> u64 {
-        ((y[0] as u64) << 32) | y[1] as u64
-    }
-}
+// An explicit `u64` is always 64 bits wide (JAX without x64 would give
+// `uint32` instead).
+bits!(u8, u16, u32, u64);
 
 /// `jax.random.bits(key, shape, dtype)`: uniformly random bits, the shape
 /// and width from the result type.

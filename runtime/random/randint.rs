@@ -3,11 +3,13 @@
 //! from the other), reduced modulo the span with the type's wrapping
 //! arithmetic.
 
+use super::bits_of_width;
+
 /// Integer types `randint` can fill.
 pub trait RandInt: crate::element::Element {
     /// Width in bits.
     const NBITS: u32;
-    /// Smallest and largest value.
+    /// Smallest value.
     const MIN: i128;
     /// Largest value.
     const MAX: i128;
@@ -29,15 +31,6 @@ macro_rules! rand_int {
 }
 
 rand_int!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-/// `NBITS` random bits of one element's threefry block.
-fn block_bits(y: [u32; 2], nbits: u32) -> u64 {
-    if nbits == 64 {
-        ((y[0] as u64) << 32) | y[1] as u64
-    } else {
-        (y[0] ^ y[1]) as u64 & ((1u64 << nbits) - 1)
-    }
-}
 
 /// Element values from the two blocks of each element, for the bounds.
 pub(super) fn randint_values<T: RandInt>(
@@ -69,7 +62,7 @@ pub(super) fn randint_values<T: RandInt>(
     let multiplier = rem(wrap(multiplier.wrapping_mul(multiplier)), span);
     blocks
         .map(|(y_hi, y_lo)| {
-            let (h, l) = (block_bits(y_hi, nbits), block_bits(y_lo, nbits));
+            let (h, l) = (bits_of_width(y_hi, nbits), bits_of_width(y_lo, nbits));
             let offset =
                 wrap(wrap(rem(h, span).wrapping_mul(multiplier)).wrapping_add(rem(l, span)));
             let offset = rem(offset, span);

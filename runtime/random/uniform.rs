@@ -69,7 +69,7 @@ macro_rules! uniform_half {
         impl Uniform for $t {
             fn unit(y: [u32; 2]) -> $t {
                 // Fewer than 8 mantissa bits (bf16) still draw 8 random bits.
-                let bits = ((y[0] ^ y[1]) & ((1u32 << $rng_bits) - 1)) as u16;
+                let bits = super::bits_of_width(y, $rng_bits) as u16;
                 let one: u16 = $one;
                 let f = unit_from!(bits, $rng_bits, $nmant, one, <$t>::from_bits);
                 <$t>::from_f32(f.to_f32() - 1.0)
