@@ -470,3 +470,31 @@ fn normal_intermediate_uniform_matches_jax() {
     let u = random::uniform_range::<Array<jax::DefaultFloat, 10>>(random::key(0), lo, 1.0);
     assert_eq!(default_bits(u), hex_bits(&case["output"]));
 }
+
+#[test]
+fn normal_matches_jax_bit_for_bit() {
+    use jax::DefaultFloat as F;
+    let k0 = random::key(0);
+    let legacy = random::wrap_key_data(&random::PRNGKey(0));
+    let mut checked = 0;
+    for case in cases("normal_") {
+        if case["config"] != config() {
+            continue;
+        }
+        let name = case["name"].as_str().unwrap();
+        let got = match name {
+            "normal_key0_10" => default_bits(random::normal::<Array<F, 10>>(k0)),
+            "normal_key0_10_f64" if cfg!(feature = "x64") => {
+                f64_bits(random::normal::<Array<f64, 10>>(k0).to_vec())
+            }
+            "normal_key0_10_f64" => continue,
+            "normal_legacy_prngkey0_5" => default_bits(random::normal::<Array<F, 5>>(legacy)),
+            "normal_key0_scalar" => default_bits(random::normal::<Array<F>>(k0)),
+            "normal_key0_10_intermediate_uniform" => continue, // its own test
+            _ => panic!("{name}: a new case; add it to this test"),
+        };
+        assert_eq!(got, hex_bits(&case["output"]), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} cases checked");
+}

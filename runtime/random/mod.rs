@@ -13,12 +13,15 @@
 //! assert_eq!(b, random::bits(k1));
 //! ```
 
+mod continuous;
 mod randint;
 mod threefry;
 mod uniform;
+mod xla;
 
 use std::fmt;
 
+pub use continuous::{exponential, gumbel, normal, truncated_normal, Continuous};
 pub use randint::RandInt;
 pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;
@@ -152,15 +155,7 @@ where
     let span = A::Elem::sub(hi, lo);
     A::from_data(
         (0..A::SIZE)
-            .map(|i| {
-                let v = A::Elem::mul_add(A::Elem::unit(block(k, i)), span, lo);
-                // lax.max(minval, v): rounding must not go below minval.
-                if v < lo {
-                    lo
-                } else {
-                    v
-                }
-            })
+            .map(|i| continuous::between(block(k, i), lo, span))
             .collect(),
     )
 }
