@@ -429,7 +429,7 @@ fn permutation_matches_jax() {
                 random::permutation_of(k0, &x)
                     .to_vec()
                     .into_iter()
-                    .map(|v| Value::from(v as f64))
+                    .map(|v| Value::from(f64::from(v)))
                     .collect()
             }
             "permutation_key0_2d_rows" => {

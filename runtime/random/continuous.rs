@@ -72,7 +72,8 @@ impl Continuous for f32 {
         -xla::log_f32(-xla::log_f32(u))
     }
     fn erf_over_sqrt2(x: f32) -> f32 {
-        xla::erf_f32(x / std::f32::consts::SQRT_2)
+        // XLA divides by a constant as a multiply by its reciprocal.
+        xla::erf_f32(x * (1.0 / std::f32::consts::SQRT_2))
     }
     fn log(x: f32) -> f32 {
         xla::log_f32(x)
@@ -91,13 +92,13 @@ impl Continuous for f64 {
         -xla::log1p_f64(-u)
     }
     fn neg_log_neg_log(u: f64) -> f64 {
-        -(-u.ln()).ln()
+        -xla::log_f64(-xla::log_f64(u))
     }
     fn erf_over_sqrt2(x: f64) -> f64 {
-        libm::erf(x / std::f64::consts::SQRT_2)
+        xla::erf_f64(x * (1.0 / std::f64::consts::SQRT_2))
     }
     fn log(x: f64) -> f64 {
-        x.ln()
+        xla::log_f64(x)
     }
     fn tiny() -> f64 {
         f64::MIN_POSITIVE
@@ -197,18 +198,23 @@ where
     )
 }
 
+/// One Gumbel sample from a threefry block. JAX draws `u` in [tiny, 1),
+/// but XLA folds the `+ tiny` of that range into the `- 1` that makes the
+/// uniform float (`-1 + tiny` rounds to -1), leaving `max(tiny, f - 1)`;
+/// the difference shows in f16.
+#[inline]
+pub(super) fn gumbel_of_block<T: Continuous>(y: [u32; 2]) -> T {
+    let u = T::unit(y);
+    T::neg_log_neg_log(if u < T::tiny() { T::tiny() } else { u })
+}
+
 /// `jax.random.gumbel(key, shape, dtype)`: samples of the standard Gumbel
 /// distribution (`-log(-log(u))`, `u` in [tiny, 1)).
 pub fn gumbel<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
-    map_uniform(
-        k,
-        A::Elem::tiny(),
-        A::Elem::from_f64(1.0),
-        A::Elem::neg_log_neg_log,
-    )
+    A::from_data((0..A::SIZE).map(|i| gumbel_of_block(block(k, i))).collect())
 }
 
 /// `jax.random.truncated_normal(key, lower, upper, shape, dtype)`: normal

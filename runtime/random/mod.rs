@@ -14,6 +14,7 @@
 //! ```
 
 mod continuous;
+mod discrete;
 mod randint;
 mod threefry;
 mod uniform;
@@ -22,6 +23,7 @@ mod xla;
 use std::fmt;
 
 pub use continuous::{exponential, gumbel, normal, truncated_normal, Continuous};
+pub use discrete::{categorical, choice, choice_rows, choice_weighted};
 pub use randint::RandInt;
 pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;

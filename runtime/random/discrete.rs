@@ -1,0 +1,246 @@
+//! Samplers of indices: `categorical` and `choice`, as JAX draws them
+//! (Gumbel-max for categories, `randint` or a shuffle for uniform choices,
+//! inverse CDF or Gumbel top-k for weighted ones).
+
+use super::continuous::{between, gumbel_of_block, Continuous};
+use super::randint::RandInt;
+use super::uniform::Uniform;
+use super::{block, permutation, randint, shuffled_indices, Key};
+use crate::array::ArrayType;
+use crate::element::Element;
+
+/// `a + b` rounded once to `T` (exact in f64 for every float type).
+fn add<T: Element>(a: T, b: T) -> T {
+    <T as Element>::from_f64(a.to_f64() + b.to_f64())
+}
+
+/// `a * b` rounded once to `T`.
+fn mul<T: Element>(a: T, b: T) -> T {
+    <T as Element>::from_f64(a.to_f64() * b.to_f64())
+}
+
+/// `n` Gumbel samples in `T`, as `jax.random.gumbel(key, (n,))`.
+fn gumbel_values<T: Continuous>(k: Key, n: usize) -> Vec<T> {
+    (0..n).map(|i| gumbel_of_block(block(k, i))).collect()
+}
+
+/// The index of the largest value, the first one on ties; a NaN counts as
+/// the largest, as `jnp.argmax`.
+fn argmax<T: Element>(values: impl Iterator<Item = T>) -> usize {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, v) in values.enumerate() {
+        let v = v.to_f64();
+        best = match best {
+            None => Some((i, v)),
+            Some((_, b)) if b.is_nan() => best,
+            Some((_, b)) if v.is_nan() || v > b => Some((i, v)),
+            keep => keep,
+        };
+    }
+    best.map_or(0, |(i, _)| i)
+}
+
+/// `jax.random.categorical(key, logits, axis)`: for each position of the
+/// other axes, a category index drawn with probabilities `softmax(logits)`
+/// along `axis` (negative counts from the end).
+///
+/// The result type names the shape: the logits' shape without `axis`, or
+/// that shape after leading sample dimensions (JAX's `shape` argument):
+/// logits `f32[4, 5]` with `axis = -1` give `Array<i32, 4>`, or
+/// `Array<i32, 3, 4>` for three samples per row.
+///
+/// ```
+/// use jax::{random, Array};
+/// let logits = Array::<f32, 3>::from([0.0, 0.0, 50.0]);
+/// let c: Array<i32, 6> = random::categorical(random::key(0), &logits, -1);
+/// assert_eq!(c.to_vec(), [2; 6]);
+/// ```
+pub fn categorical<A, L>(k: Key, logits: &L, axis: isize) -> A
+where
+    A: ArrayType,
+    A::Elem: RandInt,
+    L: ArrayType,
+    L::Elem: Continuous,
+{
+    let rank = L::SHAPE.len();
+    assert!(rank > 0, "categorical: logits must have at least one axis");
+    let ax = if axis < 0 { axis + rank as isize } else { axis };
+    assert!(
+        (0..rank as isize).contains(&ax),
+        "categorical: axis {axis} is out of bounds for logits of rank {rank}"
+    );
+    let ax = ax as usize;
+    let batch: Vec<usize> = L::SHAPE
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != ax)
+        .map(|(_, &d)| d)
+        .collect();
+    assert!(
+        A::SHAPE.ends_with(&batch),
+        "categorical: the result shape {:?} must end with the logits' shape without axis {axis}, {batch:?}",
+        A::SHAPE
+    );
+    let samples: usize = A::SHAPE[..A::SHAPE.len() - batch.len()].iter().product();
+    let n = L::SHAPE[ax];
+    let inner: usize = L::SHAPE[ax + 1..].iter().product();
+    let batch_size: usize = batch.iter().product();
+    let logits = logits.data();
+    let noise = gumbel_values::<L::Elem>(k, samples * L::SIZE);
+    let mut out = Vec::with_capacity(A::SIZE);
+    for s in 0..samples {
+        let noise = &noise[s * L::SIZE..(s + 1) * L::SIZE];
+        for b in 0..batch_size {
+            let base = (b / inner) * n * inner + b % inner;
+            let scores = (0..n).map(|j| add(noise[base + j * inner], logits[base + j * inner]));
+            out.push(A::Elem::from_bits(argmax(scores) as u64));
+        }
+    }
+    A::from_data(out)
+}
+
+/// Panics with JAX's messages when `draws` cannot be taken from `n`.
+fn check_population(n: usize, draws: usize, replace: bool) {
+    if draws > 0 && n == 0 {
+        panic!("choice: a must be greater than 0 unless no samples are taken");
+    }
+    if !replace && draws > n {
+        panic!(
+            "choice: Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
+        );
+    }
+}
+
+/// The row indices `choice` draws: `randint` with replacement, the start of
+/// a shuffle without.
+fn uniform_indices(k: Key, n: usize, draws: usize, replace: bool) -> Vec<usize> {
+    check_population(n, draws, replace);
+    if replace {
+        let [k_hi, k_lo] = super::split(k);
+        let blocks = (0..draws).map(|i| (block(k_hi, i), block(k_lo, i)));
+        // JAX draws int32 (int64 with x64) indices.
+        randint::randint_values::<crate::DefaultInt>(0, n as i64, blocks)
+            .into_iter()
+            .map(|i| i as usize)
+            .collect()
+    } else {
+        let mut order = shuffled_indices(k, n);
+        order.truncate(draws);
+        order
+    }
+}
+
+/// `jax.random.choice(key, n, shape, replace)`: integers from `0..n`, the
+/// shape and integer type from the result type; without replacement no
+/// value repeats.
+///
+/// ```
+/// let c: jax::Array<i32, 4> = jax::random::choice(jax::random::key(0), 10, false);
+/// let mut v = c.to_vec();
+/// v.sort();
+/// v.dedup();
+/// assert_eq!(v.len(), 4);
+/// ```
+pub fn choice<A>(k: Key, n: usize, replace: bool) -> A
+where
+    A: ArrayType,
+    A::Elem: RandInt,
+{
+    if !replace {
+        check_population(n, A::SIZE, replace);
+        if n == A::SIZE {
+            return permutation(k);
+        }
+    }
+    A::from_data(
+        uniform_indices(k, n, A::SIZE, replace)
+            .into_iter()
+            .map(|i| A::Elem::from_bits(i as u64))
+            .collect(),
+    )
+}
+
+/// `jax.random.choice(key, x, shape, replace)`: rows (first-axis slices) of
+/// `x`. The result type is the draws' shape followed by a row's shape:
+/// drawing 3 rows of `f32[4, 2]` gives `Array<f32, 3, 2>`.
+pub fn choice_rows<A, X>(k: Key, x: &X, replace: bool) -> A
+where
+    A: ArrayType<Elem = X::Elem>,
+    X: ArrayType,
+{
+    assert!(
+        !X::SHAPE.is_empty(),
+        "choice_rows: x must have at least one axis; use choice for 0..n"
+    );
+    let row_shape = &X::SHAPE[1..];
+    assert!(
+        A::SHAPE.ends_with(row_shape),
+        "choice_rows: the result shape {:?} must end with a row's shape {row_shape:?}",
+        A::SHAPE
+    );
+    let row_len: usize = row_shape.iter().product();
+    let draws = A::SIZE.checked_div(row_len).unwrap_or(0);
+    let data = x.data();
+    A::from_data(
+        uniform_indices(k, X::SHAPE[0], draws, replace)
+            .into_iter()
+            .flat_map(|r| data[r * row_len..(r + 1) * row_len].iter().copied())
+            .collect(),
+    )
+}
+
+/// `jax.random.choice(key, len(p), shape, replace, p)`: indices drawn with
+/// probabilities proportional to `p` (inverse CDF with replacement, Gumbel
+/// top-k without).
+///
+/// ```
+/// use jax::{random, Array};
+/// let p = Array::<f32, 3>::from([0.0, 1.0, 0.0]);
+/// let c: Array<i32, 5> = random::choice_weighted(random::key(0), &p, true);
+/// assert_eq!(c.to_vec(), [1; 5]);
+/// ```
+pub fn choice_weighted<A, P>(k: Key, p: &P, replace: bool) -> A
+where
+    A: ArrayType,
+    A::Elem: RandInt,
+    P: ArrayType,
+    P::Elem: Continuous,
+{
+    assert!(
+        P::SHAPE.len() == 1,
+        "choice_weighted: p must be a 1-D array, got shape {:?}",
+        P::SHAPE
+    );
+    let n = P::SIZE;
+    check_population(n, A::SIZE, replace);
+    let p = p.data();
+    let index = |i: usize| A::Elem::from_bits(i as u64);
+    if replace {
+        // cumsum as XLA's reduce-window sums: each prefix from the start.
+        let cdf: Vec<P::Elem> = (0..n)
+            .map(|i| p[..=i].iter().fold(P::Elem::ZERO, |acc, &v| add(acc, v)))
+            .collect();
+        let total = cdf[n - 1];
+        let one = <P::Elem as Uniform>::from_f64(1.0);
+        let span = P::Elem::sub(one, P::Elem::ZERO);
+        A::from_data(
+            (0..A::SIZE)
+                .map(|i| {
+                    let u = between(block(k, i), P::Elem::ZERO, span);
+                    let r = mul(total, P::Elem::sub(one, u));
+                    // searchsorted, side='left'.
+                    index(cdf.partition_point(|&c| c < r))
+                })
+                .collect(),
+        )
+    } else {
+        let g = gumbel_values::<P::Elem>(k, n);
+        let scores: Vec<f64> = (0..n)
+            .map(|i| add(g[i], P::Elem::log(p[i])).to_f64())
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        // lax.top_k: largest first, the lower index first on ties.
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        A::from_data(order.into_iter().take(A::SIZE).map(index).collect())
+    }
+}
