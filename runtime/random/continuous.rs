@@ -6,7 +6,7 @@
 use half::{bf16, f16};
 
 use super::uniform::Uniform;
-use super::{block, xla, Key};
+use super::{fill, xla, Key, THREEFRY_COST};
 use crate::array::ArrayType;
 
 /// Float types the continuous samplers can fill.
@@ -47,6 +47,7 @@ fn next_bits(bits: u64, sign_bit: u64, up: bool, is_nan: bool, is_inf_away: bool
 
 macro_rules! next_toward_inf {
     ($t:ty, $bits:ty) => {
+        #[inline(always)]
         fn next_toward_inf(x: $t, up: bool) -> $t {
             let sign_bit = 1u64 << (<$bits>::BITS - 1);
             let at_end = if up {
@@ -62,22 +63,28 @@ macro_rules! next_toward_inf {
 }
 
 impl Continuous for f32 {
+    #[inline(always)]
     fn scaled_erf_inv(u: f32) -> f32 {
         xla::erf_inv_f32(u) * std::f32::consts::SQRT_2
     }
+    #[inline(always)]
     fn neg_log1p_neg(u: f32) -> f32 {
         -xla::log1p_f32(-u)
     }
+    #[inline(always)]
     fn neg_log_neg_log(u: f32) -> f32 {
         -xla::log_f32(-xla::log_f32(u))
     }
+    #[inline(always)]
     fn erf_over_sqrt2(x: f32) -> f32 {
         // XLA divides by a constant as a multiply by its reciprocal.
         xla::erf_f32(x * (1.0 / std::f32::consts::SQRT_2))
     }
+    #[inline(always)]
     fn log(x: f32) -> f32 {
         xla::log_f32(x)
     }
+    #[inline(always)]
     fn tiny() -> f32 {
         f32::MIN_POSITIVE
     }
@@ -85,21 +92,27 @@ impl Continuous for f32 {
 }
 
 impl Continuous for f64 {
+    #[inline(always)]
     fn scaled_erf_inv(u: f64) -> f64 {
         xla::erf_inv_f64(u) * std::f64::consts::SQRT_2
     }
+    #[inline(always)]
     fn neg_log1p_neg(u: f64) -> f64 {
         -xla::log1p_f64(-u)
     }
+    #[inline(always)]
     fn neg_log_neg_log(u: f64) -> f64 {
         -xla::log_f64(-xla::log_f64(u))
     }
+    #[inline(always)]
     fn erf_over_sqrt2(x: f64) -> f64 {
         xla::erf_f64(x * (1.0 / std::f64::consts::SQRT_2))
     }
+    #[inline(always)]
     fn log(x: f64) -> f64 {
         xla::log_f64(x)
     }
+    #[inline(always)]
     fn tiny() -> f64 {
         f64::MIN_POSITIVE
     }
@@ -110,26 +123,32 @@ impl Continuous for f64 {
 macro_rules! continuous_half {
     ($t:ty) => {
         impl Continuous for $t {
+            #[inline(always)]
             fn scaled_erf_inv(u: $t) -> $t {
                 let e = <$t>::from_f32(xla::erf_inv_f32(u.to_f32()));
                 let sqrt2 = <$t>::from_f64(std::f64::consts::SQRT_2);
                 <$t>::from_f32(e.to_f32() * sqrt2.to_f32())
             }
+            #[inline(always)]
             fn neg_log1p_neg(u: $t) -> $t {
                 -<$t>::from_f32(xla::log1p_f32(-u.to_f32()))
             }
+            #[inline(always)]
             fn neg_log_neg_log(u: $t) -> $t {
                 let inner = -<$t>::from_f32(xla::log_f32(u.to_f32()));
                 -<$t>::from_f32(xla::log_f32(inner.to_f32()))
             }
+            #[inline(always)]
             fn erf_over_sqrt2(x: $t) -> $t {
                 let sqrt2 = <$t>::from_f64(std::f64::consts::SQRT_2);
                 let scaled = <$t>::from_f32(x.to_f32() / sqrt2.to_f32());
                 <$t>::from_f32(xla::erf_f32(scaled.to_f32()))
             }
+            #[inline(always)]
             fn log(x: $t) -> $t {
                 <$t>::from_f32(xla::log_f32(x.to_f32()))
             }
+            #[inline(always)]
             fn tiny() -> $t {
                 <$t>::MIN_POSITIVE
             }
@@ -143,7 +162,7 @@ continuous_half!(bf16);
 
 /// `minval + unit * (maxval - minval)`, at least `minval`: JAX's uniform
 /// between two bounds of the sample's type.
-#[inline]
+#[inline(always)]
 pub(super) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
     let v = T::mul_add(T::unit(y), span, lo);
     // lax.max(minval, v): rounding must not go below minval.
@@ -154,16 +173,21 @@ pub(super) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
     }
 }
 
+/// Cost of a transform (a log or `erf_inv`) in `__rt::par::grain` units.
+const TRANSFORM_COST: usize = 32;
+
 /// Fills `A` with `f(uniform in [lo, hi))`.
-fn map_uniform<A: ArrayType>(k: Key, lo: A::Elem, hi: A::Elem, f: fn(A::Elem) -> A::Elem) -> A
+fn map_uniform<A, F>(k: Key, lo: A::Elem, hi: A::Elem, f: F) -> A
 where
+    A: ArrayType,
     A::Elem: Uniform,
+    F: Fn(A::Elem) -> A::Elem + Sync,
 {
     let span = A::Elem::sub(hi, lo);
     A::from_data(
-        (0..A::SIZE)
-            .map(|i| f(between(block(k, i), lo, span)))
-            .collect(),
+        fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| f(
+            between(y, lo, span)
+        )),
     )
 }
 
@@ -181,7 +205,7 @@ where
 {
     let one = A::Elem::from_f64(1.0);
     let lo = A::Elem::next_toward_inf(A::Elem::from_f64(-1.0), true);
-    map_uniform(k, lo, one, A::Elem::scaled_erf_inv)
+    map_uniform(k, lo, one, |u| A::Elem::scaled_erf_inv(u))
 }
 
 /// `jax.random.exponential(key, shape, dtype)`: samples of the standard
@@ -190,19 +214,16 @@ pub fn exponential<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
-    map_uniform(
-        k,
-        A::Elem::from_f64(0.0),
-        A::Elem::from_f64(1.0),
-        A::Elem::neg_log1p_neg,
-    )
+    map_uniform(k, A::Elem::from_f64(0.0), A::Elem::from_f64(1.0), |u| {
+        A::Elem::neg_log1p_neg(u)
+    })
 }
 
 /// One Gumbel sample from a threefry block. JAX draws `u` in [tiny, 1),
 /// but XLA folds the `+ tiny` of that range into the `- 1` that makes the
 /// uniform float (`-1 + tiny` rounds to -1), leaving `max(tiny, f - 1)`;
 /// the difference shows in f16.
-#[inline]
+#[inline(always)]
 pub(super) fn gumbel_of_block<T: Continuous>(y: [u32; 2]) -> T {
     let u = T::unit(y);
     T::neg_log_neg_log(if u < T::tiny() { T::tiny() } else { u })
@@ -214,7 +235,9 @@ pub fn gumbel<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
-    A::from_data((0..A::SIZE).map(|i| gumbel_of_block(block(k, i))).collect())
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
+        gumbel_of_block(y)
+    }))
 }
 
 /// `jax.random.truncated_normal(key, lower, upper, shape, dtype)`: normal
@@ -238,18 +261,14 @@ where
         T::<A>::next_toward_inf(lower, true),
         T::<A>::next_toward_inf(upper, false),
     );
-    A::from_data(
-        (0..A::SIZE)
-            .map(|i| {
-                let v = T::<A>::scaled_erf_inv(between(block(k, i), a, span));
-                // jnp.clip: maximum, then minimum (NaN stays NaN).
-                let v = if v < lo { lo } else { v };
-                if v > hi {
-                    hi
-                } else {
-                    v
-                }
-            })
-            .collect(),
-    )
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
+        let v = T::<A>::scaled_erf_inv(between(y, a, span));
+        // jnp.clip: maximum, then minimum (NaN stays NaN).
+        let v = if v < lo { lo } else { v };
+        if v > hi {
+            hi
+        } else {
+            v
+        }
+    }))
 }

@@ -16,7 +16,7 @@
 mod continuous;
 mod discrete;
 mod randint;
-mod threefry;
+pub(crate) mod threefry;
 mod uniform;
 mod xla;
 
@@ -29,6 +29,66 @@ pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;
 
 use crate::array::{Array, ArrayType};
+
+/// `n` samples, element `i` computed from its threefry block `$y` (the
+/// block of counter `i`, the element's row-major index) by `$body`: in
+/// parallel chunks, each chunk in groups of `LANES` blocks computed side by
+/// side, the body compiled once per SIMD level so each copy is inlined and
+/// vectorized (see `__rt::par`). Every element depends only on its index,
+/// so the result does not depend on threads or SIMD level.
+macro_rules! fill {
+    ($k:expr, $n:expr, cost $cost:expr, |$y:ident| $body:expr) => {{
+        let key: [u32; 2] = $k.data;
+        // The body is written out three times, once per SIMD level: a
+        // closure called from three places is not inlined once it is large.
+        macro_rules! body {
+            () => {
+                |(start, chunk): (usize, &mut [_])| {
+                    use $crate::random::threefry::{threefry2x32_lanes, LANES};
+                    let mut groups = chunk.chunks_exact_mut(LANES);
+                    let mut first = start;
+                    for group in &mut groups {
+                        let mut x0 = [0u32; LANES];
+                        let mut x1 = [0u32; LANES];
+                        for l in 0..LANES {
+                            let i = (first + l) as u64;
+                            x0[l] = (i >> 32) as u32;
+                            x1[l] = i as u32;
+                        }
+                        threefry2x32_lanes(key, &mut x0, &mut x1);
+                        for l in 0..LANES {
+                            let $y = [x0[l], x1[l]];
+                            group[l] = $body;
+                        }
+                        first += LANES;
+                    }
+                    for (j, o) in groups.into_remainder().iter_mut().enumerate() {
+                        let $y = $crate::random::threefry::threefry2x32(key, {
+                            let i = (first + j) as u64;
+                            [(i >> 32) as u32, i as u32]
+                        });
+                        *o = $body;
+                    }
+                }
+            };
+        }
+        let mut out = $crate::__rt::buffer($n);
+        $crate::__rt::par::for_each_chunk3(
+            &mut out,
+            // Whole groups per chunk, so chunking never changes the counters.
+            $crate::__rt::par::grain($cost).next_multiple_of($crate::random::threefry::LANES),
+            body!(),
+            body!(),
+            body!(),
+        );
+        out
+    }};
+}
+pub(crate) use fill;
+
+/// Cost of one threefry block in `__rt::par::grain` units (20 rounds of
+/// add, rotate, xor).
+const THREEFRY_COST: usize = 64;
 
 /// A typed PRNG key (`jax.random.key`): two 32-bit words of threefry state.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,7 +130,7 @@ pub fn PRNGKey(seed: i64) -> Array<u32, 2> {
 
 /// The partitionable counters of element `i`: its 64-bit row-major index,
 /// high word and low word.
-#[inline]
+#[inline(always)]
 fn block(k: Key, i: usize) -> [u32; 2] {
     let i = i as u64;
     threefry2x32(k.data, [(i >> 32) as u32, i as u32])
@@ -91,7 +151,7 @@ pub fn fold_in(k: Key, data: u32) -> Key {
 
 /// `nbits` random bits from one element's threefry block: `y0 ^ y1` cut to
 /// width, or both words for 64 bits.
-#[inline]
+#[inline(always)]
 fn bits_of_width(y: [u32; 2], nbits: u32) -> u64 {
     if nbits == 64 {
         ((y[0] as u64) << 32) | y[1] as u64
@@ -109,6 +169,7 @@ pub trait Bits: crate::element::Element {
 macro_rules! bits {
     ($($t:ty),*) => {$(
         impl Bits for $t {
+            #[inline(always)]
             fn from_block(y: [u32; 2]) -> $t {
                 bits_of_width(y, <$t>::BITS) as $t
             }
@@ -126,11 +187,7 @@ pub fn bits<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Bits,
 {
-    A::from_data(
-        (0..A::SIZE)
-            .map(|i| A::Elem::from_block(block(k, i)))
-            .collect(),
-    )
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST, |y| A::Elem::from_block(y)))
 }
 
 /// `jax.random.uniform(key, shape, dtype)`: floats in [0, 1), the shape and
@@ -144,7 +201,7 @@ pub fn uniform<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Uniform,
 {
-    A::from_data((0..A::SIZE).map(|i| A::Elem::unit(block(k, i))).collect())
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST, |y| A::Elem::unit(y)))
 }
 
 /// `jax.random.uniform(key, shape, dtype, minval, maxval)`: floats in
@@ -156,9 +213,9 @@ where
     let (lo, hi) = (A::Elem::from_f64(minval), A::Elem::from_f64(maxval));
     let span = A::Elem::sub(hi, lo);
     A::from_data(
-        (0..A::SIZE)
-            .map(|i| continuous::between(block(k, i), lo, span))
-            .collect(),
+        fill!(k, A::SIZE, cost THREEFRY_COST, |y| continuous::between(
+            y, lo, span
+        )),
     )
 }
 
@@ -265,6 +322,7 @@ pub fn permutation_of<A: ArrayType>(k: Key, x: &A) -> A {
 
 /// JAX's repr: `Array((), dtype=key<fry>) overlaying:\n[0 0]`.
 impl fmt::Debug for Key {
+    #[inline(always)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let w = self.data.map(|d| d.to_string());
         let width = w[0].len().max(w[1].len());

@@ -14,7 +14,7 @@ const PARITY: u32 = 0x1bd1_1bda;
 /// // JAX: threefry2x32_p.bind(0, 0, [0], [0]) == ([1797259609], [2579123966])
 /// assert_eq!(jax::random::threefry2x32([0, 0], [0, 0]), [1797259609, 2579123966]);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
     let ks = [key[0], key[1], key[0] ^ key[1] ^ PARITY];
     let [mut x0, mut x1] = [x[0].wrapping_add(ks[0]), x[1].wrapping_add(ks[1])];
@@ -30,6 +30,36 @@ pub fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
             .wrapping_add(step);
     }
     [x0, x1]
+}
+
+/// Blocks computed side by side: enough for a 512-bit register of u32.
+pub(crate) const LANES: usize = 16;
+
+/// [`threefry2x32`] on `LANES` counter pairs at once, written lane by lane
+/// so LLVM turns every step into one vector instruction.
+#[inline(always)]
+pub(crate) fn threefry2x32_lanes(key: [u32; 2], x0: &mut [u32; LANES], x1: &mut [u32; LANES]) {
+    let ks = [key[0], key[1], key[0] ^ key[1] ^ PARITY];
+    for l in 0..LANES {
+        x0[l] = x0[l].wrapping_add(ks[0]);
+        x1[l] = x1[l].wrapping_add(ks[1]);
+    }
+    for step in 1..=5u32 {
+        for r in ROTATIONS[(step as usize - 1) % 2] {
+            for l in 0..LANES {
+                x0[l] = x0[l].wrapping_add(x1[l]);
+                x1[l] = x1[l].rotate_left(r) ^ x0[l];
+            }
+        }
+        let (a, b) = (
+            ks[step as usize % 3],
+            ks[(step as usize + 1) % 3].wrapping_add(step),
+        );
+        for l in 0..LANES {
+            x0[l] = x0[l].wrapping_add(a);
+            x1[l] = x1[l].wrapping_add(b);
+        }
+    }
 }
 
 /// JAX's `threefry_2x32(key, count)`: the counters are split in halves

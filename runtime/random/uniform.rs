@@ -27,21 +27,26 @@ macro_rules! unit_from {
 }
 
 impl Uniform for f32 {
+    #[inline(always)]
     fn unit(y: [u32; 2]) -> f32 {
         unit_from!(u32::from_block(y), 32, 23, 0x3f80_0000u32, f32::from_bits) - 1.0
     }
+    #[inline(always)]
     fn from_f64(v: f64) -> f32 {
         v as f32
     }
+    #[inline(always)]
     fn sub(a: f32, b: f32) -> f32 {
         a - b
     }
+    #[inline(always)]
     fn mul_add(a: f32, b: f32, c: f32) -> f32 {
         a.mul_add(b, c)
     }
 }
 
 impl Uniform for f64 {
+    #[inline(always)]
     fn unit(y: [u32; 2]) -> f64 {
         unit_from!(
             u64::from_block(y),
@@ -51,12 +56,15 @@ impl Uniform for f64 {
             f64::from_bits
         ) - 1.0
     }
+    #[inline(always)]
     fn from_f64(v: f64) -> f64 {
         v
     }
+    #[inline(always)]
     fn sub(a: f64, b: f64) -> f64 {
         a - b
     }
+    #[inline(always)]
     fn mul_add(a: f64, b: f64, c: f64) -> f64 {
         a.mul_add(b, c)
     }
@@ -67,6 +75,7 @@ impl Uniform for f64 {
 macro_rules! uniform_half {
     ($t:ty, $rng_bits:expr, $nmant:expr, $one:expr, $fused:expr) => {
         impl Uniform for $t {
+            #[inline(always)]
             fn unit(y: [u32; 2]) -> $t {
                 // Fewer than 8 mantissa bits (bf16) still draw 8 random bits.
                 let bits = super::bits_of_width(y, $rng_bits) as u16;
@@ -74,12 +83,15 @@ macro_rules! uniform_half {
                 let f = unit_from!(bits, $rng_bits, $nmant, one, <$t>::from_bits);
                 <$t>::from_f32(f.to_f32() - 1.0)
             }
+            #[inline(always)]
             fn from_f64(v: f64) -> $t {
                 <$t>::from_f64(v)
             }
+            #[inline(always)]
             fn sub(a: $t, b: $t) -> $t {
                 <$t>::from_f32(a.to_f32() - b.to_f32())
             }
+            #[inline(always)]
             fn mul_add(a: $t, b: $t, c: $t) -> $t {
                 if $fused {
                     <$t>::from_f32(a.to_f32().mul_add(b.to_f32(), c.to_f32()))

@@ -14,16 +14,19 @@
 
 #![allow(clippy::excessive_precision)]
 
+#[inline(always)]
 const fn f(bits: u32) -> f32 {
     f32::from_bits(bits)
 }
 
+#[inline(always)]
 const fn d(bits: u64) -> f64 {
     f64::from_bits(bits)
 }
 
 /// XLA's vectorizable f32 natural log. XLA runs with denormals flushed, so
 /// a subnormal input is zero.
+#[inline(always)]
 pub fn log_f32(a: f32) -> f32 {
     let a = if a.is_subnormal() { 0.0 } else { a };
     if a.is_nan() || a < 0.0 {
@@ -64,6 +67,7 @@ pub fn log_f32(a: f32) -> f32 {
 
 /// XLA's f32 `log1p`: `log(1 + t)` for |t| >= 1 - sqrt(2)/2, else
 /// `t - t^2/2 + t^3 P(t)/Q(t)`.
+#[inline(always)]
 pub fn log1p_f32(t: f32) -> f32 {
     const DEN: [u32; 6] = [
         0x4171_01ad,
@@ -96,6 +100,7 @@ pub fn log1p_f32(t: f32) -> f32 {
 
 /// XLA's f32 `erf_inv` (Giles' single-precision polynomials in
 /// `w = -log1p(-x^2)`).
+#[inline(always)]
 pub fn erf_inv_f32(x: f32) -> f32 {
     // (w < 5, w >= 5) coefficients, highest degree first.
     const C: [(u32, u32); 9] = [
@@ -124,6 +129,7 @@ pub fn erf_inv_f32(x: f32) -> f32 {
 }
 
 /// XLA's f32 `erf`: a rational function of x^2, ±1 beyond |x| = 3.832.
+#[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
     const NUM: [u32; 5] = [
         0x3970_2d51,
@@ -152,6 +158,7 @@ pub fn erf_f32(x: f32) -> f32 {
 
 /// f64 `log` as XLA computes it: the C library's `log` of the input with
 /// denormals flushed, with a NaN result as the positive quiet NaN.
+#[inline(always)]
 pub fn log_f64(x: f64) -> f64 {
     let x = if x.is_subnormal() { 0.0 } else { x };
     let y = x.ln();
@@ -164,6 +171,7 @@ pub fn log_f64(x: f64) -> f64 {
 
 /// XLA's f64 `log1p`, the f32 formula's structure with double-precision
 /// coefficients; the large branch calls libm's `log`.
+#[inline(always)]
 pub fn log1p_f64(t: f64) -> f64 {
     const DEN: [u64; 6] = [
         0x402e_2035_9e90_3e37,
@@ -196,6 +204,7 @@ pub fn log1p_f64(t: f64) -> f64 {
 
 /// XLA's f64 `erf_inv` (Giles' double-precision polynomials: w < 6.25,
 /// w < 16, beyond).
+#[inline(always)]
 pub fn erf_inv_f64(x: f64) -> f64 {
     const LT_6_25: [f64; 23] = [
         -3.6444120640178196996e-21,
