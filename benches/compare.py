@@ -61,6 +61,20 @@ ROWS = [
     ("matmul 1024×1024×1024", "matmul_1024", "matmul_1024", ""),
     ("matmul 256×784×512", "matmul_256_784_512", "matmul_256_784_512", ""),
     ("MLP forward 256×784→512→10", "mlp_forward", "mlp_forward", "`tanh(x@w1+b1)@w2+b2`"),
+    ("`random.uniform` f32, 16M", "uniform_16m", "uniform_16m", "eager `jax::random::uniform`, bit-identical to JAX"),
+    ("`random.normal` f32, 16M", "normal_16m", "normal_16m", "eager `jax::random::normal`, bit-identical to JAX"),
+    (
+        "uniform f32, 16M, NumPy in the JAX column",
+        "numpy_uniform_16m",
+        "uniform_16m",
+        "JAX column: NumPy `default_rng().random` (PCG64, one thread)",
+    ),
+    (
+        "normal f32, 16M, NumPy in the JAX column",
+        "numpy_normal_16m",
+        "normal_16m",
+        "JAX column: NumPy `default_rng().standard_normal` (ziggurat, one thread)",
+    ),
     ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
     (
         "triad, 16M, no output allocation",

@@ -147,6 +147,24 @@ def workloads():
 
         return thunk
 
+    def sampler(draw):
+        # A key argument (not a constant), as the Rust side passes one.
+        def thunk(t):
+            key = jax.random.key(0)
+            f = jax.jit(draw)
+            return t.run(lambda _: f(key).block_until_ready())
+
+        return thunk
+
+    def numpy_sampler(draw):
+        # NumPy's default generator (PCG64), single-threaded: a reference
+        # point for a fast CPU generator, not JAX.
+        def thunk(t):
+            gen = np.random.default_rng(0)
+            return t.run(lambda _: draw(gen))
+
+        return thunk
+
     u = lambda *shape: lambda: _uniform(rng, *shape)  # noqa: E731
     return [
         ("tanh_chain_1m", plain(tanh_chain, u(M1))),
@@ -162,6 +180,10 @@ def workloads():
         ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),
+        ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),
+        ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),
+        ("numpy_uniform_16m", numpy_sampler(lambda g: g.random(M16, dtype=np.float32))),
+        ("numpy_normal_16m", numpy_sampler(lambda g: g.standard_normal(M16, dtype=np.float32))),
     ]
 
 

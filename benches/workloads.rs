@@ -231,6 +231,24 @@ fn main() {
         });
         report("triad_16m_into", &t, s);
     }
+    if run("uniform_16m") {
+        let k = jax::random::key(0);
+        let s = t.run(|| {
+            drop(black_box(jax::random::uniform::<Array<f32, M16>>(
+                black_box(k),
+            )))
+        });
+        report("uniform_16m", &t, s);
+    }
+    if run("normal_16m") {
+        let k = jax::random::key(0);
+        let s = t.run(|| {
+            drop(black_box(jax::random::normal::<Array<f32, M16>>(
+                black_box(k),
+            )))
+        });
+        report("normal_16m", &t, s);
+    }
     if run("softmax_rows") && filter.as_deref() != Some("softmax_rows_eager") {
         let x = random2::<4096, 1024>(16);
         let s = t.run(|| drop(black_box(softmax_rows(black_box(&x)))));

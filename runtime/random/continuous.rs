@@ -205,7 +205,7 @@ where
 {
     let one = A::Elem::from_f64(1.0);
     let lo = A::Elem::next_toward_inf(A::Elem::from_f64(-1.0), true);
-    map_uniform(k, lo, one, |u| A::Elem::scaled_erf_inv(u))
+    map_uniform(k, lo, one, A::Elem::scaled_erf_inv)
 }
 
 /// `jax.random.exponential(key, shape, dtype)`: samples of the standard

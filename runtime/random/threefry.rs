@@ -33,7 +33,7 @@ pub fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
 }
 
 /// Blocks computed side by side: enough for a 512-bit register of u32.
-pub(crate) const LANES: usize = 16;
+pub(crate) const LANES: usize = 64;
 
 /// [`threefry2x32`] on `LANES` counter pairs at once, written lane by lane
 /// so LLVM turns every step into one vector instruction.

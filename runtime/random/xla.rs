@@ -121,10 +121,10 @@ pub fn erf_inv_f32(x: f32) -> f32 {
     } else {
         (-s).sqrt() + -3.0
     };
-    let pick = |(a, b): (u32, u32)| f(if central { a } else { b });
-    let p = C[1..]
-        .iter()
-        .fold(pick(C[0]), |p, &c| p.mul_add(v, pick(c)));
+    let mut p = f(if central { C[0].0 } else { C[0].1 });
+    for &(a, b) in &C[1..] {
+        p = p.mul_add(v, f(if central { a } else { b }));
+    }
     x * if x.abs() == 1.0 { f32::INFINITY } else { p }
 }
 
