@@ -163,7 +163,7 @@ continuous_half!(bf16);
 /// `minval + unit * (maxval - minval)`, at least `minval`: JAX's uniform
 /// between two bounds of the sample's type.
 #[inline(always)]
-pub(super) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
+pub(crate) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
     let v = T::mul_add(T::unit(y), span, lo);
     // lax.max(minval, v): rounding must not go below minval.
     if v < lo {
@@ -176,19 +176,69 @@ pub(super) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
 /// Cost of a transform (a log or `erf_inv`) in `__rt::par::grain` units.
 const TRANSFORM_COST: usize = 32;
 
-/// Fills `A` with `f(uniform in [lo, hi))`.
-fn map_uniform<A, F>(k: Key, lo: A::Elem, hi: A::Elem, f: F) -> A
-where
-    A: ArrayType,
-    A::Elem: Uniform,
-    F: Fn(A::Elem) -> A::Elem + Sync,
-{
-    let span = A::Elem::sub(hi, lo);
-    A::from_data(
-        fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| f(
-            between(y, lo, span)
-        )),
-    )
+// Each sampler below is a function of one threefry block, shared by eager
+// calls (through `fill!`) and jitted code (`__rt::random`), so both give
+// the same bits.
+
+/// One `normal` sample: `sqrt(2) * erf_inv(u)`, `u` uniform in
+/// [nextafter(-1, 0), 1).
+#[inline(always)]
+pub(crate) fn normal_of_block<T: Continuous>(y: [u32; 2]) -> T {
+    let lo = T::next_toward_inf(<T as Uniform>::from_f64(-1.0), true);
+    let span = T::sub(<T as Uniform>::from_f64(1.0), lo);
+    T::scaled_erf_inv(between(y, lo, span))
+}
+
+/// One `exponential` sample: `-log1p(-u)`, `u` uniform in [0, 1).
+#[inline(always)]
+pub(crate) fn exponential_of_block<T: Continuous>(y: [u32; 2]) -> T {
+    T::neg_log1p_neg(T::unit(y))
+}
+
+/// One Gumbel sample from a threefry block. JAX draws `u` in [tiny, 1),
+/// but XLA folds the `+ tiny` of that range into the `- 1` that makes the
+/// uniform float (`-1 + tiny` rounds to -1), leaving `max(tiny, f - 1)`;
+/// the difference shows in f16.
+#[inline(always)]
+pub(crate) fn gumbel_of_block<T: Continuous>(y: [u32; 2]) -> T {
+    let u = T::unit(y);
+    T::neg_log_neg_log(if u < T::tiny() { T::tiny() } else { u })
+}
+
+/// `truncated_normal`'s bounds, in uniform space and as clipping limits.
+#[derive(Clone, Copy)]
+pub(crate) struct Truncation<T> {
+    a: T,
+    span: T,
+    lo: T,
+    hi: T,
+}
+
+impl<T: Continuous> Truncation<T> {
+    #[inline(always)]
+    pub(crate) fn new(lower: f64, upper: f64) -> Self {
+        let (lower, upper) = (<T as Uniform>::from_f64(lower), <T as Uniform>::from_f64(upper));
+        let (a, b) = (T::erf_over_sqrt2(lower), T::erf_over_sqrt2(upper));
+        Truncation {
+            a,
+            span: T::sub(b, a),
+            lo: T::next_toward_inf(lower, true),
+            hi: T::next_toward_inf(upper, false),
+        }
+    }
+
+    /// One sample: a normal sample of the uniform range [a, b), clipped
+    /// (`jnp.clip`: maximum, then minimum; NaN stays NaN).
+    #[inline(always)]
+    pub(crate) fn sample(self, y: [u32; 2]) -> T {
+        let v = T::scaled_erf_inv(between(y, self.a, self.span));
+        let v = if v < self.lo { self.lo } else { v };
+        if v > self.hi {
+            self.hi
+        } else {
+            v
+        }
+    }
 }
 
 /// `jax.random.normal(key, shape, dtype)`: standard normal samples, the
@@ -203,9 +253,9 @@ pub fn normal<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
-    let one = A::Elem::from_f64(1.0);
-    let lo = A::Elem::next_toward_inf(A::Elem::from_f64(-1.0), true);
-    map_uniform(k, lo, one, A::Elem::scaled_erf_inv)
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
+        normal_of_block(y)
+    }))
 }
 
 /// `jax.random.exponential(key, shape, dtype)`: samples of the standard
@@ -214,19 +264,9 @@ pub fn exponential<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
-    map_uniform(k, A::Elem::from_f64(0.0), A::Elem::from_f64(1.0), |u| {
-        A::Elem::neg_log1p_neg(u)
-    })
-}
-
-/// One Gumbel sample from a threefry block. JAX draws `u` in [tiny, 1),
-/// but XLA folds the `+ tiny` of that range into the `- 1` that makes the
-/// uniform float (`-1 + tiny` rounds to -1), leaving `max(tiny, f - 1)`;
-/// the difference shows in f16.
-#[inline(always)]
-pub(super) fn gumbel_of_block<T: Continuous>(y: [u32; 2]) -> T {
-    let u = T::unit(y);
-    T::neg_log_neg_log(if u < T::tiny() { T::tiny() } else { u })
+    A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
+        exponential_of_block(y)
+    }))
 }
 
 /// `jax.random.gumbel(key, shape, dtype)`: samples of the standard Gumbel
@@ -252,23 +292,8 @@ pub fn truncated_normal<A: ArrayType>(k: Key, lower: f64, upper: f64) -> A
 where
     A::Elem: Continuous,
 {
-    type T<A> = <A as ArrayType>::Elem;
-    let (lower, upper) = (T::<A>::from_f64(lower), T::<A>::from_f64(upper));
-    let a = T::<A>::erf_over_sqrt2(lower);
-    let b = T::<A>::erf_over_sqrt2(upper);
-    let span = T::<A>::sub(b, a);
-    let (lo, hi) = (
-        T::<A>::next_toward_inf(lower, true),
-        T::<A>::next_toward_inf(upper, false),
-    );
+    let t = Truncation::<A::Elem>::new(lower, upper);
     A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
-        let v = T::<A>::scaled_erf_inv(between(y, a, span));
-        // jnp.clip: maximum, then minimum (NaN stays NaN).
-        let v = if v < lo { lo } else { v };
-        if v > hi {
-            hi
-        } else {
-            v
-        }
+        t.sample(y)
     }))
 }

@@ -13,7 +13,7 @@
 //! assert_eq!(b, random::bits(k1));
 //! ```
 
-mod continuous;
+pub(crate) mod continuous;
 mod discrete;
 mod randint;
 pub(crate) mod threefry;
@@ -93,7 +93,7 @@ const THREEFRY_COST: usize = 64;
 /// A typed PRNG key (`jax.random.key`): two 32-bit words of threefry state.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
-    data: [u32; 2],
+    pub(crate) data: [u32; 2],
 }
 
 /// `jax.random.key(seed)`. With 32-bit defaults (no `x64` feature) the seed
@@ -131,7 +131,7 @@ pub fn PRNGKey(seed: i64) -> Array<u32, 2> {
 /// The partitionable counters of element `i`: its 64-bit row-major index,
 /// high word and low word.
 #[inline(always)]
-fn block(k: Key, i: usize) -> [u32; 2] {
+pub(crate) fn block(k: Key, i: usize) -> [u32; 2] {
     let i = i as u64;
     threefry2x32(k.data, [(i >> 32) as u32, i as u32])
 }

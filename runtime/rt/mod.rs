@@ -7,6 +7,7 @@ pub mod kernels;
 pub mod ops;
 pub mod par;
 pub mod pool;
+pub mod random;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general};
 

@@ -1,0 +1,63 @@
+//! `jax::random` samplers one element at a time, for jitted code: element
+//! `i` (its row-major index, which is its threefry counter) of a sample
+//! from the key with words `key`, by the same functions eager sampling uses,
+//! so a sample fused into a loop equals the eager one bit for bit.
+
+use crate::random::continuous::{
+    between, exponential_of_block, gumbel_of_block, normal_of_block, Truncation,
+};
+use crate::random::{block, Bits, Continuous, Key, Uniform};
+
+/// A key parameter's two words, as jitted code reads its inputs.
+#[inline]
+pub fn key_words(k: &Key) -> &[u32] {
+    &k.data
+}
+
+#[inline(always)]
+fn at(key: [u32; 2], i: usize) -> [u32; 2] {
+    block(Key { data: key }, i)
+}
+
+/// `random::bits`.
+#[inline(always)]
+pub fn bits<T: Bits>(key: [u32; 2], i: usize) -> T {
+    T::from_block(at(key, i))
+}
+
+/// `random::uniform`.
+#[inline(always)]
+pub fn uniform<T: Uniform>(key: [u32; 2], i: usize) -> T {
+    T::unit(at(key, i))
+}
+
+/// `random::uniform_range`.
+#[inline(always)]
+pub fn uniform_range<T: Uniform>(key: [u32; 2], i: usize, minval: f64, maxval: f64) -> T {
+    let (lo, hi) = (<T as Uniform>::from_f64(minval), <T as Uniform>::from_f64(maxval));
+    between(at(key, i), lo, T::sub(hi, lo))
+}
+
+/// `random::normal`.
+#[inline(always)]
+pub fn normal<T: Continuous>(key: [u32; 2], i: usize) -> T {
+    normal_of_block(at(key, i))
+}
+
+/// `random::exponential`.
+#[inline(always)]
+pub fn exponential<T: Continuous>(key: [u32; 2], i: usize) -> T {
+    exponential_of_block(at(key, i))
+}
+
+/// `random::gumbel`.
+#[inline(always)]
+pub fn gumbel<T: Continuous>(key: [u32; 2], i: usize) -> T {
+    gumbel_of_block(at(key, i))
+}
+
+/// `random::truncated_normal`.
+#[inline(always)]
+pub fn truncated_normal<T: Continuous>(key: [u32; 2], i: usize, lower: f64, upper: f64) -> T {
+    Truncation::new(lower, upper).sample(at(key, i))
+}
