@@ -271,7 +271,14 @@ impl<'a> Emitter<'a> {
                     self.stmts.push(quote!(let #name: #ty = #value;));
                     self.locs.insert(out, Loc::Scalar(name));
                 }
-                Lowering::Elementwise => {
+                Lowering::Sample if aval.rank() == 0 => {
+                    let value = self.sample_call(e, quote!(0usize));
+                    let name = Self::name(out);
+                    let ty = rust_type(aval.dtype);
+                    self.stmts.push(quote!(let #name: #ty = #value;));
+                    self.locs.insert(out, Loc::Scalar(name));
+                }
+                Lowering::Elementwise | Lowering::Sample => {
                     if self.fusion.fused.contains(&out) {
                         self.locs.insert(out, Loc::Fused);
                     } else {
@@ -418,7 +425,9 @@ impl<'a> Emitter<'a> {
             }) => offset.to_string() == "0usize" && strides_are_row_major(strides, shape),
             Some(Loc::Fused) | None => {
                 let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
-                e.ins.iter().all(|op| self.flat_ok(op, shape))
+                // A sample reads only its key; its index is the loop's.
+                e.prim.lowering == Lowering::Sample
+                    || e.ins.iter().all(|op| self.flat_ok(op, shape))
             }
         }
     }
@@ -460,6 +469,15 @@ impl<'a> Emitter<'a> {
                     .find(|e| e.outs.contains(&v))
                     .expect("every variable is defined by an equation");
                 let my_shape = &self.j.aval(v).shape;
+                if e.prim.lowering == Lowering::Sample {
+                    let at = l.flat_index(my_shape, index);
+                    let value = self.sample_call(e, at);
+                    l.cost += 96;
+                    let n = format_ident!("__t{}", l.memo.len());
+                    l.body.push(quote!(let #n = #value;));
+                    l.memo.insert(key, n.clone());
+                    return quote!(#n);
+                }
                 let args: Vec<TokenStream> = e
                     .ins
                     .iter()
@@ -495,6 +513,26 @@ impl<'a> Emitter<'a> {
         l.body.push(quote!(let #n = #value;));
         l.memo.insert(key, n.clone());
         quote!(#n)
+    }
+
+    /// `::jax::__rt::random::NAME::<T>(key, at, bounds..)`: element `at`
+    /// (a row-major index) of the sample `e` defines. The key is an input,
+    /// read as its two words.
+    fn sample_call(&self, e: &crate::ir::Eqn, at: TokenStream) -> TokenStream {
+        let Params::Random { dtype, bounds, .. } = &e.params else {
+            unreachable!("samplers carry Params::Random")
+        };
+        let key = match &e.ins[0] {
+            Atom::Var(k) => match &self.locs[k] {
+                Loc::View { buf, offset, .. } => quote!([#buf[#offset], #buf[#offset + 1usize]]),
+                other => unreachable!("a key is an input, not {other:?}"),
+            },
+            Atom::Lit(_) => unreachable!("a key is an input"),
+        };
+        let f = format_ident!("{}", crate::prims::runtime_name(e.prim.name, &e.params));
+        let ty = rust_type(*dtype);
+        let bounds = bounds.map(|(lo, hi)| quote!(, #lo, #hi));
+        quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
     }
 
     fn index_map(&mut self, prim: &str, p: &Params, x: &Atom, out: Var, aval: &Aval) {
@@ -729,6 +767,7 @@ impl<'a> Emitter<'a> {
                 let mut __b = 0usize;
                 while __b + ::jax::__rt::par::LANES <= __n {
                     #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
+                    let __first = __start + __b;
                     for __i in 0..::jax::__rt::par::LANES {
                         #(#body)*
                         __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
@@ -737,6 +776,7 @@ impl<'a> Emitter<'a> {
                 }
                 {
                     #(let #slices = &#slices[__b..];)*
+                    let __first = __start + __b;
                     for __i in 0..__n - __b {
                         #(#body)*
                         __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
@@ -1144,6 +1184,31 @@ impl LoopNest {
         (0..self.dims.len()).map(Some).collect()
     }
 
+    /// The row-major index, in an array of `shape`, of the element at the
+    /// loop position `index` (the loop axis of each of its axes, `None` for
+    /// a broadcast axis of size 1).
+    fn flat_index(&self, shape: &[Dim], index: &[Option<usize>]) -> TokenStream {
+        if self.is_flat() {
+            // `__first` is the index of the loop's element 0 (see `wrap_range`
+            // and the reductions' lane blocks).
+            return quote!((__first + __i));
+        }
+        let terms: Vec<TokenStream> = index
+            .iter()
+            .enumerate()
+            .filter_map(|(k, i)| {
+                let var = &self.vars[(*i)?];
+                let stride = product(&shape[k + 1..]);
+                Some(quote!(#var * #stride))
+            })
+            .collect();
+        if terms.is_empty() {
+            quote!(0usize)
+        } else {
+            quote!((#(#terms)+*))
+        }
+    }
+
     /// The innermost loop's axis, if any.
     fn inner(&self) -> Option<usize> {
         self.order.last().copied()
@@ -1258,6 +1323,7 @@ impl LoopNest {
                     let body = quote! {
                         |(__start, __out)| {
                             let __n = __out.len();
+                            let __first = __start;
                             #(#pre)*
                             for __i in 0..__n { #inner }
                         }
@@ -1267,7 +1333,7 @@ impl LoopNest {
                     }
                 }
                 _ => {
-                    quote!({ let __start = 0usize; let __n = #n; #(#pre)* for __i in 0..__n { #inner } })
+                    quote!({ let __start = 0usize; let __first = 0usize; let __n = #n; #(#pre)* for __i in 0..__n { #inner } })
                 }
             };
         }

@@ -106,6 +106,14 @@ fn bind_inputs(
             em.input(j.invars[*next], expr, true);
             *next += 1;
         }
+        TypeSpec::Key => {
+            em.input_data(
+                j.invars[*next],
+                quote!(::jax::__rt::random::key_words(&#expr)),
+                None,
+            );
+            *next += 1;
+        }
         TypeSpec::Array { .. } => {
             let v = j.invars[*next];
             match rows {
@@ -255,6 +263,11 @@ fn build_result(
             let o = &outs[*k];
             *k += 1;
             quote!(#o)
+        }
+        (TypeSpec::Key, _) => {
+            let o = &outs[*k];
+            *k += 1;
+            quote!(::jax::random::wrap_key_data(&<::jax::Array<u32, 2> as ::jax::ArrayType>::from_data(#o)))
         }
         _ => {
             let (o, aval) = (&outs[*k], &avals[*k]);

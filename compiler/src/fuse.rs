@@ -39,7 +39,8 @@ pub fn plan(j: &Jaxpr) -> Fusion {
     for e in &j.eqns {
         let v = e.outs[0];
         let aval = j.aval(v);
-        if e.prim.lowering != Lowering::Elementwise || aval.rank() == 0 || outputs.contains(&v) {
+        let computed_in_place = matches!(e.prim.lowering, Lowering::Elementwise | Lowering::Sample);
+        if !computed_in_place || aval.rank() == 0 || outputs.contains(&v) {
             continue;
         }
         if uses.get(&v) != Some(&1) {

@@ -21,6 +21,8 @@ pub enum Module {
     Jnp,
     Lax,
     Method,
+    /// `jax::random`'s samplers.
+    Random,
 }
 
 /// Float functions: integer and bool operands convert to the default float first.
@@ -118,6 +120,87 @@ fn hinted_shape(hint: &Option<TypeSpec>, span: Span, what: &str) -> Result<Vec<D
 }
 
 impl Tracer {
+    /// `random::NAME(key, bounds..)`: a sample of the annotated type, from a
+    /// key parameter.
+    fn random(
+        &mut self,
+        name: &str,
+        args: Vec<(Value, Span)>,
+        hint: Option<TypeSpec>,
+        span: Span,
+    ) -> Result<Value> {
+        let (prim, nbounds): (Prim, usize) = match name {
+            "bits" => (&prims::RANDOM_BITS, 0),
+            "uniform" => (&prims::RANDOM_UNIFORM, 0),
+            "uniform_range" => (&prims::RANDOM_UNIFORM, 2),
+            "normal" => (&prims::RANDOM_NORMAL, 0),
+            "exponential" => (&prims::RANDOM_EXPONENTIAL, 0),
+            "gumbel" => (&prims::RANDOM_GUMBEL, 0),
+            "truncated_normal" => (&prims::RANDOM_TRUNCATED_NORMAL, 2),
+            "key" | "PRNGKey" | "split" | "fold_in" | "key_data" | "wrap_key_data" => {
+                return err(
+                    span,
+                    format!("`random::{name}` is not supported inside #[jax::jit]: make keys outside the function (`random::split`, `random::fold_in`) and pass them in as `jax::random::Key` parameters"),
+                )
+            }
+            _ => {
+                return err(
+                    span,
+                    format!("`random::{name}` is not supported inside #[jax::jit]; the samplers that are: bits, uniform, uniform_range, normal, exponential, gumbel, truncated_normal (draw others outside and pass the array in)"),
+                )
+            }
+        };
+        if args.len() != 1 + nbounds {
+            return err(
+                span,
+                format!(
+                    "`random::{name}` takes {} argument(s), got {}",
+                    1 + nbounds,
+                    args.len()
+                ),
+            );
+        }
+        let (key, key_span) = args[0].clone();
+        let key = self.atom(key, key_span)?;
+        let is_input = matches!(&key, Atom::Var(v) if self.b.jaxpr.invars.contains(v));
+        if !is_input || self.b.aval(&key) != crate::types::key_aval() {
+            return err(
+                key_span,
+                "the key must be a parameter of type `jax::random::Key` (keys cannot be computed inside #[jax::jit]; split them outside)",
+            );
+        }
+        let mut bounds = Vec::new();
+        for (v, s) in &args[1..] {
+            match v {
+                Value::Static(Scalar::Float(f)) => bounds.push(*f),
+                Value::Static(Scalar::Int(i)) => bounds.push(*i as f64),
+                _ => {
+                    return err(
+                        *s,
+                        format!("the bounds of `random::{name}` must be numbers known when the function compiles (literals or consts)"),
+                    )
+                }
+            }
+        }
+        let Some(aval) = hint.as_ref().and_then(TypeSpec::aval) else {
+            return err(
+                span,
+                format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}(k);` or `random::{name}::<Array<f32, 3>>(k)`)"),
+            );
+        };
+        let params = Params::Random {
+            shape: aval.shape,
+            dtype: aval.dtype,
+            bounds: (nbounds == 2).then(|| (bounds[0], bounds[1])),
+        };
+        Ok(Value::Traced(self.b.bind1(
+            prim,
+            params,
+            vec![key],
+            span,
+        )?))
+    }
+
     /// Lowers `module::name(args)` (or `args[0].name(args[1..])`). `hint`
     /// is the written type of the result, when the call is the whole value of
     /// an annotated `let` or of the function body.
@@ -129,6 +212,9 @@ impl Tracer {
         hint: Option<TypeSpec>,
         span: Span,
     ) -> Result<Value> {
+        if module == Module::Random {
+            return self.random(name, args, hint, span);
+        }
         let n = args.len();
         let want = |k: usize| -> Result<()> {
             if n == k {
@@ -497,6 +583,7 @@ impl Tracer {
                         Module::Method => ".",
                         Module::Jnp => "jnp::",
                         Module::Lax => "lax::",
+                        Module::Random => "random::",
                     }
                 ),
             ),

@@ -883,6 +883,7 @@ impl Tracer {
         let (module, name) = match segs.as_slice() {
             [.., m, n] if m == "jnp" => (crate::lower::Module::Jnp, n.as_str()),
             [.., m, n] if m == "lax" => (crate::lower::Module::Lax, n.as_str()),
+            [.., m, n] if m == "random" => (crate::lower::Module::Random, n.as_str()),
             _ => {
                 let path = segs.join("::");
                 let effectful = segs.iter().any(|s| {
@@ -916,6 +917,16 @@ impl Tracer {
                     format!("cannot call `{path}` in #[jax::jit]: {why}"),
                 ));
             }
+        };
+        // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
+        let hint = match &p.path.segments.last().unwrap().arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                Some(syn::GenericArgument::Type(ty)) if a.args.len() == 1 => {
+                    Some(type_spec_in(ty, &self.items)?)
+                }
+                _ => hint,
+            },
+            _ => hint,
         };
         let args = self.args(&c.args)?;
         self.op(module, name, args, hint, span)

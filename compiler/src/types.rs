@@ -19,6 +19,8 @@ pub enum TypeSpec {
     /// A Rust scalar (`f32`, `i32`, `bool`): weakly typed, like a Python scalar.
     Scalar(DType),
     Tuple(Vec<TypeSpec>),
+    /// A `jax::random::Key`: its two words, `u32[2]`, in the jaxpr.
+    Key,
     /// A struct of a `#[jax::jit] mod` (a pytree): its fields in order.
     Struct {
         name: String,
@@ -44,8 +46,18 @@ impl TypeSpec {
         match self {
             TypeSpec::Array { aval, .. } => Some(aval.clone()),
             TypeSpec::Scalar(d) => Some(Aval::scalar(*d, *d != DType::Bool)),
+            TypeSpec::Key => Some(key_aval()),
             TypeSpec::Tuple(_) | TypeSpec::Struct { .. } => None,
         }
+    }
+}
+
+/// A PRNG key's value in the jaxpr: its two `u32` words.
+pub fn key_aval() -> Aval {
+    Aval {
+        dtype: DType::U32,
+        shape: vec![Dim::Lit(2)],
+        weak: false,
     }
 }
 
@@ -202,6 +214,9 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
                 return Ok(TypeSpec::Scalar(d));
             }
             let last = p.path.segments.last().unwrap();
+            if last.ident == "Key" && last.arguments.is_empty() {
+                return Ok(TypeSpec::Key);
+            }
             if last.ident != "Array" {
                 return Err(syn::Error::new(
                     ty.span(),

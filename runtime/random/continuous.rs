@@ -217,7 +217,10 @@ pub(crate) struct Truncation<T> {
 impl<T: Continuous> Truncation<T> {
     #[inline(always)]
     pub(crate) fn new(lower: f64, upper: f64) -> Self {
-        let (lower, upper) = (<T as Uniform>::from_f64(lower), <T as Uniform>::from_f64(upper));
+        let (lower, upper) = (
+            <T as Uniform>::from_f64(lower),
+            <T as Uniform>::from_f64(upper),
+        );
         let (a, b) = (T::erf_over_sqrt2(lower), T::erf_over_sqrt2(upper));
         Truncation {
             a,

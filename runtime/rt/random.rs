@@ -34,7 +34,10 @@ pub fn uniform<T: Uniform>(key: [u32; 2], i: usize) -> T {
 /// `random::uniform_range`.
 #[inline(always)]
 pub fn uniform_range<T: Uniform>(key: [u32; 2], i: usize, minval: f64, maxval: f64) -> T {
-    let (lo, hi) = (<T as Uniform>::from_f64(minval), <T as Uniform>::from_f64(maxval));
+    let (lo, hi) = (
+        <T as Uniform>::from_f64(minval),
+        <T as Uniform>::from_f64(maxval),
+    );
     between(at(key, i), lo, T::sub(hi, lo))
 }
 

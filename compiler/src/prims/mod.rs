@@ -4,9 +4,11 @@
 //! means adding one definition, not editing match statements across the crate.
 
 mod elementwise;
+mod random;
 mod structural;
 
 pub use elementwise::*;
+pub use random::*;
 pub use structural::*;
 
 use jax_dtypes::DType;
@@ -31,6 +33,9 @@ pub enum Lowering {
     Reduce,
     /// A runtime kernel (gemm, gather, scatter, concatenate).
     Kernel,
+    /// A random sample: a function of a key and of the element's index,
+    /// fused into its consumers like an elementwise result.
+    Sample,
 }
 
 /// An abstract evaluation rule: result avals from operand avals.
@@ -123,6 +128,13 @@ pub enum Params {
         /// (the `i32[k]` operand carries the same values, as in JAX).
         indices: Vec<i128>,
     },
+    /// Random samplers: the result shape and dtype, and a range (`uniform`
+    /// between bounds, `truncated_normal`'s limits).
+    Random {
+        shape: Shape,
+        dtype: DType,
+        bounds: Option<(f64, f64)>,
+    },
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -153,6 +165,7 @@ pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
 pub fn all() -> Vec<Prim> {
     let mut v: Vec<Prim> = ELEMENTWISE.clone();
     v.extend_from_slice(STRUCTURAL);
+    v.extend_from_slice(RANDOM);
     v
 }
 

@@ -1,0 +1,118 @@
+//! Random samplers. Each result element is a function of the key and of the
+//! element's own row-major index (its threefry counter), so a sample is
+//! computed inside its consumers' loops like an elementwise result, and an
+//! array of noise is stored only when it is used twice. They run as
+//! `::jax::__rt::random::NAME::<T>(key, index, bounds..)`, the functions
+//! eager sampling uses, so jitted and eager samples are the same bits.
+
+use jax_dtypes::DType;
+
+use super::{tuple, Lowering, Params, PrimDef};
+use crate::ir::Aval;
+use crate::shapes::Constraints;
+use crate::types::key_aval;
+
+/// What a sampler accepts as its result dtype.
+fn sample_aval(name: &str, ops: &[Aval], p: &Params, floats: bool) -> Result<Vec<Aval>, String> {
+    let Params::Random { shape, dtype, .. } = p else {
+        unreachable!("random primitives carry Params::Random")
+    };
+    if ops.len() != 1 || ops[0] != key_aval() {
+        return Err(format!(
+            "random.{name} takes a key (`jax::random::Key`), got {}",
+            ops.iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let ok = if floats {
+        dtype.is_float()
+    } else {
+        matches!(dtype, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    };
+    if !ok {
+        let want = if floats {
+            "a float dtype (f16, bf16, f32, f64)"
+        } else {
+            "an unsigned integer dtype (u8, u16, u32, u64)"
+        };
+        return Err(format!(
+            "random.{name} needs {want}, got {}: annotate the result, e.g. `let z: Array<f32, 3> = random::{name}(k);`",
+            dtype.name()
+        ));
+    }
+    Ok(vec![Aval {
+        dtype: *dtype,
+        shape: shape.clone(),
+        weak: false,
+    }])
+}
+
+fn print_random(_: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
+    let Params::Random {
+        shape,
+        dtype,
+        bounds,
+    } = p
+    else {
+        return Vec::new();
+    };
+    let mut out = vec![("shape", tuple(shape)), ("dtype", dtype.name().to_string())];
+    if let Some((lo, hi)) = bounds {
+        out.push(("minval", format!("{lo:?}")));
+        out.push(("maxval", format!("{hi:?}")));
+    }
+    out
+}
+
+macro_rules! sampler {
+    ($static:ident, $name:literal, floats: $floats:expr) => {
+        pub static $static: PrimDef = PrimDef {
+            name: $name,
+            abstract_eval: |ops: &[Aval], p: &Params, _: &mut Constraints| {
+                sample_aval(&$name["random_".len()..], ops, p, $floats)
+            },
+            print_params: print_random,
+            lowering: Lowering::Sample,
+        };
+    };
+}
+
+sampler!(RANDOM_BITS, "random_bits", floats: false);
+sampler!(RANDOM_UNIFORM, "random_uniform", floats: true);
+sampler!(RANDOM_NORMAL, "random_normal", floats: true);
+sampler!(RANDOM_EXPONENTIAL, "random_exponential", floats: true);
+sampler!(RANDOM_GUMBEL, "random_gumbel", floats: true);
+sampler!(RANDOM_TRUNCATED_NORMAL, "random_truncated_normal", floats: true);
+
+pub static RANDOM: &[&PrimDef] = &[
+    &RANDOM_BITS,
+    &RANDOM_UNIFORM,
+    &RANDOM_NORMAL,
+    &RANDOM_EXPONENTIAL,
+    &RANDOM_GUMBEL,
+    &RANDOM_TRUNCATED_NORMAL,
+];
+
+/// The runtime function of a sampler (`random_normal` -> `normal`), the
+/// range variant for a uniform with bounds.
+pub fn runtime_name(prim: &str, p: &Params) -> &'static str {
+    let bounded = matches!(
+        p,
+        Params::Random {
+            bounds: Some(_),
+            ..
+        }
+    );
+    match prim {
+        "random_bits" => "bits",
+        "random_uniform" if bounded => "uniform_range",
+        "random_uniform" => "uniform",
+        "random_normal" => "normal",
+        "random_exponential" => "exponential",
+        "random_gumbel" => "gumbel",
+        "random_truncated_normal" => "truncated_normal",
+        other => unreachable!("{other} is not a sampler"),
+    }
+}
