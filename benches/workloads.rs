@@ -39,6 +39,11 @@ fn triad_16m(x: &Array<f32, M16>, y: &Array<f32, M16>) -> Array<f32, M16> {
 }
 
 #[jax::jit]
+fn noisy_16m(x: &Array<f32, M16>, k: jax::random::Key) -> Array<f32, M16> {
+    x + jax::random::normal::<Array<f32, M16>>(k) * 0.1
+}
+
+#[jax::jit]
 fn matmul_1024(a: &Array<f32, 1024, 1024>, b: &Array<f32, 1024, 1024>) -> Array<f32, 1024, 1024> {
     a.matmul(b)
 }
@@ -239,6 +244,12 @@ fn main() {
             )))
         });
         report("uniform_16m", &t, s);
+    }
+    if run("noisy_16m") {
+        let x = random::<M16>(17);
+        let k = jax::random::key(0);
+        let s = t.run(|| drop(black_box(noisy_16m(black_box(&x), black_box(k)))));
+        report("noisy_16m", &t, s);
     }
     if run("normal_16m") {
         let k = jax::random::key(0);

@@ -116,3 +116,28 @@ fn large_samples_in_parallel_loops_and_reductions() {
     let want: Array<f32, R, C> = jnp::add(&x, &row);
     assert_eq!(broadcast_noise(&x, k).to_vec(), want.to_vec());
 }
+
+#[jax::jit]
+fn softmax_of_noisy_rows(x: &Array<f32, 8, 16>, k: Key) -> Array<f32, 8, 16> {
+    jnp::softmax(x + random::normal::<Array<f32, 16>>(k), -1)
+}
+
+#[jax::jit]
+fn softmax_rows(x: &Array<f32, 8, 16>) -> Array<f32, 8, 16> {
+    jnp::softmax(x, -1)
+}
+
+/// A row program (softmax) around a sample shared by every row equals the
+/// same program on the stored sum (jitted softmax is compared with jitted
+/// softmax: eager `jnp::softmax` may round differently).
+#[test]
+fn shared_noise_in_a_row_program() {
+    let x = Array::<f32, 128>::arange().reshape::<Array<f32, 8, 16>>() / 50.0f32;
+    let k = random::key(2);
+    let noise: Array<f32, 16> = random::normal(k);
+    let noisy: Array<f32, 8, 16> = jnp::add(&x, &noise);
+    assert_eq!(
+        softmax_of_noisy_rows(&x, k).to_vec(),
+        softmax_rows(&noisy).to_vec()
+    );
+}

@@ -272,7 +272,7 @@ impl<'a> Emitter<'a> {
                     self.locs.insert(out, Loc::Scalar(name));
                 }
                 Lowering::Sample if aval.rank() == 0 => {
-                    let value = self.sample_call(e, quote!(0usize));
+                    let value = self.sample_call(e, self.key_words(&e.ins[0]), quote!(0usize));
                     let name = Self::name(out);
                     let ty = rust_type(aval.dtype);
                     self.stmts.push(quote!(let #name: #ty = #value;));
@@ -471,7 +471,19 @@ impl<'a> Emitter<'a> {
                 let my_shape = &self.j.aval(v).shape;
                 if e.prim.lowering == Lowering::Sample {
                     let at = l.flat_index(my_shape, index);
-                    let value = self.sample_call(e, at);
+                    // The key's words, read once before the loop.
+                    let words = self.key_words(&e.ins[0]);
+                    let slot = format!("key {words}");
+                    let key_name = match l.keys.get(&slot) {
+                        Some(name) => name.clone(),
+                        None => {
+                            let name = format_ident!("__key{}", l.keys.len());
+                            l.pre.push(quote!(let #name: [u32; 2] = #words;));
+                            l.keys.insert(slot, name.clone());
+                            name
+                        }
+                    };
+                    let value = self.sample_call(e, quote!(#key_name), at);
                     l.cost += 96;
                     let n = format_ident!("__t{}", l.memo.len());
                     l.body.push(quote!(let #n = #value;));
@@ -518,21 +530,25 @@ impl<'a> Emitter<'a> {
     /// `::jax::__rt::random::NAME::<T>(key, at, bounds..)`: element `at`
     /// (a row-major index) of the sample `e` defines. The key is an input,
     /// read as its two words.
-    fn sample_call(&self, e: &crate::ir::Eqn, at: TokenStream) -> TokenStream {
+    fn sample_call(&self, e: &crate::ir::Eqn, key: TokenStream, at: TokenStream) -> TokenStream {
         let Params::Random { dtype, bounds, .. } = &e.params else {
             unreachable!("samplers carry Params::Random")
-        };
-        let key = match &e.ins[0] {
-            Atom::Var(k) => match &self.locs[k] {
-                Loc::View { buf, offset, .. } => quote!([#buf[#offset], #buf[#offset + 1usize]]),
-                other => unreachable!("a key is an input, not {other:?}"),
-            },
-            Atom::Lit(_) => unreachable!("a key is an input"),
         };
         let f = format_ident!("{}", crate::prims::runtime_name(e.prim.name, &e.params));
         let ty = rust_type(*dtype);
         let bounds = bounds.map(|(lo, hi)| quote!(, #lo, #hi));
         quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
+    }
+
+    /// A key operand's two words, `[u32; 2]` (keys are inputs).
+    fn key_words(&self, a: &Atom) -> TokenStream {
+        match a {
+            Atom::Var(k) => match &self.locs[k] {
+                Loc::View { buf, offset, .. } => quote!([#buf[#offset], #buf[#offset + 1usize]]),
+                other => unreachable!("a key is an input, not {other:?}"),
+            },
+            Atom::Lit(_) => unreachable!("a key is an input"),
+        }
     }
 
     fn index_map(&mut self, prim: &str, p: &Params, x: &Atom, out: Var, aval: &Aval) {
@@ -1139,6 +1155,8 @@ struct LoopNest {
     pre: Vec<TokenStream>,
     memo: HashMap<(Var, Vec<Option<usize>>), Ident>,
     rows: HashMap<String, Ident>,
+    /// Sample keys' words, read before the innermost loop.
+    keys: HashMap<String, Ident>,
     /// One loop over all elements (every array read is whole and row-major).
     flat: Option<TokenStream>,
     /// Run the flat loop in parallel chunks through the runtime's driver.
@@ -1162,6 +1180,7 @@ impl LoopNest {
             pre: Vec::new(),
             memo: HashMap::new(),
             rows: HashMap::new(),
+            keys: HashMap::new(),
             flat: None,
             parallel: false,
             out: None,

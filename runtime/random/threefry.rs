@@ -18,17 +18,31 @@ const PARITY: u32 = 0x1bd1_1bda;
 pub fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
     let ks = [key[0], key[1], key[0] ^ key[1] ^ PARITY];
     let [mut x0, mut x1] = [x[0].wrapping_add(ks[0]), x[1].wrapping_add(ks[1])];
-    for step in 1..=5u32 {
-        for r in ROTATIONS[(step as usize - 1) % 2] {
+    // Written out without loops: a loop inside the per-element loop of a
+    // jitted function would keep that loop from vectorizing.
+    macro_rules! rounds {
+        ($group:expr, $step:expr) => {
+            let r = ROTATIONS[$group];
             x0 = x0.wrapping_add(x1);
-            x1 = x1.rotate_left(r) ^ x0;
-        }
-        // Key injection after every four rounds.
-        x0 = x0.wrapping_add(ks[step as usize % 3]);
-        x1 = x1
-            .wrapping_add(ks[(step as usize + 1) % 3])
-            .wrapping_add(step);
+            x1 = x1.rotate_left(r[0]) ^ x0;
+            x0 = x0.wrapping_add(x1);
+            x1 = x1.rotate_left(r[1]) ^ x0;
+            x0 = x0.wrapping_add(x1);
+            x1 = x1.rotate_left(r[2]) ^ x0;
+            x0 = x0.wrapping_add(x1);
+            x1 = x1.rotate_left(r[3]) ^ x0;
+            // Key injection after every four rounds.
+            x0 = x0.wrapping_add(ks[$step % 3]);
+            x1 = x1
+                .wrapping_add(ks[($step + 1) % 3])
+                .wrapping_add($step as u32);
+        };
     }
+    rounds!(0, 1);
+    rounds!(1, 2);
+    rounds!(0, 3);
+    rounds!(1, 4);
+    rounds!(0, 5);
     [x0, x1]
 }
 
