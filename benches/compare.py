@@ -64,6 +64,12 @@ ROWS = [
     ("`random.uniform` f32, 16M", "uniform_16m", "uniform_16m", "eager `jax::random::uniform`, bit-identical to JAX"),
     ("`random.normal` f32, 16M", "normal_16m", "normal_16m", "eager `jax::random::normal`, bit-identical to JAX"),
     (
+        "`x + normal(k) * 0.1`, 16M f32",
+        "noisy_16m",
+        "noisy_16m",
+        "jitted; ours computes the noise inside the add's loop",
+    ),
+    (
         "uniform f32, 16M, NumPy in the JAX column",
         "numpy_uniform_16m",
         "uniform_16m",

@@ -110,6 +110,10 @@ def mlp_forward(x, w1, b1, w2, b2):
     return jnp.tanh(x @ w1 + b1) @ w2 + b2
 
 
+def noisy(x, k):
+    return x + jax.random.normal(k, x.shape, jnp.float32) * 0.1
+
+
 def workloads():
     """(name, thunk) pairs; a thunk builds the inputs and returns a timing
     function `timing -> stats`, so inputs of one workload are freed before the
@@ -180,6 +184,7 @@ def workloads():
         ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),
+        ("noisy_16m", plain(noisy, u(M16), lambda: jax.random.key(0))),
         ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),
         ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),
         ("numpy_uniform_16m", numpy_sampler(lambda g: g.random(M16, dtype=np.float32))),
