@@ -14,9 +14,11 @@
 //! - [`fuse`]: which results are computed inside their consumers' loops;
 //! - [`emit`]: loop nests, views and kernel calls as Rust tokens.
 
+pub mod ad;
 pub mod emit;
 pub mod expand;
 pub mod fuse;
+pub mod grad;
 pub mod index;
 pub mod ir;
 pub mod jnp;

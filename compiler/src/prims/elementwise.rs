@@ -5,6 +5,8 @@
 use jax_dtypes::DType;
 
 use super::{no_params, Lowering, Params, PrimDef};
+use crate::ad::{Ad, JvpRule, Res, TransposeRule};
+use crate::ir::Atom;
 use crate::ir::{Aval, Shape};
 use crate::shapes::{broadcast, Constraints};
 
@@ -90,7 +92,7 @@ fn all_weak(ops: &[Aval]) -> bool {
 }
 
 macro_rules! elementwise {
-    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident;)*) => {
+    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident, $jvp:expr, $transpose:expr;)*) => {
         $(
             pub static $id: PrimDef = PrimDef {
                 name: $name,
@@ -104,11 +106,298 @@ macro_rules! elementwise {
                 },
                 print_params: no_params,
                 lowering: Lowering::Elementwise,
+                jvp: $jvp,
+                transpose: $transpose,
             };
         )*
         /// The table-driven elementwise primitives.
         const TABLE: &[&PrimDef] = &[$(&$id),*];
     };
+}
+
+/// A unary jvp rule `t * factor`, the factor a function of the operand
+/// `$x` and the result `$ans` (primals only).
+macro_rules! jvp1 {
+    (|$ad:ident, $x:ident, $ans:ident| $factor:expr) => {{
+        fn rule(
+            $ad: &mut Ad,
+            ins: &[Atom],
+            t: &[Option<Atom>],
+            _: &Params,
+            outs: &[Atom],
+        ) -> Res<Vec<Option<Atom>>> {
+            #[allow(unused_variables)]
+            let ($x, $ans) = (ins[0].clone(), outs[0].clone());
+            let factor: Atom = $factor;
+            Ok(vec![$ad.scale(&t[0], factor)?])
+        }
+        Some(rule as JvpRule)
+    }};
+}
+
+/// A binary jvp rule `tx * fx + ty * fy`, the factors functions of the
+/// operands and the result.
+macro_rules! jvp2 {
+    (|$ad:ident, $x:ident, $y:ident, $ans:ident| $fx:expr, $fy:expr) => {{
+        fn rule(
+            $ad: &mut Ad,
+            ins: &[Atom],
+            t: &[Option<Atom>],
+            _: &Params,
+            outs: &[Atom],
+        ) -> Res<Vec<Option<Atom>>> {
+            let tx = match &t[0] {
+                Some(tx) => {
+                    #[allow(unused_variables)]
+                    let ($x, $y, $ans) = (ins[0].clone(), ins[1].clone(), outs[0].clone());
+                    let f: Atom = $fx;
+                    Some($ad.mul(tx.clone(), f)?)
+                }
+                None => None,
+            };
+            let ty = match &t[1] {
+                Some(ty) => {
+                    #[allow(unused_variables)]
+                    let ($x, $y, $ans) = (ins[0].clone(), ins[1].clone(), outs[0].clone());
+                    let f: Atom = $fy;
+                    Some($ad.mul(ty.clone(), f)?)
+                }
+                None => None,
+            };
+            Ok(vec![$ad.sum(vec![tx, ty])?])
+        }
+        Some(rule as JvpRule)
+    }};
+}
+
+/// No derivative: the result is piecewise constant (or not a float).
+pub(crate) fn zero_jvp(
+    _: &mut Ad,
+    _: &[Atom],
+    _: &[Option<Atom>],
+    _: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![None; outs.len()])
+}
+const ZERO: Option<JvpRule> = Some(zero_jvp as JvpRule);
+
+fn add_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    // A missing tangent of a broadcast operand needs no term; a present one
+    // broadcasts like its primal.
+    let _ = ins;
+    Ok(vec![ad.sum(t.to_vec())?])
+}
+
+fn sub_jvp(
+    ad: &mut Ad,
+    _: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let ty = match &t[1] {
+        Some(ty) => Some(ad.neg(ty.clone())?),
+        None => None,
+    };
+    Ok(vec![ad.sum(vec![t[0].clone(), ty])?])
+}
+
+fn neg_jvp(
+    ad: &mut Ad,
+    _: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![match &t[0] {
+        Some(t) => Some(ad.neg(t.clone())?),
+        None => None,
+    }])
+}
+
+/// `add`: the cotangent goes to both operands, summed over their broadcasts.
+fn add_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    (0..2)
+        .map(|k| {
+            if ins[k].is_some() {
+                return Ok(None);
+            }
+            Ok(Some(ad.unbroadcast(ct.clone(), &avals[k])?))
+        })
+        .collect()
+}
+
+fn sub_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let x = if ins[0].is_none() {
+        Some(ad.unbroadcast(ct.clone(), &avals[0])?)
+    } else {
+        None
+    };
+    let y = if ins[1].is_none() {
+        let n = ad.neg(ct)?;
+        Some(ad.unbroadcast(n, &avals[1])?)
+    } else {
+        None
+    };
+    Ok(vec![x, y])
+}
+
+fn neg_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    _: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![Some(ad.neg(ct)?)])
+}
+
+/// `mul` with one linear operand: the cotangent times the other.
+fn mul_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    match (&ins[0], &ins[1]) {
+        (None, Some(y)) => {
+            let c = ad.mul(ct, y.clone())?;
+            Ok(vec![Some(ad.unbroadcast(c, &avals[0])?), None])
+        }
+        (Some(x), None) => {
+            let c = ad.mul(x.clone(), ct)?;
+            Ok(vec![None, Some(ad.unbroadcast(c, &avals[1])?)])
+        }
+        _ => Err("mul of two linear values is not linear".into()),
+    }
+}
+
+/// `div` linear in its numerator.
+fn div_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    match &ins[1] {
+        Some(y) if ins[0].is_none() => {
+            let c = ad.div(ct, y.clone())?;
+            Ok(vec![Some(ad.unbroadcast(c, &avals[0])?), None])
+        }
+        _ => Err("div is linear in its numerator only".into()),
+    }
+}
+
+/// `1 - ans^2`-style factors need constants of the operand's dtype.
+fn c(ad: &Ad, v: f64, like: &Atom) -> Atom {
+    ad.lit(v, like)
+}
+
+/// JAX's `_balanced_eq(x, z, y)`: 1 where `x == z != y`, 0.5 where both
+/// equal `z` (ties split the gradient), 0 elsewhere.
+fn balanced_eq(ad: &mut Ad, x: Atom, z: Atom, y: Atom) -> Res<Atom> {
+    let (one, half, zero) = (c(ad, 1.0, &x), c(ad, 0.5, &x), c(ad, 0.0, &x));
+    let x_eq = ad.bin(&EQ, x, z.clone())?;
+    let y_eq = ad.bin(&EQ, y, z)?;
+    let share = ad.select(y_eq, one, half)?;
+    ad.select(x_eq, zero, share)
+}
+
+/// `select(x == 0, 1, x)`: JAX's `_replace_zero`.
+fn replace_zero(ad: &mut Ad, x: Atom) -> Res<Atom> {
+    let (zero, one) = (c(ad, 0.0, &x), c(ad, 1.0, &x));
+    let is_zero = ad.bin(&EQ, x.clone(), zero)?;
+    ad.select(is_zero, x, one)
+}
+
+fn pow_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let (x, y, ans) = (ins[0].clone(), ins[1].clone(), outs[0].clone());
+    // d/dx: select(y == 0, 0, y * x^(y - 1)) (JAX's `_pow_jvp_lhs`).
+    let tx = match &t[0] {
+        Some(tx) => {
+            let one = c(ad, 1.0, &y);
+            let ym1 = ad.bin(&SUB, y.clone(), one)?;
+            let p = ad.bin(&POW, x.clone(), ym1)?;
+            let ry = replace_zero(ad, y.clone())?;
+            let jac = ad.mul(ry, p)?;
+            let zero = c(ad, 0.0, &y);
+            let y0 = ad.bin(&EQ, y.clone(), zero.clone())?;
+            let jac = ad.select(y0, jac, zero)?;
+            Some(ad.mul(tx.clone(), jac)?)
+        }
+        None => None,
+    };
+    // d/dy: log(replace_zero(x)) * ans (`_pow_jvp_rhs`).
+    let ty = match &t[1] {
+        Some(ty) => {
+            let rx = replace_zero(ad, x)?;
+            let l = ad.un(&LOG, rx)?;
+            let f = ad.mul(l, ans)?;
+            Some(ad.mul(ty.clone(), f)?)
+        }
+        None => None,
+    };
+    Ok(vec![ad.sum(vec![tx, ty])?])
+}
+
+fn clamp_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    // clamp(lo, x, hi): the tangent of whichever operand the result is.
+    let (lo, x, hi) = (ins[0].clone(), ins[1].clone(), ins[2].clone());
+    let mut terms = Vec::new();
+    let shape = ad.aval(&x);
+    let zeros = ad.full(0.0, &shape)?;
+    let ones = ad.full(1.0, &shape)?;
+    if let Some(tx) = &t[1] {
+        let above = ad.bin(&GT, x.clone(), lo.clone())?;
+        let below = ad.bin(&LT, x.clone(), hi.clone())?;
+        let inside = ad.bin(&AND, above, below)?;
+        let m = ad.select(inside, zeros.clone(), ones.clone())?;
+        terms.push(Some(ad.mul(tx.clone(), m)?));
+    }
+    if let Some(tl) = &t[0] {
+        let under = ad.bin(&LT, x.clone(), lo.clone())?;
+        let m = ad.select(under, zeros.clone(), ones.clone())?;
+        terms.push(Some(ad.mul(tl.clone(), m)?));
+    }
+    if let Some(th) = &t[2] {
+        let over = ad.bin(&GT, x, hi)?;
+        let m = ad.select(over, zeros, ones)?;
+        terms.push(Some(ad.mul(th.clone(), m)?));
+    }
+    Ok(vec![ad.sum(terms)?])
 }
 
 #[derive(Clone, Copy)]
@@ -135,59 +424,59 @@ fn out_aval(rule: OutRule, d: DType, shape: Shape, weak: bool) -> Aval {
 }
 
 elementwise! {
-    NEG = "neg", 1, Number, Same;
-    SIGN = "sign", 1, Number, Same;
-    ABS = "abs", 1, Number, Same;
-    SQUARE = "square", 1, Number, Same;
-    FLOOR = "floor", 1, Float, Same;
-    CEIL = "ceil", 1, Float, Same;
-    EXP = "exp", 1, Float, Same;
-    EXP2 = "exp2", 1, Float, Same;
-    LOG = "log", 1, Float, Same;
-    LOG1P = "log1p", 1, Float, Same;
-    EXPM1 = "expm1", 1, Float, Same;
-    SIN = "sin", 1, Float, Same;
-    COS = "cos", 1, Float, Same;
-    TAN = "tan", 1, Float, Same;
-    TANH = "tanh", 1, Float, Same;
-    SINH = "sinh", 1, Float, Same;
-    COSH = "cosh", 1, Float, Same;
-    ASIN = "asin", 1, Float, Same;
-    ACOS = "acos", 1, Float, Same;
-    ATAN = "atan", 1, Float, Same;
-    ASINH = "asinh", 1, Float, Same;
-    ACOSH = "acosh", 1, Float, Same;
-    ATANH = "atanh", 1, Float, Same;
-    SQRT = "sqrt", 1, Float, Same;
-    RSQRT = "rsqrt", 1, Float, Same;
-    CBRT = "cbrt", 1, Float, Same;
-    LOGISTIC = "logistic", 1, Float, Same;
-    ERF = "erf", 1, Float, Same;
-    ERFC = "erfc", 1, Float, Same;
-    ERF_INV = "erf_inv", 1, Float, Same;
-    IS_FINITE = "is_finite", 1, Float, Bool;
-    NOT = "not", 1, Logical, Same;
-    STOP_GRADIENT = "stop_gradient", 1, Any, Same;
-    ADD = "add", 2, Any, Same;
-    ADD_ANY = "add_any", 2, Any, Same;
-    SUB = "sub", 2, Number, Same;
-    MUL = "mul", 2, Any, Same;
-    DIV = "div", 2, Number, Same;
-    REM = "rem", 2, Number, Same;
-    POW = "pow", 2, Float, Same;
-    MAX = "max", 2, Any, Same;
-    MIN = "min", 2, Any, Same;
-    ATAN2 = "atan2", 2, Float, Same;
-    AND = "and", 2, Logical, Same;
-    OR = "or", 2, Logical, Same;
-    XOR = "xor", 2, Logical, Same;
-    EQ = "eq", 2, Any, Bool;
-    NE = "ne", 2, Any, Bool;
-    LT = "lt", 2, Any, Bool;
-    LE = "le", 2, Any, Bool;
-    GT = "gt", 2, Any, Bool;
-    GE = "ge", 2, Any, Bool;
-    CLAMP = "clamp", 3, Any, Same;
+    NEG = "neg", 1, Number, Same, Some(neg_jvp as JvpRule), Some(neg_transpose as TransposeRule);
+    SIGN = "sign", 1, Number, Same, ZERO, None;
+    ABS = "abs", 1, Number, Same, jvp1!(|ad, x, ans| { let z = c(ad, 0.0, &x); let ge = ad.bin(&GE, x.clone(), z)?; let one = ad.full(1.0, &ad.aval(&x))?; let m = ad.neg(one.clone())?; ad.select(ge, m, one)? }), None;
+    SQUARE = "square", 1, Number, Same, jvp1!(|ad, x, ans| { let two = c(ad, 2.0, &x); ad.mul(x, two)? }), None;
+    FLOOR = "floor", 1, Float, Same, ZERO, None;
+    CEIL = "ceil", 1, Float, Same, ZERO, None;
+    EXP = "exp", 1, Float, Same, jvp1!(|ad, x, ans| ans), None;
+    EXP2 = "exp2", 1, Float, Same, jvp1!(|ad, x, ans| { let l = c(ad, std::f64::consts::LN_2, &x); ad.mul(ans, l)? }), None;
+    LOG = "log", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.div(one, x)? }), None;
+    LOG1P = "log1p", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&ADD, x, one.clone())?; ad.div(one, d)? }), None;
+    EXPM1 = "expm1", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.bin(&ADD, ans, one)? }), None;
+    SIN = "sin", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COS, x)?), None;
+    COS = "cos", 1, Float, Same, jvp1!(|ad, x, ans| { let s = ad.un(&SIN, x)?; ad.neg(s)? }), None;
+    TAN = "tan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&ADD, one, sq)? }), None;
+    TANH = "tanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&SUB, one, sq)? }), None;
+    SINH = "sinh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COSH, x)?), None;
+    COSH = "cosh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&SINH, x)?), None;
+    ASIN = "asin", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; ad.un(&RSQRT, d)? }), None;
+    ACOS = "acos", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; let r = ad.un(&RSQRT, d)?; ad.neg(r)? }), None;
+    ATAN = "atan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, one.clone(), sq)?; ad.div(one, d)? }), None;
+    ASINH = "asinh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, sq, one)?; ad.un(&RSQRT, d)? }), None;
+    ACOSH = "acosh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let a = ad.bin(&SUB, x.clone(), one.clone())?; let b = ad.bin(&ADD, x, one)?; let d = ad.mul(a, b)?; ad.un(&RSQRT, d)? }), None;
+    ATANH = "atanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one.clone(), sq)?; ad.div(one, d)? }), None;
+    SQRT = "sqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let half = c(ad, 0.5, &x); ad.div(half, ans)? }), None;
+    RSQRT = "rsqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let m = c(ad, -0.5, &x); let q = ad.div(ans, x)?; ad.mul(q, m)? }), None;
+    CBRT = "cbrt", 1, Float, Same, jvp1!(|ad, x, ans| { let third = c(ad, 1.0 / 3.0, &x); let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![ans])?; ad.mul(third, p)? }), None;
+    LOGISTIC = "logistic", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&SUB, one, ans.clone())?; ad.mul(ans, d)? }), None;
+    ERF = "erf", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, 2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None;
+    ERFC = "erfc", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, -2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None;
+    ERF_INV = "erf_inv", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, std::f64::consts::PI.sqrt() / 2.0, &x); let sq = ad.mul(ans.clone(), ans)?; let e = ad.un(&EXP, sq)?; ad.mul(k, e)? }), None;
+    IS_FINITE = "is_finite", 1, Float, Bool, ZERO, None;
+    NOT = "not", 1, Logical, Same, ZERO, None;
+    STOP_GRADIENT = "stop_gradient", 1, Any, Same, ZERO, None;
+    ADD = "add", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
+    ADD_ANY = "add_any", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
+    SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule);
+    MUL = "mul", 2, Any, Same, jvp2!(|ad, x, y, ans| y, x), Some(mul_transpose as TransposeRule);
+    DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule);
+    REM = "rem", 2, Number, Same, None, None;
+    POW = "pow", 2, Float, Same, Some(pow_jvp as JvpRule), None;
+    MAX = "max", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
+    MIN = "min", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
+    ATAN2 = "atan2", 2, Float, Same, jvp2!(|ad, x, y, ans| { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; ad.div(y, d)? }, { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; let n = ad.neg(x)?; ad.div(n, d)? }), None;
+    AND = "and", 2, Logical, Same, ZERO, None;
+    OR = "or", 2, Logical, Same, ZERO, None;
+    XOR = "xor", 2, Logical, Same, ZERO, None;
+    EQ = "eq", 2, Any, Bool, ZERO, None;
+    NE = "ne", 2, Any, Bool, ZERO, None;
+    LT = "lt", 2, Any, Bool, ZERO, None;
+    LE = "le", 2, Any, Bool, ZERO, None;
+    GT = "gt", 2, Any, Bool, ZERO, None;
+    GE = "ge", 2, Any, Bool, ZERO, None;
+    CLAMP = "clamp", 3, Any, Same, Some(clamp_jvp as JvpRule), None;
 }
 
 /// `round`: half away from zero (`rounding_method=0`, XLA's default).
@@ -203,6 +492,8 @@ pub static ROUND: PrimDef = PrimDef {
     },
     print_params: |_, _| vec![("rounding_method", "0".into())],
     lowering: Lowering::Elementwise,
+    jvp: ZERO,
+    transpose: None,
 };
 
 /// `x ** y` for a static integer `y`.
@@ -229,6 +520,8 @@ pub static INTEGER_POW: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::Elementwise,
+    jvp: Some(integer_pow_jvp as JvpRule),
+    transpose: None,
 };
 
 /// Converts dtypes with XLA's semantics (saturating float to int, NaN to 0).
@@ -249,6 +542,8 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::Elementwise,
+    jvp: Some(convert_jvp as JvpRule),
+    transpose: Some(convert_transpose as TransposeRule),
 };
 
 /// `select_n(which, *cases)`: the case chosen by a bool (false, true) or an
@@ -276,7 +571,112 @@ pub static SELECT_N: PrimDef = PrimDef {
     },
     print_params: no_params,
     lowering: Lowering::Elementwise,
+    jvp: Some(select_jvp as JvpRule),
+    transpose: Some(select_transpose as TransposeRule),
 };
+
+fn integer_pow_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::IntegerPow(n) = p else {
+        unreachable!()
+    };
+    let x = ins[0].clone();
+    let factor = match *n {
+        0 => return Ok(vec![None]),
+        1 => c(ad, 1.0, &x),
+        n => {
+            let pw = if n == 2 {
+                x.clone()
+            } else {
+                ad.bind(&INTEGER_POW, Params::IntegerPow(n - 1), vec![x.clone()])?
+            };
+            let k = c(ad, n as f64, &x);
+            ad.mul(k, pw)?
+        }
+    };
+    Ok(vec![ad.scale(&t[0], factor)?])
+}
+
+fn convert_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Convert { new_dtype, .. } = p else {
+        unreachable!()
+    };
+    if !new_dtype.is_float() || !ad.aval(&ins[0]).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    Ok(vec![match &t[0] {
+        Some(t) => Some(ad.convert(t.clone(), *new_dtype)?),
+        None => None,
+    }])
+}
+
+fn convert_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![Some(ad.convert(ct, avals[0].dtype)?)])
+}
+
+fn select_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    if t[1..].iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let out = crate::ad::tangent_aval(&ad.aval(&outs[0]));
+    let mut cases = vec![ins[0].clone()];
+    for tc in &t[1..] {
+        cases.push(match tc {
+            Some(tc) => tc.clone(),
+            None => ad.zeros(&out)?,
+        });
+    }
+    Ok(vec![Some(ad.bind(&SELECT_N, Params::None, cases)?)])
+}
+
+fn select_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let which = ins[0].clone().ok_or("select_n's predicate is not linear")?;
+    let ct_aval = ad.aval(&ct);
+    let zeros = ad.zeros(&ct_aval)?;
+    let mut out = vec![None];
+    for k in 1..ins.len() {
+        if ins[k].is_some() {
+            out.push(None);
+            continue;
+        }
+        let mut cases = vec![which.clone()];
+        for j in 1..ins.len() {
+            cases.push(if j == k { ct.clone() } else { zeros.clone() });
+        }
+        let c = ad.bind(&SELECT_N, Params::None, cases)?;
+        out.push(Some(ad.unbroadcast(c, &avals[k])?));
+    }
+    Ok(out)
+}
 
 /// All elementwise primitives.
 pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =

@@ -55,6 +55,10 @@ pub struct PrimDef {
     /// The parameters as `jax.make_jaxpr` prints them, in its order.
     pub print_params: PrintParams,
     pub lowering: Lowering,
+    /// Forward-mode rule (`None`: not differentiable yet).
+    pub jvp: Option<crate::ad::JvpRule>,
+    /// Transpose rule, for primitives linear in some operands.
+    pub transpose: Option<crate::ad::TransposeRule>,
 }
 
 impl std::fmt::Debug for PrimDef {

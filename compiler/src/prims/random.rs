@@ -75,6 +75,9 @@ macro_rules! sampler {
             },
             print_params: print_random,
             lowering: Lowering::Sample,
+            // Keys are integers: samples have no derivative.
+            jvp: Some(super::zero_jvp),
+            transpose: None,
         };
     };
 }

@@ -2,6 +2,8 @@
 //! transposes, slices, reductions, contractions.
 
 use super::{tuple, Lowering, Params, PrimDef};
+use crate::ad::{Ad, JvpRule, Res, TransposeRule};
+use crate::ir::Atom;
 use crate::ir::{Aval, Dim, Shape};
 use crate::shapes::{fmt, same_dim};
 
@@ -57,6 +59,8 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(BROADCAST_IN_DIM),
+    transpose: Some(broadcast_transpose as TransposeRule),
 };
 
 /// Same elements in row-major order, another shape.
@@ -108,6 +112,8 @@ pub static RESHAPE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(RESHAPE),
+    transpose: Some(reshape_back as TransposeRule),
 };
 
 /// `2 * N * M` as a Rust expression.
@@ -160,6 +166,8 @@ pub static DYNAMIC_SLICE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(DYNAMIC_SLICE),
+    transpose: None,
 };
 
 /// Permutes axes: result axis `i` is operand axis `perm[i]`.
@@ -190,6 +198,8 @@ pub static TRANSPOSE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(TRANSPOSE),
+    transpose: Some(transpose_transpose as TransposeRule),
 };
 
 /// Removes size-1 axes.
@@ -224,6 +234,8 @@ pub static SQUEEZE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(SQUEEZE),
+    transpose: Some(reshape_back as TransposeRule),
 };
 
 /// A static strided window.
@@ -280,6 +292,8 @@ pub static SLICE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
+    jvp: same_op_jvp!(SLICE),
+    transpose: Some(slice_transpose as TransposeRule),
 };
 
 fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
@@ -302,7 +316,7 @@ fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String
 }
 
 macro_rules! reduction {
-    ($($id:ident = $name:literal, out_sharding: $sharding:literal;)*) => {$(
+    ($($id:ident = $name:literal, out_sharding: $sharding:literal, $jvp:expr, $transpose:expr;)*) => {$(
         pub static $id: PrimDef = PrimDef {
             name: $name,
             abstract_eval: |ops, p, _| reduce_eval($name, ops, p),
@@ -317,17 +331,19 @@ macro_rules! reduction {
                 v
             },
             lowering: Lowering::Reduce,
+            jvp: $jvp,
+            transpose: $transpose,
         };
     )*};
 }
 
 reduction! {
-    REDUCE_SUM = "reduce_sum", out_sharding: true;
-    REDUCE_MAX = "reduce_max", out_sharding: false;
-    REDUCE_MIN = "reduce_min", out_sharding: false;
-    REDUCE_PROD = "reduce_prod", out_sharding: true;
-    REDUCE_AND = "reduce_and", out_sharding: false;
-    REDUCE_OR = "reduce_or", out_sharding: false;
+    REDUCE_SUM = "reduce_sum", out_sharding: true, same_op_jvp!(REDUCE_SUM), Some(reduce_sum_transpose as TransposeRule);
+    REDUCE_MAX = "reduce_max", out_sharding: false, Some(chooser_jvp as JvpRule), None;
+    REDUCE_MIN = "reduce_min", out_sharding: false, Some(chooser_jvp as JvpRule), None;
+    REDUCE_PROD = "reduce_prod", out_sharding: true, None, None;
+    REDUCE_AND = "reduce_and", out_sharding: false, Some(super::zero_jvp), None;
+    REDUCE_OR = "reduce_or", out_sharding: false, Some(super::zero_jvp), None;
 }
 
 fn arg_reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
@@ -365,6 +381,8 @@ pub static ARGMAX: PrimDef = PrimDef {
     abstract_eval: |ops, p, _| arg_reduce_eval("argmax", ops, p),
     print_params: |_, p| arg_reduce_params(p),
     lowering: Lowering::Reduce,
+    jvp: Some(super::zero_jvp),
+    transpose: None,
 };
 
 /// The index of the smallest element along an axis.
@@ -373,6 +391,8 @@ pub static ARGMIN: PrimDef = PrimDef {
     abstract_eval: |ops, p, _| arg_reduce_eval("argmin", ops, p),
     print_params: |_, p| arg_reduce_params(p),
     lowering: Lowering::Reduce,
+    jvp: Some(super::zero_jvp),
+    transpose: None,
 };
 
 /// Joins arrays along an axis.
@@ -422,6 +442,8 @@ pub static CONCATENATE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::Kernel,
+    jvp: Some(concatenate_jvp as JvpRule),
+    transpose: Some(concatenate_transpose as TransposeRule),
 };
 
 /// General contraction: batch axes, contracting axes, then the free axes of
@@ -503,6 +525,8 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     lowering: Lowering::Kernel,
+    jvp: Some(dot_general_jvp as JvpRule),
+    transpose: Some(dot_general_transpose as TransposeRule),
 };
 
 /// A Python list: `[1]`, `[]`, `[0, 1]`.
@@ -590,6 +614,8 @@ macro_rules! scatter {
             abstract_eval: |ops, p, _| scatter_eval($name, ops, p),
             print_params: |_, p| scatter_params(p, $combine),
             lowering: Lowering::Kernel,
+            jvp: None,
+            transpose: None,
         };
     )*};
 }
@@ -600,6 +626,432 @@ scatter! {
     SCATTER_MUL = "scatter-mul", Some("mul");
     SCATTER_MIN = "scatter-min", Some("min");
     SCATTER_MAX = "scatter-max", Some("max");
+}
+
+// ---------------------------------------------------------------------------
+// Derivative rules. Every structural primitive but the reductions by max/min
+// is linear in its array operand.
+// ---------------------------------------------------------------------------
+
+/// The jvp of a primitive linear in its first operand: the same primitive on
+/// the tangent (other operands, such as indices, stay primal).
+macro_rules! same_op_jvp {
+    ($prim:ident) => {{
+        fn rule(
+            ad: &mut Ad,
+            ins: &[Atom],
+            t: &[Option<Atom>],
+            p: &Params,
+            _: &[Atom],
+        ) -> Res<Vec<Option<Atom>>> {
+            let Some(t0) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            let mut args = vec![t0.clone()];
+            args.extend(ins[1..].iter().cloned());
+            Ok(vec![Some(ad.bind(&$prim, p.clone(), args)?)])
+        }
+        Some(rule as JvpRule)
+    }};
+}
+use same_op_jvp;
+
+/// `broadcast_in_dim`: sum the cotangent over the new axes and the expanded
+/// size-1 axes, then reshape to the operand.
+fn broadcast_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::BroadcastInDim { shape, dims } = p else {
+        unreachable!()
+    };
+    let operand = &avals[0];
+    let one = Dim::Lit(1);
+    let axes: Vec<usize> = (0..shape.len())
+        .filter(|k| match dims.iter().position(|d| d == k) {
+            None => true,
+            Some(i) => operand.shape[i] == one && shape[*k] != one,
+        })
+        .collect();
+    let summed = if axes.is_empty() {
+        ct
+    } else {
+        ad.bind(&REDUCE_SUM, Params::Axes(axes), vec![ct])?
+    };
+    Ok(vec![Some(reshape_to(ad, summed, &operand.shape)?)])
+}
+
+fn reshape_to(ad: &mut Ad, x: Atom, shape: &[Dim]) -> Res<Atom> {
+    if ad.aval(&x).shape == shape {
+        return Ok(x);
+    }
+    ad.bind(
+        &RESHAPE,
+        Params::Reshape {
+            new_sizes: shape.to_vec(),
+        },
+        vec![x],
+    )
+}
+
+/// `reshape`, `squeeze`: the cotangent reshaped to the operand.
+fn reshape_back(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![Some(reshape_to(ad, ct, &avals[0].shape)?)])
+}
+
+fn transpose_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    _: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Transpose { perm } = p else {
+        unreachable!()
+    };
+    let mut inverse = vec![0; perm.len()];
+    for (i, &d) in perm.iter().enumerate() {
+        inverse[d] = i;
+    }
+    Ok(vec![Some(ad.bind(
+        &TRANSPOSE,
+        Params::Transpose { perm: inverse },
+        vec![ct],
+    )?)])
+}
+
+/// `reduce_sum`: the cotangent broadcast back over the reduced axes.
+fn reduce_sum_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Axes(axes) = p else {
+        unreachable!()
+    };
+    let operand = &avals[0];
+    let dims: Vec<usize> = (0..operand.rank()).filter(|k| !axes.contains(k)).collect();
+    Ok(vec![Some(ad.bind(
+        &BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: operand.shape.clone(),
+            dims,
+        },
+        vec![ct],
+    )?)])
+}
+
+/// `reduce_max`/`reduce_min`: the tangent averaged over the positions that
+/// attain the extreme (ties share it equally), as JAX's chooser rule.
+fn chooser_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Axes(axes) = p else {
+        unreachable!()
+    };
+    let Some(t0) = &t[0] else {
+        return Ok(vec![None]);
+    };
+    let x = &ins[0];
+    let xa = ad.aval(x);
+    let dims: Vec<usize> = (0..xa.rank()).filter(|k| !axes.contains(k)).collect();
+    let ans = ad.bind(
+        &BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: xa.shape.clone(),
+            dims,
+        },
+        vec![outs[0].clone()],
+    )?;
+    let hit = ad.bin(&super::EQ, x.clone(), ans)?;
+    let hit = ad.convert(hit, xa.dtype)?;
+    let counts = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![hit.clone()])?;
+    let picked = ad.mul(t0.clone(), hit)?;
+    let summed = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![picked])?;
+    Ok(vec![Some(ad.div(summed, counts)?)])
+}
+
+/// `slice` (unit strides): the cotangent padded with zeros back to the
+/// operand's shape, one axis at a time, by concatenation.
+fn slice_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Slice {
+        start,
+        limit,
+        strides,
+    } = p
+    else {
+        unreachable!()
+    };
+    if strides.as_ref().is_some_and(|s| s.iter().any(|&k| k != 1)) {
+        return Err("reverse-mode differentiation of a strided slice is not supported yet".into());
+    }
+    let operand = &avals[0];
+    let mut x = ct;
+    for axis in 0..operand.rank() {
+        let Dim::Lit(n) = operand.shape[axis] else {
+            return Err("reverse-mode differentiation of a slice of a symbolic dimension is not supported yet".into());
+        };
+        let (lo, hi) = (start[axis], limit[axis]);
+        if lo == 0 && hi == n {
+            continue;
+        }
+        let mut parts = Vec::new();
+        let cur = ad.aval(&x);
+        for (from, to) in [(0, lo), (hi, n)] {
+            if to > from {
+                let mut shape = cur.shape.clone();
+                shape[axis] = Dim::Lit(to - from);
+                parts.push((
+                    from,
+                    ad.zeros(&Aval {
+                        shape,
+                        ..cur.clone()
+                    })?,
+                ));
+            }
+        }
+        let mut ordered: Vec<Atom> = Vec::new();
+        if let Some((_, z)) = parts.iter().find(|(f, _)| *f == 0) {
+            ordered.push(z.clone());
+        }
+        ordered.push(x.clone());
+        if let Some((_, z)) = parts.iter().find(|(f, _)| *f != 0) {
+            ordered.push(z.clone());
+        }
+        x = ad.bind(&CONCATENATE, Params::Concatenate { dim: axis }, ordered)?;
+    }
+    Ok(vec![Some(x)])
+}
+
+fn concatenate_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    if t.iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let mut parts = Vec::new();
+    for (x, tx) in ins.iter().zip(t) {
+        parts.push(match tx {
+            Some(tx) => tx.clone(),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(x));
+                ad.zeros(&a)?
+            }
+        });
+    }
+    Ok(vec![Some(ad.bind(&CONCATENATE, p.clone(), parts)?)])
+}
+
+/// `concatenate`: each linear operand's slice of the cotangent.
+fn concatenate_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Concatenate { dim } = p else {
+        unreachable!()
+    };
+    let ct_aval = ad.aval(&ct);
+    let mut offset = 0usize;
+    let mut out = Vec::new();
+    for (x, aval) in ins.iter().zip(avals) {
+        let Dim::Lit(n) = aval.shape[*dim] else {
+            return Err("reverse-mode differentiation of concatenate along a symbolic dimension is not supported yet".into());
+        };
+        if x.is_none() {
+            let mut start = vec![0; ct_aval.rank()];
+            let mut limit: Vec<usize> = Vec::new();
+            for d in &ct_aval.shape {
+                let Dim::Lit(d) = d else {
+                    return Err("reverse-mode differentiation of concatenate with symbolic dimensions is not supported yet".into());
+                };
+                limit.push(*d);
+            }
+            start[*dim] = offset;
+            limit[*dim] = offset + n;
+            out.push(Some(ad.bind(
+                &SLICE,
+                Params::Slice {
+                    start,
+                    limit,
+                    strides: None,
+                },
+                vec![ct.clone()],
+            )?));
+        } else {
+            out.push(None);
+        }
+        offset += n;
+    }
+    Ok(out)
+}
+
+fn dot_general_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let (x, y) = (ins[0].clone(), ins[1].clone());
+    let tx = match &t[0] {
+        Some(tx) => Some(ad.bind(&DOT_GENERAL, p.clone(), vec![tx.clone(), y])?),
+        None => None,
+    };
+    let ty = match &t[1] {
+        Some(ty) => Some(ad.bind(&DOT_GENERAL, p.clone(), vec![x, ty.clone()])?),
+        None => None,
+    };
+    Ok(vec![ad.sum(vec![tx, ty])?])
+}
+
+/// Consecutive index ranges of the given lengths.
+fn ranges_like(lens: &[usize]) -> Vec<Vec<usize>> {
+    let mut start = 0;
+    lens.iter()
+        .map(|&n| {
+            let r = (start..start + n).collect();
+            start += n;
+            r
+        })
+        .collect()
+}
+
+/// JAX's `_dot_general_transpose_lhs`: the cotangent of `x` in
+/// `dot_general(x, y)`, as a `dot_general` of the output cotangent with `y`
+/// followed by a transpose into `x`'s axis order. `swap_ans` for the rhs.
+#[allow(clippy::too_many_arguments)]
+fn dot_transpose_lhs(
+    ad: &mut Ad,
+    ct: Atom,
+    x_rank: usize,
+    y: Atom,
+    x_contract: &[usize],
+    y_contract: &[usize],
+    x_batch: &[usize],
+    y_batch: &[usize],
+    preferred: jax_dtypes::DType,
+    swap_ans: bool,
+) -> Res<Atom> {
+    let y_rank = ad.aval(&y).rank();
+    let remaining = |n: usize, a: &[usize], b: &[usize]| -> Vec<usize> {
+        (0..n)
+            .filter(|k| !a.contains(k) && !b.contains(k))
+            .collect()
+    };
+    let x_kept = remaining(x_rank, x_contract, x_batch);
+    let y_kept = remaining(y_rank, y_contract, y_batch);
+    let (ans_batch, ans_y) = if swap_ans {
+        let r = ranges_like(&[x_batch.len(), y_kept.len(), x_kept.len()]);
+        (r[0].clone(), r[1].clone())
+    } else {
+        let r = ranges_like(&[x_batch.len(), x_kept.len(), y_kept.len()]);
+        (r[0].clone(), r[2].clone())
+    };
+    let mut order: Vec<usize> = (0..y_contract.len()).collect();
+    order.sort_by_key(|&i| y_contract[i]);
+    let x_contract_sorted_by_y: Vec<usize> = order.iter().map(|&i| x_contract[i]).collect();
+    let mut pre: Vec<usize> = x_batch.to_vec();
+    pre.extend(&x_kept);
+    pre.extend(&x_contract_sorted_by_y);
+    let mut out_axes: Vec<usize> = (0..pre.len()).collect();
+    out_axes.sort_by_key(|&i| pre[i]);
+    let d = ad.bind(
+        &DOT_GENERAL,
+        Params::DotGeneral {
+            lhs_contract: ans_y,
+            rhs_contract: y_kept,
+            lhs_batch: ans_batch,
+            rhs_batch: y_batch.to_vec(),
+            preferred,
+        },
+        vec![ct, y],
+    )?;
+    if out_axes.iter().enumerate().all(|(i, &a)| i == a) {
+        Ok(d)
+    } else {
+        ad.bind(&TRANSPOSE, Params::Transpose { perm: out_axes }, vec![d])
+    }
+}
+
+fn dot_general_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::DotGeneral {
+        lhs_contract,
+        rhs_contract,
+        lhs_batch,
+        rhs_batch,
+        ..
+    } = p
+    else {
+        unreachable!()
+    };
+    let ct_dtype = ad.aval(&ct).dtype;
+    match (&ins[0], &ins[1]) {
+        (None, Some(y)) => {
+            let c = dot_transpose_lhs(
+                ad,
+                ct,
+                avals[0].rank(),
+                y.clone(),
+                lhs_contract,
+                rhs_contract,
+                lhs_batch,
+                rhs_batch,
+                ct_dtype,
+                false,
+            )?;
+            Ok(vec![Some(c), None])
+        }
+        (Some(x), None) => {
+            let c = dot_transpose_lhs(
+                ad,
+                ct,
+                avals[1].rank(),
+                x.clone(),
+                rhs_contract,
+                lhs_contract,
+                rhs_batch,
+                lhs_batch,
+                ct_dtype,
+                true,
+            )?;
+            Ok(vec![None, Some(c)])
+        }
+        _ => Err("dot_general of two linear values is not linear".into()),
+    }
 }
 
 /// All structural primitives.

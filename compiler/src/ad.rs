@@ -1,0 +1,508 @@
+//! Automatic differentiation on jaxprs, as JAX does it (`ad.py`,
+//! autodidax): forward mode runs each primitive's jvp rule beside it;
+//! reverse mode is forward mode, then partial evaluation (equations that
+//! touch a tangent are linear, the rest is the forward pass), then the
+//! linear equations transposed in reverse order. Every transformation
+//! returns a jaxpr, so derivatives go through simplify, fusion and emission
+//! like any function. The rules live with their primitives (`prims/`).
+
+use std::collections::{HashMap, HashSet};
+
+use jax_dtypes::DType;
+use proc_macro2::Span;
+
+use crate::ir::{Atom, Aval, Dim, Jaxpr, Scalar, Var};
+use crate::prims::{self, Params, Prim};
+use crate::trace::{literal, Builder};
+
+/// A rule's error: a message, reported at the user's expression.
+pub type Res<T> = std::result::Result<T, String>;
+
+/// What rules emit equations with.
+pub struct Ad<'a> {
+    pub b: &'a mut Builder,
+    pub span: Span,
+}
+
+impl Ad<'_> {
+    pub fn aval(&self, a: &Atom) -> Aval {
+        self.b.aval(a)
+    }
+
+    pub fn bind(&mut self, p: Prim, params: Params, ins: Vec<Atom>) -> Res<Atom> {
+        self.b
+            .bind1(p, params, ins, self.span)
+            .map_err(|e| e.to_string())
+    }
+
+    pub fn un(&mut self, p: Prim, x: Atom) -> Res<Atom> {
+        self.bind(p, Params::None, vec![x])
+    }
+
+    pub fn bin(&mut self, p: Prim, x: Atom, y: Atom) -> Res<Atom> {
+        self.bind(p, Params::None, vec![x, y])
+    }
+
+    /// A scalar of `like`'s dtype (never weak: tangents are typed).
+    pub fn lit(&self, v: f64, like: &Atom) -> Atom {
+        let d = self.aval(like).dtype;
+        let value = match d {
+            DType::Bool => Scalar::Bool(v != 0.0),
+            d if d.is_float() => crate::jnp::cast_scalar(Scalar::Float(v), d),
+            _ => Scalar::Int(v as i128),
+        };
+        literal(value, Aval::scalar(d, false))
+    }
+
+    pub fn mul(&mut self, x: Atom, y: Atom) -> Res<Atom> {
+        self.bin(&prims::MUL, x, y)
+    }
+
+    pub fn add(&mut self, x: Atom, y: Atom) -> Res<Atom> {
+        self.bin(&prims::ADD_ANY, x, y)
+    }
+
+    pub fn neg(&mut self, x: Atom) -> Res<Atom> {
+        self.un(&prims::NEG, x)
+    }
+
+    pub fn div(&mut self, x: Atom, y: Atom) -> Res<Atom> {
+        self.bin(&prims::DIV, x, y)
+    }
+
+    /// `t * c` for a tangent `t` and a primal factor `c`.
+    pub fn scale(&mut self, t: &Option<Atom>, c: Atom) -> Res<Option<Atom>> {
+        match t {
+            Some(t) => Ok(Some(self.mul(t.clone(), c)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The sum of the present terms (None when there are none).
+    pub fn sum(&mut self, terms: Vec<Option<Atom>>) -> Res<Option<Atom>> {
+        let mut acc: Option<Atom> = None;
+        for t in terms.into_iter().flatten() {
+            acc = Some(match acc {
+                None => t,
+                Some(a) => self.add(a, t)?,
+            });
+        }
+        Ok(acc)
+    }
+
+    /// An array of zeros of this abstract value.
+    pub fn zeros(&mut self, aval: &Aval) -> Res<Atom> {
+        self.full(0.0, aval)
+    }
+
+    /// An array of `aval`'s shape filled with `v`.
+    pub fn full(&mut self, v: f64, aval: &Aval) -> Res<Atom> {
+        let z = literal(
+            match aval.dtype {
+                DType::Bool => Scalar::Bool(v != 0.0),
+                d if d.is_float() => Scalar::Float(v),
+                _ => Scalar::Int(v as i128),
+            },
+            Aval::scalar(aval.dtype, false),
+        );
+        if aval.rank() == 0 {
+            return Ok(z);
+        }
+        self.bind(
+            &prims::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: aval.shape.clone(),
+                dims: Vec::new(),
+            },
+            vec![z],
+        )
+    }
+
+    /// `ct` summed down to `target`'s shape: the transpose of an elementwise
+    /// operand's implicit broadcasting (rank 0, or size-1 axes).
+    pub fn unbroadcast(&mut self, ct: Atom, target: &Aval) -> Res<Atom> {
+        let have = self.aval(&ct);
+        if have.shape == target.shape {
+            return Ok(ct);
+        }
+        if target.rank() == 0 {
+            let all: Vec<usize> = (0..have.rank()).collect();
+            return self.bind(&prims::REDUCE_SUM, Params::Axes(all), vec![ct]);
+        }
+        let one = Dim::Lit(1);
+        let axes: Vec<usize> = (0..have.rank())
+            .filter(|&k| target.shape[k] == one && have.shape[k] != one)
+            .collect();
+        let summed = self.bind(&prims::REDUCE_SUM, Params::Axes(axes), vec![ct])?;
+        self.bind(
+            &prims::RESHAPE,
+            Params::Reshape {
+                new_sizes: target.shape.clone(),
+            },
+            vec![summed],
+        )
+    }
+
+    /// `x` converted to `dtype`.
+    pub fn convert(&mut self, x: Atom, dtype: DType) -> Res<Atom> {
+        if self.aval(&x).dtype == dtype {
+            return Ok(x);
+        }
+        self.bind(
+            &prims::CONVERT_ELEMENT_TYPE,
+            Params::Convert {
+                new_dtype: dtype,
+                weak: false,
+            },
+            vec![x],
+        )
+    }
+
+    /// `select_n(pred, on_false, on_true)`.
+    pub fn select(&mut self, pred: Atom, on_false: Atom, on_true: Atom) -> Res<Atom> {
+        self.bind(
+            &prims::SELECT_N,
+            Params::None,
+            vec![pred, on_false, on_true],
+        )
+    }
+}
+
+/// A forward-mode rule: the tangents of the outputs, from the operands, their
+/// tangents (`None` is zero) and the outputs. Tangents must be linear in the
+/// operand tangents, built from primitives with transpose rules, with every
+/// nonlinear factor a function of primals only.
+pub type JvpRule = fn(
+    &mut Ad,
+    ins: &[Atom],
+    tangents: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>>;
+
+/// A transpose rule of a linear primitive: the cotangent of each linear
+/// operand from the output's cotangent. `ins` holds the primal operands
+/// (`None` for the linear ones, which have no value), `avals` every
+/// operand's abstract value.
+pub type TransposeRule = fn(
+    &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>>;
+
+/// Which outputs and inputs a derivative program covers.
+pub struct Wrt {
+    /// Per input of the function: differentiate with respect to it.
+    pub inputs: Vec<bool>,
+}
+
+fn rule_error(span: Span, msg: String) -> syn::Error {
+    crate::trace::expression_error(span, msg)
+}
+
+/// Copies the constants of `j` into `b`.
+fn copy_constants(j: &Jaxpr, b: &mut Builder, env: &mut HashMap<Var, Atom>) {
+    for (v, values) in &j.constvars {
+        let a = b.constant(j.aval(*v).clone(), values.clone());
+        env.insert(*v, a);
+    }
+}
+
+fn read(env: &HashMap<Var, Atom>, a: &Atom) -> Atom {
+    match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => lit.clone(),
+    }
+}
+
+/// The primal equations of `j` with their jvp rules, into `b`: returns the
+/// primal outputs and their tangents. `inputs` are `j`'s inputs in `b`,
+/// `tangents` theirs.
+fn jvp_into(
+    j: &Jaxpr,
+    b: &mut Builder,
+    inputs: &[Atom],
+    tangents: &[Option<Atom>],
+) -> syn::Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    let mut tan: HashMap<Var, Atom> = HashMap::new();
+    copy_constants(j, b, &mut env);
+    for ((v, a), t) in j.invars.iter().zip(inputs).zip(tangents) {
+        env.insert(*v, a.clone());
+        if let Some(t) = t {
+            tan.insert(*v, t.clone());
+        }
+    }
+    for e in &j.eqns {
+        let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
+        let tins: Vec<Option<Atom>> = e
+            .ins
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => tan.get(v).cloned(),
+                Atom::Lit(_) => None,
+            })
+            .collect();
+        let outs = b.bind(e.prim, e.params.clone(), ins.clone(), e.span)?;
+        for (v, a) in e.outs.iter().zip(&outs) {
+            env.insert(*v, a.clone());
+        }
+        if tins.iter().all(Option::is_none) {
+            continue;
+        }
+        let Some(rule) = e.prim.jvp else {
+            return Err(rule_error(
+                e.span,
+                format!("differentiating `{}` is not supported yet", e.prim.name),
+            ));
+        };
+        let mut ad = Ad { b, span: e.span };
+        let touts =
+            rule(&mut ad, &ins, &tins, &e.params, &outs).map_err(|m| rule_error(e.span, m))?;
+        for (v, t) in e.outs.iter().zip(touts) {
+            if let Some(t) = t {
+                tan.insert(*v, t);
+            }
+        }
+    }
+    let outs: Vec<Atom> = j.outvars.iter().map(|a| read(&env, a)).collect();
+    let touts = j
+        .outvars
+        .iter()
+        .map(|a| match a {
+            Atom::Var(v) => tan.get(v).cloned(),
+            Atom::Lit(_) => None,
+        })
+        .collect();
+    Ok((outs, touts))
+}
+
+/// Zeros where a tangent or cotangent is absent.
+fn or_zeros(b: &mut Builder, t: Option<Atom>, aval: &Aval, span: Span) -> syn::Result<Atom> {
+    match t {
+        Some(t) => Ok(t),
+        None => {
+            let mut ad = Ad { b, span };
+            ad.zeros(&tangent_aval(aval))
+                .map_err(|m| rule_error(span, m))
+        }
+    }
+}
+
+/// A tangent's abstract value: the primal's, never weak.
+pub fn tangent_aval(a: &Aval) -> Aval {
+    Aval {
+        weak: false,
+        ..a.clone()
+    }
+}
+
+/// Forward mode: a jaxpr taking the primals, then a tangent per input in
+/// `wrt`, and returning the outputs, then their tangents.
+pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let mut b = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    let tangents: Vec<Option<Atom>> = j
+        .invars
+        .iter()
+        .zip(&wrt.inputs)
+        .map(|(v, &w)| w.then(|| b.input(tangent_aval(j.aval(*v)))))
+        .collect();
+    // Integer inputs take a tangent (the signature asks for one) but have no
+    // derivative.
+    let used: Vec<Option<Atom>> = tangents
+        .iter()
+        .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_float()))
+        .collect();
+    let (outs, touts) = jvp_into(j, &mut b, &inputs, &used)?;
+    let mut outvars = outs.clone();
+    for (o, t) in outs.iter().zip(touts) {
+        let aval = b.aval(o);
+        outvars.push(or_zeros(&mut b, t, &aval, span)?);
+    }
+    b.jaxpr.outvars = outvars;
+    Ok(b.jaxpr)
+}
+
+/// How reverse mode seeds the output cotangents.
+pub enum Seed {
+    /// One cotangent input per output, after the primals (`vjp`).
+    Inputs,
+    /// The single (scalar) output's cotangent is 1 (`grad`).
+    One,
+}
+
+/// Reverse mode: a jaxpr taking the primals (then the output cotangents, for
+/// [`Seed::Inputs`]) and returning the outputs, then the cotangent of every
+/// input in `wrt`. The forward equations come first, then the transposed
+/// linear ones.
+pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    // 1. Linearize: the jvp program, with the tangent inputs as inputs.
+    let mut lin = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| lin.input(j.aval(*v).clone()))
+        .collect();
+    let tangents: Vec<Option<Atom>> = j
+        .invars
+        .iter()
+        .zip(&wrt.inputs)
+        .map(|(v, &w)| {
+            let aval = j.aval(*v);
+            (w && aval.dtype.is_float()).then(|| lin.input(tangent_aval(aval)))
+        })
+        .collect();
+    let (outs, touts) = jvp_into(j, &mut lin, &inputs, &tangents)?;
+    let lj = lin.jaxpr;
+
+    // 2. Partial evaluation: an equation reading a linear value is linear.
+    let mut linear: HashSet<Var> = tangents
+        .iter()
+        .flatten()
+        .map(|a| match a {
+            Atom::Var(v) => *v,
+            Atom::Lit(_) => unreachable!("tangent inputs are variables"),
+        })
+        .collect();
+    let mut is_linear = vec![false; lj.eqns.len()];
+    for (k, e) in lj.eqns.iter().enumerate() {
+        if e.ins
+            .iter()
+            .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
+        {
+            is_linear[k] = true;
+            linear.extend(e.outs.iter().copied());
+        }
+    }
+
+    // 3. The forward pass: every nonlinear equation, in order.
+    let mut b = Builder::new(x64);
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    for (v, values) in &lj.constvars {
+        let a = b.constant(lj.aval(*v).clone(), values.clone());
+        env.insert(*v, a);
+    }
+    for (i, a) in inputs.iter().enumerate() {
+        let Atom::Var(v) = a else { unreachable!() };
+        let new = b.input(j.aval(j.invars[i]).clone());
+        env.insert(*v, new);
+    }
+    for (k, e) in lj.eqns.iter().enumerate() {
+        if is_linear[k] {
+            continue;
+        }
+        let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
+        let new = b.bind(e.prim, e.params.clone(), ins, e.span)?;
+        for (v, a) in e.outs.iter().zip(new) {
+            env.insert(*v, a);
+        }
+    }
+    let primal_outs: Vec<Atom> = outs.iter().map(|a| read(&env, a)).collect();
+
+    // 4. Seed the cotangents of the output tangents.
+    let mut ct: HashMap<Var, Atom> = HashMap::new();
+    let seed_ct = |b: &mut Builder,
+                   ct: &mut HashMap<Var, Atom>,
+                   t: &Option<Atom>,
+                   c: Atom|
+     -> syn::Result<()> {
+        if let Some(Atom::Var(v)) = t {
+            accumulate(b, ct, *v, c, span)?;
+        }
+        Ok(())
+    };
+    match seed {
+        Seed::Inputs => {
+            for (o, t) in primal_outs.iter().zip(&touts) {
+                let aval = tangent_aval(&b.aval(o));
+                let c = b.input(aval);
+                seed_ct(&mut b, &mut ct, t, c)?;
+            }
+        }
+        Seed::One => {
+            let aval = b.aval(&primal_outs[0]);
+            let one = Ad { b: &mut b, span }
+                .full(1.0, &tangent_aval(&aval))
+                .map_err(|m| rule_error(span, m))?;
+            seed_ct(&mut b, &mut ct, &touts[0], one)?;
+        }
+    }
+
+    // 5. Transpose the linear equations, last first.
+    for (k, e) in lj.eqns.iter().enumerate().rev() {
+        if !is_linear[k] {
+            continue;
+        }
+        let Some(c) = ct.remove(&e.outs[0]) else {
+            continue;
+        };
+        let Some(rule) = e.prim.transpose else {
+            return Err(rule_error(
+                e.span,
+                format!("reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)", e.prim.name),
+            ));
+        };
+        let ins: Vec<Option<Atom>> = e
+            .ins
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) if linear.contains(v) => None,
+                a => Some(read(&env, a)),
+            })
+            .collect();
+        let avals: Vec<Aval> = e.ins.iter().map(|a| lj.atom_aval(a).clone()).collect();
+        let mut ad = Ad {
+            b: &mut b,
+            span: e.span,
+        };
+        let cts = rule(&mut ad, c, &ins, &avals, &e.params).map_err(|m| rule_error(e.span, m))?;
+        for (a, c) in e.ins.iter().zip(cts) {
+            if let (Atom::Var(v), Some(c)) = (a, c) {
+                if linear.contains(v) {
+                    accumulate(&mut b, &mut ct, *v, c, e.span)?;
+                }
+            }
+        }
+    }
+
+    // 6. Outputs: the primal outputs, then each differentiated input's cotangent.
+    let mut outvars = primal_outs;
+    for (i, t) in tangents.iter().enumerate() {
+        if !wrt.inputs[i] {
+            continue;
+        }
+        let aval = tangent_aval(j.aval(j.invars[i]));
+        let c = match t {
+            Some(Atom::Var(v)) => ct.remove(v),
+            _ => None,
+        };
+        outvars.push(or_zeros(&mut b, c, &aval, span)?);
+    }
+    b.jaxpr.outvars = outvars;
+    Ok(b.jaxpr)
+}
+
+/// Adds a cotangent contribution for `v`.
+fn accumulate(
+    b: &mut Builder,
+    ct: &mut HashMap<Var, Atom>,
+    v: Var,
+    c: Atom,
+    span: Span,
+) -> syn::Result<()> {
+    let c = match ct.remove(&v) {
+        None => c,
+        Some(prev) => Ad { b, span }
+            .add(prev, c)
+            .map_err(|m| rule_error(span, m))?,
+    };
+    ct.insert(v, c);
+    Ok(())
+}
