@@ -203,6 +203,8 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
             }
         }
         syn::Type::Paren(p) => type_spec_in(&p.elem, items),
+        // A type passed through a `macro_rules!` `$t:ty` arrives grouped.
+        syn::Type::Group(g) => type_spec_in(&g.elem, items),
         syn::Type::Tuple(t) => Ok(TypeSpec::Tuple(
             t.elems
                 .iter()

@@ -1,0 +1,245 @@
+//! Forward and reverse mode against JAX (`tests/fixtures/autodiff.json`):
+//! for each case written here, the output, `jvp` with the case's tangents
+//! and `vjp` with its cotangent (cotangents of every argument) must match
+//! JAX's values: NaN and infinities exactly, finite values within 16
+//! float32 ulps (2e-6 relative): a derivative is the same expression as
+//! JAX's for each primitive, but JAX differentiates `softmax` with a custom
+//! rule where ours goes through its primitives (10 ulps apart).
+
+mod common;
+
+use jax::prelude::*;
+use jax::ArrayType;
+use serde_json::Value;
+
+fn value(v: &Value) -> f32 {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "nan" => f32::NAN,
+            "inf" => f32::INFINITY,
+            "-inf" => f32::NEG_INFINITY,
+            other => panic!("{other}"),
+        },
+        v => v.as_f64().unwrap() as f32,
+    }
+}
+
+fn arr<A: ArrayType<Elem = f32>>(v: &Value) -> A {
+    A::from_data(v["data"].as_array().unwrap().iter().map(value).collect())
+}
+
+fn close(what: &str, got: &[f32], want: &Value) {
+    let want: Vec<f32> = want["data"].as_array().unwrap().iter().map(value).collect();
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= 16.0 * f32::EPSILON * w.abs().max(1e-3)
+        };
+        assert!(ok, "{what}[{i}]: ours {g:e}, JAX {w:e}");
+    }
+}
+
+/// A case of one argument: `|x: T| -> R { body }`.
+macro_rules! case1 {
+    ($name:ident, |$x:ident: $t:ty| -> $r:ty $body:block) => {
+        #[allow(non_snake_case)]
+        mod $name {
+            use super::*;
+            #[jax::jit]
+            pub fn f($x: $t) -> $r $body
+
+            pub fn check(c: &Value) {
+                let name = stringify!($name);
+                let x: $t = arr(&c["inputs"][0]);
+                close(&format!("{name} output"), f(x.clone()).data(), &c["output"]);
+                let t: $t = arr(&c["tangents"][0]);
+                let (y, ty) = f::jvp((x.clone(),), (t,));
+                close(&format!("{name} jvp primal"), y.data(), &c["jvp"]["items"][0]);
+                close(&format!("{name} jvp tangent"), ty.data(), &c["jvp"]["items"][1]);
+                let (y, pullback) = f::vjp(x);
+                close(&format!("{name} vjp primal"), y.data(), &c["vjp"]["items"][0]);
+                let (gx,) = pullback(arr(&c["cotangent"]));
+                close(&format!("{name} vjp x"), gx.data(), &c["vjp"]["items"][1]["items"][0]);
+            }
+        }
+    };
+}
+
+/// A case of two arguments.
+macro_rules! case2 {
+    ($name:ident, |$x:ident: $tx:ty, $y:ident: $ty:ty| -> $r:ty $body:block) => {
+        #[allow(non_snake_case)]
+        mod $name {
+            use super::*;
+            #[jax::jit]
+            pub fn f($x: $tx, $y: $ty) -> $r $body
+
+            pub fn check(c: &Value) {
+                let name = stringify!($name);
+                let x: $tx = arr(&c["inputs"][0]);
+                let y: $ty = arr(&c["inputs"][1]);
+                close(&format!("{name} output"), f(x.clone(), y.clone()).data(), &c["output"]);
+                let (tx, ty): ($tx, $ty) = (arr(&c["tangents"][0]), arr(&c["tangents"][1]));
+                let (o, to) = f::jvp((x.clone(), y.clone()), (tx, ty));
+                close(&format!("{name} jvp primal"), o.data(), &c["jvp"]["items"][0]);
+                close(&format!("{name} jvp tangent"), to.data(), &c["jvp"]["items"][1]);
+                let (o, pullback) = f::vjp(x, y);
+                close(&format!("{name} vjp primal"), o.data(), &c["vjp"]["items"][0]);
+                let (gx, gy) = pullback(arr(&c["cotangent"]));
+                close(&format!("{name} vjp x"), gx.data(), &c["vjp"]["items"][1]["items"][0]);
+                close(&format!("{name} vjp y"), gy.data(), &c["vjp"]["items"][1]["items"][1]);
+            }
+        }
+    };
+}
+
+case1!(sin, |x: Array<f32>| -> Array<f32> { jnp::sin(x) });
+case1!(tan, |x: Array<f32>| -> Array<f32> { jnp::tan(x) });
+case1!(exp, |x: Array<f32>| -> Array<f32> { jnp::exp(x) });
+case1!(log1p, |x: Array<f32>| -> Array<f32> { jnp::log1p(x) });
+case1!(sqrt, |x: Array<f32>| -> Array<f32> { jnp::sqrt(x) });
+case1!(cbrt, |x: Array<f32>| -> Array<f32> { jnp::cbrt(x) });
+case1!(softplus_naive, |x: Array<f32>| -> Array<f32> {
+    jnp::log(jnp::exp(x) + 1.0)
+});
+case1!(erf, |x: Array<f32>| -> Array<f32> { lax::erf(x) });
+case1!(sinh, |x: Array<f32>| -> Array<f32> { jnp::sinh(x) });
+case1!(lax_integer_pow_3, |x: Array<f32>| -> Array<f32> {
+    lax::integer_pow(x, 3)
+});
+case1!(pow_half_at_zero, |x: Array<f32>| -> Array<f32> {
+    jnp::power(x, 0.5)
+});
+case1!(abs_at_0, |x: Array<f32>| -> Array<f32> { jnp::abs(x) });
+case1!(sqrt_at_0, |x: Array<f32>| -> Array<f32> { jnp::sqrt(x) });
+// jax.nn.relu: a custom jvp that gives 0 at 0, as this `where` does (a
+// plain `maximum(x, 0)` would split the tie).
+case1!(relu_at_0, |x: Array<f32>| -> Array<f32> {
+    jnp::where_(x.gt(0.0), x, 0.0)
+});
+case1!(sign, |x: Array<f32>| -> Array<f32> { jnp::sign(x) });
+case1!(where_double_where_safe, |x: Array<f32>| -> Array<f32> {
+    jnp::where_(x.gt(0.0), jnp::log(jnp::where_(x.gt(0.0), x, 1.0)), 0.0)
+});
+case1!(norm_at_zero_naive, |x: Array<f32, 2>| -> Array<f32> {
+    jnp::sqrt(jnp::sum(x * x))
+});
+case1!(mean, |x: Array<f32, 4>| -> Array<f32> { jnp::mean(x) });
+case1!(var, |x: Array<f32, 4>| -> Array<f32> {
+    let d = &x - jnp::mean(&x);
+    jnp::mean(d * d)
+});
+case1!(max_no_tie, |x: Array<f32, 3>| -> Array<f32> { jnp::max(x) });
+case1!(min_ties, |x: Array<f32, 4>| -> Array<f32> { jnp::min(x) });
+case1!(logsumexp_large, |x: Array<f32, 2>| -> Array<f32> {
+    jnp::logsumexp(x)
+});
+case1!(softmax, |x: Array<f32, 3>| -> Array<f32, 3> {
+    jnp::softmax(x, -1)
+});
+case1!(sum_axis0, |x: Array<f32, 2, 3>| -> Array<f32, 3> {
+    x.sum_axis(0, false)
+});
+case1!(reshape, |x: Array<f32, 2, 3>| -> Array<f32, 3, 2> {
+    x.reshape()
+});
+case1!(slice_basic, |x: Array<f32, 4>| -> Array<f32, 2> {
+    x.slice(s![1..3])
+});
+case1!(index_scalar, |x: Array<f32, 3>| -> Array<f32> {
+    x.at(1).get()
+});
+case2!(maximum_tie, |x: Array<f32>, y: Array<f32>| -> Array<f32> {
+    jnp::maximum(x, y)
+});
+case2!(minimum_tie, |x: Array<f32>, y: Array<f32>| -> Array<f32> {
+    jnp::minimum(x, y)
+});
+case2!(pow_two_args_base_zero, |x: Array<f32>,
+                                y: Array<f32>|
+ -> Array<f32> { jnp::power(x, y) });
+case2!(division_by_zero, |x: Array<f32>,
+                          y: Array<f32>|
+ -> Array<f32> { x / y });
+case2!(arctan2, |y: Array<f32>, x: Array<f32>| -> Array<f32> {
+    jnp::arctan2(y, x)
+});
+case2!(where_ties_pick_second, |x: Array<f32, 2>,
+                                y: Array<f32, 2>|
+ -> Array<f32, 2> {
+    jnp::where_(x.gt(&y), &x, &y)
+});
+case2!(broadcast_add_row, |x: Array<f32, 2, 3>,
+                           b: Array<f32, 3>|
+ -> Array<f32, 2, 3> { x + b });
+case2!(dot_vv, |a: Array<f32, 3>, b: Array<f32, 3>| -> Array<f32> {
+    jnp::dot(a, b)
+});
+case2!(matmul_mv, |a: Array<f32, 2, 3>,
+                   b: Array<f32, 3>|
+ -> Array<f32, 2> { a.matmul(b) });
+case2!(concatenate, |x: Array<f32, 2>,
+                     y: Array<f32, 3>|
+ -> Array<f32, 5> {
+    jnp::concatenate((x, y * 2.0), 0)
+});
+
+#[test]
+fn derivatives_match_jax() {
+    let checks: &[(&str, fn(&Value))] = &[
+        ("sin", sin::check),
+        ("tan", tan::check),
+        ("exp", exp::check),
+        ("log1p", log1p::check),
+        ("sqrt", sqrt::check),
+        ("cbrt", cbrt::check),
+        ("softplus_naive", softplus_naive::check),
+        ("erf", erf::check),
+        ("sinh", sinh::check),
+        ("lax_integer_pow_3", lax_integer_pow_3::check),
+        ("pow_half_at_zero", pow_half_at_zero::check),
+        ("abs_at_0", abs_at_0::check),
+        ("sqrt_at_0", sqrt_at_0::check),
+        ("relu_at_0", relu_at_0::check),
+        ("sign", sign::check),
+        ("where_double_where_safe", where_double_where_safe::check),
+        ("norm_at_zero_naive", norm_at_zero_naive::check),
+        ("mean", mean::check),
+        ("var", var::check),
+        ("max_no_tie", max_no_tie::check),
+        ("min_ties", min_ties::check),
+        ("logsumexp_large", logsumexp_large::check),
+        ("softmax", softmax::check),
+        ("sum_axis0", sum_axis0::check),
+        ("reshape", reshape::check),
+        ("slice_basic", slice_basic::check),
+        ("index_scalar", index_scalar::check),
+        ("maximum_tie", maximum_tie::check),
+        ("minimum_tie", minimum_tie::check),
+        ("pow_two_args_base_zero", pow_two_args_base_zero::check),
+        ("division_by_zero", division_by_zero::check),
+        ("arctan2", arctan2::check),
+        ("where_ties_pick_second", where_ties_pick_second::check),
+        ("broadcast_add_row", broadcast_add_row::check),
+        ("dot_vv", dot_vv::check),
+        ("matmul_mv", matmul_mv::check),
+        ("concatenate", concatenate::check),
+    ];
+    let mut failures = Vec::new();
+    for (name, check) in checks {
+        let c = common::case("autodiff", &format!("{name}@x64_off"));
+        if let Err(e) = std::panic::catch_unwind(|| check(&c)) {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{name}: {msg}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
