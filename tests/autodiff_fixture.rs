@@ -190,7 +190,8 @@ case2!(concatenate, |x: Array<f32, 2>,
 
 #[test]
 fn derivatives_match_jax() {
-    let checks: &[(&str, fn(&Value))] = &[
+    type Check = fn(&Value);
+    let checks: &[(&str, Check)] = &[
         ("sin", sin::check),
         ("tan", tan::check),
         ("exp", exp::check),
