@@ -66,3 +66,37 @@ fn grad_through_matmul_tanh_mean() {
         );
     }
 }
+
+#[jax::jit(argnums = (0, 2))]
+fn weighted(a: &Array<f32, 3>, b: f32, c: &Array<f32, 3>) -> Array<f32> {
+    jnp::sum(a * c * b)
+}
+
+#[test]
+fn argnums_give_a_tuple_of_gradients() {
+    let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    let c = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+    let (ga, gc) = weighted::grad(&a, 2.0, &c);
+    assert_eq!(ga.to_vec(), [8.0, 10.0, 12.0]);
+    assert_eq!(gc.to_vec(), [2.0, 4.0, 6.0]);
+    let (v, (ga2, _)) = weighted::value_and_grad(&a, 2.0, &c);
+    assert_eq!(v.item(), 64.0);
+    assert_eq!(ga2, ga);
+}
+
+#[jax::jit(has_aux)]
+fn loss_and_norm(x: &Array<f32, 3>) -> (Array<f32>, Array<f32>) {
+    let s = jnp::sum(x * x);
+    (s * 0.5, jnp::sqrt(s))
+}
+
+#[test]
+fn has_aux_returns_the_auxiliary_output() {
+    let x = Array::<f32, 3>::from([3.0, 4.0, 0.0]);
+    let (g, norm) = loss_and_norm::grad(&x);
+    assert_eq!(g.to_vec(), [3.0, 4.0, 0.0]);
+    assert_eq!(norm.item(), 5.0);
+    let ((v, norm2), g2) = loss_and_norm::value_and_grad(&x);
+    assert_eq!((v.item(), norm2.item()), (12.5, 5.0));
+    assert_eq!(g2, g);
+}

@@ -394,12 +394,13 @@ fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
 /// See [`crate::expand_jit`].
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    if !attr.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &attr,
-            "#[jax::jit] takes no arguments yet; write #[jax::jit]",
-        ));
-    }
+    let options = match crate::grad::Options::parse(attr) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.push(e);
+            Default::default()
+        }
+    };
     let output = match syn::parse2::<syn::Item>(item.clone()) {
         Ok(syn::Item::Fn(f)) => {
             let func = Function {
@@ -410,7 +411,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             };
             match compile(&func, &Rc::new(Items::default()), None) {
                 Ok((compiled, text, traced, sig)) => {
-                    let derived = crate::grad::derivatives(&f.sig, &sig, &traced);
+                    let derived = crate::grad::derivatives(&f.sig, &sig, &traced, &options);
                     let companion = companion(&f.sig.ident, &f.vis, &text, derived);
                     quote!(#compiled #companion)
                 }
@@ -420,7 +421,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 }
             }
         }
-        Ok(syn::Item::Mod(m)) => match expand_mod(m, &mut errors) {
+        Ok(syn::Item::Mod(m)) => match expand_mod(m, &mut errors, &options) {
             Some(tokens) => tokens,
             None => item,
         },
@@ -456,7 +457,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// function is compiled (calls between them are inlined), and methods of
 /// `impl` blocks are compiled with `Self::NAME_jaxpr()` beside them (a module
 /// cannot live inside an `impl`). `None` when nothing could be compiled.
-fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStream> {
+fn expand_mod(
+    m: syn::ItemMod,
+    errors: &mut Vec<syn::Error>,
+    options: &crate::grad::Options,
+) -> Option<TokenStream> {
     let Some((_, content)) = &m.content else {
         errors.push(syn::Error::new_spanned(
             &m,
@@ -521,7 +526,7 @@ fn expand_mod(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<TokenStre
                     Ok((compiled, text, traced, sig)) => {
                         // A helper may only be called (inlined) by other functions.
                         out.push(quote!(#[allow(dead_code)] #compiled));
-                        let derived = crate::grad::derivatives(&f.sig, &sig, &traced);
+                        let derived = crate::grad::derivatives(&f.sig, &sig, &traced, options);
                         out.push(companion(&f.sig.ident, &f.vis, &text, derived));
                     }
                     Err(e) => {

@@ -13,6 +13,70 @@ use crate::parse::Signature;
 use crate::types::{Items, TypeSpec};
 use crate::X64;
 
+/// What `#[jax::jit(..)]` says about derivatives.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `argnums = 1` or `argnums = (0, 2)`: the arguments `grad` and
+    /// `value_and_grad` differentiate (a tuple gives a tuple of gradients).
+    pub argnums: Option<(Vec<usize>, bool)>,
+    /// `has_aux`: the function returns `(scalar, aux)`; `grad` gives
+    /// `(gradient, aux)`.
+    pub has_aux: bool,
+}
+
+impl Options {
+    /// Reads the attribute's arguments: `argnums = N`, `argnums = (N, ..)`,
+    /// `has_aux`.
+    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
+        let mut o = Options::default();
+        if attr.is_empty() {
+            return Ok(o);
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+        let metas = syn::parse::Parser::parse2(parser, attr)?;
+        for m in metas {
+            match &m {
+                syn::Meta::Path(p) if p.is_ident("has_aux") => o.has_aux = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("has_aux") => {
+                    let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    }) = &nv.value
+                    else {
+                        return Err(syn::Error::new_spanned(
+                            &nv.value,
+                            "write `has_aux = true` or `has_aux`",
+                        ));
+                    };
+                    o.has_aux = b.value;
+                }
+                syn::Meta::NameValue(nv) if nv.path.is_ident("argnums") => {
+                    let index = |e: &syn::Expr| -> syn::Result<usize> {
+                        match e {
+                            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse(),
+                            other => Err(syn::Error::new_spanned(other, "argnums are argument positions: `argnums = 1` or `argnums = (0, 1)`")),
+                        }
+                    };
+                    o.argnums = Some(match &nv.value {
+                        syn::Expr::Tuple(t) => {
+                            (t.elems.iter().map(index).collect::<syn::Result<_>>()?, true)
+                        }
+                        syn::Expr::Paren(p) => (vec![index(&p.expr)?], false),
+                        e => (vec![index(e)?], false),
+                    });
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "#[jax::jit] takes `argnums = ..` and `has_aux`",
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
 /// A parameter of the differentiated function.
 struct Param {
     name: syn::Ident,
@@ -73,7 +137,12 @@ fn is_float(spec: &TypeSpec) -> bool {
 
 /// The companion module's derivative functions for `fsig` (none for
 /// functions of pytrees yet).
-pub fn derivatives(fsig: &syn::Signature, sig: &Signature, j: &Jaxpr) -> TokenStream {
+pub fn derivatives(
+    fsig: &syn::Signature,
+    sig: &Signature,
+    j: &Jaxpr,
+    options: &Options,
+) -> TokenStream {
     let mut params = Vec::new();
     for (arg, (name, spec)) in fsig.inputs.iter().zip(&sig.params) {
         let syn::FnArg::Typed(pt) = arg else {
@@ -97,9 +166,20 @@ pub fn derivatives(fsig: &syn::Signature, sig: &Signature, j: &Jaxpr) -> TokenSt
             spec: spec.clone(),
         });
     }
-    if !matches!(sig.ret, TypeSpec::Array { .. } | TypeSpec::Scalar(_)) {
-        return quote!();
-    }
+    let leaf = |t: &TypeSpec| matches!(t, TypeSpec::Array { .. } | TypeSpec::Scalar(_));
+    // With `has_aux` the function returns `(scalar, aux)`.
+    let (ret, aux) = match (&sig.ret, options.has_aux) {
+        (TypeSpec::Tuple(items), true) if items.len() == 2 && items.iter().all(leaf) => {
+            (items[0].clone(), Some(items[1].clone()))
+        }
+        (_, true) => {
+            let msg =
+                "has_aux: the function must return a pair `(output, aux)` of arrays or scalars";
+            return quote!(::core::compile_error!(#msg););
+        }
+        (r, false) if leaf(r) => (r.clone(), None),
+        _ => return quote!(),
+    };
     // Dimensions that are not the function's own const generics (consts of
     // the enclosing scope, possibly local to a block the companion module
     // cannot see) become const generics of the derived functions, inferred
@@ -117,19 +197,26 @@ pub fn derivatives(fsig: &syn::Signature, sig: &Signature, j: &Jaxpr) -> TokenSt
     for p in &params {
         symbols(&p.spec, &mut free);
     }
-    symbols(&sig.ret, &mut free);
+    symbols(&ret, &mut free);
+    if let Some(a) = &aux {
+        symbols(a, &mut free);
+    }
     free.retain(|s| !own.contains(s));
     let g = Gen {
         fsig,
         params,
-        ret_ty: spelled(&sig.ret),
-        ret: sig.ret.clone(),
+        ret_ty: spelled(&ret),
+        ret,
+        aux,
         j,
         free,
+        argnums: options.argnums.clone().unwrap_or((vec![0], false)),
     };
     let mut out = TokenStream::new();
-    out.extend(g.jvp());
-    out.extend(g.vjp());
+    if g.aux.is_none() {
+        out.extend(g.jvp());
+        out.extend(g.vjp());
+    }
     out.extend(g.grad(false));
     out.extend(g.grad(true));
     out
@@ -138,11 +225,16 @@ pub fn derivatives(fsig: &syn::Signature, sig: &Signature, j: &Jaxpr) -> TokenSt
 struct Gen<'a> {
     fsig: &'a syn::Signature,
     params: Vec<Param>,
+    /// The differentiated output (the first of the pair, with `has_aux`).
     ret_ty: syn::Type,
     ret: TypeSpec,
+    /// `has_aux`'s second output.
+    aux: Option<TypeSpec>,
     j: &'a Jaxpr,
     /// Extra const generic dimensions (see `derivatives`).
     free: Vec<String>,
+    /// The arguments `grad` differentiates, and whether it returns a tuple.
+    argnums: (Vec<usize>, bool),
 }
 
 impl Gen<'_> {
@@ -376,20 +468,40 @@ impl Gen<'_> {
         if n == 0 {
             return quote!();
         }
-        let first = &self.params[0];
-        if !is_float(&first.spec) {
-            let dtype = first.spec.aval().map(|a| a.dtype.name()).unwrap_or("?");
-            let msg = format!(
-                "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {dtype}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True."
-            );
+        let (argnums, as_tuple) = &self.argnums;
+        if let Some(&bad) = argnums.iter().find(|&&k| k >= n) {
+            let msg = format!("argnums {bad} is out of range for a function of {n} argument(s)");
             return self.lazy_error(name, n, &msg);
         }
+        for &k in argnums {
+            let p = &self.params[k];
+            if !is_float(&p.spec) {
+                let dtype = p.spec.aval().map(|a| a.dtype.name()).unwrap_or("?");
+                let msg = format!(
+                    "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {dtype}. Choose float arguments with `#[jax::jit(argnums = ..)]`, or use `{}::vjp` (integer arguments get zero cotangents).", self.fsig.ident
+                );
+                return self.lazy_error(name, n, &msg);
+            }
+        }
         let mut wrt = vec![false; n];
-        wrt[0] = true;
+        for &k in argnums {
+            wrt[k] = true;
+        }
         let mut jaxpr = match ad::vjp(self.j, &Wrt { inputs: wrt }, Seed::One, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error(name, n, &e.to_string()),
         };
+        // The vjp returns gradients in argument order; argnums may not be.
+        let mut sorted: Vec<usize> = argnums.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let n_out = self.j.outvars.len();
+        let grads: Vec<crate::ir::Atom> = jaxpr.outvars.split_off(n_out);
+        let aux_outs: Vec<crate::ir::Atom> = jaxpr.outvars.split_off(1);
+        let picked: Vec<crate::ir::Atom> = argnums
+            .iter()
+            .map(|k| grads[sorted.iter().position(|s| s == k).unwrap()].clone())
+            .collect();
         let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
         let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
         let inputs: Vec<(TokenStream, TypeSpec)> = self
@@ -400,16 +512,56 @@ impl Gen<'_> {
                 (quote!(#name), p.spec.clone())
             })
             .collect();
-        let g = &first.owned;
-        let r = &self.ret_ty;
-        let (ret_ty, ret): (syn::Type, TypeSpec) = if with_value {
+        let (g, gspec): (syn::Type, TypeSpec) = if *as_tuple {
+            let tys: Vec<&syn::Type> = argnums.iter().map(|&k| &self.params[k].owned).collect();
             (
-                syn::parse_quote!((#r, #g)),
-                TypeSpec::Tuple(vec![self.ret.clone(), first.spec.clone()]),
+                syn::parse_quote!((#(#tys,)*)),
+                TypeSpec::Tuple(
+                    argnums
+                        .iter()
+                        .map(|&k| self.params[k].spec.clone())
+                        .collect(),
+                ),
             )
         } else {
-            jaxpr.outvars.remove(0);
-            (g.clone(), first.spec.clone())
+            let p = &self.params[argnums[0]];
+            (p.owned.clone(), p.spec.clone())
+        };
+        let r = &self.ret_ty;
+        let (ret_ty, ret): (syn::Type, TypeSpec) = match (&self.aux, with_value) {
+            (None, true) => {
+                jaxpr.outvars.extend(picked);
+                (
+                    syn::parse_quote!((#r, #g)),
+                    TypeSpec::Tuple(vec![self.ret.clone(), gspec]),
+                )
+            }
+            (None, false) => {
+                jaxpr.outvars = picked;
+                (g, gspec)
+            }
+            // JAX: value_and_grad gives ((value, aux), grad); grad gives (grad, aux).
+            (Some(aux), true) => {
+                let a = spelled(aux);
+                jaxpr.outvars.extend(aux_outs);
+                jaxpr.outvars.extend(picked);
+                (
+                    syn::parse_quote!(((#r, #a), #g)),
+                    TypeSpec::Tuple(vec![
+                        TypeSpec::Tuple(vec![self.ret.clone(), aux.clone()]),
+                        gspec,
+                    ]),
+                )
+            }
+            (Some(aux), false) => {
+                let a = spelled(aux);
+                jaxpr.outvars = picked;
+                jaxpr.outvars.extend(aux_outs);
+                (
+                    syn::parse_quote!((#g, #a)),
+                    TypeSpec::Tuple(vec![gspec, aux.clone()]),
+                )
+            }
         };
         let body = match emit_body(jaxpr, &inputs, &ret_ty, &ret, &Items::default()) {
             Ok(b) => b,
@@ -417,9 +569,9 @@ impl Gen<'_> {
         };
         let f = format_ident!("{}", name);
         let doc = if with_value {
-            "The output and its gradient with respect to the first argument (`jax.value_and_grad`), in one pass."
+            "The output and its gradient (`jax.value_and_grad`, with respect to the first argument or `argnums`), in one pass."
         } else {
-            "The gradient of the (scalar) output with respect to the first argument (`jax.grad`)."
+            "The gradient of the (scalar) output (`jax.grad`, with respect to the first argument or `argnums`)."
         };
         let (generics, wh) = self.generics();
         quote! {
