@@ -65,6 +65,26 @@ fn mlp_forward(
     h.matmul(w2) + b2
 }
 
+/// Softmax cross-entropy of the MLP: the loss whose gradient trains it.
+#[jax::jit(argnums = (0, 1, 2, 3))]
+fn mlp_loss(
+    w1: &Array<f32, 784, 512>,
+    b1: &Array<f32, 512>,
+    w2: &Array<f32, 512, 10>,
+    b2: &Array<f32, 10>,
+    x: &Array<f32, 256, 784>,
+    y: &Array<f32, 256, 10>,
+) -> Array<f32> {
+    let h = jnp::tanh(x.matmul(w1) + b1);
+    let logits = h.matmul(w2) + b2;
+    -jnp::mean(jnp::sum_axis(jnp::log_softmax(logits, -1) * y, -1, false))
+}
+
+#[jax::jit]
+fn sin_times_x(x: &Array<f32, M16>) -> Array<f32> {
+    jnp::sum(jnp::sin(x) * x)
+}
+
 #[jax::jit]
 fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
     jnp::softmax(x, -1)
@@ -155,6 +175,11 @@ fn random_vec(n: usize, seed: u32) -> Vec<f32> {
             (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
         })
         .collect()
+}
+
+/// Labels: row r is class r % 10, one-hot.
+fn one_hot_rows() -> Array<f32, 256, 10> {
+    Array::from_fn(|k| if k % 10 == (k / 10) % 10 { 1.0 } else { 0.0 })
 }
 
 fn random<const N: usize>(seed: u32) -> Array<f32, N> {
@@ -269,6 +294,35 @@ fn main() {
         let x = random2::<4096, 1024>(16);
         let s = t.run(|| drop(black_box(jnp::softmax(black_box(&x), -1))));
         report("softmax_rows_eager", &t, s);
+    }
+    if run("mlp_loss") {
+        let x = random2::<256, 784>(11);
+        let w1 = random2::<784, 512>(12);
+        let b1 = random::<512>(13);
+        let w2 = random2::<512, 10>(14);
+        let b2 = random::<10>(15);
+        let y = one_hot_rows();
+        let s = t.run(|| drop(black_box(mlp_loss(&w1, &b1, &w2, &b2, &x, &y))));
+        report("mlp_loss", &t, s);
+    }
+    if run("mlp_value_and_grad") {
+        let x = random2::<256, 784>(11);
+        let w1 = random2::<784, 512>(12);
+        let b1 = random::<512>(13);
+        let w2 = random2::<512, 10>(14);
+        let b2 = random::<10>(15);
+        let y = one_hot_rows();
+        let s = t.run(|| {
+            drop(black_box(mlp_loss::value_and_grad(
+                &w1, &b1, &w2, &b2, &x, &y,
+            )))
+        });
+        report("mlp_value_and_grad", &t, s);
+    }
+    if run("grad_sin_times_x_16m") {
+        let x = random::<M16>(18);
+        let s = t.run(|| drop(black_box(sin_times_x::grad(black_box(&x)))));
+        report("grad_sin_times_x_16m", &t, s);
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));

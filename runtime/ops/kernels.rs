@@ -76,7 +76,7 @@ pub trait ToNumeric: Element {
 
 /// Applies a float function to any float type: `f64` natively, the others
 /// through `f32`, as XLA's CPU backend computes `f16` and `bf16`.
-#[inline]
+#[inline(always)]
 pub fn float_apply<F: Float>(x: F, f: impl Fn(f32) -> f32, g: impl Fn(f64) -> f64) -> F {
     if F::DTYPE == DType::F64 {
         F::from_f64(g(x.to_f64()))
@@ -86,7 +86,7 @@ pub fn float_apply<F: Float>(x: F, f: impl Fn(f32) -> f32, g: impl Fn(f64) -> f6
 }
 
 /// A two-argument float function on any float type (see [`float_apply`]).
-#[inline]
+#[inline(always)]
 pub fn float_apply2<F: Float>(
     x: F,
     y: F,
@@ -110,9 +110,18 @@ pub mod float {
     macro_rules! float_fns {
         ($($name:ident => $f:expr, $g:expr;)*) => {$(
             #[doc = concat!("`", stringify!($name), "` of one element.")]
-            #[inline]
+            // Always inlined: a loop calling it vectorizes only if the
+            // whole function is in its body.
+            #[inline(always)]
             pub fn $name<F: Float>(x: F) -> F {
-                float_apply(x, $f, $g)
+                // Written out rather than through `float_apply`'s closures:
+                // with a large body (sin, cos) a closure is not inlined, and
+                // the loop calling it would not vectorize.
+                if F::DTYPE == crate::DType::F64 {
+                    F::from_f64($g(x.to_f64()))
+                } else {
+                    F::from_f32($f(x.to_f32()))
+                }
             }
         )*};
     }
