@@ -100,10 +100,9 @@ pub fn float_apply2<F: Float>(
     }
 }
 
-/// Float functions on any float type ([`float_apply`]: f16 and bf16 through
+/// Float functions on any float type (as [`float_apply`]: f16 and bf16 through
 /// f32), shared by `jnp` and `lax`.
 pub mod float {
-    use super::float_apply;
     use crate::element::Float;
     use crate::math;
 
