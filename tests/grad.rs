@@ -100,3 +100,31 @@ fn has_aux_returns_the_auxiliary_output() {
     assert_eq!((v.item(), norm2.item()), (12.5, 5.0));
     assert_eq!(g2, g);
 }
+
+#[jax::jit]
+fn poly(x: &Array<f32, 3>) -> Array<f32, 2> {
+    let a = x.at(0).get() * x.at(1).get();
+    let b = x.at(2).get() * x.at(2).get() * x.at(0).get();
+    jnp::stack((a, b), 0)
+}
+
+#[jax::jit]
+fn cubic(x: &Array<f32, 2>) -> Array<f32> {
+    let (a, b) = (x.at(0).get(), x.at(1).get());
+    a * a * a + a * b * b
+}
+
+#[test]
+fn jacobians_and_hessian() {
+    let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    // d(x0 x1)/dx = [x1, x0, 0]; d(x2^2 x0)/dx = [x2^2, 0, 2 x2 x0].
+    let want = [2.0, 1.0, 0.0, 9.0, 0.0, 6.0];
+    let jf: Array<f32, 2, 3> = poly::jacfwd(&x);
+    let jr: Array<f32, 2, 3> = poly::jacrev(&x);
+    assert_eq!(jf.to_vec(), want);
+    assert_eq!(jr.to_vec(), want);
+    let y = Array::<f32, 2>::from([1.0, 2.0]);
+    // f = a^3 + a b^2: H = [[6a, 2b], [2b, 2a]].
+    let h: Array<f32, 2, 2> = cubic::hessian(&y);
+    assert_eq!(h.to_vec(), [6.0, 4.0, 4.0, 2.0]);
+}

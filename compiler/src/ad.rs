@@ -506,3 +506,188 @@ fn accumulate(
     ct.insert(v, c);
     Ok(())
 }
+
+/// Binds the equations of `j` into `b`, with `args` for its inputs: the
+/// outputs, as atoms of `b`. (Transformations build new jaxprs; this puts
+/// one inside another.)
+pub fn inline(b: &mut Builder, j: &Jaxpr, args: &[Atom]) -> syn::Result<Vec<Atom>> {
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    copy_constants(j, b, &mut env);
+    for (v, a) in j.invars.iter().zip(args) {
+        env.insert(*v, a.clone());
+    }
+    for e in &j.eqns {
+        let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
+        let outs = b.bind(e.prim, e.params.clone(), ins, e.span)?;
+        for (v, a) in e.outs.iter().zip(outs) {
+            env.insert(*v, a);
+        }
+    }
+    Ok(j.outvars.iter().map(|a| read(&env, a)).collect())
+}
+
+/// The number of elements of a shape whose dimensions are all numbers.
+fn static_size(shape: &[Dim], span: Span, what: &str) -> syn::Result<usize> {
+    shape.iter().try_fold(1usize, |acc, d| match d {
+        Dim::Lit(n) => Ok(acc * n),
+        Dim::Sym(s) => Err(rule_error(
+            span,
+            format!("{what} needs shapes known when the function compiles; `{s}` is a symbol"),
+        )),
+    })
+}
+
+/// A one-hot constant array of `aval`'s shape: 1 at flat index `k`.
+fn one_hot(b: &mut Builder, aval: &Aval, k: usize, n: usize) -> Atom {
+    let zero = if aval.dtype.is_float() {
+        Scalar::Float(0.0)
+    } else {
+        Scalar::Int(0)
+    };
+    let one = if aval.dtype.is_float() {
+        Scalar::Float(1.0)
+    } else {
+        Scalar::Int(1)
+    };
+    let values = (0..n).map(|i| if i == k { one } else { zero }).collect();
+    b.constant(tangent_aval(aval), values)
+}
+
+/// `parts` (each of shape `part`) stacked into `lead ++ part` when
+/// `stack_first`, or `part ++ lead`... as the Jacobian layouts need: rows
+/// of a reverse-mode Jacobian are stacked in front, columns of a
+/// forward-mode one behind. `lead` is the shape the parts are indexed by.
+fn stack(
+    b: &mut Builder,
+    parts: Vec<Atom>,
+    part: &[Dim],
+    lead: &[Dim],
+    stack_first: bool,
+    span: Span,
+) -> syn::Result<Atom> {
+    let mut ad = Ad { b, span };
+    let err = |m: String| rule_error(span, m);
+    let (one_shape, axis): (Vec<Dim>, usize) = if stack_first {
+        let mut s = vec![Dim::Lit(1)];
+        s.extend_from_slice(part);
+        (s, 0)
+    } else {
+        let mut s = part.to_vec();
+        s.push(Dim::Lit(1));
+        let axis = part.len();
+        (s, axis)
+    };
+    let expanded: Vec<Atom> = parts
+        .into_iter()
+        .map(|p| {
+            ad.bind(
+                &prims::RESHAPE,
+                Params::Reshape {
+                    new_sizes: one_shape.clone(),
+                },
+                vec![p],
+            )
+        })
+        .collect::<Res<_>>()
+        .map_err(err)?;
+    let joined = if expanded.len() == 1 {
+        expanded.into_iter().next().unwrap()
+    } else {
+        ad.bind(
+            &prims::CONCATENATE,
+            Params::Concatenate { dim: axis },
+            expanded,
+        )
+        .map_err(err)?
+    };
+    let mut shape: Vec<Dim> = Vec::new();
+    if stack_first {
+        shape.extend_from_slice(lead);
+        shape.extend_from_slice(part);
+    } else {
+        shape.extend_from_slice(part);
+        shape.extend_from_slice(lead);
+    }
+    ad.bind(
+        &prims::RESHAPE,
+        Params::Reshape { new_sizes: shape },
+        vec![joined],
+    )
+    .map_err(err)
+}
+
+/// `jax.jacrev` with respect to input `arg`: a jaxpr of the same inputs
+/// returning the Jacobian `out_shape ++ in_shape`, one pullback per output
+/// element (unrolled: shapes are static).
+pub fn jacrev(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let n_in = j.invars.len();
+    let mut wrt = vec![false; n_in];
+    wrt[arg] = true;
+    let pullback = vjp(j, &Wrt { inputs: wrt }, Seed::Inputs, x64, span)?;
+    let in_aval = j.aval(j.invars[arg]).clone();
+    let out_aval = j.atom_aval(&j.outvars[0]).clone();
+    let m = static_size(&out_aval.shape, span, "jacrev")?;
+    let mut b = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    let mut rows = Vec::new();
+    for i in 0..m {
+        let ct = one_hot(&mut b, &out_aval, i, m);
+        let mut args = inputs.clone();
+        args.push(ct);
+        let outs = inline(&mut b, &pullback, &args)?;
+        rows.push(outs[j.outvars.len()].clone());
+    }
+    let jac = stack(&mut b, rows, &in_aval.shape, &out_aval.shape, true, span)?;
+    b.jaxpr.outvars = vec![jac];
+    Ok(b.jaxpr)
+}
+
+/// `jax.jacfwd` with respect to input `arg`: the Jacobian `out_shape ++
+/// in_shape`, one jvp per input element.
+pub fn jacfwd(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let n_in = j.invars.len();
+    let mut wrt = vec![false; n_in];
+    wrt[arg] = true;
+    let push = jvp(j, &Wrt { inputs: wrt }, x64, span)?;
+    let in_aval = j.aval(j.invars[arg]).clone();
+    let out_aval = j.atom_aval(&j.outvars[0]).clone();
+    let n = static_size(&in_aval.shape, span, "jacfwd")?;
+    let mut b = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    let mut cols = Vec::new();
+    for k in 0..n {
+        let t = one_hot(&mut b, &in_aval, k, n);
+        let mut args = inputs.clone();
+        args.push(t);
+        let outs = inline(&mut b, &push, &args)?;
+        cols.push(outs[j.outvars.len()].clone());
+    }
+    let jac = stack(&mut b, cols, &out_aval.shape, &in_aval.shape, false, span)?;
+    b.jaxpr.outvars = vec![jac];
+    Ok(b.jaxpr)
+}
+
+/// The gradient program: same inputs, the gradient with respect to input
+/// `arg` of the (scalar) first output.
+pub fn grad(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let mut wrt = vec![false; j.invars.len()];
+    wrt[arg] = true;
+    let mut g = vjp(j, &Wrt { inputs: wrt }, Seed::One, x64, span)?;
+    let n_out = j.outvars.len();
+    g.outvars.drain(..n_out);
+    Ok(g)
+}
+
+/// `jax.hessian`: `jacfwd(grad(f))`.
+pub fn hessian(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let g = grad(j, arg, x64, span)?;
+    jacfwd(&g, arg, x64, span)
+}
