@@ -128,3 +128,86 @@ fn jacobians_and_hessian() {
     let h: Array<f32, 2, 2> = cubic::hessian(&y);
     assert_eq!(h.to_vec(), [6.0, 4.0, 4.0, 2.0]);
 }
+
+#[jax::jit]
+fn third_derivative_of_sin(x: Array<f32>) -> Array<f32> {
+    jax::grad(jax::grad(jax::grad(jnp::sin)))(x)
+}
+
+#[jax::jit]
+fn grad_of_closure(x: &Array<f32, 3>, w: &Array<f32, 3>) -> Array<f32, 3> {
+    // `w` is captured: not differentiated, but read.
+    let loss = |v: Array<f32, 3>| jnp::sum(jnp::tanh(v * w));
+    jax::grad(loss)(x.clone())
+}
+
+#[jax::jit]
+fn nested_through_captures(x: Array<f32>) -> Array<f32> {
+    // d/dx [x * d/dy (x y^2) at y = x] = d/dx [x * 2x^2] = 6x^2: the inner
+    // derivative depends on the outer variable through the capture.
+    jax::grad(|a: Array<f32>| a * jax::grad(|y: Array<f32>| a * y * y)(a.clone()))(x)
+}
+
+#[jax::jit]
+fn jvp_value_and_grad_in_body(
+    x: Array<f32, 2>,
+) -> (Array<f32>, Array<f32>, Array<f32>, Array<f32, 2>) {
+    let f = |v: Array<f32, 2>| jnp::sum(v * v * v);
+    let (y, ty) = jax::jvp(f, (x.clone(),), (jnp::ones_like(&x),));
+    let (v, g) = jax::value_and_grad(f)(x);
+    (y, ty, v, g)
+}
+
+#[jax::jit]
+fn hessian_in_body(x: Array<f32, 2>) -> Array<f32, 2, 2> {
+    jax::hessian(|v: Array<f32, 2>| v.at(0).get() * v.at(0).get() * v.at(1).get())(x)
+}
+
+#[test]
+fn transformations_compose_inside_bodies() {
+    for x in [0.0f32, 0.5, 2.0] {
+        let d3 = third_derivative_of_sin(Array::from(x)).item();
+        assert!((d3 + x.cos()).abs() < 1e-6, "{x}: {d3} vs {}", -x.cos());
+    }
+    let x = Array::<f32, 3>::from([0.1, 0.2, 0.3]);
+    let w = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    let g = grad_of_closure(&x, &w);
+    for ((g, x), w) in g.to_vec().iter().zip(x.to_vec()).zip(w.to_vec()) {
+        let t = (x * w).tanh();
+        assert!((g - w * (1.0 - t * t)).abs() < 1e-6);
+    }
+    assert_eq!(nested_through_captures(Array::from(3.0f32)).item(), 54.0);
+    let (y, ty, v, g) = jvp_value_and_grad_in_body(Array::from([1.0f32, 2.0]));
+    assert_eq!((y.item(), ty.item(), v.item()), (9.0, 15.0, 9.0));
+    assert_eq!(g.to_vec(), [3.0, 12.0]);
+    // f = a^2 b: H = [[2b, 2a], [2a, 0]].
+    assert_eq!(
+        hessian_in_body(Array::from([1.0f32, 2.0])).to_vec(),
+        [4.0, 2.0, 2.0, 0.0]
+    );
+}
+
+#[jax::jit]
+mod model {
+    use jax::prelude::*;
+
+    pub fn loss(w: Array<f32, 2>, x: &Array<f32, 2>) -> Array<f32> {
+        let e = w * x - 1.0;
+        jnp::sum(e * e)
+    }
+
+    /// One gradient step, differentiating a function of the same mod.
+    pub fn step(w: Array<f32, 2>, x: &Array<f32, 2>) -> Array<f32, 2> {
+        let g = jax::grad(|v: Array<f32, 2>| loss(v, x))(w.clone());
+        w - g * 0.1
+    }
+}
+
+#[test]
+fn grad_of_a_function_of_the_mod() {
+    let w = Array::<f32, 2>::from([1.0, 2.0]);
+    let x = Array::<f32, 2>::from([2.0, 1.0]);
+    // d/dw sum((w x - 1)^2) = 2 (w x - 1) x = [4, 2].
+    assert_eq!(model::step(w.clone(), &x).to_vec(), [0.6, 1.8]);
+    assert_eq!(model::loss::grad(w, &x).to_vec(), [4.0, 2.0]);
+}

@@ -15,6 +15,7 @@
 //! - [`emit`]: loop nests, views and kernel calls as Rust tokens.
 
 pub mod ad;
+pub mod compose;
 pub mod emit;
 pub mod expand;
 pub mod fuse;

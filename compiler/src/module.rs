@@ -159,6 +159,17 @@ impl Tracer {
         .map(Some)
     }
 
+    /// A function of the mod called with `args`, inlined.
+    pub(crate) fn inline_fn(
+        &mut self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        self.inline(sig, block, None, args, span)
+    }
+
     /// Traces `block` with its parameters bound to `args`, in a scope of its own.
     fn inline(
         &mut self,

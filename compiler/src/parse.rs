@@ -196,6 +196,11 @@ impl Tracer {
         self.scopes.last_mut().unwrap().insert(name.to_string(), v);
     }
 
+    /// The value a name is bound to, if any.
+    pub(crate) fn lookup_value(&self, name: &str) -> Option<Value> {
+        self.lookup(name).cloned()
+    }
+
     fn lookup(&self, name: &str) -> Option<&Value> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
@@ -858,6 +863,9 @@ impl Tracer {
 
     /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
     fn call(&mut self, c: &syn::ExprCall, hint: Option<TypeSpec>) -> Result<Value> {
+        if let Some(v) = self.call_transformation(c)? {
+            return Ok(v);
+        }
         let syn::Expr::Path(p) = &*c.func else {
             return err(
                 c.func.span(),

@@ -1,0 +1,308 @@
+//! Transformations inside jitted bodies: `jax::grad(f)(x)`,
+//! `jax::value_and_grad(f)(x)`, `jax::jacfwd`, `jax::jacrev`,
+//! `jax::hessian`, and `jax::jvp(f, (x,), (t,))`, on closures, functions of
+//! the `#[jax::jit] mod`, `jnp::`/`lax::` functions, and transformations of
+//! those (`jax::grad(jax::grad(jnp::sin))`), nested to any depth.
+//!
+//! `f` is traced into a jaxpr of its own (the values it captures from the
+//! enclosing body become extra inputs that are not differentiated), the
+//! transformation turns that jaxpr into another, and the result is inlined
+//! where the call is, so an enclosing transformation differentiates it in
+//! turn.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::ad;
+use crate::ir::{Atom, Jaxpr, Var};
+use crate::lower::Module;
+use crate::parse::{Tracer, Value};
+use crate::trace::{err, Builder, Result};
+
+/// A transformation of a function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Grad,
+    ValueAndGrad,
+    Jacfwd,
+    Jacrev,
+    Hessian,
+}
+
+/// Something a transformation applies to.
+#[derive(Clone)]
+enum Callable {
+    Closure(
+        Rc<(
+            syn::ExprClosure,
+            Vec<std::collections::HashMap<String, Value>>,
+        )>,
+    ),
+    /// A function of the `#[jax::jit] mod`.
+    Item(Rc<syn::ItemFn>),
+    /// `jnp::sin`, `lax::exp`.
+    Op(Module, String),
+    Transformed(Kind, Box<Callable>),
+}
+
+fn kind_of(path: &syn::Path) -> Option<Kind> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [.., m, n] if m == "jax" => Some(match n.as_str() {
+            "grad" => Kind::Grad,
+            "value_and_grad" => Kind::ValueAndGrad,
+            "jacfwd" => Kind::Jacfwd,
+            "jacrev" => Kind::Jacrev,
+            "hessian" => Kind::Hessian,
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+fn is_path(e: &syn::Expr, module: &str, name: &str) -> bool {
+    let syn::Expr::Path(p) = e else { return false };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(segs.as_slice(), [.., m, n] if m == module && n == name)
+}
+
+impl Tracer {
+    /// `jax::grad(f)(args)`, `jax::jvp(f, primals, tangents)`, ...: `None`
+    /// when `c` is none of these.
+    pub(crate) fn call_transformation(&mut self, c: &syn::ExprCall) -> Result<Option<Value>> {
+        if is_path(&c.func, "jax", "jvp") {
+            return self.jvp_call(c).map(Some);
+        }
+        if is_path(&c.func, "jax", "vjp") {
+            return err(
+                c.span(),
+                "`jax::vjp` inside #[jax::jit] is not supported yet (its pullback is a function value); use `jax::grad`, `jax::value_and_grad` or `jax::jacrev`, or the companion `f::vjp` outside",
+            );
+        }
+        let syn::Expr::Call(inner) = &*c.func else {
+            return Ok(None);
+        };
+        let syn::Expr::Path(p) = &*inner.func else {
+            return Ok(None);
+        };
+        if kind_of(&p.path).is_none() {
+            return Ok(None);
+        }
+        let f = self.callable(&c.func)?;
+        let args = self.args(&c.args)?;
+        self.apply(&f, args, c.span()).map(Some)
+    }
+
+    /// Reads a function expression.
+    fn callable(&mut self, e: &syn::Expr) -> Result<Callable> {
+        match e {
+            syn::Expr::Closure(_) => match self.expr(e)? {
+                Value::Closure(cl) => Ok(Callable::Closure(cl)),
+                _ => err(e.span(), "expected a closure"),
+            },
+            syn::Expr::Paren(p) => self.callable(&p.expr),
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
+                };
+                let Some(kind) = kind_of(&p.path) else {
+                    return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
+                };
+                if c.args.len() != 1 {
+                    return err(c.span(), "a transformation takes one function: `jax::grad(f)`; choose arguments with `argnums` on a function of the mod");
+                }
+                Ok(Callable::Transformed(kind, Box::new(self.callable(&c.args[0])?)))
+            }
+            syn::Expr::Path(p) => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                match segs.as_slice() {
+                    [name] => {
+                        if let Some(Value::Closure(cl)) = self.lookup_value(name) {
+                            return Ok(Callable::Closure(cl));
+                        }
+                        if let Some(f) = self.items.fns.get(name) {
+                            return Ok(Callable::Item(Rc::new(f.clone())));
+                        }
+                        err(e.span(), format!("`{name}` is not a closure or a function of this #[jax::jit] mod"))
+                    }
+                    [.., m, n] if m == "jnp" => Ok(Callable::Op(Module::Jnp, n.clone())),
+                    [.., m, n] if m == "lax" => Ok(Callable::Op(Module::Lax, n.clone())),
+                    _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),
+                }
+            }
+            _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),
+        }
+    }
+
+    /// Calls a function value.
+    fn apply(&mut self, f: &Callable, args: Vec<(Value, Span)>, span: Span) -> Result<Value> {
+        match f {
+            Callable::Closure(cl) => self.call_closure(cl, args, span),
+            Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
+            Callable::Op(m, name) => self.op(*m, name, args, None, span),
+            Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+        }
+    }
+
+    /// Traces `f` on fresh inputs shaped like `args`, into a jaxpr whose
+    /// inputs are those, then the enclosing values `f` reads (returned as
+    /// atoms of the enclosing builder).
+    fn trace_apart(
+        &mut self,
+        f: &Callable,
+        args: &[(Value, Span)],
+        span: Span,
+    ) -> Result<(Jaxpr, Vec<Atom>, Vec<Atom>)> {
+        let mut actual = Vec::new();
+        for (v, s) in args {
+            actual.push(self.atom(v.clone(), *s)?);
+        }
+        let outer_len = self.b.jaxpr.avals.len();
+        let mut sub = Builder::new(self.b.x64);
+        // Enclosing variables keep their numbers (and avals); the sub-trace's
+        // own variables are numbered after them.
+        sub.jaxpr.avals = self.b.jaxpr.avals.clone();
+        sub.constraints = self.b.constraints.clone();
+        let outer = std::mem::replace(&mut self.b, sub);
+        let traced = (|| {
+            let inputs: Vec<(Value, Span)> = actual
+                .iter()
+                .zip(args)
+                .map(|(a, (_, s))| {
+                    let aval = outer.jaxpr.atom_aval(a).clone();
+                    (Value::Traced(self.b.input(aval)), *s)
+                })
+                .collect();
+            let out = self.apply(f, inputs, span)?;
+            match out {
+                Value::Traced(_) | Value::Static(_) => self.atom(out, span),
+                _ => err(
+                    span,
+                    "a differentiated function must return one array or scalar",
+                ),
+            }
+        })();
+        let sub = std::mem::replace(&mut self.b, outer);
+        let out = traced?;
+        self.b.constraints = sub.constraints.clone();
+        let mut j = sub.jaxpr;
+        j.outvars = vec![out];
+        // Free variables: enclosing values the body read.
+        let mut free: BTreeSet<u32> = BTreeSet::new();
+        let mut note = |a: &Atom| {
+            if let Atom::Var(Var(k)) = a {
+                if (*k as usize) < outer_len {
+                    free.insert(*k);
+                }
+            }
+        };
+        for e in &j.eqns {
+            e.ins.iter().for_each(&mut note);
+        }
+        j.outvars.iter().for_each(&mut note);
+        let free: Vec<Atom> = free.into_iter().map(|k| Atom::Var(Var(k))).collect();
+        j.invars.extend(free.iter().map(|a| match a {
+            Atom::Var(v) => *v,
+            Atom::Lit(_) => unreachable!(),
+        }));
+        Ok((j, actual, free))
+    }
+
+    /// `kind(f)(args)`: the transformed jaxpr, inlined.
+    fn transform(
+        &mut self,
+        kind: Kind,
+        f: &Callable,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        if args.is_empty() {
+            return err(
+                span,
+                "a transformed function needs an argument to differentiate",
+            );
+        }
+        let (j, actual, free) = self.trace_apart(f, &args, span)?;
+        let out = j.atom_aval(&j.outvars[0]).clone();
+        let x = j.aval(j.invars[0]).clone();
+        if matches!(kind, Kind::Grad | Kind::ValueAndGrad | Kind::Hessian) && out.rank() != 0 {
+            return err(
+                span,
+                format!(
+                    "Gradient only defined for scalar-output functions. Output had shape: {}.",
+                    crate::prims::tuple(&out.shape)
+                ),
+            );
+        }
+        if !x.dtype.is_float() {
+            return err(
+                args[0].1,
+                format!("grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {}.", x.dtype.name()),
+            );
+        }
+        let x64 = self.b.x64;
+        let program = match kind {
+            Kind::Grad => ad::grad(&j, 0, x64, span),
+            Kind::ValueAndGrad => {
+                let mut wrt = vec![false; j.invars.len()];
+                wrt[0] = true;
+                ad::vjp(&j, &ad::Wrt { inputs: wrt }, ad::Seed::One, x64, span)
+            }
+            Kind::Jacfwd => ad::jacfwd(&j, 0, x64, span),
+            Kind::Jacrev => ad::jacrev(&j, 0, x64, span),
+            Kind::Hessian => ad::hessian(&j, 0, x64, span),
+        }?;
+        let mut inputs = actual;
+        inputs.extend(free);
+        let outs = ad::inline(&mut self.b, &program, &inputs)?;
+        Ok(match kind {
+            Kind::ValueAndGrad => Value::Tuple(outs.into_iter().map(Value::Traced).collect()),
+            _ => Value::Traced(outs[0].clone()),
+        })
+    }
+
+    /// `jax::jvp(f, (x, ..), (t, ..))`: `(f(x), tangent)`.
+    fn jvp_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 3 {
+            return err(
+                c.span(),
+                "`jax::jvp` takes a function, a tuple of primals and a tuple of tangents",
+            );
+        }
+        let f = self.callable(&c.args[0])?;
+        let tuple = |t: &mut Tracer, e: &syn::Expr| -> Result<Vec<(Value, Span)>> {
+            match t.expr(e)? {
+                Value::Tuple(items) => Ok(items.into_iter().map(|v| (v, e.span())).collect()),
+                _ => err(
+                    e.span(),
+                    "write the primals and the tangents as tuples: `(x,)`",
+                ),
+            }
+        };
+        let primals = tuple(self, &c.args[1])?;
+        let tangents = tuple(self, &c.args[2])?;
+        if primals.len() != tangents.len() {
+            return err(c.span(), "`jax::jvp` needs one tangent per primal");
+        }
+        let (j, actual, free) = self.trace_apart(&f, &primals, c.span())?;
+        let n = primals.len();
+        let mut wrt = vec![true; n];
+        wrt.extend(std::iter::repeat_n(false, free.len()));
+        let program = ad::jvp(&j, &ad::Wrt { inputs: wrt }, self.b.x64, c.span())?;
+        let mut inputs = actual;
+        inputs.extend(free);
+        for (v, s) in tangents {
+            inputs.push(self.atom(v, s)?);
+        }
+        let outs = ad::inline(&mut self.b, &program, &inputs)?;
+        Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))
+    }
+}
