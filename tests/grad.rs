@@ -211,3 +211,61 @@ fn grad_of_a_function_of_the_mod() {
     assert_eq!(model::step(w.clone(), &x).to_vec(), [0.6, 1.8]);
     assert_eq!(model::loss::grad(w, &x).to_vec(), [4.0, 2.0]);
 }
+
+#[jax::jit]
+mod stable {
+    use jax::prelude::*;
+
+    /// JAX's `custom_jvp` example: the rule stays finite where the body's
+    /// own derivative is inf / inf.
+    #[custom_jvp(log1pexp_jvp)]
+    pub fn log1pexp(x: Array<f32>) -> Array<f32> {
+        jnp::log(jnp::exp(x) + 1.0)
+    }
+
+    pub fn log1pexp_jvp(
+        primals: (Array<f32>,),
+        tangents: (Array<f32>,),
+    ) -> (Array<f32>, Array<f32>) {
+        let (x,) = primals;
+        let (t,) = tangents;
+        let ans = log1pexp(x.clone());
+        (ans, (1.0 - 1.0 / (jnp::exp(x) + 1.0)) * t)
+    }
+
+    pub fn naive(x: Array<f32>) -> Array<f32> {
+        jnp::log(jnp::exp(x) + 1.0)
+    }
+
+    /// The rule is used inside other functions' derivatives too.
+    pub fn twice(x: Array<f32>) -> Array<f32> {
+        log1pexp(x) * 2.0
+    }
+}
+
+#[test]
+fn custom_jvp_rules_replace_the_body_derivative() {
+    // JAX 0.10.2: jax.grad(log1pexp)(100.) == 1.0; the naive formula's is nan;
+    // at 0.5 both give 0.62245935 (autodiff.json softplus_* cases).
+    assert_eq!(stable::log1pexp::grad(Array::from(100.0f32)).item(), 1.0);
+    assert!(stable::naive::grad(Array::from(100.0f32)).item().is_nan());
+    assert_eq!(stable::twice::grad(Array::from(100.0f32)).item(), 2.0);
+    let c = (stable::log1pexp::grad(Array::from(0.5f32)).item() - 0.622_459_35).abs();
+    assert!(c < 1e-6);
+    // Forward mode uses the rule as well.
+    let (_, t) = stable::log1pexp::jvp((Array::from(100.0f32),), (Array::from(1.0f32),));
+    assert_eq!(t.item(), 1.0);
+    // The function itself computes its body.
+    assert_eq!(stable::log1pexp(Array::from(0.0f32)).item(), 2.0f32.ln());
+}
+
+#[jax::jit]
+fn with_stop_gradient(x: Array<f32>) -> Array<f32> {
+    x * lax::stop_gradient(x * 3.0)
+}
+
+#[test]
+fn stop_gradient_blocks_the_derivative() {
+    // d/dx [x * c] with c = 3x held constant: 3x.
+    assert_eq!(with_stop_gradient::grad(Array::from(2.0f32)).item(), 6.0);
+}

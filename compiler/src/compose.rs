@@ -152,19 +152,14 @@ impl Tracer {
         }
     }
 
-    /// Traces `f` on fresh inputs shaped like `args`, into a jaxpr whose
-    /// inputs are those, then the enclosing values `f` reads (returned as
-    /// atoms of the enclosing builder).
-    fn trace_apart(
+    /// Traces `body` on fresh inputs of `avals`, into a jaxpr of its own
+    /// whose inputs are those, then the enclosing values the body read
+    /// (returned as atoms of the enclosing builder).
+    fn trace_with(
         &mut self,
-        f: &Callable,
-        args: &[(Value, Span)],
-        span: Span,
-    ) -> Result<(Jaxpr, Vec<Atom>, Vec<Atom>)> {
-        let mut actual = Vec::new();
-        for (v, s) in args {
-            actual.push(self.atom(v.clone(), *s)?);
-        }
+        avals: Vec<crate::ir::Aval>,
+        body: impl FnOnce(&mut Tracer, Vec<Atom>) -> Result<Vec<Atom>>,
+    ) -> Result<(Jaxpr, Vec<Atom>)> {
         let outer_len = self.b.jaxpr.avals.len();
         let mut sub = Builder::new(self.b.x64);
         // Enclosing variables keep their numbers (and avals); the sub-trace's
@@ -172,29 +167,13 @@ impl Tracer {
         sub.jaxpr.avals = self.b.jaxpr.avals.clone();
         sub.constraints = self.b.constraints.clone();
         let outer = std::mem::replace(&mut self.b, sub);
-        let traced = (|| {
-            let inputs: Vec<(Value, Span)> = actual
-                .iter()
-                .zip(args)
-                .map(|(a, (_, s))| {
-                    let aval = outer.jaxpr.atom_aval(a).clone();
-                    (Value::Traced(self.b.input(aval)), *s)
-                })
-                .collect();
-            let out = self.apply(f, inputs, span)?;
-            match out {
-                Value::Traced(_) | Value::Static(_) => self.atom(out, span),
-                _ => err(
-                    span,
-                    "a differentiated function must return one array or scalar",
-                ),
-            }
-        })();
+        let inputs: Vec<Atom> = avals.into_iter().map(|a| self.b.input(a)).collect();
+        let traced = body(self, inputs);
         let sub = std::mem::replace(&mut self.b, outer);
-        let out = traced?;
+        let outs = traced?;
         self.b.constraints = sub.constraints.clone();
         let mut j = sub.jaxpr;
-        j.outvars = vec![out];
+        j.outvars = outs;
         // Free variables: enclosing values the body read.
         let mut free: BTreeSet<u32> = BTreeSet::new();
         let mut note = |a: &Atom| {
@@ -213,7 +192,105 @@ impl Tracer {
             Atom::Var(v) => *v,
             Atom::Lit(_) => unreachable!(),
         }));
+        Ok((j, free))
+    }
+
+    /// Traces `f` on fresh inputs shaped like `args` (see `trace_with`):
+    /// the jaxpr, the arguments' atoms, the free values' atoms.
+    fn trace_apart(
+        &mut self,
+        f: &Callable,
+        args: &[(Value, Span)],
+        span: Span,
+    ) -> Result<(Jaxpr, Vec<Atom>, Vec<Atom>)> {
+        let mut actual = Vec::new();
+        for (v, s) in args {
+            actual.push(self.atom(v.clone(), *s)?);
+        }
+        let avals = actual.iter().map(|a| self.b.aval(a)).collect();
+        let spans: Vec<Span> = args.iter().map(|(_, s)| *s).collect();
+        let (j, free) = self.trace_with(avals, |t, inputs| {
+            let inputs = inputs
+                .into_iter()
+                .zip(spans)
+                .map(|(a, s)| (Value::Traced(a), s))
+                .collect();
+            let out = t.apply(f, inputs, span)?;
+            match out {
+                Value::Traced(_) | Value::Static(_) => Ok(vec![t.atom(out, span)?]),
+                _ => err(
+                    span,
+                    "a differentiated function must return one array or scalar",
+                ),
+            }
+        })?;
         Ok((j, actual, free))
+    }
+
+    /// A call of a `#[custom_jvp(rule)]` function of the mod: its body and
+    /// its rule traced apart, bound as one `custom_jvp_call`.
+    pub(crate) fn custom_jvp_call(
+        &mut self,
+        f: &syn::ItemFn,
+        rule: &str,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        let Some(rule_fn) = self.items.fns.get(rule).cloned() else {
+            return err(
+                span,
+                format!(
+                    "`#[custom_jvp({rule})]`: `{rule}` is not a function of this #[jax::jit] mod"
+                ),
+            );
+        };
+        let item = Callable::Item(Rc::new(f.clone()));
+        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        if !free.is_empty() {
+            return err(
+                span,
+                "a #[custom_jvp] function cannot read values of the calling body",
+            );
+        }
+        let avals: Vec<crate::ir::Aval> = actual.iter().map(|a| self.b.aval(a)).collect();
+        let n = avals.len();
+        let mut both = avals.clone();
+        both.extend(avals.iter().map(ad::tangent_aval));
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        let traced = self.trace_with(both, |t, inputs| {
+            let primals = Value::Tuple(inputs[..n].iter().cloned().map(Value::Traced).collect());
+            let tangents = Value::Tuple(inputs[n..].iter().cloned().map(Value::Traced).collect());
+            let out = t.inline_fn(
+                &rule_fn.sig,
+                &rule_fn.block,
+                vec![(primals, span), (tangents, span)],
+                span,
+            )?;
+            let Value::Tuple(items) = out else {
+                return err(span, format!("`{rule}` must return `(output, tangent)`"));
+            };
+            items.into_iter().map(|v| t.atom(v, span)).collect()
+        });
+        self.in_rule.retain(|n| n != &name);
+        let (jvp, free) = traced?;
+        if !free.is_empty() {
+            return err(
+                span,
+                "a custom_jvp rule cannot read values of the calling body",
+            );
+        }
+        let params = crate::prims::Params::CustomJvp(crate::prims::CustomJvpRef(Rc::new(
+            crate::prims::CustomJvp {
+                name: f.sig.ident.to_string(),
+                fun,
+                jvp,
+            },
+        )));
+        let outs = self
+            .b
+            .bind(&crate::prims::CUSTOM_JVP_CALL, params, actual, span)?;
+        Ok(Value::Traced(outs[0].clone()))
     }
 
     /// `kind(f)(args)`: the transformed jaxpr, inlined.
@@ -305,4 +382,27 @@ impl Tracer {
         let outs = ad::inline(&mut self.b, &program, &inputs)?;
         Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))
     }
+}
+
+/// The jaxpr of a `#[custom_jvp]` function as its own derivatives see it:
+/// one `custom_jvp_call` of its body and rule, so `f::grad` uses the rule.
+pub fn custom_jvp_program(
+    j: &Jaxpr,
+    f: &syn::ItemFn,
+    rule: &str,
+    items: Rc<crate::types::Items>,
+    x64: bool,
+) -> Result<Jaxpr> {
+    let mut t = Tracer::new(x64);
+    t.items = items;
+    let span = f.sig.ident.span();
+    let args: Vec<(Value, Span)> = j
+        .invars
+        .iter()
+        .map(|v| (Value::Traced(t.b.input(j.aval(*v).clone())), span))
+        .collect();
+    let out = t.custom_jvp_call(f, rule, args, span)?;
+    let out = t.atom(out, span)?;
+    t.b.jaxpr.outvars = vec![out];
+    Ok(t.b.jaxpr)
 }

@@ -35,7 +35,7 @@ fn compile(
         self_ty.cloned(),
         X64,
     )?;
-    let text = print::print_jaxpr(&t.b.jaxpr);
+    let text = print::print_jaxpr(&crate::prims::inline_calls(&t.b.jaxpr));
     let traced = t.b.jaxpr.clone();
     let mut jaxpr = t.b.jaxpr.clone();
     simplify::simplify(&mut jaxpr);
@@ -68,7 +68,8 @@ fn compile(
         let (a, b) = (emit::dim_tokens(a), emit::dim_tokens(b));
         quote!(const { ::std::assert!(#a == #b, #msg) };)
     });
-    let (attrs, vis, fsig) = (f.attrs, f.vis, f.sig);
+    let (vis, fsig) = (f.vis, f.sig);
+    let attrs = own_attrs(f.attrs);
     let body = quote! {
         #(#attrs)*
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
@@ -79,6 +80,14 @@ fn compile(
         }
     };
     Ok((body, text, traced, sig))
+}
+
+/// The attributes to keep on the emitted function: not ours.
+fn own_attrs(attrs: &[syn::Attribute]) -> Vec<&syn::Attribute> {
+    attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("custom_jvp"))
+        .collect()
 }
 
 /// The statements computing a jaxpr and the expression of its result, in
@@ -343,7 +352,8 @@ fn companion(
 /// the same signature (and companion module), so callers still type-check
 /// and only the real errors are reported.
 fn fallback(f: &Function, with_companion: bool) -> TokenStream {
-    let (attrs, vis, sig) = (f.attrs, f.vis, f.sig);
+    let (vis, sig) = (f.vis, f.sig);
+    let attrs = own_attrs(f.attrs);
     let companion = if with_companion {
         let name = &sig.ident;
         quote! {
@@ -526,6 +536,23 @@ fn expand_mod(
                     Ok((compiled, text, traced, sig)) => {
                         // A helper may only be called (inlined) by other functions.
                         out.push(quote!(#[allow(dead_code)] #compiled));
+                        // A #[custom_jvp] function's own derivatives use its rule.
+                        let traced = match crate::module::custom_jvp_rule(&f.attrs) {
+                            Some(rule) => match crate::compose::custom_jvp_program(
+                                &traced,
+                                f,
+                                &rule,
+                                items.clone(),
+                                X64,
+                            ) {
+                                Ok(j) => j,
+                                Err(e) => {
+                                    errors.push(e);
+                                    traced
+                                }
+                            },
+                            None => traced,
+                        };
                         let derived = crate::grad::derivatives(&f.sig, &sig, &traced, options);
                         out.push(companion(&f.sig.ident, &f.vis, &text, derived));
                     }

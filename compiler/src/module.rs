@@ -114,7 +114,14 @@ impl Tracer {
             .collect();
         let (sig, block, self_ty) = match segs.as_slice() {
             [name] => match items.fns.get(name) {
-                Some(f) => (&f.sig, &*f.block, None),
+                Some(f) => {
+                    let in_rule = self.in_rule.contains(name);
+                    if let Some(rule) = custom_jvp_rule(&f.attrs).filter(|_| !in_rule) {
+                        let args = self.args(&c.args)?;
+                        return self.custom_jvp_call(f, &rule, args, c.span()).map(Some);
+                    }
+                    (&f.sig, &*f.block, None)
+                }
                 None => return Ok(None),
             },
             [ty, name] => {
@@ -213,6 +220,13 @@ impl Tracer {
         *self.scopes_mut() = saved_scopes;
         r
     }
+}
+
+/// The rule named by `#[custom_jvp(rule)]`, if the function has one.
+pub(crate) fn custom_jvp_rule(attrs: &[syn::Attribute]) -> Option<String> {
+    let a = attrs.iter().find(|a| a.path().is_ident("custom_jvp"))?;
+    let id: syn::Ident = a.parse_args().ok()?;
+    Some(id.to_string())
 }
 
 fn self_type(name: &str) -> syn::Type {

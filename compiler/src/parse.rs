@@ -172,6 +172,9 @@ pub struct Tracer {
     pub(crate) self_ty: Option<syn::Type>,
     /// Depth of inlined calls, to report runaway recursion.
     pub(crate) depth: usize,
+    /// `#[custom_jvp]` functions whose rule is being traced: calls to them
+    /// there compute the body (the rule is their derivative).
+    pub(crate) in_rule: Vec<String>,
 }
 
 impl Tracer {
@@ -184,6 +187,7 @@ impl Tracer {
             items: Default::default(),
             self_ty: None,
             depth: 0,
+            in_rule: Vec::new(),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::prims::Params;
 
 /// All rewrites, until nothing changes.
 pub fn simplify(j: &mut Jaxpr) {
+    *j = crate::prims::inline_calls(j);
     reciprocal_of_broadcasts(j);
     loop {
         let before = j.eqns.len();

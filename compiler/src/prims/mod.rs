@@ -3,10 +3,12 @@
 //! is lowered — next to each other, as JAX's `lax.py` does. Adding a primitive
 //! means adding one definition, not editing match statements across the crate.
 
+mod call;
 mod elementwise;
 mod random;
 mod structural;
 
+pub use call::*;
 pub use elementwise::*;
 pub use random::*;
 pub use structural::*;
@@ -139,6 +141,8 @@ pub enum Params {
         dtype: DType,
         bounds: Option<(f64, f64)>,
     },
+    /// `custom_jvp_call`: the function and its rule.
+    CustomJvp(CustomJvpRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -170,6 +174,7 @@ pub fn all() -> Vec<Prim> {
     let mut v: Vec<Prim> = ELEMENTWISE.clone();
     v.extend_from_slice(STRUCTURAL);
     v.extend_from_slice(RANDOM);
+    v.push(&CUSTOM_JVP_CALL);
     v
 }
 
