@@ -75,6 +75,7 @@ pub mod ops;
 mod promote;
 pub mod random;
 pub mod shape;
+pub mod test_util;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element, Float, Int};

@@ -269,3 +269,45 @@ fn stop_gradient_blocks_the_derivative() {
     // d/dx [x * c] with c = 3x held constant: 3x.
     assert_eq!(with_stop_gradient::grad(Array::from(2.0f32)).item(), 6.0);
 }
+
+#[jax::jit]
+fn two_args(x: &Array<f32, 4>, y: f32) -> Array<f32> {
+    jnp::sum(jnp::tanh(x * y) * x)
+}
+
+#[jax::jit]
+mod stable_wrong {
+    use jax::prelude::*;
+
+    /// A custom rule off by a factor of 2: check_grads must notice.
+    #[custom_jvp(twice_sin_jvp)]
+    pub fn twice_sin(x: Array<f32, 4>) -> Array<f32> {
+        jnp::sum(jnp::sin(x))
+    }
+
+    pub fn twice_sin_jvp(p: (Array<f32, 4>,), t: (Array<f32, 4>,)) -> (Array<f32>, Array<f32>) {
+        let (x,) = p;
+        let (dx,) = t;
+        (
+            jnp::sum(jnp::sin(x.clone())),
+            jnp::sum(jnp::cos(x) * dx * 2.0),
+        )
+    }
+}
+
+#[test]
+fn check_grads_accepts_correct_and_rejects_wrong_derivatives() {
+    let x = Array::<f32, 4>::from([0.1, -0.4, 0.7, 1.2]);
+    jax::test_util::check_grads!(two_args, (&x, 0.7));
+    jax::test_util::check_grads!(two_args, (&x, 0.7), order = 1, modes = ["rev"]);
+    jax::test_util::check_grads!(stable::log1pexp, (Array::from(0.3f32)));
+    let wrong = std::panic::catch_unwind(|| {
+        jax::test_util::check_grads!(
+            stable_wrong::twice_sin,
+            (x.clone()),
+            order = 1,
+            modes = ["fwd"]
+        );
+    });
+    assert!(wrong.is_err(), "a wrong custom rule passed check_grads");
+}
