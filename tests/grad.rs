@@ -311,3 +311,61 @@ fn check_grads_accepts_correct_and_rejects_wrong_derivatives() {
     });
     assert!(wrong.is_err(), "a wrong custom rule passed check_grads");
 }
+
+#[jax::jit]
+mod mlp {
+    use jax::prelude::*;
+
+    /// The parameters: a pytree. Not Clone: derivatives must not need it.
+    pub struct Params {
+        pub w: Array<f32, 3, 2>,
+        pub b: Array<f32, 2>,
+    }
+
+    pub fn loss(p: &Params, x: &Array<f32, 4, 3>) -> Array<f32> {
+        let h = jnp::tanh(x.matmul(&p.w) + &p.b);
+        jnp::mean(h * h)
+    }
+}
+
+#[test]
+fn gradients_of_a_struct_are_the_struct() {
+    let p = mlp::Params {
+        w: Array::<f32, 6>::arange().reshape::<Array<f32, 3, 2>>() / 10.0f32,
+        b: Array::from([0.1f32, -0.2]),
+    };
+    let x = Array::<f32, 12>::arange().reshape::<Array<f32, 4, 3>>() / 12.0f32;
+    let g: mlp::Params = mlp::loss::grad(&p, &x);
+    let (_, pullback) = mlp::loss::vjp(&p, &x);
+    let (g2, _) = pullback(Array::from(1.0f32));
+    assert_eq!(g.w, g2.w);
+    assert_eq!(g.b, g2.b);
+    // Central differences on one weight and one bias.
+    let h = 1e-3f32;
+    let bump = |dw: f32, db: f32| {
+        let mut w = p.w.to_vec();
+        w[1] += dw;
+        let mut b = p.b.to_vec();
+        b[0] += db;
+        let q = mlp::Params {
+            w: Array::from_vec(w).unwrap(),
+            b: Array::from_vec(b).unwrap(),
+        };
+        mlp::loss(&q, &x).item()
+    };
+    let dw = (bump(h, 0.0) - bump(-h, 0.0)) / (2.0 * h);
+    let db = (bump(0.0, h) - bump(0.0, -h)) / (2.0 * h);
+    assert!(
+        (g.w.to_vec()[1] - dw).abs() < 1e-3,
+        "{} vs {dw}",
+        g.w.to_vec()[1]
+    );
+    assert!(
+        (g.b.to_vec()[0] - db).abs() < 1e-3,
+        "{} vs {db}",
+        g.b.to_vec()[0]
+    );
+    let (v, t) = mlp::loss::jvp((&p, &x), (&p, &x));
+    assert_eq!(v, mlp::loss(&p, &x));
+    assert!(t.item().is_finite());
+}

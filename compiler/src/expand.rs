@@ -337,6 +337,11 @@ fn companion(
         #[doc = #doc]
         #[allow(non_snake_case)]
         #vis mod #name {
+            // What a struct's field types name (derivatives of pytrees
+            // build the struct); the derived signatures are spelled out.
+            #[allow(unused_imports)]
+            use super::*;
+
             /// The traced program, printed like `jax.make_jaxpr`.
             #[allow(dead_code)]
             pub fn jaxpr() -> ::jax::Jaxpr {
@@ -421,7 +426,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             };
             match compile(&func, &Rc::new(Items::default()), None) {
                 Ok((compiled, text, traced, sig)) => {
-                    let derived = crate::grad::derivatives(&f.sig, &sig, &traced, &options);
+                    let derived = crate::grad::derivatives(
+                        &f.sig,
+                        &sig,
+                        &traced,
+                        &options,
+                        &Items::default(),
+                    );
                     let companion = companion(&f.sig.ident, &f.vis, &text, derived);
                     quote!(#compiled #companion)
                 }
@@ -553,7 +564,8 @@ fn expand_mod(
                             },
                             None => traced,
                         };
-                        let derived = crate::grad::derivatives(&f.sig, &sig, &traced, options);
+                        let derived =
+                            crate::grad::derivatives(&f.sig, &sig, &traced, options, &items);
                         out.push(companion(&f.sig.ident, &f.vis, &text, derived));
                     }
                     Err(e) => {

@@ -114,7 +114,41 @@ fn spelled(spec: &TypeSpec) -> syn::Type {
                 .collect();
             syn::parse_quote!(::jax::Array<#elem #(, #dims)*>)
         }
-        _ => unreachable!("derivatives are generated for arrays and scalars"),
+        // A pytree of the `#[jax::jit] mod`: the companion module is its sibling.
+        TypeSpec::Struct { name, .. } => {
+            let id = format_ident!("{}", name);
+            syn::parse_quote!(super::#id)
+        }
+        _ => unreachable!("derivatives are generated for arrays, scalars and structs"),
+    }
+}
+
+/// The array and scalar leaves of a value (struct fields in order), as
+/// places below `expr`, with their specs.
+fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSpec)>) {
+    match spec {
+        TypeSpec::Struct { fields, .. } => {
+            for (f, s) in fields {
+                let f = format_ident!("{}", f);
+                leaves(s, quote!(#expr.#f), out);
+            }
+        }
+        TypeSpec::Tuple(items) => {
+            for (k, s) in items.iter().enumerate() {
+                let k = syn::Index::from(k);
+                leaves(s, quote!(#expr.#k), out);
+            }
+        }
+        leaf => out.push((expr, leaf.clone())),
+    }
+}
+
+/// Whether every leaf is an array or scalar (no keys).
+fn plain_leaves(spec: &TypeSpec) -> bool {
+    match spec {
+        TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| plain_leaves(s)),
+        TypeSpec::Array { .. } | TypeSpec::Scalar(_) => true,
+        _ => false,
     }
 }
 
@@ -132,23 +166,27 @@ fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
 }
 
 fn is_float(spec: &TypeSpec) -> bool {
-    spec.aval().is_some_and(|a| a.dtype.is_float())
+    match spec {
+        TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
+        s => s.aval().is_some_and(|a| a.dtype.is_float()),
+    }
 }
 
-/// The companion module's derivative functions for `fsig` (none for
-/// functions of pytrees yet).
+/// The companion module's derivative functions for `fsig`. `items` are
+/// those of the enclosing `#[jax::jit] mod` (its structs are pytrees).
 pub fn derivatives(
     fsig: &syn::Signature,
     sig: &Signature,
     j: &Jaxpr,
     options: &Options,
+    items: &Items,
 ) -> TokenStream {
     let mut params = Vec::new();
     for (arg, (name, spec)) in fsig.inputs.iter().zip(&sig.params) {
         let syn::FnArg::Typed(pt) = arg else {
             return quote!();
         };
-        if !matches!(spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_)) {
+        if !plain_leaves(spec) {
             return quote!();
         }
         let by_ref = matches!(&*pt.ty, syn::Type::Reference(_));
@@ -211,6 +249,7 @@ pub fn derivatives(
         j,
         free,
         argnums: options.argnums.clone().unwrap_or((vec![0], false)),
+        items,
     };
     let mut out = TokenStream::new();
     if g.aux.is_none() {
@@ -239,11 +278,36 @@ struct Gen<'a> {
     free: Vec<String>,
     /// The arguments `grad` differentiates, and whether it returns a tuple.
     argnums: (Vec<usize>, bool),
+    items: &'a Items,
 }
 
 impl Gen<'_> {
     fn span(&self) -> Span {
         self.fsig.ident.span()
+    }
+
+    /// How many jaxpr inputs (leaves) each parameter is.
+    fn leaf_counts(&self) -> Vec<usize> {
+        self.params
+            .iter()
+            .map(|p| {
+                let mut v = Vec::new();
+                leaves(&p.spec, quote!(x), &mut v);
+                v.len()
+            })
+            .collect()
+    }
+
+    /// Per-parameter choices, repeated for each parameter's leaves.
+    fn per_leaf(&self, per_param: &[bool]) -> Wrt {
+        Wrt {
+            inputs: self
+                .leaf_counts()
+                .iter()
+                .zip(per_param)
+                .flat_map(|(&c, &w)| std::iter::repeat_n(w, c))
+                .collect(),
+        }
     }
 
     /// A function that exists (so calls resolve) but whose every call is a
@@ -290,9 +354,7 @@ impl Gen<'_> {
     /// `f::jvp((a, b), (ta, tb)) -> (R, R)`: the output and its tangent.
     fn jvp(&self) -> TokenStream {
         let n = self.params.len();
-        let wrt = Wrt {
-            inputs: vec![true; n],
-        };
+        let wrt = self.per_leaf(&vec![true; n]);
         let jaxpr = match ad::jvp(self.j, &wrt, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("jvp", 2, &e.to_string()),
@@ -310,7 +372,7 @@ impl Gen<'_> {
         let r = &self.ret_ty;
         let ret_ty: syn::Type = syn::parse_quote!((#r, #r));
         let ret = TypeSpec::Tuple(vec![self.ret.clone(), self.ret.clone()]);
-        let body = match emit_body(jaxpr, &inputs, &ret_ty, &ret, &Items::default()) {
+        let body = match emit_body(jaxpr, &inputs, &ret_ty, &ret, self.items) {
             Ok(b) => b,
             Err(e) => return self.lazy_error("jvp", 2, &e.to_string()),
         };
@@ -330,9 +392,7 @@ impl Gen<'_> {
     /// cotangent to the cotangents of all arguments, as a tuple.
     fn vjp(&self) -> TokenStream {
         let n = self.params.len();
-        let wrt = Wrt {
-            inputs: vec![true; n],
-        };
+        let wrt = self.per_leaf(&vec![true; n]);
         let mut jaxpr = match ad::vjp(self.j, &wrt, Seed::Inputs, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
@@ -343,7 +403,37 @@ impl Gen<'_> {
         let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
         let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
         let owned: Vec<&syn::Type> = self.params.iter().map(|p| &p.owned).collect();
-        let mut inputs: Vec<(TokenStream, TypeSpec)> = self
+        // The pullback keeps the arguments' leaves (arrays and scalars,
+        // which clone cheaply), not the arguments: structs need not be Clone.
+        let mut all_leaves: Vec<(TokenStream, TypeSpec)> = Vec::new();
+        for p in &self.params {
+            let name = &p.name;
+            let place = if p.by_ref {
+                quote!((*#name))
+            } else {
+                quote!(#name)
+            };
+            leaves(&p.spec, place, &mut all_leaves);
+        }
+        let leaf_names: Vec<syn::Ident> = (0..all_leaves.len())
+            .map(|k| format_ident!("__leaf{}", k))
+            .collect();
+        let leaf_tys: Vec<syn::Type> = all_leaves.iter().map(|(_, s)| spelled(s)).collect();
+        let mut inputs: Vec<(TokenStream, TypeSpec)> = leaf_names
+            .iter()
+            .zip(&all_leaves)
+            .map(|(n, (_, s))| (quote!(#n), s.clone()))
+            .collect();
+        inputs.push((quote!(__ct), self.ret.clone()));
+        let cts_ty: syn::Type = syn::parse_quote!((#(#owned,)*));
+        let cts = TypeSpec::Tuple(self.params.iter().map(|p| p.spec.clone()).collect());
+        let body = match emit_body(jaxpr, &inputs, &cts_ty, &cts, self.items) {
+            Ok(b) => b,
+            Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
+        };
+        // The output, from the function's own jaxpr (the function itself may
+        // be a local item the companion module cannot name).
+        let primal_inputs: Vec<(TokenStream, TypeSpec)> = self
             .params
             .iter()
             .map(|p| {
@@ -351,22 +441,12 @@ impl Gen<'_> {
                 (quote!(#name), p.spec.clone())
             })
             .collect();
-        inputs.push((quote!(__ct), self.ret.clone()));
-        let cts_ty: syn::Type = syn::parse_quote!((#(#owned,)*));
-        let cts = TypeSpec::Tuple(self.params.iter().map(|p| p.spec.clone()).collect());
-        let body = match emit_body(jaxpr, &inputs, &cts_ty, &cts, &Items::default()) {
-            Ok(b) => b,
-            Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
-        };
-        // The output, from the function's own jaxpr (the function itself may
-        // be a local item the companion module cannot name).
-        let primal_inputs = &inputs[..n];
         let forward = match emit_body(
             self.j.clone(),
-            primal_inputs,
+            &primal_inputs,
             &self.ret_ty,
             &self.ret,
-            &Items::default(),
+            self.items,
         ) {
             Ok(b) => b,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
@@ -374,36 +454,19 @@ impl Gen<'_> {
         let r = &self.ret_ty;
         let (generics, wh) = self.generics();
         let turbofish = self.turbofish();
-        let keep: Vec<TokenStream> = self
-            .params
+        let keep: Vec<TokenStream> = all_leaves
             .iter()
-            .map(|p| {
-                let (name, owned) = (&p.name, &p.owned);
-                let keep = format_ident!("__keep_{}", name);
-                if p.by_ref {
-                    quote!(let #keep: #owned = ::core::clone::Clone::clone(#name);)
-                } else {
-                    quote!(let #keep: #owned = ::core::clone::Clone::clone(&#name);)
-                }
-            })
-            .collect();
-        let pass: Vec<TokenStream> = self
-            .params
-            .iter()
-            .map(|p| {
-                let keep = format_ident!("__keep_{}", p.name);
-                if p.by_ref {
-                    quote!(&#keep)
-                } else {
-                    quote!(::core::clone::Clone::clone(&#keep))
-                }
-            })
+            .zip(&leaf_names)
+            .zip(&leaf_tys)
+            .map(
+                |(((place, _), n), ty)| quote!(let #n: #ty = ::core::clone::Clone::clone(&#place);),
+            )
             .collect();
         quote! {
             #[doc(hidden)]
             #[inline]
             #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
-            pub fn __pullback #generics (#(#names: #tys,)* __ct: #r) -> (#(#owned,)*) #wh {
+            pub fn __pullback #generics (#(#leaf_names: #leaf_tys,)* __ct: #r) -> (#(#owned,)*) #wh {
                 #body
             }
 
@@ -416,7 +479,7 @@ impl Gen<'_> {
             pub fn vjp #generics (#(#names: #tys),*) -> (#r, ::std::boxed::Box<dyn Fn(#r) -> (#(#owned,)*)>) #wh {
                 #(#keep)*
                 let __out: #r = { #forward };
-                (__out, ::std::boxed::Box::new(move |__ct: #r| __pullback #turbofish (#(#pass,)* __ct)))
+                (__out, ::std::boxed::Box::new(move |__ct: #r| __pullback #turbofish (#(::core::clone::Clone::clone(&#leaf_names),)* __ct)))
             }
         }
     }
@@ -460,7 +523,13 @@ impl Gen<'_> {
         if n == 0 {
             return quote!();
         }
-        if !self.params.iter().all(|p| is_float(&p.spec)) || !is_float(&self.ret) {
+        let leaf = |s: &TypeSpec| matches!(s, TypeSpec::Array { .. } | TypeSpec::Scalar(_));
+        if !self
+            .params
+            .iter()
+            .all(|p| is_float(&p.spec) && leaf(&p.spec))
+            || !is_float(&self.ret)
+        {
             return self.lazy_error(
                 "__check_grads",
                 n + 1,
@@ -599,8 +668,9 @@ impl Gen<'_> {
         }
         // The directional derivative this Jacobian is made of, compiled once
         // and called per basis vector at run time (nothing is unrolled).
-        let mut wrt = vec![false; n];
-        wrt[0] = true;
+        let mut first_only = vec![false; n];
+        first_only[0] = true;
+        let wrt = self.per_leaf(&first_only).inputs;
         let base = if kind == "hessian" {
             ad::grad(self.j, 0, X64, self.span())
         } else {
@@ -658,7 +728,7 @@ impl Gen<'_> {
                 first.spec.clone()
             },
         ));
-        let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, &Items::default()) {
+        let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
             Ok(b) => b,
             Err(e) => return self.lazy_error(kind, n, &e.to_string()),
         };
@@ -778,7 +848,7 @@ impl Gen<'_> {
         for &k in argnums {
             wrt[k] = true;
         }
-        let mut jaxpr = match ad::vjp(self.j, &Wrt { inputs: wrt }, Seed::One, X64, self.span()) {
+        let mut jaxpr = match ad::vjp(self.j, &self.per_leaf(&wrt), Seed::One, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error(name, n, &e.to_string()),
         };
@@ -789,9 +859,17 @@ impl Gen<'_> {
         let n_out = self.j.outvars.len();
         let grads: Vec<crate::ir::Atom> = jaxpr.outvars.split_off(n_out);
         let aux_outs: Vec<crate::ir::Atom> = jaxpr.outvars.split_off(1);
+        // Each differentiated parameter's leaves, in parameter order.
+        let counts = self.leaf_counts();
+        let mut per_param: Vec<Vec<crate::ir::Atom>> = Vec::new();
+        let mut at = 0;
+        for &k in &sorted {
+            per_param.push(grads[at..at + counts[k]].to_vec());
+            at += counts[k];
+        }
         let picked: Vec<crate::ir::Atom> = argnums
             .iter()
-            .map(|k| grads[sorted.iter().position(|s| s == k).unwrap()].clone())
+            .flat_map(|k| per_param[sorted.iter().position(|s| s == k).unwrap()].clone())
             .collect();
         let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
         let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
@@ -854,7 +932,7 @@ impl Gen<'_> {
                 )
             }
         };
-        let body = match emit_body(jaxpr, &inputs, &ret_ty, &ret, &Items::default()) {
+        let body = match emit_body(jaxpr, &inputs, &ret_ty, &ret, self.items) {
             Ok(b) => b,
             Err(e) => return self.lazy_error(name, n, &e.to_string()),
         };
