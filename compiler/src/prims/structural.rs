@@ -983,6 +983,25 @@ fn dot_transpose_lhs(
     pre.extend(&x_contract_sorted_by_y);
     let mut out_axes: Vec<usize> = (0..pre.len()).collect();
     out_axes.sort_by_key(|&i| pre[i]);
+    // With the operands the other way round the result comes out as
+    // batch, contracted-by-y, kept axes; when that is `x`'s own order, no
+    // transpose is needed (a matmul's weight gradient `x^T @ ct`).
+    let mut swapped: Vec<usize> = x_batch.to_vec();
+    swapped.extend(&x_contract_sorted_by_y);
+    swapped.extend(&x_kept);
+    if swapped.iter().enumerate().all(|(i, &a)| i == a) {
+        return ad.bind(
+            &DOT_GENERAL,
+            Params::DotGeneral {
+                lhs_contract: y_kept,
+                rhs_contract: ans_y,
+                lhs_batch: y_batch.to_vec(),
+                rhs_batch: ans_batch,
+                preferred,
+            },
+            vec![y, ct],
+        );
+    }
     let d = ad.bind(
         &DOT_GENERAL,
         Params::DotGeneral {
