@@ -81,6 +81,14 @@ ROWS = [
         "normal_16m",
         "JAX column: NumPy `default_rng().standard_normal` (ziggurat, one thread)",
     ),
+    ("MLP loss (softmax cross-entropy)", "mlp_loss", "mlp_loss", "forward only"),
+    (
+        "MLP `value_and_grad` (4 parameter arrays)",
+        "mlp_value_and_grad",
+        "mlp_value_and_grad",
+        "`argnums = (0, 1, 2, 3)`",
+    ),
+    ("`grad(sum(sin(x) * x))`, 16M f32", "grad_sin_times_x_16m", "grad_sin_times_x_16m", ""),
     ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
     (
         "triad, 16M, no output allocation",

@@ -110,6 +110,16 @@ def mlp_forward(x, w1, b1, w2, b2):
     return jnp.tanh(x @ w1 + b1) @ w2 + b2
 
 
+def mlp_loss(w1, b1, w2, b2, x, y):
+    h = jnp.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits, -1) * y, -1))
+
+
+def one_hot_rows():
+    return jnp.asarray(np.eye(10, dtype=np.float32)[np.arange(256) % 10])
+
+
 def noisy(x, k):
     return x + jax.random.normal(k, x.shape, jnp.float32) * 0.1
 
@@ -127,7 +137,8 @@ def workloads():
                 if hasattr(a, "block_until_ready"):
                     a.block_until_ready()
             f = jax.jit(fn) if static is None else jax.jit(fn, static_argnums=static)
-            return t.run(lambda _: f(*args).block_until_ready())
+            # block_until_ready on the whole result (value_and_grad gives a tuple).
+            return t.run(lambda _: jax.block_until_ready(f(*args)))
 
         return thunk
 
@@ -185,6 +196,15 @@ def workloads():
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),
         ("noisy_16m", plain(noisy, u(M16), lambda: jax.random.key(0))),
+        ("mlp_loss", plain(mlp_loss, u(784, 512), u(512), u(512, 10), u(10), u(256, 784), one_hot_rows)),
+        (
+            "mlp_value_and_grad",
+            plain(
+                jax.value_and_grad(mlp_loss, argnums=(0, 1, 2, 3)),
+                u(784, 512), u(512), u(512, 10), u(10), u(256, 784), one_hot_rows,
+            ),
+        ),
+        ("grad_sin_times_x_16m", plain(jax.grad(lambda x: jnp.sum(jnp.sin(x) * x)), u(M16))),
         ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),
         ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),
         ("numpy_uniform_16m", numpy_sampler(lambda g: g.random(M16, dtype=np.float32))),
