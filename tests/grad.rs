@@ -369,3 +369,49 @@ fn gradients_of_a_struct_are_the_struct() {
     assert_eq!(v, mlp::loss(&p, &x));
     assert!(t.item().is_finite());
 }
+
+#[jax::jit]
+mod clipped {
+    use jax::prelude::*;
+
+    /// A custom backward pass: the gradient of sum(sin(x)), clipped to
+    /// [-0.5, 0.5] (JAX's `custom_vjp` gradient-clipping pattern).
+    #[custom_vjp(clip_fwd, clip_bwd)]
+    pub fn clip_gradient(x: Array<f32, 4>) -> Array<f32> {
+        jnp::sum(jnp::sin(x))
+    }
+
+    pub fn clip_fwd(x: Array<f32, 4>) -> (Array<f32>, (Array<f32, 4>,)) {
+        (clip_gradient(x.clone()), (jnp::cos(x),))
+    }
+
+    pub fn clip_bwd(res: (Array<f32, 4>,), g: Array<f32>) -> (Array<f32, 4>,) {
+        let (c,) = res;
+        (jnp::clip(c * g, -0.5, 0.5),)
+    }
+
+    pub fn scaled(x: Array<f32, 4>) -> Array<f32> {
+        clip_gradient(x) * 3.0
+    }
+}
+
+#[test]
+fn custom_vjp_backward_passes_replace_the_body_derivative() {
+    let x = Array::<f32, 4>::from([0.1, 1.0, 2.0, 3.0]);
+    // JAX 0.10.2: jax.grad(clip_gradient)(x) == [0.5, 0.5, -0.41614684, -0.5].
+    assert_eq!(
+        clipped::clip_gradient::grad(x.clone()).to_vec(),
+        [0.5, 0.5, -0.416_146_84, -0.5]
+    );
+    // Inside another function, the cotangent 3 reaches bwd: clip(3 cos x).
+    assert_eq!(
+        clipped::scaled::grad(x.clone()).to_vec(),
+        [0.5, 0.5, -0.5, -0.5]
+    );
+    let (y, pullback) = clipped::clip_gradient::vjp(x.clone());
+    assert_eq!(y, clipped::clip_gradient(x.clone()));
+    assert_eq!(
+        pullback(Array::from(1.0f32)).0.to_vec(),
+        [0.5, 0.5, -0.416_146_84, -0.5]
+    );
+}

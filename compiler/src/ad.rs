@@ -321,6 +321,17 @@ pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
         .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_float()))
         .collect();
     let (outs, touts) = jvp_into(j, &mut b, &inputs, &used)?;
+    if let Some(e) = b
+        .jaxpr
+        .eqns
+        .iter()
+        .find(|e| e.prim.name == "custom_vjp_lin")
+    {
+        return Err(rule_error(
+            e.span,
+            "can't apply forward-mode autodiff (jvp) to a custom_vjp function.".into(),
+        ));
+    }
     let mut outvars = outs.clone();
     for (o, t) in outs.iter().zip(touts) {
         let aval = b.aval(o);

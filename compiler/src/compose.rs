@@ -384,12 +384,145 @@ impl Tracer {
     }
 }
 
+/// `template` with its leaves replaced, in order, by `leaves`.
+fn rebuild(template: &Value, leaves: &mut impl Iterator<Item = Value>) -> Value {
+    match template {
+        Value::Tuple(items) => Value::Tuple(items.iter().map(|i| rebuild(i, leaves)).collect()),
+        Value::Struct(name, fields) => Value::Struct(
+            name.clone(),
+            fields
+                .iter()
+                .map(|(f, v)| (f.clone(), rebuild(v, leaves)))
+                .collect(),
+        ),
+        _ => leaves.next().expect("as many leaves as the template"),
+    }
+}
+
+impl Tracer {
+    /// A call of a `#[custom_vjp(fwd, bwd)]` function of the mod: the
+    /// function, `fwd` (output and residuals) and `bwd` (residuals and
+    /// output cotangent to argument cotangents) traced apart, bound as one
+    /// `custom_vjp_call`.
+    pub(crate) fn custom_vjp_call(
+        &mut self,
+        f: &syn::ItemFn,
+        fwd: &str,
+        bwd: &str,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        let get = |t: &Tracer, name: &str| {
+            t.items.fns.get(name).cloned().ok_or_else(|| {
+                syn::Error::new(span, format!("`#[custom_vjp({fwd}, {bwd})]`: `{name}` is not a function of this #[jax::jit] mod"))
+            })
+        };
+        let (fwd_fn, bwd_fn) = (get(self, fwd)?, get(self, bwd)?);
+        let item = Callable::Item(Rc::new(f.clone()));
+        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        if !free.is_empty() {
+            return err(
+                span,
+                "a #[custom_vjp] function cannot read values of the calling body",
+            );
+        }
+        let avals: Vec<crate::ir::Aval> = actual.iter().map(|a| self.b.aval(a)).collect();
+        let out_aval = fun.atom_aval(&fun.outvars[0]).clone();
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        // fwd: the output, then the residuals' leaves; keep their structure.
+        let mut residual_template: Option<Value> = None;
+        let fwd_traced = self.trace_with(avals.clone(), |t, inputs| {
+            let args = inputs
+                .into_iter()
+                .map(|a| (Value::Traced(a), span))
+                .collect();
+            let out = t.inline_fn(&fwd_fn.sig, &fwd_fn.block, args, span)?;
+            let Value::Tuple(mut items) = out else {
+                return err(span, format!("`{fwd}` must return `(output, residuals)`"));
+            };
+            if items.len() != 2 {
+                return err(span, format!("`{fwd}` must return `(output, residuals)`"));
+            }
+            let res = items.pop().unwrap();
+            let out = items.pop().unwrap();
+            let mut leaves = Vec::new();
+            crate::parse::flatten(&res, &mut leaves);
+            let mut atoms = vec![t.atom(out, span)?];
+            for l in leaves {
+                atoms.push(t.atom(l, span)?);
+            }
+            residual_template = Some(res);
+            Ok(atoms)
+        });
+        let bwd_traced = fwd_traced.and_then(|(fwd_j, free)| {
+            if !free.is_empty() {
+                return err(
+                    span,
+                    format!("`{fwd}` cannot read values of the calling body"),
+                );
+            }
+            let template = residual_template.take().expect("fwd was traced");
+            let mut bwd_avals: Vec<crate::ir::Aval> = fwd_j.outvars[1..]
+                .iter()
+                .map(|a| fwd_j.atom_aval(a).clone())
+                .collect();
+            bwd_avals.push(ad::tangent_aval(&out_aval));
+            let n_res = bwd_avals.len() - 1;
+            let (bwd_j, free) = self.trace_with(bwd_avals, |t, inputs| {
+                let mut leaves = inputs[..n_res].iter().cloned().map(Value::Traced);
+                let res = rebuild(&template, &mut leaves);
+                let ct = Value::Traced(inputs[n_res].clone());
+                let out = t.inline_fn(
+                    &bwd_fn.sig,
+                    &bwd_fn.block,
+                    vec![(res, span), (ct, span)],
+                    span,
+                )?;
+                let mut cts = Vec::new();
+                crate::parse::flatten(&out, &mut cts);
+                cts.into_iter().map(|v| t.atom(v, span)).collect()
+            })?;
+            if !free.is_empty() {
+                return err(
+                    span,
+                    format!("`{bwd}` cannot read values of the calling body"),
+                );
+            }
+            Ok((fwd_j, bwd_j))
+        });
+        self.in_rule.retain(|n| n != &name);
+        let (fwd_j, bwd_j) = bwd_traced?;
+        if bwd_j.outvars.len() != actual.len() {
+            return err(
+                span,
+                format!(
+                    "`{bwd}` must return one cotangent per argument of `{name}` ({}), as a tuple",
+                    actual.len()
+                ),
+            );
+        }
+        let params = crate::prims::Params::CustomVjp(crate::prims::CustomVjpRef(Rc::new(
+            crate::prims::CustomVjp {
+                name,
+                fun,
+                fwd: fwd_j,
+                bwd: bwd_j,
+            },
+        )));
+        let outs = self
+            .b
+            .bind(&crate::prims::CUSTOM_VJP_CALL, params, actual, span)?;
+        Ok(Value::Traced(outs[0].clone()))
+    }
+}
+
 /// The jaxpr of a `#[custom_jvp]` function as its own derivatives see it:
 /// one `custom_jvp_call` of its body and rule, so `f::grad` uses the rule.
-pub fn custom_jvp_program(
+pub(crate) fn custom_program(
     j: &Jaxpr,
     f: &syn::ItemFn,
-    rule: &str,
+    rule: &crate::module::CustomRule,
     items: Rc<crate::types::Items>,
     x64: bool,
 ) -> Result<Jaxpr> {
@@ -401,7 +534,10 @@ pub fn custom_jvp_program(
         .iter()
         .map(|v| (Value::Traced(t.b.input(j.aval(*v).clone())), span))
         .collect();
-    let out = t.custom_jvp_call(f, rule, args, span)?;
+    let out = match rule {
+        crate::module::CustomRule::Jvp(r) => t.custom_jvp_call(f, r, args, span)?,
+        crate::module::CustomRule::Vjp(fwd, bwd) => t.custom_vjp_call(f, fwd, bwd, args, span)?,
+    };
     let out = t.atom(out, span)?;
     t.b.jaxpr.outvars = vec![out];
     Ok(t.b.jaxpr)

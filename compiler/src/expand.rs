@@ -86,7 +86,7 @@ fn compile(
 fn own_attrs(attrs: &[syn::Attribute]) -> Vec<&syn::Attribute> {
     attrs
         .iter()
-        .filter(|a| !a.path().is_ident("custom_jvp"))
+        .filter(|a| !a.path().is_ident("custom_jvp") && !a.path().is_ident("custom_vjp"))
         .collect()
 }
 
@@ -548,8 +548,8 @@ fn expand_mod(
                         // A helper may only be called (inlined) by other functions.
                         out.push(quote!(#[allow(dead_code)] #compiled));
                         // A #[custom_jvp] function's own derivatives use its rule.
-                        let traced = match crate::module::custom_jvp_rule(&f.attrs) {
-                            Some(rule) => match crate::compose::custom_jvp_program(
+                        let traced = match crate::module::custom_rule(&f.attrs) {
+                            Some(rule) => match crate::compose::custom_program(
                                 &traced,
                                 f,
                                 &rule,

@@ -536,6 +536,10 @@ impl Gen<'_> {
                 "check_grads checks functions of float arrays and scalars returning one float array or scalar",
             );
         }
+        // It calls `jvp`, which may not exist (a custom_vjp function).
+        if let Err(e) = ad::jvp(self.j, &self.per_leaf(&vec![true; n]), X64, self.span()) {
+            return self.lazy_error("__check_grads", n + 1, &e.to_string());
+        }
         let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
         let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
         let owned: Vec<&syn::Type> = self.params.iter().map(|p| &p.owned).collect();

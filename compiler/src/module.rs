@@ -116,9 +116,18 @@ impl Tracer {
             [name] => match items.fns.get(name) {
                 Some(f) => {
                     let in_rule = self.in_rule.contains(name);
-                    if let Some(rule) = custom_jvp_rule(&f.attrs).filter(|_| !in_rule) {
-                        let args = self.args(&c.args)?;
-                        return self.custom_jvp_call(f, &rule, args, c.span()).map(Some);
+                    match custom_rule(&f.attrs).filter(|_| !in_rule) {
+                        Some(CustomRule::Jvp(rule)) => {
+                            let args = self.args(&c.args)?;
+                            return self.custom_jvp_call(f, &rule, args, c.span()).map(Some);
+                        }
+                        Some(CustomRule::Vjp(fwd, bwd)) => {
+                            let args = self.args(&c.args)?;
+                            return self
+                                .custom_vjp_call(f, &fwd, &bwd, args, c.span())
+                                .map(Some);
+                        }
+                        None => {}
                     }
                     (&f.sig, &*f.block, None)
                 }
@@ -222,11 +231,36 @@ impl Tracer {
     }
 }
 
-/// The rule named by `#[custom_jvp(rule)]`, if the function has one.
-pub(crate) fn custom_jvp_rule(attrs: &[syn::Attribute]) -> Option<String> {
-    let a = attrs.iter().find(|a| a.path().is_ident("custom_jvp"))?;
-    let id: syn::Ident = a.parse_args().ok()?;
-    Some(id.to_string())
+/// A function's own derivative rule.
+pub(crate) enum CustomRule {
+    /// `#[custom_jvp(rule)]`.
+    Jvp(String),
+    /// `#[custom_vjp(fwd, bwd)]`.
+    Vjp(String, String),
+}
+
+/// The rule a function declares with `#[custom_jvp(..)]` or
+/// `#[custom_vjp(..)]`, if any.
+pub(crate) fn custom_rule(attrs: &[syn::Attribute]) -> Option<CustomRule> {
+    for a in attrs {
+        if a.path().is_ident("custom_jvp") {
+            let id: syn::Ident = a.parse_args().ok()?;
+            return Some(CustomRule::Jvp(id.to_string()));
+        }
+        if a.path().is_ident("custom_vjp") {
+            let ids = a
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+                )
+                .ok()?;
+            let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+            if let [fwd, bwd] = ids.as_slice() {
+                return Some(CustomRule::Vjp(fwd.clone(), bwd.clone()));
+            }
+            return None;
+        }
+    }
+    None
 }
 
 fn self_type(name: &str) -> syn::Type {

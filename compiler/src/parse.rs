@@ -1153,7 +1153,7 @@ pub fn trace_body(
     Ok(t)
 }
 
-fn flatten(v: &Value, out: &mut Vec<Value>) {
+pub(crate) fn flatten(v: &Value, out: &mut Vec<Value>) {
     match v {
         Value::Tuple(items) => items.iter().for_each(|i| flatten(i, out)),
         Value::Struct(_, fields) => fields.iter().for_each(|(_, v)| flatten(v, out)),

@@ -1,7 +1,9 @@
-//! `custom_jvp_call`: a function of the mod with its own derivative rule
-//! (`#[custom_jvp(rule)]`). It computes as its body; forward mode (and so
-//! reverse mode, which linearizes forward mode) uses the rule instead of
-//! differentiating the body, as JAX's `custom_jvp` does.
+//! `custom_jvp_call` and `custom_vjp_call`: functions of the mod with their
+//! own derivative rules (`#[custom_jvp(rule)]`, `#[custom_vjp(fwd, bwd)]`).
+//! Each computes as its body. A custom_jvp rule replaces the body's jvp
+//! (and so reverse mode, which linearizes forward mode); a custom_vjp
+//! function linearizes to a primitive whose transpose is `bwd`, as JAX's
+//! `custom_vjp` does, and has no forward mode.
 
 use std::rc::Rc;
 
@@ -80,7 +82,11 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
 /// Replaces every `custom_jvp_call` by its body: for emission and
 /// printing (JAX prints the call; ours prints what it computes).
 pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
-    if !j.eqns.iter().any(|e| e.prim.name == "custom_jvp_call") {
+    if !j
+        .eqns
+        .iter()
+        .any(|e| matches!(e.prim.name, "custom_jvp_call" | "custom_vjp_call"))
+    {
         return j.clone();
     }
     let mut b = crate::trace::Builder::new(false);
@@ -91,14 +97,22 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     for v in &j.invars {
         env.insert(*v, b.input(j.aval(*v).clone()));
     }
+    if j.eqns.iter().any(|e| e.prim.name == "custom_vjp_lin") {
+        unreachable!("custom_vjp_lin is transposed away; forward mode reports it first")
+    }
     let read = |env: &std::collections::HashMap<crate::ir::Var, Atom>, a: &Atom| match a {
         Atom::Var(v) => env[v].clone(),
         l => l.clone(),
     };
     for e in &j.eqns {
         let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
-        let outs = if let Params::CustomJvp(c) = &e.params {
-            let body = inline_calls(&c.0.fun);
+        let body = match &e.params {
+            Params::CustomJvp(c) if e.prim.name == "custom_jvp_call" => Some(&c.0.fun),
+            Params::CustomVjp(c) if e.prim.name == "custom_vjp_call" => Some(&c.0.fun),
+            _ => None,
+        };
+        let outs = if let Some(fun) = body {
+            let body = inline_calls(fun);
             crate::ad::inline(&mut b, &body, &ins).expect("a traced body binds again")
         } else {
             b.bind(e.prim, e.params.clone(), ins, e.span)
@@ -111,3 +125,120 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     b.jaxpr.outvars = j.outvars.iter().map(|a| read(&env, a)).collect();
     b.jaxpr
 }
+
+/// The function, its forward pass and its backward pass of a
+/// `#[custom_vjp(fwd, bwd)]` function.
+#[derive(Debug)]
+pub struct CustomVjp {
+    pub name: String,
+    /// The function: its inputs, its output.
+    pub fun: Jaxpr,
+    /// Inputs as `fun`; outputs: `fun`'s output, then the residuals.
+    pub fwd: Jaxpr,
+    /// Inputs: the residuals, then the output cotangent; outputs: one
+    /// cotangent per input of `fun`.
+    pub bwd: Jaxpr,
+}
+
+/// Shared, compared by identity.
+#[derive(Clone, Debug)]
+pub struct CustomVjpRef(pub Rc<CustomVjp>);
+
+impl PartialEq for CustomVjpRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Forward mode of a custom_vjp call: the residuals from `fwd`, and a
+/// `custom_vjp_lin` of them and the tangents, linear in the tangents, whose
+/// transpose is `bwd`. (It cannot be evaluated forward: `f::jvp` of such a
+/// function is JAX's error.)
+fn custom_vjp_rule(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::CustomVjp(c) = p else {
+        unreachable!()
+    };
+    let outs = crate::ad::inline(ad.b, &c.0.fwd, ins).map_err(|e| e.to_string())?;
+    let mut lin_ins: Vec<Atom> = outs[1..].to_vec();
+    for (x, tx) in ins.iter().zip(t) {
+        lin_ins.push(match tx {
+            Some(tx) => tx.clone(),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(x));
+                ad.zeros(&a)?
+            }
+        });
+    }
+    Ok(vec![Some(ad.bind(&CUSTOM_VJP_LIN, p.clone(), lin_ins)?)])
+}
+
+fn custom_vjp_lin_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    _: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::CustomVjp(c) = p else {
+        unreachable!()
+    };
+    let n_res = c.0.fwd.outvars.len() - 1;
+    let mut args: Vec<Atom> = Vec::new();
+    for r in &ins[..n_res] {
+        args.push(r.clone().ok_or("custom_vjp residuals are not linear")?);
+    }
+    args.push(ct);
+    let cts = crate::ad::inline(ad.b, &c.0.bwd, &args).map_err(|e| e.to_string())?;
+    let mut out = vec![None; n_res];
+    out.extend(cts.into_iter().map(Some));
+    Ok(out)
+}
+
+fn custom_vjp_eval(
+    _: &[Aval],
+    p: &Params,
+    _: &mut crate::shapes::Constraints,
+) -> Result<Vec<Aval>, String> {
+    match p {
+        Params::CustomVjp(c) => Ok(c
+            .0
+            .fun
+            .outvars
+            .iter()
+            .map(|a| c.0.fun.atom_aval(a).clone())
+            .collect()),
+        _ => Err("custom_vjp_call needs its function".into()),
+    }
+}
+
+pub static CUSTOM_VJP_CALL: PrimDef = PrimDef {
+    name: "custom_vjp_call",
+    abstract_eval: custom_vjp_eval,
+    print_params: |_, p| match p {
+        Params::CustomVjp(c) => vec![("name", c.0.name.clone())],
+        _ => Vec::new(),
+    },
+    // Replaced by its body before emission (`inline_calls`).
+    lowering: Lowering::Kernel,
+    jvp: Some(custom_vjp_rule as JvpRule),
+    transpose: None,
+};
+
+/// The linearized custom_vjp function: only ever transposed.
+pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
+    name: "custom_vjp_lin",
+    abstract_eval: custom_vjp_eval,
+    print_params: |_, p| match p {
+        Params::CustomVjp(c) => vec![("name", c.0.name.clone())],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Kernel,
+    jvp: None,
+    transpose: Some(custom_vjp_lin_transpose as crate::ad::TransposeRule),
+};

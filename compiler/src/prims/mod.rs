@@ -143,6 +143,8 @@ pub enum Params {
     },
     /// `custom_jvp_call`: the function and its rule.
     CustomJvp(CustomJvpRef),
+    /// `custom_vjp_call`, `custom_vjp_lin`: the function, fwd and bwd.
+    CustomVjp(CustomVjpRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -175,6 +177,8 @@ pub fn all() -> Vec<Prim> {
     v.extend_from_slice(STRUCTURAL);
     v.extend_from_slice(RANDOM);
     v.push(&CUSTOM_JVP_CALL);
+    v.push(&CUSTOM_VJP_CALL);
+    v.push(&CUSTOM_VJP_LIN);
     v
 }
 
