@@ -146,6 +146,10 @@ case1!(var, |x: Array<f32, 4>| -> Array<f32> {
 });
 case1!(max_no_tie, |x: Array<f32, 3>| -> Array<f32> { jnp::max(x) });
 case1!(min_ties, |x: Array<f32, 4>| -> Array<f32> { jnp::min(x) });
+case1!(prod, |x: Array<f32, 3>| -> Array<f32> { jnp::prod(x) });
+case1!(prod_two_zeros, |x: Array<f32, 3>| -> Array<f32> {
+    jnp::prod(x)
+});
 case1!(logsumexp_large, |x: Array<f32, 2>| -> Array<f32> {
     jnp::logsumexp(x)
 });
@@ -250,6 +254,8 @@ fn derivatives_match_jax() {
         ("var", var::check),
         ("max_no_tie", max_no_tie::check),
         ("min_ties", min_ties::check),
+        ("prod", prod::check),
+        ("prod_two_zeros", prod_two_zeros::check),
         ("logsumexp_large", logsumexp_large::check),
         ("softmax", softmax::check),
         ("sum_axis0", sum_axis0::check),

@@ -415,3 +415,18 @@ fn custom_vjp_backward_passes_replace_the_body_derivative() {
         [0.5, 0.5, -0.416_146_84, -0.5]
     );
 }
+
+#[jax::jit(argnums = (0, 1))]
+fn remainder(x: Array<f32>, y: Array<f32>) -> Array<f32> {
+    lax::rem(x, y)
+}
+
+#[test]
+fn rem_derivatives_truncate() {
+    // JAX 0.10.2: jax.grad(lax.rem, argnums=(0, 1)) at (5.5, 2.0) and (-5.5, 2.0)
+    // gives (1.0, -2.0) and (1.0, 2.0).
+    let (gx, gy) = remainder::grad(Array::from(5.5f32), Array::from(2.0f32));
+    assert_eq!((gx.item(), gy.item()), (1.0, -2.0));
+    let (gx, gy) = remainder::grad(Array::from(-5.5f32), Array::from(2.0f32));
+    assert_eq!((gx.item(), gy.item()), (1.0, 2.0));
+}

@@ -367,6 +367,31 @@ fn pow_jvp(
     Ok(vec![ad.sum(vec![tx, ty])?])
 }
 
+/// `rem(x, y) = x - y * trunc(x / y)`: d/dx = 1, d/dy = -trunc(x / y).
+fn rem_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let (x, y) = (ins[0].clone(), ins[1].clone());
+    let ty = match &t[1] {
+        Some(ty) => {
+            let q = ad.div(x.clone(), y)?;
+            let zero = c(ad, 0.0, &x);
+            let nonneg = ad.bin(&GE, q.clone(), zero)?;
+            let down = ad.un(&FLOOR, q.clone())?;
+            let up = ad.un(&CEIL, q)?;
+            let trunc = ad.select(nonneg, up, down)?;
+            let f = ad.neg(trunc)?;
+            Some(ad.mul(ty.clone(), f)?)
+        }
+        None => None,
+    };
+    Ok(vec![ad.sum(vec![t[0].clone(), ty])?])
+}
+
 fn clamp_jvp(
     ad: &mut Ad,
     ins: &[Atom],
@@ -462,7 +487,7 @@ elementwise! {
     SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule);
     MUL = "mul", 2, Any, Same, jvp2!(|ad, x, y, ans| y, x), Some(mul_transpose as TransposeRule);
     DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule);
-    REM = "rem", 2, Number, Same, None, None;
+    REM = "rem", 2, Number, Same, Some(rem_jvp as JvpRule), None;
     POW = "pow", 2, Float, Same, Some(pow_jvp as JvpRule), None;
     MAX = "max", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
     MIN = "min", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;

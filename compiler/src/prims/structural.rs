@@ -341,7 +341,7 @@ reduction! {
     REDUCE_SUM = "reduce_sum", out_sharding: true, same_op_jvp!(REDUCE_SUM), Some(reduce_sum_transpose as TransposeRule);
     REDUCE_MAX = "reduce_max", out_sharding: false, Some(chooser_jvp as JvpRule), None;
     REDUCE_MIN = "reduce_min", out_sharding: false, Some(chooser_jvp as JvpRule), None;
-    REDUCE_PROD = "reduce_prod", out_sharding: true, None, None;
+    REDUCE_PROD = "reduce_prod", out_sharding: true, Some(reduce_prod_jvp as JvpRule), None;
     REDUCE_AND = "reduce_and", out_sharding: false, Some(super::zero_jvp), None;
     REDUCE_OR = "reduce_or", out_sharding: false, Some(super::zero_jvp), None;
 }
@@ -784,6 +784,58 @@ fn chooser_jvp(
     let picked = ad.mul(t0.clone(), hit)?;
     let summed = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![picked])?;
     Ok(vec![Some(ad.div(summed, counts)?)])
+}
+
+/// `reduce_prod`: each element's tangent times the product of the others,
+/// exact where elements are zero (the product of the others is not the
+/// product divided by a zero): with no zero in a reduced group, `prod / x`;
+/// with one, that element gets the product of the rest and the others 0;
+/// with two or more, everything is 0.
+fn reduce_prod_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Axes(axes) = p else {
+        unreachable!()
+    };
+    let Some(t0) = &t[0] else {
+        return Ok(vec![None]);
+    };
+    let x = ins[0].clone();
+    let xa = ad.aval(&x);
+    let dims: Vec<usize> = (0..xa.rank()).filter(|k| !axes.contains(k)).collect();
+    let back = |ad: &mut Ad, v: Atom| {
+        ad.bind(
+            &BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: xa.shape.clone(),
+                dims: dims.clone(),
+            },
+            vec![v],
+        )
+    };
+    let (zero, one) = (ad.lit(0.0, &x), ad.lit(1.0, &x));
+    let is_zero = ad.bin(&super::EQ, x.clone(), zero.clone())?;
+    let safe = ad.select(is_zero.clone(), x.clone(), one.clone())?;
+    let others_nonzero = ad.bind(&REDUCE_PROD, Params::Axes(axes.clone()), vec![safe.clone()])?;
+    let zeros_f = ad.convert(is_zero.clone(), xa.dtype)?;
+    let count = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![zeros_f])?;
+    let (p, count) = (back(ad, others_nonzero)?, back(ad, count)?);
+    let none = ad.bin(&super::EQ, count.clone(), zero.clone())?;
+    let one_zero = ad.bin(&super::EQ, count, one)?;
+    let divided = ad.div(p.clone(), safe)?;
+    let this_one = ad.bin(&super::AND, one_zero, is_zero)?;
+    let lone = ad.select(this_one, zero, p)?;
+    let factor = ad.select(none, lone, divided)?;
+    let terms = ad.mul(t0.clone(), factor)?;
+    Ok(vec![Some(ad.bind(
+        &REDUCE_SUM,
+        Params::Axes(axes.clone()),
+        vec![terms],
+    )?)])
 }
 
 /// `slice` (unit strides): the cotangent padded with zeros back to the
