@@ -141,4 +141,7 @@ macro_rules! check_grads {
     ($($f:ident)::+, ($($arg:expr),* $(,)?), order = 1, modes = [$($mode:literal),* $(,)?]) => {
         $($f)::+::__check_grads(&[$($mode),*], $($arg),*)
     };
+    ($($f:ident)::+, ($($arg:expr),* $(,)?), order = $order:literal $(, modes = [$($mode:literal),* $(,)?])?) => {
+        ::core::compile_error!("check_grads: only order = 1 is supported; check a second derivative with order = 1 on a #[jax::jit] function that computes the first (for example one returning `jax::grad(f)(x)`)")
+    };
 }
