@@ -430,3 +430,17 @@ fn rem_derivatives_truncate() {
     let (gx, gy) = remainder::grad(Array::from(-5.5f32), Array::from(2.0f32));
     assert_eq!((gx.item(), gy.item()), (1.0, 2.0));
 }
+
+#[jax::jit]
+fn vjp_in_body(x: Array<f32, 3>) -> (Array<f32>, Array<f32, 3>) {
+    let (y, pullback) = jax::vjp(|v: Array<f32, 3>| jnp::sum(v * v * 0.5), x);
+    let (g,) = pullback(jnp::ones_like(&y));
+    (y, g)
+}
+
+#[test]
+fn vjp_inside_a_body_returns_a_callable_pullback() {
+    let (y, g) = vjp_in_body(Array::from([1.0f32, 2.0, 3.0]));
+    assert_eq!(y.item(), 7.0);
+    assert_eq!(g.to_vec(), [1.0, 2.0, 3.0]);
+}

@@ -22,6 +22,15 @@ use crate::lower::Module;
 use crate::parse::{Tracer, Value};
 use crate::trace::{err, Builder, Result};
 
+/// What `jax::vjp(f, x..)` returns besides the output: `f`'s reverse-mode
+/// program (inputs: the primals, the values `f` captured, the output
+/// cotangent; outputs: the primals' cotangents) and its inputs so far.
+#[derive(Debug)]
+pub struct Pullback {
+    program: Jaxpr,
+    inputs: Vec<Atom>,
+}
+
 /// A transformation of a function.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -82,10 +91,7 @@ impl Tracer {
             return self.jvp_call(c).map(Some);
         }
         if is_path(&c.func, "jax", "vjp") {
-            return err(
-                c.span(),
-                "`jax::vjp` inside #[jax::jit] is not supported yet (its pullback is a function value); use `jax::grad`, `jax::value_and_grad` or `jax::jacrev`, or the companion `f::vjp` outside",
-            );
+            return self.vjp_call(c).map(Some);
         }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);
@@ -344,6 +350,76 @@ impl Tracer {
             Kind::ValueAndGrad => Value::Tuple(outs.into_iter().map(Value::Traced).collect()),
             _ => Value::Traced(outs[0].clone()),
         })
+    }
+
+    /// `jax::vjp(f, x, ..)`: `(f(x), pullback)`; calling `pullback(ct)`
+    /// gives the tuple of the primals' cotangents.
+    fn vjp_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        let Some((first, rest)) = c
+            .args
+            .iter()
+            .collect::<Vec<_>>()
+            .split_first()
+            .map(|(a, b)| (*a, b.to_vec()))
+        else {
+            return err(
+                c.span(),
+                "`jax::vjp` takes a function and its arguments: `jax::vjp(f, x)`",
+            );
+        };
+        let f = self.callable(first)?;
+        let mut primals = Vec::new();
+        for a in rest {
+            primals.push((self.expr(a)?, a.span()));
+        }
+        if primals.is_empty() {
+            return err(
+                c.span(),
+                "`jax::vjp` takes a function and its arguments: `jax::vjp(f, x)`",
+            );
+        }
+        let (j, actual, free) = self.trace_apart(&f, &primals, c.span())?;
+        let n = primals.len();
+        let mut wrt = vec![true; n];
+        wrt.extend(std::iter::repeat_n(false, free.len()));
+        let mut program = ad::vjp(
+            &j,
+            &ad::Wrt { inputs: wrt },
+            ad::Seed::Inputs,
+            self.b.x64,
+            c.span(),
+        )?;
+        // The output now; the pullback recomputes what it needs, and the
+        // simplifier merges the two forward passes.
+        let mut inputs = actual;
+        inputs.extend(free);
+        let out = ad::inline(&mut self.b, &j, &inputs)?;
+        program.outvars.drain(..j.outvars.len());
+        let pullback = Pullback { program, inputs };
+        Ok(Value::Tuple(vec![
+            Value::Traced(out[0].clone()),
+            Value::Pullback(Rc::new(pullback)),
+        ]))
+    }
+
+    /// `pullback(ct)`.
+    pub(crate) fn call_pullback(
+        &mut self,
+        pb: &Pullback,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        if args.len() != 1 {
+            return err(
+                span,
+                "a pullback takes one argument: the output's cotangent",
+            );
+        }
+        let (ct, s) = args.into_iter().next().unwrap();
+        let mut inputs = pb.inputs.clone();
+        inputs.push(self.atom(ct, s)?);
+        let cts = ad::inline(&mut self.b, &pb.program, &inputs)?;
+        Ok(Value::Tuple(cts.into_iter().map(Value::Traced).collect()))
     }
 
     /// `jax::jvp(f, (x, ..), (t, ..))`: `(f(x), tangent)`.

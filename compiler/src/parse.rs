@@ -31,6 +31,9 @@ pub enum Value {
     At(Atom, Vec<crate::index::Item>),
     /// A closure, with the scopes it sees; inlined where it is called.
     Closure(std::rc::Rc<(syn::ExprClosure, Vec<HashMap<String, Value>>)>),
+    /// The pullback `jax::vjp(f, x)` returns: called with an output
+    /// cotangent, it inlines `f`'s reverse-mode program.
+    Pullback(std::rc::Rc<crate::compose::Pullback>),
     Unit,
     /// A name whose definition failed: it was reported once, so its uses
     /// are skipped instead of reported again.
@@ -246,6 +249,7 @@ impl Tracer {
                 "jnp functions require array or scalar arguments, got a Rust array literal; convert it explicitly: `jnp::array([...])`",
             ),
             Value::Closure(_) => err(span, "a closure is not an array; call it"),
+            Value::Pullback(_) => err(span, "a pullback is a function, not an array; call it with the output's cotangent"),
             Value::Unit => err(span, "this expression has no value"),
             Value::Poison => Err(poisoned()),
         }
@@ -877,6 +881,10 @@ impl Tracer {
             );
         };
         if let Some(id) = p.path.get_ident() {
+            if let Some(Value::Pullback(pb)) = self.lookup(&id.to_string()).cloned() {
+                let args = self.args(&c.args)?;
+                return self.call_pullback(&pb, args, c.span());
+            }
             if let Some(Value::Closure(cl)) = self.lookup(&id.to_string()).cloned() {
                 let args = self.args(&c.args)?;
                 return self.call_closure(&cl, args, c.span());
