@@ -168,6 +168,16 @@ case1!(slice_basic, |x: Array<f32, 4>| -> Array<f32, 2> {
 case1!(index_scalar, |x: Array<f32, 3>| -> Array<f32> {
     x.at(1).get()
 });
+case2!(scatter_set, |x: Array<f32, 4>,
+                     y: Array<f32>|
+ -> Array<f32, 4> { x.at(1).set(y) });
+// `x.at[1:3].set(y)`: slices in updates are not in jit yet; the same
+// function written with concatenate.
+case2!(scatter_set_slice, |x: Array<f32, 4>,
+                           y: Array<f32, 2>|
+ -> Array<f32, 4> {
+    jnp::concatenate((x.slice(s![0..1]), y, x.slice(s![3..4])), 0)
+});
 case2!(maximum_tie, |x: Array<f32>, y: Array<f32>| -> Array<f32> {
     jnp::maximum(x, y)
 });
@@ -262,6 +272,8 @@ fn derivatives_match_jax() {
         ("reshape", reshape::check),
         ("slice_basic", slice_basic::check),
         ("index_scalar", index_scalar::check),
+        ("scatter_set", scatter_set::check),
+        ("scatter_set_slice", scatter_set_slice::check),
         ("maximum_tie", maximum_tie::check),
         ("minimum_tie", minimum_tie::check),
         ("pow_two_args_base_zero", pow_two_args_base_zero::check),

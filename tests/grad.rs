@@ -444,3 +444,14 @@ fn vjp_inside_a_body_returns_a_callable_pullback() {
     assert_eq!(y.item(), 7.0);
     assert_eq!(g.to_vec(), [1.0, 2.0, 3.0]);
 }
+
+#[jax::jit]
+fn scatter_add_sum(x: &Array<f32, 4>, y: f32) -> Array<f32> {
+    jnp::sum(jnp::sin(x.at(2).add(y * y)))
+}
+
+#[test]
+fn scatter_updates_differentiate() {
+    let x = Array::<f32, 4>::from([0.1, 0.2, 0.3, 0.4]);
+    jax::test_util::check_grads!(scatter_add_sum, (&x, 0.5));
+}

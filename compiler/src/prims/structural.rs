@@ -608,24 +608,176 @@ fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, Strin
 }
 
 macro_rules! scatter {
-    ($($id:ident = $name:literal, $combine:expr;)*) => {$(
+    ($($id:ident = $name:literal, $combine:expr, $jvp:expr, $transpose:expr;)*) => {$(
         pub static $id: PrimDef = PrimDef {
             name: $name,
             abstract_eval: |ops, p, _| scatter_eval($name, ops, p),
             print_params: |_, p| scatter_params(p, $combine),
             lowering: Lowering::Kernel,
-            jvp: None,
-            transpose: None,
+            jvp: $jvp,
+            transpose: $transpose,
         };
     )*};
 }
 
 scatter! {
-    SCATTER = "scatter", None;
-    SCATTER_ADD = "scatter-add", Some("add");
-    SCATTER_MUL = "scatter-mul", Some("mul");
-    SCATTER_MIN = "scatter-min", Some("min");
-    SCATTER_MAX = "scatter-max", Some("max");
+    SCATTER = "scatter", None, Some(scatter_set_jvp as JvpRule), Some(scatter_set_transpose as TransposeRule);
+    SCATTER_ADD = "scatter-add", Some("add"), Some(scatter_add_jvp as JvpRule), Some(scatter_add_transpose as TransposeRule);
+    SCATTER_MUL = "scatter-mul", Some("mul"), None, None;
+    SCATTER_MIN = "scatter-min", Some("min"), None, None;
+    SCATTER_MAX = "scatter-max", Some("max"), None, None;
+}
+
+/// `scatter` and `scatter-add` are linear in (operand, updates) together:
+/// the same scatter of the tangents.
+fn scatter_linear_jvp(
+    prim: &'static PrimDef,
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    if t[0].is_none() && t[2].is_none() {
+        return Ok(vec![None]);
+    }
+    let mut tangent = |k: usize| -> Res<Atom> {
+        match &t[k] {
+            Some(tk) => Ok(tk.clone()),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
+                ad.zeros(&a)
+            }
+        }
+    };
+    let (tx, tu) = (tangent(0)?, tangent(2)?);
+    Ok(vec![Some(ad.bind(
+        prim,
+        p.clone(),
+        vec![tx, ins[1].clone(), tu],
+    )?)])
+}
+
+fn scatter_set_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    scatter_linear_jvp(&SCATTER, ad, ins, t, p)
+}
+
+fn scatter_add_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    scatter_linear_jvp(&SCATTER_ADD, ad, ins, t, p)
+}
+
+fn scatter_set_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    scatter_transpose(true, ad, ct, ins, avals, p)
+}
+
+fn scatter_add_transpose(
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    scatter_transpose(false, ad, ct, ins, avals, p)
+}
+
+/// The window a static scatter writes, as `(start, limit)` per axis, or
+/// `None` when an index is out of bounds (the update is dropped).
+fn scatter_window(p: &Params, x: &Aval) -> Res<Option<(Vec<usize>, Vec<usize>)>> {
+    let Params::Scatter {
+        inserted, indices, ..
+    } = p
+    else {
+        unreachable!()
+    };
+    let mut start = Vec::new();
+    let mut limit = Vec::new();
+    for (k, d) in x.shape.iter().enumerate() {
+        let Dim::Lit(n) = d else {
+            return Err("reverse-mode differentiation of an update of a symbolic dimension is not supported yet".into());
+        };
+        if k < *inserted {
+            let i = indices[k];
+            let i = if i < 0 { i + *n as i128 } else { i };
+            if i < 0 || i >= *n as i128 {
+                return Ok(None);
+            }
+            start.push(i as usize);
+            limit.push(i as usize + 1);
+        } else {
+            start.push(0);
+            limit.push(*n);
+        }
+    }
+    Ok(Some((start, limit)))
+}
+
+/// `scatter`/`scatter-add` transposed: the operand's cotangent is `ct`
+/// (with the overwritten window zeroed, for `scatter`); the update's is the
+/// window of `ct` (summed, for a broadcast scalar update).
+fn scatter_transpose(
+    overwrites: bool,
+    ad: &mut Ad,
+    ct: Atom,
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let (x, upd) = (&avals[0], &avals[2]);
+    let window = scatter_window(p, x)?;
+    let cx = match (&ins[0], overwrites) {
+        (Some(_), _) => None,
+        (None, false) => Some(ct.clone()),
+        (None, true) => {
+            let idx = ins[1].clone().ok_or("scatter indices are not linear")?;
+            let zero = ad.lit(0.0, &ct);
+            Some(ad.bind(&SCATTER, p.clone(), vec![ct.clone(), idx, zero])?)
+        }
+    };
+    let cu = if ins[2].is_none() {
+        Some(match &window {
+            None => {
+                let a = crate::ad::tangent_aval(upd);
+                ad.zeros(&a)?
+            }
+            Some((start, limit)) => {
+                let w = ad.bind(
+                    &SLICE,
+                    Params::Slice {
+                        start: start.clone(),
+                        limit: limit.clone(),
+                        strides: None,
+                    },
+                    vec![ct.clone()],
+                )?;
+                if upd.rank() == 0 {
+                    let all: Vec<usize> = (0..x.rank()).collect();
+                    ad.bind(&REDUCE_SUM, Params::Axes(all), vec![w])?
+                } else {
+                    reshape_to(ad, w, &upd.shape)?
+                }
+            }
+        })
+    } else {
+        None
+    };
+    Ok(vec![cx, None, cu])
 }
 
 // ---------------------------------------------------------------------------
