@@ -455,3 +455,22 @@ fn scatter_updates_differentiate() {
     let x = Array::<f32, 4>::from([0.1, 0.2, 0.3, 0.4]);
     jax::test_util::check_grads!(scatter_add_sum, (&x, 0.5));
 }
+
+#[jax::jit]
+fn max_by_index(x: &Array<f32, 4>) -> Array<f32> {
+    x.at(jnp::argmax(x)).get()
+}
+
+#[jax::jit]
+fn max_by_reduction(x: &Array<f32, 4>) -> Array<f32> {
+    jnp::max(x)
+}
+
+#[test]
+fn ties_in_max_share_and_indexing_by_argmax_picks_the_first() {
+    // JAX: jax.grad(jnp.max) shares ties equally; x[argmax(x)] gives the
+    // whole gradient to the first maximum.
+    let x = Array::<f32, 4>::from([1.0, 3.0, 2.0, 3.0]);
+    assert_eq!(max_by_reduction::grad(&x).to_vec(), [0.0, 0.5, 0.0, 0.5]);
+    assert_eq!(max_by_index::grad(&x).to_vec(), [0.0, 1.0, 0.0, 0.0]);
+}
