@@ -439,3 +439,23 @@ fn zeros_ones_full_like() {
     assert_eq!(o.to_vec(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     assert_eq!(f.to_vec(), [2.5; 6]);
 }
+
+#[jax::jit]
+fn f64_with_literals(x: &Array<f64, 3>) -> Array<f64, 3> {
+    jnp::log(jnp::exp(x) + 1.0) * 0.5
+}
+
+/// An explicit f64 stays f64 with weakly typed literals, with or without
+/// x64 (the compiler promoted it to the 32-bit default before).
+#[test]
+fn f64_arrays_stay_f64_with_literals() {
+    let x = Array::<f64, 3>::from([0.1, 1e-9, 30.0]);
+    let want: Vec<f64> = x
+        .to_vec()
+        .iter()
+        .map(|v| (v.exp() + 1.0).ln() * 0.5)
+        .collect();
+    for (g, w) in f64_with_literals(&x).to_vec().iter().zip(want) {
+        assert!((g - w).abs() < 1e-14, "{g} vs {w}");
+    }
+}

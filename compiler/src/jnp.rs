@@ -2,7 +2,7 @@
 //! and compositions (mean, softmax, logsumexp, matmul) written as the
 //! primitives JAX itself emits, so printed jaxprs match `jax.make_jaxpr`.
 
-use jax_dtypes::{result_type, sum_dtype, to_inexact, DType, Kind};
+use jax_dtypes::{result_type_explicit, sum_dtype, to_inexact, DType, Kind};
 use proc_macro2::Span;
 
 use crate::ir::{Atom, Aval, Dim, Scalar};
@@ -86,7 +86,7 @@ pub fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> 
             (a.dtype, a.weak)
         })
         .collect();
-    let (dtype, weak) = result_type(&avals, b.x64);
+    let (dtype, weak) = result_type_explicit(&avals, b.x64);
     xs.into_iter()
         .map(|x| convert(b, x, dtype, weak, span))
         .collect()

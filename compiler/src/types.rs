@@ -63,6 +63,10 @@ pub fn key_aval() -> Aval {
 
 /// The dtype a Rust element type names.
 pub fn element_dtype(ty: &syn::Type) -> Option<DType> {
+    if let syn::Type::Group(g) = ty {
+        // Passed through a `macro_rules!` `$t:ty`.
+        return element_dtype(&g.elem);
+    }
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     if !last.arguments.is_empty() {

@@ -295,6 +295,30 @@ pub fn result_type(operands: &[(DType, bool)], x64: bool) -> (DType, bool) {
     (dtype.canonicalize(x64), weak)
 }
 
+/// [`result_type`] as this crate's arrays promote: an explicit 64-bit type
+/// is kept without x64 (Rust's `f64` is always f64); only weakly typed
+/// results take the x64 setting's defaults.
+pub fn result_type_explicit(operands: &[(DType, bool)], x64: bool) -> (DType, bool) {
+    let (narrow, weak) = result_type(operands, x64);
+    if weak || x64 {
+        return (narrow, weak);
+    }
+    let (wide, _) = result_type(operands, true);
+    // Strong results come from the lattice join of strong types, which only
+    // widens what the operands hold: keep it unless a weak default made it.
+    let strongest_bits = operands
+        .iter()
+        .filter(|(_, w)| !w)
+        .map(|(d, _)| d.bits())
+        .max()
+        .unwrap_or(0);
+    if wide.bits() <= strongest_bits || wide == narrow {
+        (wide, false)
+    } else {
+        (narrow, false)
+    }
+}
+
 /// The float type that `sqrt`, `mean`, true division and other inexact
 /// operations give for an input of this dtype: JAX maps bool and integers of
 /// up to 32 bits to `float32` and 64-bit integers to `float64`, whatever the
