@@ -306,7 +306,9 @@ mod f64_cases {
 }
 
 /// Runs every case against `file` in `config`, reporting all failures.
-fn run(file: &str, config: &str, checks: Vec<(&'static str, fn(&Value))>) {
+type Checks = Vec<(&'static str, fn(&Value))>;
+
+fn run(file: &str, config: &str, checks: Checks) {
     let mut failures = Vec::new();
     for (name, check) in checks {
         let c = common::case(file, &format!("{name}@{config}"));

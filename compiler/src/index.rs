@@ -171,12 +171,25 @@ impl Tracer {
                         vec![i.clone()],
                         span,
                     )?;
-                    let wrapped =
-                        crate::jnp::binary(&mut self.b, &prims::ADD, strong, lit(n as i128), span)?;
+                    let wrapped = crate::jnp::binary(
+                        &mut self.b,
+                        &prims::ADD,
+                        strong.clone(),
+                        lit(n as i128),
+                        span,
+                    )?;
+                    // An int32 index is selected as it is (JAX's jaxpr); a
+                    // wider one (int64 with x64) as converted, so both
+                    // cases have one dtype.
+                    let as_is = if self.b.aval(i).dtype == i32 {
+                        i.clone()
+                    } else {
+                        strong
+                    };
                     starts.push(self.b.bind1(
                         &prims::SELECT_N,
                         Params::None,
-                        vec![neg, i.clone(), wrapped],
+                        vec![neg, as_is, wrapped],
                         span,
                     )?);
                     sizes.push(1);
