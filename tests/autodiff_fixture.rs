@@ -149,6 +149,9 @@ macro_rules! all_cases {
         case1!(relu_at_0, |x: Array<$e>| -> Array<$e> {
             jnp::where_(x.gt(0.0), x, 0.0)
         });
+        // jnp.round in the fixture (half to even); lax::round rounds half away
+        // from zero: the same at 1.25, and both have derivative 0.
+        case1!(round, |x: Array<$e>| -> Array<$e> { lax::round(x) });
         case1!(sign, |x: Array<$e>| -> Array<$e> { jnp::sign(x) });
         case1!(where_double_where_safe, |x: Array<$e>| -> Array<$e> {
             jnp::where_(x.gt(0.0), jnp::log(jnp::where_(x.gt(0.0), x, 1.0)), 0.0)
@@ -247,6 +250,7 @@ macro_rules! all_cases {
                 ("abs_at_0", abs_at_0::check),
                 ("sqrt_at_0", sqrt_at_0::check),
                 ("relu_at_0", relu_at_0::check),
+                ("round", round::check),
                 ("sign", sign::check),
                 ("where_double_where_safe", where_double_where_safe::check),
                 ("norm_at_zero_naive", norm_at_zero_naive::check),

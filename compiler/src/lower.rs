@@ -239,6 +239,13 @@ impl Tracer {
             let x = atom(self, 0)?;
             return traced(jnp::unary_inexact(&mut self.b, prim, x, span)?);
         }
+        if name == "round" && module == Module::Lax {
+            // lax.round's default: half away from zero (jnp.round rounds half
+            // to even, a rounding method the compiler does not have yet).
+            want(1)?;
+            let x = atom(self, 0)?;
+            return traced(jnp::unary(&mut self.b, &prims::ROUND, x, span)?);
+        }
         if let Some(prim) = unary_same(name) {
             want(1)?;
             let x = atom(self, 0)?;
