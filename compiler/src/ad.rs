@@ -451,15 +451,22 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
         if !is_linear[k] {
             continue;
         }
-        let Some(c) = ct.remove(&e.outs[0]) else {
+        if !e.outs.iter().any(|v| ct.contains_key(v)) {
             continue;
+        }
+        let Some(rule) = e.prim.transpose.filter(|_| e.outs.len() == 1) else {
+            let dynamic_loop =
+                e.prim.name == "fori_loop" && e.ins[..2].iter().any(|a| matches!(a, Atom::Var(_)));
+            let msg = if dynamic_loop {
+                "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.".to_string()
+            } else {
+                format!("reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)", e.prim.name)
+            };
+            return Err(rule_error(e.span, msg));
         };
-        let Some(rule) = e.prim.transpose else {
-            return Err(rule_error(
-                e.span,
-                format!("reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)", e.prim.name),
-            ));
-        };
+        let c = ct
+            .remove(&e.outs[0])
+            .expect("a single output with a cotangent");
         let ins: Vec<Option<Atom>> = e
             .ins
             .iter()

@@ -93,6 +93,9 @@ impl Tracer {
         if is_path(&c.func, "jax", "vjp") {
             return self.vjp_call(c).map(Some);
         }
+        if is_path(&c.func, "lax", "fori_loop") {
+            return self.fori_loop_call(c).map(Some);
+        }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);
         };
@@ -400,6 +403,77 @@ impl Tracer {
             Value::Traced(out[0].clone()),
             Value::Pullback(Rc::new(pullback)),
         ]))
+    }
+
+    /// `lax::fori_loop(lower, upper, |i, carry| .., init)`: one `fori_loop`
+    /// equation whose body is the closure traced apart (the values it reads
+    /// from the enclosing body become loop invariants).
+    fn fori_loop_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 4 {
+            return err(
+                c.span(),
+                "`lax::fori_loop` takes lower, upper, a body `|i, carry| ..` and the initial carry",
+            );
+        }
+        let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, self.b.x64);
+        let bound = |t: &mut Tracer, e: &syn::Expr| -> Result<Atom> {
+            let v = t.expr(e)?;
+            let a = t.atom(v, e.span())?;
+            crate::jnp::convert(&mut t.b, a, int, false, e.span())
+        };
+        let lo = bound(self, &c.args[0])?;
+        let hi = bound(self, &c.args[1])?;
+        let body = self.callable(&c.args[2])?;
+        let init = self.expr(&c.args[3])?;
+        let mut leaves = Vec::new();
+        crate::parse::flatten(&init, &mut leaves);
+        let mut carry = Vec::new();
+        for l in leaves {
+            carry.push(self.atom(l, c.args[3].span())?);
+        }
+        let carry_avals: Vec<crate::ir::Aval> = carry
+            .iter()
+            .map(|a| crate::ir::Aval {
+                weak: false,
+                ..self.b.aval(a)
+            })
+            .collect();
+        let mut avals = vec![crate::ir::Aval::scalar(int, false)];
+        avals.extend(carry_avals.iter().cloned());
+        let span = c.span();
+        let n = carry.len();
+        let wanted = carry_avals.clone();
+        let (j, free) = self.trace_with(avals, |t, inputs| {
+            let mut it = inputs[1..].iter().cloned().map(Value::Traced);
+            let carry_value = rebuild(&init, &mut it);
+            let out = t.apply(&body, vec![(Value::Traced(inputs[0].clone()), span), (carry_value, span)], span)?;
+            let mut outs = Vec::new();
+            crate::parse::flatten(&out, &mut outs);
+            if outs.len() != n {
+                return err(span, format!("the fori_loop body must return the carry's structure ({n} arrays or scalars), got {}", outs.len()));
+            }
+            let mut atoms = Vec::new();
+            for (o, want) in outs.into_iter().zip(&wanted) {
+                let a = t.atom(o, span)?;
+                let got = t.b.aval(&a);
+                if got.shape != want.shape || got.dtype != want.dtype {
+                    return err(span, format!("the fori_loop body must return the carry's types: got {got} for a carry of {want}"));
+                }
+                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
+            }
+            Ok(atoms)
+        })?;
+        let params =
+            crate::prims::Params::Loop(crate::prims::LoopRef(Rc::new(crate::prims::Loop {
+                body: j,
+                n_carry: n,
+            })));
+        let mut ins = vec![lo, hi];
+        ins.extend(carry);
+        ins.extend(free);
+        let outs = self.b.bind(&crate::prims::FORI_LOOP, params, ins, span)?;
+        let mut it = outs.into_iter().map(Value::Traced);
+        Ok(rebuild(&init, &mut it))
     }
 
     /// `pullback(ct)`.

@@ -261,6 +261,10 @@ impl<'a> Emitter<'a> {
             if index_only.contains(&out) {
                 continue;
             }
+            if let Params::Loop(l) = &e.params {
+                self.fori_loop(e, &l.0)?;
+                continue;
+            }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
@@ -538,6 +542,103 @@ impl<'a> Emitter<'a> {
         let ty = rust_type(*dtype);
         let bounds = bounds.map(|(lo, hi)| quote!(, #lo, #hi));
         quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
+    }
+
+    /// `fori_loop`: the carry in variables of its own (owned buffers or
+    /// scalars), the body emitted once inside a Rust `for` over the bounds,
+    /// each step's new carry moved in. Loop invariants are read where they
+    /// are (materialized once if they are views).
+    fn fori_loop(&mut self, e: &crate::ir::Eqn, l: &crate::prims::Loop) -> syn::Result<()> {
+        let n = l.n_carry;
+        let (lo, hi) = (self.scalar_of(&e.ins[0]), self.scalar_of(&e.ins[1]));
+        let k = self.stmts.len();
+        let carry: Vec<Ident> = (0..n)
+            .map(|i| format_ident!("__carry{}_{}", k, i))
+            .collect();
+        let index = format_ident!("__loop{}", k);
+        // The carry, initialized.
+        for (c, a) in carry.iter().zip(&e.ins[2..2 + n]) {
+            let aval = self.aval(a).clone();
+            let ty = rust_type(aval.dtype);
+            if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                self.stmts.push(quote!(let mut #c: #ty = #s;));
+            } else {
+                let buf = self.buffer_of(a, &aval);
+                self.stmts
+                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
+            }
+        }
+        // Invariants, as whole row-major buffers or scalars.
+        // (Bound to names of their own: the body's variables may shadow the
+        // enclosing ones inside the loop.)
+        let mut invariant: Vec<(TokenStream, bool)> = Vec::new();
+        for (i, a) in e.ins[2 + n..].iter().enumerate() {
+            let aval = self.aval(a).clone();
+            let name = format_ident!("__invariant{}_{}", k, i);
+            let ty = rust_type(aval.dtype);
+            if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                self.stmts.push(quote!(let #name: #ty = #s;));
+                invariant.push((quote!(#name), true));
+            } else {
+                let buf = self.buffer_of(a, &aval);
+                self.stmts.push(quote!(let #name: &[#ty] = &#buf[..];));
+                invariant.push((quote!(#name), false));
+            }
+        }
+        // The body, emitted by an emitter of its own.
+        let mut body = l.body.clone();
+        crate::simplify::simplify(&mut body);
+        let mut em = Emitter::new(&body);
+        em.parallel = self.parallel;
+        for (v, values) in &body.constvars {
+            em.constant(*v, values);
+        }
+        let ity = rust_type(body.aval(body.invars[0]).dtype);
+        em.input_data(body.invars[0], quote!(&[]), Some(quote!(#index as #ity)));
+        for (i, c) in carry.iter().enumerate() {
+            let v = body.invars[1 + i];
+            if body.aval(v).rank() == 0 {
+                em.input_data(v, quote!(&[]), Some(quote!(#c)));
+            } else {
+                em.input_data(v, quote!(&#c[..]), None);
+            }
+        }
+        for ((expr, scalar), v) in invariant.iter().zip(&body.invars[1 + n..]) {
+            if *scalar {
+                em.input_data(*v, quote!(&[]), Some(expr.clone()));
+            } else {
+                em.input_data(*v, expr.clone(), None);
+            }
+        }
+        em.eqns()?;
+        let (stmts, outs) = em.finish();
+        let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
+        self.stmts.push(quote! {
+            for #index in (#lo as i64)..(#hi as i64) {
+                let (#(#news,)*) = { #(#stmts)* (#(#outs,)*) };
+                #(#carry = #news;)*
+            }
+        });
+        for (i, (c, out)) in carry.iter().zip(&e.outs).enumerate() {
+            let aval = self.j.aval(*out).clone();
+            let _ = i;
+            if aval.rank() == 0 {
+                self.locs.insert(*out, Loc::Scalar(c.clone()));
+            } else {
+                self.owned.insert(c.to_string());
+                self.locs.insert(
+                    *out,
+                    Loc::View {
+                        buf: c.clone(),
+                        offset: quote!(0usize),
+                        strides: row_major_strides(&aval.shape),
+                    },
+                );
+            }
+        }
+        Ok(())
     }
 
     /// A key operand's two words, `[u32; 2]` (keys are inputs).

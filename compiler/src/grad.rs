@@ -536,8 +536,12 @@ impl Gen<'_> {
                 "check_grads checks functions of float arrays and scalars returning one float array or scalar",
             );
         }
-        // It calls `jvp`, which may not exist (a custom_vjp function).
-        if let Err(e) = ad::jvp(self.j, &self.per_leaf(&vec![true; n]), X64, self.span()) {
+        // It calls `jvp` and `vjp`, either of which may not exist (a
+        // custom_vjp function has no jvp; a loop has no vjp yet).
+        let all = self.per_leaf(&vec![true; n]);
+        if let Err(e) = ad::jvp(self.j, &all, X64, self.span())
+            .and_then(|_| ad::vjp(self.j, &all, Seed::Inputs, X64, self.span()))
+        {
             return self.lazy_error("__check_grads", n + 1, &e.to_string());
         }
         let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();

@@ -112,7 +112,9 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             _ => {}
         }
         let params = match (&e.params, e.prim.lowering) {
-            (_, Lowering::Kernel) if e.prim.name == "dot_general" => return None,
+            (_, Lowering::Kernel) if matches!(e.prim.name, "dot_general" | "fori_loop") => {
+                return None
+            }
             (Params::Axes(axes), Lowering::Reduce) if in_classes[0] == Class::Row => {
                 reduces_rows = true;
                 Params::Axes(shift(axes)?)

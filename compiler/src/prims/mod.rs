@@ -4,11 +4,13 @@
 //! means adding one definition, not editing match statements across the crate.
 
 mod call;
+mod control;
 mod elementwise;
 mod random;
 mod structural;
 
 pub use call::*;
+pub use control::*;
 pub use elementwise::*;
 pub use random::*;
 pub use structural::*;
@@ -145,6 +147,8 @@ pub enum Params {
     CustomJvp(CustomJvpRef),
     /// `custom_vjp_call`, `custom_vjp_lin`: the function, fwd and bwd.
     CustomVjp(CustomVjpRef),
+    /// `fori_loop`: the body.
+    Loop(LoopRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -179,6 +183,7 @@ pub fn all() -> Vec<Prim> {
     v.push(&CUSTOM_JVP_CALL);
     v.push(&CUSTOM_VJP_CALL);
     v.push(&CUSTOM_VJP_LIN);
+    v.push(&FORI_LOOP);
     v
 }
 

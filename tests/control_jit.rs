@@ -1,0 +1,88 @@
+//! `lax::fori_loop` inside `#[jax::jit]`: a real loop over a carry, equal to
+//! the eager loop, with forward-mode derivatives.
+
+mod common;
+
+use jax::prelude::*;
+use jax::DefaultInt;
+
+#[jax::jit]
+fn sum_of_array(array: &Array<DefaultInt, 10>) -> Array<DefaultInt> {
+    lax::fori_loop(0, 10, |i, x| x + array.at(i).get(), 0)
+}
+
+#[test]
+fn seed_fori_loop_sums_an_array() {
+    let array = Array::<DefaultInt, 10>::arange();
+    let want = common::seed_output("fori_loop_sum_arange")["data"][0]
+        .as_i64()
+        .unwrap();
+    assert_eq!(sum_of_array(&array).item() as i64, want);
+}
+
+#[jax::jit]
+fn power_iteration(w: &Array<f32, 8, 8>, v: &Array<f32, 8>) -> Array<f32, 8> {
+    lax::fori_loop(
+        0,
+        20,
+        |_i, v| {
+            let u = w.matmul(&v);
+            u / jnp::sqrt(jnp::sum(&u * &u))
+        },
+        v.clone(),
+    )
+}
+
+#[jax::jit]
+fn tanh_rnn(w: &Array<f32, 4, 4>, h: &Array<f32, 4>, steps: i32) -> (Array<f32, 4>, Array<f32>) {
+    let (h, n) = lax::fori_loop(
+        0,
+        steps,
+        |_i, (h, n)| (jnp::tanh(w.matmul(&h) + 0.1), n + 1.0),
+        (h.clone(), 0.0),
+    );
+    (h, n)
+}
+
+#[test]
+fn loops_over_arrays_and_tuples_match_eager() {
+    let w = Array::<f32, 64>::arange().reshape::<Array<f32, 8, 8>>() / 64.0f32;
+    let v0 = Array::<f32, 8>::full(1.0);
+    let mut v = v0.clone();
+    for _ in 0..20 {
+        let u: Array<f32, 8> = w.matmul(&v);
+        let norm = jnp::sqrt(jnp::sum(&u * &u)).item();
+        v = u / norm;
+    }
+    let got = power_iteration(&w, &v0);
+    for (a, b) in got.to_vec().iter().zip(v.to_vec()) {
+        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+    }
+    let w4 = Array::<f32, 16>::arange().reshape::<Array<f32, 4, 4>>() / 16.0f32;
+    let h0 = Array::<f32, 4>::from([0.1, -0.2, 0.3, 0.0]);
+    let (h, n) = tanh_rnn(&w4, &h0, 5);
+    let mut e = h0.clone();
+    for _ in 0..5 {
+        let pre: Array<f32, 4> = w4.matmul(&e);
+        e = jnp::tanh(pre + 0.1f32);
+    }
+    assert_eq!(n.item(), 5.0);
+    for (a, b) in h.to_vec().iter().zip(e.to_vec()) {
+        assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+    }
+    // A traced bound of 0 runs no step.
+    assert_eq!(tanh_rnn(&w4, &h0, 0).0, h0);
+}
+
+#[jax::jit]
+fn repeated_square(x: Array<f32>) -> Array<f32> {
+    lax::fori_loop(0, 3, |_i, c| c * c, x)
+}
+
+#[test]
+fn forward_mode_through_a_loop() {
+    // f(x) = x^8: f'(x) = 8 x^7.
+    let (y, t) = repeated_square::jvp((Array::from(1.5f32),), (Array::from(1.0f32),));
+    assert_eq!(y.item(), 1.5f32.powi(8));
+    assert!((t.item() - 8.0 * 1.5f32.powi(7)).abs() < 1e-3);
+}
