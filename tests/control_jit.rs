@@ -86,3 +86,56 @@ fn forward_mode_through_a_loop() {
     assert_eq!(y.item(), 1.5f32.powi(8));
     assert!((t.item() - 8.0 * 1.5f32.powi(7)).abs() < 1e-3);
 }
+
+#[jax::jit]
+fn seed_cond(operand: &Array<f32, 1>) -> Array<f32, 1> {
+    lax::cond(
+        true,
+        |x: Array<f32, 1>| x + 1.0,
+        |x: Array<f32, 1>| x - 1.0,
+        operand.clone(),
+    )
+}
+
+#[jax::jit]
+fn traced_cond(x: Array<f32>, w: &Array<f32, 3>) -> (Array<f32, 3>, Array<f32>) {
+    lax::cond(
+        x.gt(0.0),
+        |(x, w): (Array<f32>, Array<f32, 3>)| (jnp::sin(&w) * x, x * 2.0),
+        |(x, w): (Array<f32>, Array<f32, 3>)| (w * 0.0 - x, jnp::exp(x)),
+        (x, w.clone()),
+    )
+}
+
+#[test]
+fn cond_picks_a_branch() {
+    let want = common::seed_output("cond_true_array_operand")["data"][0]
+        .as_f64()
+        .unwrap();
+    assert_eq!(seed_cond(&Array::from([0.0f32])).to_vec(), [want as f32]);
+    let w = Array::<f32, 3>::from([0.5, 1.0, 1.5]);
+    let (a, b) = traced_cond(Array::from(2.0f32), &w);
+    assert_eq!(
+        a.to_vec(),
+        w.to_vec().iter().map(|v| v.sin() * 2.0).collect::<Vec<_>>()
+    );
+    assert_eq!(b.item(), 4.0);
+    let (a, b) = traced_cond(Array::from(-1.0f32), &w);
+    assert_eq!(a.to_vec(), [1.0, 1.0, 1.0]);
+    assert_eq!(b.item(), (-1.0f32).exp());
+    // Forward mode through the branch taken.
+    let (_, t) = cond_scalar::jvp((Array::from(2.0f32),), (Array::from(1.0f32),));
+    assert!((t.item() - 3.0 * 2.0f32.cos()).abs() < 1e-6);
+    let (_, t) = cond_scalar::jvp((Array::from(-1.0f32),), (Array::from(1.0f32),));
+    assert_eq!(t.item(), -2.0);
+}
+
+#[jax::jit]
+fn cond_scalar(x: Array<f32>) -> Array<f32> {
+    lax::cond(
+        x.gt(0.0),
+        |x: Array<f32>| jnp::sin(x) * 3.0,
+        |x: Array<f32>| x * x,
+        x,
+    )
+}

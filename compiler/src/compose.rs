@@ -96,6 +96,9 @@ impl Tracer {
         if is_path(&c.func, "lax", "fori_loop") {
             return self.fori_loop_call(c).map(Some);
         }
+        if is_path(&c.func, "lax", "cond") {
+            return self.cond_call(c).map(Some);
+        }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);
         };
@@ -474,6 +477,100 @@ impl Tracer {
         let outs = self.b.bind(&crate::prims::FORI_LOOP, params, ins, span)?;
         let mut it = outs.into_iter().map(Value::Traced);
         Ok(rebuild(&init, &mut it))
+    }
+
+    /// `lax::cond(pred, |ops| .., |ops| .., operand)`: both branches traced
+    /// apart on the operand (their outputs must have one type), one `cond`
+    /// equation. A predicate known now picks its branch while tracing, as
+    /// JAX's does for a concrete predicate.
+    fn cond_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 4 {
+            return err(
+                c.span(),
+                "`lax::cond` takes a predicate, a true branch, a false branch and the operand",
+            );
+        }
+        let span = c.span();
+        let pred = self.expr(&c.args[0])?;
+        let on_true = self.callable(&c.args[1])?;
+        let on_false = self.callable(&c.args[2])?;
+        let operand = self.expr(&c.args[3])?;
+        if let Value::Static(s) = &pred {
+            let truth = match s {
+                crate::ir::Scalar::Bool(b) => *b,
+                crate::ir::Scalar::Int(i) => *i != 0,
+                crate::ir::Scalar::Float(f) => *f != 0.0,
+            };
+            let branch = if truth { &on_true } else { &on_false };
+            return self.apply(branch, vec![(operand, c.args[3].span())], span);
+        }
+        let p = self.atom(pred, c.args[0].span())?;
+        let pa = self.b.aval(&p);
+        if pa.rank() != 0 || pa.dtype != jax_dtypes::DType::Bool {
+            return err(c.args[0].span(), format!("Pred type must be either boolean or number, got {pa}: cond takes a scalar predicate"));
+        }
+        let mut leaves = Vec::new();
+        crate::parse::flatten(&operand, &mut leaves);
+        let mut ops = Vec::new();
+        for l in leaves {
+            ops.push(self.atom(l, c.args[3].span())?);
+        }
+        let avals: Vec<crate::ir::Aval> = ops.iter().map(|a| self.b.aval(a)).collect();
+        let trace_branch = |t: &mut Tracer, f: &Callable| -> Result<(Jaxpr, Vec<Atom>, Value)> {
+            let mut shape_of_out = None;
+            let (j, free) = t.trace_with(avals.clone(), |t, inputs| {
+                let mut it = inputs.into_iter().map(Value::Traced);
+                let arg = rebuild(&operand, &mut it);
+                let out = t.apply(f, vec![(arg, span)], span)?;
+                let mut outs = Vec::new();
+                crate::parse::flatten(&out, &mut outs);
+                let atoms = outs
+                    .into_iter()
+                    .map(|o| t.atom(o, span))
+                    .collect::<Result<Vec<_>>>()?;
+                shape_of_out = Some(out);
+                Ok(atoms)
+            })?;
+            Ok((j, free, shape_of_out.expect("traced")))
+        };
+        let (jt, free_t, out_template) = trace_branch(self, &on_true)?;
+        let (jf, free_f, _) = trace_branch(self, &on_false)?;
+        let types = |j: &Jaxpr| -> Vec<crate::ir::Aval> {
+            j.outvars
+                .iter()
+                .map(|a| crate::ir::Aval {
+                    weak: false,
+                    ..j.atom_aval(a).clone()
+                })
+                .collect()
+        };
+        let (tt, tf) = (types(&jt), types(&jf));
+        if tt != tf {
+            let show = |t: &[crate::ir::Aval]| {
+                t.iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return err(
+                span,
+                format!("true_fun and false_fun output must have identical types, got\n  true_fun: ({})\n  false_fun: ({})", show(&tt), show(&tf)),
+            );
+        }
+        let n_free_false = free_f.len();
+        let params =
+            crate::prims::Params::Cond(crate::prims::CondRef(Rc::new(crate::prims::Cond {
+                branches: [jf, jt],
+                n_operands: ops.len(),
+                n_free_false,
+            })));
+        let mut ins = vec![p];
+        ins.extend(ops);
+        ins.extend(free_f);
+        ins.extend(free_t);
+        let outs = self.b.bind(&crate::prims::COND, params, ins, span)?;
+        let mut it = outs.into_iter().map(Value::Traced);
+        Ok(rebuild(&out_template, &mut it))
     }
 
     /// `pullback(ct)`.

@@ -265,6 +265,10 @@ impl<'a> Emitter<'a> {
                 self.fori_loop(e, &l.0)?;
                 continue;
             }
+            if let Params::Cond(c) = &e.params {
+                self.cond(e, &c.0)?;
+                continue;
+            }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
@@ -544,6 +548,92 @@ impl<'a> Emitter<'a> {
         quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
     }
 
+    /// A nested jaxpr (a loop body, a branch) as a block evaluating to the
+    /// tuple of its outputs (owned buffers or scalars). `inputs` are its
+    /// inputs' expressions: a scalar value, or a `&[T]` of the row-major data.
+    fn sub_block(&self, body: &Jaxpr, inputs: &[(TokenStream, bool)]) -> syn::Result<TokenStream> {
+        let mut body = body.clone();
+        crate::simplify::simplify(&mut body);
+        let mut em = Emitter::new(&body);
+        em.parallel = self.parallel;
+        for (v, values) in &body.constvars {
+            em.constant(*v, values);
+        }
+        for ((expr, scalar), v) in inputs.iter().zip(&body.invars) {
+            if *scalar {
+                em.input_data(*v, quote!(&[]), Some(expr.clone()));
+            } else {
+                em.input_data(*v, expr.clone(), None);
+            }
+        }
+        em.eqns()?;
+        let (stmts, outs) = em.finish();
+        Ok(quote!({ #(#stmts)* (#(#outs,)*) }))
+    }
+
+    /// Binds an operand of a nested jaxpr to a name of its own (the nested
+    /// code's variables may shadow the enclosing ones): a scalar, or a
+    /// `&[T]` of a whole row-major buffer.
+    fn bind_operand(&mut self, a: &Atom, name: &Ident) -> (TokenStream, bool) {
+        let aval = self.aval(a).clone();
+        let ty = rust_type(aval.dtype);
+        if aval.rank() == 0 {
+            let s = self.scalar_of(a);
+            self.stmts.push(quote!(let #name: #ty = #s;));
+            (quote!(#name), true)
+        } else {
+            let buf = self.buffer_of(a, &aval);
+            self.stmts.push(quote!(let #name: &[#ty] = &#buf[..];));
+            (quote!(#name), false)
+        }
+    }
+
+    /// The outputs of a nested construct, stored in `names`.
+    fn bind_outputs(&mut self, outs: &[Var], names: &[Ident]) {
+        for (out, name) in outs.iter().zip(names) {
+            let aval = self.j.aval(*out).clone();
+            if aval.rank() == 0 {
+                self.locs.insert(*out, Loc::Scalar(name.clone()));
+            } else {
+                self.owned.insert(name.to_string());
+                self.locs.insert(
+                    *out,
+                    Loc::View {
+                        buf: name.clone(),
+                        offset: quote!(0usize),
+                        strides: row_major_strides(&aval.shape),
+                    },
+                );
+            }
+        }
+    }
+
+    /// `cond`: `if pred { true branch } else { false branch }`, each a block.
+    fn cond(&mut self, e: &crate::ir::Eqn, c: &crate::prims::Cond) -> syn::Result<()> {
+        let k = self.stmts.len();
+        let pred = self.scalar_of(&e.ins[0]);
+        let n = c.n_operands;
+        let mut ops = Vec::new();
+        for (i, a) in e.ins[1..].iter().enumerate() {
+            ops.push(self.bind_operand(a, &format_ident!("__operand{}_{}", k, i)));
+        }
+        let (operands, frees) = ops.split_at(n);
+        let (free_false, free_true) = frees.split_at(c.n_free_false);
+        let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
+            operands.iter().chain(f).cloned().collect()
+        };
+        let on_false = self.sub_block(&c.branches[0], &with(free_false))?;
+        let on_true = self.sub_block(&c.branches[1], &with(free_true))?;
+        let names: Vec<Ident> = (0..e.outs.len())
+            .map(|i| format_ident!("__branch{}_{}", k, i))
+            .collect();
+        self.stmts.push(quote! {
+            let (#(#names,)*) = if #pred { #on_true } else { #on_false };
+        });
+        self.bind_outputs(&e.outs, &names);
+        Ok(())
+    }
+
     /// `fori_loop`: the carry in variables of its own (owned buffers or
     /// scalars), the body emitted once inside a Rust `for` over the bounds,
     /// each step's new carry moved in. Loop invariants are read where they
@@ -588,36 +678,21 @@ impl<'a> Emitter<'a> {
             }
         }
         // The body, emitted by an emitter of its own.
-        let mut body = l.body.clone();
-        crate::simplify::simplify(&mut body);
-        let mut em = Emitter::new(&body);
-        em.parallel = self.parallel;
-        for (v, values) in &body.constvars {
-            em.constant(*v, values);
-        }
-        let ity = rust_type(body.aval(body.invars[0]).dtype);
-        em.input_data(body.invars[0], quote!(&[]), Some(quote!(#index as #ity)));
-        for (i, c) in carry.iter().enumerate() {
-            let v = body.invars[1 + i];
-            if body.aval(v).rank() == 0 {
-                em.input_data(v, quote!(&[]), Some(quote!(#c)));
+        let ity = rust_type(l.body.aval(l.body.invars[0]).dtype);
+        let mut inputs = vec![(quote!(#index as #ity), true)];
+        for (c, a) in carry.iter().zip(&e.ins[2..2 + n]) {
+            if self.aval(a).rank() == 0 {
+                inputs.push((quote!(#c), true));
             } else {
-                em.input_data(v, quote!(&#c[..]), None);
+                inputs.push((quote!(&#c[..]), false));
             }
         }
-        for ((expr, scalar), v) in invariant.iter().zip(&body.invars[1 + n..]) {
-            if *scalar {
-                em.input_data(*v, quote!(&[]), Some(expr.clone()));
-            } else {
-                em.input_data(*v, expr.clone(), None);
-            }
-        }
-        em.eqns()?;
-        let (stmts, outs) = em.finish();
+        inputs.extend(invariant);
+        let block = self.sub_block(&l.body, &inputs)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         self.stmts.push(quote! {
             for #index in (#lo as i64)..(#hi as i64) {
-                let (#(#news,)*) = { #(#stmts)* (#(#outs,)*) };
+                let (#(#news,)*) = #block;
                 #(#carry = #news;)*
             }
         });

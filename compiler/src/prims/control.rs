@@ -124,3 +124,122 @@ pub static FORI_LOOP: PrimDef = PrimDef {
     jvp: Some(fori_jvp as JvpRule),
     transpose: None,
 };
+
+/// The branches of a `cond`: each takes `(operands.., its own invariants..)`.
+#[derive(Debug)]
+pub struct Cond {
+    /// `[false branch, true branch]`, as `select_n` orders its cases.
+    pub branches: [Jaxpr; 2],
+    pub n_operands: usize,
+    /// How many invariants the false branch reads (the true branch's follow).
+    pub n_free_false: usize,
+}
+
+/// Shared, compared by identity.
+#[derive(Clone, Debug)]
+pub struct CondRef(pub Rc<Cond>);
+
+impl PartialEq for CondRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Forward mode: each branch's jvp, chosen by the same predicate.
+fn cond_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Cond(c) = p else { unreachable!() };
+    let c = &c.0;
+    let n = c.n_operands;
+    let span = ad.span;
+    let frees = [
+        (1 + n, 1 + n + c.n_free_false),
+        (1 + n + c.n_free_false, ins.len()),
+    ];
+    let mut branches = Vec::new();
+    for (b, body) in c.branches.iter().enumerate() {
+        let n_free = frees[b].1 - frees[b].0;
+        let jb = crate::ad::jvp(
+            body,
+            &Wrt {
+                inputs: vec![true; n + n_free],
+            },
+            ad.b.x64,
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+        // jvp inputs: operands, frees, their tangents; wanted: operands,
+        // operand tangents, frees, free tangents.
+        let v = jb.invars.clone();
+        let mut jb = jb;
+        jb.invars = v[..n]
+            .iter()
+            .chain(&v[n + n_free..2 * n + n_free])
+            .chain(&v[n..n + n_free])
+            .chain(&v[2 * n + n_free..])
+            .copied()
+            .collect();
+        branches.push(jb);
+    }
+    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
+        match &t[k] {
+            Some(tk) => Ok(tk.clone()),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
+                ad.zeros(&a)
+            }
+        }
+    };
+    let mut new_ins = vec![ins[0].clone()];
+    new_ins.extend(ins[1..1 + n].iter().cloned());
+    for k in 1..1 + n {
+        new_ins.push(tangent(ad, k)?);
+    }
+    for (from, to) in frees {
+        new_ins.extend(ins[from..to].iter().cloned());
+        for k in from..to {
+            new_ins.push(tangent(ad, k)?);
+        }
+    }
+    let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
+    let params = Params::Cond(CondRef(Rc::new(Cond {
+        branches: [b0, b1],
+        n_operands: 2 * n,
+        n_free_false: 2 * c.n_free_false,
+    })));
+    let all =
+        ad.b.bind(&COND, params, new_ins, span)
+            .map_err(|e| e.to_string())?;
+    Ok(all[outs.len()..].iter().cloned().map(Some).collect())
+}
+
+pub static COND: PrimDef = PrimDef {
+    name: "cond",
+    abstract_eval: |_, p, _| match p {
+        Params::Cond(c) => {
+            let b = &c.0.branches[1];
+            Ok(b.outvars.iter().map(|a| b.atom_aval(a).clone()).collect())
+        }
+        _ => Err("cond needs its branches".into()),
+    },
+    print_params: |_, p| match p {
+        Params::Cond(c) => vec![(
+            "branches",
+            format!(
+                "({{ {} equations }}, {{ {} equations }})",
+                c.0.branches[0].eqns.len(),
+                c.0.branches[1].eqns.len()
+            ),
+        )],
+        _ => Vec::new(),
+    },
+    // Emitted by `Emitter::cond`.
+    lowering: Lowering::Kernel,
+    jvp: Some(cond_jvp as JvpRule),
+    transpose: None,
+};

@@ -149,6 +149,8 @@ pub enum Params {
     CustomVjp(CustomVjpRef),
     /// `fori_loop`: the body.
     Loop(LoopRef),
+    /// `cond`: the branches.
+    Cond(CondRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -184,6 +186,7 @@ pub fn all() -> Vec<Prim> {
     v.push(&CUSTOM_VJP_CALL);
     v.push(&CUSTOM_VJP_LIN);
     v.push(&FORI_LOOP);
+    v.push(&COND);
     v
 }
 
