@@ -139,3 +139,27 @@ fn cond_scalar(x: Array<f32>) -> Array<f32> {
         x,
     )
 }
+
+#[jax::jit]
+fn doubling(x: Array<f32>) -> Array<f32> {
+    // lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, 1.0))[1]
+    let (_, y) = lax::while_loop(
+        |c: (Array<DefaultInt>, Array<f32>)| c.0.lt(3),
+        |(i, y)| (i + 1, y * x),
+        (0, 1.0),
+    );
+    y
+}
+
+#[test]
+fn while_loop_runs_until_its_condition_fails() {
+    let c = common::case("autodiff", "while_loop_jvp_only@x64_off");
+    let x = c["inputs"][0]["data"][0].as_f64().unwrap() as f32;
+    let want = c["output"]["data"][0].as_f64().unwrap() as f32;
+    assert_eq!(doubling(Array::from(x)).item(), want);
+    // Forward mode works; reverse mode is JAX's error (a compile error at
+    // `doubling::grad`).
+    let (_, t) = doubling::jvp((Array::from(x),), (Array::from(0.5f32),));
+    let want_t = c["jvp"]["items"][1]["data"][0].as_f64().unwrap() as f32;
+    assert!((t.item() - want_t).abs() < 1e-5, "{} vs {want_t}", t.item());
+}

@@ -99,6 +99,9 @@ impl Tracer {
         if is_path(&c.func, "lax", "cond") {
             return self.cond_call(c).map(Some);
         }
+        if is_path(&c.func, "lax", "while_loop") {
+            return self.while_call(c).map(Some);
+        }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);
         };
@@ -571,6 +574,82 @@ impl Tracer {
         let outs = self.b.bind(&crate::prims::COND, params, ins, span)?;
         let mut it = outs.into_iter().map(Value::Traced);
         Ok(rebuild(&out_template, &mut it))
+    }
+
+    /// `lax::while_loop(|c| .., |c| .., init)`: the condition and the body
+    /// traced apart on the carry, one `while` equation.
+    fn while_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 3 {
+            return err(c.span(), "`lax::while_loop` takes a condition `|carry| ..`, a body `|carry| ..` and the initial carry");
+        }
+        let span = c.span();
+        let cond_fn = self.callable(&c.args[0])?;
+        let body_fn = self.callable(&c.args[1])?;
+        let init = self.expr(&c.args[2])?;
+        let mut leaves = Vec::new();
+        crate::parse::flatten(&init, &mut leaves);
+        let mut carry = Vec::new();
+        for l in leaves {
+            carry.push(self.atom(l, c.args[2].span())?);
+        }
+        let avals: Vec<crate::ir::Aval> = carry
+            .iter()
+            .map(|a| crate::ir::Aval {
+                weak: false,
+                ..self.b.aval(a)
+            })
+            .collect();
+        let n = carry.len();
+        let (cond, free_cond) = self.trace_with(avals.clone(), |t, inputs| {
+            let mut it = inputs.into_iter().map(Value::Traced);
+            let arg = rebuild(&init, &mut it);
+            let out = t.apply(&cond_fn, vec![(arg, span)], span)?;
+            let a = t.atom(out, span)?;
+            let aval = t.b.aval(&a);
+            if aval.rank() != 0 || aval.dtype != jax_dtypes::DType::Bool {
+                return err(
+                    span,
+                    format!(
+                        "cond_fun must return a boolean scalar, but got output type(s) [{aval}]"
+                    ),
+                );
+            }
+            Ok(vec![a])
+        })?;
+        let wanted = avals.clone();
+        let (body, free_body) = self.trace_with(avals, |t, inputs| {
+            let mut it = inputs.into_iter().map(Value::Traced);
+            let arg = rebuild(&init, &mut it);
+            let out = t.apply(&body_fn, vec![(arg, span)], span)?;
+            let mut outs = Vec::new();
+            crate::parse::flatten(&out, &mut outs);
+            if outs.len() != n {
+                return err(span, format!("the while_loop body must return the carry's structure ({n} arrays or scalars), got {}", outs.len()));
+            }
+            let mut atoms = Vec::new();
+            for (o, want) in outs.into_iter().zip(&wanted) {
+                let a = t.atom(o, span)?;
+                let got = t.b.aval(&a);
+                if got.shape != want.shape || got.dtype != want.dtype {
+                    return err(span, format!("the while_loop body must return the carry's types: got {got} for a carry of {want}"));
+                }
+                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
+            }
+            Ok(atoms)
+        })?;
+        let params =
+            crate::prims::Params::While(crate::prims::WhileRef(Rc::new(crate::prims::While {
+                cond,
+                body,
+                n_carry: n,
+                n_free_cond: free_cond.len(),
+            })));
+        let mut ins = carry;
+        ins.extend(free_cond);
+        ins.extend(free_body);
+        let outs = self.b.bind(&crate::prims::WHILE, params, ins, span)?;
+        let mut it = outs.into_iter().map(Value::Traced);
+        Ok(rebuild(&init, &mut it))
     }
 
     /// `pullback(ct)`.

@@ -269,6 +269,10 @@ impl<'a> Emitter<'a> {
                 self.cond(e, &c.0)?;
                 continue;
             }
+            if let Params::While(w) = &e.params {
+                self.while_loop(e, &w.0)?;
+                continue;
+            }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
@@ -606,6 +610,62 @@ impl<'a> Emitter<'a> {
                 );
             }
         }
+    }
+
+    /// `while`: the carry in variables of its own; `loop { if !cond { break }
+    /// carry = body }`.
+    fn while_loop(&mut self, e: &crate::ir::Eqn, w: &crate::prims::While) -> syn::Result<()> {
+        let k = self.stmts.len();
+        let n = w.n_carry;
+        let carry: Vec<Ident> = (0..n)
+            .map(|i| format_ident!("__carry{}_{}", k, i))
+            .collect();
+        for (c, a) in carry.iter().zip(&e.ins[..n]) {
+            let aval = self.aval(a).clone();
+            let ty = rust_type(aval.dtype);
+            if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                self.stmts.push(quote!(let mut #c: #ty = #s;));
+            } else {
+                let buf = self.buffer_of(a, &aval);
+                self.stmts
+                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
+            }
+        }
+        let mut ops = Vec::new();
+        for (i, a) in e.ins[n..].iter().enumerate() {
+            ops.push(self.bind_operand(a, &format_ident!("__invariant{}_{}", k, i)));
+        }
+        let (free_cond, free_body) = ops.split_at(w.n_free_cond);
+        let carried: Vec<(TokenStream, bool)> = carry
+            .iter()
+            .zip(&e.ins[..n])
+            .map(|(c, a)| {
+                if self.aval(a).rank() == 0 {
+                    (quote!(#c), true)
+                } else {
+                    (quote!(&#c[..]), false)
+                }
+            })
+            .collect();
+        let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
+            carried.iter().chain(f).cloned().collect()
+        };
+        let cond = self.sub_block(&w.cond, &with(free_cond))?;
+        let body = self.sub_block(&w.body, &with(free_body))?;
+        let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
+        self.stmts.push(quote! {
+            loop {
+                let (__go,) = #cond;
+                if !__go {
+                    break;
+                }
+                let (#(#news,)*) = #body;
+                #(#carry = #news;)*
+            }
+        });
+        self.bind_outputs(&e.outs, &carry);
+        Ok(())
     }
 
     /// `cond`: `if pred { true branch } else { false branch }`, each a block.

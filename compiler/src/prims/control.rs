@@ -243,3 +243,130 @@ pub static COND: PrimDef = PrimDef {
     jvp: Some(cond_jvp as JvpRule),
     transpose: None,
 };
+
+/// A `while_loop`: `cond` takes `(carry.., its invariants..)` and returns a
+/// bool; `body` takes `(carry.., its invariants..)` and returns the carry.
+#[derive(Debug)]
+pub struct While {
+    pub cond: Jaxpr,
+    pub body: Jaxpr,
+    pub n_carry: usize,
+    /// How many invariants `cond` reads (`body`'s follow).
+    pub n_free_cond: usize,
+}
+
+/// Shared, compared by identity.
+#[derive(Clone, Debug)]
+pub struct WhileRef(pub Rc<While>);
+
+impl PartialEq for WhileRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Forward mode: the loop over `(carry, tangent carry)`; the condition reads
+/// the primal carry only.
+fn while_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::While(w) = p else { unreachable!() };
+    let w = &w.0;
+    let n = w.n_carry;
+    let span = ad.span;
+    let n_free_body = ins.len() - n - w.n_free_cond;
+    let jb = crate::ad::jvp(
+        &w.body,
+        &Wrt {
+            inputs: vec![true; n + n_free_body],
+        },
+        ad.b.x64,
+        span,
+    )
+    .map_err(|e| e.to_string())?;
+    let v = jb.invars.clone();
+    let mut jb = jb;
+    jb.invars = v[..n]
+        .iter()
+        .chain(&v[n + n_free_body..2 * n + n_free_body])
+        .chain(&v[n..n + n_free_body])
+        .chain(&v[2 * n + n_free_body..])
+        .copied()
+        .collect();
+    // The condition takes the tangent carry too, and ignores it.
+    let mut cond = w.cond.clone();
+    let tangent_vars: Vec<crate::ir::Var> = w.cond.invars[..n]
+        .iter()
+        .map(|v| cond.new_var(crate::ad::tangent_aval(w.cond.aval(*v))))
+        .collect();
+    let invars = cond.invars.clone();
+    cond.invars = invars[..n]
+        .iter()
+        .copied()
+        .chain(tangent_vars)
+        .chain(invars[n..].iter().copied())
+        .collect();
+    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
+        match &t[k] {
+            Some(tk) => Ok(tk.clone()),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
+                ad.zeros(&a)
+            }
+        }
+    };
+    let mut new_ins: Vec<Atom> = ins[..n].to_vec();
+    for k in 0..n {
+        new_ins.push(tangent(ad, k)?);
+    }
+    new_ins.extend(ins[n..n + w.n_free_cond].iter().cloned());
+    new_ins.extend(ins[n + w.n_free_cond..].iter().cloned());
+    for k in n + w.n_free_cond..ins.len() {
+        new_ins.push(tangent(ad, k)?);
+    }
+    let params = Params::While(WhileRef(Rc::new(While {
+        cond,
+        body: jb,
+        n_carry: 2 * n,
+        n_free_cond: w.n_free_cond,
+    })));
+    let outs =
+        ad.b.bind(&WHILE, params, new_ins, span)
+            .map_err(|e| e.to_string())?;
+    Ok(outs[n..].iter().cloned().map(Some).collect())
+}
+
+pub static WHILE: PrimDef = PrimDef {
+    name: "while",
+    abstract_eval: |ops, p, _| match p {
+        Params::While(w) => Ok(ops[..w.0.n_carry]
+            .iter()
+            .map(|a| Aval {
+                weak: false,
+                ..a.clone()
+            })
+            .collect()),
+        _ => Err("while needs its condition and body".into()),
+    },
+    print_params: |_, p| match p {
+        Params::While(w) => vec![
+            (
+                "cond_jaxpr",
+                format!("{{ {} equations }}", w.0.cond.eqns.len()),
+            ),
+            (
+                "body_jaxpr",
+                format!("{{ {} equations }}", w.0.body.eqns.len()),
+            ),
+        ],
+        _ => Vec::new(),
+    },
+    // Emitted by `Emitter::while_loop`.
+    lowering: Lowering::Kernel,
+    jvp: Some(while_jvp as JvpRule),
+    transpose: None,
+};

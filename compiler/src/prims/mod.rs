@@ -151,6 +151,8 @@ pub enum Params {
     Loop(LoopRef),
     /// `cond`: the branches.
     Cond(CondRef),
+    /// `while`: the condition and the body.
+    While(WhileRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -187,6 +189,7 @@ pub fn all() -> Vec<Prim> {
     v.push(&CUSTOM_VJP_LIN);
     v.push(&FORI_LOOP);
     v.push(&COND);
+    v.push(&WHILE);
     v
 }
 
