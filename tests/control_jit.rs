@@ -163,3 +163,93 @@ fn while_loop_runs_until_its_condition_fails() {
     let want_t = c["jvp"]["items"][1]["data"][0].as_f64().unwrap() as f32;
     assert!((t.item() - want_t).abs() < 1e-5, "{} vs {want_t}", t.item());
 }
+
+/// The seed's func11: a scan over two arrays with a captured scalar.
+#[jax::jit]
+fn func11(arr: &Array<f32, 16>, extra: f32) -> (Array<f32>, Array<f32, 16>) {
+    let ones = jnp::ones_like(arr);
+    lax::scan(
+        |carry: Array<f32>, (ae1, ae2): (Array<f32>, Array<f32>)| {
+            (carry + ae1 * ae2 + extra, carry)
+        },
+        0.0,
+        (arr.clone(), ones),
+    )
+}
+
+#[jax::jit]
+fn rnn(
+    w: &Array<f32, 4, 4>,
+    xs: &Array<f32, 6, 4>,
+    h: &Array<f32, 4>,
+) -> (Array<f32, 4>, Array<f32, 6, 4>) {
+    lax::scan(
+        |h: Array<f32, 4>, x: Array<f32, 4>| {
+            let h2 = jnp::tanh(w.matmul(&h) + x);
+            (h2.clone(), h2)
+        },
+        h.clone(),
+        xs.clone(),
+    )
+}
+
+#[jax::jit]
+fn rnn_loss(w: &Array<f32, 4, 4>, xs: &Array<f32, 6, 4>, h: &Array<f32, 4>) -> Array<f32> {
+    let (h, _) = lax::scan(
+        |h: Array<f32, 4>, x: Array<f32, 4>| (jnp::tanh(w.matmul(&h) + x), 0.0),
+        h.clone(),
+        xs.clone(),
+    );
+    jnp::sum(h)
+}
+
+#[test]
+fn scan_stacks_its_outputs() {
+    let out = common::seed_output("scan_func11");
+    let arr = Array::<f32, 16>::arange();
+    let (c, ys) = func11(&arr, 5.0);
+    assert_eq!(
+        c.item() as f64,
+        out["items"][0]["data"][0].as_f64().unwrap()
+    );
+    let want: Vec<f32> = out["items"][1]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(ys.to_vec(), want);
+
+    let w = Array::<f32, 16>::arange().reshape::<Array<f32, 4, 4>>() / 20.0f32;
+    let xs = Array::<f32, 24>::arange().reshape::<Array<f32, 6, 4>>() / 30.0f32;
+    let h0 = Array::<f32, 4>::from([0.1, 0.0, -0.1, 0.2]);
+    let (h, hs) = rnn(&w, &xs, &h0);
+    let mut e = h0.clone();
+    let mut all = Vec::new();
+    for t in 0..6 {
+        let x: Array<f32, 4> = Array::from_vec(xs.to_vec()[t * 4..t * 4 + 4].to_vec()).unwrap();
+        let pre: Array<f32, 4> = w.matmul(&e);
+        e = jnp::tanh(pre + x);
+        all.extend(e.to_vec());
+    }
+    for (a, b) in h.to_vec().iter().zip(e.to_vec()) {
+        assert!((a - b).abs() < 1e-6);
+    }
+    for (a, b) in hs.to_vec().iter().zip(&all) {
+        assert!((a - b).abs() < 1e-6);
+    }
+    // Forward mode through the scan, against central differences.
+    let (_, t) = rnn_loss::jvp(
+        (&w, &xs, &h0),
+        (&Array::full(1.0), &Array::full(0.0), &Array::full(0.0)),
+    );
+    let eps = 1e-3f32;
+    let plus = rnn_loss(&(&w + eps), &xs, &h0).item();
+    let minus = rnn_loss(&(&w - eps), &xs, &h0).item();
+    assert!(
+        (t.item() - (plus - minus) / (2.0 * eps)).abs() < 1e-2,
+        "{} vs {}",
+        t.item(),
+        (plus - minus) / (2.0 * eps)
+    );
+}

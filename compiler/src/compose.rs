@@ -102,6 +102,9 @@ impl Tracer {
         if is_path(&c.func, "lax", "while_loop") {
             return self.while_call(c).map(Some);
         }
+        if is_path(&c.func, "lax", "scan") {
+            return self.scan_call(c).map(Some);
+        }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);
         };
@@ -650,6 +653,116 @@ impl Tracer {
         let outs = self.b.bind(&crate::prims::WHILE, params, ins, span)?;
         let mut it = outs.into_iter().map(Value::Traced);
         Ok(rebuild(&init, &mut it))
+    }
+
+    /// `lax::scan(|carry, x| (carry, y), init, xs)`: the body traced apart on
+    /// the carry and one row of every x; the ys come back stacked.
+    fn scan_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 3 {
+            return err(
+                c.span(),
+                "`lax::scan` takes a body `|carry, x| (carry, y)`, the initial carry and the xs",
+            );
+        }
+        let span = c.span();
+        let body_fn = self.callable(&c.args[0])?;
+        let init = self.expr(&c.args[1])?;
+        let xs = self.expr(&c.args[2])?;
+        let atoms_of = |t: &mut Tracer, v: &Value, s: Span| -> Result<Vec<Atom>> {
+            let mut leaves = Vec::new();
+            crate::parse::flatten(v, &mut leaves);
+            leaves.into_iter().map(|l| t.atom(l, s)).collect()
+        };
+        let carry = atoms_of(self, &init, c.args[1].span())?;
+        let xs_atoms = atoms_of(self, &xs, c.args[2].span())?;
+        let mut length = None;
+        let mut row_avals = Vec::new();
+        for a in &xs_atoms {
+            let aval = self.b.aval(a);
+            let Some(crate::ir::Dim::Lit(n)) = aval.shape.first().cloned() else {
+                return err(
+                    c.args[2].span(),
+                    format!("scan's xs need a leading axis of known length, got {aval}"),
+                );
+            };
+            if length.is_some_and(|l| l != n) {
+                return err(c.args[2].span(), "scan got xs of different leading lengths");
+            }
+            length = Some(n);
+            row_avals.push(crate::ir::Aval {
+                shape: aval.shape[1..].to_vec(),
+                ..aval
+            });
+        }
+        let Some(length) = length else {
+            return err(
+                c.args[2].span(),
+                "scan without xs needs a length: pass xs with a leading axis",
+            );
+        };
+        let carry_avals: Vec<crate::ir::Aval> = carry
+            .iter()
+            .map(|a| crate::ir::Aval {
+                weak: false,
+                ..self.b.aval(a)
+            })
+            .collect();
+        let nc = carry.len();
+        let mut avals = carry_avals.clone();
+        avals.extend(row_avals);
+        let mut ys_template = None;
+        let (body, free) = self.trace_with(avals, |t, inputs| {
+            let mut it = inputs[..nc].iter().cloned().map(Value::Traced);
+            let carry_v = rebuild(&init, &mut it);
+            let mut it = inputs[nc..].iter().cloned().map(Value::Traced);
+            let x_v = rebuild(&xs, &mut it);
+            let out = t.apply(&body_fn, vec![(carry_v, span), (x_v, span)], span)?;
+            let Value::Tuple(mut pair) = out else {
+                return err(span, "the scan body must return `(carry, y)`");
+            };
+            if pair.len() != 2 {
+                return err(span, "the scan body must return `(carry, y)`");
+            }
+            let y = pair.pop().unwrap();
+            let new_carry = pair.pop().unwrap();
+            let mut cl = Vec::new();
+            crate::parse::flatten(&new_carry, &mut cl);
+            if cl.len() != nc {
+                return err(span, "the scan body must return the carry's structure");
+            }
+            let mut atoms = Vec::new();
+            for (o, want) in cl.into_iter().zip(&carry_avals) {
+                let a = t.atom(o, span)?;
+                let got = t.b.aval(&a);
+                if got.shape != want.shape || got.dtype != want.dtype {
+                    return err(span, format!("the scan body must return the carry's types: got {got} for a carry of {want}"));
+                }
+                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
+            }
+            let mut yl = Vec::new();
+            crate::parse::flatten(&y, &mut yl);
+            for l in yl {
+                atoms.push(t.atom(l, span)?);
+            }
+            ys_template = Some(y);
+            Ok(atoms)
+        })?;
+        let params =
+            crate::prims::Params::Scan(crate::prims::ScanRef(Rc::new(crate::prims::Scan {
+                body,
+                n_carry: nc,
+                n_xs: xs_atoms.len(),
+                length,
+                reverse: false,
+            })));
+        let mut ins = carry;
+        ins.extend(xs_atoms);
+        ins.extend(free);
+        let outs = self.b.bind(&crate::prims::SCAN, params, ins, span)?;
+        let mut it = outs.into_iter().map(Value::Traced);
+        let carry_out = rebuild(&init, &mut it);
+        let ys = rebuild(&ys_template.expect("traced"), &mut it);
+        Ok(Value::Tuple(vec![carry_out, ys]))
     }
 
     /// `pullback(ct)`.

@@ -273,6 +273,10 @@ impl<'a> Emitter<'a> {
                 self.while_loop(e, &w.0)?;
                 continue;
             }
+            if let Params::Scan(sc) = &e.params {
+                self.scan(e, &sc.0)?;
+                continue;
+            }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
@@ -665,6 +669,113 @@ impl<'a> Emitter<'a> {
             }
         });
         self.bind_outputs(&e.outs, &carry);
+        Ok(())
+    }
+
+    /// `scan`: the carry in variables of its own, each step reading row `t`
+    /// of every x and writing row `t` of every stacked y (buffers allocated
+    /// once).
+    fn scan(&mut self, e: &crate::ir::Eqn, sc: &crate::prims::Scan) -> syn::Result<()> {
+        let k = self.stmts.len();
+        let (nc, nx) = (sc.n_carry, sc.n_xs);
+        let length = sc.length;
+        let carry: Vec<Ident> = (0..nc)
+            .map(|i| format_ident!("__carry{}_{}", k, i))
+            .collect();
+        for (c, a) in carry.iter().zip(&e.ins[..nc]) {
+            let aval = self.aval(a).clone();
+            let ty = rust_type(aval.dtype);
+            if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                self.stmts.push(quote!(let mut #c: #ty = #s;));
+            } else {
+                let buf = self.buffer_of(a, &aval);
+                self.stmts
+                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
+            }
+        }
+        let step = format_ident!("__step{}", k);
+        let t = format_ident!("__t{}_row", k);
+        // xs: whole buffers; each step reads its row.
+        let mut xs = Vec::new();
+        for (i, a) in e.ins[nc..nc + nx].iter().enumerate() {
+            let name = format_ident!("__xs{}_{}", k, i);
+            let (expr, _) = self.bind_operand(a, &name);
+            let aval = self.aval(a).clone();
+            let row = product(&aval.shape[1..]);
+            let scalar_rows = aval.rank() == 1;
+            xs.push((expr, row, scalar_rows));
+        }
+        let mut free = Vec::new();
+        for (i, a) in e.ins[nc + nx..].iter().enumerate() {
+            free.push(self.bind_operand(a, &format_ident!("__invariant{}_{}", k, i)));
+        }
+        // ys: stacked outputs, written row by row.
+        let n_ys = e.outs.len() - nc;
+        let ys: Vec<Ident> = (0..n_ys)
+            .map(|i| format_ident!("__ys{}_{}", k, i))
+            .collect();
+        let mut y_rows = Vec::new();
+        for (y, out) in ys.iter().zip(&e.outs[nc..]) {
+            let aval = self.j.aval(*out).clone();
+            let ty = rust_type(aval.dtype);
+            let size = product(&aval.shape);
+            self.stmts.push(
+                quote!(let mut #y: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size);),
+            );
+            y_rows.push((product(&aval.shape[1..]), aval.rank() == 1));
+        }
+        let mut inputs: Vec<(TokenStream, bool)> = carry
+            .iter()
+            .zip(&e.ins[..nc])
+            .map(|(c, a)| {
+                if self.aval(a).rank() == 0 {
+                    (quote!(#c), true)
+                } else {
+                    (quote!(&#c[..]), false)
+                }
+            })
+            .collect();
+        for (expr, row, scalar_rows) in &xs {
+            if *scalar_rows {
+                inputs.push((quote!(#expr[#t]), true));
+            } else {
+                inputs.push((quote!(&#expr[#t * #row..(#t + 1) * #row]), false));
+            }
+        }
+        inputs.extend(free);
+        let block = self.sub_block(&sc.body, &inputs)?;
+        let news: Vec<Ident> = (0..nc)
+            .map(|i| format_ident!("__next{}_{}", k, i))
+            .collect();
+        let outs: Vec<Ident> = (0..n_ys).map(|i| format_ident!("__y{}_{}", k, i)).collect();
+        let writes: Vec<TokenStream> = ys
+            .iter()
+            .zip(&outs)
+            .zip(&y_rows)
+            .map(|((y, o), (row, scalar))| {
+                if *scalar {
+                    quote!(#y[#t] = #o;)
+                } else {
+                    quote!(#y[#t * #row..(#t + 1) * #row].copy_from_slice(&#o[..]);)
+                }
+            })
+            .collect();
+        let row_of_step = if sc.reverse {
+            quote!(#length - 1 - #step)
+        } else {
+            quote!(#step)
+        };
+        self.stmts.push(quote! {
+            for #step in 0..#length {
+                let #t: usize = #row_of_step;
+                let (#(#news,)* #(#outs,)*) = #block;
+                #(#carry = #news;)*
+                #(#writes)*
+            }
+        });
+        self.bind_outputs(&e.outs[..nc], &carry);
+        self.bind_outputs(&e.outs[nc..], &ys);
         Ok(())
     }
 

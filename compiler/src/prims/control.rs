@@ -370,3 +370,150 @@ pub static WHILE: PrimDef = PrimDef {
     jvp: Some(while_jvp as JvpRule),
     transpose: None,
 };
+
+/// A `scan`: the body takes `(carry.., x rows.., invariants..)` and
+/// returns `(carry.., y rows..)`; the ys are stacked along a new leading
+/// axis of `length`.
+#[derive(Debug)]
+pub struct Scan {
+    pub body: Jaxpr,
+    pub n_carry: usize,
+    pub n_xs: usize,
+    pub length: usize,
+    pub reverse: bool,
+}
+
+/// Shared, compared by identity.
+#[derive(Clone, Debug)]
+pub struct ScanRef(pub Rc<Scan>);
+
+impl PartialEq for ScanRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The outputs of a scan: the carry, then each y stacked.
+fn scan_avals(s: &Scan) -> Vec<Aval> {
+    let b = &s.body;
+    b.outvars
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let aval = b.atom_aval(a);
+            if k < s.n_carry {
+                Aval {
+                    weak: false,
+                    ..aval.clone()
+                }
+            } else {
+                let mut shape = vec![crate::ir::Dim::Lit(s.length)];
+                shape.extend(aval.shape.iter().cloned());
+                Aval {
+                    dtype: aval.dtype,
+                    shape,
+                    weak: false,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Forward mode: a scan over `(carry, tangent carry)` and `(x, tangent x)`,
+/// its body the jvp of the body.
+fn scan_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Scan(s) = p else { unreachable!() };
+    let s = &s.0;
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let nf = ins.len() - nc - nx;
+    let n_ys = s.body.outvars.len() - nc;
+    let span = ad.span;
+    let jb = crate::ad::jvp(
+        &s.body,
+        &Wrt {
+            inputs: vec![true; nc + nx + nf],
+        },
+        ad.b.x64,
+        span,
+    )
+    .map_err(|e| e.to_string())?;
+    // jvp inputs: carry, xs, invariants, then their tangents; outputs: carry,
+    // ys, then their tangents. The scan wants carry ++ tangents, xs ++
+    // tangents, invariants ++ tangents; carry ++ tangents, ys ++ tangents.
+    let (v, o) = (jb.invars.clone(), jb.outvars.clone());
+    let n_in = nc + nx + nf;
+    let pick = |from: usize, len: usize| v[from..from + len].to_vec();
+    let mut jb = jb;
+    jb.invars = [
+        pick(0, nc),
+        pick(n_in, nc),
+        pick(nc, nx),
+        pick(n_in + nc, nx),
+        pick(nc + nx, nf),
+        pick(n_in + nc + nx, nf),
+    ]
+    .concat();
+    let n_out = nc + n_ys;
+    jb.outvars = [
+        o[..nc].to_vec(),
+        o[n_out..n_out + nc].to_vec(),
+        o[nc..n_out].to_vec(),
+        o[n_out + nc..].to_vec(),
+    ]
+    .concat();
+    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
+        match &t[k] {
+            Some(tk) => Ok(tk.clone()),
+            None => {
+                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
+                ad.zeros(&a)
+            }
+        }
+    };
+    let mut new_ins = Vec::new();
+    for (from, len) in [(0, nc), (nc, nx), (nc + nx, nf)] {
+        new_ins.extend(ins[from..from + len].iter().cloned());
+        for k in from..from + len {
+            new_ins.push(tangent(ad, k)?);
+        }
+    }
+    let params = Params::Scan(ScanRef(Rc::new(Scan {
+        body: jb,
+        n_carry: 2 * nc,
+        n_xs: 2 * nx,
+        length: s.length,
+        reverse: s.reverse,
+    })));
+    let outs =
+        ad.b.bind(&SCAN, params, new_ins, span)
+            .map_err(|e| e.to_string())?;
+    let carry_t = outs[nc..2 * nc].to_vec();
+    let ys_t = outs[2 * nc + n_ys..].to_vec();
+    Ok(carry_t.into_iter().chain(ys_t).map(Some).collect())
+}
+
+pub static SCAN: PrimDef = PrimDef {
+    name: "scan",
+    abstract_eval: |_, p, _| match p {
+        Params::Scan(s) => Ok(scan_avals(&s.0)),
+        _ => Err("scan needs its body".into()),
+    },
+    print_params: |_, p| match p {
+        Params::Scan(s) => vec![
+            ("jaxpr", format!("{{ {} equations }}", s.0.body.eqns.len())),
+            ("length", s.0.length.to_string()),
+            ("reverse", if s.0.reverse { "True" } else { "False" }.into()),
+        ],
+        _ => Vec::new(),
+    },
+    // Emitted by `Emitter::scan`.
+    lowering: Lowering::Kernel,
+    jvp: Some(scan_jvp as JvpRule),
+    transpose: None,
+};

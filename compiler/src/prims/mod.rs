@@ -153,6 +153,8 @@ pub enum Params {
     Cond(CondRef),
     /// `while`: the condition and the body.
     While(WhileRef),
+    /// `scan`: the body, length and direction.
+    Scan(ScanRef),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -190,6 +192,7 @@ pub fn all() -> Vec<Prim> {
     v.push(&FORI_LOOP);
     v.push(&COND);
     v.push(&WHILE);
+    v.push(&SCAN);
     v
 }
 
