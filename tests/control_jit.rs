@@ -34,7 +34,11 @@ fn power_iteration(w: &Array<f32, 8, 8>, v: &Array<f32, 8>) -> Array<f32, 8> {
 }
 
 #[jax::jit]
-fn tanh_rnn(w: &Array<f32, 4, 4>, h: &Array<f32, 4>, steps: i32) -> (Array<f32, 4>, Array<f32>) {
+fn tanh_rnn(
+    w: &Array<f32, 4, 4>,
+    h: &Array<f32, 4>,
+    steps: i32,
+) -> (Array<f32, 4>, Array<jax::DefaultFloat>) {
     let (h, n) = lax::fori_loop(
         0,
         steps,

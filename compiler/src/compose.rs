@@ -414,6 +414,38 @@ impl Tracer {
         ]))
     }
 
+    /// JAX's weak-typed carry promotion: a weakly typed initial value (a
+    /// literal such as `0.0`) takes the dtype the body gives it back. `probe`
+    /// traces the body once on the carry as given and returns the avals of
+    /// the carry it returns; weak leaves whose dtype changes are converted.
+    /// Returns the carry's final (strong) avals.
+    fn settle_carry(
+        &mut self,
+        carry: &mut [Atom],
+        span: Span,
+        probe: impl FnOnce(&mut Tracer, Vec<crate::ir::Aval>) -> Result<Vec<crate::ir::Aval>>,
+    ) -> Result<Vec<crate::ir::Aval>> {
+        let given: Vec<crate::ir::Aval> = carry.iter().map(|a| self.b.aval(a)).collect();
+        let mut settled: Vec<crate::ir::Aval> = given
+            .iter()
+            .map(|a| crate::ir::Aval {
+                weak: false,
+                ..a.clone()
+            })
+            .collect();
+        if given.iter().any(|a| a.weak) {
+            let outs = probe(self, given.clone())?;
+            for (k, (g, o)) in given.iter().zip(&outs).enumerate() {
+                if g.weak && o.dtype != g.dtype && o.shape == g.shape {
+                    carry[k] =
+                        crate::jnp::convert(&mut self.b, carry[k].clone(), o.dtype, false, span)?;
+                    settled[k].dtype = o.dtype;
+                }
+            }
+        }
+        Ok(settled)
+    }
+
     /// `lax::fori_loop(lower, upper, |i, carry| .., init)`: one `fori_loop`
     /// equation whose body is the closure traced apart (the values it reads
     /// from the enclosing body become loop invariants).
@@ -440,16 +472,29 @@ impl Tracer {
         for l in leaves {
             carry.push(self.atom(l, c.args[3].span())?);
         }
-        let carry_avals: Vec<crate::ir::Aval> = carry
-            .iter()
-            .map(|a| crate::ir::Aval {
-                weak: false,
-                ..self.b.aval(a)
-            })
-            .collect();
+        let span = c.span();
+        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
+            let mut avals = vec![crate::ir::Aval::scalar(int, false)];
+            avals.extend(given);
+            let (j, _) = t.trace_with(avals, |t, inputs| {
+                let mut it = inputs[1..].iter().cloned().map(Value::Traced);
+                let carry_value = rebuild(&init, &mut it);
+                let out = t.apply(
+                    &body,
+                    vec![
+                        (Value::Traced(inputs[0].clone()), span),
+                        (carry_value, span),
+                    ],
+                    span,
+                )?;
+                let mut outs = Vec::new();
+                crate::parse::flatten(&out, &mut outs);
+                outs.into_iter().map(|o| t.atom(o, span)).collect()
+            })?;
+            Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
+        })?;
         let mut avals = vec![crate::ir::Aval::scalar(int, false)];
         avals.extend(carry_avals.iter().cloned());
-        let span = c.span();
         let n = carry.len();
         let wanted = carry_avals.clone();
         let (j, free) = self.trace_with(avals, |t, inputs| {
@@ -595,13 +640,17 @@ impl Tracer {
         for l in leaves {
             carry.push(self.atom(l, c.args[2].span())?);
         }
-        let avals: Vec<crate::ir::Aval> = carry
-            .iter()
-            .map(|a| crate::ir::Aval {
-                weak: false,
-                ..self.b.aval(a)
-            })
-            .collect();
+        let avals = self.settle_carry(&mut carry, span, |t, given| {
+            let (j, _) = t.trace_with(given, |t, inputs| {
+                let mut it = inputs.into_iter().map(Value::Traced);
+                let arg = rebuild(&init, &mut it);
+                let out = t.apply(&body_fn, vec![(arg, span)], span)?;
+                let mut outs = Vec::new();
+                crate::parse::flatten(&out, &mut outs);
+                outs.into_iter().map(|o| t.atom(o, span)).collect()
+            })?;
+            Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
+        })?;
         let n = carry.len();
         let (cond, free_cond) = self.trace_with(avals.clone(), |t, inputs| {
             let mut it = inputs.into_iter().map(Value::Traced);
@@ -700,14 +749,29 @@ impl Tracer {
                 "scan without xs needs a length: pass xs with a leading axis",
             );
         };
-        let carry_avals: Vec<crate::ir::Aval> = carry
-            .iter()
-            .map(|a| crate::ir::Aval {
-                weak: false,
-                ..self.b.aval(a)
-            })
-            .collect();
         let nc = carry.len();
+        let mut carry = carry;
+        let rows = row_avals.clone();
+        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
+            let mut avals = given;
+            avals.extend(rows);
+            let (j, _) = t.trace_with(avals, |t, inputs| {
+                let mut it = inputs[..nc].iter().cloned().map(Value::Traced);
+                let carry_v = rebuild(&init, &mut it);
+                let mut it = inputs[nc..].iter().cloned().map(Value::Traced);
+                let x_v = rebuild(&xs, &mut it);
+                let out = t.apply(&body_fn, vec![(carry_v, span), (x_v, span)], span)?;
+                let Value::Tuple(pair) = out else {
+                    return err(span, "the scan body must return `(carry, y)`");
+                };
+                let mut outs = Vec::new();
+                if let Some(new_carry) = pair.first() {
+                    crate::parse::flatten(new_carry, &mut outs);
+                }
+                outs.into_iter().map(|o| t.atom(o, span)).collect()
+            })?;
+            Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
+        })?;
         let mut avals = carry_avals.clone();
         avals.extend(row_avals);
         let mut ys_template = None;
