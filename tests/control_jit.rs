@@ -257,3 +257,35 @@ fn scan_stacks_its_outputs() {
         (plus - minus) / (2.0 * eps)
     );
 }
+
+#[jax::jit]
+fn switched(i: i32, x: Array<f32, 2>) -> Array<f32, 2> {
+    lax::switch(
+        i,
+        [
+            |x: Array<f32, 2>| x * 2.0,
+            |x: Array<f32, 2>| x + 10.0,
+            |x: Array<f32, 2>| -x,
+        ],
+        x,
+    )
+}
+
+#[jax::jit]
+fn switched_static(x: Array<f32, 2>) -> Array<f32, 2> {
+    lax::switch(7, [|x: Array<f32, 2>| x * 2.0, |x: Array<f32, 2>| -x], x)
+}
+
+#[test]
+fn switch_clamps_its_index() {
+    let x = Array::<f32, 2>::from([1.0, 2.0]);
+    assert_eq!(switched(0, x.clone()).to_vec(), [2.0, 4.0]);
+    assert_eq!(switched(1, x.clone()).to_vec(), [11.0, 12.0]);
+    assert_eq!(switched(2, x.clone()).to_vec(), [-1.0, -2.0]);
+    assert_eq!(switched(9, x.clone()).to_vec(), [-1.0, -2.0]);
+    assert_eq!(switched(-3, x.clone()).to_vec(), [2.0, 4.0]);
+    assert_eq!(switched_static(x.clone()).to_vec(), [-1.0, -2.0]);
+    // Eagerly, the same.
+    let branches: [&dyn Fn(f32) -> f32; 3] = [&|v| v * 2.0, &|v| v + 10.0, &|v| -v];
+    assert_eq!(lax::switch(9, &branches, 1.0), -1.0);
+}

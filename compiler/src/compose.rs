@@ -55,6 +55,13 @@ enum Callable {
     /// `jnp::sin`, `lax::exp`.
     Op(Module, String),
     Transformed(Kind, Box<Callable>),
+    /// `lax::switch`'s remaining branches: `branches[0]` where the (clamped)
+    /// index equals `first`, the rest otherwise.
+    Switch {
+        index: Atom,
+        first: i128,
+        branches: Vec<Callable>,
+    },
 }
 
 fn kind_of(path: &syn::Path) -> Option<Kind> {
@@ -98,6 +105,9 @@ impl Tracer {
         }
         if is_path(&c.func, "lax", "cond") {
             return self.cond_call(c).map(Some);
+        }
+        if is_path(&c.func, "lax", "switch") {
+            return self.switch_call(c).map(Some);
         }
         if is_path(&c.func, "lax", "while_loop") {
             return self.while_call(c).map(Some);
@@ -167,6 +177,34 @@ impl Tracer {
             Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+            Callable::Switch {
+                index,
+                first,
+                branches,
+            } => {
+                if branches.len() == 1 {
+                    return self.apply(&branches[0], args, span);
+                }
+                let here = crate::trace::literal(
+                    crate::ir::Scalar::Int(*first),
+                    crate::ir::Aval::scalar(self.b.aval(index).dtype, false),
+                );
+                let pred = self.b.bind1(
+                    &crate::prims::EQ,
+                    crate::prims::Params::None,
+                    vec![index.clone(), here],
+                    span,
+                )?;
+                let rest = Callable::Switch {
+                    index: index.clone(),
+                    first: first + 1,
+                    branches: branches[1..].to_vec(),
+                };
+                let Some((operand, _)) = args.into_iter().next() else {
+                    return err(span, "switch branches take one operand");
+                };
+                self.cond_traced(pred, &branches[0], &rest, operand, span)
+            }
         }
     }
 
@@ -560,11 +598,82 @@ impl Tracer {
         if pa.rank() != 0 || pa.dtype != jax_dtypes::DType::Bool {
             return err(c.args[0].span(), format!("Pred type must be either boolean or number, got {pa}: cond takes a scalar predicate"));
         }
+        self.cond_traced(p, &on_true, &on_false, operand, span)
+    }
+
+    /// `lax::switch(index, [branch, ..], operand)`: the branch at the index
+    /// clamped into range, as JAX does; a traced index chains `cond`s.
+    fn switch_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+        if c.args.len() != 3 {
+            return err(
+                c.span(),
+                "`lax::switch` takes an index, an array of branches `[|x| .., ..]` and the operand",
+            );
+        }
+        let span = c.span();
+        let syn::Expr::Array(list) = &c.args[1] else {
+            return err(
+                c.args[1].span(),
+                "write the branches as an array: `[|x| .., |x| ..]`",
+            );
+        };
+        if list.elems.is_empty() {
+            return err(c.args[1].span(), "switch needs at least one branch");
+        }
+        let branches = list
+            .elems
+            .iter()
+            .map(|e| self.callable(e))
+            .collect::<Result<Vec<_>>>()?;
+        let index = self.expr(&c.args[0])?;
+        let operand = self.expr(&c.args[2])?;
+        let n = branches.len() as i128;
+        if let Value::Static(crate::ir::Scalar::Int(i)) = index {
+            let k = i.clamp(0, n - 1) as usize;
+            return self.apply(&branches[k], vec![(operand, c.args[2].span())], span);
+        }
+        let i = self.atom(index, c.args[0].span())?;
+        let ia = self.b.aval(&i);
+        if ia.rank() != 0 || !ia.dtype.is_integer() {
+            return err(
+                c.args[0].span(),
+                format!("Branch index must be scalar integer, got {ia}"),
+            );
+        }
+        let lit = |v: i128| {
+            crate::trace::literal(
+                crate::ir::Scalar::Int(v),
+                crate::ir::Aval::scalar(ia.dtype, false),
+            )
+        };
+        let clamped = self.b.bind1(
+            &crate::prims::CLAMP,
+            crate::prims::Params::None,
+            vec![lit(0), i, lit(n - 1)],
+            span,
+        )?;
+        let all = Callable::Switch {
+            index: clamped,
+            first: 0,
+            branches,
+        };
+        self.apply(&all, vec![(operand, c.args[2].span())], span)
+    }
+
+    /// One `cond` equation on a traced boolean predicate.
+    fn cond_traced(
+        &mut self,
+        p: Atom,
+        on_true: &Callable,
+        on_false: &Callable,
+        operand: Value,
+        span: Span,
+    ) -> Result<Value> {
         let mut leaves = Vec::new();
         crate::parse::flatten(&operand, &mut leaves);
         let mut ops = Vec::new();
         for l in leaves {
-            ops.push(self.atom(l, c.args[3].span())?);
+            ops.push(self.atom(l, span)?);
         }
         let avals: Vec<crate::ir::Aval> = ops.iter().map(|a| self.b.aval(a)).collect();
         let trace_branch = |t: &mut Tracer, f: &Callable| -> Result<(Jaxpr, Vec<Atom>, Value)> {
@@ -584,8 +693,8 @@ impl Tracer {
             })?;
             Ok((j, free, shape_of_out.expect("traced")))
         };
-        let (jt, free_t, out_template) = trace_branch(self, &on_true)?;
-        let (jf, free_f, _) = trace_branch(self, &on_false)?;
+        let (jt, free_t, out_template) = trace_branch(self, on_true)?;
+        let (jf, free_f, _) = trace_branch(self, on_false)?;
         let types = |j: &Jaxpr| -> Vec<crate::ir::Aval> {
             j.outvars
                 .iter()
