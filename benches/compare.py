@@ -89,6 +89,7 @@ ROWS = [
         "`argnums = (0, 1, 2, 3)`",
     ),
     ("`grad(sum(sin(x) * x))`, 16M f32", "grad_sin_times_x_16m", "grad_sin_times_x_16m", ""),
+    ("`scan` of `tanh(W h + x_t)`, 10,000 steps, W 64×64", "rnn_scan_10k", "rnn_scan_10k", ""),
     ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
     (
         "triad, 16M, no output allocation",

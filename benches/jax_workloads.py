@@ -120,6 +120,10 @@ def one_hot_rows():
     return jnp.asarray(np.eye(10, dtype=np.float32)[np.arange(256) % 10])
 
 
+def rnn_scan(w, xs, h):
+    return jax.lax.scan(lambda h, x: (jnp.tanh(w @ h + x), 0.0), h, xs)[0]
+
+
 def noisy(x, k):
     return x + jax.random.normal(k, x.shape, jnp.float32) * 0.1
 
@@ -204,6 +208,7 @@ def workloads():
                 u(784, 512), u(512), u(512, 10), u(10), u(256, 784), one_hot_rows,
             ),
         ),
+        ("rnn_scan_10k", plain(rnn_scan, lambda: _uniform(rng, 64, 64) / 8, u(10000, 64), u(64))),
         ("grad_sin_times_x_16m", plain(jax.grad(lambda x: jnp.sum(jnp.sin(x) * x)), u(M16))),
         ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),
         ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),

@@ -85,6 +85,21 @@ fn sin_times_x(x: &Array<f32, M16>) -> Array<f32> {
     jnp::sum(jnp::sin(x) * x)
 }
 
+/// 10,000 steps of `h = tanh(W h + x_t)`, W 64×64, through `lax::scan`.
+#[jax::jit]
+fn rnn_scan_10k(
+    w: &Array<f32, 64, 64>,
+    xs: &Array<f32, 10000, 64>,
+    h: &Array<f32, 64>,
+) -> Array<f32, 64> {
+    let (h, _) = lax::scan(
+        |h: Array<f32, 64>, x: Array<f32, 64>| (jnp::tanh(w.matmul(&h) + x), 0.0),
+        h.clone(),
+        xs.clone(),
+    );
+    h
+}
+
 #[jax::jit]
 fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
     jnp::softmax(x, -1)
@@ -323,6 +338,13 @@ fn main() {
         let x = random::<M16>(18);
         let s = t.run(|| drop(black_box(sin_times_x::grad(black_box(&x)))));
         report("grad_sin_times_x_16m", &t, s);
+    }
+    if run("rnn_scan_10k") {
+        let w = random2::<64, 64>(19) / 8.0f32;
+        let xs = random2::<10000, 64>(20);
+        let h = random::<64>(21);
+        let s = t.run(|| drop(black_box(rnn_scan_10k(&w, &xs, &h))));
+        report("rnn_scan_10k", &t, s);
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));
