@@ -158,6 +158,18 @@ impl Ad<'_> {
         )
     }
 
+    /// The tangent of `x`, or zeros of its type where it has none (rules
+    /// that must pass every tangent along: loops, branches, concatenation).
+    pub fn tangent_or_zeros(&mut self, t: &Option<Atom>, x: &Atom) -> Res<Atom> {
+        match t {
+            Some(t) => Ok(t.clone()),
+            None => {
+                let a = tangent_aval(&self.aval(x));
+                self.zeros(&a)
+            }
+        }
+    }
+
     /// `select_n(pred, on_false, on_true)`.
     pub fn select(&mut self, pred: Atom, on_false: Atom, on_true: Atom) -> Res<Atom> {
         self.bind(

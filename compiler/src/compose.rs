@@ -336,7 +336,7 @@ impl Tracer {
                 "a custom_jvp rule cannot read values of the calling body",
             );
         }
-        let params = crate::prims::Params::CustomJvp(crate::prims::CustomJvpRef(Rc::new(
+        let params = crate::prims::Params::CustomJvp(crate::prims::Shared(Rc::new(
             crate::prims::CustomJvp {
                 name: f.sig.ident.to_string(),
                 fun,
@@ -452,6 +452,39 @@ impl Tracer {
         ]))
     }
 
+    /// A loop body's returned carry as atoms of the carry's types (same
+    /// structure, shapes and dtypes; weak values take the carry's dtype).
+    fn carry_out(
+        &mut self,
+        outs: Vec<Value>,
+        wanted: &[crate::ir::Aval],
+        what: &str,
+        span: Span,
+    ) -> Result<Vec<Atom>> {
+        if outs.len() != wanted.len() {
+            return err(
+                span,
+                format!("the {what} body must return the carry's structure ({} arrays or scalars), got {}", wanted.len(), outs.len()),
+            );
+        }
+        let mut atoms = Vec::new();
+        for (o, want) in outs.into_iter().zip(wanted) {
+            let a = self.atom(o, span)?;
+            let got = self.b.aval(&a);
+            if got.shape != want.shape || got.dtype != want.dtype {
+                return err(span, format!("the {what} body must return the carry's types: got {got} for a carry of {want}"));
+            }
+            atoms.push(crate::jnp::convert(
+                &mut self.b,
+                a,
+                want.dtype,
+                false,
+                span,
+            )?);
+        }
+        Ok(atoms)
+    }
+
     /// JAX's weak-typed carry promotion: a weakly typed initial value (a
     /// literal such as `0.0`) takes the dtype the body gives it back. `probe`
     /// traces the body once on the carry as given and returns the avals of
@@ -538,25 +571,21 @@ impl Tracer {
         let (j, free) = self.trace_with(avals, |t, inputs| {
             let mut it = inputs[1..].iter().cloned().map(Value::Traced);
             let carry_value = rebuild(&init, &mut it);
-            let out = t.apply(&body, vec![(Value::Traced(inputs[0].clone()), span), (carry_value, span)], span)?;
+            let out = t.apply(
+                &body,
+                vec![
+                    (Value::Traced(inputs[0].clone()), span),
+                    (carry_value, span),
+                ],
+                span,
+            )?;
             let mut outs = Vec::new();
             crate::parse::flatten(&out, &mut outs);
-            if outs.len() != n {
-                return err(span, format!("the fori_loop body must return the carry's structure ({n} arrays or scalars), got {}", outs.len()));
-            }
-            let mut atoms = Vec::new();
-            for (o, want) in outs.into_iter().zip(&wanted) {
-                let a = t.atom(o, span)?;
-                let got = t.b.aval(&a);
-                if got.shape != want.shape || got.dtype != want.dtype {
-                    return err(span, format!("the fori_loop body must return the carry's types: got {got} for a carry of {want}"));
-                }
-                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
-            }
+            let atoms = t.carry_out(outs, &wanted, "fori_loop", span)?;
             Ok(atoms)
         })?;
         let params =
-            crate::prims::Params::Loop(crate::prims::LoopRef(Rc::new(crate::prims::Loop {
+            crate::prims::Params::Loop(crate::prims::Shared(Rc::new(crate::prims::Loop {
                 body: j,
                 n_carry: n,
             })));
@@ -719,7 +748,7 @@ impl Tracer {
         }
         let n_free_false = free_f.len();
         let params =
-            crate::prims::Params::Cond(crate::prims::CondRef(Rc::new(crate::prims::Cond {
+            crate::prims::Params::Cond(crate::prims::Shared(Rc::new(crate::prims::Cond {
                 branches: [jf, jt],
                 n_operands: ops.len(),
                 n_free_false,
@@ -784,22 +813,11 @@ impl Tracer {
             let out = t.apply(&body_fn, vec![(arg, span)], span)?;
             let mut outs = Vec::new();
             crate::parse::flatten(&out, &mut outs);
-            if outs.len() != n {
-                return err(span, format!("the while_loop body must return the carry's structure ({n} arrays or scalars), got {}", outs.len()));
-            }
-            let mut atoms = Vec::new();
-            for (o, want) in outs.into_iter().zip(&wanted) {
-                let a = t.atom(o, span)?;
-                let got = t.b.aval(&a);
-                if got.shape != want.shape || got.dtype != want.dtype {
-                    return err(span, format!("the while_loop body must return the carry's types: got {got} for a carry of {want}"));
-                }
-                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
-            }
+            let atoms = t.carry_out(outs, &wanted, "while_loop", span)?;
             Ok(atoms)
         })?;
         let params =
-            crate::prims::Params::While(crate::prims::WhileRef(Rc::new(crate::prims::While {
+            crate::prims::Params::While(crate::prims::Shared(Rc::new(crate::prims::While {
                 cond,
                 body,
                 n_carry: n,
@@ -900,18 +918,7 @@ impl Tracer {
             let new_carry = pair.pop().unwrap();
             let mut cl = Vec::new();
             crate::parse::flatten(&new_carry, &mut cl);
-            if cl.len() != nc {
-                return err(span, "the scan body must return the carry's structure");
-            }
-            let mut atoms = Vec::new();
-            for (o, want) in cl.into_iter().zip(&carry_avals) {
-                let a = t.atom(o, span)?;
-                let got = t.b.aval(&a);
-                if got.shape != want.shape || got.dtype != want.dtype {
-                    return err(span, format!("the scan body must return the carry's types: got {got} for a carry of {want}"));
-                }
-                atoms.push(crate::jnp::convert(&mut t.b, a, want.dtype, false, span)?);
-            }
+            let mut atoms = t.carry_out(cl, &carry_avals, "scan", span)?;
             let mut yl = Vec::new();
             crate::parse::flatten(&y, &mut yl);
             for l in yl {
@@ -921,7 +928,7 @@ impl Tracer {
             Ok(atoms)
         })?;
         let params =
-            crate::prims::Params::Scan(crate::prims::ScanRef(Rc::new(crate::prims::Scan {
+            crate::prims::Params::Scan(crate::prims::Shared(Rc::new(crate::prims::Scan {
                 body,
                 n_carry: nc,
                 n_xs: xs_atoms.len(),
@@ -1114,7 +1121,7 @@ impl Tracer {
                 ),
             );
         }
-        let params = crate::prims::Params::CustomVjp(crate::prims::CustomVjpRef(Rc::new(
+        let params = crate::prims::Params::CustomVjp(crate::prims::Shared(Rc::new(
             crate::prims::CustomVjp {
                 name,
                 fun,

@@ -579,6 +579,27 @@ impl<'a> Emitter<'a> {
         Ok(quote!({ #(#stmts)* (#(#outs,)*) }))
     }
 
+    /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
+    /// scalars, or owned copies of the initial arrays.
+    fn init_carry(&mut self, init: &[Atom], k: usize) -> Vec<Ident> {
+        let mut carry = Vec::new();
+        for (i, a) in init.iter().enumerate() {
+            let c = format_ident!("__carry{}_{}", k, i);
+            let aval = self.aval(a).clone();
+            let ty = rust_type(aval.dtype);
+            if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                self.stmts.push(quote!(let mut #c: #ty = #s;));
+            } else {
+                let buf = self.buffer_of(a, &aval);
+                self.stmts
+                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
+            }
+            carry.push(c);
+        }
+        carry
+    }
+
     /// Binds an operand of a nested jaxpr to a name of its own (the nested
     /// code's variables may shadow the enclosing ones): a scalar, or a
     /// `&[T]` of a whole row-major buffer.
@@ -621,21 +642,7 @@ impl<'a> Emitter<'a> {
     fn while_loop(&mut self, e: &crate::ir::Eqn, w: &crate::prims::While) -> syn::Result<()> {
         let k = self.stmts.len();
         let n = w.n_carry;
-        let carry: Vec<Ident> = (0..n)
-            .map(|i| format_ident!("__carry{}_{}", k, i))
-            .collect();
-        for (c, a) in carry.iter().zip(&e.ins[..n]) {
-            let aval = self.aval(a).clone();
-            let ty = rust_type(aval.dtype);
-            if aval.rank() == 0 {
-                let s = self.scalar_of(a);
-                self.stmts.push(quote!(let mut #c: #ty = #s;));
-            } else {
-                let buf = self.buffer_of(a, &aval);
-                self.stmts
-                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
-            }
-        }
+        let carry = self.init_carry(&e.ins[..n], k);
         let mut ops = Vec::new();
         for (i, a) in e.ins[n..].iter().enumerate() {
             ops.push(self.bind_operand(a, &format_ident!("__invariant{}_{}", k, i)));
@@ -679,21 +686,7 @@ impl<'a> Emitter<'a> {
         let k = self.stmts.len();
         let (nc, nx) = (sc.n_carry, sc.n_xs);
         let length = sc.length;
-        let carry: Vec<Ident> = (0..nc)
-            .map(|i| format_ident!("__carry{}_{}", k, i))
-            .collect();
-        for (c, a) in carry.iter().zip(&e.ins[..nc]) {
-            let aval = self.aval(a).clone();
-            let ty = rust_type(aval.dtype);
-            if aval.rank() == 0 {
-                let s = self.scalar_of(a);
-                self.stmts.push(quote!(let mut #c: #ty = #s;));
-            } else {
-                let buf = self.buffer_of(a, &aval);
-                self.stmts
-                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
-            }
-        }
+        let carry = self.init_carry(&e.ins[..nc], k);
         let step = format_ident!("__step{}", k);
         let t = format_ident!("__t{}_row", k);
         // xs: whole buffers; each step reads its row.
@@ -813,23 +806,8 @@ impl<'a> Emitter<'a> {
         let n = l.n_carry;
         let (lo, hi) = (self.scalar_of(&e.ins[0]), self.scalar_of(&e.ins[1]));
         let k = self.stmts.len();
-        let carry: Vec<Ident> = (0..n)
-            .map(|i| format_ident!("__carry{}_{}", k, i))
-            .collect();
         let index = format_ident!("__loop{}", k);
-        // The carry, initialized.
-        for (c, a) in carry.iter().zip(&e.ins[2..2 + n]) {
-            let aval = self.aval(a).clone();
-            let ty = rust_type(aval.dtype);
-            if aval.rank() == 0 {
-                let s = self.scalar_of(a);
-                self.stmts.push(quote!(let mut #c: #ty = #s;));
-            } else {
-                let buf = self.buffer_of(a, &aval);
-                self.stmts
-                    .push(quote!(let mut #c: ::std::vec::Vec<#ty> = #buf.to_vec();));
-            }
-        }
+        let carry = self.init_carry(&e.ins[2..2 + n], k);
         // Invariants, as whole row-major buffers or scalars.
         // (Bound to names of their own: the body's variables may shadow the
         // enclosing ones inside the loop.)

@@ -5,8 +5,6 @@
 //! function linearizes to a primitive whose transpose is `bwd`, as JAX's
 //! `custom_vjp` does, and has no forward mode.
 
-use std::rc::Rc;
-
 use super::{Lowering, Params, PrimDef};
 use crate::ad::{Ad, JvpRule, Res};
 use crate::ir::{Atom, Aval, Jaxpr};
@@ -22,16 +20,6 @@ pub struct CustomJvp {
     pub jvp: Jaxpr,
 }
 
-/// Shared, compared by identity (one per traced call).
-#[derive(Clone, Debug)]
-pub struct CustomJvpRef(pub Rc<CustomJvp>);
-
-impl PartialEq for CustomJvpRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 fn custom_jvp_rule(
     ad: &mut Ad,
     ins: &[Atom],
@@ -44,13 +32,7 @@ fn custom_jvp_rule(
     };
     let mut args = ins.to_vec();
     for (x, tx) in ins.iter().zip(t) {
-        args.push(match tx {
-            Some(tx) => tx.clone(),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(x));
-                ad.zeros(&a)?
-            }
-        });
+        args.push(ad.tangent_or_zeros(tx, x)?);
     }
     let outs = crate::ad::inline(ad.b, &c.0.jvp, &args).map_err(|e| e.to_string())?;
     let n = c.0.fun.outvars.len();
@@ -140,16 +122,6 @@ pub struct CustomVjp {
     pub bwd: Jaxpr,
 }
 
-/// Shared, compared by identity.
-#[derive(Clone, Debug)]
-pub struct CustomVjpRef(pub Rc<CustomVjp>);
-
-impl PartialEq for CustomVjpRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 /// Forward mode of a custom_vjp call: the residuals from `fwd`, and a
 /// `custom_vjp_lin` of them and the tangents, linear in the tangents, whose
 /// transpose is `bwd`. (It cannot be evaluated forward: `f::jvp` of such a
@@ -167,13 +139,7 @@ fn custom_vjp_rule(
     let outs = crate::ad::inline(ad.b, &c.0.fwd, ins).map_err(|e| e.to_string())?;
     let mut lin_ins: Vec<Atom> = outs[1..].to_vec();
     for (x, tx) in ins.iter().zip(t) {
-        lin_ins.push(match tx {
-            Some(tx) => tx.clone(),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(x));
-                ad.zeros(&a)?
-            }
-        });
+        lin_ins.push(ad.tangent_or_zeros(tx, x)?);
     }
     Ok(vec![Some(ad.bind(&CUSTOM_VJP_LIN, p.clone(), lin_ins)?)])
 }

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use super::{Lowering, Params, PrimDef};
+use super::{Lowering, Params, PrimDef, Shared};
 use crate::ad::{Ad, JvpRule, Res, Wrt};
 use crate::ir::{Atom, Aval, Jaxpr};
 
@@ -15,16 +15,6 @@ use crate::ir::{Atom, Aval, Jaxpr};
 pub struct Loop {
     pub body: Jaxpr,
     pub n_carry: usize,
-}
-
-/// Shared, compared by identity.
-#[derive(Clone, Debug)]
-pub struct LoopRef(pub Rc<Loop>);
-
-impl PartialEq for LoopRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
 }
 
 /// Forward mode: the loop over `(carry, tangent carry)`, its body the jvp
@@ -66,15 +56,7 @@ fn fori_jvp(
         .chain(inv.iter().copied())
         .chain(t_inv.iter().copied())
         .collect();
-    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
-        match &t[k] {
-            Some(tk) => Ok(tk.clone()),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
-                ad.zeros(&a)
-            }
-        }
-    };
+    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
     let mut new_ins = vec![ins[0].clone(), ins[1].clone()];
     new_ins.extend(ins[2..2 + n_carry].iter().cloned());
     for k in 2..2 + n_carry {
@@ -84,7 +66,7 @@ fn fori_jvp(
     for k in 2 + n_carry..ins.len() {
         new_ins.push(tangent(ad, k)?);
     }
-    let params = Params::Loop(LoopRef(Rc::new(Loop {
+    let params = Params::Loop(Shared(Rc::new(Loop {
         body: jb,
         n_carry: 2 * n_carry,
     })));
@@ -135,16 +117,6 @@ pub struct Cond {
     pub n_free_false: usize,
 }
 
-/// Shared, compared by identity.
-#[derive(Clone, Debug)]
-pub struct CondRef(pub Rc<Cond>);
-
-impl PartialEq for CondRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 /// Forward mode: each branch's jvp, chosen by the same predicate.
 fn cond_jvp(
     ad: &mut Ad,
@@ -186,15 +158,7 @@ fn cond_jvp(
             .collect();
         branches.push(jb);
     }
-    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
-        match &t[k] {
-            Some(tk) => Ok(tk.clone()),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
-                ad.zeros(&a)
-            }
-        }
-    };
+    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
     let mut new_ins = vec![ins[0].clone()];
     new_ins.extend(ins[1..1 + n].iter().cloned());
     for k in 1..1 + n {
@@ -207,7 +171,7 @@ fn cond_jvp(
         }
     }
     let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
-    let params = Params::Cond(CondRef(Rc::new(Cond {
+    let params = Params::Cond(Shared(Rc::new(Cond {
         branches: [b0, b1],
         n_operands: 2 * n,
         n_free_false: 2 * c.n_free_false,
@@ -255,16 +219,6 @@ pub struct While {
     pub n_free_cond: usize,
 }
 
-/// Shared, compared by identity.
-#[derive(Clone, Debug)]
-pub struct WhileRef(pub Rc<While>);
-
-impl PartialEq for WhileRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
 /// Forward mode: the loop over `(carry, tangent carry)`; the condition reads
 /// the primal carry only.
 fn while_jvp(
@@ -310,15 +264,7 @@ fn while_jvp(
         .chain(tangent_vars)
         .chain(invars[n..].iter().copied())
         .collect();
-    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
-        match &t[k] {
-            Some(tk) => Ok(tk.clone()),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
-                ad.zeros(&a)
-            }
-        }
-    };
+    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
     let mut new_ins: Vec<Atom> = ins[..n].to_vec();
     for k in 0..n {
         new_ins.push(tangent(ad, k)?);
@@ -328,7 +274,7 @@ fn while_jvp(
     for k in n + w.n_free_cond..ins.len() {
         new_ins.push(tangent(ad, k)?);
     }
-    let params = Params::While(WhileRef(Rc::new(While {
+    let params = Params::While(Shared(Rc::new(While {
         cond,
         body: jb,
         n_carry: 2 * n,
@@ -381,16 +327,6 @@ pub struct Scan {
     pub n_xs: usize,
     pub length: usize,
     pub reverse: bool,
-}
-
-/// Shared, compared by identity.
-#[derive(Clone, Debug)]
-pub struct ScanRef(pub Rc<Scan>);
-
-impl PartialEq for ScanRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
 }
 
 /// The outputs of a scan: the carry, then each y stacked.
@@ -467,15 +403,7 @@ fn scan_jvp(
         o[n_out + nc..].to_vec(),
     ]
     .concat();
-    let tangent = |ad: &mut Ad, k: usize| -> Res<Atom> {
-        match &t[k] {
-            Some(tk) => Ok(tk.clone()),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
-                ad.zeros(&a)
-            }
-        }
-    };
+    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
     let mut new_ins = Vec::new();
     for (from, len) in [(0, nc), (nc, nx), (nc + nx, nf)] {
         new_ins.extend(ins[from..from + len].iter().cloned());
@@ -483,7 +411,7 @@ fn scan_jvp(
             new_ins.push(tangent(ad, k)?);
         }
     }
-    let params = Params::Scan(ScanRef(Rc::new(Scan {
+    let params = Params::Scan(Shared(Rc::new(Scan {
         body: jb,
         n_carry: 2 * nc,
         n_xs: 2 * nx,

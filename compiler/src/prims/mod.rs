@@ -20,6 +20,23 @@ use jax_dtypes::DType;
 use crate::ir::{Aval, Shape};
 use crate::shapes::Constraints;
 
+/// A nested program held by a parameter (a loop body, branches, a custom
+/// rule): shared, and compared by identity (each traced call makes its own).
+#[derive(Debug)]
+pub struct Shared<T>(pub std::rc::Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// A primitive: a static definition, compared by name.
 pub type Prim = &'static PrimDef;
 
@@ -144,17 +161,17 @@ pub enum Params {
         bounds: Option<(f64, f64)>,
     },
     /// `custom_jvp_call`: the function and its rule.
-    CustomJvp(CustomJvpRef),
+    CustomJvp(Shared<CustomJvp>),
     /// `custom_vjp_call`, `custom_vjp_lin`: the function, fwd and bwd.
-    CustomVjp(CustomVjpRef),
+    CustomVjp(Shared<CustomVjp>),
     /// `fori_loop`: the body.
-    Loop(LoopRef),
+    Loop(Shared<Loop>),
     /// `cond`: the branches.
-    Cond(CondRef),
+    Cond(Shared<Cond>),
     /// `while`: the condition and the body.
-    While(WhileRef),
+    While(Shared<While>),
     /// `scan`: the body, length and direction.
-    Scan(ScanRef),
+    Scan(Shared<Scan>),
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,

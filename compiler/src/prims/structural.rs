@@ -640,16 +640,8 @@ fn scatter_linear_jvp(
     if t[0].is_none() && t[2].is_none() {
         return Ok(vec![None]);
     }
-    let mut tangent = |k: usize| -> Res<Atom> {
-        match &t[k] {
-            Some(tk) => Ok(tk.clone()),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(&ins[k]));
-                ad.zeros(&a)
-            }
-        }
-    };
-    let (tx, tu) = (tangent(0)?, tangent(2)?);
+    let tx = ad.tangent_or_zeros(&t[0], &ins[0])?;
+    let tu = ad.tangent_or_zeros(&t[2], &ins[2])?;
     Ok(vec![Some(ad.bind(
         prim,
         p.clone(),
@@ -1138,13 +1130,7 @@ fn concatenate_jvp(
     }
     let mut parts = Vec::new();
     for (x, tx) in ins.iter().zip(t) {
-        parts.push(match tx {
-            Some(tx) => tx.clone(),
-            None => {
-                let a = crate::ad::tangent_aval(&ad.aval(x));
-                ad.zeros(&a)?
-            }
-        });
+        parts.push(ad.tangent_or_zeros(tx, x)?);
     }
     Ok(vec![Some(ad.bind(&CONCATENATE, p.clone(), parts)?)])
 }
