@@ -650,57 +650,52 @@ fn stack(
 /// returning the Jacobian `out_shape ++ in_shape`, one pullback per output
 /// element (unrolled: shapes are static).
 pub fn jacrev(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
-    let n_in = j.invars.len();
-    let mut wrt = vec![false; n_in];
-    wrt[arg] = true;
-    let pullback = vjp(j, &Wrt { inputs: wrt }, Seed::Inputs, x64, span)?;
-    let in_aval = j.aval(j.invars[arg]).clone();
-    let out_aval = j.atom_aval(&j.outvars[0]).clone();
-    let m = static_size(&out_aval.shape, span, "jacrev")?;
-    let mut b = Builder::new(x64);
-    let inputs: Vec<Atom> = j
-        .invars
-        .iter()
-        .map(|v| b.input(j.aval(*v).clone()))
-        .collect();
-    let mut rows = Vec::new();
-    for i in 0..m {
-        let ct = one_hot(&mut b, &out_aval, i, m);
-        let mut args = inputs.clone();
-        args.push(ct);
-        let outs = inline(&mut b, &pullback, &args)?;
-        rows.push(outs[j.outvars.len()].clone());
-    }
-    let jac = stack(&mut b, rows, &in_aval.shape, &out_aval.shape, true, span)?;
-    b.jaxpr.outvars = vec![jac];
-    Ok(b.jaxpr)
+    jacobian(j, arg, false, x64, span)
 }
 
 /// `jax.jacfwd` with respect to input `arg`: the Jacobian `out_shape ++
 /// in_shape`, one jvp per input element.
 pub fn jacfwd(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
-    let n_in = j.invars.len();
-    let mut wrt = vec![false; n_in];
+    jacobian(j, arg, true, x64, span)
+}
+
+/// The Jacobian of the first output with respect to input `arg`, built from
+/// one jvp per input element (`forward`) or one pullback per output element,
+/// each fed a one-hot seed and stacked into `out_shape ++ in_shape`.
+fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let mut wrt = vec![false; j.invars.len()];
     wrt[arg] = true;
-    let push = jvp(j, &Wrt { inputs: wrt }, x64, span)?;
+    let wrt = Wrt { inputs: wrt };
+    let (linear, what) = if forward {
+        (jvp(j, &wrt, x64, span)?, "jacfwd")
+    } else {
+        (vjp(j, &wrt, Seed::Inputs, x64, span)?, "jacrev")
+    };
     let in_aval = j.aval(j.invars[arg]).clone();
     let out_aval = j.atom_aval(&j.outvars[0]).clone();
-    let n = static_size(&in_aval.shape, span, "jacfwd")?;
+    // Forward seeds the input and yields columns; reverse seeds the output
+    // and yields rows.
+    let (seed_aval, part, lead) = if forward {
+        (&in_aval, &out_aval.shape, &in_aval.shape)
+    } else {
+        (&out_aval, &in_aval.shape, &out_aval.shape)
+    };
+    let n = static_size(&seed_aval.shape, span, what)?;
     let mut b = Builder::new(x64);
     let inputs: Vec<Atom> = j
         .invars
         .iter()
         .map(|v| b.input(j.aval(*v).clone()))
         .collect();
-    let mut cols = Vec::new();
+    let mut parts = Vec::new();
     for k in 0..n {
-        let t = one_hot(&mut b, &in_aval, k, n);
+        let seed = one_hot(&mut b, seed_aval, k, n);
         let mut args = inputs.clone();
-        args.push(t);
-        let outs = inline(&mut b, &push, &args)?;
-        cols.push(outs[j.outvars.len()].clone());
+        args.push(seed);
+        let outs = inline(&mut b, &linear, &args)?;
+        parts.push(outs[j.outvars.len()].clone());
     }
-    let jac = stack(&mut b, cols, &out_aval.shape, &in_aval.shape, false, span)?;
+    let jac = stack(&mut b, parts, part, lead, !forward, span)?;
     b.jaxpr.outvars = vec![jac];
     Ok(b.jaxpr)
 }
