@@ -544,45 +544,32 @@ impl Tracer {
             carry.push(self.atom(l, c.args[3].span())?);
         }
         let span = c.span();
-        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
+        // The body on inputs `[i, carry leaves..]`, returning the new carry's leaves.
+        let run_body = |t: &mut Tracer, inputs: &[Atom]| -> Result<Vec<Value>> {
+            let mut it = inputs[1..].iter().cloned().map(Value::Traced);
+            let carry_value = rebuild(&init, &mut it);
+            let index = Value::Traced(inputs[0].clone());
+            let out = t.apply(&body, vec![(index, span), (carry_value, span)], span)?;
+            let mut outs = Vec::new();
+            crate::parse::flatten(&out, &mut outs);
+            Ok(outs)
+        };
+        let with_index = |carry: &[crate::ir::Aval]| {
             let mut avals = vec![crate::ir::Aval::scalar(int, false)];
-            avals.extend(given);
-            let (j, _) = t.trace_with(avals, |t, inputs| {
-                let mut it = inputs[1..].iter().cloned().map(Value::Traced);
-                let carry_value = rebuild(&init, &mut it);
-                let out = t.apply(
-                    &body,
-                    vec![
-                        (Value::Traced(inputs[0].clone()), span),
-                        (carry_value, span),
-                    ],
-                    span,
-                )?;
-                let mut outs = Vec::new();
-                crate::parse::flatten(&out, &mut outs);
+            avals.extend(carry.iter().cloned());
+            avals
+        };
+        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
+            let (j, _) = t.trace_with(with_index(&given), |t, inputs| {
+                let outs = run_body(t, &inputs)?;
                 outs.into_iter().map(|o| t.atom(o, span)).collect()
             })?;
             Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
         })?;
-        let mut avals = vec![crate::ir::Aval::scalar(int, false)];
-        avals.extend(carry_avals.iter().cloned());
         let n = carry.len();
-        let wanted = carry_avals.clone();
-        let (j, free) = self.trace_with(avals, |t, inputs| {
-            let mut it = inputs[1..].iter().cloned().map(Value::Traced);
-            let carry_value = rebuild(&init, &mut it);
-            let out = t.apply(
-                &body,
-                vec![
-                    (Value::Traced(inputs[0].clone()), span),
-                    (carry_value, span),
-                ],
-                span,
-            )?;
-            let mut outs = Vec::new();
-            crate::parse::flatten(&out, &mut outs);
-            let atoms = t.carry_out(outs, &wanted, "fori_loop", span)?;
-            Ok(atoms)
+        let (j, free) = self.trace_with(with_index(&carry_avals), |t, inputs| {
+            let outs = run_body(t, &inputs)?;
+            t.carry_out(outs, &carry_avals, "fori_loop", span)
         })?;
         let params =
             crate::prims::Params::Loop(crate::prims::Shared(Rc::new(crate::prims::Loop {
@@ -778,13 +765,18 @@ impl Tracer {
         for l in leaves {
             carry.push(self.atom(l, c.args[2].span())?);
         }
+        // The body on the carry's leaves, returning the new carry's leaves.
+        let run_body = |t: &mut Tracer, inputs: Vec<Atom>| -> Result<Vec<Value>> {
+            let mut it = inputs.into_iter().map(Value::Traced);
+            let arg = rebuild(&init, &mut it);
+            let out = t.apply(&body_fn, vec![(arg, span)], span)?;
+            let mut outs = Vec::new();
+            crate::parse::flatten(&out, &mut outs);
+            Ok(outs)
+        };
         let avals = self.settle_carry(&mut carry, span, |t, given| {
             let (j, _) = t.trace_with(given, |t, inputs| {
-                let mut it = inputs.into_iter().map(Value::Traced);
-                let arg = rebuild(&init, &mut it);
-                let out = t.apply(&body_fn, vec![(arg, span)], span)?;
-                let mut outs = Vec::new();
-                crate::parse::flatten(&out, &mut outs);
+                let outs = run_body(t, inputs)?;
                 outs.into_iter().map(|o| t.atom(o, span)).collect()
             })?;
             Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
@@ -808,13 +800,8 @@ impl Tracer {
         })?;
         let wanted = avals.clone();
         let (body, free_body) = self.trace_with(avals, |t, inputs| {
-            let mut it = inputs.into_iter().map(Value::Traced);
-            let arg = rebuild(&init, &mut it);
-            let out = t.apply(&body_fn, vec![(arg, span)], span)?;
-            let mut outs = Vec::new();
-            crate::parse::flatten(&out, &mut outs);
-            let atoms = t.carry_out(outs, &wanted, "while_loop", span)?;
-            Ok(atoms)
+            let outs = run_body(t, inputs)?;
+            t.carry_out(outs, &wanted, "while_loop", span)
         })?;
         let params =
             crate::prims::Params::While(crate::prims::Shared(Rc::new(crate::prims::While {
@@ -879,30 +866,9 @@ impl Tracer {
         let nc = carry.len();
         let mut carry = carry;
         let rows = row_avals.clone();
-        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
-            let mut avals = given;
-            avals.extend(rows);
-            let (j, _) = t.trace_with(avals, |t, inputs| {
-                let mut it = inputs[..nc].iter().cloned().map(Value::Traced);
-                let carry_v = rebuild(&init, &mut it);
-                let mut it = inputs[nc..].iter().cloned().map(Value::Traced);
-                let x_v = rebuild(&xs, &mut it);
-                let out = t.apply(&body_fn, vec![(carry_v, span), (x_v, span)], span)?;
-                let Value::Tuple(pair) = out else {
-                    return err(span, "the scan body must return `(carry, y)`");
-                };
-                let mut outs = Vec::new();
-                if let Some(new_carry) = pair.first() {
-                    crate::parse::flatten(new_carry, &mut outs);
-                }
-                outs.into_iter().map(|o| t.atom(o, span)).collect()
-            })?;
-            Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
-        })?;
-        let mut avals = carry_avals.clone();
-        avals.extend(row_avals);
-        let mut ys_template = None;
-        let (body, free) = self.trace_with(avals, |t, inputs| {
+        // The body on `[carry leaves.., x leaves..]`, returning the new
+        // carry's leaves and the y.
+        let run_body = |t: &mut Tracer, inputs: &[Atom]| -> Result<(Vec<Value>, Value)> {
             let mut it = inputs[..nc].iter().cloned().map(Value::Traced);
             let carry_v = rebuild(&init, &mut it);
             let mut it = inputs[nc..].iter().cloned().map(Value::Traced);
@@ -915,9 +881,24 @@ impl Tracer {
                 return err(span, "the scan body must return `(carry, y)`");
             }
             let y = pair.pop().unwrap();
-            let new_carry = pair.pop().unwrap();
-            let mut cl = Vec::new();
-            crate::parse::flatten(&new_carry, &mut cl);
+            let mut carry_leaves = Vec::new();
+            crate::parse::flatten(&pair[0], &mut carry_leaves);
+            Ok((carry_leaves, y))
+        };
+        let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
+            let mut avals = given;
+            avals.extend(rows);
+            let (j, _) = t.trace_with(avals, |t, inputs| {
+                let (outs, _) = run_body(t, &inputs)?;
+                outs.into_iter().map(|o| t.atom(o, span)).collect()
+            })?;
+            Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
+        })?;
+        let mut avals = carry_avals.clone();
+        avals.extend(row_avals);
+        let mut ys_template = None;
+        let (body, free) = self.trace_with(avals, |t, inputs| {
+            let (cl, y) = run_body(t, &inputs)?;
             let mut atoms = t.carry_out(cl, &carry_avals, "scan", span)?;
             let mut yl = Vec::new();
             crate::parse::flatten(&y, &mut yl);
