@@ -17,6 +17,56 @@ pub struct Loop {
     pub n_carry: usize,
 }
 
+/// The jvp of a nested body, its inputs regrouped as the loop or branch
+/// passes them: `lead` inputs without tangents (the fori index), then each
+/// group of `in_groups` followed by its tangents; the outputs likewise by
+/// `out_groups`. (`ad::jvp` puts every tangent after every primal.)
+fn body_jvp(
+    ad: &Ad,
+    body: &Jaxpr,
+    lead: usize,
+    in_groups: &[usize],
+    out_groups: &[usize],
+) -> Res<Jaxpr> {
+    let mut wrt = vec![false; lead];
+    wrt.extend(std::iter::repeat_n(true, in_groups.iter().sum()));
+    let mut jb =
+        crate::ad::jvp(body, &Wrt { inputs: wrt }, ad.b.x64, ad.span).map_err(|e| e.to_string())?;
+    jb.invars = with_tangents_after_groups(&jb.invars, lead, in_groups);
+    jb.outvars = with_tangents_after_groups(&jb.outvars, 0, out_groups);
+    Ok(jb)
+}
+
+/// `[lead.., g1.., g2.., t(g1).., t(g2)..]` as `[lead.., g1.., t(g1)..,
+/// g2.., t(g2)..]`.
+fn with_tangents_after_groups<T: Clone>(v: &[T], lead: usize, groups: &[usize]) -> Vec<T> {
+    let n: usize = groups.iter().sum();
+    let mut out = v[..lead].to_vec();
+    let mut at = lead;
+    for &g in groups {
+        out.extend_from_slice(&v[at..at + g]);
+        out.extend_from_slice(&v[at + n..at + n + g]);
+        at += g;
+    }
+    out
+}
+
+/// Pushes the operands `ins[range]`, then their tangents (zeros where there
+/// are none).
+fn push_with_tangents(
+    ad: &mut Ad,
+    new_ins: &mut Vec<Atom>,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    range: std::ops::Range<usize>,
+) -> Res<()> {
+    new_ins.extend(ins[range.clone()].iter().cloned());
+    for k in range {
+        new_ins.push(ad.tangent_or_zeros(&t[k], &ins[k])?);
+    }
+    Ok(())
+}
+
 /// Forward mode: the loop over `(carry, tangent carry)`, its body the jvp
 /// of the body (the index has no tangent; loop-invariant operands bring
 /// theirs in as invariants).
@@ -31,41 +81,12 @@ fn fori_jvp(
     let n_carry = l.0.n_carry;
     let body = &l.0.body;
     let n_inv = body.invars.len() - 1 - n_carry;
-    let mut wrt = vec![false];
-    wrt.extend(std::iter::repeat_n(true, n_carry + n_inv));
     let span = ad.span;
-    let jb =
-        crate::ad::jvp(body, &Wrt { inputs: wrt }, ad.b.x64, span).map_err(|e| e.to_string())?;
-    // jvp's inputs: i, carry, invariants, then tangents of carry and
-    // invariants; the loop wants i, carry ++ tangent carry, then invariants
-    // ++ their tangents.
-    let v = &jb.invars;
-    let (i, carry, inv) = (
-        v[0],
-        &v[1..1 + n_carry],
-        &v[1 + n_carry..1 + n_carry + n_inv],
-    );
-    let (t_carry, t_inv) = (
-        &v[1 + n_carry + n_inv..1 + 2 * n_carry + n_inv],
-        &v[1 + 2 * n_carry + n_inv..],
-    );
-    let mut jb = jb.clone();
-    jb.invars = std::iter::once(i)
-        .chain(carry.iter().copied())
-        .chain(t_carry.iter().copied())
-        .chain(inv.iter().copied())
-        .chain(t_inv.iter().copied())
-        .collect();
-    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
+    let n_out = body.outvars.len();
+    let jb = body_jvp(ad, body, 1, &[n_carry, n_inv], &[n_out])?;
     let mut new_ins = vec![ins[0].clone(), ins[1].clone()];
-    new_ins.extend(ins[2..2 + n_carry].iter().cloned());
-    for k in 2..2 + n_carry {
-        new_ins.push(tangent(ad, k)?);
-    }
-    new_ins.extend(ins[2 + n_carry..].iter().cloned());
-    for k in 2 + n_carry..ins.len() {
-        new_ins.push(tangent(ad, k)?);
-    }
+    push_with_tangents(ad, &mut new_ins, ins, t, 2..2 + n_carry)?;
+    push_with_tangents(ad, &mut new_ins, ins, t, 2 + n_carry..ins.len())?;
     let params = Params::Loop(Shared(Rc::new(Loop {
         body: jb,
         n_carry: 2 * n_carry,
@@ -136,39 +157,13 @@ fn cond_jvp(
     let mut branches = Vec::new();
     for (b, body) in c.branches.iter().enumerate() {
         let n_free = frees[b].1 - frees[b].0;
-        let jb = crate::ad::jvp(
-            body,
-            &Wrt {
-                inputs: vec![true; n + n_free],
-            },
-            ad.b.x64,
-            span,
-        )
-        .map_err(|e| e.to_string())?;
-        // jvp inputs: operands, frees, their tangents; wanted: operands,
-        // operand tangents, frees, free tangents.
-        let v = jb.invars.clone();
-        let mut jb = jb;
-        jb.invars = v[..n]
-            .iter()
-            .chain(&v[n + n_free..2 * n + n_free])
-            .chain(&v[n..n + n_free])
-            .chain(&v[2 * n + n_free..])
-            .copied()
-            .collect();
-        branches.push(jb);
+        let n_out = body.outvars.len();
+        branches.push(body_jvp(ad, body, 0, &[n, n_free], &[n_out])?);
     }
-    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
     let mut new_ins = vec![ins[0].clone()];
-    new_ins.extend(ins[1..1 + n].iter().cloned());
-    for k in 1..1 + n {
-        new_ins.push(tangent(ad, k)?);
-    }
+    push_with_tangents(ad, &mut new_ins, ins, t, 1..1 + n)?;
     for (from, to) in frees {
-        new_ins.extend(ins[from..to].iter().cloned());
-        for k in from..to {
-            new_ins.push(tangent(ad, k)?);
-        }
+        push_with_tangents(ad, &mut new_ins, ins, t, from..to)?;
     }
     let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
     let params = Params::Cond(Shared(Rc::new(Cond {
@@ -233,24 +228,7 @@ fn while_jvp(
     let n = w.n_carry;
     let span = ad.span;
     let n_free_body = ins.len() - n - w.n_free_cond;
-    let jb = crate::ad::jvp(
-        &w.body,
-        &Wrt {
-            inputs: vec![true; n + n_free_body],
-        },
-        ad.b.x64,
-        span,
-    )
-    .map_err(|e| e.to_string())?;
-    let v = jb.invars.clone();
-    let mut jb = jb;
-    jb.invars = v[..n]
-        .iter()
-        .chain(&v[n + n_free_body..2 * n + n_free_body])
-        .chain(&v[n..n + n_free_body])
-        .chain(&v[2 * n + n_free_body..])
-        .copied()
-        .collect();
+    let jb = body_jvp(ad, &w.body, 0, &[n, n_free_body], &[n])?;
     // The condition takes the tangent carry too, and ignores it.
     let mut cond = w.cond.clone();
     let tangent_vars: Vec<crate::ir::Var> = w.cond.invars[..n]
@@ -264,16 +242,10 @@ fn while_jvp(
         .chain(tangent_vars)
         .chain(invars[n..].iter().copied())
         .collect();
-    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
-    let mut new_ins: Vec<Atom> = ins[..n].to_vec();
-    for k in 0..n {
-        new_ins.push(tangent(ad, k)?);
-    }
+    let mut new_ins = Vec::new();
+    push_with_tangents(ad, &mut new_ins, ins, t, 0..n)?;
     new_ins.extend(ins[n..n + w.n_free_cond].iter().cloned());
-    new_ins.extend(ins[n + w.n_free_cond..].iter().cloned());
-    for k in n + w.n_free_cond..ins.len() {
-        new_ins.push(tangent(ad, k)?);
-    }
+    push_with_tangents(ad, &mut new_ins, ins, t, n + w.n_free_cond..ins.len())?;
     let params = Params::While(Shared(Rc::new(While {
         cond,
         body: jb,
@@ -370,46 +342,10 @@ fn scan_jvp(
     let nf = ins.len() - nc - nx;
     let n_ys = s.body.outvars.len() - nc;
     let span = ad.span;
-    let jb = crate::ad::jvp(
-        &s.body,
-        &Wrt {
-            inputs: vec![true; nc + nx + nf],
-        },
-        ad.b.x64,
-        span,
-    )
-    .map_err(|e| e.to_string())?;
-    // jvp inputs: carry, xs, invariants, then their tangents; outputs: carry,
-    // ys, then their tangents. The scan wants carry ++ tangents, xs ++
-    // tangents, invariants ++ tangents; carry ++ tangents, ys ++ tangents.
-    let (v, o) = (jb.invars.clone(), jb.outvars.clone());
-    let n_in = nc + nx + nf;
-    let pick = |from: usize, len: usize| v[from..from + len].to_vec();
-    let mut jb = jb;
-    jb.invars = [
-        pick(0, nc),
-        pick(n_in, nc),
-        pick(nc, nx),
-        pick(n_in + nc, nx),
-        pick(nc + nx, nf),
-        pick(n_in + nc + nx, nf),
-    ]
-    .concat();
-    let n_out = nc + n_ys;
-    jb.outvars = [
-        o[..nc].to_vec(),
-        o[n_out..n_out + nc].to_vec(),
-        o[nc..n_out].to_vec(),
-        o[n_out + nc..].to_vec(),
-    ]
-    .concat();
-    let tangent = |ad: &mut Ad, k: usize| ad.tangent_or_zeros(&t[k], &ins[k]);
+    let jb = body_jvp(ad, &s.body, 0, &[nc, nx, nf], &[nc, n_ys])?;
     let mut new_ins = Vec::new();
     for (from, len) in [(0, nc), (nc, nx), (nc + nx, nf)] {
-        new_ins.extend(ins[from..from + len].iter().cloned());
-        for k in from..from + len {
-            new_ins.push(tangent(ad, k)?);
-        }
+        push_with_tangents(ad, &mut new_ins, ins, t, from..from + len)?;
     }
     let params = Params::Scan(Shared(Rc::new(Scan {
         body: jb,
