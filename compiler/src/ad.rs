@@ -22,6 +22,10 @@ pub type Res<T> = std::result::Result<T, String>;
 pub struct Ad<'a> {
     pub b: &'a mut Builder,
     pub span: Span,
+    /// Reverse mode is linearizing: rules of primitives with nested
+    /// programs emit their primal and tangent halves as two equations (the
+    /// tangent one transposable), so that partial evaluation can split them.
+    pub linearize: bool,
 }
 
 impl Ad<'_> {
@@ -193,12 +197,12 @@ pub type JvpRule = fn(
 ) -> Res<Vec<Option<Atom>>>;
 
 /// A transpose rule of a linear primitive: the cotangent of each linear
-/// operand from the output's cotangent. `ins` holds the primal operands
+/// operand from the outputs' cotangents (`None`: no cotangent reaches it). `ins` holds the primal operands
 /// (`None` for the linear ones, which have no value), `avals` every
 /// operand's abstract value.
 pub type TransposeRule = fn(
     &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
@@ -237,6 +241,7 @@ fn jvp_into(
     b: &mut Builder,
     inputs: &[Atom],
     tangents: &[Option<Atom>],
+    linearize: bool,
 ) -> syn::Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let mut env: HashMap<Var, Atom> = HashMap::new();
     let mut tan: HashMap<Var, Atom> = HashMap::new();
@@ -270,7 +275,11 @@ fn jvp_into(
                 format!("differentiating `{}` is not supported yet", e.prim.name),
             ));
         };
-        let mut ad = Ad { b, span: e.span };
+        let mut ad = Ad {
+            b,
+            span: e.span,
+            linearize,
+        };
         let touts =
             rule(&mut ad, &ins, &tins, &e.params, &outs).map_err(|m| rule_error(e.span, m))?;
         for (v, t) in e.outs.iter().zip(touts) {
@@ -296,7 +305,11 @@ fn or_zeros(b: &mut Builder, t: Option<Atom>, aval: &Aval, span: Span) -> syn::R
     match t {
         Some(t) => Ok(t),
         None => {
-            let mut ad = Ad { b, span };
+            let mut ad = Ad {
+                b,
+                span,
+                linearize: false,
+            };
             ad.zeros(&tangent_aval(aval))
                 .map_err(|m| rule_error(span, m))
         }
@@ -332,7 +345,7 @@ pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
         .iter()
         .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_float()))
         .collect();
-    let (outs, touts) = jvp_into(j, &mut b, &inputs, &used)?;
+    let (outs, touts) = jvp_into(j, &mut b, &inputs, &used, false)?;
     if let Some(e) = b
         .jaxpr
         .eqns
@@ -366,119 +379,277 @@ pub enum Seed {
 /// input in `wrt`. The forward equations come first, then the transposed
 /// linear ones.
 pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Result<Jaxpr> {
-    // 1. Linearize: the jvp program, with the tangent inputs as inputs.
+    let has_tangent: Vec<bool> = j
+        .invars
+        .iter()
+        .zip(&wrt.inputs)
+        .map(|(v, &w)| w && j.aval(*v).dtype.is_float())
+        .collect();
+    let split = linearize(j, &has_tangent, x64, span)?;
+    let n_out = j.outvars.len();
+    let mut linear_in = vec![false; split.n_res];
+    linear_in.extend(has_tangent.iter().filter(|&&t| t).map(|_| true));
+    let ct_given: Vec<bool> = match seed {
+        Seed::Inputs => vec![true; n_out],
+        Seed::One => (0..n_out).map(|k| k == 0).collect(),
+    };
+    let back = transpose(&split.linear, &linear_in, &ct_given, x64, span)?;
+
+    let mut b = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    let known = inline(&mut b, &split.known, &inputs)?;
+    let (primal_outs, residuals) = known.split_at(n_out);
+    let mut args = residuals.to_vec();
+    match seed {
+        Seed::Inputs => {
+            for o in primal_outs {
+                let aval = tangent_aval(&b.aval(o));
+                args.push(b.input(aval));
+            }
+        }
+        Seed::One => {
+            let aval = tangent_aval(&b.aval(&primal_outs[0]));
+            let one = Ad {
+                b: &mut b,
+                span,
+                linearize: false,
+            }
+            .full(1.0, &aval)
+            .map_err(|m| rule_error(span, m))?;
+            args.push(one);
+        }
+    }
+    let mut in_cts = inline(&mut b, &back, &args)?.into_iter();
+    let mut outvars = primal_outs.to_vec();
+    for (i, v) in j.invars.iter().enumerate() {
+        if !wrt.inputs[i] {
+            continue;
+        }
+        let c = if has_tangent[i] { in_cts.next() } else { None };
+        outvars.push(or_zeros(&mut b, c, j.aval(*v), span)?);
+    }
+    b.jaxpr.outvars = outvars;
+    Ok(b.jaxpr)
+}
+
+/// A linearized program split by partial evaluation (JAX's
+/// `partial_eval_jaxpr_nounits`): `known` maps the primal inputs to the
+/// primal outputs, then the residuals; `linear` maps the residuals, then
+/// the tangent inputs, to a tangent per output, linearly in the tangents.
+pub struct Split {
+    pub known: Jaxpr,
+    pub linear: Jaxpr,
+    pub n_res: usize,
+}
+
+/// Linearizes `j` at its inputs: forward mode with a tangent input for each
+/// input in `has_tangent`, then partial evaluation (an equation reading a
+/// tangent is linear, the rest is the forward pass). Residuals are the
+/// forward values the linear equations read.
+pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn::Result<Split> {
     let mut lin = Builder::new(x64);
     let inputs: Vec<Atom> = j
         .invars
         .iter()
         .map(|v| lin.input(j.aval(*v).clone()))
         .collect();
+    let tangent_ins: Vec<Atom> = j
+        .invars
+        .iter()
+        .zip(has_tangent)
+        .filter(|(_, &t)| t)
+        .map(|(v, _)| lin.input(tangent_aval(j.aval(*v))))
+        .collect();
+    let mut given = tangent_ins.iter();
     let tangents: Vec<Option<Atom>> = j
         .invars
         .iter()
-        .zip(&wrt.inputs)
-        .map(|(v, &w)| {
-            let aval = j.aval(*v);
-            (w && aval.dtype.is_float()).then(|| lin.input(tangent_aval(aval)))
+        .zip(has_tangent)
+        .map(|(v, &t)| {
+            let a = if t { given.next().cloned() } else { None };
+            // Integer inputs take a tangent but have no derivative.
+            a.filter(|_| j.aval(*v).dtype.is_float())
         })
         .collect();
-    let (outs, touts) = jvp_into(j, &mut lin, &inputs, &tangents)?;
+    let (outs, touts) = jvp_into(j, &mut lin, &inputs, &tangents, true)?;
     let lj = lin.jaxpr;
-
-    // 2. Partial evaluation: an equation reading a linear value is linear.
-    let mut linear: HashSet<Var> = tangents
-        .iter()
-        .flatten()
-        .map(|a| match a {
-            Atom::Var(v) => *v,
-            Atom::Lit(_) => unreachable!("tangent inputs are variables"),
-        })
-        .collect();
+    let var = |a: &Atom| match a {
+        Atom::Var(v) => *v,
+        Atom::Lit(_) => unreachable!("inputs are variables"),
+    };
+    let mut linear: HashSet<Var> = tangent_ins.iter().map(var).collect();
     let mut is_linear = vec![false; lj.eqns.len()];
     for (k, e) in lj.eqns.iter().enumerate() {
         if e.ins
             .iter()
             .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
         {
+            if e.prim.transpose.is_none() {
+                return Err(rule_error(e.span, not_transposable(e)));
+            }
             is_linear[k] = true;
             linear.extend(e.outs.iter().copied());
         }
     }
+    let consts: HashMap<Var, &Vec<Scalar>> = lj.constvars.iter().map(|(v, x)| (*v, x)).collect();
 
-    // 3. The forward pass: every nonlinear equation, in order.
-    let mut b = Builder::new(x64);
+    // The forward pass.
+    let mut kb = Builder::new(x64);
     let mut env: HashMap<Var, Atom> = HashMap::new();
-    for (v, values) in &lj.constvars {
-        let a = b.constant(lj.aval(*v).clone(), values.clone());
-        env.insert(*v, a);
+    for a in &inputs {
+        env.insert(var(a), kb.input(lj.atom_aval(a).clone()));
     }
-    for (i, a) in inputs.iter().enumerate() {
-        let Atom::Var(v) = a else { unreachable!() };
-        let new = b.input(j.aval(j.invars[i]).clone());
-        env.insert(*v, new);
+    for (v, values) in &lj.constvars {
+        env.insert(*v, kb.constant(lj.aval(*v).clone(), values.clone()));
     }
     for (k, e) in lj.eqns.iter().enumerate() {
         if is_linear[k] {
             continue;
         }
         let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
-        let new = b.bind(e.prim, e.params.clone(), ins, e.span)?;
+        let new = kb.bind(e.prim, e.params.clone(), ins, e.span)?;
         for (v, a) in e.outs.iter().zip(new) {
             env.insert(*v, a);
         }
     }
-    let primal_outs: Vec<Atom> = outs.iter().map(|a| read(&env, a)).collect();
 
-    // 4. Seed the cotangents of the output tangents.
-    let mut ct: HashMap<Var, Atom> = HashMap::new();
-    let seed_ct = |b: &mut Builder,
-                   ct: &mut HashMap<Var, Atom>,
-                   t: &Option<Atom>,
-                   c: Atom|
-     -> syn::Result<()> {
-        if let Some(Atom::Var(v)) = t {
-            accumulate(b, ct, *v, c, span)?;
-        }
-        Ok(())
-    };
-    match seed {
-        Seed::Inputs => {
-            for (o, t) in primal_outs.iter().zip(&touts) {
-                let aval = tangent_aval(&b.aval(o));
-                let c = b.input(aval);
-                seed_ct(&mut b, &mut ct, t, c)?;
+    // The residuals: forward variables the linear side reads.
+    let mut residuals: Vec<Var> = Vec::new();
+    let mut is_residual: HashSet<Var> = HashSet::new();
+    let linear_reads = lj
+        .eqns
+        .iter()
+        .zip(&is_linear)
+        .filter(|(_, &l)| l)
+        .flat_map(|(e, _)| e.ins.iter())
+        .chain(touts.iter().flatten());
+    for a in linear_reads {
+        if let Atom::Var(v) = a {
+            if !linear.contains(v) && !consts.contains_key(v) && is_residual.insert(*v) {
+                residuals.push(*v);
             }
-        }
-        Seed::One => {
-            let aval = b.aval(&primal_outs[0]);
-            let one = Ad { b: &mut b, span }
-                .full(1.0, &tangent_aval(&aval))
-                .map_err(|m| rule_error(span, m))?;
-            seed_ct(&mut b, &mut ct, &touts[0], one)?;
         }
     }
 
-    // 5. Transpose the linear equations, last first.
-    for (k, e) in lj.eqns.iter().enumerate().rev() {
+    // The linear side, on the residuals and the tangents.
+    let mut lb = Builder::new(x64);
+    let mut lenv: HashMap<Var, Atom> = HashMap::new();
+    for v in &residuals {
+        lenv.insert(*v, lb.input(lj.aval(*v).clone()));
+    }
+    for a in &tangent_ins {
+        lenv.insert(var(a), lb.input(lj.atom_aval(a).clone()));
+    }
+    for (v, values) in &lj.constvars {
+        lenv.insert(*v, lb.constant(lj.aval(*v).clone(), values.clone()));
+    }
+    for (k, e) in lj.eqns.iter().enumerate() {
         if !is_linear[k] {
             continue;
         }
-        if !e.outs.iter().any(|v| ct.contains_key(v)) {
+        let ins: Vec<Atom> = e.ins.iter().map(|a| read(&lenv, a)).collect();
+        let new = lb.bind(e.prim, e.params.clone(), ins, e.span)?;
+        for (v, a) in e.outs.iter().zip(new) {
+            lenv.insert(*v, a);
+        }
+    }
+    let mut louts = Vec::new();
+    for (o, t) in outs.iter().zip(touts) {
+        let t = t.map(|t| read(&lenv, &t));
+        louts.push(or_zeros(&mut lb, t, lj.atom_aval(o), span)?);
+    }
+    lb.jaxpr.outvars = louts;
+
+    kb.jaxpr.outvars = outs
+        .iter()
+        .map(|a| read(&env, a))
+        .chain(residuals.iter().map(|v| env[v].clone()))
+        .collect();
+    Ok(Split {
+        known: kb.jaxpr,
+        linear: lb.jaxpr,
+        n_res: residuals.len(),
+    })
+}
+
+/// Why a linear equation can't be transposed.
+fn not_transposable(e: &crate::ir::Eqn) -> String {
+    if matches!(e.prim.name, "while" | "fori_loop") {
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.".to_string()
+    } else {
+        format!(
+            "reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)",
+            e.prim.name
+        )
+    }
+}
+
+/// The transpose of a program linear in the inputs marked `linear_in`: a
+/// jaxpr taking the other inputs (in order), then a cotangent for each
+/// output in `ct_given`, and returning the cotangent of each linear input
+/// (zeros where none reaches it). Equations that read no linear value run
+/// forward first; the linear ones are transposed last first.
+pub fn transpose(
+    lin: &Jaxpr,
+    linear_in: &[bool],
+    ct_given: &[bool],
+    x64: bool,
+    span: Span,
+) -> syn::Result<Jaxpr> {
+    let mut b = Builder::new(x64);
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    copy_constants(lin, &mut b, &mut env);
+    let mut linear: HashSet<Var> = HashSet::new();
+    for (v, &l) in lin.invars.iter().zip(linear_in) {
+        if l {
+            linear.insert(*v);
+        } else {
+            env.insert(*v, b.input(lin.aval(*v).clone()));
+        }
+    }
+    let mut is_linear = vec![false; lin.eqns.len()];
+    for (k, e) in lin.eqns.iter().enumerate() {
+        if e.ins
+            .iter()
+            .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
+        {
+            is_linear[k] = true;
+            linear.extend(e.outs.iter().copied());
+        } else {
+            let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
+            let new = b.bind(e.prim, e.params.clone(), ins, e.span)?;
+            for (v, a) in e.outs.iter().zip(new) {
+                env.insert(*v, a);
+            }
+        }
+    }
+    let mut ct: HashMap<Var, Atom> = HashMap::new();
+    for (o, &given) in lin.outvars.iter().zip(ct_given) {
+        if !given {
             continue;
         }
-        let Some(rule) = e.prim.transpose.filter(|_| e.outs.len() == 1) else {
-            let dynamic_loop =
-                e.prim.name == "fori_loop" && e.ins[..2].iter().any(|a| matches!(a, Atom::Var(_)));
-            let msg = if dynamic_loop {
-                "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.".to_string()
-            } else {
-                format!("reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)", e.prim.name)
-            };
-            return Err(rule_error(e.span, msg));
+        let c = b.input(tangent_aval(lin.atom_aval(o)));
+        if let Atom::Var(v) = o {
+            if linear.contains(v) {
+                accumulate(&mut b, &mut ct, *v, c, span)?;
+            }
+        }
+    }
+    for (k, e) in lin.eqns.iter().enumerate().rev() {
+        if !is_linear[k] {
+            continue;
+        }
+        let cts: Vec<Option<Atom>> = e.outs.iter().map(|v| ct.remove(v)).collect();
+        if cts.iter().all(Option::is_none) {
+            continue;
+        }
+        let Some(rule) = e.prim.transpose else {
+            return Err(rule_error(e.span, not_transposable(e)));
         };
-        let c = ct
-            .remove(&e.outs[0])
-            .expect("a single output with a cotangent");
         let ins: Vec<Option<Atom>> = e
             .ins
             .iter()
@@ -487,13 +658,15 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
                 a => Some(read(&env, a)),
             })
             .collect();
-        let avals: Vec<Aval> = e.ins.iter().map(|a| lj.atom_aval(a).clone()).collect();
+        let avals: Vec<Aval> = e.ins.iter().map(|a| lin.atom_aval(a).clone()).collect();
         let mut ad = Ad {
             b: &mut b,
             span: e.span,
+            linearize: false,
         };
-        let cts = rule(&mut ad, c, &ins, &avals, &e.params).map_err(|m| rule_error(e.span, m))?;
-        for (a, c) in e.ins.iter().zip(cts) {
+        let in_cts =
+            rule(&mut ad, &cts, &ins, &avals, &e.params).map_err(|m| rule_error(e.span, m))?;
+        for (a, c) in e.ins.iter().zip(in_cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
                 if linear.contains(v) {
                     accumulate(&mut b, &mut ct, *v, c, e.span)?;
@@ -501,22 +674,21 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
             }
         }
     }
-
-    // 6. Outputs: the primal outputs, then each differentiated input's cotangent.
-    let mut outvars = primal_outs;
-    for (i, t) in tangents.iter().enumerate() {
-        if !wrt.inputs[i] {
-            continue;
+    let mut outvars = Vec::new();
+    for (v, &l) in lin.invars.iter().zip(linear_in) {
+        if l {
+            let c = ct.remove(v);
+            outvars.push(or_zeros(&mut b, c, lin.aval(*v), span)?);
         }
-        let aval = tangent_aval(j.aval(j.invars[i]));
-        let c = match t {
-            Some(Atom::Var(v)) => ct.remove(v),
-            _ => None,
-        };
-        outvars.push(or_zeros(&mut b, c, &aval, span)?);
     }
     b.jaxpr.outvars = outvars;
     Ok(b.jaxpr)
+}
+
+/// The cotangent of a single-output primitive (rules run only when one
+/// reaches it).
+pub fn single_ct(cts: &[Option<Atom>]) -> Atom {
+    cts[0].clone().expect("transposed only with a cotangent")
 }
 
 /// Adds a cotangent contribution for `v`.
@@ -529,9 +701,13 @@ fn accumulate(
 ) -> syn::Result<()> {
     let c = match ct.remove(&v) {
         None => c,
-        Some(prev) => Ad { b, span }
-            .add(prev, c)
-            .map_err(|m| rule_error(span, m))?,
+        Some(prev) => Ad {
+            b,
+            span,
+            linearize: false,
+        }
+        .add(prev, c)
+        .map_err(|m| rule_error(span, m))?,
     };
     ct.insert(v, c);
     Ok(())
@@ -595,7 +771,11 @@ fn stack(
     stack_first: bool,
     span: Span,
 ) -> syn::Result<Atom> {
-    let mut ad = Ad { b, span };
+    let mut ad = Ad {
+        b,
+        span,
+        linearize: false,
+    };
     let err = |m: String| rule_error(span, m);
     let (one_shape, axis): (Vec<Dim>, usize) = if stack_first {
         let mut s = vec![Dim::Lit(1)];

@@ -146,11 +146,12 @@ fn custom_vjp_rule(
 
 fn custom_vjp_lin_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };

@@ -225,11 +225,12 @@ fn neg_jvp(
 /// `add`: the cotangent goes to both operands, summed over their broadcasts.
 fn add_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     (0..2)
         .map(|k| {
             if ins[k].is_some() {
@@ -242,11 +243,12 @@ fn add_transpose(
 
 fn sub_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let x = if ins[0].is_none() {
         Some(ad.unbroadcast(ct.clone(), &avals[0])?)
     } else {
@@ -263,22 +265,24 @@ fn sub_transpose(
 
 fn neg_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     _: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     Ok(vec![Some(ad.neg(ct)?)])
 }
 
 /// `mul` with one linear operand: the cotangent times the other.
 fn mul_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     match (&ins[0], &ins[1]) {
         (None, Some(y)) => {
             let c = ad.mul(ct, y.clone())?;
@@ -295,11 +299,12 @@ fn mul_transpose(
 /// `div` linear in its numerator.
 fn div_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     match &ins[1] {
         Some(y) if ins[0].is_none() => {
             let c = ad.div(ct, y.clone())?;
@@ -648,11 +653,12 @@ fn convert_jvp(
 
 fn convert_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     Ok(vec![Some(ad.convert(ct, avals[0].dtype)?)])
 }
 
@@ -679,11 +685,12 @@ fn select_jvp(
 
 fn select_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let which = ins[0].clone().ok_or("select_n's predicate is not linear")?;
     let ct_aval = ad.aval(&ct);
     let zeros = ad.zeros(&ct_aval)?;

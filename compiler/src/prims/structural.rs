@@ -671,21 +671,23 @@ fn scatter_add_jvp(
 
 fn scatter_set_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     scatter_transpose(true, ad, ct, ins, avals, p)
 }
 
 fn scatter_add_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     scatter_transpose(false, ad, ct, ins, avals, p)
 }
 
@@ -804,11 +806,12 @@ use same_op_jvp;
 /// size-1 axes, then reshape to the operand.
 fn broadcast_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::BroadcastInDim { shape, dims } = p else {
         unreachable!()
     };
@@ -844,21 +847,23 @@ fn reshape_to(ad: &mut Ad, x: Atom, shape: &[Dim]) -> Res<Atom> {
 /// `reshape`, `squeeze`: the cotangent reshaped to the operand.
 fn reshape_back(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     Ok(vec![Some(reshape_to(ad, ct, &avals[0].shape)?)])
 }
 
 fn transpose_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::Transpose { perm } = p else {
         unreachable!()
     };
@@ -879,11 +884,12 @@ fn transpose_transpose(
 /// start, as an equality with a constant `0..n`.
 fn dynamic_slice_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::DynamicSlice { sizes } = p else {
         unreachable!()
     };
@@ -954,11 +960,12 @@ fn dynamic_slice_transpose(
 /// `reduce_sum`: the cotangent broadcast back over the reduced axes.
 fn reduce_sum_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::Axes(axes) = p else {
         unreachable!()
     };
@@ -1064,11 +1071,12 @@ fn reduce_prod_jvp(
 /// operand's shape, one axis at a time, by concatenation.
 fn slice_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     _: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::Slice {
         start,
         limit,
@@ -1138,11 +1146,12 @@ fn concatenate_jvp(
 /// `concatenate`: each linear operand's slice of the cotangent.
 fn concatenate_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::Concatenate { dim } = p else {
         unreachable!()
     };
@@ -1290,11 +1299,12 @@ fn dot_transpose_lhs(
 
 fn dot_general_transpose(
     ad: &mut Ad,
-    ct: Atom,
+    cts: &[Option<Atom>],
     ins: &[Option<Atom>],
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ad::single_ct(cts);
     let Params::DotGeneral {
         lhs_contract,
         rhs_contract,
