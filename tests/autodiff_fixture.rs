@@ -232,6 +232,15 @@ macro_rules! all_cases {
          -> Array<$e, 5> {
             jnp::concatenate((x, y * 2.0), 0)
         });
+        case1!(cond_false_branch, |x: Array<$e>| -> Array<$e> {
+            lax::cond(x.gt(0.0), |x: Array<$e>| jnp::sin(x), |x: Array<$e>| jnp::cos(x), x)
+        });
+        case1!(fori_loop_static, |x: Array<$e>| -> Array<$e> {
+            lax::fori_loop(0, 3, |_i, c| c * x + 1.0, x)
+        });
+        case1!(scan_product, |x: Array<$e, 3>| -> Array<$e> {
+            lax::scan(|c: Array<$e>, xi: Array<$e>| (c * xi, c), 1.0, x).0
+        });
 
         /// Every case above, by fixture name.
         pub fn checks() -> Vec<(&'static str, fn(&Value))> {
@@ -278,6 +287,9 @@ macro_rules! all_cases {
                 ("dot_vv", dot_vv::check),
                 ("matmul_mv", matmul_mv::check),
                 ("concatenate", concatenate::check),
+                ("cond_false_branch", cond_false_branch::check),
+                ("fori_loop_static", fori_loop_static::check),
+                ("scan_product", scan_product::check),
             ]
         }
 
@@ -294,6 +306,8 @@ macro_rules! all_cases {
                 ("erf", erf::f::hessian),
                 ("sinh", sinh::f::hessian),
                 ("lax_integer_pow_3", lax_integer_pow_3::f::hessian),
+                ("cond_false_branch", cond_false_branch::f::hessian),
+                ("fori_loop_static", fori_loop_static::f::hessian),
             ]
         }
     };

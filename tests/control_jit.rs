@@ -197,7 +197,7 @@ fn rnn(
     )
 }
 
-#[jax::jit]
+#[jax::jit(argnums = (0, 1, 2))]
 fn rnn_loss(w: &Array<f32, 4, 4>, xs: &Array<f32, 6, 4>, h: &Array<f32, 4>) -> Array<f32> {
     let (h, _) = lax::scan(
         |h: Array<f32, 4>, x: Array<f32, 4>| (jnp::tanh(w.matmul(&h) + x), 0.0),
@@ -288,4 +288,94 @@ fn switch_clamps_its_index() {
     // Eagerly, the same.
     let branches: [&dyn Fn(f32) -> f32; 3] = [&|v| v * 2.0, &|v| v + 10.0, &|v| -v];
     assert_eq!(lax::switch(9, &branches, 1.0), -1.0);
+}
+
+#[jax::jit]
+fn rnn_loss_grad_w(
+    w: &Array<f32, 4, 4>,
+    xs: &Array<f32, 6, 4>,
+    h: &Array<f32, 4>,
+) -> Array<f32, 4, 4> {
+    jax::grad(|w: Array<f32, 4, 4>| {
+        let (h, _) = lax::scan(
+            |h: Array<f32, 4>, x: Array<f32, 4>| (jnp::tanh(w.matmul(&h) + x), 0.0),
+            h.clone(),
+            xs.clone(),
+        );
+        jnp::sum(h)
+    })(w.clone())
+}
+
+#[test]
+fn reverse_mode_through_a_scan_matches_forward_mode() {
+    let w = Array::<f32, 16>::arange().reshape::<Array<f32, 4, 4>>() / 20.0f32 - 0.3f32;
+    let xs = Array::<f32, 24>::arange().reshape::<Array<f32, 6, 4>>() / 30.0f32;
+    let h0 = Array::<f32, 4>::from([0.1, 0.0, -0.1, 0.2]);
+    let (gw, gxs, gh) = rnn_loss::grad(&w, &xs, &h0);
+    assert_eq!(rnn_loss_grad_w(&w, &xs, &h0), gw);
+    // Each entry of each gradient against a jvp along its basis vector.
+    fn basis<const N: usize>(k: usize) -> Vec<f32> {
+        (0..N).map(|i| if i == k { 1.0 } else { 0.0 }).collect()
+    }
+    for k in 0..16 {
+        let tw = Array::<f32, 4, 4>::from_vec(basis::<16>(k)).unwrap();
+        let (_, t) = rnn_loss::jvp((&w, &xs, &h0), (&tw, &Array::full(0.0), &Array::full(0.0)));
+        assert!((t.item() - gw.to_vec()[k]).abs() < 1e-5, "dW[{k}]");
+    }
+    for k in 0..24 {
+        let tx = Array::<f32, 6, 4>::from_vec(basis::<24>(k)).unwrap();
+        let (_, t) = rnn_loss::jvp((&w, &xs, &h0), (&Array::full(0.0), &tx, &Array::full(0.0)));
+        assert!((t.item() - gxs.to_vec()[k]).abs() < 1e-5, "dxs[{k}]");
+    }
+    for k in 0..4 {
+        let th = Array::<f32, 4>::from_vec(basis::<4>(k)).unwrap();
+        let (_, t) = rnn_loss::jvp((&w, &xs, &h0), (&Array::full(0.0), &Array::full(0.0), &th));
+        assert!((t.item() - gh.to_vec()[k]).abs() < 1e-5, "dh[{k}]");
+    }
+}
+
+#[jax::jit(argnums = 1)]
+fn switch_then_scan(i: i32, x: Array<f32, 3>) -> Array<f32> {
+    let y = lax::switch(
+        i,
+        [
+            |x: Array<f32, 3>| jnp::sin(x),
+            |x: Array<f32, 3>| x * x,
+            |x: Array<f32, 3>| jnp::exp(x) * 0.5,
+        ],
+        x,
+    );
+    // A scan inside a scan, reading the outer carry.
+    let (s, _) = lax::scan(
+        |c: Array<f32>, v: Array<f32>| {
+            let (inner, _) = lax::scan(
+                |d: Array<f32>, u: Array<f32>| (d * u + c, 0.0),
+                1.0,
+                y.clone(),
+            );
+            (c + inner * v, 0.0)
+        },
+        0.0,
+        y.clone(),
+    );
+    s
+}
+
+#[test]
+fn reverse_mode_through_switch_and_nested_scans() {
+    let x = Array::<f32, 3>::from([0.3, -0.2, 0.5]);
+    for i in 0..3 {
+        let g = switch_then_scan::grad(i, x.clone());
+        for k in 0..3 {
+            let mut t = [0.0f32; 3];
+            t[k] = 1.0;
+            let (_, d) = switch_then_scan::jvp((i, x.clone()), (0, Array::from(t)));
+            assert!(
+                (d.item() - g.to_vec()[k]).abs() < 1e-5,
+                "branch {i}, x[{k}]: {} vs {}",
+                d.item(),
+                g.to_vec()[k]
+            );
+        }
+    }
 }

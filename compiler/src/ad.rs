@@ -26,9 +26,21 @@ pub struct Ad<'a> {
     /// programs emit their primal and tangent halves as two equations (the
     /// tangent one transposable), so that partial evaluation can split them.
     pub linearize: bool,
+    /// Set by such a rule: the outputs that replace the primal equation's
+    /// (which dead code elimination then removes).
+    pub replaced_outs: Option<Vec<Atom>>,
 }
 
 impl Ad<'_> {
+    pub fn new(b: &mut Builder, span: Span) -> Ad<'_> {
+        Ad {
+            b,
+            span,
+            linearize: false,
+            replaced_outs: None,
+        }
+    }
+
     pub fn aval(&self, a: &Atom) -> Aval {
         self.b.aval(a)
     }
@@ -279,9 +291,15 @@ fn jvp_into(
             b,
             span: e.span,
             linearize,
+            replaced_outs: None,
         };
         let touts =
             rule(&mut ad, &ins, &tins, &e.params, &outs).map_err(|m| rule_error(e.span, m))?;
+        if let Some(new) = ad.replaced_outs.take() {
+            for (v, a) in e.outs.iter().zip(new) {
+                env.insert(*v, a);
+            }
+        }
         for (v, t) in e.outs.iter().zip(touts) {
             if let Some(t) = t {
                 tan.insert(*v, t);
@@ -305,11 +323,7 @@ fn or_zeros(b: &mut Builder, t: Option<Atom>, aval: &Aval, span: Span) -> syn::R
     match t {
         Some(t) => Ok(t),
         None => {
-            let mut ad = Ad {
-                b,
-                span,
-                linearize: false,
-            };
+            let mut ad = Ad::new(b, span);
             ad.zeros(&tangent_aval(aval))
                 .map_err(|m| rule_error(span, m))
         }
@@ -413,13 +427,9 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
         }
         Seed::One => {
             let aval = tangent_aval(&b.aval(&primal_outs[0]));
-            let one = Ad {
-                b: &mut b,
-                span,
-                linearize: false,
-            }
-            .full(1.0, &aval)
-            .map_err(|m| rule_error(span, m))?;
+            let one = Ad::new(&mut b, span)
+                .full(1.0, &aval)
+                .map_err(|m| rule_error(span, m))?;
             args.push(one);
         }
     }
@@ -488,9 +498,6 @@ pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn:
             .iter()
             .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
         {
-            if e.prim.transpose.is_none() {
-                return Err(rule_error(e.span, not_transposable(e)));
-            }
             is_linear[k] = true;
             linear.extend(e.outs.iter().copied());
         }
@@ -564,6 +571,19 @@ pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn:
     }
     lb.jaxpr.outvars = louts;
 
+    // A primal output computed on the linear side comes from an equation
+    // whose tangent half could not be split off.
+    for o in &outs {
+        if let Atom::Var(v) = o {
+            if let Some(e) = lj
+                .eqns
+                .iter()
+                .find(|e| e.outs.contains(v) && linear.contains(v))
+            {
+                return Err(rule_error(e.span, not_transposable(e)));
+            }
+        }
+    }
     kb.jaxpr.outvars = outs
         .iter()
         .map(|a| read(&env, a))
@@ -659,11 +679,7 @@ pub fn transpose(
             })
             .collect();
         let avals: Vec<Aval> = e.ins.iter().map(|a| lin.atom_aval(a).clone()).collect();
-        let mut ad = Ad {
-            b: &mut b,
-            span: e.span,
-            linearize: false,
-        };
+        let mut ad = Ad::new(&mut b, e.span);
         let in_cts =
             rule(&mut ad, &cts, &ins, &avals, &e.params).map_err(|m| rule_error(e.span, m))?;
         for (a, c) in e.ins.iter().zip(in_cts) {
@@ -701,13 +717,9 @@ fn accumulate(
 ) -> syn::Result<()> {
     let c = match ct.remove(&v) {
         None => c,
-        Some(prev) => Ad {
-            b,
-            span,
-            linearize: false,
-        }
-        .add(prev, c)
-        .map_err(|m| rule_error(span, m))?,
+        Some(prev) => Ad::new(b, span)
+            .add(prev, c)
+            .map_err(|m| rule_error(span, m))?,
     };
     ct.insert(v, c);
     Ok(())
@@ -771,11 +783,7 @@ fn stack(
     stack_first: bool,
     span: Span,
 ) -> syn::Result<Atom> {
-    let mut ad = Ad {
-        b,
-        span,
-        linearize: false,
-    };
+    let mut ad = Ad::new(b, span);
     let err = |m: String| rule_error(span, m);
     let (one_shape, axis): (Vec<Dim>, usize) = if stack_first {
         let mut s = vec![Dim::Lit(1)];

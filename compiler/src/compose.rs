@@ -567,19 +567,59 @@ impl Tracer {
             Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
         })?;
         let n = carry.len();
+        // Static bounds make a `scan` that carries the index, as JAX does:
+        // reverse mode can then store each step's residuals.
+        let static_bounds = match (&lo, &hi) {
+            (Atom::Lit(l), Atom::Lit(h)) => match (l.value, h.value) {
+                (crate::ir::Scalar::Int(l), crate::ir::Scalar::Int(h)) => Some((l, h)),
+                _ => None,
+            },
+            _ => None,
+        };
         let (j, free) = self.trace_with(with_index(&carry_avals), |t, inputs| {
             let outs = run_body(t, &inputs)?;
-            t.carry_out(outs, &carry_avals, "fori_loop", span)
+            let mut carry_out = t.carry_out(outs, &carry_avals, "fori_loop", span)?;
+            if static_bounds.is_some() {
+                let one = crate::trace::literal(
+                    crate::ir::Scalar::Int(1),
+                    crate::ir::Aval::scalar(int, false),
+                );
+                let next = t.b.bind1(
+                    &crate::prims::ADD,
+                    crate::prims::Params::None,
+                    vec![inputs[0].clone(), one],
+                    span,
+                )?;
+                carry_out.insert(0, next);
+            }
+            Ok(carry_out)
         })?;
-        let params =
-            crate::prims::Params::Loop(crate::prims::Shared(Rc::new(crate::prims::Loop {
-                body: j,
-                n_carry: n,
-            })));
-        let mut ins = vec![lo, hi];
-        ins.extend(carry);
-        ins.extend(free);
-        let outs = self.b.bind(&crate::prims::FORI_LOOP, params, ins, span)?;
+        let outs = if let Some((l, h)) = static_bounds {
+            let params =
+                crate::prims::Params::Scan(crate::prims::Shared(Rc::new(crate::prims::Scan {
+                    body: j,
+                    n_carry: n + 1,
+                    n_xs: 0,
+                    length: (h - l).max(0) as usize,
+                    reverse: false,
+                })));
+            let mut ins = vec![lo];
+            ins.extend(carry);
+            ins.extend(free);
+            let mut outs = self.b.bind(&crate::prims::SCAN, params, ins, span)?;
+            outs.remove(0);
+            outs
+        } else {
+            let params =
+                crate::prims::Params::Loop(crate::prims::Shared(Rc::new(crate::prims::Loop {
+                    body: j,
+                    n_carry: n,
+                })));
+            let mut ins = vec![lo, hi];
+            ins.extend(carry);
+            ins.extend(free);
+            self.b.bind(&crate::prims::FORI_LOOP, params, ins, span)?
+        };
         let mut it = outs.into_iter().map(Value::Traced);
         Ok(rebuild(&init, &mut it))
     }

@@ -6,8 +6,9 @@
 use std::rc::Rc;
 
 use super::{Lowering, Params, PrimDef, Shared};
-use crate::ad::{Ad, JvpRule, Res, Wrt};
+use crate::ad::{tangent_aval, Ad, JvpRule, Res, Split, TransposeRule, Wrt};
 use crate::ir::{Atom, Aval, Jaxpr};
+use crate::trace::Builder;
 
 /// A loop body: inputs `(i, carry leaves.., invariants..)`, outputs the new
 /// carry leaves.
@@ -148,6 +149,9 @@ fn cond_jvp(
 ) -> Res<Vec<Option<Atom>>> {
     let Params::Cond(c) = p else { unreachable!() };
     let c = &c.0;
+    if ad.linearize {
+        return cond_linearize(ad, ins, t, c);
+    }
     let n = c.n_operands;
     let span = ad.span;
     let frees = [
@@ -200,7 +204,7 @@ pub static COND: PrimDef = PrimDef {
     // Emitted by `Emitter::cond`.
     lowering: Lowering::Kernel,
     jvp: Some(cond_jvp as JvpRule),
-    transpose: None,
+    transpose: Some(cond_transpose as TransposeRule),
 };
 
 /// A `while_loop`: `cond` takes `(carry.., its invariants..)` and returns a
@@ -338,6 +342,9 @@ fn scan_jvp(
 ) -> Res<Vec<Option<Atom>>> {
     let Params::Scan(s) = p else { unreachable!() };
     let s = &s.0;
+    if ad.linearize {
+        return scan_linearize(ad, ins, t, s);
+    }
     let (nc, nx) = (s.n_carry, s.n_xs);
     let nf = ins.len() - nc - nx;
     let n_ys = s.body.outvars.len() - nc;
@@ -379,5 +386,500 @@ pub static SCAN: PrimDef = PrimDef {
     // Emitted by `Emitter::scan`.
     lowering: Lowering::Kernel,
     jvp: Some(scan_jvp as JvpRule),
-    transpose: None,
+    transpose: Some(scan_transpose as TransposeRule),
 };
+
+/// A jaxpr on inputs of these types, its outputs built by `f`.
+fn program(
+    x64: bool,
+    span: proc_macro2::Span,
+    avals: &[Aval],
+    f: impl FnOnce(&mut Ad, &[Atom]) -> Res<Vec<Atom>>,
+) -> Res<Jaxpr> {
+    let mut b = Builder::new(x64);
+    let ins: Vec<Atom> = avals.iter().map(|a| b.input(a.clone())).collect();
+    let outs = f(&mut Ad::new(&mut b, span), &ins)?;
+    b.jaxpr.outvars = outs;
+    Ok(b.jaxpr)
+}
+
+fn inline(ad: &mut Ad, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
+    crate::ad::inline(ad.b, j, args).map_err(|e| e.to_string())
+}
+
+fn linearize(ad: &Ad, j: &Jaxpr, has_tangent: &[bool]) -> Res<Split> {
+    crate::ad::linearize(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
+}
+
+fn transpose(ad: &Ad, j: &Jaxpr, linear: &[bool]) -> Res<Jaxpr> {
+    let all = vec![true; j.outvars.len()];
+    crate::ad::transpose(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
+}
+
+fn out_avals(j: &Jaxpr) -> Vec<Aval> {
+    j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect()
+}
+
+/// Picks `v[k]` for each index.
+fn pick<T: Clone>(v: &[T], at: &[usize]) -> Vec<T> {
+    at.iter().map(|&k| v[k].clone()).collect()
+}
+
+/// Where a residual of a linearized scan body comes from.
+enum Residual {
+    /// Computed per step: stacked as an extra y of the forward scan.
+    Stacked,
+    /// One of the scan's own operands (an x row, an invariant): passed as is.
+    Operand(usize),
+}
+
+/// Reverse mode's half of the scan rule (JAX's scan partial evaluation):
+/// the forward scan also stacks, per step, the residuals its tangent half
+/// reads; the tangent scan reads them back as xs. Residuals that are the
+/// scan's own xs or invariants are passed as they are, not stacked.
+fn scan_linearize(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    s: &Scan,
+) -> Res<Vec<Option<Atom>>> {
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let n_out = s.body.outvars.len();
+    let span = ad.span;
+    // Every float carry has a tangent (the loop may make it nonzero).
+    let has_t: Vec<bool> = (0..ins.len())
+        .map(|k| {
+            if k < nc {
+                ad.aval(&ins[k]).dtype.is_float()
+            } else {
+                t[k].is_some()
+            }
+        })
+        .collect();
+    let sp = linearize(ad, &s.body, &has_t)?;
+    let known = &sp.known;
+    let residuals: Vec<Residual> = known.outvars[n_out..]
+        .iter()
+        .map(|r| match r {
+            Atom::Var(v) => match known.invars.iter().position(|u| u == v) {
+                Some(p) if p >= nc => Residual::Operand(p),
+                _ => Residual::Stacked,
+            },
+            Atom::Lit(_) => Residual::Stacked,
+        })
+        .collect();
+    let stacked: Vec<usize> = (0..sp.n_res)
+        .filter(|&r| matches!(residuals[r], Residual::Stacked))
+        .collect();
+    let mut forward = known.clone();
+    forward.outvars.truncate(n_out);
+    forward
+        .outvars
+        .extend(stacked.iter().map(|&r| known.outvars[n_out + r].clone()));
+    let fwd =
+        ad.b.bind(
+            &SCAN,
+            Params::Scan(Shared(Rc::new(Scan {
+                body: forward,
+                n_carry: nc,
+                n_xs: nx,
+                length: s.length,
+                reverse: s.reverse,
+            }))),
+            ins.to_vec(),
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    ad.replaced_outs = Some(fwd[..n_out].to_vec());
+    let stacks = &fwd[n_out..];
+
+    // The tangent scan: carry the carry tangents; xs the stacked residuals,
+    // the residual xs, the x tangents; invariants the residual invariants
+    // and the invariant tangents.
+    let lin = &sp.linear;
+    let (res_vars, t_vars) = lin.invars.split_at(sp.n_res);
+    let mut t_vars = t_vars.iter();
+    let t_var: Vec<Option<crate::ir::Var>> = has_t
+        .iter()
+        .map(|&h| if h { t_vars.next().copied() } else { None })
+        .collect();
+    let (mut carry_v, mut xs_v, mut inv_v) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut carry_a, mut xs_a, mut inv_a) = (Vec::new(), Vec::new(), Vec::new());
+    for k in (0..nc).filter(|&k| has_t[k]) {
+        carry_v.push(t_var[k].unwrap());
+        carry_a.push(ad.tangent_or_zeros(&t[k], &ins[k])?);
+    }
+    for (j, &r) in stacked.iter().enumerate() {
+        xs_v.push(res_vars[r]);
+        xs_a.push(stacks[j].clone());
+    }
+    for (r, kind) in residuals.iter().enumerate() {
+        if let Residual::Operand(p) = kind {
+            if *p < nc + nx {
+                xs_v.push(res_vars[r]);
+                xs_a.push(ins[*p].clone());
+            } else {
+                inv_v.push(res_vars[r]);
+                inv_a.push(ins[*p].clone());
+            }
+        }
+    }
+    for k in nc..ins.len() {
+        if let (Some(v), Some(a)) = (t_var[k], &t[k]) {
+            let (vs, atoms) = if k < nc + nx {
+                (&mut xs_v, &mut xs_a)
+            } else {
+                (&mut inv_v, &mut inv_a)
+            };
+            vs.push(v);
+            atoms.push(a.clone());
+        }
+    }
+    let mut body = lin.clone();
+    let (n_tc, n_txs) = (carry_v.len(), xs_v.len());
+    body.invars = carry_v.into_iter().chain(xs_v).chain(inv_v).collect();
+    body.outvars = (0..nc)
+        .filter(|&k| has_t[k])
+        .map(|k| lin.outvars[k].clone())
+        .chain(lin.outvars[nc..].iter().cloned())
+        .collect();
+    let tan =
+        ad.b.bind(
+            &SCAN,
+            Params::Scan(Shared(Rc::new(Scan {
+                body,
+                n_carry: n_tc,
+                n_xs: n_txs,
+                length: s.length,
+                reverse: s.reverse,
+            }))),
+            carry_a.into_iter().chain(xs_a).chain(inv_a).collect(),
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    let mut carry_t = tan[..n_tc].iter();
+    let mut out: Vec<Option<Atom>> = (0..nc)
+        .map(|k| {
+            if has_t[k] {
+                carry_t.next().cloned()
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.extend(tan[n_tc..].iter().cloned().map(Some));
+    Ok(out)
+}
+
+/// The transpose of a scan linear in its carries and in the xs and
+/// invariants that have no value (JAX's `_scan_transpose`): a scan the
+/// other way whose body is the transposed body. It carries the carries'
+/// cotangents and sums the linear invariants' cotangents; it reads the
+/// residual xs and the ys' cotangents as xs, and returns the linear xs'
+/// cotangents as ys.
+fn scan_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Scan(s) = p else { unreachable!() };
+    let s = &s.0;
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let n_ys = s.body.outvars.len() - nc;
+    let span = ad.span;
+    let linear: Vec<bool> = (0..ins.len()).map(|k| k < nc || ins[k].is_none()).collect();
+    let tb = transpose(ad, &s.body, &linear)?;
+    let of = |range: std::ops::Range<usize>, lin: bool| -> Vec<usize> {
+        range.filter(|&k| linear[k] == lin).collect()
+    };
+    let (res_xs, lin_xs) = (of(nc..nc + nx, false), of(nc..nc + nx, true));
+    let (res_inv, lin_inv) = (of(nc + nx..ins.len(), false), of(nc + nx..ins.len(), true));
+    let row = |a: &Aval| Aval {
+        shape: a.shape[1..].to_vec(),
+        ..a.clone()
+    };
+    let y_avals: Vec<Aval> = out_avals(&s.body)[nc..].iter().map(tangent_aval).collect();
+    let mut r_avals: Vec<Aval> = (0..nc).map(|k| tangent_aval(&avals[k])).collect();
+    r_avals.extend(lin_inv.iter().map(|&k| tangent_aval(&avals[k])));
+    r_avals.extend(res_xs.iter().map(|&k| row(&avals[k])));
+    r_avals.extend(y_avals.iter().cloned());
+    r_avals.extend(res_inv.iter().map(|&k| avals[k].clone()));
+    let (n_acc, n_rx) = (lin_inv.len(), res_xs.len());
+    let body = program(ad.b.x64, span, &r_avals, |ad, r| {
+        let (ct_c, r) = r.split_at(nc);
+        let (acc, r) = r.split_at(n_acc);
+        let (rx, r) = r.split_at(n_rx);
+        let (ct_y, rinv) = r.split_at(n_ys);
+        let args: Vec<Atom> = [rx, rinv, ct_c, ct_y].concat();
+        let outs = inline(ad, &tb, &args)?;
+        let (ct_in, r) = outs.split_at(nc);
+        let (ct_x, ct_f) = r.split_at(lin_xs.len());
+        let mut o = ct_in.to_vec();
+        for (a, c) in acc.iter().zip(ct_f) {
+            o.push(ad.add(a.clone(), c.clone())?);
+        }
+        o.extend(ct_x.iter().cloned());
+        Ok(o)
+    })?;
+    let mut init = Vec::new();
+    for k in 0..nc {
+        init.push(match &cts[k] {
+            Some(c) => c.clone(),
+            None => ad.zeros(&tangent_aval(&avals[k]))?,
+        });
+    }
+    for &k in &lin_inv {
+        init.push(ad.zeros(&tangent_aval(&avals[k]))?);
+    }
+    let mut xs: Vec<Atom> = res_xs.iter().map(|&k| ins[k].clone().unwrap()).collect();
+    for (j, a) in y_avals.iter().enumerate() {
+        xs.push(match &cts[nc + j] {
+            Some(c) => c.clone(),
+            None => {
+                let mut shape = vec![crate::ir::Dim::Lit(s.length)];
+                shape.extend(a.shape.iter().cloned());
+                ad.zeros(&Aval { shape, ..a.clone() })?
+            }
+        });
+    }
+    let n_xs = xs.len();
+    let mut all = init;
+    all.extend(xs);
+    all.extend(res_inv.iter().map(|&k| ins[k].clone().unwrap()));
+    let outs =
+        ad.b.bind(
+            &SCAN,
+            Params::Scan(Shared(Rc::new(Scan {
+                body,
+                n_carry: nc + n_acc,
+                n_xs,
+                length: s.length,
+                reverse: !s.reverse,
+            }))),
+            all,
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    let mut result = vec![None; ins.len()];
+    for k in 0..nc {
+        result[k] = Some(outs[k].clone());
+    }
+    for (j, &k) in lin_inv.iter().enumerate() {
+        result[k] = Some(outs[nc + j].clone());
+    }
+    for (j, &k) in lin_xs.iter().enumerate() {
+        result[k] = Some(outs[nc + n_acc + j].clone());
+    }
+    Ok(result)
+}
+
+/// The operand positions each branch of a cond reads: the operands, then
+/// its own invariants.
+fn branch_inputs(c: &Cond, n_ins: usize) -> [Vec<usize>; 2] {
+    let n = c.n_operands;
+    let ops = 1..1 + n;
+    let f0 = 1 + n..1 + n + c.n_free_false;
+    let f1 = 1 + n + c.n_free_false..n_ins;
+    [ops.clone().chain(f0).collect(), ops.chain(f1).collect()]
+}
+
+/// Reverse mode's half of the cond rule: the forward cond also returns the
+/// residuals of the branch taken (zeros in the other branch's slots); the
+/// tangent cond, on the same predicate, reads them.
+fn cond_linearize(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    c: &Cond,
+) -> Res<Vec<Option<Atom>>> {
+    let n = c.n_operands;
+    let span = ad.span;
+    let x64 = ad.b.x64;
+    let reads = branch_inputs(c, ins.len());
+    let mut splits = Vec::new();
+    for (b, r) in c.branches.iter().zip(&reads) {
+        let has_t: Vec<bool> = r.iter().map(|&k| t[k].is_some()).collect();
+        splits.push(linearize(ad, b, &has_t)?);
+    }
+    let n_out = c.branches[1].outvars.len();
+    let res_avals: Vec<Vec<Aval>> = splits
+        .iter()
+        .map(|sp| {
+            out_avals(&sp.known)[n_out..]
+                .iter()
+                .map(tangent_aval)
+                .collect()
+        })
+        .collect();
+    let mut known = Vec::new();
+    for (k, (b, sp)) in c.branches.iter().zip(&splits).enumerate() {
+        let in_avals: Vec<Aval> = b.invars.iter().map(|v| b.aval(*v).clone()).collect();
+        known.push(program(x64, span, &in_avals, |ad, x| {
+            let outs = inline(ad, &sp.known, x)?;
+            let mut o = outs[..n_out].to_vec();
+            for (other, avals) in res_avals.iter().enumerate() {
+                if other == k {
+                    o.extend(outs[n_out..].iter().cloned());
+                } else {
+                    for a in avals {
+                        o.push(ad.zeros(a)?);
+                    }
+                }
+            }
+            Ok(o)
+        })?);
+    }
+    let [k0, k1]: [Jaxpr; 2] = known.try_into().expect("two branches");
+    let fwd =
+        ad.b.bind(
+            &COND,
+            Params::Cond(Shared(Rc::new(Cond {
+                branches: [k0, k1],
+                n_operands: n,
+                n_free_false: c.n_free_false,
+            }))),
+            ins.to_vec(),
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    ad.replaced_outs = Some(fwd[..n_out].to_vec());
+    let residuals = &fwd[n_out..];
+
+    // The tangent cond: operands are both branches' residuals and the
+    // operand tangents; each branch's invariants bring their tangents.
+    let t_ops: Vec<usize> = (1..1 + n).filter(|&k| t[k].is_some()).collect();
+    let t_frees: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|r| r[n..].iter().copied().filter(|&k| t[k].is_some()).collect())
+        .collect();
+    let tan_aval = |k: usize| tangent_aval(&ad.aval(&ins[k]));
+    let mut operand_avals: Vec<Aval> = res_avals.concat();
+    operand_avals.extend(t_ops.iter().map(|&k| tan_aval(k)));
+    let n_res0 = res_avals[0].len();
+    let mut linear = Vec::new();
+    for (k, sp) in splits.iter().enumerate() {
+        let mut avals = operand_avals.clone();
+        avals.extend(t_frees[k].iter().map(|&f| tan_aval(f)));
+        let range = if k == 0 {
+            0..n_res0
+        } else {
+            n_res0..n_res0 + res_avals[1].len()
+        };
+        let n_res_all = operand_avals.len() - t_ops.len();
+        linear.push(program(x64, span, &avals, |ad, x| {
+            let mut args = x[range].to_vec();
+            args.extend(x[n_res_all..].iter().cloned());
+            inline(ad, &sp.linear, &args)
+        })?);
+    }
+    let [l0, l1]: [Jaxpr; 2] = linear.try_into().expect("two branches");
+    let mut tan_ins = vec![ins[0].clone()];
+    tan_ins.extend(residuals.iter().cloned());
+    for &k in t_ops.iter().chain(&t_frees[0]).chain(&t_frees[1]) {
+        tan_ins.push(t[k].clone().unwrap());
+    }
+    let tan =
+        ad.b.bind(
+            &COND,
+            Params::Cond(Shared(Rc::new(Cond {
+                branches: [l0, l1],
+                n_operands: operand_avals.len(),
+                n_free_false: t_frees[0].len(),
+            }))),
+            tan_ins,
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(tan.into_iter().map(Some).collect())
+}
+
+/// The transpose of a cond linear in the operands and invariants that have
+/// no value: a cond on the same predicate whose branches are the transposed
+/// branches (each returns zeros for the other's invariants).
+fn cond_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Cond(c) = p else { unreachable!() };
+    let c = &c.0;
+    let n = c.n_operands;
+    let span = ad.span;
+    let x64 = ad.b.x64;
+    let reads = branch_inputs(c, ins.len());
+    let is_lin = |k: &usize| ins[*k].is_none();
+    let nl_ops: Vec<usize> = (1..1 + n).filter(|k| !is_lin(k)).collect();
+    let lin_ops: Vec<usize> = (1..1 + n).filter(is_lin).collect();
+    let nl_frees: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|r| r[n..].iter().copied().filter(|k| !is_lin(k)).collect())
+        .collect();
+    let lin_frees: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|r| r[n..].iter().copied().filter(is_lin).collect())
+        .collect();
+    let ct_avals: Vec<Aval> = out_avals(&c.branches[1]).iter().map(tangent_aval).collect();
+    let mut branches = Vec::new();
+    for (k, (b, r)) in c.branches.iter().zip(&reads).enumerate() {
+        let mask: Vec<bool> = r.iter().map(is_lin).collect();
+        let tb = transpose(ad, b, &mask)?;
+        let mut in_avals = pick(avals, &nl_ops);
+        in_avals.extend(ct_avals.iter().cloned());
+        in_avals.extend(pick(avals, &nl_frees[k]));
+        let (n_nl, n_ct) = (nl_ops.len(), ct_avals.len());
+        let lin_frees = &lin_frees;
+        branches.push(program(x64, span, &in_avals, |ad, x| {
+            let args: Vec<Atom> = [&x[..n_nl], &x[n_nl + n_ct..], &x[n_nl..n_nl + n_ct]].concat();
+            let outs = inline(ad, &tb, &args)?;
+            let mut o = outs[..lin_ops.len()].to_vec();
+            for (other, frees) in lin_frees.iter().enumerate() {
+                if other == k {
+                    o.extend(outs[lin_ops.len()..].iter().cloned());
+                } else {
+                    for &f in frees {
+                        o.push(ad.zeros(&tangent_aval(&avals[f]))?);
+                    }
+                }
+            }
+            Ok(o)
+        })?);
+    }
+    let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
+    let mut all: Vec<Atom> = vec![ins[0].clone().expect("the predicate has a value")];
+    all.extend(nl_ops.iter().map(|&k| ins[k].clone().unwrap()));
+    for (ct, a) in cts.iter().zip(&ct_avals) {
+        all.push(match ct {
+            Some(c) => c.clone(),
+            None => ad.zeros(a)?,
+        });
+    }
+    for f in &nl_frees {
+        all.extend(f.iter().map(|&k| ins[k].clone().unwrap()));
+    }
+    let outs =
+        ad.b.bind(
+            &COND,
+            Params::Cond(Shared(Rc::new(Cond {
+                branches: [b0, b1],
+                n_operands: nl_ops.len() + ct_avals.len(),
+                n_free_false: nl_frees[0].len(),
+            }))),
+            all,
+            span,
+        )
+        .map_err(|e| e.to_string())?;
+    let mut result = vec![None; ins.len()];
+    for (k, o) in lin_ops
+        .iter()
+        .chain(&lin_frees[0])
+        .chain(&lin_frees[1])
+        .zip(outs)
+    {
+        result[*k] = Some(o);
+    }
+    Ok(result)
+}
