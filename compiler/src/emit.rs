@@ -38,6 +38,64 @@ enum Loc {
 
 /// A size or stride expression: literal dims fold, symbols stay names
 /// (or products of names, for constraints).
+/// A `dot_general` of static matrices or vectors without batch axes, as
+/// one `m×k · k×n` product on the operands' buffers: `a` and `b` are the
+/// (row, column) strides of each operand in that product.
+struct Gemm {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: (usize, usize),
+    b: (usize, usize),
+}
+
+impl Gemm {
+    fn of(la: &Aval, ra: &Aval, lc: &[usize], rc: &[usize], lb: &[usize]) -> Option<Gemm> {
+        if !lb.is_empty() || la.rank() > 2 || ra.rank() > 2 || lc.len() > 1 {
+            return None;
+        }
+        let sizes = |a: &Aval| -> Option<Vec<usize>> {
+            (0..a.rank()).map(|k| dim_lit(&a.shape, k)).collect()
+        };
+        let (ls, rs) = (sizes(la)?, sizes(ra)?);
+        let free = |rank: usize, c: &[usize]| -> Vec<usize> {
+            (0..rank).filter(|a| !c.contains(a)).collect()
+        };
+        let (lf, rf) = (free(la.rank(), lc), free(ra.rank(), rc));
+        let size = |s: &[usize], axes: &[usize]| axes.iter().map(|&a| s[a]).product::<usize>();
+        let (m, k, n) = (size(&ls, &lf), size(&ls, lc), size(&rs, &rf));
+        // Strides of an operand whose axes are `first` then `second` in the
+        // product, laid out row-major with either order.
+        let strides = |first: &[usize], second: &[usize], rows: usize, cols: usize| {
+            if first
+                .iter()
+                .chain(second)
+                .copied()
+                .eq(0..first.len() + second.len())
+            {
+                (cols, 1)
+            } else {
+                (1, rows)
+            }
+        };
+        Some(Gemm {
+            m,
+            k,
+            n,
+            a: strides(&lf, lc, m, k),
+            b: strides(rc, &rf, k, n),
+        })
+    }
+}
+
+/// Axis `k` of a shape, when it is a number.
+fn dim_lit(shape: &[Dim], k: usize) -> Option<usize> {
+    match shape.get(k) {
+        Some(Dim::Lit(n)) => Some(*n),
+        _ => None,
+    }
+}
+
 pub fn dim_tokens(d: &Dim) -> TokenStream {
     match d {
         Dim::Lit(n) => quote!(#n),
@@ -579,6 +637,68 @@ impl<'a> Emitter<'a> {
         Ok(quote!({ #(#stmts)* (#(#outs,)*) }))
     }
 
+    /// A loop body as a block, after hoisting what only its invariants need
+    /// out of the loop: a matrix-vector product `W x` with `W` invariant
+    /// reads a transposed copy of `W` made once, so each step runs along
+    /// contiguous columns instead of summing across each row. `inputs` are
+    /// the body's inputs; those from `first_invariant` on are invariants.
+    fn loop_body(
+        &mut self,
+        body: &Jaxpr,
+        first_invariant: usize,
+        mut inputs: Vec<(TokenStream, bool)>,
+    ) -> syn::Result<TokenStream> {
+        let mut body = body.clone();
+        let k = self.stmts.len();
+        for e in 0..body.eqns.len() {
+            let eqn = &body.eqns[e];
+            let Params::DotGeneral {
+                lhs_contract,
+                lhs_batch,
+                ..
+            } = &eqn.params
+            else {
+                continue;
+            };
+            let Atom::Var(w) = &eqn.ins[0] else { continue };
+            let Some(j) = body.invars.iter().position(|v| v == w) else {
+                continue;
+            };
+            let wa = body.aval(*w).clone();
+            let xa = body.atom_aval(&eqn.ins[1]).clone();
+            let (Some(rows), Some(cols)) = (dim_lit(&wa.shape, 0), dim_lit(&wa.shape, 1)) else {
+                continue;
+            };
+            if j < first_invariant
+                || wa.rank() != 2
+                || xa.rank() != 1
+                || lhs_contract != &[1]
+                || !lhs_batch.is_empty()
+                || !matches!(wa.dtype, DType::F32 | DType::F64)
+            {
+                continue;
+            }
+            let name = format_ident!("__transposed{}_{}", k, e);
+            let ty = rust_type(wa.dtype);
+            let src = inputs[j].0.clone();
+            self.stmts.push(quote! {
+                let #name: ::std::vec::Vec<#ty> = ::jax::__rt::transposed::<#ty>(#src, #rows, #cols);
+            });
+            inputs.push((quote!(&#name[..]), false));
+            let t = body.new_var(Aval {
+                shape: vec![Dim::Lit(cols), Dim::Lit(rows)],
+                ..wa
+            });
+            body.invars.push(t);
+            let eqn = &mut body.eqns[e];
+            eqn.ins[0] = Atom::Var(t);
+            if let Params::DotGeneral { lhs_contract, .. } = &mut eqn.params {
+                *lhs_contract = vec![0];
+            }
+        }
+        self.sub_block(&body, &inputs)
+    }
+
     /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
     /// scalars, or owned copies of the initial arrays.
     fn init_carry(&mut self, init: &[Atom], k: usize) -> Vec<Ident> {
@@ -663,7 +783,7 @@ impl<'a> Emitter<'a> {
             carried.iter().chain(f).cloned().collect()
         };
         let cond = self.sub_block(&w.cond, &with(free_cond))?;
-        let body = self.sub_block(&w.body, &with(free_body))?;
+        let body = self.loop_body(&w.body, n, with(free_body))?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         self.stmts.push(quote! {
             loop {
@@ -737,7 +857,7 @@ impl<'a> Emitter<'a> {
             }
         }
         inputs.extend(free);
-        let block = self.sub_block(&sc.body, &inputs)?;
+        let block = self.loop_body(&sc.body, nc + nx, inputs)?;
         let news: Vec<Ident> = (0..nc)
             .map(|i| format_ident!("__next{}_{}", k, i))
             .collect();
@@ -837,7 +957,7 @@ impl<'a> Emitter<'a> {
             }
         }
         inputs.extend(invariant);
-        let block = self.sub_block(&l.body, &inputs)?;
+        let block = self.loop_body(&l.body, 1 + n, inputs)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         self.stmts.push(quote! {
             for #index in (#lo as i64)..(#hi as i64) {
@@ -1228,15 +1348,25 @@ impl<'a> Emitter<'a> {
                 let (la, ra) = (self.aval(&ins[0]).clone(), self.aval(&ins[1]).clone());
                 let lb = self.buffer_of(&ins[0], &la);
                 let rb = self.buffer_of(&ins[1], &ra);
-                let ls: Vec<TokenStream> = la.shape.iter().map(dim_tokens).collect();
-                let rs: Vec<TokenStream> = ra.shape.iter().map(dim_tokens).collect();
-                self.stmts.push(quote! {
-                    let #name: ::std::vec::Vec<#ty> = ::jax::__rt::dot_general::<#ty>(
-                        &#lb, &[#(#ls),*], &#rb, &[#(#rs),*],
-                        &[#(#lhs_contract),*], &[#(#rhs_contract),*],
-                        &[#(#lhs_batch),*], &[#(#rhs_batch),*],
-                    );
-                });
+                if let Some(g) = Gemm::of(&la, &ra, lhs_contract, rhs_contract, lhs_batch) {
+                    let Gemm { m, k, n, a, b } = g;
+                    let (ars, acs, brs, bcs) = (a.0, a.1, b.0, b.1);
+                    self.stmts.push(quote! {
+                        let #name: ::std::vec::Vec<#ty> = ::jax::__rt::gemm::<#ty>(
+                            #m, #k, #n, &#lb, #ars, #acs, &#rb, #brs, #bcs,
+                        );
+                    });
+                } else {
+                    let ls: Vec<TokenStream> = la.shape.iter().map(dim_tokens).collect();
+                    let rs: Vec<TokenStream> = ra.shape.iter().map(dim_tokens).collect();
+                    self.stmts.push(quote! {
+                        let #name: ::std::vec::Vec<#ty> = ::jax::__rt::dot_general::<#ty>(
+                            &#lb, &[#(#ls),*], &#rb, &[#(#rs),*],
+                            &[#(#lhs_contract),*], &[#(#rhs_contract),*],
+                            &[#(#lhs_batch),*], &[#(#rhs_batch),*],
+                        );
+                    });
+                }
             }
             ("concatenate", Params::Concatenate { dim }) => {
                 let mut parts = Vec::new();

@@ -124,6 +124,37 @@ pub(crate) fn gemm<T: Element>(
             }
         };
     }
+    // Small products and matrix-vector ones: plain loops along the
+    // contiguous axis (gemm's packing and thread dispatch would cost more
+    // than the arithmetic, as in a loop body's `W h`).
+    if m * k * n <= SMALL_PRODUCT || ((m == 1 || n == 1 || k == 1) && m * k * n <= 1 << 22) {
+        if let (Some(ad), Some(bd)) = (same_slice::<T, f32>(a.data), same_slice::<T, f32>(b.data)) {
+            let a = Mat {
+                data: ad,
+                rs: a.rs,
+                cs: a.cs,
+            };
+            let b = Mat {
+                data: bd,
+                rs: b.rs,
+                cs: b.cs,
+            };
+            return same_vec(small_gemm(m, k, n, a, b));
+        }
+        if let (Some(ad), Some(bd)) = (same_slice::<T, f64>(a.data), same_slice::<T, f64>(b.data)) {
+            let a = Mat {
+                data: ad,
+                rs: a.rs,
+                cs: a.cs,
+            };
+            let b = Mat {
+                data: bd,
+                rs: b.rs,
+                cs: b.cs,
+            };
+            return same_vec(small_gemm(m, k, n, a, b));
+        }
+    }
     blas!(f32, matrixmultiply::sgemm);
     blas!(f64, matrixmultiply::dgemm);
     let at = |i: usize, p: usize| a.data[i * a.rs + p * a.cs];
@@ -152,6 +183,95 @@ pub(crate) fn gemm<T: Element>(
         }
     }
     c
+}
+
+/// Products up to this many multiply-adds skip gemm: 32^3 measured as the
+/// size where `sgemm`'s packing starts to pay.
+const SMALL_PRODUCT: usize = 1 << 15;
+
+/// The floats [`small_gemm`] runs on.
+trait Real: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {}
+impl Real for f32 {}
+impl Real for f64 {}
+
+/// `a (m×k) · b (k×n)` without packing or threads, compiled for the CPU's
+/// SIMD level. The inner loop runs along memory that is contiguous:
+/// - rows of `b` (`c[i, :] += a[i, p] * b[p, :]`): `x^T W`, outer products;
+/// - columns of `a` with `n == 1` (`c += a[:, p] * b[p]`): `W^T x`;
+/// - otherwise dot products along `p`, in 16 partial sums (`W x`).
+fn small_gemm<T: Real>(m: usize, k: usize, n: usize, a: Mat<'_, T>, b: Mat<'_, T>) -> Vec<T> {
+    let mut c: Vec<T> = crate::__rt::buffer(m * n);
+    // One closure per SIMD level, each inlined into its level's copy.
+    use crate::__rt::par::{dispatch3, Level};
+    dispatch3(
+        Level::current(),
+        &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
+        &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
+        &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
+        &mut c[..],
+    );
+    c
+}
+
+#[inline(always)]
+fn small_gemm_into<T: Real>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    c: &mut [T],
+) {
+    {
+        let at = |i: usize, p: usize| a.data[i * a.rs + p * a.cs];
+        if b.cs == 1 && n > 1 {
+            for i in 0..m {
+                let row = &mut c[i * n..(i + 1) * n];
+                row.fill(T::ZERO);
+                for p in 0..k {
+                    let s = at(i, p);
+                    let br = &b.data[p * b.rs..p * b.rs + n];
+                    for (r, &x) in row.iter_mut().zip(br) {
+                        *r = *r + s * x;
+                    }
+                }
+            }
+        } else if a.rs == 1 && n == 1 {
+            c.fill(T::ZERO);
+            for p in 0..k {
+                let s = b.data[p * b.rs];
+                let col = &a.data[p * a.cs..p * a.cs + m];
+                for (r, &x) in c.iter_mut().zip(col) {
+                    *r = *r + x * s;
+                }
+            }
+        } else {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = [T::ZERO; 16];
+                    let mut p = 0;
+                    if a.cs == 1 && b.rs == 1 {
+                        let ar = &a.data[i * a.rs..i * a.rs + k];
+                        let bc = &b.data[j * b.cs..j * b.cs + k];
+                        for (x, y) in ar.chunks_exact(16).zip(bc.chunks_exact(16)) {
+                            for l in 0..16 {
+                                acc[l] = acc[l] + x[l] * y[l];
+                            }
+                        }
+                        p = k - k % 16;
+                    }
+                    let mut s = T::ZERO;
+                    for v in acc {
+                        s = s + v;
+                    }
+                    for q in p..k {
+                        s = s + at(i, q) * b.data[q * b.rs + j * b.cs];
+                    }
+                    c[i * n + j] = s;
+                }
+            }
+        }
+    }
 }
 
 /// Dimension numbers of [`dot_general`]: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.

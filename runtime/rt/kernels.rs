@@ -18,6 +18,45 @@ pub fn dot_general<T: Element>(
     crate::lax::dot_general_raw(lhs, lshape, rhs, rshape, ((lc, rc), (lb, rb)))
 }
 
+/// `a (m×k) · b (k×n)` with the operands' (row, column) strides, as a
+/// row-major `m×n` buffer: a `dot_general` of matrices or vectors.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm<T: Element>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[T],
+    ars: usize,
+    acs: usize,
+    b: &[T],
+    brs: usize,
+    bcs: usize,
+) -> Vec<T> {
+    use crate::lax::Mat;
+    let a = Mat {
+        data: a,
+        rs: ars,
+        cs: acs,
+    };
+    let b = Mat {
+        data: b,
+        rs: brs,
+        cs: bcs,
+    };
+    crate::lax::gemm(m, k, n, a, b)
+}
+
+/// A row-major `rows × cols` matrix transposed (row-major `cols × rows`).
+pub fn transposed<T: Element>(x: &[T], rows: usize, cols: usize) -> Vec<T> {
+    let mut out = crate::__rt::buffer(rows * cols);
+    for (i, row) in x[..rows * cols].chunks_exact(cols.max(1)).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[j * rows + i] = v;
+        }
+    }
+    out
+}
+
 /// Joins arrays along `axis` (see [`crate::jnp::concatenate`]).
 pub fn concatenate<T: Element>(parts: &[(&[T], &[usize])], axis: usize) -> Vec<T> {
     let parts: Vec<(&[usize], &[T])> = parts.iter().map(|(d, s)| (*s, *d)).collect();

@@ -9,7 +9,7 @@ pub mod par;
 pub mod pool;
 pub mod random;
 
-pub use kernels::{argmax, argmin, concatenate, dot_general};
+pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 
 use crate::array::AsArray;
 use crate::element::Element;

@@ -245,7 +245,7 @@ where
 /// from three places is not inlined once it is large, and would run at the
 /// baseline level everywhere. Generated code passes the same body three times.
 #[inline(always)]
-fn dispatch3<A, R>(
+pub fn dispatch3<A, R>(
     level: Level,
     base: &impl Fn(A) -> R,
     avx2: &impl Fn(A) -> R,
