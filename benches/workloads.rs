@@ -100,6 +100,37 @@ fn rnn_scan_10k(
     h
 }
 
+/// The same recurrence through `lax::fori_loop`, reading row `i` of `xs`.
+#[jax::jit]
+fn rnn_fori_10k(
+    w: &Array<f32, 64, 64>,
+    xs: &Array<f32, 10000, 64>,
+    h: &Array<f32, 64>,
+) -> Array<f32, 64> {
+    lax::fori_loop(
+        0,
+        10000,
+        |i, h| jnp::tanh(w.matmul(&h) + xs.at(i).get()),
+        h.clone(),
+    )
+}
+
+/// `sum(h_T)` of the scan: its gradient with respect to `W` is the
+/// benchmark's reverse-mode row.
+#[jax::jit]
+fn rnn_loss_10k(
+    w: &Array<f32, 64, 64>,
+    xs: &Array<f32, 10000, 64>,
+    h: &Array<f32, 64>,
+) -> Array<f32> {
+    let (h, _) = lax::scan(
+        |h: Array<f32, 64>, x: Array<f32, 64>| (jnp::tanh(w.matmul(&h) + x), 0.0),
+        h.clone(),
+        xs.clone(),
+    );
+    jnp::sum(h)
+}
+
 #[jax::jit]
 fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
     jnp::softmax(x, -1)
@@ -345,6 +376,20 @@ fn main() {
         let h = random::<64>(21);
         let s = t.run(|| drop(black_box(rnn_scan_10k(&w, &xs, &h))));
         report("rnn_scan_10k", &t, s);
+    }
+    if run("rnn_fori_10k") {
+        let w = random2::<64, 64>(19) / 8.0f32;
+        let xs = random2::<10000, 64>(20);
+        let h = random::<64>(21);
+        let s = t.run(|| drop(black_box(rnn_fori_10k(&w, &xs, &h))));
+        report("rnn_fori_10k", &t, s);
+    }
+    if run("rnn_scan_grad_10k") {
+        let w = random2::<64, 64>(19) / 8.0f32;
+        let xs = random2::<10000, 64>(20);
+        let h = random::<64>(21);
+        let s = t.run(|| drop(black_box(rnn_loss_10k::grad(&w, &xs, &h))));
+        report("rnn_scan_grad_10k", &t, s);
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));

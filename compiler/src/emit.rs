@@ -637,6 +637,23 @@ impl<'a> Emitter<'a> {
         Ok(quote!({ #(#stmts)* (#(#outs,)*) }))
     }
 
+    /// Moves each step's new carry in; an array's old buffer goes back for
+    /// the next step's outputs (`__rt::recycle`) instead of to the allocator.
+    fn next_carry(&self, carry: &[Ident], news: &[Ident], init: &[Atom]) -> Vec<TokenStream> {
+        carry
+            .iter()
+            .zip(news)
+            .zip(init)
+            .map(|((c, n), a)| {
+                if self.aval(a).rank() == 0 {
+                    quote!(#c = #n;)
+                } else {
+                    quote!(::jax::__rt::recycle(::std::mem::replace(&mut #c, #n));)
+                }
+            })
+            .collect()
+    }
+
     /// A loop body as a block, after hoisting what only its invariants need
     /// out of the loop: a matrix-vector product `W x` with `W` invariant
     /// reads a transposed copy of `W` made once, so each step runs along
@@ -785,6 +802,7 @@ impl<'a> Emitter<'a> {
         let cond = self.sub_block(&w.cond, &with(free_cond))?;
         let body = self.loop_body(&w.body, n, with(free_body))?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
+        let step = self.next_carry(&carry, &news, &e.ins[..n]);
         self.stmts.push(quote! {
             loop {
                 let (__go,) = #cond;
@@ -792,7 +810,7 @@ impl<'a> Emitter<'a> {
                     break;
                 }
                 let (#(#news,)*) = #body;
-                #(#carry = #news;)*
+                #(#step)*
             }
         });
         self.bind_outputs(&e.outs, &carry);
@@ -870,10 +888,14 @@ impl<'a> Emitter<'a> {
                 if *scalar {
                     quote!(#y[#t] = #o;)
                 } else {
-                    quote!(#y[#t * #row..(#t + 1) * #row].copy_from_slice(&#o[..]);)
+                    quote! {
+                        #y[#t * #row..(#t + 1) * #row].copy_from_slice(&#o[..]);
+                        ::jax::__rt::recycle(#o);
+                    }
                 }
             })
             .collect();
+        let next = self.next_carry(&carry, &news, &e.ins[..nc]);
         let row_of_step = if sc.reverse {
             quote!(#length - 1 - #step)
         } else {
@@ -883,7 +905,7 @@ impl<'a> Emitter<'a> {
             for #step in 0..#length {
                 let #t: usize = #row_of_step;
                 let (#(#news,)* #(#outs,)*) = #block;
-                #(#carry = #news;)*
+                #(#next)*
                 #(#writes)*
             }
         });
@@ -959,10 +981,11 @@ impl<'a> Emitter<'a> {
         inputs.extend(invariant);
         let block = self.loop_body(&l.body, 1 + n, inputs)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
+        let step = self.next_carry(&carry, &news, &e.ins[2..2 + n]);
         self.stmts.push(quote! {
             for #index in (#lo as i64)..(#hi as i64) {
                 let (#(#news,)*) = #block;
-                #(#carry = #news;)*
+                #(#step)*
             }
         });
         for (i, (c, out)) in carry.iter().zip(&e.outs).enumerate() {

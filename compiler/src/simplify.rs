@@ -12,6 +12,7 @@ use crate::prims::Params;
 pub fn simplify(j: &mut Jaxpr) {
     *j = crate::prims::inline_calls(j);
     reciprocal_of_broadcasts(j);
+    outer_products(j);
     loop {
         let before = j.eqns.len();
         forward_identities(j);
@@ -215,6 +216,63 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
         });
     }
     j.eqns = out;
+}
+
+/// A `dot_general` that contracts nothing (an outer product, as reverse
+/// mode makes for a matrix-vector product's matrix) becomes a product of
+/// two broadcasts: elementwise, so it fuses into its consumer (`acc + u
+/// v^T` is then one loop) instead of filling a buffer of its own.
+fn outer_products(j: &mut Jaxpr) {
+    for e in std::mem::take(&mut j.eqns) {
+        let Params::DotGeneral {
+            lhs_contract,
+            lhs_batch,
+            ..
+        } = &e.params
+        else {
+            j.eqns.push(e);
+            continue;
+        };
+        let out = j.aval(e.outs[0]).clone();
+        let (x, y) = (
+            j.atom_aval(&e.ins[0]).clone(),
+            j.atom_aval(&e.ins[1]).clone(),
+        );
+        if !lhs_contract.is_empty()
+            || !lhs_batch.is_empty()
+            || x.dtype != out.dtype
+            || y.dtype != out.dtype
+        {
+            j.eqns.push(e);
+            continue;
+        }
+        let (rx, ry) = (x.rank(), y.rank());
+        let mut factors = Vec::new();
+        for (a, dims) in [(&e.ins[0], 0..rx), (&e.ins[1], rx..rx + ry)] {
+            let b = j.new_var(crate::ir::Aval {
+                weak: false,
+                ..out.clone()
+            });
+            j.eqns.push(Eqn {
+                prim: &crate::prims::BROADCAST_IN_DIM,
+                params: Params::BroadcastInDim {
+                    shape: out.shape.clone(),
+                    dims: dims.collect(),
+                },
+                ins: vec![a.clone()],
+                outs: vec![b],
+                span: e.span,
+            });
+            factors.push(Atom::Var(b));
+        }
+        j.eqns.push(Eqn {
+            prim: &crate::prims::MUL,
+            params: Params::None,
+            ins: factors,
+            outs: e.outs.clone(),
+            span: e.span,
+        });
+    }
 }
 
 /// The same primitive with the same parameters on the same operands is computed once.

@@ -227,24 +227,10 @@ fn small_gemm_into<T: Real>(
         if b.cs == 1 && n > 1 {
             for i in 0..m {
                 let row = &mut c[i * n..(i + 1) * n];
-                row.fill(T::ZERO);
-                for p in 0..k {
-                    let s = at(i, p);
-                    let br = &b.data[p * b.rs..p * b.rs + n];
-                    for (r, &x) in row.iter_mut().zip(br) {
-                        *r = *r + s * x;
-                    }
-                }
+                sum_of_scaled_rows(k, |p| at(i, p), b.data, b.rs, row);
             }
         } else if a.rs == 1 && n == 1 {
-            c.fill(T::ZERO);
-            for p in 0..k {
-                let s = b.data[p * b.rs];
-                let col = &a.data[p * a.cs..p * a.cs + m];
-                for (r, &x) in c.iter_mut().zip(col) {
-                    *r = *r + x * s;
-                }
-            }
+            sum_of_scaled_rows(k, |p| b.data[p * b.rs], a.data, a.cs, c);
         } else {
             for i in 0..m {
                 for j in 0..n {
@@ -269,6 +255,58 @@ fn small_gemm_into<T: Real>(
                     }
                     c[i * n + j] = s;
                 }
+            }
+        }
+    }
+}
+
+/// `out = Σ_p scale(p) · rows[p * stride..][..out.len()]`, `p < k`. Blocks
+/// of 64 sums stay in registers, in two sets taking alternate `p`: a sum
+/// stored and reloaded every step, or one long chain of dependent adds,
+/// would set the pace instead of the multiplies.
+#[inline(always)]
+fn sum_of_scaled_rows<T: Real>(
+    k: usize,
+    scale: impl Fn(usize) -> T,
+    rows: &[T],
+    stride: usize,
+    out: &mut [T],
+) {
+    const B: usize = 64;
+    let len = out.len();
+    let mut j0 = 0;
+    while j0 + B <= len {
+        let (mut even, mut odd) = ([T::ZERO; B], [T::ZERO; B]);
+        let row = |p: usize| -> &[T] { &rows[p * stride + j0..p * stride + j0 + B] };
+        let mut p = 0;
+        while p + 2 <= k {
+            let (s0, s1) = (scale(p), scale(p + 1));
+            let (r0, r1) = (row(p), row(p + 1));
+            for l in 0..B {
+                even[l] = even[l] + r0[l] * s0;
+                odd[l] = odd[l] + r1[l] * s1;
+            }
+            p += 2;
+        }
+        if p < k {
+            let (s0, r0) = (scale(p), row(p));
+            for l in 0..B {
+                even[l] = even[l] + r0[l] * s0;
+            }
+        }
+        for (l, o) in out[j0..j0 + B].iter_mut().enumerate() {
+            *o = even[l] + odd[l];
+        }
+        j0 += B;
+    }
+    if j0 < len {
+        let tail = &mut out[j0..];
+        tail.fill(T::ZERO);
+        for p in 0..k {
+            let s = scale(p);
+            let r = &rows[p * stride + j0..p * stride + len];
+            for (o, &x) in tail.iter_mut().zip(r) {
+                *o = *o + x * s;
             }
         }
     }

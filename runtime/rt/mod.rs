@@ -26,5 +26,13 @@ pub fn data<A: AsArray>(a: &A) -> &[<A::Array as ArrayType>::Elem] {
 /// fits, else a fresh one of zeros.
 #[inline]
 pub fn buffer<T: Element>(n: usize) -> Vec<T> {
-    pool::take(n).unwrap_or_else(|| vec![T::ZERO; n])
+    pool::take(n)
+        .or_else(|| pool::take_recycled(n))
+        .unwrap_or_else(|| vec![T::ZERO; n])
+}
+
+/// Gives back a buffer generated code no longer needs (see [`pool::recycle`]).
+#[inline]
+pub fn recycle<T: Element>(v: Vec<T>) {
+    pool::recycle(v)
 }

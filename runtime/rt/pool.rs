@@ -141,6 +141,58 @@ pub fn put<T: Element>(v: Vec<T>) {
     }
 }
 
+thread_local! {
+    /// Small buffers given back by loops (a replaced carry, a stored row),
+    /// per element type: the next step's outputs take them instead of
+    /// asking the allocator for zeroed memory. One `Vec<Vec<T>>` per type.
+    static RECYCLED: std::cell::RefCell<Vec<(TypeId, Box<dyn Any>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// At most this many recycled buffers per element type and thread.
+const RECYCLED_PER_TYPE: usize = 8;
+
+/// Runs `f` on this thread's recycled buffers of `T`.
+fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> R {
+    RECYCLED.with(|r| {
+        let mut r = r.borrow_mut();
+        let id = TypeId::of::<T>();
+        let k = match r.iter().position(|(t, _)| *t == id) {
+            Some(k) => k,
+            None => {
+                r.push((id, Box::new(Vec::<Vec<T>>::new())));
+                r.len() - 1
+            }
+        };
+        let list = r[k]
+            .1
+            .downcast_mut::<Vec<Vec<T>>>()
+            .expect("the entry of TypeId T holds Vec<Vec<T>>");
+        f(list)
+    })
+}
+
+/// Takes back a buffer a loop no longer needs: large ones go to the pool,
+/// small ones to this thread's recycled buffers.
+pub fn recycle<T: Element>(v: Vec<T>) {
+    if v.capacity() * std::mem::size_of::<T>() >= MIN_BYTES {
+        return put(v);
+    }
+    with_recycled(|list| {
+        if list.len() < RECYCLED_PER_TYPE {
+            list.push(v);
+        }
+    });
+}
+
+/// A recycled small buffer of exactly `n` elements (stale contents).
+pub fn take_recycled<T: Element>(n: usize) -> Option<Vec<T>> {
+    with_recycled(|list| {
+        let k = list.iter().rposition(|v| v.len() == n)?;
+        Some(list.swap_remove(k))
+    })
+}
+
 /// Bytes of free buffers the pool holds.
 pub fn pooled_bytes() -> usize {
     POOLED.load(Ordering::Relaxed)
