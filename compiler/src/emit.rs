@@ -452,6 +452,16 @@ impl<'a> Emitter<'a> {
                     #body, #body, #body,
                 );
             };
+        } else if !l.parallel && self.hoisted.is_none() {
+            // Compiled once per SIMD level too (a row program's caller
+            // already dispatches).
+            let ty = rust_type(aval.dtype);
+            let body = quote!(|#name: &mut ::std::vec::Vec<#ty>| { #loops });
+            loops = quote! {
+                ::jax::__rt::par::dispatch3(
+                    ::jax::__rt::par::Level::current(), &#body, &#body, &#body, &mut #name,
+                );
+            };
         }
         self.stmts.push(loops);
     }

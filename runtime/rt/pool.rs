@@ -142,34 +142,32 @@ pub fn put<T: Element>(v: Vec<T>) {
 }
 
 thread_local! {
-    /// Small buffers given back by loops (a replaced carry, a stored row),
-    /// per element type: the next step's outputs take them instead of
-    /// asking the allocator for zeroed memory. One `Vec<Vec<T>>` per type.
-    static RECYCLED: std::cell::RefCell<Vec<(TypeId, Box<dyn Any>)>> =
+    /// Small buffers given back by loops (a replaced carry, a stored row):
+    /// the next step's outputs take them instead of asking the allocator
+    /// for zeroed memory. Loops of floats are the ones that run long.
+    static RECYCLED_F32: std::cell::RefCell<Vec<Vec<f32>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static RECYCLED_F64: std::cell::RefCell<Vec<Vec<f64>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// At most this many recycled buffers per element type and thread.
 const RECYCLED_PER_TYPE: usize = 8;
 
-/// Runs `f` on this thread's recycled buffers of `T`.
-fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> R {
-    RECYCLED.with(|r| {
-        let mut r = r.borrow_mut();
-        let id = TypeId::of::<T>();
-        let k = match r.iter().position(|(t, _)| *t == id) {
-            Some(k) => k,
-            None => {
-                r.push((id, Box::new(Vec::<Vec<T>>::new())));
-                r.len() - 1
-            }
-        };
-        let list = r[k]
-            .1
-            .downcast_mut::<Vec<Vec<T>>>()
-            .expect("the entry of TypeId T holds Vec<Vec<T>>");
-        f(list)
-    })
+/// Runs `f` on this thread's recycled buffers of `T`, if `T` has them.
+#[inline]
+fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option<R> {
+    fn typed<U: 'static, T: 'static, R>(
+        list: &mut Vec<Vec<U>>,
+        f: impl FnOnce(&mut Vec<Vec<T>>) -> R,
+    ) -> Option<R> {
+        (list as &mut dyn Any).downcast_mut::<Vec<Vec<T>>>().map(f)
+    }
+    match T::DTYPE {
+        crate::element::DType::F32 => RECYCLED_F32.with(|r| typed(&mut r.borrow_mut(), f)),
+        crate::element::DType::F64 => RECYCLED_F64.with(|r| typed(&mut r.borrow_mut(), f)),
+        _ => None,
+    }
 }
 
 /// Takes back a buffer a loop no longer needs: large ones go to the pool,
@@ -191,6 +189,7 @@ pub fn take_recycled<T: Element>(n: usize) -> Option<Vec<T>> {
         let k = list.iter().rposition(|v| v.len() == n)?;
         Some(list.swap_remove(k))
     })
+    .flatten()
 }
 
 /// Bytes of free buffers the pool holds.
