@@ -157,6 +157,8 @@ const RECYCLED_PER_TYPE: usize = 8;
 /// Runs `f` on this thread's recycled buffers of `T`, if `T` has them.
 #[inline]
 fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option<R> {
+    // A `Vec`, not a slice: `f` pushes onto the list.
+    #[allow(clippy::ptr_arg)]
     fn typed<U: 'static, T: 'static, R>(
         list: &mut Vec<Vec<U>>,
         f: impl FnOnce(&mut Vec<Vec<T>>) -> R,
