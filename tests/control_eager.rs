@@ -56,3 +56,66 @@ fn while_loop_and_switch() {
     assert_eq!(lax::switch(0, &branches, 10), 9);
     assert_eq!(lax::switch(5, &branches, 10), 11);
 }
+
+#[test]
+fn scan_stacks_rows_eagerly() {
+    // The seed's func11, eagerly: the same numbers as JAX.
+    let out = common::seed_output("scan_func11");
+    let arr = Array::<f32, 16>::arange();
+    let ones = Array::<f32, 16>::full(1.0);
+    let extra = 5.0f32;
+    let (c, ys): (Array<f32>, Array<f32, 16>) = lax::scan(
+        |carry: Array<f32>, (a, b): (Array<f32>, Array<f32>)| (&carry + a * b + extra, carry),
+        Array::from(0.0f32),
+        (arr, ones),
+    );
+    assert_eq!(c.item() as f64, out["items"][0]["data"][0].as_f64().unwrap());
+    let want: Vec<f32> = out["items"][1]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(ys.to_vec(), want);
+}
+
+#[test]
+fn scan_length_and_reverse() {
+    // No xs: `length` steps of a counter; reversed, ys stay in step order.
+    let (n, ys): (i32, Array<i32, 4>) = lax::scan_with(
+        |c: i32, (): ()| (c + 1, c * c),
+        0,
+        (),
+        lax::ScanOptions {
+            length: Some(4),
+            ..Default::default()
+        },
+    );
+    assert_eq!((n, ys.to_vec()), (4, vec![0, 1, 4, 9]));
+    let xs = Array::<f32, 3>::from([1.0, 2.0, 4.0]);
+    let (total, partial): (Array<f32>, Array<f32, 3>) = lax::scan_with(
+        |c: Array<f32>, x: Array<f32>| (&c + &x, &c + &x),
+        Array::from(0.0f32),
+        xs,
+        lax::ScanOptions {
+            reverse: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(total.item(), 7.0);
+    assert_eq!(partial.to_vec(), [7.0, 6.0, 4.0]);
+}
+
+#[test]
+#[should_panic(expected = "disagrees with leading axis sizes 3")]
+fn scan_length_must_match_the_xs() {
+    let _: (Array<f32>, Array<f32, 3>) = lax::scan_with(
+        |c: Array<f32>, x: Array<f32>| (&c + &x, x),
+        Array::from(0.0f32),
+        Array::<f32, 3>::full(1.0),
+        lax::ScanOptions {
+            length: Some(2),
+            ..Default::default()
+        },
+    );
+}

@@ -112,7 +112,7 @@ impl Tracer {
         if is_path(&c.func, "lax", "while_loop") {
             return self.while_call(c).map(Some);
         }
-        if is_path(&c.func, "lax", "scan") {
+        if is_path(&c.func, "lax", "scan") || is_path(&c.func, "lax", "scan_with") {
             return self.scan_call(c).map(Some);
         }
         let syn::Expr::Call(inner) = &*c.func else {
@@ -861,12 +861,22 @@ impl Tracer {
     /// `lax::scan(|carry, x| (carry, y), init, xs)`: the body traced apart on
     /// the carry and one row of every x; the ys come back stacked.
     fn scan_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
-        if c.args.len() != 3 {
+        let with = is_path(&c.func, "lax", "scan_with");
+        if c.args.len() != 3 + with as usize {
             return err(
                 c.span(),
-                "`lax::scan` takes a body `|carry, x| (carry, y)`, the initial carry and the xs",
+                if with {
+                    "`lax::scan_with` takes a body `|carry, x| (carry, y)`, the initial carry, the xs and `lax::ScanOptions { .. }`"
+                } else {
+                    "`lax::scan` takes a body `|carry, x| (carry, y)`, the initial carry and the xs (`lax::scan_with` also takes `length` and `reverse`)"
+                },
             );
         }
+        let (length_option, reverse) = if with {
+            self.scan_options(&c.args[3])?
+        } else {
+            (None, false)
+        };
         let span = c.span();
         let body_fn = self.callable(&c.args[0])?;
         let init = self.expr(&c.args[1])?;
@@ -897,11 +907,20 @@ impl Tracer {
                 ..aval
             });
         }
-        let Some(length) = length else {
-            return err(
-                c.args[2].span(),
-                "scan without xs needs a length: pass xs with a leading axis",
-            );
+        let length = match (length, length_option) {
+            (Some(n), Some(l)) if n != l => {
+                return err(
+                    c.args[3].span(),
+                    format!("scan got `length` argument of {l} which disagrees with leading axis sizes {n}"),
+                )
+            }
+            (Some(n), _) | (None, Some(n)) => n,
+            (None, None) => {
+                return err(
+                    c.args[2].span(),
+                    "scan got no values to scan over and `length` not provided: pass xs with a leading axis, or `lax::scan_with(.., lax::ScanOptions { length: Some(n), ..Default::default() })`",
+                )
+            }
         };
         let nc = carry.len();
         let mut carry = carry;
@@ -954,7 +973,7 @@ impl Tracer {
                 n_carry: nc,
                 n_xs: xs_atoms.len(),
                 length,
-                reverse: false,
+                reverse,
             })));
         let mut ins = carry;
         ins.extend(xs_atoms);
@@ -964,6 +983,44 @@ impl Tracer {
         let carry_out = rebuild(&init, &mut it);
         let ys = rebuild(&ys_template.expect("traced"), &mut it);
         Ok(Value::Tuple(vec![carry_out, ys]))
+    }
+
+    /// `lax::ScanOptions { length: Some(n), reverse: b, ..Default::default() }`,
+    /// its values known when the function compiles.
+    fn scan_options(&mut self, e: &syn::Expr) -> Result<(Option<usize>, bool)> {
+        let usage = "write the options as a literal, `lax::ScanOptions { length: Some(n), reverse: true, ..Default::default() }`, with values known when the function compiles";
+        let syn::Expr::Struct(s) = e else {
+            return err(e.span(), usage);
+        };
+        let (mut length, mut reverse) = (None, false);
+        for f in &s.fields {
+            let name = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(_) => String::new(),
+            };
+            match name.as_str() {
+                "length" => {
+                    length = match &f.expr {
+                        syn::Expr::Path(p) if p.path.is_ident("None") => None,
+                        syn::Expr::Call(call) if matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("Some")) && call.args.len() == 1 => {
+                            match self.expr(&call.args[0])? {
+                                Value::Static(crate::ir::Scalar::Int(n)) if n >= 0 => Some(n as usize),
+                                _ => return err(call.args[0].span(), "scan's `length` must be a non-negative integer known when the function compiles"),
+                            }
+                        }
+                        other => return err(other.span(), "`length` is `Some(n)` or `None`"),
+                    }
+                }
+                "reverse" => {
+                    reverse = match self.expr(&f.expr)? {
+                        Value::Static(crate::ir::Scalar::Bool(b)) => b,
+                        _ => return err(f.expr.span(), "scan's `reverse` must be a bool known when the function compiles"),
+                    }
+                }
+                _ => return err(f.member.span(), format!("`ScanOptions` has no field `{name}`: it has `length` and `reverse`")),
+            }
+        }
+        Ok((length, reverse))
     }
 
     /// `pullback(ct)`.

@@ -3,7 +3,8 @@
 //! Rust branches and loops; the functions exist so the same code runs
 //! eagerly and inside `#[jax::jit]`.
 
-use crate::array::Array;
+use crate::array::{Array, ArrayType};
+use crate::element::Element;
 use crate::element::DefaultInt;
 
 /// A predicate: a `bool`, or a boolean array of rank 0 (what comparisons
@@ -111,4 +112,181 @@ pub fn while_loop<C, P: Pred>(
         carry = body_fun(carry);
     }
     carry
+}
+
+/// `lax.scan`'s keyword arguments: `length` (needed when there are no xs)
+/// and `reverse` (run the steps last first; ys stay in step order, as in
+/// JAX). Rust has no keyword arguments, so [`scan_with`] takes this.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanOptions {
+    pub length: Option<usize>,
+    pub reverse: bool,
+}
+
+/// The xs of a scan: arrays whose leading axis is the step, or tuples of
+/// them, or `()` (no xs: give a `length`).
+pub trait ScanXs {
+    /// The length of the leading axis, or `None` for `()`.
+    fn steps(&self) -> Option<usize>;
+}
+
+/// One step's row of `X`, typed by the body's parameter.
+pub trait ScanRow<X>: Sized {
+    fn row(xs: &X, t: usize) -> Self;
+}
+
+/// The ys of a scan stacked from each step's rows.
+pub trait ScanYs<R>: Sized {
+    fn stack(rows: Vec<R>) -> Self;
+}
+
+impl ScanXs for () {
+    fn steps(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl ScanRow<()> for () {
+    fn row(_: &(), _: usize) {}
+}
+
+impl ScanYs<()> for () {
+    fn stack(_: Vec<()>) {}
+}
+
+impl<T: Element, const D0: usize, const D1: usize, const D2: usize, const D3: usize, const D4: usize, const D5: usize> ScanXs
+    for Array<T, D0, D1, D2, D3, D4, D5>
+{
+    fn steps(&self) -> Option<usize> {
+        Some(*<Self as ArrayType>::SHAPE.first().expect("scan's xs need a leading axis"))
+    }
+}
+
+/// `S` must be `R` with a leading axis of `steps` rows.
+fn check_stacked(what: &str, s: &[usize], r: &[usize], steps: usize) {
+    if s.first() != Some(&steps) || &s[1..] != r {
+        panic!("scan: {what} of shape {s:?} do not stack rows of shape {r:?} over {steps} steps");
+    }
+}
+
+impl<A: ArrayType, R: ArrayType<Elem = A::Elem>> ScanRow<A> for R {
+    fn row(xs: &A, t: usize) -> R {
+        check_stacked("xs", A::SHAPE, R::SHAPE, A::SHAPE.first().copied().unwrap_or(0));
+        R::from_data(xs.data()[t * R::SIZE..(t + 1) * R::SIZE].to_vec())
+    }
+}
+
+impl<R: ArrayType, S: ArrayType<Elem = R::Elem>> ScanYs<R> for S {
+    fn stack(rows: Vec<R>) -> S {
+        check_stacked("ys", S::SHAPE, R::SHAPE, rows.len());
+        let mut data = Vec::with_capacity(S::SIZE);
+        for r in &rows {
+            data.extend_from_slice(r.data());
+        }
+        S::from_data(data)
+    }
+}
+
+/// Rust scalars as ys stack into a rank-1 array.
+macro_rules! scalar_ys {
+    ($($t:ty),*) => {$(
+        impl<const N: usize> ScanYs<$t> for Array<$t, N> {
+            fn stack(rows: Vec<$t>) -> Self {
+                check_stacked("ys", &[N], &[], rows.len());
+                Array::from_data(rows)
+            }
+        }
+    )*};
+}
+scalar_ys!(f32, f64, i32, i64, bool);
+
+macro_rules! tuple_scan {
+    ($(($x:ident, $r:ident, $s:ident, $k:tt)),*) => {
+        impl<$($x: ScanXs),*> ScanXs for ($($x,)*) {
+            fn steps(&self) -> Option<usize> {
+                let mut n: Option<usize> = None;
+                $(
+                    if let Some(m) = self.$k.steps() {
+                        if n.is_some_and(|n| n != m) {
+                            panic!("scan got xs of different leading lengths: {} and {m}", n.unwrap());
+                        }
+                        n = Some(m);
+                    }
+                )*
+                n
+            }
+        }
+        impl<$($x, $r: ScanRow<$x>),*> ScanRow<($($x,)*)> for ($($r,)*) {
+            fn row(xs: &($($x,)*), t: usize) -> Self {
+                ($($r::row(&xs.$k, t),)*)
+            }
+        }
+        impl<$($r, $s: ScanYs<$r>),*> ScanYs<($($r,)*)> for ($($s,)*) {
+            #[allow(non_snake_case)]
+            fn stack(rows: Vec<($($r,)*)>) -> Self {
+                $(let mut $r = Vec::with_capacity(rows.len());)*
+                for row in rows {
+                    $($r.push(row.$k);)*
+                }
+                ($($s::stack($r),)*)
+            }
+        }
+    };
+}
+tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1));
+tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1), (X2, R2, S2, 2));
+tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1), (X2, R2, S2, 2), (X3, R3, S3, 3));
+
+/// `jax.lax.scan(f, init, xs)`: `f(carry, x)` for each row `x` of `xs` in
+/// turn, threading the carry; returns the final carry and the ys stacked.
+/// Each row's type is the body's parameter type; the ys' stacked type is
+/// the result's (both checked against the shapes when the scan runs).
+///
+/// ```
+/// use jax::{lax, Array};
+/// let xs = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+/// let (total, partial): (Array<f32>, Array<f32, 4>) =
+///     lax::scan(|c: Array<f32>, x: Array<f32>| (&c + &x, &c + &x), Array::from(0.0f32), xs);
+/// assert_eq!(total.item(), 10.0);
+/// assert_eq!(partial.to_vec(), [1.0, 3.0, 6.0, 10.0]);
+/// ```
+pub fn scan<C, X: ScanXs, R: ScanRow<X>, Y, S: ScanYs<Y>>(
+    f: impl FnMut(C, R) -> (C, Y),
+    init: C,
+    xs: X,
+) -> (C, S) {
+    scan_with(f, init, xs, ScanOptions::default())
+}
+
+/// [`scan`] with `length` and `reverse` (see [`ScanOptions`]).
+///
+/// ```
+/// use jax::{lax, Array};
+/// let xs = Array::<i32, 3>::from([1, 2, 3]);
+/// let opts = lax::ScanOptions { reverse: true, ..Default::default() };
+/// let (_, seen): (i32, Array<i32, 3>) = lax::scan_with(|c: i32, x: Array<i32>| (c * 10 + x.item(), c * 10 + x.item()), 0, xs, opts);
+/// assert_eq!(seen.to_vec(), [321, 32, 3]);
+/// ```
+pub fn scan_with<C, X: ScanXs, R: ScanRow<X>, Y, S: ScanYs<Y>>(
+    mut f: impl FnMut(C, R) -> (C, Y),
+    init: C,
+    xs: X,
+    options: ScanOptions,
+) -> (C, S) {
+    let n = match (xs.steps(), options.length) {
+        (Some(n), Some(l)) if n != l => {
+            panic!("scan got `length` argument of {l} which disagrees with leading axis sizes {n}")
+        }
+        (Some(n), _) | (None, Some(n)) => n,
+        (None, None) => panic!("scan got no values to scan over and `length` not provided."),
+    };
+    let mut carry = init;
+    let mut ys: Vec<Option<Y>> = (0..n).map(|_| None).collect();
+    for step in 0..n {
+        let t = if options.reverse { n - 1 - step } else { step };
+        let (c, y) = f(carry, R::row(&xs, t));
+        carry = c;
+        ys[t] = Some(y);
+    }
+    (carry, S::stack(ys.into_iter().map(|y| y.expect("every step ran")).collect()))
 }
