@@ -69,7 +69,10 @@ fn scan_stacks_rows_eagerly() {
         Array::from(0.0f32),
         (arr, ones),
     );
-    assert_eq!(c.item() as f64, out["items"][0]["data"][0].as_f64().unwrap());
+    assert_eq!(
+        c.item() as f64,
+        out["items"][0]["data"][0].as_f64().unwrap()
+    );
     let want: Vec<f32> = out["items"][1]["data"]
         .as_array()
         .unwrap()

@@ -437,7 +437,10 @@ fn scan_options_match_eager() {
             ..Default::default()
         },
     );
-    assert_eq!((total.item(), sums.to_vec()), (etotal.item(), esums.to_vec()));
+    assert_eq!(
+        (total.item(), sums.to_vec()),
+        (etotal.item(), esums.to_vec())
+    );
     assert_eq!(sums.to_vec(), [15.0, 14.0, 12.0, 9.0, 5.0]);
     assert_eq!(powers(Array::from(2.0f32)).to_vec(), [1.0, 2.0, 4.0, 8.0]);
     // Reverse mode through a reversed scan: d/dxs of sum(ys) counts how
@@ -491,7 +494,11 @@ fn struct_carries() {
     let (mut pos, mut vel) = (s.pos.to_vec(), s.vel.to_vec());
     for _ in 0..10 {
         let p2: Vec<f32> = pos.iter().zip(&vel).map(|(p, v)| p + v * 0.1).collect();
-        vel = vel.iter().zip(&pos).map(|(v, p)| v - p * (2.0f32 * 0.1)).collect();
+        vel = vel
+            .iter()
+            .zip(&pos)
+            .map(|(v, p)| v - p * (2.0f32 * 0.1))
+            .collect();
         pos = p2;
     }
     let out = particles::simulate(&s, 2.0);

@@ -55,13 +55,6 @@ enum Callable {
     /// `jnp::sin`, `lax::exp`.
     Op(Module, String),
     Transformed(Kind, Box<Callable>),
-    /// `lax::switch`'s remaining branches: `branches[0]` where the (clamped)
-    /// index equals `first`, the rest otherwise.
-    Switch {
-        index: Atom,
-        first: i128,
-        branches: Vec<Callable>,
-    },
 }
 
 fn kind_of(path: &syn::Path) -> Option<Kind> {
@@ -177,34 +170,6 @@ impl Tracer {
             Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
-            Callable::Switch {
-                index,
-                first,
-                branches,
-            } => {
-                if branches.len() == 1 {
-                    return self.apply(&branches[0], args, span);
-                }
-                let here = crate::trace::literal(
-                    crate::ir::Scalar::Int(*first),
-                    crate::ir::Aval::scalar(self.b.aval(index).dtype, false),
-                );
-                let pred = self.b.bind1(
-                    &crate::prims::EQ,
-                    crate::prims::Params::None,
-                    vec![index.clone(), here],
-                    span,
-                )?;
-                let rest = Callable::Switch {
-                    index: index.clone(),
-                    first: first + 1,
-                    branches: branches[1..].to_vec(),
-                };
-                let Some((operand, _)) = args.into_iter().next() else {
-                    return err(span, "switch branches take one operand");
-                };
-                self.cond_traced(pred, &branches[0], &rest, operand, span)
-            }
         }
     }
 
@@ -474,13 +439,11 @@ impl Tracer {
             if got.shape != want.shape || got.dtype != want.dtype {
                 return err(span, format!("the {what} body must return the carry's types: got {got} for a carry of {want}"));
             }
-            atoms.push(crate::jnp::convert(
-                &mut self.b,
-                a,
-                want.dtype,
-                false,
-                span,
-            )?);
+            // A weakly typed carry may come back strong (JAX keeps the
+            // input weak and converts it where it is used); a strong one
+            // stays strong.
+            let weak = want.weak && got.weak;
+            atoms.push(crate::jnp::convert(&mut self.b, a, want.dtype, weak, span)?);
         }
         Ok(atoms)
     }
@@ -488,8 +451,9 @@ impl Tracer {
     /// JAX's weak-typed carry promotion: a weakly typed initial value (a
     /// literal such as `0.0`) takes the dtype the body gives it back. `probe`
     /// traces the body once on the carry as given and returns the avals of
-    /// the carry it returns; weak leaves whose dtype changes are converted.
-    /// Returns the carry's final (strong) avals.
+    /// the carry it returns; weak leaves whose dtype changes are converted
+    /// (and become strong); the others stay as given, weak included.
+    /// Returns the carry's final avals.
     fn settle_carry(
         &mut self,
         carry: &mut [Atom],
@@ -497,20 +461,18 @@ impl Tracer {
         probe: impl FnOnce(&mut Tracer, Vec<crate::ir::Aval>) -> Result<Vec<crate::ir::Aval>>,
     ) -> Result<Vec<crate::ir::Aval>> {
         let given: Vec<crate::ir::Aval> = carry.iter().map(|a| self.b.aval(a)).collect();
-        let mut settled: Vec<crate::ir::Aval> = given
-            .iter()
-            .map(|a| crate::ir::Aval {
-                weak: false,
-                ..a.clone()
-            })
-            .collect();
+        let mut settled = given.clone();
         if given.iter().any(|a| a.weak) {
             let outs = probe(self, given.clone())?;
             for (k, (g, o)) in given.iter().zip(&outs).enumerate() {
                 if g.weak && o.dtype != g.dtype && o.shape == g.shape {
                     carry[k] =
                         crate::jnp::convert(&mut self.b, carry[k].clone(), o.dtype, false, span)?;
-                    settled[k].dtype = o.dtype;
+                    settled[k] = crate::ir::Aval {
+                        dtype: o.dtype,
+                        weak: false,
+                        ..o.clone()
+                    };
                 }
             }
         }
@@ -531,7 +493,8 @@ impl Tracer {
         let bound = |t: &mut Tracer, e: &syn::Expr| -> Result<Atom> {
             let v = t.expr(e)?;
             let a = t.atom(v, e.span())?;
-            crate::jnp::convert(&mut t.b, a, int, false, e.span())
+            let weak = t.b.aval(&a).weak;
+            crate::jnp::convert(&mut t.b, a, int, weak, e.span())
         };
         let lo = bound(self, &c.args[0])?;
         let hi = bound(self, &c.args[1])?;
@@ -567,8 +530,11 @@ impl Tracer {
             Ok(j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect())
         })?;
         let n = carry.len();
+        let index_aval = crate::ir::Aval::scalar(int, false);
+        let one = crate::trace::literal(crate::ir::Scalar::Int(1), index_aval.clone());
         // Static bounds make a `scan` that carries the index, as JAX does:
-        // reverse mode can then store each step's residuals.
+        // reverse mode can then store each step's residuals. Traced bounds
+        // make a `while` over `(i, upper, carry..)`.
         let static_bounds = match (&lo, &hi) {
             (Atom::Lit(l), Atom::Lit(h)) => match (l.value, h.value) {
                 (crate::ir::Scalar::Int(l), crate::ir::Scalar::Int(h)) => Some((l, h)),
@@ -576,24 +542,28 @@ impl Tracer {
             },
             _ => None,
         };
-        let (j, free) = self.trace_with(with_index(&carry_avals), |t, inputs| {
-            let outs = run_body(t, &inputs)?;
-            let mut carry_out = t.carry_out(outs, &carry_avals, "fori_loop", span)?;
-            if static_bounds.is_some() {
-                let one = crate::trace::literal(
-                    crate::ir::Scalar::Int(1),
-                    crate::ir::Aval::scalar(int, false),
-                );
-                let next = t.b.bind1(
-                    &crate::prims::ADD,
-                    crate::prims::Params::None,
-                    vec![inputs[0].clone(), one],
-                    span,
-                )?;
-                carry_out.insert(0, next);
-            }
-            Ok(carry_out)
+        let mut avals = vec![index_aval.clone()];
+        if static_bounds.is_none() {
+            avals.push(index_aval.clone());
+        }
+        avals.extend(carry_avals.iter().cloned());
+        let lead = avals.len() - n;
+        let (j, free) = self.trace_with(avals, |t, inputs| {
+            let next = t.b.bind1(
+                &crate::prims::ADD,
+                crate::prims::Params::None,
+                vec![inputs[0].clone(), one.clone()],
+                span,
+            )?;
+            let mut with_index = vec![inputs[0].clone()];
+            with_index.extend_from_slice(&inputs[lead..]);
+            let outs = run_body(t, &with_index)?;
+            let mut new = inputs[..lead].to_vec();
+            new[0] = next;
+            new.extend(t.carry_out(outs, &carry_avals, "fori_loop", span)?);
+            Ok(new)
         })?;
+        let mut ins = vec![lo];
         let outs = if let Some((l, h)) = static_bounds {
             let params =
                 crate::prims::Params::Scan(crate::prims::Shared(Rc::new(crate::prims::Scan {
@@ -603,31 +573,44 @@ impl Tracer {
                     length: (h - l).max(0) as usize,
                     reverse: false,
                 })));
-            let mut ins = vec![lo];
             ins.extend(carry);
             ins.extend(free);
-            let mut outs = self.b.bind(&crate::prims::SCAN, params, ins, span)?;
-            outs.remove(0);
-            outs
+            self.b.bind(&crate::prims::SCAN, params, ins, span)?
         } else {
+            // The condition `i < upper`, on the whole carry.
+            let mut cb = crate::trace::Builder::new(self.b.x64);
+            let i = cb.input(index_aval.clone());
+            let upper = cb.input(index_aval);
+            for a in &carry_avals {
+                cb.input(a.clone());
+            }
+            let go = cb.bind1(
+                &crate::prims::LT,
+                crate::prims::Params::None,
+                vec![i, upper],
+                span,
+            )?;
+            cb.jaxpr.outvars = vec![go];
             let params =
-                crate::prims::Params::Loop(crate::prims::Shared(Rc::new(crate::prims::Loop {
+                crate::prims::Params::While(crate::prims::Shared(Rc::new(crate::prims::While {
+                    cond: cb.jaxpr,
                     body: j,
-                    n_carry: n,
+                    n_carry: n + 2,
+                    n_free_cond: 0,
                 })));
-            let mut ins = vec![lo, hi];
+            ins.push(hi);
             ins.extend(carry);
             ins.extend(free);
-            self.b.bind(&crate::prims::FORI_LOOP, params, ins, span)?
+            self.b.bind(&crate::prims::WHILE, params, ins, span)?
         };
-        let mut it = outs.into_iter().map(Value::Traced);
+        let mut it = outs.into_iter().skip(lead).map(Value::Traced);
         Ok(rebuild(&init, &mut it))
     }
 
     /// `lax::cond(pred, |ops| .., |ops| .., operand)`: both branches traced
     /// apart on the operand (their outputs must have one type), one `cond`
-    /// equation. A predicate known now picks its branch while tracing, as
-    /// JAX's does for a concrete predicate.
+    /// equation on the predicate as an `int32` index (`[false, true]`), as
+    /// JAX traces it; a predicate known now is a literal index.
     fn cond_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 4 {
             return err(
@@ -640,25 +623,27 @@ impl Tracer {
         let on_true = self.callable(&c.args[1])?;
         let on_false = self.callable(&c.args[2])?;
         let operand = self.expr(&c.args[3])?;
-        if let Value::Static(s) = &pred {
+        let i32_scalar = crate::ir::Aval::scalar(jax_dtypes::DType::I32, false);
+        let index = if let Value::Static(s) = &pred {
             let truth = match s {
                 crate::ir::Scalar::Bool(b) => *b,
                 crate::ir::Scalar::Int(i) => *i != 0,
                 crate::ir::Scalar::Float(f) => *f != 0.0,
             };
-            let branch = if truth { &on_true } else { &on_false };
-            return self.apply(branch, vec![(operand, c.args[3].span())], span);
-        }
-        let p = self.atom(pred, c.args[0].span())?;
-        let pa = self.b.aval(&p);
-        if pa.rank() != 0 || pa.dtype != jax_dtypes::DType::Bool {
-            return err(c.args[0].span(), format!("Pred type must be either boolean or number, got {pa}: cond takes a scalar predicate"));
-        }
-        self.cond_traced(p, &on_true, &on_false, operand, span)
+            crate::trace::literal(crate::ir::Scalar::Int(truth as i128), i32_scalar)
+        } else {
+            let p = self.atom(pred, c.args[0].span())?;
+            let pa = self.b.aval(&p);
+            if pa.rank() != 0 || pa.dtype != jax_dtypes::DType::Bool {
+                return err(c.args[0].span(), format!("Pred type must be either boolean or number, got {pa}: cond takes a scalar predicate"));
+            }
+            crate::jnp::convert(&mut self.b, p, jax_dtypes::DType::I32, false, span)?
+        };
+        self.cond_traced(index, &[on_false, on_true], operand, c.args[3].span(), span)
     }
 
-    /// `lax::switch(index, [branch, ..], operand)`: the branch at the index
-    /// clamped into range, as JAX does; a traced index chains `cond`s.
+    /// `lax::switch(index, [branch, ..], operand)`: one `cond` on the index
+    /// clamped into range, as JAX does (a known index is clamped now).
     fn switch_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 3 {
             return err(
@@ -683,58 +668,55 @@ impl Tracer {
             .collect::<Result<Vec<_>>>()?;
         let index = self.expr(&c.args[0])?;
         let operand = self.expr(&c.args[2])?;
+        if branches.len() == 1 {
+            return self.apply(&branches[0], vec![(operand, c.args[2].span())], span);
+        }
         let n = branches.len() as i128;
-        if let Value::Static(crate::ir::Scalar::Int(i)) = index {
-            let k = i.clamp(0, n - 1) as usize;
-            return self.apply(&branches[k], vec![(operand, c.args[2].span())], span);
-        }
-        let i = self.atom(index, c.args[0].span())?;
-        let ia = self.b.aval(&i);
-        if ia.rank() != 0 || !ia.dtype.is_integer() {
-            return err(
-                c.args[0].span(),
-                format!("Branch index must be scalar integer, got {ia}"),
-            );
-        }
-        let lit = |v: i128| {
-            crate::trace::literal(
-                crate::ir::Scalar::Int(v),
-                crate::ir::Aval::scalar(ia.dtype, false),
-            )
+        let i32_scalar = crate::ir::Aval::scalar(jax_dtypes::DType::I32, false);
+        let lit = |v: i128| crate::trace::literal(crate::ir::Scalar::Int(v), i32_scalar.clone());
+        let index = if let Value::Static(crate::ir::Scalar::Int(i)) = index {
+            lit(i.clamp(0, n - 1))
+        } else {
+            let i = self.atom(index, c.args[0].span())?;
+            let ia = self.b.aval(&i);
+            if ia.rank() != 0 || !ia.dtype.is_integer() {
+                return err(
+                    c.args[0].span(),
+                    format!("Branch index must be scalar integer, got {ia}"),
+                );
+            }
+            let i = crate::jnp::convert(&mut self.b, i, jax_dtypes::DType::I32, false, span)?;
+            self.b.bind1(
+                &crate::prims::CLAMP,
+                crate::prims::Params::None,
+                vec![lit(0), i, lit(n - 1)],
+                span,
+            )?
         };
-        let clamped = self.b.bind1(
-            &crate::prims::CLAMP,
-            crate::prims::Params::None,
-            vec![lit(0), i, lit(n - 1)],
-            span,
-        )?;
-        let all = Callable::Switch {
-            index: clamped,
-            first: 0,
-            branches,
-        };
-        self.apply(&all, vec![(operand, c.args[2].span())], span)
+        self.cond_traced(index, &branches, operand, c.args[2].span(), span)
     }
 
-    /// One `cond` equation on a traced boolean predicate.
+    /// One `cond` equation: every branch traced apart on the operand; their
+    /// outputs must have one type.
     fn cond_traced(
         &mut self,
-        p: Atom,
-        on_true: &Callable,
-        on_false: &Callable,
+        index: Atom,
+        branches: &[Callable],
         operand: Value,
+        operand_span: Span,
         span: Span,
     ) -> Result<Value> {
         let mut leaves = Vec::new();
         crate::parse::flatten(&operand, &mut leaves);
         let mut ops = Vec::new();
         for l in leaves {
-            ops.push(self.atom(l, span)?);
+            ops.push(self.atom(l, operand_span)?);
         }
         let avals: Vec<crate::ir::Aval> = ops.iter().map(|a| self.b.aval(a)).collect();
-        let trace_branch = |t: &mut Tracer, f: &Callable| -> Result<(Jaxpr, Vec<Atom>, Value)> {
-            let mut shape_of_out = None;
-            let (j, free) = t.trace_with(avals.clone(), |t, inputs| {
+        let mut traced = Vec::new();
+        let mut out_template = None;
+        for f in branches {
+            let (j, free) = self.trace_with(avals.clone(), |t, inputs| {
                 let mut it = inputs.into_iter().map(Value::Traced);
                 let arg = rebuild(&operand, &mut it);
                 let out = t.apply(f, vec![(arg, span)], span)?;
@@ -744,13 +726,11 @@ impl Tracer {
                     .into_iter()
                     .map(|o| t.atom(o, span))
                     .collect::<Result<Vec<_>>>()?;
-                shape_of_out = Some(out);
+                out_template.get_or_insert(out);
                 Ok(atoms)
             })?;
-            Ok((j, free, shape_of_out.expect("traced")))
-        };
-        let (jt, free_t, out_template) = trace_branch(self, on_true)?;
-        let (jf, free_f, _) = trace_branch(self, on_false)?;
+            traced.push((j, free));
+        }
         let types = |j: &Jaxpr| -> Vec<crate::ir::Aval> {
             j.outvars
                 .iter()
@@ -760,33 +740,45 @@ impl Tracer {
                 })
                 .collect()
         };
-        let (tt, tf) = (types(&jt), types(&jf));
-        if tt != tf {
-            let show = |t: &[crate::ir::Aval]| {
-                t.iter()
-                    .map(|a| a.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            return err(
-                span,
-                format!("true_fun and false_fun output must have identical types, got\n  true_fun: ({})\n  false_fun: ({})", show(&tt), show(&tf)),
-            );
+        let show = |t: &[crate::ir::Aval]| {
+            t.iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let first = types(&traced[0].0);
+        for (k, (j, _)) in traced.iter().enumerate().skip(1) {
+            let other = types(j);
+            if other != first {
+                let msg = if branches.len() == 2 {
+                    format!("true_fun and false_fun output must have identical types, got\n  true_fun: ({})\n  false_fun: ({})", show(&other), show(&first))
+                } else {
+                    format!("branch 0 and {k} outputs must have identical types, got\n  branch 0: ({})\n  branch {k}: ({})", show(&first), show(&other))
+                };
+                return err(span, msg);
+            }
         }
-        let n_free_false = free_f.len();
+        let mut ins = vec![index];
+        ins.extend(ops);
+        let mut programs = Vec::new();
+        let mut n_frees = Vec::new();
+        let mut frees = Vec::new();
+        for (j, free) in traced {
+            programs.push(j);
+            n_frees.push(free.len());
+            frees.extend(free);
+        }
+        let n_operands = ins.len() - 1;
+        ins.extend(frees);
         let params =
             crate::prims::Params::Cond(crate::prims::Shared(Rc::new(crate::prims::Cond {
-                branches: [jf, jt],
-                n_operands: ops.len(),
-                n_free_false,
+                branches: programs,
+                n_operands,
+                n_frees,
             })));
-        let mut ins = vec![p];
-        ins.extend(ops);
-        ins.extend(free_f);
-        ins.extend(free_t);
         let outs = self.b.bind(&crate::prims::COND, params, ins, span)?;
         let mut it = outs.into_iter().map(Value::Traced);
-        Ok(rebuild(&out_template, &mut it))
+        Ok(rebuild(&out_template.expect("traced"), &mut it))
     }
 
     /// `lax::while_loop(|c| .., |c| .., init)`: the condition and the body

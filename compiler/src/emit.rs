@@ -319,10 +319,6 @@ impl<'a> Emitter<'a> {
             if index_only.contains(&out) {
                 continue;
             }
-            if let Params::Loop(l) = &e.params {
-                self.fori_loop(e, &l.0)?;
-                continue;
-            }
             if let Params::Cond(c) = &e.params {
                 self.cond(e, &c.0)?;
                 continue;
@@ -924,97 +920,51 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// `cond`: `if pred { true branch } else { false branch }`, each a block.
+    /// `cond`: a `match` on the index, each branch a block (the last one
+    /// also takes any other index; `switch` clamps its index before). A
+    /// literal index emits its branch alone.
     fn cond(&mut self, e: &crate::ir::Eqn, c: &crate::prims::Cond) -> syn::Result<()> {
         let k = self.stmts.len();
-        let pred = self.scalar_of(&e.ins[0]);
-        let n = c.n_operands;
         let mut ops = Vec::new();
         for (i, a) in e.ins[1..].iter().enumerate() {
             ops.push(self.bind_operand(a, &format_ident!("__operand{}_{}", k, i)));
         }
-        let (operands, frees) = ops.split_at(n);
-        let (free_false, free_true) = frees.split_at(c.n_free_false);
-        let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
-            operands.iter().chain(f).cloned().collect()
+        let inputs = |r: &[usize]| -> Vec<(TokenStream, bool)> {
+            r.iter().map(|&i| ops[i - 1].clone()).collect()
         };
-        let on_false = self.sub_block(&c.branches[0], &with(free_false))?;
-        let on_true = self.sub_block(&c.branches[1], &with(free_true))?;
+        let reads = c.reads();
         let names: Vec<Ident> = (0..e.outs.len())
             .map(|i| format_ident!("__branch{}_{}", k, i))
             .collect();
+        let last = c.branches.len() - 1;
+        let chosen = match &e.ins[0] {
+            Atom::Lit(Literal {
+                value: Scalar::Int(i),
+                ..
+            }) => Some((*i).clamp(0, last as i128) as usize),
+            _ => None,
+        };
+        let value = if let Some(b) = chosen {
+            self.sub_block(&c.branches[b], &inputs(&reads[b]))?
+        } else {
+            let index = self.scalar_of(&e.ins[0]);
+            let mut arms = Vec::new();
+            for (b, (branch, r)) in c.branches.iter().zip(&reads).enumerate() {
+                let block = self.sub_block(branch, &inputs(r))?;
+                let pat = if b == last {
+                    quote!(_)
+                } else {
+                    let b = b as i64;
+                    quote!(#b)
+                };
+                arms.push(quote!(#pat => #block,));
+            }
+            quote!(match #index as i64 { #(#arms)* })
+        };
         self.stmts.push(quote! {
-            let (#(#names,)*) = if #pred { #on_true } else { #on_false };
+            let (#(#names,)*) = #value;
         });
         self.bind_outputs(&e.outs, &names);
-        Ok(())
-    }
-
-    /// `fori_loop`: the carry in variables of its own (owned buffers or
-    /// scalars), the body emitted once inside a Rust `for` over the bounds,
-    /// each step's new carry moved in. Loop invariants are read where they
-    /// are (materialized once if they are views).
-    fn fori_loop(&mut self, e: &crate::ir::Eqn, l: &crate::prims::Loop) -> syn::Result<()> {
-        let n = l.n_carry;
-        let (lo, hi) = (self.scalar_of(&e.ins[0]), self.scalar_of(&e.ins[1]));
-        let k = self.stmts.len();
-        let index = format_ident!("__loop{}", k);
-        let carry = self.init_carry(&e.ins[2..2 + n], k);
-        // Invariants, as whole row-major buffers or scalars.
-        // (Bound to names of their own: the body's variables may shadow the
-        // enclosing ones inside the loop.)
-        let mut invariant: Vec<(TokenStream, bool)> = Vec::new();
-        for (i, a) in e.ins[2 + n..].iter().enumerate() {
-            let aval = self.aval(a).clone();
-            let name = format_ident!("__invariant{}_{}", k, i);
-            let ty = rust_type(aval.dtype);
-            if aval.rank() == 0 {
-                let s = self.scalar_of(a);
-                self.stmts.push(quote!(let #name: #ty = #s;));
-                invariant.push((quote!(#name), true));
-            } else {
-                let buf = self.buffer_of(a, &aval);
-                self.stmts.push(quote!(let #name: &[#ty] = &#buf[..];));
-                invariant.push((quote!(#name), false));
-            }
-        }
-        // The body, emitted by an emitter of its own.
-        let ity = rust_type(l.body.aval(l.body.invars[0]).dtype);
-        let mut inputs = vec![(quote!(#index as #ity), true)];
-        for (c, a) in carry.iter().zip(&e.ins[2..2 + n]) {
-            if self.aval(a).rank() == 0 {
-                inputs.push((quote!(#c), true));
-            } else {
-                inputs.push((quote!(&#c[..]), false));
-            }
-        }
-        inputs.extend(invariant);
-        let block = self.loop_body(&l.body, 1 + n, inputs)?;
-        let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
-        let step = self.next_carry(&carry, &news, &e.ins[2..2 + n]);
-        self.stmts.push(quote! {
-            for #index in (#lo as i64)..(#hi as i64) {
-                let (#(#news,)*) = #block;
-                #(#step)*
-            }
-        });
-        for (i, (c, out)) in carry.iter().zip(&e.outs).enumerate() {
-            let aval = self.j.aval(*out).clone();
-            let _ = i;
-            if aval.rank() == 0 {
-                self.locs.insert(*out, Loc::Scalar(c.clone()));
-            } else {
-                self.owned.insert(c.to_string());
-                self.locs.insert(
-                    *out,
-                    Loc::View {
-                        buf: c.clone(),
-                        offset: quote!(0usize),
-                        strides: row_major_strides(&aval.shape),
-                    },
-                );
-            }
-        }
         Ok(())
     }
 

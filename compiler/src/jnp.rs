@@ -64,7 +64,6 @@ pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -
             cast_scalar(l.value, dtype),
             Aval::scalar(dtype, weak),
         )),
-        Atom::Var(_) if aval.dtype == dtype => Ok(x),
         x => b.bind1(
             &prims::CONVERT_ELEMENT_TYPE,
             Params::Convert {

@@ -893,6 +893,9 @@ impl Tracer {
         if let Some(v) = self.call_item(p, c)? {
             return Ok(v);
         }
+        if let Some(v) = self.array_constructor(p, c)? {
+            return Ok(v);
+        }
         let segs: Vec<String> = p
             .path
             .segments
@@ -1184,5 +1187,48 @@ impl Tracer {
             }
             s => Value::Traced(self.b.input(s.aval().unwrap())),
         }
+    }
+}
+
+impl Tracer {
+    /// `Array::<T, dims..>::zeros()`, `::ones()` and `::full(v)`: a
+    /// broadcast literal of that type, as `jnp.zeros(shape, dtype)`.
+    fn array_constructor(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Result<Option<Value>> {
+        let segs = &p.path.segments;
+        let n = segs.len();
+        if n < 2 || segs[n - 2].ident != "Array" {
+            return Ok(None);
+        }
+        let name = segs[n - 1].ident.to_string();
+        let fill = match (name.as_str(), c.args.len()) {
+            ("zeros", 0) => Value::Static(Scalar::Int(0)),
+            ("ones", 0) => Value::Static(Scalar::Int(1)),
+            ("full", 1) => self.expr(&c.args[0])?,
+            _ => return Ok(None),
+        };
+        let syn::PathArguments::AngleBracketed(args) = &segs[n - 2].arguments else {
+            return err(
+                segs[n - 2].span(),
+                format!("name the array type: `Array::<f32, 3>::{name}(..)`"),
+            );
+        };
+        let ty: syn::Type = syn::parse_quote!(Array #args);
+        let crate::types::TypeSpec::Array { aval, .. } =
+            crate::types::type_spec_in(&ty, &self.items)?
+        else {
+            return Ok(None);
+        };
+        let v = match fill {
+            Value::Static(v) => crate::trace::literal(
+                crate::jnp::cast_scalar(v, aval.dtype),
+                crate::ir::Aval::scalar(aval.dtype, false),
+            ),
+            other => {
+                let v = self.atom(other, c.span())?;
+                crate::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
+            }
+        };
+        let out = crate::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
+        Ok(Some(Value::Traced(out)))
     }
 }

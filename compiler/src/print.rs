@@ -164,12 +164,22 @@ impl Printer<'_> {
                     format!("{{ lambda ; {x}:{t} {y}:{t}. let {z}:{t} = {op} {x} {y} in ({z},) }}");
             }
         }
+        let (nested, operands) = crate::prims::nested(&e.params, &e.ins);
         let params = if params.is_empty() {
             nil()
         } else {
             let kvs = params
                 .into_iter()
-                .map(|(k, v)| text(format!("{k}={v}")))
+                .map(|(k, v)| {
+                    if v != crate::prims::NESTED {
+                        return text(format!("{k}={v}"));
+                    }
+                    let p = nested
+                        .iter()
+                        .find(|p| p.name == k)
+                        .expect("a nested program for each marker");
+                    text(format!("{k}=")) + self.programs(p)
+                })
                 .collect();
             group(concat(vec![
                 nest(2, concat(vec![text("["), brk_text(""), join(brk(), kvs)])),
@@ -177,7 +187,7 @@ impl Printer<'_> {
                 text("]"),
             ]))
         };
-        let ins = self.atoms(&e.ins, "");
+        let ins = self.atoms(&operands, "");
         concat(vec![
             lhs,
             text(" = "),
@@ -187,11 +197,35 @@ impl Printer<'_> {
         ])
     }
 
-    fn jaxpr(&mut self) -> Doc {
+    /// Nested programs, printed in the same namespace (names continue), as
+    /// JAX's `pp_jaxpr` and `pp_jaxprs` lay them out.
+    fn programs(&mut self, p: &crate::prims::Printed) -> Doc {
+        let mut docs = Vec::new();
+        for (j, invars) in &p.programs {
+            let mut sub = Printer {
+                jaxpr: j,
+                names: HashMap::new(),
+                used: used_vars(j),
+                next: self.next,
+            };
+            docs.push(sub.jaxpr(invars));
+            self.next = sub.next;
+        }
+        if !p.tuple {
+            return docs.into_iter().next().unwrap_or_else(nil);
+        }
+        group(concat(vec![
+            nest(2, concat(vec![text("("), brk_text(""), join(brk(), docs)])),
+            brk_text(""),
+            text(")"),
+        ]))
+    }
+
+    fn jaxpr(&mut self, invars: &[Var]) -> Doc {
         let j = self.jaxpr;
         let consts: Vec<crate::ir::Var> = j.constvars.iter().map(|(v, _)| *v).collect();
         let constvars = self.binders(&consts, false);
-        let invars = self.binders(&j.invars, false);
+        let invars = self.binders(invars, false);
         let eqns: Vec<Doc> = j.eqns.iter().map(|e| self.eqn(e)).collect();
         let eqns = join(brk_text("; "), eqns);
         let close = if j.outvars.len() == 1 { ",)" } else { ")" };
@@ -220,27 +254,25 @@ impl Printer<'_> {
 
 /// The jaxpr as `jax.make_jaxpr` prints it (80 columns).
 pub fn print_jaxpr(jaxpr: &Jaxpr) -> String {
+    let mut p = Printer {
+        jaxpr,
+        names: HashMap::new(),
+        used: used_vars(jaxpr),
+        next: 0,
+    };
+    let doc = p.jaxpr(&jaxpr.invars);
+    format(&doc, 80)
+}
+
+/// The variables `j` reads (a result nothing reads prints as `_`).
+fn used_vars(j: &Jaxpr) -> HashSet<Var> {
     let mut used = HashSet::new();
-    for e in &jaxpr.eqns {
-        for a in &e.ins {
-            if let Atom::Var(v) = a {
-                used.insert(*v);
-            }
-        }
-    }
-    for a in &jaxpr.outvars {
+    for a in j.eqns.iter().flat_map(|e| &e.ins).chain(&j.outvars) {
         if let Atom::Var(v) = a {
             used.insert(*v);
         }
     }
-    let mut p = Printer {
-        jaxpr,
-        names: HashMap::new(),
-        used,
-        next: 0,
-    };
-    let doc = p.jaxpr();
-    format(&doc, 80)
+    used
 }
 
 #[cfg(test)]

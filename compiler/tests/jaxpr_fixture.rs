@@ -130,6 +130,38 @@ const CASES: &[(&str, &str)] = &[
         }",
     ),
     ("scalar_weak_literals_x64@x64_on", "fn f(x: f64) -> f64 { x * 2.0 + 1 }"),
+    ("cond@x64_off", "fn f(x: f32) -> f32 { lax::cond(x.gt(0.0), jnp::sin, jnp::cos, x) }"),
+    (
+        "cond_python_bool_pred_array@x64_off",
+        "fn f(x: Array<f32, 1>) -> Array<f32, 1> { lax::cond(true, |x: Array<f32, 1>| x + 1.0, |x: Array<f32, 1>| x - 1.0, x) }",
+    ),
+    (
+        "switch@x64_off",
+        "fn f(i: i32, x: f32) -> f32 { lax::switch(i, [jnp::sin, jnp::cos, jnp::exp], x) }",
+    ),
+    (
+        "fori_loop_static@x64_off",
+        "fn f(x: f32) -> f32 { lax::fori_loop(0, 3, |_i, c| c + x, 0.0) }",
+    ),
+    (
+        "fori_loop_dynamic_bound@x64_off",
+        "fn f(x: f32, n: i32) -> f32 { lax::fori_loop(0, n, |_i, c| c + x, 0.0) }",
+    ),
+    (
+        "while_loop@x64_off",
+        "fn f(x: f32) -> f32 { lax::while_loop(|c| c.lt(10.0), |c| c * 2.0, x) }",
+    ),
+    (
+        "scan_cumsum_and_products@x64_off",
+        "fn f(xs: Array<f32, 4>) -> (Array<f32>, Array<f32, 4>) { lax::scan(|c, x| (c + x, c * x), 0.0, xs) }",
+    ),
+    (
+        "scan_func11@x64_off",
+        "fn f(arr: Array<i32, 16>, extra: f32) -> (Array<f32>, Array<f32, 16>) {
+            let ones = Array::<f32, 16>::ones();
+            lax::scan(|carry, (ae1, ae2)| (carry + ae1 * ae2 + extra, carry), 0.0, (arr, ones))
+        }",
+    ),
     (
         "elementwise_chain_x64@x64_on",
         "fn f(x: Array<f64, 3>) -> Array<f64, 3> { jnp::sin(x) * 2.0 + jnp::cos(x) }",

@@ -4,8 +4,8 @@
 //! eagerly and inside `#[jax::jit]`.
 
 use crate::array::{Array, ArrayType};
-use crate::element::Element;
 use crate::element::DefaultInt;
+use crate::element::Element;
 
 /// A predicate: a `bool`, or a boolean array of rank 0 (what comparisons
 /// of scalars give).
@@ -154,11 +154,22 @@ impl ScanYs<()> for () {
     fn stack(_: Vec<()>) {}
 }
 
-impl<T: Element, const D0: usize, const D1: usize, const D2: usize, const D3: usize, const D4: usize, const D5: usize> ScanXs
-    for Array<T, D0, D1, D2, D3, D4, D5>
+impl<
+        T: Element,
+        const D0: usize,
+        const D1: usize,
+        const D2: usize,
+        const D3: usize,
+        const D4: usize,
+        const D5: usize,
+    > ScanXs for Array<T, D0, D1, D2, D3, D4, D5>
 {
     fn steps(&self) -> Option<usize> {
-        Some(*<Self as ArrayType>::SHAPE.first().expect("scan's xs need a leading axis"))
+        Some(
+            *<Self as ArrayType>::SHAPE
+                .first()
+                .expect("scan's xs need a leading axis"),
+        )
     }
 }
 
@@ -171,7 +182,12 @@ fn check_stacked(what: &str, s: &[usize], r: &[usize], steps: usize) {
 
 impl<A: ArrayType, R: ArrayType<Elem = A::Elem>> ScanRow<A> for R {
     fn row(xs: &A, t: usize) -> R {
-        check_stacked("xs", A::SHAPE, R::SHAPE, A::SHAPE.first().copied().unwrap_or(0));
+        check_stacked(
+            "xs",
+            A::SHAPE,
+            R::SHAPE,
+            A::SHAPE.first().copied().unwrap_or(0),
+        );
         R::from_data(xs.data()[t * R::SIZE..(t + 1) * R::SIZE].to_vec())
     }
 }
@@ -235,7 +251,12 @@ macro_rules! tuple_scan {
 }
 tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1));
 tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1), (X2, R2, S2, 2));
-tuple_scan!((X0, R0, S0, 0), (X1, R1, S1, 1), (X2, R2, S2, 2), (X3, R3, S3, 3));
+tuple_scan!(
+    (X0, R0, S0, 0),
+    (X1, R1, S1, 1),
+    (X2, R2, S2, 2),
+    (X3, R3, S3, 3)
+);
 
 /// `jax.lax.scan(f, init, xs)`: `f(carry, x)` for each row `x` of `xs` in
 /// turn, threading the carry; returns the final carry and the ys stacked.
@@ -288,5 +309,8 @@ pub fn scan_with<C, X: ScanXs, R: ScanRow<X>, Y, S: ScanYs<Y>>(
         carry = c;
         ys[t] = Some(y);
     }
-    (carry, S::stack(ys.into_iter().map(|y| y.expect("every step ran")).collect()))
+    (
+        carry,
+        S::stack(ys.into_iter().map(|y| y.expect("every step ran")).collect()),
+    )
 }

@@ -1,28 +1,23 @@
-//! `fori_loop`: a loop whose body is a jaxpr of its own, run `upper -
-//! lower` times on a carry. Emitted as a real Rust loop (the body fused like
-//! any function), not unrolled. Forward mode carries the tangents through
-//! the loop; reverse mode is not implemented yet.
+//! Loops: `while` and `scan`, each body a jaxpr of its own, emitted as a
+//! real Rust loop (the body fused like any function), not unrolled. A
+//! `fori_loop` is a `scan` carrying its index when its bounds are static
+//! (so reverse mode can store each step's residuals) and a `while` when
+//! they are traced, as JAX lowers it. Forward mode carries the tangents
+//! through the loop; reverse mode runs a scan's transposed body backwards.
+//! The helpers here serve `cond` too.
 
 use std::rc::Rc;
 
-use super::{Lowering, Params, PrimDef, Shared};
+use super::{Lowering, Params, PrimDef, Shared, NESTED};
 use crate::ad::{tangent_aval, Ad, JvpRule, Res, Split, TransposeRule, Wrt};
 use crate::ir::{Atom, Aval, Jaxpr};
 use crate::trace::Builder;
-
-/// A loop body: inputs `(i, carry leaves.., invariants..)`, outputs the new
-/// carry leaves.
-#[derive(Debug)]
-pub struct Loop {
-    pub body: Jaxpr,
-    pub n_carry: usize,
-}
 
 /// The jvp of a nested body, its inputs regrouped as the loop or branch
 /// passes them: `lead` inputs without tangents (the fori index), then each
 /// group of `in_groups` followed by its tangents; the outputs likewise by
 /// `out_groups`. (`ad::jvp` puts every tangent after every primal.)
-fn body_jvp(
+pub(super) fn body_jvp(
     ad: &Ad,
     body: &Jaxpr,
     lead: usize,
@@ -40,7 +35,11 @@ fn body_jvp(
 
 /// `[lead.., g1.., g2.., t(g1).., t(g2)..]` as `[lead.., g1.., t(g1)..,
 /// g2.., t(g2)..]`.
-fn with_tangents_after_groups<T: Clone>(v: &[T], lead: usize, groups: &[usize]) -> Vec<T> {
+pub(super) fn with_tangents_after_groups<T: Clone>(
+    v: &[T],
+    lead: usize,
+    groups: &[usize],
+) -> Vec<T> {
     let n: usize = groups.iter().sum();
     let mut out = v[..lead].to_vec();
     let mut at = lead;
@@ -54,7 +53,7 @@ fn with_tangents_after_groups<T: Clone>(v: &[T], lead: usize, groups: &[usize]) 
 
 /// Pushes the operands `ins[range]`, then their tangents (zeros where there
 /// are none).
-fn push_with_tangents(
+pub(super) fn push_with_tangents(
     ad: &mut Ad,
     new_ins: &mut Vec<Atom>,
     ins: &[Atom],
@@ -67,145 +66,6 @@ fn push_with_tangents(
     }
     Ok(())
 }
-
-/// Forward mode: the loop over `(carry, tangent carry)`, its body the jvp
-/// of the body (the index has no tangent; loop-invariant operands bring
-/// theirs in as invariants).
-fn fori_jvp(
-    ad: &mut Ad,
-    ins: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Params::Loop(l) = p else { unreachable!() };
-    let n_carry = l.0.n_carry;
-    let body = &l.0.body;
-    let n_inv = body.invars.len() - 1 - n_carry;
-    let span = ad.span;
-    let n_out = body.outvars.len();
-    let jb = body_jvp(ad, body, 1, &[n_carry, n_inv], &[n_out])?;
-    let mut new_ins = vec![ins[0].clone(), ins[1].clone()];
-    push_with_tangents(ad, &mut new_ins, ins, t, 2..2 + n_carry)?;
-    push_with_tangents(ad, &mut new_ins, ins, t, 2 + n_carry..ins.len())?;
-    let params = Params::Loop(Shared(Rc::new(Loop {
-        body: jb,
-        n_carry: 2 * n_carry,
-    })));
-    let outs =
-        ad.b.bind(&FORI_LOOP, params, new_ins, span)
-            .map_err(|e| e.to_string())?;
-    Ok(outs[n_carry..].iter().cloned().map(Some).collect())
-}
-
-pub static FORI_LOOP: PrimDef = PrimDef {
-    name: "fori_loop",
-    abstract_eval: |ops, p, _| match p {
-        Params::Loop(l) => {
-            let n = l.0.n_carry;
-            if ops.len() < 2 + n {
-                return Err("fori_loop needs its bounds and carry".into());
-            }
-            Ok(ops[2..2 + n]
-                .iter()
-                .map(|a| Aval {
-                    weak: false,
-                    ..a.clone()
-                })
-                .collect())
-        }
-        _ => Err("fori_loop needs its body".into()),
-    },
-    print_params: |_, p| match p {
-        Params::Loop(l) => vec![(
-            "body_jaxpr",
-            format!("{{ {} equations }}", l.0.body.eqns.len()),
-        )],
-        _ => Vec::new(),
-    },
-    // Emitted by `Emitter::fori_loop`.
-    lowering: Lowering::Kernel,
-    jvp: Some(fori_jvp as JvpRule),
-    transpose: None,
-};
-
-/// The branches of a `cond`: each takes `(operands.., its own invariants..)`.
-#[derive(Debug)]
-pub struct Cond {
-    /// `[false branch, true branch]`, as `select_n` orders its cases.
-    pub branches: [Jaxpr; 2],
-    pub n_operands: usize,
-    /// How many invariants the false branch reads (the true branch's follow).
-    pub n_free_false: usize,
-}
-
-/// Forward mode: each branch's jvp, chosen by the same predicate.
-fn cond_jvp(
-    ad: &mut Ad,
-    ins: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    outs: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Params::Cond(c) = p else { unreachable!() };
-    let c = &c.0;
-    if ad.linearize {
-        return cond_linearize(ad, ins, t, c);
-    }
-    let n = c.n_operands;
-    let span = ad.span;
-    let frees = [
-        (1 + n, 1 + n + c.n_free_false),
-        (1 + n + c.n_free_false, ins.len()),
-    ];
-    let mut branches = Vec::new();
-    for (b, body) in c.branches.iter().enumerate() {
-        let n_free = frees[b].1 - frees[b].0;
-        let n_out = body.outvars.len();
-        branches.push(body_jvp(ad, body, 0, &[n, n_free], &[n_out])?);
-    }
-    let mut new_ins = vec![ins[0].clone()];
-    push_with_tangents(ad, &mut new_ins, ins, t, 1..1 + n)?;
-    for (from, to) in frees {
-        push_with_tangents(ad, &mut new_ins, ins, t, from..to)?;
-    }
-    let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
-    let params = Params::Cond(Shared(Rc::new(Cond {
-        branches: [b0, b1],
-        n_operands: 2 * n,
-        n_free_false: 2 * c.n_free_false,
-    })));
-    let all =
-        ad.b.bind(&COND, params, new_ins, span)
-            .map_err(|e| e.to_string())?;
-    Ok(all[outs.len()..].iter().cloned().map(Some).collect())
-}
-
-pub static COND: PrimDef = PrimDef {
-    name: "cond",
-    abstract_eval: |_, p, _| match p {
-        Params::Cond(c) => {
-            let b = &c.0.branches[1];
-            Ok(b.outvars.iter().map(|a| b.atom_aval(a).clone()).collect())
-        }
-        _ => Err("cond needs its branches".into()),
-    },
-    print_params: |_, p| match p {
-        Params::Cond(c) => vec![(
-            "branches",
-            format!(
-                "({{ {} equations }}, {{ {} equations }})",
-                c.0.branches[0].eqns.len(),
-                c.0.branches[1].eqns.len()
-            ),
-        )],
-        _ => Vec::new(),
-    },
-    // Emitted by `Emitter::cond`.
-    lowering: Lowering::Kernel,
-    jvp: Some(cond_jvp as JvpRule),
-    transpose: Some(cond_transpose as TransposeRule),
-};
 
 /// A `while_loop`: `cond` takes `(carry.., its invariants..)` and returns a
 /// bool; `body` takes `(carry.., its invariants..)` and returns the carry.
@@ -264,26 +124,19 @@ fn while_jvp(
 
 pub static WHILE: PrimDef = PrimDef {
     name: "while",
-    abstract_eval: |ops, p, _| match p {
-        Params::While(w) => Ok(ops[..w.0.n_carry]
-            .iter()
-            .map(|a| Aval {
-                weak: false,
-                ..a.clone()
-            })
-            .collect()),
+    abstract_eval: |_, p, _| match p {
+        Params::While(w) => Ok(out_avals(&w.0.body)),
         _ => Err("while needs its condition and body".into()),
     },
-    print_params: |_, p| match p {
+    print_params: |avals, p| match p {
         Params::While(w) => vec![
+            ("body_jaxpr", NESTED.to_string()),
             (
-                "cond_jaxpr",
-                format!("{{ {} equations }}", w.0.cond.eqns.len()),
+                "body_nconsts",
+                (avals.len() - w.0.n_carry - w.0.n_free_cond).to_string(),
             ),
-            (
-                "body_jaxpr",
-                format!("{{ {} equations }}", w.0.body.eqns.len()),
-            ),
+            ("cond_jaxpr", NESTED.to_string()),
+            ("cond_nconsts", w.0.n_free_cond.to_string()),
         ],
         _ => Vec::new(),
     },
@@ -314,10 +167,7 @@ fn scan_avals(s: &Scan) -> Vec<Aval> {
         .map(|(k, a)| {
             let aval = b.atom_aval(a);
             if k < s.n_carry {
-                Aval {
-                    weak: false,
-                    ..aval.clone()
-                }
+                aval.clone()
             } else {
                 let mut shape = vec![crate::ir::Dim::Lit(s.length)];
                 shape.extend(aval.shape.iter().cloned());
@@ -375,11 +225,17 @@ pub static SCAN: PrimDef = PrimDef {
         Params::Scan(s) => Ok(scan_avals(&s.0)),
         _ => Err("scan needs its body".into()),
     },
-    print_params: |_, p| match p {
+    print_params: |avals, p| match p {
         Params::Scan(s) => vec![
-            ("jaxpr", format!("{{ {} equations }}", s.0.body.eqns.len())),
+            ("jaxpr", NESTED.to_string()),
             ("length", s.0.length.to_string()),
+            ("num_carry", s.0.n_carry.to_string()),
+            (
+                "num_consts",
+                (avals.len() - s.0.n_carry - s.0.n_xs).to_string(),
+            ),
             ("reverse", if s.0.reverse { "True" } else { "False" }.into()),
+            ("unroll", "1".into()),
         ],
         _ => Vec::new(),
     },
@@ -389,8 +245,50 @@ pub static SCAN: PrimDef = PrimDef {
     transpose: Some(scan_transpose as TransposeRule),
 };
 
+/// A `while` as JAX prints it: the invariants before the carry, the
+/// condition's then the body's.
+pub(super) fn while_printed<'a>(
+    w: &'a While,
+    ins: &[Atom],
+) -> (Vec<super::Printed<'a>>, Vec<Atom>) {
+    let n = w.n_carry;
+    let nc = w.n_free_cond;
+    let first = |j: &'a Jaxpr| -> (&'a Jaxpr, Vec<crate::ir::Var>) {
+        let mut v = j.invars[n..].to_vec();
+        v.extend_from_slice(&j.invars[..n]);
+        (j, v)
+    };
+    let printed = vec![
+        super::Printed {
+            name: "body_jaxpr",
+            programs: vec![first(&w.body)],
+            tuple: false,
+        },
+        super::Printed {
+            name: "cond_jaxpr",
+            programs: vec![first(&w.cond)],
+            tuple: false,
+        },
+    ];
+    let operands = [&ins[n..n + nc], &ins[n + nc..], &ins[..n]].concat();
+    (printed, operands)
+}
+
+/// A `scan` as JAX prints it: the invariants, then the carry, then the xs.
+pub(super) fn scan_printed<'a>(s: &'a Scan, ins: &[Atom]) -> (Vec<super::Printed<'a>>, Vec<Atom>) {
+    let k = s.n_carry + s.n_xs;
+    let b = &s.body;
+    let invars = [&b.invars[k..], &b.invars[..k]].concat();
+    let printed = vec![super::Printed {
+        name: "jaxpr",
+        programs: vec![(b, invars)],
+        tuple: false,
+    }];
+    (printed, [&ins[k..], &ins[..k]].concat())
+}
+
 /// A jaxpr on inputs of these types, its outputs built by `f`.
-fn program(
+pub(super) fn program(
     x64: bool,
     span: proc_macro2::Span,
     avals: &[Aval],
@@ -403,25 +301,25 @@ fn program(
     Ok(b.jaxpr)
 }
 
-fn inline(ad: &mut Ad, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
+pub(super) fn inline(ad: &mut Ad, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
     crate::ad::inline(ad.b, j, args).map_err(|e| e.to_string())
 }
 
-fn linearize(ad: &Ad, j: &Jaxpr, has_tangent: &[bool]) -> Res<Split> {
+pub(super) fn linearize(ad: &Ad, j: &Jaxpr, has_tangent: &[bool]) -> Res<Split> {
     crate::ad::linearize(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
-fn transpose(ad: &Ad, j: &Jaxpr, linear: &[bool]) -> Res<Jaxpr> {
+pub(super) fn transpose(ad: &Ad, j: &Jaxpr, linear: &[bool]) -> Res<Jaxpr> {
     let all = vec![true; j.outvars.len()];
     crate::ad::transpose(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
-fn out_avals(j: &Jaxpr) -> Vec<Aval> {
+pub(super) fn out_avals(j: &Jaxpr) -> Vec<Aval> {
     j.outvars.iter().map(|a| j.atom_aval(a).clone()).collect()
 }
 
 /// Picks `v[k]` for each index.
-fn pick<T: Clone>(v: &[T], at: &[usize]) -> Vec<T> {
+pub(super) fn pick<T: Clone>(v: &[T], at: &[usize]) -> Vec<T> {
     at.iter().map(|&k| v[k].clone()).collect()
 }
 
@@ -671,215 +569,6 @@ fn scan_transpose(
     }
     for (j, &k) in lin_xs.iter().enumerate() {
         result[k] = Some(outs[nc + n_acc + j].clone());
-    }
-    Ok(result)
-}
-
-/// The operand positions each branch of a cond reads: the operands, then
-/// its own invariants.
-fn branch_inputs(c: &Cond, n_ins: usize) -> [Vec<usize>; 2] {
-    let n = c.n_operands;
-    let ops = 1..1 + n;
-    let f0 = 1 + n..1 + n + c.n_free_false;
-    let f1 = 1 + n + c.n_free_false..n_ins;
-    [ops.clone().chain(f0).collect(), ops.chain(f1).collect()]
-}
-
-/// Reverse mode's half of the cond rule: the forward cond also returns the
-/// residuals of the branch taken (zeros in the other branch's slots); the
-/// tangent cond, on the same predicate, reads them.
-fn cond_linearize(
-    ad: &mut Ad,
-    ins: &[Atom],
-    t: &[Option<Atom>],
-    c: &Cond,
-) -> Res<Vec<Option<Atom>>> {
-    let n = c.n_operands;
-    let span = ad.span;
-    let x64 = ad.b.x64;
-    let reads = branch_inputs(c, ins.len());
-    let mut splits = Vec::new();
-    for (b, r) in c.branches.iter().zip(&reads) {
-        let has_t: Vec<bool> = r.iter().map(|&k| t[k].is_some()).collect();
-        splits.push(linearize(ad, b, &has_t)?);
-    }
-    let n_out = c.branches[1].outvars.len();
-    let res_avals: Vec<Vec<Aval>> = splits
-        .iter()
-        .map(|sp| {
-            out_avals(&sp.known)[n_out..]
-                .iter()
-                .map(tangent_aval)
-                .collect()
-        })
-        .collect();
-    let mut known = Vec::new();
-    for (k, (b, sp)) in c.branches.iter().zip(&splits).enumerate() {
-        let in_avals: Vec<Aval> = b.invars.iter().map(|v| b.aval(*v).clone()).collect();
-        known.push(program(x64, span, &in_avals, |ad, x| {
-            let outs = inline(ad, &sp.known, x)?;
-            let mut o = outs[..n_out].to_vec();
-            for (other, avals) in res_avals.iter().enumerate() {
-                if other == k {
-                    o.extend(outs[n_out..].iter().cloned());
-                } else {
-                    for a in avals {
-                        o.push(ad.zeros(a)?);
-                    }
-                }
-            }
-            Ok(o)
-        })?);
-    }
-    let [k0, k1]: [Jaxpr; 2] = known.try_into().expect("two branches");
-    let fwd =
-        ad.b.bind(
-            &COND,
-            Params::Cond(Shared(Rc::new(Cond {
-                branches: [k0, k1],
-                n_operands: n,
-                n_free_false: c.n_free_false,
-            }))),
-            ins.to_vec(),
-            span,
-        )
-        .map_err(|e| e.to_string())?;
-    ad.replaced_outs = Some(fwd[..n_out].to_vec());
-    let residuals = &fwd[n_out..];
-
-    // The tangent cond: operands are both branches' residuals and the
-    // operand tangents; each branch's invariants bring their tangents.
-    let t_ops: Vec<usize> = (1..1 + n).filter(|&k| t[k].is_some()).collect();
-    let t_frees: Vec<Vec<usize>> = reads
-        .iter()
-        .map(|r| r[n..].iter().copied().filter(|&k| t[k].is_some()).collect())
-        .collect();
-    let tan_aval = |k: usize| tangent_aval(&ad.aval(&ins[k]));
-    let mut operand_avals: Vec<Aval> = res_avals.concat();
-    operand_avals.extend(t_ops.iter().map(|&k| tan_aval(k)));
-    let n_res0 = res_avals[0].len();
-    let mut linear = Vec::new();
-    for (k, sp) in splits.iter().enumerate() {
-        let mut avals = operand_avals.clone();
-        avals.extend(t_frees[k].iter().map(|&f| tan_aval(f)));
-        let range = if k == 0 {
-            0..n_res0
-        } else {
-            n_res0..n_res0 + res_avals[1].len()
-        };
-        let n_res_all = operand_avals.len() - t_ops.len();
-        linear.push(program(x64, span, &avals, |ad, x| {
-            let mut args = x[range].to_vec();
-            args.extend(x[n_res_all..].iter().cloned());
-            inline(ad, &sp.linear, &args)
-        })?);
-    }
-    let [l0, l1]: [Jaxpr; 2] = linear.try_into().expect("two branches");
-    let mut tan_ins = vec![ins[0].clone()];
-    tan_ins.extend(residuals.iter().cloned());
-    for &k in t_ops.iter().chain(&t_frees[0]).chain(&t_frees[1]) {
-        tan_ins.push(t[k].clone().unwrap());
-    }
-    let tan =
-        ad.b.bind(
-            &COND,
-            Params::Cond(Shared(Rc::new(Cond {
-                branches: [l0, l1],
-                n_operands: operand_avals.len(),
-                n_free_false: t_frees[0].len(),
-            }))),
-            tan_ins,
-            span,
-        )
-        .map_err(|e| e.to_string())?;
-    Ok(tan.into_iter().map(Some).collect())
-}
-
-/// The transpose of a cond linear in the operands and invariants that have
-/// no value: a cond on the same predicate whose branches are the transposed
-/// branches (each returns zeros for the other's invariants).
-fn cond_transpose(
-    ad: &mut Ad,
-    cts: &[Option<Atom>],
-    ins: &[Option<Atom>],
-    avals: &[Aval],
-    p: &Params,
-) -> Res<Vec<Option<Atom>>> {
-    let Params::Cond(c) = p else { unreachable!() };
-    let c = &c.0;
-    let n = c.n_operands;
-    let span = ad.span;
-    let x64 = ad.b.x64;
-    let reads = branch_inputs(c, ins.len());
-    let is_lin = |k: &usize| ins[*k].is_none();
-    let nl_ops: Vec<usize> = (1..1 + n).filter(|k| !is_lin(k)).collect();
-    let lin_ops: Vec<usize> = (1..1 + n).filter(is_lin).collect();
-    let nl_frees: Vec<Vec<usize>> = reads
-        .iter()
-        .map(|r| r[n..].iter().copied().filter(|k| !is_lin(k)).collect())
-        .collect();
-    let lin_frees: Vec<Vec<usize>> = reads
-        .iter()
-        .map(|r| r[n..].iter().copied().filter(is_lin).collect())
-        .collect();
-    let ct_avals: Vec<Aval> = out_avals(&c.branches[1]).iter().map(tangent_aval).collect();
-    let mut branches = Vec::new();
-    for (k, (b, r)) in c.branches.iter().zip(&reads).enumerate() {
-        let mask: Vec<bool> = r.iter().map(is_lin).collect();
-        let tb = transpose(ad, b, &mask)?;
-        let mut in_avals = pick(avals, &nl_ops);
-        in_avals.extend(ct_avals.iter().cloned());
-        in_avals.extend(pick(avals, &nl_frees[k]));
-        let (n_nl, n_ct) = (nl_ops.len(), ct_avals.len());
-        let lin_frees = &lin_frees;
-        branches.push(program(x64, span, &in_avals, |ad, x| {
-            let args: Vec<Atom> = [&x[..n_nl], &x[n_nl + n_ct..], &x[n_nl..n_nl + n_ct]].concat();
-            let outs = inline(ad, &tb, &args)?;
-            let mut o = outs[..lin_ops.len()].to_vec();
-            for (other, frees) in lin_frees.iter().enumerate() {
-                if other == k {
-                    o.extend(outs[lin_ops.len()..].iter().cloned());
-                } else {
-                    for &f in frees {
-                        o.push(ad.zeros(&tangent_aval(&avals[f]))?);
-                    }
-                }
-            }
-            Ok(o)
-        })?);
-    }
-    let [b0, b1]: [Jaxpr; 2] = branches.try_into().expect("two branches");
-    let mut all: Vec<Atom> = vec![ins[0].clone().expect("the predicate has a value")];
-    all.extend(nl_ops.iter().map(|&k| ins[k].clone().unwrap()));
-    for (ct, a) in cts.iter().zip(&ct_avals) {
-        all.push(match ct {
-            Some(c) => c.clone(),
-            None => ad.zeros(a)?,
-        });
-    }
-    for f in &nl_frees {
-        all.extend(f.iter().map(|&k| ins[k].clone().unwrap()));
-    }
-    let outs =
-        ad.b.bind(
-            &COND,
-            Params::Cond(Shared(Rc::new(Cond {
-                branches: [b0, b1],
-                n_operands: nl_ops.len() + ct_avals.len(),
-                n_free_false: nl_frees[0].len(),
-            }))),
-            all,
-            span,
-        )
-        .map_err(|e| e.to_string())?;
-    let mut result = vec![None; ins.len()];
-    for (k, o) in lin_ops
-        .iter()
-        .chain(&lin_frees[0])
-        .chain(&lin_frees[1])
-        .zip(outs)
-    {
-        result[*k] = Some(o);
     }
     Ok(result)
 }

@@ -4,12 +4,14 @@
 //! means adding one definition, not editing match statements across the crate.
 
 mod call;
+mod cond;
 mod control;
 mod elementwise;
 mod random;
 mod structural;
 
 pub use call::*;
+pub use cond::*;
 pub use control::*;
 pub use elementwise::*;
 pub use random::*;
@@ -164,8 +166,6 @@ pub enum Params {
     CustomJvp(Shared<CustomJvp>),
     /// `custom_vjp_call`, `custom_vjp_lin`: the function, fwd and bwd.
     CustomVjp(Shared<CustomVjp>),
-    /// `fori_loop`: the body.
-    Loop(Shared<Loop>),
     /// `cond`: the branches.
     Cond(Shared<Cond>),
     /// `while`: the condition and the body.
@@ -180,6 +180,31 @@ pub enum Params {
         rhs_batch: Vec<usize>,
         preferred: DType,
     },
+}
+
+/// What `print_params` gives for a parameter holding nested programs; the
+/// printer lays them out from [`nested`].
+pub const NESTED: &str = "\u{0}nested";
+
+/// A parameter holding nested programs, as JAX prints it: each program with
+/// its inputs in JAX's order (invariants first), alone or as a tuple.
+pub struct Printed<'a> {
+    pub name: &'static str,
+    pub programs: Vec<(&'a crate::ir::Jaxpr, Vec<crate::ir::Var>)>,
+    pub tuple: bool,
+}
+
+/// The nested programs of an equation, and its operands in JAX's order.
+pub fn nested<'a>(
+    p: &'a Params,
+    ins: &[crate::ir::Atom],
+) -> (Vec<Printed<'a>>, Vec<crate::ir::Atom>) {
+    match p {
+        Params::Cond(c) => (cond::printed(&c.0), ins.to_vec()),
+        Params::Scan(s) => control::scan_printed(&s.0, ins),
+        Params::While(w) => control::while_printed(&w.0, ins),
+        _ => (Vec::new(), ins.to_vec()),
+    }
 }
 
 /// A Python-style tuple of numbers: `(0,)`, `(0, 1)`, `()`.
@@ -206,7 +231,6 @@ pub fn all() -> Vec<Prim> {
     v.push(&CUSTOM_JVP_CALL);
     v.push(&CUSTOM_VJP_CALL);
     v.push(&CUSTOM_VJP_LIN);
-    v.push(&FORI_LOOP);
     v.push(&COND);
     v.push(&WHILE);
     v.push(&SCAN);
