@@ -90,6 +90,13 @@ ROWS = [
     ),
     ("`grad(sum(sin(x) * x))`, 16M f32", "grad_sin_times_x_16m", "grad_sin_times_x_16m", ""),
     ("`scan` of `tanh(W h + x_t)`, 10,000 steps, W 64×64", "rnn_scan_10k", "rnn_scan_10k", ""),
+    ("the same through `fori_loop`, reading `xs[i]`", "rnn_fori_10k", "rnn_fori_10k", ""),
+    (
+        "`grad` of `sum(h_T)` of that scan w.r.t. `W`",
+        "rnn_scan_grad_10k",
+        "rnn_scan_grad_10k",
+        "reverse mode: per-step residuals, reversed scan",
+    ),
     ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
     (
         "triad, 16M, no output allocation",

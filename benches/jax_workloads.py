@@ -124,6 +124,14 @@ def rnn_scan(w, xs, h):
     return jax.lax.scan(lambda h, x: (jnp.tanh(w @ h + x), 0.0), h, xs)[0]
 
 
+def rnn_fori(w, xs, h):
+    return jax.lax.fori_loop(0, xs.shape[0], lambda i, h: jnp.tanh(w @ h + xs[i]), h)
+
+
+def rnn_loss(w, xs, h):
+    return jnp.sum(rnn_scan(w, xs, h))
+
+
 def noisy(x, k):
     return x + jax.random.normal(k, x.shape, jnp.float32) * 0.1
 
@@ -209,6 +217,11 @@ def workloads():
             ),
         ),
         ("rnn_scan_10k", plain(rnn_scan, lambda: _uniform(rng, 64, 64) / 8, u(10000, 64), u(64))),
+        ("rnn_fori_10k", plain(rnn_fori, lambda: _uniform(rng, 64, 64) / 8, u(10000, 64), u(64))),
+        (
+            "rnn_scan_grad_10k",
+            plain(jax.grad(rnn_loss), lambda: _uniform(rng, 64, 64) / 8, u(10000, 64), u(64)),
+        ),
         ("grad_sin_times_x_16m", plain(jax.grad(lambda x: jnp.sum(jnp.sin(x) * x)), u(M16))),
         ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),
         ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),
