@@ -1,5 +1,5 @@
-//! `lax::cond`, `switch`, `fori_loop`, `while_loop` run eagerly, against the
-//! seed examples of `tests/fixtures/seed_examples.json`.
+//! `lax::cond`, `switch`, `fori_loop`, `while_loop`, `scan` run eagerly,
+//! against the seed examples of `tests/fixtures/seed_examples.json`.
 
 mod common;
 

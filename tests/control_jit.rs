@@ -1,5 +1,6 @@
-//! `lax::fori_loop` inside `#[jax::jit]`: a real loop over a carry, equal to
-//! the eager loop, with forward-mode derivatives.
+//! Control flow inside `#[jax::jit]` (`cond`, `switch`, `fori_loop`,
+//! `while_loop`, `scan`): real loops and branches, equal to the eager ones,
+//! with forward-mode derivatives, and reverse mode where JAX has it.
 
 mod common;
 
@@ -516,4 +517,30 @@ fn struct_carries() {
     };
     let (_, d) = particles::energy::jvp((&s, 2.0), (&t, 0.0));
     assert!((g.pos.to_vec()[0] - d.item()).abs() < 1e-5);
+}
+
+/// A trip count computed from the input: a `while` underneath.
+#[jax::jit]
+fn traced_trip_count(x: Array<f32>) -> Array<f32> {
+    lax::fori_loop(0, x.gt(0.0).astype::<i32>() * 3, |_i, c| c * x, 1.0)
+}
+
+#[test]
+fn traced_bounds_match_jax() {
+    let c = common::case("autodiff", "fori_loop_traced_bound_jit_jvp_only@x64_off");
+    let x = c["inputs"][0]["data"][0].as_f64().unwrap() as f32;
+    let t = c["tangents"][0]["data"][0].as_f64().unwrap() as f32;
+    let want = c["output"]["data"][0].as_f64().unwrap() as f32;
+    assert_eq!(traced_trip_count(Array::from(x)).item(), want);
+    let (y, ty) = traced_trip_count::jvp((Array::from(x),), (Array::from(t),));
+    assert_eq!(y.item(), want);
+    let want_t = c["jvp"]["items"][1]["data"][0].as_f64().unwrap() as f32;
+    assert!(
+        (ty.item() - want_t).abs() < 1e-6,
+        "{} vs {want_t}",
+        ty.item()
+    );
+    assert!(traced_trip_count::jaxpr().to_string().contains("while["));
+    // Zero trips for x <= 0.
+    assert_eq!(traced_trip_count(Array::from(-2.0f32)).item(), 1.0);
 }

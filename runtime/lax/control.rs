@@ -1,5 +1,5 @@
-//! Control flow, run eagerly: `cond`, `switch`, `fori_loop`, `while_loop`
-//! (`jax.lax`'s, with the same argument order). Eagerly these are ordinary
+//! Control flow, run eagerly: `cond`, `switch`, `fori_loop`, `while_loop`,
+//! `scan` (`jax.lax`'s, with the same argument order). Eagerly these are ordinary
 //! Rust branches and loops; the functions exist so the same code runs
 //! eagerly and inside `#[jax::jit]`.
 
