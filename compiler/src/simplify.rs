@@ -13,6 +13,7 @@ pub fn simplify(j: &mut Jaxpr) {
     *j = crate::prims::inline_calls(j);
     reciprocal_of_broadcasts(j);
     outer_products(j);
+    hoist_loop_invariants(j);
     loop {
         let before = j.eqns.len();
         forward_identities(j);
@@ -310,6 +311,170 @@ fn cse(j: &mut Jaxpr) {
     }
 }
 
+/// Loop-invariant code motion: the equations of a `scan` or `while` body
+/// that read only the loop's invariants and constants run once, before the
+/// loop, and their results become invariants. Index maps (broadcasts,
+/// reshapes) move only when a moved equation reads them: on their own they
+/// cost nothing in the body, where they fuse, and would be stored outside.
+fn hoist_loop_invariants(j: &mut Jaxpr) {
+    for e in std::mem::take(&mut j.eqns) {
+        let first = match &e.params {
+            Params::Scan(s) => s.0.n_carry + s.0.n_xs,
+            Params::While(w) => w.0.n_carry,
+            _ => {
+                j.eqns.push(e);
+                continue;
+            }
+        };
+        let body = match &e.params {
+            Params::Scan(s) => &s.0.body,
+            Params::While(w) => &w.0.body,
+            _ => unreachable!(),
+        };
+        // The eqn's operands feeding the body's invariants.
+        let outer_of: Vec<Atom> = match &e.params {
+            Params::Scan(_) => e.ins[first..].to_vec(),
+            Params::While(w) => e.ins[first + w.0.n_free_cond..].to_vec(),
+            _ => unreachable!(),
+        };
+        let Some((new_body, new_ins)) = hoist_from(j, body, first, &outer_of) else {
+            j.eqns.push(e);
+            continue;
+        };
+        let mut e = e;
+        e.ins.extend(new_ins);
+        e.params = match &e.params {
+            Params::Scan(s) => {
+                Params::Scan(crate::prims::Shared(std::rc::Rc::new(crate::prims::Scan {
+                    body: new_body,
+                    n_carry: s.0.n_carry,
+                    n_xs: s.0.n_xs,
+                    length: s.0.length,
+                    reverse: s.0.reverse,
+                })))
+            }
+            Params::While(w) => Params::While(crate::prims::Shared(std::rc::Rc::new(
+                crate::prims::While {
+                    cond: w.0.cond.clone(),
+                    body: new_body,
+                    n_carry: w.0.n_carry,
+                    n_free_cond: w.0.n_free_cond,
+                },
+            ))),
+            _ => unreachable!(),
+        };
+        j.eqns.push(e);
+    }
+}
+
+/// Moves the invariant equations of `body` (inputs from `first` on are
+/// invariants, fed by `outer_of`) into `j`, which is being rebuilt: returns
+/// the body without them, taking their results as new invariants, and the
+/// atoms of `j` to pass for those; `None` when nothing moves.
+fn hoist_from(
+    j: &mut Jaxpr,
+    body: &Jaxpr,
+    first: usize,
+    outer_of: &[Atom],
+) -> Option<(Jaxpr, Vec<Atom>)> {
+    let mut invariant: HashSet<Var> = body.invars[first..].iter().copied().collect();
+    invariant.extend(body.constvars.iter().map(|(v, _)| *v));
+    let reads_invariants = |e: &Eqn, inv: &HashSet<Var>| {
+        e.ins.iter().all(|a| match a {
+            Atom::Var(v) => inv.contains(v),
+            Atom::Lit(_) => true,
+        })
+    };
+    let mut candidate = vec![false; body.eqns.len()];
+    for (k, e) in body.eqns.iter().enumerate() {
+        if reads_invariants(e, &invariant) {
+            candidate[k] = true;
+            invariant.extend(e.outs.iter().copied());
+        }
+    }
+    // Move the candidates that compute something, and the index maps they read.
+    let mut moved = vec![false; body.eqns.len()];
+    let mut needed: HashSet<Var> = HashSet::new();
+    for (k, e) in body.eqns.iter().enumerate().rev() {
+        let computes = e.prim.lowering != crate::prims::Lowering::IndexMap;
+        if candidate[k] && (computes || e.outs.iter().any(|o| needed.contains(o))) {
+            moved[k] = true;
+            for a in &e.ins {
+                if let Atom::Var(v) = a {
+                    needed.insert(*v);
+                }
+            }
+        }
+    }
+    if !moved.contains(&true) {
+        return None;
+    }
+    // The moved equations, renamed into `j`.
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    for (v, a) in body.invars[first..].iter().zip(outer_of) {
+        env.insert(*v, a.clone());
+    }
+    for (v, values) in &body.constvars {
+        if needed.contains(v) {
+            let c = j.new_var(body.aval(*v).clone());
+            j.constvars.push((c, values.clone()));
+            env.insert(*v, Atom::Var(c));
+        }
+    }
+    let mut kept = Vec::new();
+    for (k, e) in body.eqns.iter().enumerate() {
+        if !moved[k] {
+            kept.push(e.clone());
+            continue;
+        }
+        let ins = e
+            .ins
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => env[v].clone(),
+                lit => lit.clone(),
+            })
+            .collect();
+        let outs: Vec<Var> = e
+            .outs
+            .iter()
+            .map(|o| {
+                let n = j.new_var(body.aval(*o).clone());
+                env.insert(*o, Atom::Var(n));
+                n
+            })
+            .collect();
+        j.eqns.push(Eqn {
+            prim: e.prim,
+            params: e.params.clone(),
+            ins,
+            outs,
+            span: e.span,
+        });
+    }
+    // Moved results the body still reads become invariants.
+    let mut read: HashSet<Var> = HashSet::new();
+    for a in kept.iter().flat_map(|e| &e.ins).chain(&body.outvars) {
+        if let Atom::Var(v) = a {
+            read.insert(*v);
+        }
+    }
+    let mut new_body = body.clone();
+    new_body.eqns = kept;
+    let mut new_ins = Vec::new();
+    for (k, e) in body.eqns.iter().enumerate() {
+        if moved[k] {
+            for o in &e.outs {
+                if read.contains(o) {
+                    new_body.invars.push(*o);
+                    new_ins.push(env[o].clone());
+                }
+            }
+        }
+    }
+    Some((new_body, new_ins))
+}
+
 /// Equations whose results are never used are dropped.
 pub fn dce(j: &mut Jaxpr) {
     let mut live: HashSet<Var> = j
@@ -344,6 +509,25 @@ mod tests {
 
     fn prims(j: &Jaxpr) -> Vec<&'static str> {
         j.eqns.iter().map(|e| e.prim.name).collect()
+    }
+
+    #[test]
+    fn loop_invariant_work_moves_out_of_the_loop() {
+        let mut j = traced(
+            "fn f(w: Array<f32, 4, 4>, h: Array<f32, 4>) -> Array<f32, 4> {
+                lax::fori_loop(0, 5, |_i, h| jnp::tanh((w * 0.5).matmul(&h)), h)
+            }",
+        );
+        let body_prims = |j: &Jaxpr| match &j.eqns.last().unwrap().params {
+            Params::Scan(s) => prims(&s.0.body),
+            _ => panic!("a scan"),
+        };
+        assert!(body_prims(&j).contains(&"mul"));
+        simplify(&mut j);
+        // `w * 0.5` runs once, before the loop; the product stays inside.
+        assert!(!body_prims(&j).contains(&"mul"), "{:?}", body_prims(&j));
+        assert!(body_prims(&j).contains(&"dot_general"));
+        assert_eq!(prims(&j), ["mul", "scan"]);
     }
 
     #[test]
