@@ -492,16 +492,7 @@ pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn:
         Atom::Lit(_) => unreachable!("inputs are variables"),
     };
     let mut linear: HashSet<Var> = tangent_ins.iter().map(var).collect();
-    let mut is_linear = vec![false; lj.eqns.len()];
-    for (k, e) in lj.eqns.iter().enumerate() {
-        if e.ins
-            .iter()
-            .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
-        {
-            is_linear[k] = true;
-            linear.extend(e.outs.iter().copied());
-        }
-    }
+    let is_linear = mark_linear(&lj, &mut linear);
     let consts: HashMap<Var, &Vec<Scalar>> = lj.constvars.iter().map(|(v, x)| (*v, x)).collect();
 
     // The forward pass.
@@ -596,6 +587,24 @@ pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn:
     })
 }
 
+/// Partial evaluation's split: an equation reading a linear value is
+/// linear, and so are its results (added to `linear`).
+fn mark_linear(j: &Jaxpr, linear: &mut HashSet<Var>) -> Vec<bool> {
+    j.eqns
+        .iter()
+        .map(|e| {
+            let l = e
+                .ins
+                .iter()
+                .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)));
+            if l {
+                linear.extend(e.outs.iter().copied());
+            }
+            l
+        })
+        .collect()
+}
+
 /// Why a linear equation can't be transposed.
 fn not_transposable(e: &crate::ir::Eqn) -> String {
     if matches!(e.prim.name, "while" | "fori_loop") {
@@ -631,15 +640,9 @@ pub fn transpose(
             env.insert(*v, b.input(lin.aval(*v).clone()));
         }
     }
-    let mut is_linear = vec![false; lin.eqns.len()];
+    let is_linear = mark_linear(lin, &mut linear);
     for (k, e) in lin.eqns.iter().enumerate() {
-        if e.ins
-            .iter()
-            .any(|a| matches!(a, Atom::Var(v) if linear.contains(v)))
-        {
-            is_linear[k] = true;
-            linear.extend(e.outs.iter().copied());
-        } else {
+        if !is_linear[k] {
             let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
             let new = b.bind(e.prim, e.params.clone(), ins, e.span)?;
             for (v, a) in e.outs.iter().zip(new) {

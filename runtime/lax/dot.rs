@@ -128,31 +128,10 @@ pub(crate) fn gemm<T: Element>(
     // contiguous axis (gemm's packing and thread dispatch would cost more
     // than the arithmetic, as in a loop body's `W h`).
     if m * k * n <= SMALL_PRODUCT || ((m == 1 || n == 1 || k == 1) && m * k * n <= 1 << 22) {
-        if let (Some(ad), Some(bd)) = (same_slice::<T, f32>(a.data), same_slice::<T, f32>(b.data)) {
-            let a = Mat {
-                data: ad,
-                rs: a.rs,
-                cs: a.cs,
-            };
-            let b = Mat {
-                data: bd,
-                rs: b.rs,
-                cs: b.cs,
-            };
-            return same_vec(small_gemm(m, k, n, a, b));
-        }
-        if let (Some(ad), Some(bd)) = (same_slice::<T, f64>(a.data), same_slice::<T, f64>(b.data)) {
-            let a = Mat {
-                data: ad,
-                rs: a.rs,
-                cs: a.cs,
-            };
-            let b = Mat {
-                data: bd,
-                rs: b.rs,
-                cs: b.cs,
-            };
-            return same_vec(small_gemm(m, k, n, a, b));
+        if let Some(c) = small_gemm_as::<T, f32>(m, k, n, a, b)
+            .or_else(|| small_gemm_as::<T, f64>(m, k, n, a, b))
+        {
+            return c;
         }
     }
     blas!(f32, matrixmultiply::sgemm);
@@ -193,6 +172,28 @@ const SMALL_PRODUCT: usize = 1 << 15;
 trait Real: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {}
 impl Real for f32 {}
 impl Real for f64 {}
+
+/// [`small_gemm`] when `T` is the float `U`.
+fn small_gemm_as<T: Element, U: Real>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+) -> Option<Vec<T>> {
+    let data = (same_slice::<T, U>(a.data)?, same_slice::<T, U>(b.data)?);
+    let a = Mat {
+        data: data.0,
+        rs: a.rs,
+        cs: a.cs,
+    };
+    let b = Mat {
+        data: data.1,
+        rs: b.rs,
+        cs: b.cs,
+    };
+    Some(same_vec(small_gemm(m, k, n, a, b)))
+}
 
 /// `a (m×k) · b (k×n)` without packing or threads, compiled for the CPU's
 /// SIMD level. The inner loop runs along memory that is contiguous:
