@@ -62,6 +62,8 @@
 #[path = "rt/mod.rs"]
 pub mod __rt;
 pub mod array;
+pub mod config;
+pub mod debug;
 pub mod element;
 pub mod error;
 mod format;

@@ -36,8 +36,6 @@ enum Loc {
     Fused,
 }
 
-/// A size or stride expression: literal dims fold, symbols stay names
-/// (or products of names, for constraints).
 /// A `dot_general` of static matrices or vectors without batch axes, as
 /// one `m×k · k×n` product on the operands' buffers: `a` and `b` are the
 /// (row, column) strides of each operand in that product.
@@ -96,6 +94,8 @@ fn dim_lit(shape: &[Dim], k: usize) -> Option<usize> {
     }
 }
 
+/// A size or stride expression: literal dims fold, symbols stay names
+/// (or products of names, for constraints).
 pub fn dim_tokens(d: &Dim) -> TokenStream {
     match d {
         Dim::Lit(n) => quote!(#n),
@@ -198,9 +198,24 @@ pub struct Emitter<'a> {
     /// A row program's output variable and the output row it is written to.
     out_target: Option<(Var, Ident)>,
     written_target: bool,
+    /// `jax_debug_nans`' replay: nothing fused, and after each operation
+    /// that computes floats, `return Some(error)` when it made a NaN (or
+    /// an infinity) from inputs without one.
+    checks: bool,
+    /// The replay's flag for the inputs of the equation being emitted.
+    clean: Option<Ident>,
 }
 
 impl<'a> Emitter<'a> {
+    /// An emitter for the replay of `jax_debug_nans` (see `checks`).
+    pub fn checked(j: &'a Jaxpr) -> Emitter<'a> {
+        let mut em = Emitter::new(j);
+        em.fusion = crate::fuse::Fusion::default();
+        em.parallel = false;
+        em.checks = true;
+        em
+    }
+
     pub fn new(j: &'a Jaxpr) -> Emitter<'a> {
         Emitter {
             j,
@@ -224,6 +239,8 @@ impl<'a> Emitter<'a> {
             parallel: true,
             out_target: None,
             written_target: false,
+            checks: false,
+            clean: None,
         }
     }
 
@@ -319,17 +336,82 @@ impl<'a> Emitter<'a> {
             if index_only.contains(&out) {
                 continue;
             }
+            let checked = self.checks && e.prim.lowering != Lowering::IndexMap;
+            if checked {
+                self.check_inputs(e);
+            }
+            self.eqn(e)?;
+            if checked {
+                self.check_outputs(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bad value test of a float atom (see `__rt::debug`), if it has one.
+    fn bad_test(&self, a: &Atom) -> Option<TokenStream> {
+        if !self.aval(a).dtype.is_float() {
+            return None;
+        }
+        Some(match a {
+            Atom::Lit(l) => {
+                let v = scalar_tokens(l);
+                quote!(::jax::__rt::debug::bad_scalar(#v))
+            }
+            Atom::Var(v) => match &self.locs[v] {
+                Loc::Scalar(n) => quote!(::jax::__rt::debug::bad_scalar(#n)),
+                Loc::Splat(t) => quote!(::jax::__rt::debug::bad_scalar(#t)),
+                Loc::View { buf, .. } => quote!(::jax::__rt::debug::bad(&#buf[..])),
+                Loc::Fused => return None,
+            },
+        })
+    }
+
+    /// Whether `e`'s inputs are free of bad values, before `e` runs (it
+    /// may update an input's buffer in place).
+    fn check_inputs(&mut self, e: &crate::ir::Eqn) {
+        let clean = format_ident!("__clean{}", self.stmts.len());
+        let ins: Vec<TokenStream> = e.ins.iter().filter_map(|a| self.bad_test(a)).collect();
+        self.stmts
+            .push(quote!(let #clean: bool = true #(&& #ins.is_none())*;));
+        self.clean = Some(clean);
+    }
+
+    /// Stops the replay at `e` if it made a bad value from clean inputs.
+    fn check_outputs(&mut self, e: &crate::ir::Eqn) {
+        let clean = self.clean.take().expect("inputs checked first");
+        let outs: Vec<TokenStream> = e
+            .outs
+            .iter()
+            .filter_map(|v| self.bad_test(&Atom::Var(*v)))
+            .collect();
+        if outs.is_empty() {
+            return;
+        }
+        let prim = e.prim.name;
+        let at = e.span.start();
+        let location = format!("{}:{}:{}", e.span.file(), at.line, at.column + 1);
+        self.stmts.push(quote! {
+            if #clean {
+                if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outs))* {
+                    return ::std::option::Option::Some(::jax::__rt::debug::error(__bad, #prim, #location));
+                }
+            }
+        });
+    }
+
+    /// Emits one equation.
+    fn eqn(&mut self, e: &crate::ir::Eqn) -> syn::Result<()> {
+        let out = e.outs[0];
+        {
             if let Params::Cond(c) = &e.params {
-                self.cond(e, &c.0)?;
-                continue;
+                return self.cond(e, &c.0);
             }
             if let Params::While(w) = &e.params {
-                self.while_loop(e, &w.0)?;
-                continue;
+                return self.while_loop(e, &w.0);
             }
             if let Params::Scan(sc) = &e.params {
-                self.scan(e, &sc.0)?;
-                continue;
+                return self.scan(e, &sc.0);
             }
             let aval = self.j.aval(out).clone();
             match e.prim.lowering {

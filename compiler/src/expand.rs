@@ -62,12 +62,26 @@ fn compile(
         .iter()
         .map(|a| jaxpr.atom_aval(a).clone())
         .collect();
+    // The outputs, bound to names: `jax_debug_nans` checks them.
+    let names: Vec<TokenStream> = (0..outs.len())
+        .map(|k| {
+            let n = format_ident!("__out{}", k);
+            quote!(#n)
+        })
+        .collect();
     let mut k = 0;
-    let result = build_result(ret_ty, &sig.ret, &outs, &out_avals, &mut k, items);
+    let result = build_result(ret_ty, &sig.ret, &names, &out_avals, &mut k, items);
     let checks = t.b.constraints.equal.iter().map(|(a, b, msg)| {
         let (a, b) = (emit::dim_tokens(a), emit::dim_tokens(b));
         quote!(const { ::std::assert!(#a == #b, #msg) };)
     });
+    let (debug_check, replay) = match self_ty {
+        None => debug_nans(f, &sig, &traced, &names, &out_avals)?,
+        Some(_) => (TokenStream::new(), TokenStream::new()),
+    };
+    // Last first: only the first output of a buffer moves it, later ones
+    // copy it.
+    let (names_rev, outs_rev): (Vec<_>, Vec<_>) = names.iter().zip(&outs).rev().unzip();
     let (vis, fsig) = (f.vis, f.sig);
     let attrs = own_attrs(f.attrs);
     let body = quote! {
@@ -75,11 +89,103 @@ fn compile(
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
         #vis #fsig {
             #(#checks)*
+            #replay
             #(#stmts)*
+            #(let #names_rev = #outs_rev;)*
+            #debug_check
             #result
         }
     };
     Ok((body, text, traced, sig))
+}
+
+/// `jax_debug_nans` for a function: the check of its outputs, run when the
+/// flags are on, and the replay it calls on a bad value (`__debug_replay`,
+/// an item inside the function, so it sees what the signature names): the
+/// traced program again, one operation at a time and unfused, stopping at
+/// the first operation that made a NaN (or an infinity) from inputs
+/// without one.
+fn debug_nans(
+    f: &Function,
+    sig: &parse::Signature,
+    traced: &Jaxpr,
+    names: &[TokenStream],
+    out_avals: &[Aval],
+) -> syn::Result<(TokenStream, TokenStream)> {
+    let fname = &f.sig.ident;
+    let outputs: Vec<TokenStream> = names
+        .iter()
+        .zip(out_avals)
+        .filter(|(_, a)| a.dtype.is_float())
+        .map(|(n, a)| {
+            if a.rank() == 0 {
+                quote!(::jax::__rt::debug::bad_scalar(#n))
+            } else {
+                quote!(::jax::__rt::debug::bad(&#n[..]))
+            }
+        })
+        .collect();
+    if outputs.is_empty() {
+        return Ok((TokenStream::new(), TokenStream::new()));
+    }
+    let args: Option<Vec<&syn::Ident>> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(&i.ident),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let whole = format!("`{fname}` (from its arguments)");
+    let Some(args) = args else {
+        let check = quote! {
+            if ::jax::__rt::debug::active() {
+                if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
+                    ::jax::__rt::debug::raise(::jax::__rt::debug::error(__bad, "an operation", #whole));
+                }
+            }
+        };
+        return Ok((check, TokenStream::new()));
+    };
+    let check = quote! {
+        if ::jax::__rt::debug::active() {
+            if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
+                ::jax::__rt::debug::replaying(__bad);
+                let __found = __debug_replay(#(#args),*);
+                ::jax::__rt::debug::raise(__found.unwrap_or_else(|| {
+                    ::jax::__rt::debug::error(__bad, "an argument", #whole)
+                }));
+            }
+        }
+    };
+    let jaxpr = crate::prims::inline_calls(traced);
+    let mut em = emit::Emitter::checked(&jaxpr);
+    for (v, values) in &jaxpr.constvars {
+        em.constant(*v, values);
+    }
+    let mut next = 0;
+    for (name, spec) in &sig.params {
+        bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next, None);
+    }
+    em.eqns()?;
+    let (stmts, _) = em.finish();
+    let inputs = &f.sig.inputs;
+    let (generics, where_clause) = (&f.sig.generics, &f.sig.generics.where_clause);
+    let replay = quote! {
+        #[doc(hidden)]
+        #[cold]
+        #[inline(never)]
+        #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case, unreachable_code)]
+        fn __debug_replay #generics (#inputs) -> ::std::option::Option<::jax::debug::FloatingPointError> #where_clause {
+            #(#stmts)*
+            ::std::option::Option::None
+        }
+    };
+    Ok((check, replay))
 }
 
 /// The attributes to keep on the emitted function: not ours.

@@ -1,0 +1,147 @@
+//! `jax.config`: the flags this crate knows, by JAX's names.
+//!
+//! | flag | default | |
+//! |---|---|---|
+//! | `jax_debug_nans` | `JAX_DEBUG_NANS` (`1`/`true`), else off | check jitted outputs for NaN and report the operation that made it |
+//! | `jax_debug_infs` | `JAX_DEBUG_INFS`, else off | the same for infinities |
+//! | `jax_enable_x64` | the `x64` cargo feature | read-only: the default int and float widths are fixed when the crate compiles |
+//! | `jax_threefry_partitionable` | on | read-only: `jax::random` implements the partitionable scheme, JAX 0.10's default |
+//!
+//! The environment is read once, at the first read of a flag; `update`
+//! overrides it for the whole process.
+//!
+//! ```
+//! jax::config::update("jax_debug_nans", true).unwrap();
+//! assert!(jax::config::read("jax_debug_nans").unwrap());
+//! jax::config::update("jax_debug_nans", false).unwrap();
+//! let err = jax::config::read("jax_debug_nan").unwrap_err();
+//! assert!(err.to_string().contains("jax_debug_nans"));
+//! ```
+
+use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The flags' names.
+const FLAGS: [&str; 4] = [
+    "jax_debug_nans",
+    "jax_debug_infs",
+    "jax_enable_x64",
+    "jax_threefry_partitionable",
+];
+
+/// A flag name this crate does not know, or one it cannot change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    Unknown(String),
+    ReadOnly { name: &'static str, value: bool },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Unknown(name) => {
+                write!(
+                    f,
+                    "Unrecognized config option: {name}; the known ones are {}",
+                    FLAGS.join(", ")
+                )
+            }
+            ConfigError::ReadOnly { name, value } => write!(
+                f,
+                "{name} is fixed at {value} when the crate compiles{}",
+                if *name == "jax_enable_x64" {
+                    ": build with `--features jax/x64` for 64-bit defaults"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Bits of the debug flags: set, and the environment read.
+const NANS: u8 = 1;
+const INFS: u8 = 2;
+const READ: u8 = 4;
+
+static DEBUG: AtomicU8 = AtomicU8::new(0);
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name)
+        .map(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+        .unwrap_or(false)
+}
+
+/// The debug bits, reading the environment the first time.
+#[inline]
+fn debug_bits() -> u8 {
+    let bits = DEBUG.load(Ordering::Relaxed);
+    if bits & READ != 0 {
+        return bits;
+    }
+    let mut from_env = READ;
+    if env_flag("JAX_DEBUG_NANS") {
+        from_env |= NANS;
+    }
+    if env_flag("JAX_DEBUG_INFS") {
+        from_env |= INFS;
+    }
+    // An `update` that raced ahead keeps its bits.
+    DEBUG.fetch_or(from_env, Ordering::Relaxed) | from_env
+}
+
+/// Whether jitted functions check their outputs (`jax_debug_nans` or
+/// `jax_debug_infs`): one relaxed atomic load once the environment is read.
+#[inline]
+pub fn debug_checks() -> bool {
+    debug_bits() & (NANS | INFS) != 0
+}
+
+/// `jax_debug_infs`.
+pub fn debug_infs() -> bool {
+    debug_bits() & INFS != 0
+}
+
+/// `jax.config.update(name, value)`.
+pub fn update(name: &str, value: bool) -> Result<(), ConfigError> {
+    let bit = match name {
+        "jax_debug_nans" => NANS,
+        "jax_debug_infs" => INFS,
+        _ => {
+            let current = read(name)?;
+            if current == value {
+                return Ok(());
+            }
+            let name = FLAGS.iter().find(|n| **n == name).expect("read knew it");
+            return Err(ConfigError::ReadOnly {
+                name,
+                value: current,
+            });
+        }
+    };
+    debug_bits();
+    if value {
+        DEBUG.fetch_or(bit, Ordering::Relaxed);
+    } else {
+        DEBUG.fetch_and(!bit, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// `jax.config.read(name)`.
+pub fn read(name: &str) -> Result<bool, ConfigError> {
+    match name {
+        "jax_debug_nans" => Ok(debug_bits() & NANS != 0),
+        "jax_debug_infs" => Ok(debug_bits() & INFS != 0),
+        "jax_enable_x64" => Ok(cfg!(feature = "x64")),
+        "jax_threefry_partitionable" => Ok(true),
+        _ => Err(ConfigError::Unknown(name.to_string())),
+    }
+}

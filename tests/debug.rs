@@ -1,0 +1,125 @@
+//! `jax_debug_nans` and `jax_debug_infs`: a jitted function's NaN is
+//! traced back to the operation that made it, with its place in this file.
+
+mod common;
+
+use jax::prelude::*;
+
+/// The seed's example: `b` divides zero by zero when x = y = 0.
+#[jax::jit]
+fn f(x: &Array<f32, 2>, y: &Array<f32, 2>) -> Array<f32, 2> {
+    let a = x * y;
+    let b = (x + y) / (x - y);
+    let c = &a + 2.0;
+    a + b * c
+}
+
+#[jax::jit]
+fn ratio(x: f32, y: f32) -> f32 {
+    x / y
+}
+
+#[jax::jit]
+fn doubled(x: &Array<f32, 3>) -> Array<f32, 3> {
+    x * 2.0
+}
+
+/// `file:line` of the first line of this file containing `needle`.
+fn line_of(needle: &str) -> String {
+    let src = include_str!("debug.rs");
+    let line = src
+        .lines()
+        .position(|l| l.contains(needle))
+        .expect("in this file")
+        + 1;
+    format!("tests/debug.rs:{line}:")
+}
+
+#[test]
+fn the_division_that_made_the_nan_is_reported() {
+    let c = common::case("seed_examples", "debug_nans_jit_function");
+    let x = Array::<f32, 2>::from([2.0, 0.0]);
+    let y = Array::<f32, 2>::from([3.0, 0.0]);
+    let err = jax::debug::checked(|| f(&x, &y)).unwrap_err();
+    // JAX's message, then where.
+    assert!(
+        err.to_string()
+            .contains(c["error"]["message"].as_str().unwrap()),
+        "{err}"
+    );
+    assert_eq!((err.value, err.primitive), ("nan", "div"));
+    assert!(
+        err.location
+            .starts_with(&line_of("let b = (x + y) / (x - y);")),
+        "{}",
+        err.location
+    );
+    // Without a NaN, the result.
+    let ok = jax::debug::checked(|| f(&x, &Array::from([3.0, 1.0]))).unwrap();
+    assert_eq!(ok.to_vec()[1], -2.0);
+}
+
+#[test]
+fn infinities_are_not_nans() {
+    let c = common::case("seed_examples", "debug_nans_inf_not_flagged");
+    let got = jax::debug::checked(|| ratio(1.0, 0.0)).unwrap();
+    assert_eq!(got.to_string(), c["output"]["data"][0].as_str().unwrap());
+    let c = common::case("seed_examples", "debug_nans_divide_zero_by_zero");
+    let err = jax::debug::checked(|| ratio(0.0, 0.0)).unwrap_err();
+    assert!(err
+        .to_string()
+        .contains(c["error"]["message"].as_str().unwrap()));
+    assert!(
+        err.location.starts_with(&line_of("    x / y")),
+        "{}",
+        err.location
+    );
+}
+
+#[test]
+fn a_nan_from_an_argument_has_no_operation() {
+    let x = Array::<f32, 3>::from([1.0, f32::NAN, 2.0]);
+    let err = jax::debug::checked(|| doubled(&x)).unwrap_err();
+    assert_eq!(err.primitive, "an argument");
+    assert!(err.location.contains("doubled"), "{}", err.location);
+}
+
+/// The flags are process-wide, so one test sets and clears them.
+#[test]
+fn flags_switch_the_checks() {
+    let (x, y) = (
+        Array::<f32, 2>::from([2.0, 0.0]),
+        Array::<f32, 2>::from([3.0, 0.0]),
+    );
+    // Off: the NaN comes back.
+    assert!(f(&x, &y).to_vec()[1].is_nan());
+    jax::config::update("jax_debug_nans", true).unwrap();
+    let panic = std::panic::catch_unwind(|| f(&x, &y)).unwrap_err();
+    let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.starts_with(
+            "FloatingPointError: invalid value (nan) encountered in div at tests/debug.rs:"
+        ),
+        "{msg}"
+    );
+    // Infinities need jax_debug_infs.
+    assert_eq!(ratio(1.0, 0.0), f32::INFINITY);
+    jax::config::update("jax_debug_infs", true).unwrap();
+    let err = jax::debug::checked(|| ratio(1.0, 0.0)).unwrap_err();
+    assert_eq!((err.value, err.primitive), ("inf", "div"));
+    jax::config::update("jax_debug_infs", false).unwrap();
+    jax::config::update("jax_debug_nans", false).unwrap();
+    assert!(!jax::config::read("jax_debug_nans").unwrap());
+    assert!(f(&x, &y).to_vec()[1].is_nan());
+    // The read-only and unknown flags.
+    assert_eq!(
+        jax::config::read("jax_enable_x64").unwrap(),
+        cfg!(feature = "x64")
+    );
+    assert!(jax::config::update("jax_enable_x64", !cfg!(feature = "x64")).is_err());
+    let err = jax::config::update("jax_debug_nan", true).unwrap_err();
+    assert!(
+        err.to_string().contains("jax_debug_nans, jax_debug_infs"),
+        "{err}"
+    );
+}
