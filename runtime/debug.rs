@@ -80,8 +80,10 @@ pub fn active() -> bool {
     crate::config::debug_checks() || CAUGHT.with(|c| c.borrow().is_some())
 }
 
-/// Reports an error: kept for [`checked`], else a panic.
+/// Reports an error: kept for [`checked`], else a panic (at the jitted
+/// function).
 #[doc(hidden)]
+#[track_caller]
 pub fn raise(e: FloatingPointError) {
     let kept = CAUGHT.with(|c| match &mut *c.borrow_mut() {
         Some(slot) => {
