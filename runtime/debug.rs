@@ -47,6 +47,60 @@ impl std::error::Error for FloatingPointError {}
 thread_local! {
     /// Set by [`checked`]: errors are kept here instead of panicking.
     static CAUGHT: RefCell<Option<Option<FloatingPointError>>> = const { RefCell::new(None) };
+    /// Set by [`capture_prints`]: what `print!` wrote.
+    static PRINTED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// `jax.debug.print`: prints when the code runs, inside `#[jax::jit]` too,
+/// with the traced values (arrays as numpy's `str`). Arguments are arrays
+/// or scalars, positional or `name = value`; a name in the format string
+/// must be an argument. Inside a jitted function the print runs after the
+/// values it shows are computed, in the order of the program; in a loop,
+/// once per step. Eagerly it is `println!`.
+///
+/// ```
+/// #[jax::jit]
+/// fn f(x: &jax::Array<f32, 3>) -> jax::Array<f32, 3> {
+///     let y = jax::jnp::sin(x);
+///     jax::debug::print!("y = {}, x = {x}", y, x = x);
+///     y * 2.0
+/// }
+/// let x = jax::Array::<f32, 3>::from([0.0, 0.5, 1.0]);
+/// let (_, printed) = jax::debug::capture_prints(|| f(&x));
+/// assert_eq!(printed, "y = [0.         0.47942555 0.84147096], x = [0.  0.5 1. ]\n");
+/// ```
+pub use crate::__debug_print as print;
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __debug_print {
+    ($($t:tt)*) => {
+        $crate::__rt::debug::print(::std::format_args!($($t)*))
+    };
+}
+
+/// Runs `f` and returns, with its result, what [`print!`] printed in it
+/// on this thread (instead of printing it): for tests of code that prints.
+pub fn capture_prints<R>(f: impl FnOnce() -> R) -> (R, String) {
+    let outer = PRINTED.with(|p| p.replace(Some(String::new())));
+    let r = f();
+    let printed = PRINTED.with(|p| p.replace(outer)).unwrap_or_default();
+    (r, printed)
+}
+
+#[doc(hidden)]
+pub fn print_line(args: fmt::Arguments<'_>) {
+    let kept = PRINTED.with(|p| match &mut *p.borrow_mut() {
+        Some(s) => {
+            use std::fmt::Write;
+            let _ = writeln!(s, "{args}");
+            true
+        }
+        None => false,
+    });
+    if !kept {
+        println!("{args}");
+    }
 }
 
 /// Runs `f` (calls of jitted functions) with their outputs checked for NaN

@@ -123,3 +123,39 @@ fn flags_switch_the_checks() {
         "{err}"
     );
 }
+
+#[jax::jit]
+fn cumulative(xs: &Array<f32, 3>) -> Array<f32> {
+    let (total, _) = lax::scan(
+        |c: Array<f32>, x: Array<f32>| {
+            let next = &c + &x;
+            jax::debug::print!("step: {} + {} = {}", c, x, next);
+            (next, 0.0)
+        },
+        0.0,
+        xs.clone(),
+    );
+    jax::debug::print!("total {t}", t = total);
+    total * 2.0
+}
+
+#[test]
+fn debug_print_runs_each_step_in_order() {
+    let xs = Array::<f32, 3>::from([1.0, 2.0, 4.0]);
+    let (y, printed) = jax::debug::capture_prints(|| cumulative(&xs));
+    assert_eq!(y.item(), 14.0);
+    assert_eq!(
+        printed,
+        "step: 0.0 + 1.0 = 1.0\nstep: 1.0 + 2.0 = 3.0\nstep: 3.0 + 4.0 = 7.0\ntotal 7.0\n"
+    );
+    // The jaxpr shows the effect, as JAX's `debug_callback`.
+    let text = cumulative::jaxpr().to_string();
+    assert!(text.contains("debug_callback["), "{text}");
+    // Derivatives print in their forward pass, once per step.
+    let (g, printed) = jax::debug::capture_prints(|| cumulative::grad(&xs));
+    assert_eq!(g.to_vec(), [2.0, 2.0, 2.0]);
+    assert_eq!(printed.lines().count(), 4, "{printed}");
+    // Eagerly, the same macro prints the arrays.
+    let ((), printed) = jax::debug::capture_prints(|| jax::debug::print!("xs = {}", xs));
+    assert_eq!(printed, "xs = [1. 2. 4.]\n");
+}

@@ -443,6 +443,7 @@ impl<'a> Emitter<'a> {
                 Lowering::IndexMap => self.index_map(e.prim.name, &e.params, &e.ins[0], out, &aval),
                 Lowering::Reduce => self.reduce(e.prim.name, &e.params, &e.ins[0], out, &aval),
                 Lowering::Kernel => self.kernel(e.prim.name, &e.params, &e.ins, out, &aval),
+                Lowering::Effect => self.debug_print(e),
             }
         }
         Ok(())
@@ -1048,6 +1049,42 @@ impl<'a> Emitter<'a> {
         });
         self.bind_outputs(&e.outs, &names);
         Ok(())
+    }
+
+    /// `jax::debug::print!`: `println!` with the format string as written,
+    /// each argument shown as an `Array` of its shape (numpy's `str`, as
+    /// JAX's `debug.print` formats).
+    fn debug_print(&mut self, e: &crate::ir::Eqn) {
+        let Params::DebugPrint { format, names } = &e.params else {
+            unreachable!("debug_callback holds its format")
+        };
+        let mut args = Vec::new();
+        for (a, name) in e.ins.iter().zip(names) {
+            let aval = self.aval(a).clone();
+            let ty = rust_type(aval.dtype);
+            let dims: Vec<TokenStream> = aval.shape.iter().map(dim_tokens).collect();
+            let data = if aval.rank() == 0 {
+                let s = self.scalar_of(a);
+                quote!(::std::vec![#s])
+            } else {
+                let b = self.buffer_of(a, &aval);
+                quote!(#b[..].to_vec())
+            };
+            let value =
+                quote!(<::jax::Array<#ty #(, #dims)*> as ::jax::ArrayType>::from_data(#data));
+            args.push(match name {
+                Some(n) => {
+                    let n = format_ident!("{}", n);
+                    quote!(#n = #value)
+                }
+                None => value,
+            });
+        }
+        self.stmts
+            .push(quote!(::jax::__rt::debug::print(::std::format_args!(#format #(, #args)*));));
+        let name = Self::name(e.outs[0]);
+        self.stmts.push(quote!(let #name: bool = false;));
+        self.locs.insert(e.outs[0], Loc::Scalar(name));
     }
 
     /// A key operand's two words, `[u32; 2]` (keys are inputs).

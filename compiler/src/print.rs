@@ -188,13 +188,12 @@ impl Printer<'_> {
             ]))
         };
         let ins = self.atoms(&operands, "");
-        concat(vec![
-            lhs,
-            text(" = "),
-            text(e.prim.name),
-            params,
-            text(" ") + ins,
-        ])
+        let rhs = vec![text(e.prim.name), params, text(" ") + ins];
+        if e.prim.lowering == crate::prims::Lowering::Effect {
+            // No results, as JAX prints an effect.
+            return concat(rhs);
+        }
+        concat([vec![lhs, text(" = ")], rhs].concat())
     }
 
     /// Nested programs, printed in the same namespace (names continue), as

@@ -97,7 +97,8 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             })
             .collect();
         let out = e.outs[0];
-        if e.outs.len() != 1 {
+        // Row programs run rows in parallel: an effect would run per row.
+        if e.outs.len() != 1 || e.prim.lowering == Lowering::Effect {
             return None;
         }
         let out_aval = j.aval(out);

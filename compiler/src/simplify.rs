@@ -290,7 +290,7 @@ fn cse(j: &mut Jaxpr) {
             }
         }
         let key = format!("{} {:?} {:?}", e.prim.name, e.params, e.ins);
-        if e.outs.len() == 1 {
+        if e.outs.len() == 1 && e.prim.lowering != crate::prims::Lowering::Effect {
             if let Some(&prev) = seen.get(&key) {
                 if j.avals[prev.0 as usize] == j.avals[e.outs[0].0 as usize] {
                     subst.insert(e.outs[0], prev);
@@ -387,7 +387,7 @@ fn hoist_from(
     };
     let mut candidate = vec![false; body.eqns.len()];
     for (k, e) in body.eqns.iter().enumerate() {
-        if reads_invariants(e, &invariant) {
+        if reads_invariants(e, &invariant) && e.prim.lowering != crate::prims::Lowering::Effect {
             candidate[k] = true;
             invariant.extend(e.outs.iter().copied());
         }
@@ -484,7 +484,8 @@ pub fn dce(j: &mut Jaxpr) {
         .collect();
     let mut keep: Vec<Eqn> = Vec::with_capacity(j.eqns.len());
     for e in std::mem::take(&mut j.eqns).into_iter().rev() {
-        if e.outs.iter().any(|o| live.contains(o)) {
+        let effect = e.prim.lowering == crate::prims::Lowering::Effect;
+        if effect || e.outs.iter().any(|o| live.contains(o)) {
             for a in &e.ins {
                 if let Atom::Var(v) = a {
                     live.insert(*v);

@@ -48,4 +48,4 @@ pub fn error(
     }
 }
 
-pub use crate::debug::{active, raise};
+pub use crate::debug::{active, print_line as print, raise};

@@ -6,6 +6,7 @@
 mod call;
 mod cond;
 mod control;
+mod debug;
 mod elementwise;
 mod random;
 mod structural;
@@ -13,6 +14,7 @@ mod structural;
 pub use call::*;
 pub use cond::*;
 pub use control::*;
+pub use debug::*;
 pub use elementwise::*;
 pub use random::*;
 pub use structural::*;
@@ -59,6 +61,9 @@ pub enum Lowering {
     /// A random sample: a function of a key and of the element's index,
     /// fused into its consumers like an elementwise result.
     Sample,
+    /// A side effect (`jax.debug.print`): kept though nothing reads its
+    /// (dummy) result, never merged with another, run where it was traced.
+    Effect,
 }
 
 /// An abstract evaluation rule: result avals from operand avals.
@@ -172,6 +177,12 @@ pub enum Params {
     While(Shared<While>),
     /// `scan`: the body, length and direction.
     Scan(Shared<Scan>),
+    /// `debug_callback` of `jax::debug::print!`: the format string, and the
+    /// name of each argument given as `name = value`.
+    DebugPrint {
+        format: String,
+        names: Vec<Option<String>>,
+    },
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -234,6 +245,7 @@ pub fn all() -> Vec<Prim> {
     v.push(&COND);
     v.push(&WHILE);
     v.push(&SCAN);
+    v.push(&DEBUG_CALLBACK);
     v
 }
 
