@@ -46,3 +46,27 @@ impl fmt::Debug for Jaxpr {
         f.write_str(self.text)
     }
 }
+
+/// What one call of a jitted function computes and moves, as
+/// `f::cost_analysis()` returns it (JAX's `jit(f).lower(x).cost_analysis()`
+/// keys: `flops`, `transcendentals`, `bytes accessed`). Counted from the
+/// program as emitted: fused values move no bytes; a `while` body counts
+/// once.
+///
+/// ```
+/// #[jax::jit]
+/// fn f(x: &jax::Array<f32, 1000>) -> jax::Array<f32, 1000> {
+///     jax::jnp::tanh(x * 1.5 + 0.5) * 2.0
+/// }
+/// let c = f::cost_analysis();
+/// assert_eq!((c.flops, c.transcendentals), (3000.0, 1000.0));
+/// // One fused loop: the input read and the output written.
+/// assert_eq!(c.bytes_accessed, 8000.0);
+/// assert!(f::lowered().contains("fn f("));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostAnalysis {
+    pub flops: f64,
+    pub transcendentals: f64,
+    pub bytes_accessed: f64,
+}

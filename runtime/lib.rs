@@ -64,6 +64,7 @@ pub mod __rt;
 pub mod array;
 pub mod config;
 pub mod debug;
+mod device;
 pub mod element;
 pub mod error;
 mod format;
@@ -80,10 +81,11 @@ pub mod shape;
 pub mod test_util;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
+pub use device::{devices, Device};
 pub use element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
 pub use jax_macros::jit;
-pub use jaxpr::Jaxpr;
+pub use jaxpr::{CostAnalysis, Jaxpr};
 
 /// Everything a typical user needs: `use jax::prelude::*;`.
 pub mod prelude {

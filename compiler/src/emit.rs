@@ -1653,7 +1653,7 @@ fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
 
 /// The work of one elementwise operation, relative to an addition, for the
 /// runtime's chunk sizes (measured: a library `tanhf` costs about 50 adds).
-fn op_cost(name: &str) -> usize {
+pub(crate) fn op_cost(name: &str) -> usize {
     match name {
         "exp" | "exp2" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "sinh"
         | "cosh" | "asin" | "acos" | "atan" | "asinh" | "acosh" | "atanh" | "cbrt" | "logistic"

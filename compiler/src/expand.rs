@@ -25,7 +25,7 @@ fn compile(
     f: &Function,
     items: &Rc<Items>,
     self_ty: Option<&syn::Type>,
-) -> syn::Result<(TokenStream, String, Jaxpr, parse::Signature)> {
+) -> syn::Result<(TokenStream, String, Jaxpr, parse::Signature, TokenStream)> {
     let sig = parse::signature_in(f.sig, items, self_ty)?;
     let t = parse::trace_body(
         f.block,
@@ -96,7 +96,35 @@ fn compile(
             #result
         }
     };
-    Ok((body, text, traced, sig))
+    let introspection = introspection(&body, &jaxpr);
+    Ok((body, text, traced, sig, introspection))
+}
+
+/// `f::lowered()` (the emitted function, formatted) and, for static shapes,
+/// `f::cost_analysis()`: JAX's `jit(f).lower(..).as_text()` and
+/// `.cost_analysis()`.
+fn introspection(body: &TokenStream, jaxpr: &Jaxpr) -> TokenStream {
+    let lowered = syn::parse2::<syn::File>(body.clone())
+        .map(|f| prettyplease::unparse(&f))
+        .unwrap_or_else(|_| body.to_string());
+    let cost = crate::cost::analyze(jaxpr).map(|c| {
+        let (f, t, b) = (c.flops, c.transcendentals, c.bytes);
+        quote! {
+            /// What one call computes and moves (see [`::jax::CostAnalysis`]).
+            #[allow(dead_code)]
+            pub fn cost_analysis() -> ::jax::CostAnalysis {
+                ::jax::CostAnalysis { flops: #f, transcendentals: #t, bytes_accessed: #b }
+            }
+        }
+    });
+    quote! {
+        /// The Rust code `#[jax::jit]` emitted for the function.
+        #[allow(dead_code)]
+        pub fn lowered() -> &'static str {
+            #lowered
+        }
+        #cost
+    }
 }
 
 /// `jax_debug_nans` for a function: the check of its outputs, run when the
@@ -531,7 +559,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 block: &f.block,
             };
             match compile(&func, &Rc::new(Items::default()), None) {
-                Ok((compiled, text, traced, sig)) => {
+                Ok((compiled, text, traced, sig, introspection)) => {
                     let derived = crate::grad::derivatives(
                         &f.sig,
                         &sig,
@@ -539,7 +567,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                         &options,
                         &Items::default(),
                     );
-                    let companion = companion(&f.sig.ident, &f.vis, &text, derived);
+                    let companion =
+                        companion(&f.sig.ident, &f.vis, &text, quote!(#derived #introspection));
                     quote!(#compiled #companion)
                 }
                 Err(e) => {
@@ -650,7 +679,7 @@ fn expand_mod(
                     block: &f.block,
                 };
                 match compile(&func, &items, None) {
-                    Ok((compiled, text, traced, sig)) => {
+                    Ok((compiled, text, traced, sig, introspection)) => {
                         // A helper may only be called (inlined) by other functions.
                         out.push(quote!(#[allow(dead_code)] #compiled));
                         // A #[custom_jvp] function's own derivatives use its rule.
@@ -672,7 +701,12 @@ fn expand_mod(
                         };
                         let derived =
                             crate::grad::derivatives(&f.sig, &sig, &traced, options, &items);
-                        out.push(companion(&f.sig.ident, &f.vis, &text, derived));
+                        out.push(companion(
+                            &f.sig.ident,
+                            &f.vis,
+                            &text,
+                            quote!(#derived #introspection),
+                        ));
                     }
                     Err(e) => {
                         errors.push(e);
@@ -693,7 +727,7 @@ fn expand_mod(
                                 block: &f.block,
                             };
                             match compile(&func, &items, Some(self_ty)) {
-                                Ok((compiled, text, _, _)) => {
+                                Ok((compiled, text, _, _, _)) => {
                                     fns.push(compiled);
                                     let name = format_ident!("{}_jaxpr", f.sig.ident);
                                     let vis = &f.vis;

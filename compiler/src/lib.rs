@@ -12,10 +12,12 @@
 //! - [`print`](mod@print): renders the traced jaxpr as `jax.make_jaxpr` does;
 //! - [`simplify`]: identities, common subexpressions, dead code;
 //! - [`fuse`]: which results are computed inside their consumers' loops;
-//! - [`emit`]: loop nests, views and kernel calls as Rust tokens.
+//! - [`emit`]: loop nests, views and kernel calls as Rust tokens;
+//! - [`cost`]: `f::cost_analysis()`, from what is emitted.
 
 pub mod ad;
 pub mod compose;
+pub mod cost;
 pub mod emit;
 pub mod expand;
 pub mod fuse;
