@@ -159,3 +159,29 @@ fn debug_print_runs_each_step_in_order() {
     let ((), printed) = jax::debug::capture_prints(|| jax::debug::print!("xs = {}", xs));
     assert_eq!(printed, "xs = [1. 2. 4.]\n");
 }
+
+/// `jax_enable_x64` is the `x64` feature: the default types of literals
+/// follow it, as JAX's defaults follow the flag.
+#[jax::jit]
+fn literals() -> (Array<DefaultInt>, Array<DefaultFloat>, Array<bool>) {
+    (jnp::array(1), jnp::array(1.0), jnp::array(true))
+}
+
+#[test]
+fn default_dtypes_follow_x64() {
+    let name = if cfg!(feature = "x64") {
+        "default_dtypes_with_x64"
+    } else {
+        "default_dtypes_without_x64"
+    };
+    let want = &common::seed_output(name)["items"];
+    let s = |k: usize| want[k]["value"].as_str().unwrap().to_string();
+    let (i, f, b) = literals();
+    assert_eq!(i.dtype().name(), s(0));
+    assert_eq!(f.dtype().name(), s(1));
+    assert_eq!(b.dtype().name(), s(7));
+    assert_eq!(
+        jax::config::read("jax_enable_x64").unwrap(),
+        cfg!(feature = "x64")
+    );
+}
