@@ -113,7 +113,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             _ => {}
         }
         let params = match (&e.params, e.prim.lowering) {
-            (_, Lowering::Kernel) if matches!(e.prim.name, "dot_general" | "fori_loop") => {
+            (_, Lowering::Kernel) if e.prim.name == "dot_general" => {
                 return None
             }
             (Params::Axes(axes), Lowering::Reduce) if in_classes[0] == Class::Row => {
