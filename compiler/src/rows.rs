@@ -113,9 +113,9 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             _ => {}
         }
         let params = match (&e.params, e.prim.lowering) {
-            (_, Lowering::Kernel) if e.prim.name == "dot_general" => {
-                return None
-            }
+            // Products, and loops and branches (their bodies see whole arrays).
+            (_, Lowering::Kernel) if e.prim.name == "dot_general" => return None,
+            (Params::Scan(_) | Params::While(_) | Params::Cond(_), _) => return None,
             (Params::Axes(axes), Lowering::Reduce) if in_classes[0] == Class::Row => {
                 reduces_rows = true;
                 Params::Axes(shift(axes)?)
