@@ -41,18 +41,7 @@ fn compile(
     simplify::simplify(&mut jaxpr);
     let (stmts, outs) = match crate::rows::row_plan(&jaxpr) {
         Some(plan) => emit_rows(&plan, &jaxpr, &sig)?,
-        None => {
-            let mut em = emit::Emitter::new(&jaxpr);
-            for (v, values) in &jaxpr.constvars {
-                em.constant(*v, values);
-            }
-            let mut next = 0;
-            for (name, spec) in &sig.params {
-                bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next, None);
-            }
-            em.eqns()?;
-            em.finish()
-        }
+        None => emit_program(emit::Emitter::new(&jaxpr), &jaxpr, named(&sig))?,
     };
     let syn::ReturnType::Type(_, ret_ty) = &f.sig.output else {
         unreachable!("signature_in() requires a return type")
@@ -191,16 +180,7 @@ fn debug_nans(
         }
     };
     let jaxpr = crate::prims::inline_calls(traced);
-    let mut em = emit::Emitter::checked(&jaxpr);
-    for (v, values) in &jaxpr.constvars {
-        em.constant(*v, values);
-    }
-    let mut next = 0;
-    for (name, spec) in &sig.params {
-        bind_inputs(&mut em, &jaxpr, quote!(#name), spec, &mut next, None);
-    }
-    em.eqns()?;
-    let (stmts, _) = em.finish();
+    let (stmts, _) = emit_program(emit::Emitter::checked(&jaxpr), &jaxpr, named(sig))?;
     let inputs = &f.sig.inputs;
     let (generics, where_clause) = (&f.sig.generics, &f.sig.generics.where_clause);
     let replay = quote! {
@@ -235,16 +215,8 @@ pub(crate) fn emit_body(
     items: &Items,
 ) -> syn::Result<TokenStream> {
     simplify::simplify(&mut jaxpr);
-    let mut em = emit::Emitter::new(&jaxpr);
-    for (v, values) in &jaxpr.constvars {
-        em.constant(*v, values);
-    }
-    let mut next = 0;
-    for (expr, spec) in params {
-        bind_inputs(&mut em, &jaxpr, expr.clone(), spec, &mut next, None);
-    }
-    em.eqns()?;
-    let (stmts, outs) = em.finish();
+    let inputs = params.iter().map(|(e, s)| (e.clone(), s));
+    let (stmts, outs) = emit_program(emit::Emitter::new(&jaxpr), &jaxpr, inputs)?;
     let out_avals: Vec<Aval> = jaxpr
         .outvars
         .iter()
@@ -253,6 +225,29 @@ pub(crate) fn emit_body(
     let mut k = 0;
     let result = build_result(ret_ty, ret, &outs, &out_avals, &mut k, items);
     Ok(quote! { #(#stmts)* #result })
+}
+
+/// A signature's parameters as input expressions.
+fn named(sig: &parse::Signature) -> impl Iterator<Item = (TokenStream, &TypeSpec)> {
+    sig.params.iter().map(|(name, spec)| (quote!(#name), spec))
+}
+
+/// The statements of a whole program and its output expressions, with
+/// `inputs` bound to its parameters in order.
+fn emit_program<'s>(
+    mut em: emit::Emitter,
+    jaxpr: &Jaxpr,
+    inputs: impl Iterator<Item = (TokenStream, &'s TypeSpec)>,
+) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>)> {
+    for (v, values) in &jaxpr.constvars {
+        em.constant(*v, values);
+    }
+    let mut next = 0;
+    for (expr, spec) in inputs {
+        bind_inputs(&mut em, jaxpr, expr, spec, &mut next, None);
+    }
+    em.eqns()?;
+    Ok(em.finish())
 }
 
 /// Binds each array leaf of a parameter to its input variable; in a row
