@@ -1282,7 +1282,9 @@ impl Tracer {
     }
 
     /// `Array::<T, dims..>::zeros()`, `::ones()` and `::full(v)`: a
-    /// broadcast literal of that type, as `jnp.zeros(shape, dtype)`.
+    /// broadcast literal of that type, as `jnp.zeros(shape, dtype)`;
+    /// `::arange()`: a constant (`0, 1, ..` in row-major order), as JAX
+    /// makes `jnp.arange` of known bounds.
     fn array_constructor(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Result<Option<Value>> {
         let segs = &p.path.segments;
         let n = segs.len();
@@ -1291,9 +1293,10 @@ impl Tracer {
         }
         let name = segs[n - 1].ident.to_string();
         let fill = match (name.as_str(), c.args.len()) {
-            ("zeros", 0) => Value::Static(Scalar::Int(0)),
-            ("ones", 0) => Value::Static(Scalar::Int(1)),
-            ("full", 1) => self.expr(&c.args[0])?,
+            ("zeros", 0) => Some(Value::Static(Scalar::Int(0))),
+            ("ones", 0) => Some(Value::Static(Scalar::Int(1))),
+            ("full", 1) => Some(self.expr(&c.args[0])?),
+            ("arange", 0) => None,
             _ => return Ok(None),
         };
         let syn::PathArguments::AngleBracketed(args) = &segs[n - 2].arguments else {
@@ -1307,6 +1310,25 @@ impl Tracer {
             crate::types::type_spec_in(&ty, &self.items)?
         else {
             return Ok(None);
+        };
+        let Some(fill) = fill else {
+            let Some(n) = aval.shape.iter().try_fold(1usize, |acc, d| match d {
+                crate::ir::Dim::Lit(n) => Some(acc * n),
+                crate::ir::Dim::Sym(_) => None,
+            }) else {
+                return err(
+                    c.span(),
+                    "`arange()` needs a shape known when the function compiles",
+                );
+            };
+            let values = (0..n as i128)
+                .map(|i| crate::jnp::cast_scalar(Scalar::Int(i), aval.dtype))
+                .collect();
+            let strong = crate::ir::Aval {
+                weak: false,
+                ..aval
+            };
+            return Ok(Some(Value::Traced(self.b.constant(strong, values))));
         };
         let v = match fill {
             Value::Static(v) => crate::trace::literal(
