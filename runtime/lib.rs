@@ -57,6 +57,86 @@
 //! are pytrees (their array fields are inputs, and functions may return
 //! them), `const` items are evaluated, helper functions and methods are
 //! inlined; each method `m` gets `Self::m_jaxpr()`.
+//!
+//! # Derivatives
+//!
+//! Each jitted function `f` has a companion module: `f::grad`,
+//! `f::value_and_grad`, `f::jvp`, `f::vjp`, `f::jacfwd`, `f::jacrev` and
+//! `f::hessian`, derived when the crate compiles (JAX's jvp rules, partial
+//! evaluation and transposition, on the traced program) and compiled like
+//! `f`. Inside bodies, `jax::grad(f)(x)` and the others compose as in JAX.
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! #[jax::jit]
+//! fn f(x: Array<f32>) -> Array<f32> {
+//!     jnp::sin(x) * 2.0
+//! }
+//!
+//! assert_eq!(f::grad(Array::from(0.0f32)).item(), 2.0);
+//! let (y, t) = f::jvp((Array::from(0.0f32),), (Array::from(1.0f32),));
+//! assert_eq!((y.item(), t.item()), (0.0, 2.0));
+//! let (_, pullback) = f::vjp(Array::from(0.0f32));
+//! assert_eq!(pullback(Array::from(1.0f32)).0.item(), 2.0);
+//! ```
+//!
+//! # Control flow
+//!
+//! `lax::cond`, `lax::switch`, `lax::fori_loop`, `lax::while_loop` and
+//! `lax::scan` compile to Rust branches and loops (not unrolled), with their
+//! derivatives as JAX has them; eagerly they are plain Rust.
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! /// Cumulative products, and their gradient through the scan.
+//! #[jax::jit]
+//! fn prod(xs: &Array<f32, 3>) -> Array<f32> {
+//!     lax::scan(|c: Array<f32>, x: Array<f32>| (&c * &x, 0.0), 1.0, xs.clone()).0
+//! }
+//!
+//! let xs = Array::<f32, 3>::from([2.0, 3.0, 4.0]);
+//! assert_eq!(prod(&xs).item(), 24.0);
+//! assert_eq!(prod::grad(&xs).to_vec(), [12.0, 8.0, 6.0]);
+//! ```
+//!
+//! # Random numbers
+//!
+//! [`random`] has explicit keys and JAX's threefry2x32 bit for bit:
+//!
+//! ```
+//! use jax::prelude::*;
+//! use jax::random;
+//!
+//! let [a, b] = random::split(random::key(0));
+//! let x: Array<f32, 4> = random::normal(a);
+//! assert_ne!(x, random::normal::<Array<f32, 4>>(b));
+//! assert_eq!(x, random::normal::<Array<f32, 4>>(a)); // same key, same numbers
+//! ```
+//!
+//! # Sharp bits are compile errors
+//!
+//! What JAX rejects while tracing (Python control flow on traced values,
+//! mutation, iterators, side effects, shapes that depend on values) is a
+//! compile error at your expression, saying what to write instead:
+//!
+//! ```compile_fail
+//! use jax::prelude::*;
+//!
+//! #[jax::jit]
+//! fn f(x: Array<f32, 3>) -> Array<f32, 3> {
+//!     // TracerBoolConversionError: use lax::cond, lax::switch or jnp::where_
+//!     if x.sum() > 0.0 { x } else { -x }
+//! }
+//! ```
+//!
+//! # Debugging
+//!
+//! `JAX_DEBUG_NANS=1` makes jitted functions report the operation (and the
+//! line of your source) that made a NaN; [`debug::print!`] prints traced
+//! values when the code runs; [`config`] reads and sets the flags; `f::lowered()`
+//! and `f::cost_analysis()` show what was compiled.
 
 #[doc(hidden)]
 #[path = "rt/mod.rs"]
