@@ -169,12 +169,13 @@ fn scan_avals(s: &Scan) -> Vec<Aval> {
             if k < s.n_carry {
                 aval.clone()
             } else {
+                // Stacked as they come: a weak y (a weak carry) stays weak.
                 let mut shape = vec![crate::ir::Dim::Lit(s.length)];
                 shape.extend(aval.shape.iter().cloned());
                 Aval {
                     dtype: aval.dtype,
                     shape,
-                    weak: false,
+                    weak: aval.weak,
                 }
             }
         })
