@@ -73,8 +73,32 @@ fn func(x: f32) -> f32 {
     x * x
 }
 
+#[jax::jit]
+fn divide(x: f32, y: f32) -> f32 {
+    x / y
+}
+
 /// Every snippet with a value: its name in `seed_examples.json` and our
 /// result, formatted as JAX's `repr`.
+///
+/// Not printed here, and why:
+/// - NumPy's own behaviour (`numpy_inplace_row_update`,
+///   `astype_uint8_wraps_numpy`, `numpy_sum_list`, `oob_numpy_index_error`,
+///   `nanargmin_all_nan_numpy`): the contrast the document draws, not ours.
+/// - Impure functions (`impure_print_side_effect`, `impure_uses_globals`,
+///   `impure_saves_global`): compile errors here (UI `println_traced_error`,
+///   `static_read_error`, `static_mut_write_error`); `jax::debug::print!`
+///   prints at run time.
+/// - `fori_loop_iterator_unexpected`: JAX silently gives 0; here the
+///   iterator is a compile error (UI `fori_loop_iterator_unexpected`).
+/// - `nansum_boolean_mask_eager`: a boolean mask's result has a shape that
+///   depends on values, which `Array<T, N>` cannot hold; `where` is shown.
+/// - The `*_without_x64` float64 cases: an explicit `f64` stays `f64` here
+///   (README, "Where this differs from JAX"); `default_dtypes_*` are checked
+///   in `tests/debug.rs`; `int64_overflow_without_x64` is Rust's own
+///   literal-out-of-range error.
+/// - `static_argnums_ok`, `permissive_sum`: shapes and element types are in
+///   Rust's types, so these are ordinary const generics and arrays.
 pub fn snippets() -> Vec<(&'static str, String)> {
     let mut out: Vec<(&'static str, String)> = Vec::new();
     macro_rules! show {
@@ -260,6 +284,8 @@ pub fn snippets() -> Vec<(&'static str, String)> {
     show!("grad_square_at_2", weak(func::grad(2.0)));
     let (y, t) = func::jvp((2.0,), (1.0,));
     show!("jvp_square", (weak(y), weak(t)));
+    let (y, pullback) = func::vjp(2.0);
+    show!("vjp_square", (weak(y), (weak(pullback(1.0).0),)));
 
     // NaN-aware reductions and ties.
     let nan = f32::NAN;
@@ -342,7 +368,23 @@ pub fn snippets() -> Vec<(&'static str, String)> {
         Array::<f32, 3>::from([1.0, -1.0, 0.0]) / 0.0f32
     );
 
+    // 🔪 NaNs with `jax_debug_nans`: `0/0` is reported (see the
+    // `debug_nans` example); a finite result and an infinity are not.
+    show!("divide_zero_by_zero", weak(divide(0.0, 0.0)));
+    show!(
+        "debug_nans_no_nan_ok",
+        weak(jax::debug::checked(|| divide(1.0, 2.0)).unwrap())
+    );
+    show!(
+        "debug_nans_inf_not_flagged",
+        weak(jax::debug::checked(|| divide(1.0, 0.0)).unwrap())
+    );
+
     // Printing.
+    out.push((
+        "str_2d_float",
+        format!("{:?}", Array::<f32, 2, 3>::ones().to_string()).replace('"', "'"),
+    ));
     show!("repr_float_vector", Array::<f32, 2>::from([1.0, 2.0]));
     show!(
         "repr_int_scalar",
