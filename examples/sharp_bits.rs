@@ -30,8 +30,8 @@ fn pure_uses_internal_state(x: f32) -> f32 {
 /// does too.
 #[jax::jit]
 fn iter_over_traced_array(x: &Array<f32, 4>) -> Array<f32> {
-    let mut s = jnp::array(0.0f32);
-    for i in 0..4 {
+    let mut s = x.at(0).get();
+    for i in 1..4 {
         s = s + x.at(i).get();
     }
     s
