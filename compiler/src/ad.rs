@@ -607,7 +607,8 @@ fn mark_linear(j: &Jaxpr, linear: &mut HashSet<Var>) -> Vec<bool> {
 
 /// Why a linear equation can't be transposed.
 fn not_transposable(e: &crate::ir::Eqn) -> String {
-    if matches!(e.prim.name, "while" | "fori_loop") {
+    // A `fori_loop` with traced bounds is a `while`, as in JAX.
+    if e.prim.name == "while" {
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.".to_string()
     } else {
         format!(

@@ -826,6 +826,21 @@ impl<'a> Emitter<'a> {
         carry
     }
 
+    /// The carry as a loop body's inputs: scalars, or `&[T]` of the buffers.
+    fn carry_inputs(&self, carry: &[Ident], init: &[Atom]) -> Vec<(TokenStream, bool)> {
+        carry
+            .iter()
+            .zip(init)
+            .map(|(c, a)| {
+                if self.aval(a).rank() == 0 {
+                    (quote!(#c), true)
+                } else {
+                    (quote!(&#c[..]), false)
+                }
+            })
+            .collect()
+    }
+
     /// Binds an operand of a nested jaxpr to a name of its own (the nested
     /// code's variables may shadow the enclosing ones): a scalar, or a
     /// `&[T]` of a whole row-major buffer.
@@ -874,17 +889,7 @@ impl<'a> Emitter<'a> {
             ops.push(self.bind_operand(a, &format_ident!("__invariant{}_{}", k, i)));
         }
         let (free_cond, free_body) = ops.split_at(w.n_free_cond);
-        let carried: Vec<(TokenStream, bool)> = carry
-            .iter()
-            .zip(&e.ins[..n])
-            .map(|(c, a)| {
-                if self.aval(a).rank() == 0 {
-                    (quote!(#c), true)
-                } else {
-                    (quote!(&#c[..]), false)
-                }
-            })
-            .collect();
+        let carried = self.carry_inputs(&carry, &e.ins[..n]);
         let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
             carried.iter().chain(f).cloned().collect()
         };
@@ -945,17 +950,7 @@ impl<'a> Emitter<'a> {
             );
             y_rows.push((product(&aval.shape[1..]), aval.rank() == 1));
         }
-        let mut inputs: Vec<(TokenStream, bool)> = carry
-            .iter()
-            .zip(&e.ins[..nc])
-            .map(|(c, a)| {
-                if self.aval(a).rank() == 0 {
-                    (quote!(#c), true)
-                } else {
-                    (quote!(&#c[..]), false)
-                }
-            })
-            .collect();
+        let mut inputs = self.carry_inputs(&carry, &e.ins[..nc]);
         for (expr, row, scalar_rows) in &xs {
             if *scalar_rows {
                 inputs.push((quote!(#expr[#t]), true));
