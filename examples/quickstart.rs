@@ -1,4 +1,4 @@
-//! The main example: a jitted function, its result, and its jaxpr.
+//! The main example: a jitted function, its gradient, and its jaxpr.
 //!
 //! Run with `cargo run --release --example quickstart`.
 
@@ -40,5 +40,9 @@ fn main() {
     let l = loss(&w, &b, &x, &y);
     println!("x = {x:?}");
     println!("loss = {l:?}");
+    // The gradient with respect to the first argument, `w`: the macro
+    // derived it from the same trace and compiled it like `loss` itself.
+    let dw = loss::grad(&w, &b, &x, &y);
+    println!("d loss / d w = {dw:?}");
     println!("jaxpr of loss:\n{}", loss::jaxpr());
 }
