@@ -137,6 +137,22 @@
 //! line of your source) that made a NaN; [`debug::print!`] prints traced
 //! values when the code runs; [`config`] reads and sets the flags; `f::lowered()`
 //! and `f::cost_analysis()` show what was compiled.
+//!
+//! ```
+//! use jax::prelude::*;
+//!
+//! #[jax::jit]
+//! fn f(x: Array<f32, 2>) -> Array<f32, 2> {
+//!     jnp::log(x) * 2.0
+//! }
+//!
+//! jax::config::update("jax_debug_nans", true).unwrap();
+//! // With the flag on, a NaN output re-runs `f` one operation at a time and
+//! // names the first operation that made it (here `log` of -1).
+//! let err = jax::debug::checked(|| f(Array::from([1.0, -1.0]))).unwrap_err();
+//! assert!(err.to_string().contains("invalid value (nan) encountered in log"));
+//! jax::config::update("jax_debug_nans", false).unwrap();
+//! ```
 
 #[doc(hidden)]
 #[path = "rt/mod.rs"]
@@ -164,6 +180,66 @@ pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use device::{devices, Device};
 pub use element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
+/// Compiles a pure array function when the crate compiles, as `jax.jit`
+/// traces and compiles a Python function.
+///
+/// On a `fn`, the body is traced into a jaxpr (shapes and dtypes checked at
+/// every operation; a sharp bit is a compile error at its tokens), then
+/// simplified, fused and emitted as Rust loops. The function keeps its
+/// signature, and a companion module of the same name holds:
+///
+/// - `f::jaxpr()`: the traced program, printed as `jax.make_jaxpr` prints it;
+/// - `f::grad`, `f::value_and_grad` (scalar output), `f::jvp`, `f::vjp`,
+///   `f::jacfwd`, `f::jacrev`, `f::hessian`: derivatives, derived from the
+///   same trace and compiled the same way;
+/// - `f::lowered()` (the emitted Rust) and `f::cost_analysis()`.
+///
+/// Arguments: `argnums = k` or `argnums = (j, k)` choose what `grad` and
+/// `value_and_grad` differentiate (a tuple gives a tuple of gradients), and
+/// `has_aux` declares a `(loss, aux)` result whose `aux` is passed through.
+///
+/// ```
+/// use jax::prelude::*;
+///
+/// #[jax::jit(argnums = (0, 1))]
+/// fn loss(w: &Array<f32, 2>, b: f32, x: &Array<f32, 3, 2>) -> Array<f32> {
+///     jnp::sum(jnp::tanh(x.matmul(w) + b))
+/// }
+///
+/// let (w, x) = (Array::<f32, 2>::from([0.5, -0.5]), Array::<f32, 3, 2>::zeros());
+/// assert_eq!(loss(&w, 0.0, &x).item(), 0.0);
+/// let (gw, gb) = loss::grad(&w, 0.0, &x);
+/// assert_eq!((gw.to_vec(), gb), (vec![0.0, 0.0], 3.0)); // tanh'(0) = 1, thrice
+/// assert!(loss::jaxpr().to_string().contains("tanh"));
+/// ```
+///
+/// On an inline `mod`, every function is compiled; the module's structs are
+/// pytrees (their array fields are inputs, and gradients come back as the
+/// same struct), its `const` items are evaluated, and calls between its
+/// functions are inlined:
+///
+/// ```
+/// #[jax::jit]
+/// mod model {
+///     use jax::prelude::*;
+///
+///     pub struct Params {
+///         pub w: Array<f32, 2>,
+///         pub b: Array<f32>,
+///     }
+///
+///     pub fn predict(p: &Params, x: &Array<f32, 2>) -> Array<f32> {
+///         jnp::sum(&p.w * x) + &p.b
+///     }
+/// }
+///
+/// use jax::prelude::*;
+/// let p = model::Params { w: Array::from([1.0, 2.0]), b: Array::from(0.5) };
+/// let x = Array::<f32, 2>::from([3.0, 4.0]);
+/// assert_eq!(model::predict(&p, &x).item(), 11.5);
+/// let g = model::predict::grad(&p, &x); // a `Params` of gradients
+/// assert_eq!((g.w.to_vec(), g.b.item()), (vec![3.0, 4.0], 1.0));
+/// ```
 pub use jax_macros::jit;
 pub use jaxpr::{CostAnalysis, Jaxpr};
 
