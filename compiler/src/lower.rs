@@ -259,6 +259,28 @@ impl Tracer {
             if module == Module::Lax && !ax.weak && !ay.weak && ax.dtype != ay.dtype {
                 return traced(self.b.bind1(prim, Params::None, vec![x, y], span)?);
             }
+            // lax does not broadcast arrays against each other, only scalars.
+            if module == Module::Lax && ax.rank() > 0 && ay.rank() > 0 && ax.shape != ay.shape {
+                let tuple = |a: &crate::ir::Aval| match a.shape.as_slice() {
+                    [d] => format!("({d},)"),
+                    dims => format!(
+                        "({})",
+                        dims.iter()
+                            .map(|d| d.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                return Err(syn::Error::new(
+                    span,
+                    format!(
+                        "{} got incompatible shapes for broadcasting: {}, {}; lax needs equal shapes: use jnp::{name}, which broadcasts, or broadcast one operand first with jnp::broadcast_to",
+                        prim.name,
+                        tuple(&ax),
+                        tuple(&ay)
+                    ),
+                ));
+            }
             return traced(jnp::binary(&mut self.b, prim, x, y, span)?);
         }
         if let Some(kind) = reduction(name) {

@@ -1051,9 +1051,19 @@ impl Tracer {
             )?));
         }
         if let (
-            "item" | "into" | "to_vec" | "as_slice" | "to_f32" | "to_f64" | "as_f32" | "as_f64",
+            "to_vec" | "as_slice" | "to_ndarray" | "as_ndarray" | "into_vec",
             Value::Traced(a),
         ) = (name.as_str(), &recv)
+        {
+            // JAX's error for `np.asarray(tracer)` / `np.sin(tracer)`.
+            let aval = self.b.aval(a);
+            return Err(syn::Error::new_spanned(
+                m,
+                format!("TracerArrayConversionError: `.{name}()` converts the traced array {aval} to Rust data, but its values are only known when the function runs; use `jnp::` and `lax::` functions on the array itself (as JAX needs `jnp.sin(x)`, not `np.sin(x)`)"),
+            ));
+        }
+        if let ("item" | "into" | "to_f32" | "to_f64" | "as_f32" | "as_f64", Value::Traced(a)) =
+            (name.as_str(), &recv)
         {
             let aval = self.b.aval(a);
             return Err(syn::Error::new_spanned(
