@@ -847,7 +847,7 @@ impl Tracer {
                     Value::Static(Scalar::Int(n)) => Ok(n),
                     _ => err(
                         e.span(),
-                        "ConcretizationTypeError: a loop bound must be static (a literal or const); for a traced bound use lax::fori_loop",
+                        "TracerIntegerConversionError: a loop bound must be static (a literal or const), but this one is traced; for a traced bound use lax::fori_loop",
                     ),
                 },
             }
