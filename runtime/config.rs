@@ -30,10 +30,25 @@ const FLAGS: [&str; 4] = [
 ];
 
 /// A flag name this crate does not know, or one it cannot change.
+///
+/// ```
+/// use jax::config::{self, ConfigError};
+/// let err = config::read("jax_enable_x32").unwrap_err();
+/// assert_eq!(err, ConfigError::Unknown("jax_enable_x32".to_string()));
+/// let err = config::update("jax_threefry_partitionable", false).unwrap_err();
+/// assert_eq!(err, ConfigError::ReadOnly { name: "jax_threefry_partitionable", value: true });
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
+    /// No flag has this name.
     Unknown(String),
-    ReadOnly { name: &'static str, value: bool },
+    /// The flag is fixed when the crate compiles and cannot be set to another value.
+    ReadOnly {
+        /// The flag's name.
+        name: &'static str,
+        /// Its fixed value.
+        value: bool,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -99,17 +114,44 @@ fn debug_bits() -> u8 {
 
 /// Whether jitted functions check their outputs (`jax_debug_nans` or
 /// `jax_debug_infs`): one relaxed atomic load once the environment is read.
+///
+/// ```
+/// use jax::config;
+/// config::update("jax_debug_infs", true).unwrap();
+/// assert!(config::debug_checks());
+/// config::update("jax_debug_infs", false).unwrap();
+/// config::update("jax_debug_nans", false).unwrap();
+/// assert!(!config::debug_checks());
+/// ```
 #[inline]
 pub fn debug_checks() -> bool {
     debug_bits() & (NANS | INFS) != 0
 }
 
-/// `jax_debug_infs`.
+/// Whether `jax_debug_infs` is on: checks also report infinities, not only NaN.
+///
+/// ```
+/// use jax::config;
+/// config::update("jax_debug_infs", true).unwrap();
+/// assert!(config::debug_infs());
+/// config::update("jax_debug_infs", false).unwrap();
+/// assert!(!config::debug_infs());
+/// ```
 pub fn debug_infs() -> bool {
     debug_bits() & INFS != 0
 }
 
-/// `jax.config.update(name, value)`.
+/// `jax.config.update(name, value)`: sets a flag for the whole process.
+/// Read-only flags accept only the value they have.
+///
+/// ```
+/// use jax::config;
+/// config::update("jax_debug_nans", true).unwrap();
+/// assert!(config::read("jax_debug_nans").unwrap());
+/// config::update("jax_debug_nans", false).unwrap();
+/// assert!(config::update("jax_threefry_partitionable", true).is_ok());
+/// assert!(config::update("jax_threefry_partitionable", false).is_err());
+/// ```
 pub fn update(name: &str, value: bool) -> Result<(), ConfigError> {
     let bit = match name {
         "jax_debug_nans" => NANS,
@@ -135,7 +177,16 @@ pub fn update(name: &str, value: bool) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// `jax.config.read(name)`.
+/// `jax.config.read(name)`: a flag's current value.
+///
+/// ```
+/// use jax::config;
+/// assert!(config::read("jax_threefry_partitionable").unwrap());
+/// // The default float type is f64 exactly when `jax_enable_x64` is on.
+/// let x64 = config::read("jax_enable_x64").unwrap();
+/// assert_eq!(x64, std::mem::size_of::<jax::DefaultFloat>() == 8);
+/// assert!(config::read("jax_debug_nan").is_err());
+/// ```
 pub fn read(name: &str) -> Result<bool, ConfigError> {
     match name {
         "jax_debug_nans" => Ok(debug_bits() & NANS != 0),

@@ -20,6 +20,15 @@ use std::fmt;
 
 /// JAX's `FloatingPointError`: which value (`nan` or `inf`), the primitive
 /// that produced it, and where the user's expression is.
+///
+/// ```
+/// use jax::debug::FloatingPointError;
+/// let e = FloatingPointError { value: "nan", primitive: "log", location: "src/model.rs:3:5" };
+/// assert_eq!(
+///     e.to_string(),
+///     "FloatingPointError: invalid value (nan) encountered in log at src/model.rs:3:5"
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FloatingPointError {
     /// `"nan"` or `"inf"`.
@@ -81,6 +90,15 @@ macro_rules! __debug_print {
 
 /// Runs `f` and returns, with its result, what [`print!`] printed in it
 /// on this thread (instead of printing it): for tests of code that prints.
+///
+/// ```
+/// let x = jax::Array::<i32, 3>::from([1, 2, 3]);
+/// let (n, printed) = jax::debug::capture_prints(|| {
+///     jax::debug::print!("x = {}", x);
+///     x.sum().item()
+/// });
+/// assert_eq!((n, printed.as_str()), (6, "x = [1 2 3]\n"));
+/// ```
 pub fn capture_prints<R>(f: impl FnOnce() -> R) -> (R, String) {
     let outer = PRINTED.with(|p| p.replace(Some(String::new())));
     let r = f();

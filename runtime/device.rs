@@ -10,6 +10,7 @@ use std::fmt;
 /// across (rayon's pool) and the SIMD level their bodies were dispatched to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
+    /// The device's index in [`devices`](crate::devices): always 0.
     pub id: usize,
     /// `"cpu"`, as JAX's `device.platform`.
     pub platform: &'static str,

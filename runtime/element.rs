@@ -16,14 +16,30 @@ mod sealed {
 
 /// A scalar value in a form wide enough to hold any element exactly, used for
 /// conversions with XLA's semantics (see [`Element::from_value`]).
+///
+/// ```
+/// use jax::element::{Element, Value};
+/// assert_eq!(200u8.to_value(), Value::Int(200));
+/// assert_eq!(f32::from_value(Value::Bool(true)), 1.0);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
+    /// A `bool` element.
     Bool(bool),
+    /// An integer element, signed or unsigned, of any width.
     Int(i128),
+    /// A floating-point element, widened to `f64`.
     Float(f64),
 }
 
 /// An element type of an array: `bool`, `u8`..`u64`, `i8`..`i64`, [`bf16`], [`f16`](struct@f16), `f32`, `f64`.
+///
+/// ```
+/// use jax::prelude::*;
+/// assert_eq!(<f32 as Element>::DTYPE, DType::F32);
+/// assert_eq!((u8::ZERO, i32::ONE, bool::ONE), (0, 1, true));
+/// assert_eq!(Array::<bf16, 2>::zeros().dtype(), bf16::DTYPE);
+/// ```
 pub trait Element:
     Copy + Send + Sync + Default + PartialEq + PartialOrd + fmt::Debug + 'static + sealed::Sealed
 {
@@ -35,14 +51,34 @@ pub trait Element:
     const ONE: Self;
 
     /// This value, exactly.
+    ///
+    /// ```
+    /// use jax::element::{Element, Value};
+    /// assert_eq!((-3i8).to_value(), Value::Int(-3));
+    /// assert_eq!(0.5f32.to_value(), Value::Float(0.5));
+    /// ```
     fn to_value(self) -> Value;
 
     /// Converts with XLA's `convert_element_type` semantics: float to int
     /// saturates and maps NaN to 0, int to int wraps (two's complement), float
     /// to float rounds to nearest even, anything to bool is `!= 0` (NaN is true).
+    ///
+    /// ```
+    /// use jax::element::{Element, Value};
+    /// assert_eq!(u8::from_value(Value::Float(300.0)), 255); // saturates
+    /// assert_eq!(i32::from_value(Value::Float(f64::NAN)), 0);
+    /// assert_eq!(i8::from_value(Value::Int(128)), -128); // wraps
+    /// assert!(bool::from_value(Value::Float(f64::NAN)));
+    /// ```
     fn from_value(v: Value) -> Self;
 
     /// This value as `f64` (exact for every type but 64-bit integers beyond 2^53).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(true.to_f64(), 1.0);
+    /// assert_eq!(Element::to_f64(bf16::from_f32(1.5)), 1.5);
+    /// ```
     fn to_f64(self) -> f64 {
         match self.to_value() {
             Value::Bool(b) => b as u8 as f64,
@@ -52,37 +88,103 @@ pub trait Element:
     }
 
     /// Converts an `f64` with [`Element::from_value`]'s semantics.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(<u8 as Element>::from_f64(-1.5), 0);
+    /// assert_eq!(<f32 as Element>::from_f64(0.25), 0.25);
+    /// ```
     fn from_f64(v: f64) -> Self {
         Self::from_value(Value::Float(v))
     }
 
     /// Converts to another element type with XLA's semantics (see [`Element::from_value`]).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(2.9f32.cast::<i32>(), 2);
+    /// assert_eq!(300i32.cast::<u8>(), 44);
+    /// assert_eq!(7u8.cast::<f16>(), f16::from_f32(7.0));
+    /// ```
     fn cast<U: Element>(self) -> U {
         U::from_value(self.to_value())
     }
 }
 
 /// Integer elements (signed and unsigned), with two's-complement wrapping arithmetic as XLA.
+///
+/// ```
+/// use jax::Int;
+/// assert_eq!((<i8 as Int>::MIN, <i8 as Int>::MAX), (-128, 127));
+/// assert!(<i16 as Int>::SIGNED && !<u16 as Int>::SIGNED);
+/// ```
 pub trait Int: Element + Ord + Eq + std::hash::Hash {
+    /// The smallest value of the type.
     const MIN: Self;
+    /// The largest value of the type.
     const MAX: Self;
+    /// Whether the type is signed.
     const SIGNED: bool;
+    /// This value as an `i128`, exactly.
+    ///
+    /// ```
+    /// use jax::Int;
+    /// assert_eq!(u64::MAX.as_i128(), 18446744073709551615);
+    /// assert_eq!((-5i8).as_i128(), -5);
+    /// ```
     fn as_i128(self) -> i128;
     /// Wraps an `i128` to this width.
+    ///
+    /// ```
+    /// use jax::Int;
+    /// assert_eq!(<i8 as Int>::wrap(200), -56);
+    /// assert_eq!(<u8 as Int>::wrap(-1), 255);
+    /// ```
     fn wrap(v: i128) -> Self;
 }
 
 /// Floating-point elements: [`bf16`], [`f16`](struct@f16), `f32`, `f64`.
 ///
 /// `bf16` and `f16` compute through `f32`, as XLA's CPU backend does.
+///
+/// ```
+/// use jax::{bf16, Float};
+/// assert!(<f32 as Float>::NAN.is_nan());
+/// assert_eq!(<bf16 as Float>::EPSILON, bf16::from_f32(0.0078125));
+/// assert!(<f64 as Float>::NEG_INFINITY < f64::MIN);
+/// ```
 pub trait Float: Element {
+    /// Not a number.
     const NAN: Self;
+    /// Positive infinity.
     const INFINITY: Self;
+    /// Negative infinity.
     const NEG_INFINITY: Self;
     /// Machine epsilon.
     const EPSILON: Self;
+    /// This value as `f32` (rounded to nearest even for `f64`).
+    ///
+    /// ```
+    /// use jax::{f16, Float};
+    /// assert_eq!(Float::to_f32(f16::from_f32(0.5)), 0.5);
+    /// assert_eq!(Float::to_f32(0.1f64), 0.1f32);
+    /// ```
     fn to_f32(self) -> f32;
+    /// Converts an `f32` to this type (rounded to nearest even for `bf16` and `f16`).
+    ///
+    /// ```
+    /// use jax::{bf16, Float};
+    /// assert_eq!(<bf16 as Float>::from_f32(1.0), bf16::ONE);
+    /// assert_eq!(<f64 as Float>::from_f32(0.5), 0.5);
+    /// ```
     fn from_f32(v: f32) -> Self;
+    /// Whether this value is NaN.
+    ///
+    /// ```
+    /// use jax::Float;
+    /// assert!(Float::is_nan(f32::NAN));
+    /// assert!(!Float::is_nan(f64::INFINITY));
+    /// ```
     fn is_nan(self) -> bool;
 }
 
@@ -104,7 +206,16 @@ pub type DefaultInt = i64;
 
 /// The result of combining `Self` and `U` under JAX's promotion lattice
 /// (`jnp.promote_types`), for two strongly typed arrays.
+///
+/// ```
+/// use jax::element::{Element, Promote};
+/// use jax::{bf16, f16, DType};
+/// assert_eq!(<<u8 as Promote<i8>>::Out as Element>::DTYPE, DType::I16);
+/// assert_eq!(<<bf16 as Promote<f16>>::Out as Element>::DTYPE, DType::F32);
+/// assert_eq!(<<i64 as Promote<f16>>::Out as Element>::DTYPE, DType::F16);
+/// ```
 pub trait Promote<U: Element>: Element {
+    /// The promoted element type.
     type Out: Element;
 }
 
@@ -113,18 +224,45 @@ pub trait Promote<U: Element>: Element {
 /// Rust scalars behave like Python scalars in JAX: they are *weakly typed*, so
 /// only their kind (bool, int, float) matters: `x_u8 + 1` stays `u8`,
 /// `x_i32 + 1.0` becomes the default float type.
+///
+/// ```
+/// use jax::element::{Element, PromoteWeak};
+/// use jax::{f16, DType, DefaultFloat};
+/// assert_eq!(<<u8 as PromoteWeak<i32>>::Out as Element>::DTYPE, DType::U8);
+/// assert_eq!(<<i32 as PromoteWeak<f64>>::Out as Element>::DTYPE, DefaultFloat::DTYPE);
+/// assert_eq!(<<f16 as PromoteWeak<f64>>::Out as Element>::DTYPE, DType::F16);
+/// ```
 pub trait PromoteWeak<S: Element>: Element {
+    /// The element type of the result.
     type Out: Element;
 }
 
 /// The floating type that operations such as `sqrt`, `mean` and `/` give for
 /// this input type (`jnp.sqrt(int8)` is `float32`).
+///
+/// ```
+/// use jax::element::{Element, ToInexact};
+/// use jax::DType;
+/// assert_eq!(<<i8 as ToInexact>::Out as Element>::DTYPE, DType::F32);
+/// assert_eq!(<<u64 as ToInexact>::Out as Element>::DTYPE, DType::F64);
+/// assert_eq!(<<f64 as ToInexact>::Out as Element>::DTYPE, DType::F64);
+/// ```
 pub trait ToInexact: Element {
+    /// The floating type.
     type Out: Float;
 }
 
 /// The element type of `sum` and `prod` (`jnp.sum(int8)` is the default int type).
+///
+/// ```
+/// use jax::element::{Element, SumType};
+/// use jax::{f16, DType, DefaultInt};
+/// assert_eq!(<<i8 as SumType>::Out as Element>::DTYPE, DefaultInt::DTYPE);
+/// assert_eq!(<<bool as SumType>::Out as Element>::DTYPE, DefaultInt::DTYPE);
+/// assert_eq!(<<f16 as SumType>::Out as Element>::DTYPE, DType::F16);
+/// ```
 pub trait SumType: Element {
+    /// The accumulated element type.
     type Out: Element;
 }
 

@@ -66,7 +66,14 @@ impl fmt::Debug for Jaxpr {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostAnalysis {
+    /// Operations that are not transcendental: one per element of each
+    /// elementwise operation, one per input element of a reduction, `2 m k n`
+    /// per matrix product (`flops`).
     pub flops: f64,
+    /// Elements of transcendental operations: `exp`, `log`, `tanh`, `sin`,
+    /// ... (`transcendentals`).
     pub transcendentals: f64,
+    /// Bytes of the arguments read, the results written and every stored
+    /// intermediate written and read once (`bytes accessed`).
     pub bytes_accessed: f64,
 }

@@ -80,6 +80,13 @@ fn scale_f64(z: f64, n: i64) -> f64 {
 /// subnormals instead of zero.
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::exp_f32;
+/// assert_eq!(exp_f32(0.0), 1.0);
+/// assert!((exp_f32(1.0) - std::f32::consts::E).abs() < 1e-6);
+/// assert_eq!((exp_f32(-100.0) > 0.0, exp_f32(89.0)), (true, f32::INFINITY)); // subnormal, not flushed
+/// ```
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
     // Beyond these, e^x is inf or rounds to 0; comparisons keep NaN as NaN.
@@ -104,6 +111,13 @@ pub fn exp_f32(x: f32) -> f32 {
 /// e^r = 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) on |r| <= ln2/2, scaling by 2^n.
 ///
 /// Max error: 1 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::exp_f64;
+/// assert_eq!(exp_f64(0.0), 1.0);
+/// assert!((exp_f64(1.0) - std::f64::consts::E).abs() < 1e-15);
+/// assert_eq!(exp_f64(710.0), f64::INFINITY);
+/// ```
 #[inline(always)]
 pub fn exp_f64(x: f64) -> f64 {
     let xc = if x > 709.8 { 709.8 } else { x };
@@ -133,6 +147,14 @@ pub fn exp_f64(x: f64) -> f64 {
 /// 2^23 first (XLA flushes them and returns -inf).
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::log_f32;
+/// assert_eq!(log_f32(1.0), 0.0);
+/// assert!((log_f32(std::f32::consts::E) - 1.0).abs() < 1e-6);
+/// assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
+/// assert!(log_f32(-1.0).is_nan());
+/// ```
 #[inline(always)]
 pub fn log_f32(x: f32) -> f32 {
     let sub = x < f32::MIN_POSITIVE;
@@ -170,6 +192,13 @@ pub fn log_f32(x: f32) -> f32 {
 /// s = f / (2 + f), ln m = 2 atanh(s) by a degree-14 minimax polynomial in s).
 ///
 /// Max error: 1 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::log_f64;
+/// assert_eq!(log_f64(1.0), 0.0);
+/// assert!((log_f64(std::f64::consts::E) - 1.0).abs() < 1e-15);
+/// assert!(log_f64(-1.0).is_nan());
+/// ```
 #[inline(always)]
 pub fn log_f64(x: f64) -> f64 {
     let sub = x < f64::MIN_POSITIVE;
@@ -212,6 +241,13 @@ pub fn log_f64(x: f64) -> f64 {
 /// rounding error of u (Goldberg's method); x itself when u == 1.
 ///
 /// Max error: 2 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::log1p_f32;
+/// // Exact for tiny x, where `ln(1.0 + x)` would round 1 + x to 1 and give 0.
+/// assert_eq!(log1p_f32(1e-10), 1e-10);
+/// assert!((log1p_f32(std::f32::consts::E - 1.0) - 1.0).abs() < 1e-6);
+/// ```
 #[inline(always)]
 pub fn log1p_f32(x: f32) -> f32 {
     let u = 1.0 + x;
@@ -228,6 +264,12 @@ pub fn log1p_f32(x: f32) -> f32 {
 /// `ln(1 + x)` in f64, as [`log1p_f32`].
 ///
 /// Max error: 2 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::log1p_f64;
+/// assert_eq!(log1p_f64(1e-20), 1e-20);
+/// assert!((log1p_f64(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-15);
+/// ```
 #[inline(always)]
 pub fn log1p_f64(x: f64) -> f64 {
     let u = 1.0 + x;
@@ -246,6 +288,14 @@ pub fn log1p_f64(x: f64) -> f64 {
 /// error of u; x itself when u == 1, -1 when u - 1 == -1.
 ///
 /// Max error: 2 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::expm1_f32;
+/// // Exact for tiny x, where `exp(x) - 1.0` would give 0.
+/// assert_eq!(expm1_f32(1e-10), 1e-10);
+/// assert!((expm1_f32(1.0) - (std::f32::consts::E - 1.0)).abs() < 1e-6);
+/// assert_eq!(expm1_f32(-100.0), -1.0);
+/// ```
 #[inline(always)]
 pub fn expm1_f32(x: f32) -> f32 {
     let u = exp_f32(x);
@@ -264,6 +314,13 @@ pub fn expm1_f32(x: f32) -> f32 {
 /// `e^x - 1` in f64, as [`expm1_f32`].
 ///
 /// Max error: 2 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::expm1_f64;
+/// assert_eq!(expm1_f64(1e-20), 1e-20);
+/// assert!((expm1_f64(1.0) - (std::f64::consts::E - 1.0)).abs() < 1e-15);
+/// assert_eq!(expm1_f64(-800.0), -1.0);
+/// ```
 #[inline(always)]
 pub fn expm1_f64(x: f64) -> f64 {
     let u = exp_f64(x);
@@ -293,6 +350,12 @@ pub fn expm1_f64(x: f64) -> f64 {
 /// restored. Both are computed and one is selected.
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::tanh_f32;
+/// assert_eq!((tanh_f32(0.0), tanh_f32(20.0), tanh_f32(-20.0)), (0.0, 1.0, -1.0));
+/// assert!((tanh_f32(0.5) - 0.5f32.tanh()).abs() < 1e-7);
+/// ```
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
     let ax = x.abs();
@@ -321,6 +384,12 @@ pub fn tanh_f32(x: f32) -> f32 {
 /// 4e-18) for |x| < 0.625 and 1 - 2 / (e^(2|x|) + 1) above.
 ///
 /// Max error: 2 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::tanh_f64;
+/// assert_eq!((tanh_f64(0.0), tanh_f64(30.0), tanh_f64(-30.0)), (0.0, 1.0, -1.0));
+/// assert!((tanh_f64(0.5) - 0.5f64.tanh()).abs() < 1e-15);
+/// ```
 #[inline(always)]
 pub fn tanh_f64(x: f64) -> f64 {
     let ax = x.abs();
@@ -355,6 +424,13 @@ pub fn tanh_f64(x: f64) -> f64 {
 /// x < 0, one division either way.
 ///
 /// Max error: 2 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::logistic_f32;
+/// assert_eq!((logistic_f32(0.0), logistic_f32(100.0)), (0.5, 1.0));
+/// // A tiny subnormal, not 0 as `1 / (1 + e^100)` would give.
+/// assert!(logistic_f32(-100.0) > 0.0);
+/// ```
 #[inline(always)]
 pub fn logistic_f32(x: f32) -> f32 {
     let e = exp_f32(-x.abs());
@@ -365,6 +441,12 @@ pub fn logistic_f32(x: f32) -> f32 {
 /// `1 / (1 + e^-x)` in f64, as [`logistic_f32`].
 ///
 /// Max error: 2 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::logistic_f64;
+/// assert_eq!((logistic_f64(0.0), logistic_f64(100.0)), (0.5, 1.0));
+/// assert!(logistic_f64(-740.0) > 0.0);
+/// ```
 #[inline(always)]
 pub fn logistic_f64(x: f64) -> f64 {
     let e = exp_f64(-x.abs());
@@ -476,6 +558,14 @@ fn cos_kernel_f32(r: f64) -> f64 {
 /// [-pi/4, pi/4] evaluated in f64 and rounded once.
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::sin_f32;
+/// assert_eq!(sin_f32(0.0), 0.0);
+/// assert!((sin_f32(std::f32::consts::FRAC_PI_2) - 1.0).abs() < 1e-7);
+/// assert!((sin_f32(1e6) - 1e6f64.sin() as f32).abs() < 1e-6);
+/// assert!(sin_f32(f32::INFINITY).is_nan());
+/// ```
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
     let (r, k) = rem_pio2_f32(x.abs());
@@ -496,6 +586,13 @@ pub fn sin_f32(x: f32) -> f32 {
 /// `cos x` in f32, as [`sin_f32`].
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
+///
+/// ```
+/// use jax::math::cos_f32;
+/// assert_eq!(cos_f32(0.0), 1.0);
+/// assert!((cos_f32(std::f32::consts::PI) + 1.0).abs() < 1e-7);
+/// assert!(cos_f32(f32::NAN).is_nan());
+/// ```
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
     let (r, k) = rem_pio2_f32(x.abs());
@@ -576,6 +673,13 @@ fn sin_cos_f64_huge(x: f64, cos: bool) -> f64 {
 /// branch).
 ///
 /// Max error: 1 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::sin_f64;
+/// assert_eq!(sin_f64(0.0), 0.0);
+/// assert!((sin_f64(std::f64::consts::FRAC_PI_6) - 0.5).abs() < 1e-15);
+/// assert!((sin_f64(1e10) - 1e10f64.sin()).abs() < 1e-15);
+/// ```
 #[inline(always)]
 pub fn sin_f64(x: f64) -> f64 {
     // NaN takes the fast path, which returns NaN.
@@ -598,6 +702,13 @@ pub fn sin_f64(x: f64) -> f64 {
 /// `cos x` in f64, as [`sin_f64`].
 ///
 /// Max error: 1 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::cos_f64;
+/// assert_eq!(cos_f64(0.0), 1.0);
+/// assert!((cos_f64(std::f64::consts::FRAC_PI_3) - 0.5).abs() < 1e-15);
+/// assert!(cos_f64(f64::INFINITY).is_nan());
+/// ```
 #[inline(always)]
 pub fn cos_f64(x: f64) -> f64 {
     // NaN takes the fast path, which returns NaN.
@@ -630,6 +741,12 @@ pub fn cos_f64(x: f64) -> f64 {
 /// Max error: 3 ULP (exhaustive over all f32: at x = 0.4701495, from the
 /// rounding of the degree-6 T; one over XLA's 2 ULP budget, which XLA's own
 /// approximation misses by more).
+///
+/// ```
+/// use jax::math::erf_f32;
+/// assert_eq!((erf_f32(0.0), erf_f32(10.0), erf_f32(-10.0)), (0.0, 1.0, -1.0));
+/// assert!((erf_f32(0.5) - 0.5204999).abs() < 1e-6);
+/// ```
 #[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
     let ax = x.abs();
@@ -678,6 +795,12 @@ pub fn erf_f32(x: f32) -> f32 {
 /// restored.
 ///
 /// Max error: 2 ULP (sampled; see `tests/math.rs`).
+///
+/// ```
+/// use jax::math::erf_f64;
+/// assert_eq!((erf_f64(0.0), erf_f64(7.0), erf_f64(-7.0)), (0.0, 1.0, -1.0));
+/// assert!((erf_f64(0.5) - 0.5204998778130465).abs() < 1e-15);
+/// ```
 #[inline(always)]
 pub fn erf_f64(x: f64) -> f64 {
     let ax = x.abs();

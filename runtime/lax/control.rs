@@ -9,7 +9,15 @@ use crate::element::Element;
 
 /// A predicate: a `bool`, or a boolean array of rank 0 (what comparisons
 /// of scalars give).
+///
+/// ```
+/// use jax::{lax::Pred, Array};
+/// assert!(true.truth());
+/// let x = Array::<f32>::from(2.0f32);
+/// assert!(x.gt(0.0).truth() && !x.lt(0.0).truth());
+/// ```
 pub trait Pred {
+    /// Whether the predicate holds.
     fn truth(&self) -> bool;
 }
 
@@ -119,24 +127,52 @@ pub fn while_loop<C, P: Pred>(
 /// JAX). Rust has no keyword arguments, so [`scan_with`] takes this.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScanOptions {
+    /// The number of steps: needed when there are no xs, and checked
+    /// against their leading axis when there are.
     pub length: Option<usize>,
+    /// Whether the steps run from the last row to the first.
     pub reverse: bool,
 }
 
 /// The xs of a scan: arrays whose leading axis is the step, or tuples of
 /// them, or `()` (no xs: give a `length`).
+///
+/// ```
+/// use jax::{lax::ScanXs, Array};
+/// assert_eq!(Array::<f32, 5, 2>::zeros().steps(), Some(5));
+/// assert_eq!((Array::<i32, 5>::zeros(), ()).steps(), Some(5));
+/// assert_eq!(().steps(), None);
+/// ```
 pub trait ScanXs {
     /// The length of the leading axis, or `None` for `()`.
     fn steps(&self) -> Option<usize>;
 }
 
 /// One step's row of `X`, typed by the body's parameter.
+///
+/// ```
+/// use jax::{lax::ScanRow, Array};
+/// let xs = Array::<i32, 3, 2>::from([[1, 2], [3, 4], [5, 6]]);
+/// let r: Array<i32, 2> = ScanRow::row(&xs, 1);
+/// assert_eq!(r.to_vec(), [3, 4]);
+/// ```
 pub trait ScanRow<X>: Sized {
+    /// Row `t` of `xs` (its index `t` along the leading axis).
     fn row(xs: &X, t: usize) -> Self;
 }
 
 /// The ys of a scan stacked from each step's rows.
+///
+/// ```
+/// use jax::{lax::ScanYs, Array};
+/// let rows = vec![Array::<f32, 2>::from([1.0, 2.0]), Array::from([3.0, 4.0])];
+/// let ys: Array<f32, 2, 2> = ScanYs::stack(rows);
+/// assert_eq!(ys.to_vec(), [1.0, 2.0, 3.0, 4.0]);
+/// let ys: Array<i64, 3> = ScanYs::stack(vec![7i64, 8, 9]);
+/// assert_eq!(ys.shape(), &[3]);
+/// ```
 pub trait ScanYs<R>: Sized {
+    /// The rows stacked along a new leading axis, one per step.
     fn stack(rows: Vec<R>) -> Self;
 }
 

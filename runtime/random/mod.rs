@@ -91,6 +91,14 @@ pub(crate) use fill;
 const THREEFRY_COST: usize = 64;
 
 /// A typed PRNG key (`jax.random.key`): two 32-bit words of threefry state.
+///
+/// ```
+/// use jax::random;
+/// let k = random::key(0);
+/// assert_eq!(k, random::key(0)); // a plain value: copy it, compare it
+/// assert_ne!(k, random::key(1));
+/// assert_eq!(format!("{k:?}"), "Array((), dtype=key<fry>) overlaying:\n[0 0]");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     pub(crate) data: [u32; 2],
@@ -100,6 +108,14 @@ pub struct Key {
 /// is an int32 as in JAX: only its low word counts and the high word is 0
 /// (`key(-1)` is `[0, 0xffffffff]`); with `x64` it is an int64, split in
 /// its two words.
+///
+/// ```
+/// use jax::random;
+/// assert_eq!(random::key_data(random::key(42)).to_vec(), [0, 42]);
+/// let x64 = jax::config::read("jax_enable_x64").unwrap();
+/// let hi = if x64 { u32::MAX } else { 0 };
+/// assert_eq!(random::key_data(random::key(-1)).to_vec(), [hi, u32::MAX]);
+/// ```
 pub fn key(seed: i64) -> Key {
     let hi = if cfg!(feature = "x64") {
         (seed as u64 >> 32) as u32
@@ -112,17 +128,36 @@ pub fn key(seed: i64) -> Key {
 }
 
 /// `jax.random.key_data`: the key's two words.
+///
+/// ```
+/// use jax::random;
+/// let d = random::key_data(random::key(7));
+/// assert_eq!((d.shape(), d.to_vec()), (&[2][..], vec![0u32, 7]));
+/// ```
 pub fn key_data(k: Key) -> Array<u32, 2> {
     Array::from_data(k.data.to_vec())
 }
 
 /// `jax.random.wrap_key_data`: a key from two words.
+///
+/// ```
+/// use jax::random;
+/// let k = random::split::<2>(random::key(0))[1];
+/// assert_eq!(random::wrap_key_data(&random::key_data(k)), k);
+/// assert_eq!(random::wrap_key_data(&jax::Array::from([0u32, 3])), random::key(3));
+/// ```
 pub fn wrap_key_data(data: &Array<u32, 2>) -> Key {
     let d = data.data();
     Key { data: [d[0], d[1]] }
 }
 
 /// `jax.random.PRNGKey(seed)`: a legacy raw key, the words of [`key`].
+///
+/// ```
+/// use jax::random;
+/// assert_eq!(random::PRNGKey(42).to_vec(), [0, 42]);
+/// assert_eq!(random::PRNGKey(5), random::key_data(random::key(5)));
+/// ```
 #[allow(non_snake_case)]
 pub fn PRNGKey(seed: i64) -> Array<u32, 2> {
     key_data(key(seed))
@@ -138,11 +173,28 @@ pub(crate) fn block(k: Key, i: usize) -> [u32; 2] {
 
 /// `jax.random.split(key, N)`: `N` new keys, the count taken from the
 /// array pattern (`let [a, b] = split(k);`).
+///
+/// ```
+/// use jax::random;
+/// let k = random::key(0);
+/// let [a, b, c] = random::split(k);
+/// assert!(a != b && b != c && a != k);
+/// // Key i depends only on i, not on how many are made (partitionable).
+/// assert_eq!(random::split::<2>(k), [a, b]);
+/// ```
 pub fn split<const N: usize>(k: Key) -> [Key; N] {
     std::array::from_fn(|i| Key { data: block(k, i) })
 }
 
 /// `jax.random.fold_in(key, data)`: a new key from a key and an integer.
+///
+/// ```
+/// use jax::random;
+/// let k = random::key(0);
+/// assert_eq!(random::fold_in(k, 1), random::fold_in(k, 1));
+/// assert_ne!(random::fold_in(k, 1), random::fold_in(k, 2));
+/// assert_ne!(random::fold_in(k, 1), k);
+/// ```
 pub fn fold_in(k: Key, data: u32) -> Key {
     Key {
         data: threefry2x32(k.data, [0, data]),
@@ -161,8 +213,24 @@ fn bits_of_width(y: [u32; 2], nbits: u32) -> u64 {
 }
 
 /// Unsigned integers `bits` can fill.
+///
+/// ```
+/// use jax::{random, Array};
+/// let k = random::key(0);
+/// let w: Array<u32, 4> = random::bits(k);
+/// let d: Array<u64, 4> = random::bits(k);
+/// // 32 bits are the xor of the two words that make up the 64-bit value.
+/// assert!(w.to_vec().iter().zip(d.to_vec()).all(|(&w, d)| w == (d >> 32) as u32 ^ d as u32));
+/// ```
 pub trait Bits: crate::element::Element {
     /// The value of one element from its threefry block.
+    ///
+    /// ```
+    /// use jax::random::Bits;
+    /// // The two words xor-ed and cut to width, or both words for 64 bits.
+    /// assert_eq!(u8::from_block([0x1234_5678, 0x0000_00ff]), 0x87);
+    /// assert_eq!(u64::from_block([1, 2]), (1 << 32) | 2);
+    /// ```
     fn from_block(y: [u32; 2]) -> Self;
 }
 
@@ -183,6 +251,14 @@ bits!(u8, u16, u32, u64);
 
 /// `jax.random.bits(key, shape, dtype)`: uniformly random bits, the shape
 /// and width from the result type.
+///
+/// ```
+/// use jax::{random, Array, DType};
+/// let a: Array<u8, 2, 50> = random::bits(random::key(0));
+/// assert_eq!((a.shape(), a.dtype()), (&[2, 50][..], DType::U8));
+/// assert_eq!(a, random::bits(random::key(0)));
+/// assert_ne!(a, random::bits::<Array<u8, 2, 50>>(random::key(1)));
+/// ```
 pub fn bits<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Bits,
@@ -206,6 +282,13 @@ where
 
 /// `jax.random.uniform(key, shape, dtype, minval, maxval)`: floats in
 /// [minval, maxval).
+///
+/// ```
+/// use jax::{random, Array};
+/// let u: Array<f64, 100> = random::uniform_range(random::key(0), -2.0, 3.0);
+/// assert!(u.to_vec().iter().all(|&v| (-2.0..3.0).contains(&v)));
+/// assert!(u.to_vec().iter().any(|&v| v < 0.0) && u.to_vec().iter().any(|&v| v > 1.0));
+/// ```
 pub fn uniform_range<A: ArrayType>(k: Key, minval: f64, maxval: f64) -> A
 where
     A::Elem: Uniform,
@@ -253,6 +336,12 @@ where
 }
 
 /// `jax.random.bernoulli(key, p)` with one probability per element.
+///
+/// ```
+/// use jax::{random, Array};
+/// let p = Array::<f32, 4>::from([0.0, 1.0, 1.0, 0.0]);
+/// assert_eq!(random::bernoulli_each(random::key(0), &p).to_vec(), [false, true, true, false]);
+/// ```
 pub fn bernoulli_each<A>(k: Key, p: &A) -> A::WithElem<bool>
 where
     A: ArrayType,
@@ -307,6 +396,15 @@ where
 
 /// `jax.random.permutation(key, x)`: `x` with its rows (the first axis)
 /// in random order.
+///
+/// ```
+/// use jax::{random, Array};
+/// let x = Array::<i32, 4, 2>::from([[0, 1], [2, 3], [4, 5], [6, 7]]);
+/// let y = random::permutation_of(random::key(0), &x);
+/// let mut rows: Vec<Vec<i32>> = y.to_vec().chunks(2).map(|r| r.to_vec()).collect();
+/// rows.sort();
+/// assert_eq!(rows, [[0, 1], [2, 3], [4, 5], [6, 7]]); // the same rows, reordered
+/// ```
 pub fn permutation_of<A: ArrayType>(k: Key, x: &A) -> A {
     let rows = A::SHAPE.first().copied().unwrap_or(1);
     let row_len = A::SIZE.checked_div(rows).unwrap_or(0);
