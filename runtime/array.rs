@@ -52,6 +52,16 @@ pub struct Array<
 /// Implemented by every [`Array`] type: lets a function name "some array
 /// type" whose shape the caller chooses, as the output of reshapes, axis
 /// reductions and broadcasts whose shape Rust's types cannot compute.
+///
+/// ```
+/// use jax::prelude::*;
+/// // The caller's annotation picks the result shape.
+/// fn filled<X: ArrayType<Elem = f32>>(v: f32) -> X {
+///     X::from_data(vec![v; X::SIZE])
+/// }
+/// let m: Array<f32, 2, 3> = filled(1.5);
+/// assert_eq!(m.to_vec(), [1.5; 6]);
+/// ```
 pub trait ArrayType: Sized + Clone {
     /// The element type.
     type Elem: Element;
@@ -59,13 +69,39 @@ pub trait ArrayType: Sized + Clone {
     const SHAPE: &'static [usize];
     /// The number of elements.
     const SIZE: usize;
-    /// Wraps row-major data that has exactly `SIZE` elements.
+    /// Wraps row-major data that has exactly `SIZE` elements (panics otherwise).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let m = <Array<i32, 2, 2> as ArrayType>::from_data(vec![1, 2, 3, 4]);
+    /// assert_eq!(m, Array::from([[1, 2], [3, 4]]));
+    /// ```
     fn from_data(data: Vec<Self::Elem>) -> Self;
     /// The row-major data.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let m = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+    /// assert_eq!(ArrayType::data(&m), &[1, 2, 3, 4]);
+    /// ```
     fn data(&self) -> &[Self::Elem];
     /// Whether the array is weakly typed (see [`Array::weak_type`]).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2>::ones();
+    /// assert!(!x.is_weak());
+    /// assert!((x + 1.0).is_weak());
+    /// ```
     fn is_weak(&self) -> bool;
     /// Marks the array weakly typed or not.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::ones().set_weak(true);
+    /// assert!(x.weak_type());
+    /// assert!(!x.set_weak(false).weak_type());
+    /// ```
     fn set_weak(self, weak: bool) -> Self;
     /// The array type with the same shape and element type `U`.
     type WithElem<U: Element>: ArrayType<Elem = U, WithElem<Self::Elem> = Self>;
@@ -73,12 +109,36 @@ pub trait ArrayType: Sized + Clone {
 
 /// An array argument taken by value or by reference: `jnp::exp(x)` and
 /// `jnp::exp(&x)` both work, so eager code reads like the jitted code.
+///
+/// ```
+/// use jax::prelude::*;
+/// // Accepts `x` and `&x`, like the `jnp` functions.
+/// fn first<A: AsArray<Array = Array<f32, 3>>>(x: A) -> f32 {
+///     x.as_array().as_slice()[0]
+/// }
+/// let x = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+/// assert_eq!(first(&x), 4.0);
+/// assert_eq!(first(x), 4.0);
+/// ```
 pub trait AsArray {
     /// The array type.
     type Array: ArrayType;
     /// Borrows the array.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::from([1.0, 2.0]);
+    /// assert!(std::ptr::eq(x.as_array(), &x));
+    /// ```
     fn as_array(&self) -> &Self::Array;
     /// The array itself (a cheap clone when given a reference).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::from([1.0, 2.0]);
+    /// let y: Array<f32, 2> = (&x).into_array();
+    /// assert_eq!(y.as_slice().as_ptr(), x.as_slice().as_ptr()); // shared buffer
+    /// ```
     fn into_array(self) -> Self::Array;
 }
 
@@ -177,24 +237,48 @@ impl<
     }
 
     /// The shape, one entry per axis: `[3, 4]` for `Array<f32, 3, 4>`.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<f32, 3, 4>::zeros().shape(), &[3, 4]);
+    /// assert_eq!(Array::<f32>::zeros().shape(), &[] as &[usize]);
+    /// ```
     #[inline]
     pub fn shape(&self) -> &'static [usize] {
         Self::SHAPE
     }
 
     /// The number of axes.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().ndim(), 3);
+    /// assert_eq!(Array::<f32>::zeros().ndim(), 0);
+    /// ```
     #[inline]
     pub fn ndim(&self) -> usize {
         Self::RANK
     }
 
     /// The number of elements.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().size(), 24);
+    /// assert_eq!(Array::<f32>::zeros().size(), 1);
+    /// ```
     #[inline]
     pub fn size(&self) -> usize {
         Self::SIZE
     }
 
     /// The element type as a [`DType`].
+    ///
+    /// ```
+    /// use jax::{Array, DType};
+    /// assert_eq!(Array::<f32, 2>::zeros().dtype(), DType::F32);
+    /// assert_eq!(Array::<i8, 2>::zeros().dtype(), DType::I8);
+    /// ```
     #[inline]
     pub fn dtype(&self) -> DType {
         T::DTYPE
@@ -202,23 +286,50 @@ impl<
 
     /// Whether the array is weakly typed, as JAX's results of operations on
     /// Python scalars are (`jnp.asarray(1.0)`); printed as `weak_type=True`.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// let x = Array::<i32, 2>::ones();
+    /// assert!(!x.weak_type());
+    /// assert!((&x + 1.0).weak_type()); // i32 + a Rust float literal: weak float
+    /// assert!(!(&x + 1).weak_type()); // the strong i32 wins
+    /// ```
     #[inline]
     pub fn weak_type(&self) -> bool {
         self.weak
     }
 
     /// The elements in row-major order.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+    /// assert_eq!(x.as_slice(), &[1, 2, 3, 4]);
+    /// ```
     #[inline]
     pub fn as_slice(&self) -> &[T] {
         &self.data
     }
 
     /// A copy of the elements in row-major order.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+    /// assert_eq!(x.to_vec(), vec![1, 2, 3, 4]);
+    /// ```
     pub fn to_vec(&self) -> Vec<T> {
         self.data.to_vec()
     }
 
     /// The elements, without copying when this is the only reference to them.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// let x = Array::<i32, 3>::from([1, 2, 3]);
+    /// let v: Vec<i32> = x.into_vec();
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
     pub fn into_vec(mut self) -> Vec<T> {
         // Taken out of the Arc (leaving an empty Vec for `drop`), since
         // `Array` has a `Drop` and its fields cannot be moved out.
@@ -235,16 +346,33 @@ impl<
     }
 
     /// An array filled with `value`.
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<f32, 2, 2>::full(0.5).to_vec(), [0.5; 4]);
+    /// ```
     pub fn full(value: T) -> Self {
         Self::from_vec_unchecked(vec![value; Self::SIZE])
     }
 
     /// An array of zeros (`false` for bool).
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<f32, 3>::zeros().to_vec(), [0.0; 3]);
+    /// assert_eq!(Array::<bool, 2>::zeros().to_vec(), [false, false]);
+    /// ```
     pub fn zeros() -> Self {
         Self::full(T::ZERO)
     }
 
     /// An array of ones (`true` for bool).
+    ///
+    /// ```
+    /// use jax::Array;
+    /// assert_eq!(Array::<i32, 3>::ones().to_vec(), [1; 3]);
+    /// assert_eq!(Array::<bool, 2>::ones().to_vec(), [true, true]);
+    /// ```
     pub fn ones() -> Self {
         Self::full(T::ONE)
     }

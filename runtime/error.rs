@@ -3,13 +3,27 @@
 use std::fmt;
 
 /// Data that does not fit an array type's shape.
+///
+/// ```
+/// use jax::{Array, ShapeError};
+/// let err = Array::<f32, 2, 3>::from_vec(vec![0.0; 5]).unwrap_err();
+/// assert_eq!(err, ShapeError::Length { expected: vec![2, 3], len: 5 });
+/// assert_eq!(err.to_string(), "expected 6 elements for shape [2, 3], got 5");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShapeError {
     /// A flat buffer had the wrong number of elements.
-    Length { expected: Vec<usize>, len: usize },
+    Length {
+        /// The shape of the array type.
+        expected: Vec<usize>,
+        /// The number of elements given.
+        len: usize,
+    },
     /// An n-dimensional value had the wrong shape.
     Shape {
+        /// The shape of the array type.
         expected: Vec<usize>,
+        /// The shape of the value given.
         found: Vec<usize>,
     },
 }

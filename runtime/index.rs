@@ -32,8 +32,23 @@ mod sealed {
 }
 
 /// Rust integer types usable as indices, slice bounds and steps.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 4> = Array::arange();
+/// // Any Rust integer type indexes, as a position or a slice bound.
+/// assert_eq!(x.clone().at(2u8).get::<Array<f32>>().item(), 2.0);
+/// let i: usize = 1;
+/// assert_eq!(x.slice::<Array<f32, 2>>(s![i..i + 2]).to_vec(), [1.0, 2.0]);
+/// ```
 pub trait IndexInt: Copy + sealed::Sealed {
     /// The value as `i64` (saturating for `u64`/`usize` beyond `i64::MAX`).
+    ///
+    /// ```
+    /// use jax::index::IndexInt;
+    /// assert_eq!((-3i8).to_i64(), -3);
+    /// assert_eq!(u64::MAX.to_i64(), i64::MAX);
+    /// ```
     fn to_i64(self) -> i64;
 }
 
@@ -56,6 +71,14 @@ impl_index_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 /// The step follows ndarray's `s![a..b;step]`: the range `a..b` is taken
 /// first, then every `|step|`-th element of it, starting from its end when the
 /// step is negative. So `a..b;-1` is `x[a:b][::-1]` in Python, not `x[a:b:-1]`.
+///
+/// ```
+/// use jax::prelude::*;
+/// use jax::index::Slice;
+/// let x: Array<i32, 5> = Array::arange();
+/// let every_other = Slice { start: Some(1), end: None, step: 2 };
+/// assert_eq!(x.slice::<Array<i32, 2>>(every_other).to_vec(), [1, 3]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slice {
     /// First position (inclusive); `None` is the start of the axis.
@@ -96,6 +119,12 @@ impl Slice {
     }
 
     /// This slice with another step (see [`Slice`] for negative steps).
+    ///
+    /// ```
+    /// use jax::index::IntoSlice;
+    /// let s = (1..5).into_slice().with_step(-2);
+    /// assert_eq!(s.positions(10), [4, 2]);
+    /// ```
     pub fn with_step(self, step: impl IndexInt) -> Slice {
         Slice {
             step: step.to_i64(),
@@ -105,10 +134,25 @@ impl Slice {
 }
 
 /// Inserts a new axis of length 1, as `None`/`jnp.newaxis` in JAX: `s![.., NewAxis]`.
+///
+/// ```
+/// use jax::prelude::*;
+/// use jax::index::NewAxis;
+/// let x: Array<f32, 3> = Array::arange();
+/// let col: Array<f32, 3, 1> = x.slice(s![.., NewAxis]);
+/// assert_eq!(col.to_vec(), x.to_vec());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewAxis;
 
 /// One entry of an index.
+///
+/// ```
+/// use jax::prelude::*;
+/// use jax::index::{IndexItem, NewAxis};
+/// let spec = s![-1, NewAxis];
+/// assert_eq!(spec.0, [IndexItem::Int(-1), IndexItem::NewAxis]);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum IndexItem {
     /// One position; removes the axis. Negative counts from the end.
@@ -127,26 +171,75 @@ pub enum IndexItem {
 }
 
 /// A whole index: one [`IndexItem`] per indexed axis, as made by [`s!`](crate::s).
+///
+/// ```
+/// use jax::prelude::*;
+/// use jax::index::{IndexItem, IndexSpec};
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// let spec = IndexSpec(vec![IndexItem::Int(1), IndexItem::Int(-1)]);
+/// assert_eq!(x.at(spec).get::<Array<i32>>().item(), 5);
+/// ```
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct IndexSpec(pub Vec<IndexItem>);
 
 /// Anything usable as one entry of an index: integers, ranges, [`NewAxis`],
 /// integer arrays.
+///
+/// ```
+/// use jax::prelude::*;
+/// use jax::index::{IndexItem, IntoIndexItem};
+/// assert_eq!(3u32.into_item(), IndexItem::Int(3));
+/// let rows = Array::<i32, 2>::from([0, 2]).into_item();
+/// assert_eq!(rows, IndexItem::Array { data: vec![0, 2], shape: vec![2] });
+/// ```
 pub trait IntoIndexItem {
     /// The index entry.
+    ///
+    /// ```
+    /// use jax::index::{IndexItem, IntoIndexItem, Slice};
+    /// let item = (2..).into_item();
+    /// assert_eq!(item, IndexItem::Slice(Slice { start: Some(2), end: None, step: 1 }));
+    /// ```
     fn into_item(self) -> IndexItem;
 }
 
 /// Anything usable as a whole index in [`Array::at`] and [`Array::slice`]:
 /// every [`IntoIndexItem`], tuples of them, and an [`IndexSpec`].
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 2, 3> = Array::arange();
+/// // A tuple indexes one axis per entry: row 1, columns 1 and 2.
+/// let y: Array<i32, 2> = x.slice((1, 1..));
+/// assert_eq!(y.to_vec(), [4, 5]);
+/// ```
 pub trait IntoIndex {
     /// The index.
+    ///
+    /// ```
+    /// use jax::index::{IndexItem, IntoIndex};
+    /// assert_eq!((0, -1).into_index().0, [IndexItem::Int(0), IndexItem::Int(-1)]);
+    /// ```
     fn into_index(self) -> IndexSpec;
 }
 
 /// Ranges that can carry a step in `s![a..b;step]`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<i32, 6> = Array::arange();
+/// let y: Array<i32, 2> = x.slice(s![1..=4;2]);
+/// assert_eq!(y.to_vec(), [1, 3]);
+/// ```
 pub trait IntoSlice {
     /// The slice, with step 1.
+    ///
+    /// ```
+    /// use jax::index::{IntoSlice, Slice};
+    /// // `..=-1` reaches the end of the axis.
+    /// assert_eq!((..=-1).into_slice(), Slice { start: None, end: None, step: 1 });
+    /// assert_eq!((2..5).into_slice(), Slice { start: Some(2), end: Some(5), step: 1 });
+    /// ```
     fn into_slice(self) -> Slice;
 }
 

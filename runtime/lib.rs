@@ -154,6 +154,8 @@
 //! jax::config::update("jax_debug_nans", false).unwrap();
 //! ```
 
+#![warn(missing_docs)]
+
 #[doc(hidden)]
 #[path = "rt/mod.rs"]
 pub mod __rt;

@@ -225,7 +225,7 @@ with_dims!(unary_operator!(Neg neg Numeric neg));
 with_dims!(unary_operator!(Not not Bitwise not));
 
 macro_rules! comparison {
-    ($($(#[$doc:meta])* $name:ident $op:tt;)*) => {
+    ($($(#[$doc:meta])* $name:ident $op:tt { $(#[$example:meta])* })*) => {
         impl<
                 T: Element,
                 const D0: usize, const D1: usize, const D2: usize,
@@ -238,6 +238,8 @@ macro_rules! comparison {
                 /// `other` is an array that broadcasts to this one's shape
                 /// (checked at compile time) or a Rust scalar; both sides are
                 /// promoted first (`x_i32.lt(0.5)` compares as f32).
+                ///
+                $(#[$example])*
                 #[track_caller]
                 pub fn $name<B: Operand>(&self, other: B) -> Array<bool, D0, D1, D2, D3, D4, D5>
                 where
@@ -265,18 +267,55 @@ macro_rules! comparison {
 
 comparison! {
     /// Elementwise `self < other` (`lax.lt`); false where either is NaN.
-    lt <;
+    lt < {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 3>::from([1.0, 2.0, f32::NAN]);
+        /// assert_eq!(x.lt(2.0).to_vec(), [true, false, false]);
+        /// ```
+    }
     /// Elementwise `self <= other` (`lax.le`).
-    le <=;
+    le <= {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 3>::from([1, 2, 3]);
+        /// assert_eq!(x.le(2).to_vec(), [true, true, false]);
+        /// ```
+    }
     /// Elementwise `self > other` (`lax.gt`).
-    gt >;
+    gt > {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+        /// let y = Array::<i32, 2>::from([2, 2]); // broadcast along the rows
+        /// assert_eq!(x.gt(&y).to_vec(), [false, false, true, true]);
+        /// ```
+    }
     /// Elementwise `self >= other` (`lax.ge`).
-    ge >=;
+    ge >= {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 3>::from([1, 2, 3]);
+        /// assert_eq!(x.ge(1.5).to_vec(), [false, true, true]); // compared as floats
+        /// ```
+    }
     /// Elementwise `self == other` (`lax.eq`); named `eq_` because `==`
     /// (`PartialEq`) compares whole arrays.
-    eq_ ==;
+    eq_ == {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 3>::from([1, 2, 3]);
+        /// assert_eq!(x.eq_(2).to_vec(), [false, true, false]);
+        /// ```
+    }
     /// Elementwise `self != other` (`lax.ne`); true where either is NaN.
-    ne_ !=;
+    ne_ != {
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 3>::from([1.0, 2.0, f32::NAN]);
+        /// assert_eq!(x.ne_(2.0).to_vec(), [true, false, true]);
+        /// ```
+    }
 }
 
 #[cfg(test)]

@@ -5,12 +5,23 @@ use crate::array::ArrayType;
 use crate::element::{DType, Element};
 
 /// A type in JAX's notation: `f32[3,4]`, `i32[]`.
+///
+/// ```
+/// use jax::{shape::type_string, DType};
+/// assert_eq!(type_string(DType::F32, &[3, 4]), "f32[3,4]");
+/// assert_eq!(type_string(DType::I32, &[]), "i32[]");
+/// ```
 pub fn type_string(dtype: DType, shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     format!("{}[{}]", dtype.short_name(), dims.join(","))
 }
 
 /// Row-major strides, in elements.
+///
+/// ```
+/// use jax::shape::strides;
+/// assert_eq!(strides(&[2, 3, 4]), [12, 4, 1]);
+/// ```
 pub fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
     for k in (0..shape.len().saturating_sub(1)).rev() {
@@ -21,6 +32,12 @@ pub fn strides(shape: &[usize]) -> Vec<usize> {
 
 /// NumPy's broadcasting of two shapes (trailing axes aligned, 1 stretches),
 /// or the message JAX gives for incompatible shapes.
+///
+/// ```
+/// use jax::shape::broadcast_shapes;
+/// assert_eq!(broadcast_shapes(&[3, 1], &[4]).unwrap(), [3, 4]);
+/// assert!(broadcast_shapes(&[3, 4], &[5]).is_err());
+/// ```
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
@@ -53,6 +70,13 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> 
 /// For each element of an array of shape `out`, the row-major index of the
 /// element of an array of shape `src` that broadcasts to it. `src` must
 /// broadcast to `out`.
+///
+/// ```
+/// use jax::shape::broadcast_indices;
+/// // A column [a, b] broadcast to 2×3 repeats each element along the row.
+/// assert_eq!(broadcast_indices(&[2, 1], &[2, 3]), [0, 0, 0, 1, 1, 1]);
+/// assert_eq!(broadcast_indices(&[3], &[2, 3]), [0, 1, 2, 0, 1, 2]);
+/// ```
 pub fn broadcast_indices(src: &[usize], out: &[usize]) -> Vec<usize> {
     let size: usize = out.iter().product();
     let offset = out.len() - src.len();
@@ -86,7 +110,14 @@ pub fn broadcast_indices(src: &[usize], out: &[usize]) -> Vec<usize> {
     idx
 }
 
-/// Normalizes a possibly negative axis (`-1` is the last) for an array of `rank` axes.
+/// Normalizes a possibly negative axis (`-1` is the last) for an array of `rank` axes;
+/// panics, naming the operation `op`, when the axis is out of bounds.
+///
+/// ```
+/// use jax::shape::normalize_axis;
+/// assert_eq!(normalize_axis("sum", -1, 3), 2);
+/// assert_eq!(normalize_axis("sum", 1, 3), 1);
+/// ```
 pub fn normalize_axis(op: &str, axis: isize, rank: usize) -> usize {
     let r = rank as isize;
     if axis < -r || axis >= r {
@@ -98,6 +129,14 @@ pub fn normalize_axis(op: &str, axis: isize, rank: usize) -> usize {
 /// Panics with both types when a result type chosen by the caller does not
 /// have the shape the operation computes. Inside `#[jax::jit]` the compiler
 /// reports this at compile time instead.
+///
+/// ```
+/// use jax::{shape::check_result, Array, DType};
+/// check_result::<Array<f32, 2, 3>>("reshape", DType::F32, &[2, 3]);
+/// let err = std::panic::catch_unwind(|| check_result::<Array<f32, 6>>("reshape", DType::F32, &[2, 3]));
+/// let msg = err.unwrap_err().downcast::<String>().unwrap();
+/// assert!(msg.contains("reshape gives f32[2,3] but the result type is f32[6]"));
+/// ```
 #[track_caller]
 pub fn check_result<Out: ArrayType>(op: &str, dtype: DType, shape: &[usize]) {
     if Out::SHAPE != shape || <Out::Elem as Element>::DTYPE != dtype {

@@ -339,6 +339,13 @@ impl<
     }
 
     /// `jnp.dot(self, rhs)`; see [`jnp::dot`](crate::jnp::dot).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    /// let b = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+    /// assert_eq!(a.dot(&b).item(), 32.0);
+    /// ```
     pub fn dot<B: AsArray, Kind>(&self, rhs: B) -> <Self as MatMul<B::Array, Kind>>::Output
     where
         Self: MatMul<B::Array, Kind>,

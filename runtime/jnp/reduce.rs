@@ -406,7 +406,10 @@ reduction! {
 }
 
 macro_rules! methods {
-    ($($name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*];)*) => {
+    ($(
+        $(#[$doc:meta])* fn $name:ident;
+        $(#[$doc_axis:meta])* fn $name_axis:ident -> $out:ty, where [$($bound:tt)*];
+    )*) => {
         impl<
                 T: Element,
                 const D0: usize,
@@ -419,6 +422,8 @@ macro_rules! methods {
         {
             $(
                 #[doc = concat!("[`jnp::", stringify!($name), "`](crate::jnp::", stringify!($name), ") of this array.")]
+                #[doc = ""]
+                $(#[$doc])*
                 #[track_caller]
                 pub fn $name(&self) -> Array<$out>
                 where
@@ -429,6 +434,8 @@ macro_rules! methods {
 
                 #[doc = concat!("[`jnp::", stringify!($name_axis), "`](crate::jnp::", stringify!($name_axis),
                     ") of this array: one axis, the result type named by the caller.")]
+                #[doc = ""]
+                $(#[$doc_axis])*
                 #[track_caller]
                 pub fn $name_axis<Out: ArrayType<Elem = $out>>(&self, axis: isize, keepdims: bool) -> Out
                 where
@@ -442,17 +449,163 @@ macro_rules! methods {
 }
 
 methods! {
-    sum / sum_axis -> <T as SumType>::Out, where [T: SumType];
-    prod / prod_axis -> <T as SumType>::Out, where [T: SumType];
-    mean / mean_axis -> <T as ToInexact>::Out, where [T: ToInexact];
-    var / var_axis -> <T as ToInexact>::Out, where [T: ToInexact];
-    std / std_axis -> <T as ToInexact>::Out, where [T: ToInexact];
-    max / max_axis -> T, where [];
-    min / min_axis -> T, where [];
-    argmax / argmax_axis -> IndexInt, where [];
-    argmin / argmin_axis -> IndexInt, where [];
-    any / any_axis -> bool, where [];
-    all / all_axis -> bool, where [];
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+    /// assert_eq!(x.sum().item(), 10.0);
+    /// ```
+    fn sum;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+    /// let cols: Array<f32, 2> = x.sum_axis(0, false);
+    /// assert_eq!(cols.to_vec(), [4.0, 6.0]);
+    /// let rows: Array<f32, 2, 1> = x.sum_axis(-1, true);
+    /// assert_eq!(rows.to_vec(), [3.0, 7.0]);
+    /// ```
+    fn sum_axis -> <T as SumType>::Out, where [T: SumType];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+    /// assert_eq!(x.prod().item(), 24.0);
+    /// ```
+    fn prod;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+    /// let rows: Array<f32, 2> = x.prod_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [2.0, 12.0]);
+    /// ```
+    fn prod_axis -> <T as SumType>::Out, where [T: SumType];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 6.0]]);
+    /// assert_eq!(x.mean().item(), 3.0);
+    /// ```
+    fn mean;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 6.0]]);
+    /// let cols: Array<f32, 2> = x.mean_axis(0, false);
+    /// assert_eq!(cols.to_vec(), [2.0, 4.0]);
+    /// ```
+    fn mean_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 6.0]]);
+    /// assert_eq!(x.var().item(), 3.5);
+    /// ```
+    fn var;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 6.0]]);
+    /// let rows: Array<f32, 2> = x.var_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [1.0, 4.0]);
+    /// ```
+    fn var_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[0.0, 2.0], [0.0, 2.0]]);
+    /// assert_eq!(x.std().item(), 1.0);
+    /// ```
+    fn std;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 6.0]]);
+    /// let rows: Array<f32, 2> = x.std_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [1.0, 2.0]);
+    /// ```
+    fn std_axis -> <T as ToInexact>::Out, where [T: ToInexact];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2, 2>::from([[1, 5], [3, 2]]);
+    /// assert_eq!(x.max().item(), 5);
+    /// ```
+    fn max;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2, 2>::from([[1, 5], [3, 2]]);
+    /// let cols: Array<i32, 2> = x.max_axis(0, false);
+    /// assert_eq!(cols.to_vec(), [3, 5]);
+    /// ```
+    fn max_axis -> T, where [];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2, 2>::from([[1, 5], [3, 2]]);
+    /// assert_eq!(x.min().item(), 1);
+    /// ```
+    fn min;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2, 2>::from([[1, 5], [3, 2]]);
+    /// let rows: Array<i32, 2> = x.min_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [1, 2]);
+    /// ```
+    fn min_axis -> T, where [];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 5.0], [3.0, 2.0]]);
+    /// assert_eq!(x.argmax().item(), 1); // the flat index
+    /// ```
+    fn argmax;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 5.0], [3.0, 2.0]]);
+    /// let rows: Array<DefaultInt, 2> = x.argmax_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [1, 0]);
+    /// ```
+    fn argmax_axis -> IndexInt, where [];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 5.0], [3.0, 0.5]]);
+    /// assert_eq!(x.argmin().item(), 3); // the flat index
+    /// ```
+    fn argmin;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 5.0], [3.0, 0.5]]);
+    /// let cols: Array<DefaultInt, 2> = x.argmin_axis(0, false);
+    /// assert_eq!(cols.to_vec(), [0, 1]);
+    /// ```
+    fn argmin_axis -> IndexInt, where [];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 3>::from([0, 0, 2]);
+    /// assert!(x.any().item());
+    /// assert!(!Array::<bool, 2>::zeros().any().item());
+    /// ```
+    fn any;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<bool, 2, 2>::from([[false, true], [false, false]]);
+    /// let rows: Array<bool, 2> = x.any_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [true, false]);
+    /// ```
+    fn any_axis -> bool, where [];
+
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 3>::from([1, 2, 0]);
+    /// assert!(!x.all().item());
+    /// assert!(Array::<bool, 2>::ones().all().item());
+    /// ```
+    fn all;
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<bool, 2, 2>::from([[true, true], [false, true]]);
+    /// let rows: Array<bool, 2> = x.all_axis(1, false);
+    /// assert_eq!(rows.to_vec(), [true, false]);
+    /// ```
+    fn all_axis -> bool, where [];
 }
 
 #[cfg(test)]

@@ -263,7 +263,14 @@ impl<
         const D5: usize,
     > Array<T, D0, D1, D2, D3, D4, D5>
 {
-    /// [`jnp::cumsum`](crate::jnp::cumsum) of this array along `axis`.
+    /// Cumulative sum along `axis`: [`jnp::cumsum`](crate::jnp::cumsum) as a method.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2, 3>::from([[1, 2, 3], [4, 5, 6]]);
+    /// assert_eq!(x.cumsum(1).to_vec(), [1, 3, 6, 4, 9, 15]);
+    /// assert_eq!(x.cumsum(0).to_vec(), [1, 2, 3, 5, 7, 9]);
+    /// ```
     #[track_caller]
     pub fn cumsum(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
     where
@@ -272,7 +279,13 @@ impl<
         cumsum(self, axis)
     }
 
-    /// [`jnp::cumprod`](crate::jnp::cumprod) of this array along `axis`.
+    /// Cumulative product along `axis`: [`jnp::cumprod`](crate::jnp::cumprod) as a method.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+    /// assert_eq!(x.cumprod(-1).to_vec(), [1.0, 2.0, 3.0, 12.0]);
+    /// ```
     #[track_caller]
     pub fn cumprod(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
     where
