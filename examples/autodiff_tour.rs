@@ -49,7 +49,10 @@ fn time(runs: usize, mut f: impl FnMut()) -> f64 {
 
 /// The largest elementwise difference of two arrays' elements.
 fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 fn main() {
