@@ -24,7 +24,10 @@ fn main() {
         Ok(v) => println!("no NaN: {v}"),
         Err(e) => println!("{e}"),
     }
-    // On: the call panics with the operation and where it is.
+    // On: the call panics, as JAX raises, naming the operation, where it is
+    // in `f`, and (the panic's location) the line that called `f`.
     jax::config::update("jax_debug_nans", true).unwrap();
-    f(&x, &y);
+    let outcome = std::panic::catch_unwind(|| f(&x, &y));
+    assert!(outcome.is_err(), "f(x, y) panics with jax_debug_nans on");
+    println!("f(x, y) panicked, as JAX raises FloatingPointError");
 }

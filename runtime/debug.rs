@@ -152,8 +152,8 @@ pub fn active() -> bool {
     crate::config::debug_checks() || CAUGHT.with(|c| c.borrow().is_some())
 }
 
-/// Reports an error: kept for [`checked`], else a panic (at the jitted
-/// function).
+/// Reports an error: kept for [`checked`], else a panic at the call of the
+/// jitted function.
 #[doc(hidden)]
 #[track_caller]
 pub fn raise(e: FloatingPointError) {

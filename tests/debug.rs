@@ -94,7 +94,20 @@ fn flags_switch_the_checks() {
     // Off: the NaN comes back.
     assert!(f(&x, &y).to_vec()[1].is_nan());
     jax::config::update("jax_debug_nans", true).unwrap();
+    // The panic is at the call of `f` (here), not inside its expansion.
+    let at = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = at.clone();
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        *seen.lock().unwrap() = info.location().map(|l| (l.file().to_string(), l.line()));
+    }));
+    let call_line = line!() + 1;
     let panic = std::panic::catch_unwind(|| f(&x, &y)).unwrap_err();
+    std::panic::set_hook(previous_hook);
+    assert_eq!(
+        at.lock().unwrap().clone(),
+        Some(("tests/debug.rs".to_string(), call_line))
+    );
     let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(
         msg.starts_with(

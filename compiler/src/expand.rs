@@ -73,8 +73,11 @@ fn compile(
     let (names_rev, outs_rev): (Vec<_>, Vec<_>) = names.iter().zip(&outs).rev().unzip();
     let (vis, fsig) = (f.vis, f.sig);
     let attrs = own_attrs(f.attrs);
+    // A NaN panic names the caller's line, as JAX's traceback ends at the call.
+    let track_caller = (!debug_check.is_empty()).then(|| quote!(#[track_caller]));
     let body = quote! {
         #(#attrs)*
+        #track_caller
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
         #vis #fsig {
             #(#checks)*
