@@ -4,29 +4,73 @@
 //! (`jax`) uses it from its build script to generate the type-level promotion
 //! traits, and the compiler (`jax-compiler`) uses it at expansion time, so the
 //! two can never disagree.
+//!
+//! ```
+//! use jax_dtypes::{promote_types, result_type, DType};
+//!
+//! // `jnp.promote_types(jnp.int8, jnp.uint8)` is `int16`.
+//! assert_eq!(promote_types(DType::I8, DType::U8), DType::I16);
+//! // An `int32` array plus a weak float scalar is a weak `float32`.
+//! assert_eq!(
+//!     result_type(&[(DType::I32, false), (DType::F32, true)], false),
+//!     (DType::F32, true)
+//! );
+//! ```
+
+#![warn(missing_docs)]
 
 /// An element type, named as in JAX.
+///
+/// ```
+/// use jax_dtypes::DType;
+///
+/// assert_eq!(DType::F32.name(), "float32");
+/// assert_eq!(DType::from_name("bfloat16"), Some(DType::BF16));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// `bool`.
     Bool,
+    /// `uint8`: 8-bit unsigned integer.
     U8,
+    /// `uint16`: 16-bit unsigned integer.
     U16,
+    /// `uint32`: 32-bit unsigned integer.
     U32,
+    /// `uint64`: 64-bit unsigned integer.
     U64,
+    /// `int8`: 8-bit signed integer.
     I8,
+    /// `int16`: 16-bit signed integer.
     I16,
+    /// `int32`: 32-bit signed integer.
     I32,
+    /// `int64`: 64-bit signed integer.
     I64,
+    /// `bfloat16`: 16-bit brain float.
     BF16,
+    /// `float16`: IEEE half precision float.
     F16,
+    /// `float32`: IEEE single precision float.
     F32,
+    /// `float64`: IEEE double precision float.
     F64,
+    /// `complex64`: complex number of two `float32`s.
     C64,
+    /// `complex128`: complex number of two `float64`s.
     C128,
 }
 
 impl DType {
     /// Every dtype, in the order of JAX's dtype tables.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::ALL.len(), 15);
+    /// assert_eq!(DType::ALL[0], DType::Bool);
+    /// assert_eq!(DType::ALL[14], DType::C128);
+    /// ```
     pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::U8,
@@ -45,7 +89,15 @@ impl DType {
         DType::C128,
     ];
 
-    /// NumPy's name: `float32`, `int8`, `bool`, `bfloat16`, `complex64`.
+    /// NumPy's name, as JAX prints it: `float32`, `int8`, `bool`, `bfloat16`, `complex64`.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::F32.name(), "float32");
+    /// assert_eq!(DType::U8.name(), "uint8");
+    /// assert_eq!(DType::C64.name(), "complex64");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -67,6 +119,14 @@ impl DType {
     }
 
     /// The short name jaxprs print: `f32`, `i8`, `bool`, `bf16`, `c64`.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::F32.short_name(), "f32");
+    /// assert_eq!(DType::BF16.short_name(), "bf16");
+    /// assert_eq!(DType::Bool.short_name(), "bool");
+    /// ```
     pub const fn short_name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -87,24 +147,53 @@ impl DType {
         }
     }
 
-    /// Looks a dtype up by its NumPy name (`"float32"`).
+    /// Looks a dtype up by its NumPy name (`"float32"`), the inverse of [`DType::name`].
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::from_name("float32"), Some(DType::F32));
+    /// assert_eq!(DType::from_name("int64"), Some(DType::I64));
+    /// // Short names are not accepted.
+    /// assert_eq!(DType::from_name("f32"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)
     }
 }
 
 /// The kind of a dtype, and of a weakly typed Rust/Python scalar.
+///
+/// ```
+/// use jax_dtypes::{DType, Kind};
+///
+/// assert_eq!(DType::U8.kind(), Kind::UInt);
+/// assert_eq!(DType::BF16.kind(), Kind::Float);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// `bool`.
     Bool,
+    /// Unsigned integers (`uint8` to `uint64`).
     UInt,
+    /// Signed integers (`int8` to `int64`).
     Int,
+    /// Real floats (`bfloat16`, `float16`, `float32`, `float64`).
     Float,
+    /// Complex numbers (`complex64`, `complex128`).
     Complex,
 }
 
 impl DType {
     /// Whether this is bool, an unsigned or signed integer, a float or a complex type.
+    ///
+    /// ```
+    /// use jax_dtypes::{DType, Kind};
+    ///
+    /// assert_eq!(DType::Bool.kind(), Kind::Bool);
+    /// assert_eq!(DType::I16.kind(), Kind::Int);
+    /// assert_eq!(DType::C128.kind(), Kind::Complex);
+    /// ```
     pub const fn kind(self) -> Kind {
         match self {
             DType::Bool => Kind::Bool,
@@ -116,6 +205,14 @@ impl DType {
     }
 
     /// Size of one element in bits (8 for bool, as stored).
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::Bool.bits(), 8);
+    /// assert_eq!(DType::BF16.bits(), 16);
+    /// assert_eq!(DType::C64.bits(), 64);
+    /// ```
     pub const fn bits(self) -> u32 {
         match self {
             DType::Bool | DType::U8 | DType::I8 => 8,
@@ -126,23 +223,59 @@ impl DType {
         }
     }
 
-    /// Signed or unsigned integer.
+    /// Signed or unsigned integer (bool is not an integer).
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert!(DType::U8.is_integer());
+    /// assert!(DType::I64.is_integer());
+    /// assert!(!DType::Bool.is_integer());
+    /// assert!(!DType::F32.is_integer());
+    /// ```
     pub const fn is_integer(self) -> bool {
         matches!(self.kind(), Kind::UInt | Kind::Int)
     }
 
-    /// Floating point (real).
+    /// Floating point (real); complex types are not floats.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert!(DType::BF16.is_float());
+    /// assert!(DType::F64.is_float());
+    /// assert!(!DType::C64.is_float());
+    /// assert!(!DType::I32.is_float());
+    /// ```
     pub const fn is_float(self) -> bool {
         matches!(self.kind(), Kind::Float)
     }
 
     /// Float or complex: the "inexact" types of NumPy.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert!(DType::F16.is_inexact());
+    /// assert!(DType::C128.is_inexact());
+    /// assert!(!DType::I32.is_inexact());
+    /// ```
     pub const fn is_inexact(self) -> bool {
         matches!(self.kind(), Kind::Float | Kind::Complex)
     }
 
     /// What `jnp.ones(2, self)` really holds: with x64 off, JAX truncates
     /// 64-bit requests to 32 bits (`int64` -> `int32`, `float64` -> `float32`).
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::F64.canonicalize(false), DType::F32);
+    /// assert_eq!(DType::C128.canonicalize(false), DType::C64);
+    /// assert_eq!(DType::F64.canonicalize(true), DType::F64);
+    /// // Types of 32 bits or fewer are unchanged.
+    /// assert_eq!(DType::I8.canonicalize(false), DType::I8);
+    /// ```
     pub const fn canonicalize(self, x64: bool) -> DType {
         if x64 {
             return self;
@@ -159,6 +292,15 @@ impl DType {
 
 /// The dtype that a weakly typed scalar of this kind becomes on its own:
 /// JAX's default `int`, `float`, `complex` (64-bit with x64 on).
+///
+/// ```
+/// use jax_dtypes::{default_dtype, DType, Kind};
+///
+/// assert_eq!(default_dtype(Kind::Float, false), DType::F32);
+/// assert_eq!(default_dtype(Kind::Float, true), DType::F64);
+/// assert_eq!(default_dtype(Kind::Int, false), DType::I32);
+/// assert_eq!(default_dtype(Kind::Bool, true), DType::Bool);
+/// ```
 pub const fn default_dtype(kind: Kind, x64: bool) -> DType {
     match (kind, x64) {
         (Kind::Bool, _) => DType::Bool,
@@ -261,22 +403,49 @@ fn node(dtype: DType, weak: bool) -> Node {
 
 /// `jnp.promote_types(a, b)`: the lattice join of two strong dtypes. It does
 /// not depend on x64 (`int64` and `float16` give `float16`).
+///
+/// ```
+/// use jax_dtypes::{promote_types, DType};
+///
+/// assert_eq!(promote_types(DType::I8, DType::U8), DType::I16);
+/// assert_eq!(promote_types(DType::BF16, DType::F16), DType::F32);
+/// assert_eq!(promote_types(DType::I64, DType::F16), DType::F16);
+/// assert_eq!(promote_types(DType::U64, DType::I64), DType::F64);
+/// ```
 pub fn promote_types(a: DType, b: DType) -> DType {
     match join(Node::Strong(a), Node::Strong(b)) {
         Node::Strong(d) => d,
-        // Two strong types never join at a weak node: every weak node lies below
-        // the strong types it joins with (u64 and i64 join at f*, made concrete as
-        // the default float).
+        // Two strong types meet at a weak node only for u64 and i64, at f*
+        // (JAX's result there is a weakly typed float; see `result_type`);
+        // `jnp.promote_types` makes it float64.
         Node::WeakInt => DType::I64,
         Node::WeakFloat => DType::F64,
         Node::WeakComplex => DType::C128,
     }
 }
 
-/// `jax.dtypes.result_type` of typed operands, each `(dtype, weak)`: the
+/// `jnp.result_type` (`jax.dtypes.result_type`) of typed operands, each `(dtype, weak)`: the
 /// dtype of `a + b` and whether it is weakly typed. A weak operand is a Rust
 /// scalar or a weakly typed array (its width does not count, only its kind).
 /// With x64 off, 64-bit results are truncated as JAX does.
+///
+/// ```
+/// use jax_dtypes::{result_type, DType};
+///
+/// // A weak int scalar does not widen a `uint8` array.
+/// assert_eq!(
+///     result_type(&[(DType::U8, false), (DType::I32, true)], false),
+///     (DType::U8, false)
+/// );
+/// // A weak float scalar makes an `int32` array a weak default float.
+/// assert_eq!(
+///     result_type(&[(DType::I32, false), (DType::F32, true)], false),
+///     (DType::F32, true)
+/// );
+/// // With x64 off, `float64` is truncated to `float32`.
+/// assert_eq!(result_type(&[(DType::F64, false)], false), (DType::F32, false));
+/// assert_eq!(result_type(&[(DType::F64, false)], true), (DType::F64, false));
+/// ```
 pub fn result_type(operands: &[(DType, bool)], x64: bool) -> (DType, bool) {
     let mut acc: Option<Node> = None;
     for &(d, weak) in operands {
@@ -298,6 +467,18 @@ pub fn result_type(operands: &[(DType, bool)], x64: bool) -> (DType, bool) {
 /// [`result_type`] as this crate's arrays promote: an explicit 64-bit type
 /// is kept without x64 (Rust's `f64` is always f64); only weakly typed
 /// results take the x64 setting's defaults.
+///
+/// ```
+/// use jax_dtypes::{result_type, result_type_explicit, DType};
+///
+/// let ops = [(DType::F64, false), (DType::F32, true)];
+/// // JAX truncates with x64 off; an explicit `f64` is kept here.
+/// assert_eq!(result_type(&ops, false), (DType::F32, false));
+/// assert_eq!(result_type_explicit(&ops, false), (DType::F64, false));
+/// // Weak results still follow x64.
+/// assert_eq!(result_type_explicit(&[(DType::F32, true)], false), (DType::F32, true));
+/// assert_eq!(result_type_explicit(&[(DType::F32, true)], true), (DType::F64, true));
+/// ```
 pub fn result_type_explicit(operands: &[(DType, bool)], x64: bool) -> (DType, bool) {
     let (narrow, weak) = result_type(operands, x64);
     if weak || x64 {
@@ -323,6 +504,17 @@ pub fn result_type_explicit(operands: &[(DType, bool)], x64: bool) -> (DType, bo
 /// operations give for an input of this dtype: JAX maps bool and integers of
 /// up to 32 bits to `float32` and 64-bit integers to `float64`, whatever the
 /// x64 setting (`jnp.sqrt(int32)` is `float32` even with x64 on).
+///
+/// ```
+/// use jax_dtypes::{to_inexact, DType};
+///
+/// assert_eq!(to_inexact(DType::I32), DType::F32);
+/// assert_eq!(to_inexact(DType::Bool), DType::F32);
+/// assert_eq!(to_inexact(DType::I64), DType::F64);
+/// // Inexact types are unchanged.
+/// assert_eq!(to_inexact(DType::BF16), DType::BF16);
+/// assert_eq!(to_inexact(DType::C64), DType::C64);
+/// ```
 pub const fn to_inexact(dtype: DType) -> DType {
     match dtype.kind() {
         Kind::Float | Kind::Complex => dtype,
@@ -333,6 +525,17 @@ pub const fn to_inexact(dtype: DType) -> DType {
 
 /// The result dtype of `jnp.sum`/`jnp.prod`: bool and integers narrower than
 /// the default integer accumulate in the default int (uint for unsigned).
+///
+/// ```
+/// use jax_dtypes::{sum_dtype, DType};
+///
+/// assert_eq!(sum_dtype(DType::Bool, false), DType::I32);
+/// assert_eq!(sum_dtype(DType::I8, false), DType::I32);
+/// assert_eq!(sum_dtype(DType::U8, true), DType::U64);
+/// // Wider integers and floats keep their type.
+/// assert_eq!(sum_dtype(DType::I64, false), DType::I64);
+/// assert_eq!(sum_dtype(DType::F16, false), DType::F16);
+/// ```
 pub fn sum_dtype(dtype: DType, x64: bool) -> DType {
     match dtype.kind() {
         Kind::Bool | Kind::Int => {
