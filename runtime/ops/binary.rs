@@ -329,7 +329,9 @@ where
 /// weak-type flag (unless it is bool).
 #[inline]
 pub fn map<A: ArrayType, O: Element>(a: &A, f: impl Fn(A::Elem) -> O) -> A::WithElem<O> {
-    let data = a.data().iter().map(|&x| f(x)).collect();
+    // At the CPU's SIMD level, as jitted loops run: the math kernels' FMAs
+    // are instructions there, not libm calls.
+    let data = crate::__rt::par::dispatch(|| a.data().iter().map(|&x| f(x)).collect());
     let weak = O::DTYPE != DType::Bool && a.is_weak();
     <A::WithElem<O> as ArrayType>::from_data(data).set_weak(weak)
 }
@@ -337,7 +339,7 @@ pub fn map<A: ArrayType, O: Element>(a: &A, f: impl Fn(A::Elem) -> O) -> A::With
 /// Applies a type-preserving `f` to every element (same type, same weak flag).
 #[inline]
 pub fn map_same<A: ArrayType>(a: &A, f: impl Fn(A::Elem) -> A::Elem) -> A {
-    let data = a.data().iter().map(|&x| f(x)).collect();
+    let data = crate::__rt::par::dispatch(|| a.data().iter().map(|&x| f(x)).collect());
     A::from_data(data).set_weak(a.is_weak())
 }
 

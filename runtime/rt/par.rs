@@ -20,8 +20,9 @@
 //!   bit-identical for any thread count and any SIMD level.
 //!
 //! SIMD levels never change results: LLVM does not contract `a * b + c` into
-//! an FMA without fast-math flags, and the scalar operations are the same
-//! functions at every level.
+//! an FMA without fast-math flags, an explicit `mul_add` is one correctly
+//! rounded operation at every level (libm's `fmaf` at the baseline), and the
+//! scalar operations are the same functions at every level.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
