@@ -169,9 +169,23 @@ pub(crate) fn gemm<T: Element>(
 const SMALL_PRODUCT: usize = 1 << 15;
 
 /// The floats [`small_gemm`] runs on.
-trait Real: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {}
-impl Real for f32 {}
-impl Real for f64 {}
+trait Real: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    /// `acc + x * y` with one rounding: an FMA instruction at the AVX2 and
+    /// AVX-512 levels, libm's at the baseline, so the same bits at each.
+    fn fma(acc: Self, x: Self, y: Self) -> Self;
+}
+impl Real for f32 {
+    #[inline(always)]
+    fn fma(acc: f32, x: f32, y: f32) -> f32 {
+        x.mul_add(y, acc)
+    }
+}
+impl Real for f64 {
+    #[inline(always)]
+    fn fma(acc: f64, x: f64, y: f64) -> f64 {
+        x.mul_add(y, acc)
+    }
+}
 
 /// [`small_gemm`] when `T` is the float `U`.
 fn small_gemm_as<T: Element, U: Real>(
@@ -242,7 +256,7 @@ fn small_gemm_into<T: Real>(
                         let bc = &b.data[j * b.cs..j * b.cs + k];
                         for (x, y) in ar.chunks_exact(16).zip(bc.chunks_exact(16)) {
                             for l in 0..16 {
-                                acc[l] = acc[l] + x[l] * y[l];
+                                acc[l] = T::fma(acc[l], x[l], y[l]);
                             }
                         }
                         p = k - k % 16;
@@ -252,7 +266,7 @@ fn small_gemm_into<T: Real>(
                         s = s + v;
                     }
                     for q in p..k {
-                        s = s + at(i, q) * b.data[q * b.rs + j * b.cs];
+                        s = T::fma(s, at(i, q), b.data[q * b.rs + j * b.cs]);
                     }
                     c[i * n + j] = s;
                 }
@@ -284,15 +298,15 @@ fn sum_of_scaled_rows<T: Real>(
             let (s0, s1) = (scale(p), scale(p + 1));
             let (r0, r1) = (row(p), row(p + 1));
             for l in 0..B {
-                even[l] = even[l] + r0[l] * s0;
-                odd[l] = odd[l] + r1[l] * s1;
+                even[l] = T::fma(even[l], r0[l], s0);
+                odd[l] = T::fma(odd[l], r1[l], s1);
             }
             p += 2;
         }
         if p < k {
             let (s0, r0) = (scale(p), row(p));
             for l in 0..B {
-                even[l] = even[l] + r0[l] * s0;
+                even[l] = T::fma(even[l], r0[l], s0);
             }
         }
         for (l, o) in out[j0..j0 + B].iter_mut().enumerate() {
@@ -307,7 +321,7 @@ fn sum_of_scaled_rows<T: Real>(
             let s = scale(p);
             let r = &rows[p * stride + j0..p * stride + len];
             for (o, &x) in tail.iter_mut().zip(r) {
-                *o = *o + x * s;
+                *o = T::fma(*o, x, s);
             }
         }
     }
