@@ -322,18 +322,24 @@ macro_rules! impl_float {
         impl Arith for $t {
             #[inline] fn add(a: Self, b: Self) -> Self { a + b }
             #[inline] fn mul(a: Self, b: Self) -> Self { a * b }
+            // Both are chains of selects whose last arm is not `a` alone: an
+            // accumulator `acc = max(acc, x)` then stays in registers, where
+            // "keep `acc` unless ..." would become a masked store to memory
+            // and a reload (store forwarding fails), the pace of the loop.
             #[inline]
             fn max(a: Self, b: Self) -> Self {
-                if a.is_nan() || a > b { a } else if b.is_nan() || b > a { b } else {
-                    // Equal: prefer +0 over -0, as XLA's maximum does.
-                    if a.is_sign_negative() { b } else { a }
-                }
+                let m = if a > b { a } else { b };
+                // Equal: +0 over -0, as XLA's maximum (the sign bits' AND).
+                let m = if a == b { Self::from_bits(a.to_bits() & b.to_bits()) } else { m };
+                // A NaN operand gives a NaN: `a + b` is `a`'s when `a` is one.
+                if a.is_nan() || b.is_nan() { a + b } else { m }
             }
             #[inline]
             fn min(a: Self, b: Self) -> Self {
-                if a.is_nan() || a < b { a } else if b.is_nan() || b < a { b } else {
-                    if a.is_sign_negative() { a } else { b }
-                }
+                let m = if a < b { a } else { b };
+                // Equal: -0 over +0 (the sign bits' OR).
+                let m = if a == b { Self::from_bits(a.to_bits() | b.to_bits()) } else { m };
+                if a.is_nan() || b.is_nan() { a + b } else { m }
             }
             #[inline] fn abs(a: Self) -> Self { float_apply(a, f32::abs, f64::abs) }
             #[inline] fn floor(a: Self) -> Self { float_apply(a, f32::floor, f64::floor) }
