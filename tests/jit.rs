@@ -459,3 +459,41 @@ fn f64_arrays_stay_f64_with_literals() {
         assert!((g - w).abs() < 1e-14, "{g} vs {w}");
     }
 }
+
+/// `jnp.round` rounds half to even and leaves integers alone; `lax.round`
+/// rounds half away from zero unless given `lax::RoundingMethod`.
+#[jax::jit]
+fn rounded(x: &Array<f32, 6>) -> (Array<f32, 6>, Array<f32, 6>, Array<f32, 6>) {
+    (
+        jnp::round(x),
+        lax::round(x, lax::RoundingMethod::AwayFromZero),
+        lax::round(x, lax::RoundingMethod::ToNearestEven),
+    )
+}
+
+#[jax::jit]
+fn rounded_ints(x: &Array<i32, 3>) -> Array<i32, 3> {
+    jnp::round(x)
+}
+
+#[test]
+fn round_in_jit_as_eager() {
+    use lax::RoundingMethod::{AwayFromZero, ToNearestEven};
+    let x = Array::<f32, 6>::from([0.5, 1.5, 2.5, -0.5, -2.5, 2.4]);
+    let (even, away, even_lax) = rounded(&x);
+    assert_eq!(even.to_vec(), jnp::round(&x).to_vec());
+    assert_eq!(away.to_vec(), lax::round(&x, AwayFromZero).to_vec());
+    assert_eq!(even_lax.to_vec(), lax::round(&x, ToNearestEven).to_vec());
+    assert_ne!(even.to_vec(), away.to_vec());
+    let text = rounded::jaxpr().to_string();
+    assert!(text.contains("round[rounding_method=1] a"), "{text}");
+    assert!(text.contains("round[rounding_method=0] a"), "{text}");
+    // Integers pass through, with no equation (JAX's jit of jnp.round on
+    // int32 is empty).
+    let i = Array::<i32, 3>::from([-2, 0, 7]);
+    assert_eq!(rounded_ints(&i), i);
+    assert_eq!(
+        rounded_ints::jaxpr().to_string(),
+        "{ lambda ; a:i32[3]. let  in (a,) }"
+    );
+}

@@ -1671,6 +1671,10 @@ fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream
             let y = *y as i32;
             quote!(::jax::__rt::ops::integer_pow(#x, #y))
         }
+        ("round", Params::Rounding(1)) => {
+            let x = &args[0];
+            quote!(::jax::__rt::ops::round_even(#x))
+        }
         ("round", _) => {
             let x = &args[0];
             quote!(::jax::__rt::ops::round(#x))

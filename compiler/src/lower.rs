@@ -239,12 +239,29 @@ impl Tracer {
             let x = atom(self, 0)?;
             return traced(jnp::unary_inexact(&mut self.b, prim, x, span)?);
         }
-        if name == "round" && module == Module::Lax {
-            // lax.round's default: half away from zero (jnp.round rounds half
-            // to even, a rounding method the compiler does not have yet).
-            want(1)?;
+        if name == "round" {
+            // lax.round: half away from zero unless a `lax::RoundingMethod`
+            // says otherwise; jnp.round: half to even, integers unchanged.
+            let method = match (module, args.get(1)) {
+                (Module::Lax, None) => 0,
+                (Module::Lax, Some((Value::Static(Scalar::Int(m @ (0 | 1))), _))) => *m as u8,
+                (Module::Lax, Some((_, s))) => {
+                    return err(*s, "the rounding method is `lax::RoundingMethod::AwayFromZero` or `lax::RoundingMethod::ToNearestEven`")
+                }
+                _ => {
+                    want(1)?;
+                    1
+                }
+            };
             let x = atom(self, 0)?;
-            return traced(jnp::unary(&mut self.b, &prims::ROUND, x, span)?);
+            let a = self.b.aval(&x);
+            if module != Module::Lax && (a.dtype.is_integer()) {
+                return traced(x);
+            }
+            return traced(
+                self.b
+                    .bind1(&prims::ROUND, Params::Rounding(method), vec![x], span)?,
+            );
         }
         if let Some(prim) = unary_same(name) {
             want(1)?;

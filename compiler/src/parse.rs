@@ -676,6 +676,14 @@ impl Tracer {
             .map(|s| s.ident.to_string())
             .collect();
         let last = names.last().unwrap().as_str();
+        // `lax::RoundingMethod`'s variants, as JAX numbers them.
+        if names.len() >= 2 && names[names.len() - 2] == "RoundingMethod" {
+            match last {
+                "AwayFromZero" => return Ok(Value::Static(Scalar::Int(0))),
+                "ToNearestEven" => return Ok(Value::Static(Scalar::Int(1))),
+                _ => {}
+            }
+        }
         let f = match last {
             "PI" => std::f64::consts::PI,
             "E" => std::f64::consts::E,

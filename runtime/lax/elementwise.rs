@@ -356,9 +356,9 @@ strict_unary! {
 pub enum RoundingMethod {
     /// Halfway values round away from zero (`2.5` -> `3`), `lax.round`'s default.
     #[default]
-    AwayFromZero,
+    AwayFromZero = 0,
     /// Halfway values round to the even neighbour (`2.5` -> `2`), as `jnp.round`.
-    ToNearestEven,
+    ToNearestEven = 1,
 }
 
 /// Rounds to the nearest integer, halfway values as `method` says (floats only).

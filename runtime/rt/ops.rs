@@ -30,6 +30,12 @@ pub fn round<T: Numeric>(x: T) -> T {
     T::round_away(x)
 }
 
+/// `round` half to even (`jnp.round`, `lax.RoundingMethod.TO_NEAREST_EVEN`).
+#[inline(always)]
+pub fn round_even<T: Numeric>(x: T) -> T {
+    T::round_even(x)
+}
+
 #[inline(always)]
 pub fn floor<T: Arith>(x: T) -> T {
     T::floor(x)

@@ -509,7 +509,8 @@ elementwise! {
     CLAMP = "clamp", 3, Any, Same, Some(clamp_jvp as JvpRule), None;
 }
 
-/// `round`: half away from zero (`rounding_method=0`, XLA's default).
+/// `round`: half away from zero (`rounding_method=0`, `lax.round`'s default)
+/// or half to even (`1`, `jnp.round`).
 pub static ROUND: PrimDef = PrimDef {
     name: "round",
     abstract_eval: |ops, _, c| {
@@ -520,7 +521,13 @@ pub static ROUND: PrimDef = PrimDef {
             weak: all_weak(ops),
         }])
     },
-    print_params: |_, _| vec![("rounding_method", "0".into())],
+    print_params: |_, p| {
+        let method = match p {
+            Params::Rounding(m) => *m,
+            _ => 0,
+        };
+        vec![("rounding_method", method.to_string())]
+    },
     lowering: Lowering::Elementwise,
     jvp: ZERO,
     transpose: None,

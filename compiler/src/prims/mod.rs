@@ -113,6 +113,8 @@ pub enum Params {
     },
     /// `integer_pow`.
     IntegerPow(i64),
+    /// `round`: `lax.RoundingMethod` (0 half away from zero, 1 half to even).
+    Rounding(u8),
     /// Reductions: the axes reduced.
     Axes(Vec<usize>),
     /// `argmax`/`argmin`.
