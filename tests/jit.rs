@@ -497,3 +497,21 @@ fn round_in_jit_as_eager() {
         "{ lambda ; a:i32[3]. let  in (a,) }"
     );
 }
+
+/// `jnp.array` of one traced value is a `copy` (its weak type kept), and
+/// `jnp.asarray` the value itself, as in JAX; both differentiate through.
+#[jax::jit]
+fn as_arrays(x: f32, y: &Array<f32, 3>) -> Array<f32> {
+    let s = jnp::array(x * 2.0);
+    jnp::sum(jnp::array(y) * jnp::asarray(y)) + s
+}
+
+#[test]
+fn array_of_traced_values() {
+    let y = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    assert_eq!(as_arrays(0.5, &y).item(), 15.0);
+    assert_eq!(as_arrays::grad(0.5, &y), 2.0);
+    let text = as_arrays::jaxpr().to_string();
+    assert!(text.contains("d:f32[] = copy c"), "{text}");
+    assert!(text.contains("e:f32[3] = copy b"), "{text}");
+}

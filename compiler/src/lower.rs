@@ -381,7 +381,16 @@ impl Tracer {
             }
             "array" | "asarray" => {
                 want(1)?;
-                traced(self.array(args[0].0.clone(), args[0].1)?)
+                let (v, s) = args[0].clone();
+                if let Value::Traced(x) = v {
+                    // One traced value: `jnp.asarray` is the value itself,
+                    // `jnp.array` a `copy` of it (weak type kept), as in JAX.
+                    if name == "asarray" {
+                        return traced(x);
+                    }
+                    return traced(self.b.bind1(&prims::COPY, Params::None, vec![x], s)?);
+                }
+                traced(self.array(v, s)?)
             }
             "reciprocal" => {
                 want(1)?;

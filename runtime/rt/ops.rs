@@ -24,6 +24,12 @@ float_unary! {
     erf => float::erf, erfc => float::erfc, erf_inv => float::erf_inv,
 }
 
+/// `copy` (`jnp.array` of a traced value): the value itself.
+#[inline(always)]
+pub fn copy<T: Copy>(x: T) -> T {
+    x
+}
+
 /// `lax.round` with its default: half away from zero.
 #[inline(always)]
 pub fn round<T: Numeric>(x: T) -> T {

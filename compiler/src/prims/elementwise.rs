@@ -263,6 +263,28 @@ fn sub_transpose(
     Ok(vec![x, y])
 }
 
+/// `copy` (`jnp.array` of a traced value) is the identity: its tangent and
+/// its cotangent pass through.
+fn copy_jvp(
+    _: &mut Ad,
+    _: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![t[0].clone()])
+}
+
+fn copy_transpose(
+    _: &mut Ad,
+    cts: &[Option<Atom>],
+    _: &[Option<Atom>],
+    _: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    Ok(vec![Some(crate::ad::single_ct(cts))])
+}
+
 fn neg_transpose(
     ad: &mut Ad,
     cts: &[Option<Atom>],
@@ -487,6 +509,7 @@ elementwise! {
     IS_FINITE = "is_finite", 1, Float, Bool, ZERO, None;
     NOT = "not", 1, Logical, Same, ZERO, None;
     STOP_GRADIENT = "stop_gradient", 1, Any, Same, ZERO, None;
+    COPY = "copy", 1, Any, Same, Some(copy_jvp as JvpRule), Some(copy_transpose as TransposeRule);
     ADD = "add", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
     ADD_ANY = "add_any", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
     SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule);
