@@ -224,6 +224,12 @@ impl Tracer {
             }
         };
         if n == 0 {
+            if matches!(name, "zeros" | "ones" | "full" | "empty") {
+                return err(
+                    span,
+                    format!("an array's shape and dtype are its type here: write `Array::<f32, 3, 4>::{name}()`, or `jnp::{name}_like(x)` for the shape and dtype of `x`"),
+                );
+            }
             return err(span, format!("`{name}` takes an array argument"));
         }
         let atom = |t: &mut Tracer, i: usize| -> Result<Atom> {
