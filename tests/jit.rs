@@ -512,6 +512,8 @@ fn array_of_traced_values() {
     assert_eq!(as_arrays(0.5, &y).item(), 15.0);
     assert_eq!(as_arrays::grad(0.5, &y), 2.0);
     let text = as_arrays::jaxpr().to_string();
-    assert!(text.contains("d:f32[] = copy c"), "{text}");
-    assert!(text.contains("e:f32[3] = copy b"), "{text}");
+    // One copy of the scalar (f64 under x64: a scalar argument is weak) and
+    // one of the array; `asarray` adds nothing.
+    assert_eq!(text.matches(" = copy ").count(), 2, "{text}");
+    assert!(text.contains(":f32[3] = copy b"), "{text}");
 }
