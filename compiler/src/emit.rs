@@ -204,6 +204,12 @@ pub struct Emitter<'a> {
     checks: bool,
     /// The replay's flag for the inputs of the equation being emitted.
     clean: Option<Ident>,
+    /// While a loop writes buffer `.1` in place of the dead buffer `.0` it
+    /// took over: reads of `.0` read the element about to be overwritten.
+    reuse: Option<(String, Ident)>,
+    /// Buffers moved in as inputs (a scan's carries), with whether they
+    /// were taken over or returned; the others go back to the pool.
+    owned_inputs: Vec<Ident>,
 }
 
 impl<'a> Emitter<'a> {
@@ -241,6 +247,8 @@ impl<'a> Emitter<'a> {
             written_target: false,
             checks: false,
             clean: None,
+            reuse: None,
+            owned_inputs: Vec::new(),
         }
     }
 
@@ -288,6 +296,26 @@ impl<'a> Emitter<'a> {
 
     /// Binds an input from an expression of its row-major data (`&[T]`), or
     /// of its value when it is a Rust scalar.
+    /// An array input moved in as a `Vec` (a loop's carry): owned, so it
+    /// can be written over once dead, or returned without a copy.
+    fn input_owned(&mut self, v: Var, data: TokenStream) {
+        let name = Self::name(v);
+        let aval = self.j.aval(v).clone();
+        let ty = rust_type(aval.dtype);
+        self.stmts
+            .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #data;));
+        self.owned.insert(name.to_string());
+        self.owned_inputs.push(name.clone());
+        self.locs.insert(
+            v,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
+    }
+
     pub fn input_data(&mut self, v: Var, data: TokenStream, rust_scalar: Option<TokenStream>) {
         let name = Self::name(v);
         let aval = self.j.aval(v).clone();
@@ -479,8 +507,73 @@ impl<'a> Emitter<'a> {
             return;
         }
         let name = Self::name(v);
+        if let Some(dead) = self.reusable_operand(v, aval) {
+            // Written over a dead operand's buffer, as XLA reuses buffers:
+            // each element is read before it is overwritten.
+            let ty = rust_type(aval.dtype);
+            self.stmts
+                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #dead;));
+            self.reuse = Some((dead.to_string(), name.clone()));
+            self.write_loops(&name, &Atom::Var(v), aval);
+            self.reuse = None;
+            self.owned.remove(&dead.to_string());
+            self.finish_buffer(v, aval, name);
+            return;
+        }
         self.write_buffer(&name, &Atom::Var(v), aval);
         self.finish_buffer(v, aval, name);
+    }
+
+    /// A buffer `v` can be written over: an operand, in the fused
+    /// elementwise expression of `v`, read at `v`'s own index (same shape
+    /// and dtype all the way up), held in a whole row-major buffer this body
+    /// owns that no other view shares, and read by nothing else.
+    fn reusable_operand(&self, v: Var, aval: &Aval) -> Option<Ident> {
+        if self.checks || self.hoisted.is_some() {
+            return None;
+        }
+        self.reusable_in(v, aval)
+    }
+
+    fn reusable_in(&self, v: Var, aval: &Aval) -> Option<Ident> {
+        let e = self.j.eqns.iter().find(|e| e.outs.contains(&v))?;
+        if e.prim.lowering != Lowering::Elementwise {
+            return None;
+        }
+        e.ins.iter().find_map(|a| {
+            let Atom::Var(u) = a else { return None };
+            let Some(Loc::View {
+                buf,
+                offset,
+                strides,
+            }) = self.locs.get(u)
+            else {
+                // A fused operand of the same shape: look inside it.
+                let ua = self.j.aval(*u);
+                let fused = matches!(self.locs.get(u), Some(Loc::Fused) | None);
+                return (fused && ua.shape == aval.shape)
+                    .then(|| self.reusable_in(*u, aval))
+                    .flatten();
+            };
+            let key = buf.to_string();
+            let ua = self.j.aval(*u);
+            let only_reader = self.uses.get(u) == Some(&1)
+                && !self.j.outvars.contains(&Atom::Var(*u))
+                && e.ins.iter().filter(|b| *b == a).count() == 1;
+            let unshared = !self
+                .locs
+                .iter()
+                .any(|(w, l)| w != u && matches!(l, Loc::View { buf: b, .. } if *b == key));
+            (ua.dtype == aval.dtype
+                && ua.shape == aval.shape
+                && offset.to_string() == "0usize"
+                && strides_are_row_major(strides, &aval.shape)
+                && self.owned.contains(&key)
+                && !self.returned.contains(&key)
+                && only_reader
+                && unshared)
+                .then(|| buf.clone())
+        })
     }
 
     /// Writes the output variable `v` of a row program straight into the
@@ -622,6 +715,13 @@ impl<'a> Emitter<'a> {
                         loop_strides[*i] = s.clone();
                     }
                 }
+                if let Some((dead, into)) = &self.reuse {
+                    if buf == dead {
+                        // The buffer now being written: the same row, the
+                        // same element, read first.
+                        return l.row_of(into, &offset, &loop_strides, true);
+                    }
+                }
                 return l.row_of(&buf, &offset, &loop_strides, false);
             }
             Some(Loc::Fused) | None => {
@@ -707,6 +807,18 @@ impl<'a> Emitter<'a> {
     /// tuple of its outputs (owned buffers or scalars). `inputs` are its
     /// inputs' expressions: a scalar value, or a `&[T]` of the row-major data.
     fn sub_block(&self, body: &Jaxpr, inputs: &[(TokenStream, bool)]) -> syn::Result<TokenStream> {
+        self.sub_block_owning(body, inputs, 0)
+    }
+
+    /// [`Self::sub_block`] whose first `n_owned` inputs are `Vec`s moved in:
+    /// the body may write over them once they are dead, or return them;
+    /// those it does neither with go back to the pool.
+    fn sub_block_owning(
+        &self,
+        body: &Jaxpr,
+        inputs: &[(TokenStream, bool)],
+        n_owned: usize,
+    ) -> syn::Result<TokenStream> {
         let mut body = body.clone();
         crate::simplify::simplify(&mut body);
         let mut em = Emitter::new(&body);
@@ -714,16 +826,34 @@ impl<'a> Emitter<'a> {
         for (v, values) in &body.constvars {
             em.constant(*v, values);
         }
-        for ((expr, scalar), v) in inputs.iter().zip(&body.invars) {
+        for (k, ((expr, scalar), v)) in inputs.iter().zip(&body.invars).enumerate() {
             if *scalar {
                 em.input_data(*v, quote!(&[]), Some(expr.clone()));
+            } else if k < n_owned {
+                em.input_owned(*v, expr.clone());
             } else {
                 em.input_data(*v, expr.clone(), None);
             }
         }
         em.eqns()?;
         let (stmts, outs) = em.finish();
-        Ok(quote!({ #(#stmts)* (#(#outs,)*) }))
+        let unused: Vec<&Ident> = em
+            .owned_inputs
+            .iter()
+            .filter(|n| em.owned.contains(&n.to_string()) && !em.returned.contains(&n.to_string()))
+            .collect();
+        if unused.is_empty() {
+            return Ok(quote!({ #(#stmts)* (#(#outs,)*) }));
+        }
+        let held: Vec<Ident> = (0..outs.len())
+            .map(|i| format_ident!("__held{}", i))
+            .collect();
+        Ok(quote!({
+            #(#stmts)*
+            #(let #held = #outs;)*
+            #(::jax::__rt::recycle(#unused);)*
+            (#(#held,)*)
+        }))
     }
 
     /// Moves each step's new carry in; an array's old buffer goes back for
@@ -753,6 +883,7 @@ impl<'a> Emitter<'a> {
         body: &Jaxpr,
         first_invariant: usize,
         mut inputs: Vec<(TokenStream, bool)>,
+        n_owned: usize,
     ) -> syn::Result<TokenStream> {
         let mut body = body.clone();
         let k = self.stmts.len();
@@ -802,7 +933,7 @@ impl<'a> Emitter<'a> {
                 *lhs_contract = vec![0];
             }
         }
-        self.sub_block(&body, &inputs)
+        self.sub_block_owning(&body, &inputs, n_owned)
     }
 
     /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
@@ -894,7 +1025,7 @@ impl<'a> Emitter<'a> {
             carried.iter().chain(f).cloned().collect()
         };
         let cond = self.sub_block(&w.cond, &with(free_cond))?;
-        let body = self.loop_body(&w.body, n, with(free_body))?;
+        let body = self.loop_body(&w.body, n, with(free_body), 0)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         let step = self.next_carry(&carry, &news, &e.ins[..n]);
         self.stmts.push(quote! {
@@ -950,7 +1081,19 @@ impl<'a> Emitter<'a> {
             );
             y_rows.push((product(&aval.shape[1..]), aval.rank() == 1));
         }
-        let mut inputs = self.carry_inputs(&carry, &e.ins[..nc]);
+        // The carries move into the body, which may update them in place.
+        let mut inputs: Vec<(TokenStream, bool)> = self
+            .carry_inputs(&carry, &e.ins[..nc])
+            .into_iter()
+            .zip(&carry)
+            .map(|((expr, scalar), c)| {
+                if scalar {
+                    (expr, scalar)
+                } else {
+                    (quote!(::std::mem::take(&mut #c)), false)
+                }
+            })
+            .collect();
         for (expr, row, scalar_rows) in &xs {
             if *scalar_rows {
                 inputs.push((quote!(#expr[#t]), true));
@@ -959,7 +1102,7 @@ impl<'a> Emitter<'a> {
             }
         }
         inputs.extend(free);
-        let block = self.loop_body(&sc.body, nc + nx, inputs)?;
+        let block = self.loop_body(&sc.body, nc + nx, inputs, nc)?;
         let news: Vec<Ident> = (0..nc)
             .map(|i| format_ident!("__next{}_{}", k, i))
             .collect();
@@ -979,7 +1122,12 @@ impl<'a> Emitter<'a> {
                 }
             })
             .collect();
-        let next = self.next_carry(&carry, &news, &e.ins[..nc]);
+        // The old carries went into the body: nothing to give back here.
+        let next: Vec<TokenStream> = carry
+            .iter()
+            .zip(&news)
+            .map(|(c, n)| quote!(#c = #n;))
+            .collect();
         let row_of_step = if sc.reverse {
             quote!(#length - 1 - #step)
         } else {
