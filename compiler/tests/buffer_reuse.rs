@@ -2,25 +2,17 @@
 //! it (as XLA reuses buffers), and never over a parameter or a buffer that
 //! is read again.
 
-use proc_macro2::TokenStream;
+mod common;
 
-/// The emitted function itself: no replay, no companion module.
+use common::{buffers, expanded};
+
+/// The emitted function itself, without its companion module.
 fn body(src: &str) -> String {
-    let item: TokenStream = src.parse().unwrap();
-    let code = jax_compiler::expand_jit(TokenStream::new(), item).to_string();
-    let end = ":: std :: option :: Option :: None }";
-    let code = match (code.find("fn __debug_replay"), code.find(end)) {
-        (Some(a), Some(b)) => format!("{}{}", &code[..a], &code[b + end.len()..]),
-        _ => code,
-    };
+    let code = expanded(src);
     match code.find("mod f") {
         Some(m) => code[..m].to_string(),
         None => code,
     }
-}
-
-fn buffers(code: &str) -> usize {
-    code.matches(":: jax :: __rt :: buffer").count()
 }
 
 #[test]

@@ -1,22 +1,9 @@
 //! A sample is computed inside the loop of its consumer: `x + normal(k)`
 //! allocates one buffer (the result), never one for the noise.
 
-use proc_macro2::TokenStream;
+mod common;
 
-/// The expansion, without the unfused replay `jax_debug_nans` runs.
-fn expanded(src: &str) -> String {
-    let item: TokenStream = src.parse().unwrap();
-    let code = jax_compiler::expand_jit(TokenStream::new(), item).to_string();
-    let end = ":: std :: option :: Option :: None }";
-    match (code.find("fn __debug_replay"), code.find(end)) {
-        (Some(a), Some(b)) => format!("{}{}", &code[..a], &code[b + end.len()..]),
-        _ => code,
-    }
-}
-
-fn buffers(code: &str) -> usize {
-    code.matches(":: jax :: __rt :: buffer").count()
-}
+use common::{buffers, expanded};
 
 #[test]
 fn noise_fuses_into_its_consumer() {
