@@ -548,10 +548,14 @@ impl<'a> Emitter<'a> {
                 strides,
             }) = self.locs.get(u)
             else {
-                // A fused operand of the same shape: look inside it.
+                // A fused operand of the same shape that only this loop
+                // computes (a fused value read twice is recomputed in each
+                // reader's loop, which would read the buffer again): look
+                // inside it.
                 let ua = self.j.aval(*u);
                 let fused = matches!(self.locs.get(u), Some(Loc::Fused) | None);
-                return (fused && ua.shape == aval.shape)
+                let once = self.uses.get(u) == Some(&1) && !self.j.outvars.contains(&Atom::Var(*u));
+                return (fused && once && ua.shape == aval.shape)
                     .then(|| self.reusable_in(*u, aval))
                     .flatten();
             };

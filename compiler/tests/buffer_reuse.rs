@@ -48,3 +48,13 @@ fn a_scan_updates_its_carry_in_place() {
     let step = &code[code.find("for __step").expect("a loop")..];
     assert_eq!(buffers(step), 0, "{code}");
 }
+
+#[test]
+fn a_fused_value_read_twice_keeps_its_operands() {
+    // `t = tanh(y + 1)` may be computed inside both of its readers' loops,
+    // so `y`'s buffer must stay readable for the second.
+    let code = body(
+        "fn f(x: &Array<f32, 4, 3>, w: &Array<f32, 3, 2>) -> (Array<f32, 4, 2>, Array<f32, 4, 2>) { let t = jnp::tanh(x.matmul(w) + 1.0); (t * 2.0, t * 3.0) }",
+    );
+    assert!(buffers(&code) >= 1, "{code}");
+}
