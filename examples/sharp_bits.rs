@@ -121,21 +121,27 @@ pub enum Shown {
 /// - `python_not_on_traced_error`: `!x` on a bool array is elementwise in
 ///   Rust (JAX's `~x`), so there is nothing to reject.
 pub fn snippets() -> Vec<(&'static str, Shown)> {
-    let mut out: Vec<(&'static str, Shown)> = Vec::new();
+    let mut all = Vec::new();
+    each_snippet(&mut |name, shown| all.push((name, shown)));
+    all
+}
+
+/// Hands each snippet to `out` as soon as it has run, in the seed's order.
+pub fn each_snippet(out: &mut dyn FnMut(&'static str, Shown)) {
     macro_rules! show {
         ($name:literal, $value:expr) => {
-            out.push(($name, Shown::Value(format!("{:?}", $value))))
+            out($name, Shown::Value(format!("{:?}", $value)))
         };
     }
     macro_rules! reject {
         ($name:literal, $ui:literal) => {
-            out.push((
+            out(
                 $name,
                 Shown::Rejected {
                     ui: $ui,
                     stderr: include_str!(concat!("../ui-tests/fail/", $ui, ".stderr")),
                 },
-            ))
+            )
         };
     }
     let weak = |v: f32| Array::from(v).set_weak(true);
@@ -412,15 +418,15 @@ pub fn snippets() -> Vec<(&'static str, Shown)> {
             Err(e) => Shown::Raised(e.to_string()),
         }
     }
-    out.push((
+    out(
         "debug_nans_divide_zero_by_zero",
         raised(jax::debug::checked(|| divide(0.0, 0.0))),
-    ));
+    );
     let (x, y) = (Array::from([2.0f32, 0.0]), Array::from([3.0f32, 0.0]));
-    out.push((
+    out(
         "debug_nans_jit_function",
         raised(jax::debug::checked(|| nan_maker(&x, &y))),
-    ));
+    );
     show!(
         "debug_nans_no_nan_ok",
         weak(jax::debug::checked(|| divide(1.0, 2.0)).unwrap())
@@ -529,10 +535,10 @@ pub fn snippets() -> Vec<(&'static str, Shown)> {
     show!("vjp_square", (weak(y), (weak(pullback(1.0).0),)));
 
     // Printing: `repr` and `str`.
-    out.push((
+    out(
         "str_2d_float",
         Shown::Value(format!("{:?}", Array::<f32, 2, 3>::ones().to_string()).replace('"', "'")),
-    ));
+    );
     show!("repr_float_vector", Array::<f32, 2>::from([1.0, 2.0]));
     show!(
         "repr_int_scalar",
@@ -541,18 +547,17 @@ pub fn snippets() -> Vec<(&'static str, Shown)> {
             .get::<Array<DefaultInt>>()
     );
     show!("repr_bool", Array::<bool, 2>::from([true, false]));
-    out
 }
 
 fn main() {
-    for (name, shown) in snippets() {
-        match shown {
-            Shown::Value(repr) => println!("{name}: {repr}"),
-            Shown::Raised(error) => println!("{name}: raises {error}"),
-            Shown::Rejected { ui, stderr } => {
-                let message = stderr.lines().next().unwrap_or_default();
-                println!("{name}: compile error (ui-tests/fail/{ui}.rs) {message}");
-            }
+    // Each line as soon as its snippet has run, so the replay's messages of
+    // the NaN section appear where it runs.
+    each_snippet(&mut |name, shown| match shown {
+        Shown::Value(repr) => println!("{name}: {repr}"),
+        Shown::Raised(error) => println!("{name}: raises {error}"),
+        Shown::Rejected { ui, stderr } => {
+            let message = stderr.lines().next().unwrap_or_default();
+            println!("{name}: compile error (ui-tests/fail/{ui}.rs) {message}");
         }
-    }
+    });
 }
