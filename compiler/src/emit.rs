@@ -207,8 +207,8 @@ pub struct Emitter<'a> {
     /// While a loop writes buffer `.1` in place of the dead buffer `.0` it
     /// took over: reads of `.0` read the element about to be overwritten.
     reuse: Option<(String, Ident)>,
-    /// Buffers moved in as inputs (a scan's carries), with whether they
-    /// were taken over or returned; the others go back to the pool.
+    /// Buffers moved in as inputs (a scan's carries): those neither written
+    /// over nor returned go back to the pool at the end of the body.
     owned_inputs: Vec<Ident>,
 }
 
@@ -542,42 +542,55 @@ impl<'a> Emitter<'a> {
         }
         e.ins.iter().find_map(|a| {
             let Atom::Var(u) = a else { return None };
-            let Some(Loc::View {
-                buf,
-                offset,
-                strides,
-            }) = self.locs.get(u)
-            else {
-                // A fused operand of the same shape that only this loop
-                // computes (a fused value read twice is recomputed in each
-                // reader's loop, which would read the buffer again): look
-                // inside it.
-                let ua = self.j.aval(*u);
-                let fused = matches!(self.locs.get(u), Some(Loc::Fused) | None);
-                let once = self.uses.get(u) == Some(&1) && !self.j.outvars.contains(&Atom::Var(*u));
-                return (fused && once && ua.shape == aval.shape)
-                    .then(|| self.reusable_in(*u, aval))
-                    .flatten();
-            };
-            let key = buf.to_string();
             let ua = self.j.aval(*u);
-            let only_reader = self.uses.get(u) == Some(&1)
-                && !self.j.outvars.contains(&Atom::Var(*u))
-                && e.ins.iter().filter(|b| *b == a).count() == 1;
-            let unshared = !self
-                .locs
-                .iter()
-                .any(|(w, l)| w != u && matches!(l, Loc::View { buf: b, .. } if *b == key));
-            (ua.dtype == aval.dtype
-                && ua.shape == aval.shape
-                && offset.to_string() == "0usize"
-                && strides_are_row_major(strides, &aval.shape)
-                && self.owned.contains(&key)
-                && !self.returned.contains(&key)
-                && only_reader
-                && unshared)
-                .then(|| buf.clone())
+            if ua.shape != aval.shape {
+                return None;
+            }
+            if let Some(Loc::View { .. }) = self.locs.get(u) {
+                return (ua.dtype == aval.dtype)
+                    .then(|| self.dead_buffer(*u, &aval.shape))
+                    .flatten();
+            }
+            // A fused operand that only this loop computes (a fused value
+            // read twice is recomputed in each reader's loop, which would
+            // read the buffer again): look inside it.
+            let fused = matches!(self.locs.get(u), Some(Loc::Fused) | None);
+            (fused && self.read_once(*u))
+                .then(|| self.reusable_in(*u, aval))
+                .flatten()
         })
+    }
+
+    /// Whether one operand slot of one equation reads `v`, and it is not
+    /// an output: after that read, `v` is dead.
+    fn read_once(&self, v: Var) -> bool {
+        self.uses.get(&v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(v))
+    }
+
+    /// `v`'s buffer, when its next read is its last and the buffer may then
+    /// be written over: a whole row-major buffer this body owns and has not
+    /// returned, that no other value views.
+    fn dead_buffer(&self, v: Var, shape: &[Dim]) -> Option<Ident> {
+        let Some(Loc::View {
+            buf,
+            offset,
+            strides,
+        }) = self.locs.get(&v)
+        else {
+            return None;
+        };
+        let key = buf.to_string();
+        let shared = self
+            .locs
+            .iter()
+            .any(|(w, l)| *w != v && matches!(l, Loc::View { buf: b, .. } if *b == key));
+        (offset.to_string() == "0usize"
+            && strides_are_row_major(strides, shape)
+            && self.owned.contains(&key)
+            && !self.returned.contains(&key)
+            && !shared
+            && self.read_once(v))
+        .then(|| buf.clone())
     }
 
     /// Writes the output variable `v` of a row program straight into the
@@ -861,14 +874,21 @@ impl<'a> Emitter<'a> {
     }
 
     /// Moves each step's new carry in; an array's old buffer goes back for
-    /// the next step's outputs (`__rt::recycle`) instead of to the allocator.
-    fn next_carry(&self, carry: &[Ident], news: &[Ident], init: &[Atom]) -> Vec<TokenStream> {
+    /// the next step's outputs (`__rt::recycle`) instead of to the allocator,
+    /// unless it was `moved` into the body, which disposed of it.
+    fn next_carry(
+        &self,
+        carry: &[Ident],
+        news: &[Ident],
+        init: &[Atom],
+        moved: bool,
+    ) -> Vec<TokenStream> {
         carry
             .iter()
             .zip(news)
             .zip(init)
             .map(|((c, n), a)| {
-                if self.aval(a).rank() == 0 {
+                if moved || self.aval(a).rank() == 0 {
                     quote!(#c = #n;)
                 } else {
                     quote!(::jax::__rt::recycle(::std::mem::replace(&mut #c, #n));)
@@ -961,14 +981,22 @@ impl<'a> Emitter<'a> {
         carry
     }
 
-    /// The carry as a loop body's inputs: scalars, or `&[T]` of the buffers.
-    fn carry_inputs(&self, carry: &[Ident], init: &[Atom]) -> Vec<(TokenStream, bool)> {
+    /// The carry as a loop body's inputs: scalars, and the buffers as
+    /// `&[T]`, or `moved` in as `Vec`s the body owns.
+    fn carry_inputs(
+        &self,
+        carry: &[Ident],
+        init: &[Atom],
+        moved: bool,
+    ) -> Vec<(TokenStream, bool)> {
         carry
             .iter()
             .zip(init)
             .map(|(c, a)| {
                 if self.aval(a).rank() == 0 {
                     (quote!(#c), true)
+                } else if moved {
+                    (quote!(::std::mem::take(&mut #c)), false)
                 } else {
                     (quote!(&#c[..]), false)
                 }
@@ -1024,14 +1052,14 @@ impl<'a> Emitter<'a> {
             ops.push(self.bind_operand(a, &format_ident!("__invariant{}_{}", k, i)));
         }
         let (free_cond, free_body) = ops.split_at(w.n_free_cond);
-        let carried = self.carry_inputs(&carry, &e.ins[..n]);
+        let carried = self.carry_inputs(&carry, &e.ins[..n], false);
         let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
             carried.iter().chain(f).cloned().collect()
         };
         let cond = self.sub_block(&w.cond, &with(free_cond))?;
         let body = self.loop_body(&w.body, n, with(free_body), 0)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
-        let step = self.next_carry(&carry, &news, &e.ins[..n]);
+        let step = self.next_carry(&carry, &news, &e.ins[..n], false);
         self.stmts.push(quote! {
             loop {
                 let (__go,) = #cond;
@@ -1086,18 +1114,7 @@ impl<'a> Emitter<'a> {
             y_rows.push((product(&aval.shape[1..]), aval.rank() == 1));
         }
         // The carries move into the body, which may update them in place.
-        let mut inputs: Vec<(TokenStream, bool)> = self
-            .carry_inputs(&carry, &e.ins[..nc])
-            .into_iter()
-            .zip(&carry)
-            .map(|((expr, scalar), c)| {
-                if scalar {
-                    (expr, scalar)
-                } else {
-                    (quote!(::std::mem::take(&mut #c)), false)
-                }
-            })
-            .collect();
+        let mut inputs = self.carry_inputs(&carry, &e.ins[..nc], true);
         for (expr, row, scalar_rows) in &xs {
             if *scalar_rows {
                 inputs.push((quote!(#expr[#t]), true));
@@ -1126,12 +1143,7 @@ impl<'a> Emitter<'a> {
                 }
             })
             .collect();
-        // The old carries went into the body: nothing to give back here.
-        let next: Vec<TokenStream> = carry
-            .iter()
-            .zip(&news)
-            .map(|(c, n)| quote!(#c = #n;))
-            .collect();
+        let next = self.next_carry(&carry, &news, &e.ins[..nc], true);
         let row_of_step = if sc.reverse {
             quote!(#length - 1 - #step)
         } else {
@@ -1661,25 +1673,7 @@ impl<'a> Emitter<'a> {
         let ty = rust_type(aval.dtype);
         let x_aval = self.aval(x).clone();
         let in_place = match x {
-            Atom::Var(v) => match self.locs.get(v) {
-                Some(Loc::View {
-                    buf,
-                    offset,
-                    strides,
-                }) => {
-                    let whole = offset.to_string() == "0usize"
-                        && strides_are_row_major(strides, &x_aval.shape);
-                    let key = buf.to_string();
-                    let shared = self
-                        .locs
-                        .iter()
-                        .any(|(w, l)| w != v && matches!(l, Loc::View { buf: b, .. } if *b == key));
-                    let last_use =
-                        self.uses.get(v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(*v));
-                    (whole && !shared && last_use && self.owned.contains(&key)).then(|| buf.clone())
-                }
-                _ => None,
-            },
+            Atom::Var(v) => self.dead_buffer(*v, &x_aval.shape),
             Atom::Lit(_) => None,
         };
         match in_place {

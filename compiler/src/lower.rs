@@ -261,7 +261,7 @@ impl Tracer {
             };
             let x = atom(self, 0)?;
             let a = self.b.aval(&x);
-            if module != Module::Lax && (a.dtype.is_integer()) {
+            if module != Module::Lax && a.dtype.is_integer() {
                 return traced(x);
             }
             return traced(
