@@ -90,6 +90,8 @@ macro_rules! __debug_print {
 
 /// Runs `f` and returns, with its result, what [`print!`] printed in it
 /// on this thread (instead of printing it): for tests of code that prints.
+/// A panic in `f` propagates, and its text is dropped: later prints go
+/// where they went before the call.
 ///
 /// ```
 /// let x = jax::Array::<i32, 3>::from([1, 2, 3]);
@@ -100,10 +102,41 @@ macro_rules! __debug_print {
 /// assert_eq!((n, printed.as_str()), (6, "x = [1 2 3]\n"));
 /// ```
 pub fn capture_prints<R>(f: impl FnOnce() -> R) -> (R, String) {
-    let outer = PRINTED.with(|p| p.replace(Some(String::new())));
+    let scope = Scope::enter(&PRINTED, Some(String::new()));
     let r = f();
-    let printed = PRINTED.with(|p| p.replace(outer)).unwrap_or_default();
-    (r, printed)
+    (r, scope.leave().unwrap_or_default())
+}
+
+/// A thread-local's value for the length of a call: the previous value comes
+/// back when the scope ends, by [`Scope::leave`] or by a panic unwinding
+/// through it (a drop), so a panic cannot leave the thread in the scope's mode.
+struct Scope<T: 'static> {
+    key: &'static std::thread::LocalKey<RefCell<T>>,
+    /// The value before the scope; `None` once given back.
+    outer: Option<T>,
+}
+
+impl<T: 'static> Scope<T> {
+    fn enter(key: &'static std::thread::LocalKey<RefCell<T>>, value: T) -> Self {
+        let outer = Some(key.with(|c| c.replace(value)));
+        Scope { key, outer }
+    }
+
+    /// Puts the previous value back and returns the scope's.
+    fn leave(mut self) -> T {
+        let outer = self.outer.take().expect("given back once");
+        self.key.with(|c| c.replace(outer))
+    }
+}
+
+impl<T: 'static> Drop for Scope<T> {
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            // `try_with`: a scope unwinding while the thread exits must not
+            // panic again.
+            let _ = self.key.try_with(|c| c.replace(outer));
+        }
+    }
 }
 
 #[doc(hidden)]
@@ -125,6 +158,20 @@ pub fn print_line(args: fmt::Arguments<'_>) {
 /// (and for infinities with `jax_debug_infs`) whatever the flags say, and
 /// returns the first `FloatingPointError` instead of panicking.
 ///
+/// It observes the calling thread only: jitted functions that `f` calls on
+/// other threads (rayon's workers in a parallel iterator, spawned threads)
+/// behave as without `checked`. With the flags off they do not check, and
+/// their NaNs come back as values; with `jax_debug_nans` on they panic on
+/// their thread, and rayon carries that panic, with the error's message, to
+/// the thread that waits for the work, so it leaves `checked` as a panic,
+/// not an `Err`. (A thread-local cannot follow work onto rayon's threads;
+/// call `checked` in the worker's closure to get an `Err` there.) The loops a
+/// jitted function parallelizes itself are checked: the check runs on the
+/// calling thread, after the call.
+///
+/// A panic in `f` propagates; the thread leaves `checked`'s mode as it
+/// does on return.
+///
 /// ```
 /// #[jax::jit]
 /// fn ratio(x: &jax::Array<f32, 2>, y: &jax::Array<f32, 2>) -> jax::Array<f32, 2> {
@@ -136,10 +183,9 @@ pub fn print_line(args: fmt::Arguments<'_>) {
 /// assert!(err.location.contains(".rs:"), "{}", err.location);
 /// ```
 pub fn checked<R>(f: impl FnOnce() -> R) -> Result<R, FloatingPointError> {
-    let outer = CAUGHT.with(|c| c.replace(Some(None)));
+    let scope = Scope::enter(&CAUGHT, Some(None));
     let r = f();
-    let caught = CAUGHT.with(|c| c.replace(outer));
-    match caught.flatten() {
+    match scope.leave().flatten() {
         Some(e) => Err(e),
         None => Ok(r),
     }

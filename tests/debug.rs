@@ -198,3 +198,42 @@ fn default_dtypes_follow_x64() {
         cfg!(feature = "x64")
     );
 }
+
+/// A panic inside `checked` propagates, and the enclosing `checked` is back
+/// in place: the inner call's error stays with it.
+#[test]
+fn a_panic_inside_checked_restores_the_outer_state() {
+    let outer = jax::debug::checked(|| {
+        let inner = std::panic::catch_unwind(|| {
+            jax::debug::checked(|| {
+                let _ = ratio(0.0, 0.0);
+                panic!("inside checked");
+            })
+        });
+        let payload = inner.unwrap_err();
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"inside checked"));
+        ratio(1.0, 2.0)
+    });
+    assert_eq!(outer, Ok(0.5));
+}
+
+/// A panic inside `capture_prints` propagates, and later prints go where
+/// they went before it: here to the enclosing capture.
+#[test]
+fn a_panic_inside_capture_prints_restores_the_outer_state() {
+    let ((), printed) = jax::debug::capture_prints(|| {
+        let inner = std::panic::catch_unwind(|| {
+            jax::debug::capture_prints(|| {
+                jax::debug::print!("inner");
+                panic!("inside capture_prints");
+            })
+        });
+        let payload = inner.unwrap_err();
+        assert_eq!(
+            payload.downcast_ref::<&str>(),
+            Some(&"inside capture_prints")
+        );
+        jax::debug::print!("after");
+    });
+    assert_eq!(printed, "after\n");
+}
