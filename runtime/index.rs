@@ -362,7 +362,13 @@ macro_rules! array_impls {
         {
             fn into_item(self) -> IndexItem {
                 IndexItem::Array {
-                    data: self.as_slice().iter().map(|i| i.as_i128() as i64).collect(),
+                    // Saturating, as `IndexInt::to_i64`: an unsigned value
+                    // above `i64::MAX` is past the end, never from the end.
+                    data: self
+                        .as_slice()
+                        .iter()
+                        .map(|i| i64::try_from(i.as_i128()).unwrap_or(i64::MAX))
+                        .collect(),
                     shape: Array::<I, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec(),
                 }
             }

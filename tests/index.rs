@@ -346,3 +346,39 @@ fn weak_type_is_kept() {
     assert!(g.weak_type());
     assert!(w.at(1).set(2.0).weak_type());
 }
+
+/// Unsigned index arrays never count from the end: a value above `i64::MAX`
+/// (or any value past the axis) is out of bounds, as a large positive index
+/// is, whatever the type. Expected values follow from `x[i] == i`.
+#[test]
+fn unsigned_index_arrays_beyond_the_axis_are_out_of_bounds() {
+    macro_rules! check {
+        ($($t:ty),*) => {$({
+            // The largest value, the top bit alone (negative if wrapped to a
+            // signed type of the same width), just past the axis, in bounds.
+            let i = Array::<$t, 4>::from([<$t>::MAX, <$t>::MAX / 2 + 1, 10, 2]);
+            let t = stringify!($t);
+            let fill: Array<f32, 4> = x().at(&i).get_fill(-1.0);
+            assert_eq!(fill.to_vec(), [-1.0, -1.0, -1.0, 2.0], "{t}");
+            let clip: Array<f32, 4> = x().at(&i).get();
+            assert_eq!(clip.to_vec(), [9.0, 9.0, 9.0, 2.0], "{t}");
+            let mut want = x().to_vec();
+            want[2] = -7.0;
+            assert_eq!(x().at(&i).set(-7.0).to_vec(), want, "{t}");
+            assert_eq!(x().at(&i).add(-9.0).to_vec(), {
+                let mut w = x().to_vec();
+                w[2] -= 9.0;
+                w
+            }, "{t}");
+            want[9] = -7.0;
+            assert_eq!(x().at(&i).set_with(-7.0, Mode::Clip).to_vec(), want, "{t}");
+            // In a tuple with another axis, and against the scalar index.
+            let rows = Array::<$t, 2>::from([<$t>::MAX, 1]);
+            let got: Array<f32, 2> = y().at((&rows, 0)).get_fill(-1.0);
+            assert_eq!(got.to_vec(), [-1.0, 5.0], "{t}");
+            let scalar: Array<f32> = x().at(<$t>::MAX).get_fill(-1.0);
+            assert_eq!(scalar.item(), -1.0, "{t}");
+        })*};
+    }
+    check!(u8, u16, u32, u64);
+}
