@@ -325,3 +325,76 @@ fn large_samples_equal_the_elementwise_definition() {
         );
     }
 }
+
+/// `v` sorted.
+fn sorted<T: Ord + Copy>(v: &[T]) -> Vec<T> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+/// A permutation fills its type up to the largest value: each of `0..n`
+/// once. (A type that cannot hold `n - 1` does not compile: see the
+/// `compile_fail` example of `random::permutation`.)
+#[test]
+fn permutations_fill_narrow_types_up_to_their_maximum() {
+    let p = random::permutation::<Array<u8, 256>>(key(1)).to_vec();
+    assert_eq!(sorted(&p), (0..=255u8).collect::<Vec<_>>());
+    let p = random::permutation::<Array<i16, 1000>>(key(1)).to_vec();
+    assert_eq!(sorted(&p), (0..1000i16).collect::<Vec<_>>());
+    // Few values into many draws of a narrow type.
+    let c = random::choice::<Array<u8, 1000>>(key(2), 10, true).to_vec();
+    assert!(c.iter().all(|&v| v < 10), "{c:?}");
+    let c = random::choice::<Array<u8, 256>>(key(2), 256, false).to_vec();
+    assert_eq!(sorted(&c), (0..=255u8).collect::<Vec<_>>());
+}
+
+/// Indices `0..1000` do not fit `u8`: a panic, not values that wrap at 256.
+#[test]
+#[should_panic(expected = "choice: the result type u8 cannot hold the indices 0..1000")]
+fn choice_refuses_a_type_that_cannot_hold_the_population() {
+    let _ = random::choice::<Array<u8, 5>>(key(0), 1000, true);
+}
+
+/// As `choice`: 300 categories do not fit `u8`.
+#[test]
+#[should_panic(expected = "categorical: the result type u8 cannot hold the indices 0..300")]
+fn categorical_refuses_a_type_that_cannot_hold_the_categories() {
+    let logits = Array::<f32, 300>::zeros();
+    let _: Array<u8, 2> = random::categorical(key(0), &logits, -1);
+}
+
+/// JAX's `choice(key, n)` is `randint(key, shape, 0, n)`; past `i32` (JAX
+/// needs x64 for such `n`) it is int64's `randint`, so draws cover the
+/// whole population.
+#[test]
+fn choice_draws_from_a_population_beyond_i32() {
+    let n: i64 = 5_000_000_000;
+    let c = random::choice::<Array<i64, 1000>>(key(0), n as usize, true).to_vec();
+    let want = random::randint::<Array<i64, 1000>>(key(0), 0, n).to_vec();
+    assert_eq!(c, want);
+    assert!(c.iter().all(|v| (0..n).contains(v)));
+    // All 1000 uniform draws below 2^31 would have probability
+    // (2^31 / 5e9)^1000 < 1e-300.
+    assert!(c.iter().any(|&v| v >= 1 << 31), "{c:?}");
+    // Up to i32::MAX the draws are int32's (default-int) `randint`, as JAX's.
+    let m = i32::MAX as usize;
+    let c = random::choice::<Array<I, 100>>(key(0), m, true).to_vec();
+    assert_eq!(c, random::randint::<Array<I, 100>>(key(0), 0, m as i64).to_vec());
+}
+
+/// JAX's argmax over an empty axis raises; so does `categorical`.
+#[test]
+#[should_panic(expected = "categorical: attempt to get argmax of an empty sequence")]
+fn categorical_of_no_categories_panics() {
+    let logits = Array::<f32, 0>::zeros();
+    let _: Array<i32, 3> = random::categorical(key(0), &logits, -1);
+}
+
+/// Empty batches with categories give an empty result, as in JAX.
+#[test]
+fn categorical_of_an_empty_batch_is_empty() {
+    let logits = Array::<f32, 0, 4>::zeros();
+    let c: Array<i32, 0> = random::categorical(key(0), &logits, -1);
+    assert!(c.to_vec().is_empty());
+}

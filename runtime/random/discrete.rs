@@ -5,9 +5,29 @@
 use super::continuous::{between, gumbel_of_block, Continuous};
 use super::randint::RandInt;
 use super::uniform::Uniform;
-use super::{block, permutation, randint, shuffled_indices, Key};
+use super::{block, permuted_indices, randint, shuffled_indices, Key};
 use crate::array::ArrayType;
-use crate::element::Element;
+use crate::element::{DType, Element};
+use crate::shape::ConstMsg;
+
+/// Panics unless an integer type of `dtype` (largest value `max`) holds
+/// every index `0..n`: a narrower type would wrap and repeat values. JAX's
+/// index samplers return the default integer type; here the caller's type
+/// annotation chooses, so it is checked. In a `const` block (when `n` is in
+/// the types) the panic is a compile error.
+#[track_caller]
+pub(super) const fn check_indices_fit(op: &str, dtype: DType, n: usize, max: i128) {
+    if n > 0 && (n - 1) as i128 > max {
+        let m = ConstMsg::new()
+            .str(op)
+            .str(": the result type ")
+            .str(dtype.short_name())
+            .str(" cannot hold the indices 0..")
+            .num(n)
+            .str("; use a wider integer type (JAX returns int32)");
+        panic!("{}", m.as_str());
+    }
+}
 
 /// `a + b` rounded once to `T` (exact in f64 for every float type).
 fn add<T: Element>(a: T, b: T) -> T {
@@ -55,6 +75,16 @@ fn argmax<T: Element>(values: impl Iterator<Item = T>) -> usize {
 /// let c: Array<i32, 6> = random::categorical(random::key(0), &logits, -1);
 /// assert_eq!(c.to_vec(), [2; 6]);
 /// ```
+///
+/// Panics, as JAX raises, when `axis` has no categories (`categorical:
+/// attempt to get argmax of an empty sequence`), and when the result's
+/// integer type cannot hold the category indices.
+///
+/// ```should_panic
+/// use jax::{random, Array};
+/// let logits = Array::<f32, 0>::zeros();
+/// let _: Array<i32> = random::categorical(random::key(0), &logits, -1);
+/// ```
 pub fn categorical<A, L>(k: Key, logits: &L, axis: isize) -> A
 where
     A: ArrayType,
@@ -70,6 +100,16 @@ where
         "categorical: axis {axis} is out of bounds for logits of rank {rank}"
     );
     let ax = ax as usize;
+    let n = L::SHAPE[ax];
+    // JAX's `jnp.argmax` raises for an empty axis, whatever the other axes.
+    assert!(
+        n > 0,
+        "categorical: attempt to get argmax of an empty sequence (axis {axis} of the logits' shape {:?} has no categories)",
+        L::SHAPE
+    );
+    if A::SIZE > 0 {
+        check_indices_fit("categorical", A::Elem::DTYPE, n, <A::Elem as RandInt>::MAX);
+    }
     let batch: Vec<usize> = L::SHAPE
         .iter()
         .enumerate()
@@ -82,7 +122,6 @@ where
         A::SHAPE
     );
     let samples: usize = A::SHAPE[..A::SHAPE.len() - batch.len()].iter().product();
-    let n = L::SHAPE[ax];
     let inner: usize = L::SHAPE[ax + 1..].iter().product();
     let batch_size: usize = batch.iter().product();
     let logits = logits.data();
@@ -118,11 +157,22 @@ fn uniform_indices(k: Key, n: usize, draws: usize, replace: bool) -> Vec<usize> 
     if replace {
         let [k_hi, k_lo] = super::split(k);
         let blocks = (0..draws).map(|i| (block(k_hi, i), block(k_lo, i)));
-        // JAX draws int32 (int64 with x64) indices.
-        randint::randint_values::<crate::DefaultInt>(0, n as i64, blocks)
-            .into_iter()
-            .map(|i| i as usize)
-            .collect()
+        // JAX draws `randint(key, shape, 0, n)` in the default int type,
+        // int32 (int64 with x64). A population past it needs int64, as in
+        // JAX with x64: int32's `randint` would clip `n` to 2^31 - 1.
+        let hi = i64::try_from(n)
+            .unwrap_or_else(|_| panic!("choice: a population of {n} does not fit int64"));
+        if n as i128 <= <crate::DefaultInt as RandInt>::MAX {
+            randint::randint_values::<crate::DefaultInt>(0, hi, blocks)
+                .into_iter()
+                .map(|i| i as usize)
+                .collect()
+        } else {
+            randint::randint_values::<i64>(0, hi, blocks)
+                .into_iter()
+                .map(|i| i as usize)
+                .collect()
+        }
     } else {
         let mut order = shuffled_indices(k, n);
         order.truncate(draws);
@@ -141,15 +191,33 @@ fn uniform_indices(k: Key, n: usize, draws: usize, replace: bool) -> Vec<usize> 
 /// v.dedup();
 /// assert_eq!(v.len(), 4);
 /// ```
+///
+/// With replacement the draws are JAX's `randint(key, shape, 0, n)` in the
+/// default integer type; a population larger than that type holds is drawn
+/// with int64's `randint`, as JAX does with `jax_enable_x64`:
+///
+/// ```
+/// use jax::{random, Array};
+/// let n = 5_000_000_000i64;
+/// let c: Array<i64, 8> = random::choice(random::key(0), n as usize, true);
+/// assert_eq!(c, random::randint::<Array<i64, 8>>(random::key(0), 0, n));
+/// ```
+///
+/// Panics when the result's integer type cannot hold `n - 1` (its values
+/// would wrap), and with JAX's messages when `n` is 0 or smaller than the
+/// number of draws without replacement.
 pub fn choice<A>(k: Key, n: usize, replace: bool) -> A
 where
     A: ArrayType,
     A::Elem: RandInt,
 {
+    if A::SIZE > 0 {
+        check_indices_fit("choice", A::Elem::DTYPE, n, <A::Elem as RandInt>::MAX);
+    }
     if !replace {
         check_population(n, A::SIZE, replace);
         if n == A::SIZE {
-            return permutation(k);
+            return permuted_indices(k);
         }
     }
     A::from_data(
@@ -199,6 +267,14 @@ where
 /// let c: Array<i32, 5> = random::choice_weighted(random::key(0), &p, true);
 /// assert_eq!(c.to_vec(), [1; 5]);
 /// ```
+///
+/// The result type must hold the indices `0..len(p)`, or it does not compile:
+///
+/// ```compile_fail,E0080
+/// use jax::{random, Array};
+/// let p = Array::<f32, 300>::ones();
+/// let c: Array<u8, 5> = random::choice_weighted(random::key(0), &p, true);
+/// ```
 pub fn choice_weighted<A, P>(k: Key, p: &P, replace: bool) -> A
 where
     A: ArrayType,
@@ -211,6 +287,16 @@ where
         "choice_weighted: p must be a 1-D array, got shape {:?}",
         P::SHAPE
     );
+    const {
+        if A::SIZE > 0 {
+            check_indices_fit(
+                "choice_weighted",
+                <A::Elem as Element>::DTYPE,
+                P::SIZE,
+                <A::Elem as RandInt>::MAX,
+            )
+        }
+    };
     let n = P::SIZE;
     check_population(n, A::SIZE, replace);
     let p = p.data();

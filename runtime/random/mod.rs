@@ -381,7 +381,31 @@ fn shuffled_indices(mut k: Key, n: usize) -> Vec<usize> {
 /// v.sort();
 /// assert_eq!(v, [0, 1, 2, 3, 4]);
 /// ```
+///
+/// JAX permutes `arange(n)`, an int32 array. A type that cannot hold
+/// `n - 1` does not compile (`permutation: the result type u8 cannot hold
+/// the indices 0..1000`), where its values would repeat:
+///
+/// ```compile_fail,E0080
+/// let p: jax::Array<u8, 1000> = jax::random::permutation(jax::random::key(0));
+/// ```
 pub fn permutation<A: ArrayType>(k: Key) -> A
+where
+    A::Elem: RandInt,
+{
+    const {
+        discrete::check_indices_fit(
+            "permutation",
+            <A::Elem as crate::Element>::DTYPE,
+            A::SIZE,
+            <A::Elem as RandInt>::MAX,
+        )
+    };
+    permuted_indices(k)
+}
+
+/// [`permutation`] without its check: callers know the indices fit.
+fn permuted_indices<A: ArrayType>(k: Key) -> A
 where
     A::Elem: RandInt,
 {
