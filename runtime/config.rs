@@ -10,6 +10,10 @@
 //! The environment is read once, at the first read of a flag; `update`
 //! overrides it for the whole process.
 //!
+//! One setting is this crate's own: the cap on the pool of output buffers
+//! (see [`crate::clear_caches`]), `JAX_BUFFER_POOL_BYTES` (bytes; `0` turns
+//! pooling off) or [`set_buffer_pool_limit`], 256 MiB by default.
+//!
 //! ```
 //! jax::config::update("jax_debug_nans", true).unwrap();
 //! assert!(jax::config::read("jax_debug_nans").unwrap());
@@ -195,4 +199,44 @@ pub fn read(name: &str) -> Result<bool, ConfigError> {
         "jax_threefry_partitionable" => Ok(true),
         _ => Err(ConfigError::Unknown(name.to_string())),
     }
+}
+
+/// The most bytes the pool of output buffers keeps for reuse (see
+/// [`crate::clear_caches`]): `JAX_BUFFER_POOL_BYTES` if set when first
+/// read, else 256 MiB, until [`set_buffer_pool_limit`].
+///
+/// ```
+/// if std::env::var_os("JAX_BUFFER_POOL_BYTES").is_none() {
+///     assert_eq!(jax::config::buffer_pool_limit(), 256 << 20);
+/// }
+/// ```
+pub fn buffer_pool_limit() -> usize {
+    crate::__rt::pool::limit()
+}
+
+/// Sets [`buffer_pool_limit`] for the whole process; `0` turns pooling off.
+/// Buffers the pool holds beyond the new limit are freed at once.
+///
+/// ```
+/// use jax::{config, Array};
+/// config::set_buffer_pool_limit(0);
+/// drop(Array::<f32, 100_000>::zeros());
+/// assert_eq!(config::pooled_bytes(), 0); // freed, not pooled
+/// config::set_buffer_pool_limit(64 << 20);
+/// drop(Array::<f32, 100_000>::zeros());
+/// assert!(config::pooled_bytes() >= 400_000);
+/// assert_eq!(config::buffer_pool_limit(), 64 << 20);
+/// ```
+pub fn set_buffer_pool_limit(bytes: usize) {
+    crate::__rt::pool::set_limit(bytes)
+}
+
+/// Bytes of free buffers the pool holds now, at most [`buffer_pool_limit`].
+///
+/// ```
+/// jax::clear_caches();
+/// assert_eq!(jax::config::pooled_bytes(), 0);
+/// ```
+pub fn pooled_bytes() -> usize {
+    crate::__rt::pool::pooled_bytes()
 }

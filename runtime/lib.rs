@@ -245,6 +245,27 @@ pub use error::ShapeError;
 pub use jax_macros::jit;
 pub use jaxpr::{CostAnalysis, Jaxpr};
 
+/// `jax.clear_caches()`: frees what the crate keeps between calls. Compiled
+/// code is made when your crate compiles, so the one cache is the pool of
+/// output buffers: the storage of dropped arrays of 64 KiB or more, kept
+/// (up to [`config::buffer_pool_limit`], 256 MiB by default) so that the
+/// next jitted call of the same size skips the allocation and its page
+/// faults. Call it after a phase that used large arrays to give that memory
+/// back. Small buffers that loops recycle are freed on the calling thread.
+///
+/// ```
+/// use jax::Array;
+/// let x = Array::<f32, 100_000>::zeros(); // 400 kB
+/// drop(x); // the last reference: its buffer goes to the pool
+/// assert!(jax::config::pooled_bytes() >= 400_000);
+/// jax::clear_caches();
+/// assert_eq!(jax::config::pooled_bytes(), 0);
+/// ```
+pub fn clear_caches() {
+    __rt::pool::clear();
+    __rt::pool::clear_recycled();
+}
+
 /// Everything a typical user needs: `use jax::prelude::*;`.
 pub mod prelude {
     pub use crate::array::{Array, ArrayType, AsArray};

@@ -78,7 +78,7 @@ fn a_fused_chain_allocates_one_buffer_cold_and_none_warm() {
     let x = Array::<f32, N>::from_fn(|i| (i % 1000) as f32 / 100.0 - 5.0);
     let want = chain10(&x).to_vec();
 
-    jax::__rt::pool::clear();
+    jax::clear_caches();
     let cold = large_allocations(|| drop(chain10(&x)));
     assert_eq!(cold, 1, "one output buffer, no temporaries");
 
@@ -102,7 +102,7 @@ fn a_fused_chain_allocates_one_buffer_cold_and_none_warm() {
 fn a_shared_buffer_is_pooled_only_when_the_last_clone_drops() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let x = Array::<f32, N>::from_fn(|i| i as f32);
-    jax::__rt::pool::clear();
+    jax::clear_caches();
     let y = chain10(&x);
     let z = y.clone();
     drop(y);
@@ -117,6 +117,42 @@ fn a_shared_buffer_is_pooled_only_when_the_last_clone_drops() {
             assert!(a == b);
         }),
         0
+    );
+}
+
+/// `jax::clear_caches` empties the pool, which holds at most its limit
+/// (256 MiB unless `JAX_BUFFER_POOL_BYTES` says otherwise); a limit below
+/// one buffer turns pooling off.
+#[test]
+fn the_pool_is_bounded_and_clear_caches_empties_it() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let default = jax::config::buffer_pool_limit();
+    if std::env::var_os("JAX_BUFFER_POOL_BYTES").is_none() {
+        assert_eq!(default, 256 << 20);
+    }
+    let x = Array::<f32, N>::from_fn(|i| i as f32);
+    drop(chain10(&x));
+    assert!(jax::config::pooled_bytes() >= OUT_BYTES);
+    jax::clear_caches();
+    assert_eq!(jax::config::pooled_bytes(), 0);
+    assert_eq!(large_allocations(|| drop(chain10(&x))), 1);
+    assert_eq!(large_allocations(|| drop(chain10(&x))), 0);
+
+    // Lowering the limit below what the pool holds frees it; below one
+    // buffer nothing is pooled, so every call allocates.
+    jax::config::set_buffer_pool_limit(OUT_BYTES - 1);
+    assert_eq!(jax::config::buffer_pool_limit(), OUT_BYTES - 1);
+    assert_eq!(jax::config::pooled_bytes(), 0);
+    assert_eq!(
+        large_allocations(|| (0..3).for_each(|_| drop(chain10(&x)))),
+        3
+    );
+    assert_eq!(jax::config::pooled_bytes(), 0);
+
+    jax::config::set_buffer_pool_limit(default);
+    assert_eq!(
+        large_allocations(|| (0..3).for_each(|_| drop(chain10(&x)))),
+        1
     );
 }
 
@@ -154,7 +190,7 @@ fn measure_pool_page_faults() {
         drop(axpb(&x));
         for _ in 0..21 {
             if cold {
-                jax::__rt::pool::clear();
+                jax::clear_caches();
             }
             let f0 = minor_faults();
             let t = std::time::Instant::now();

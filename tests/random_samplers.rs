@@ -380,7 +380,10 @@ fn choice_draws_from_a_population_beyond_i32() {
     // Up to i32::MAX the draws are int32's (default-int) `randint`, as JAX's.
     let m = i32::MAX as usize;
     let c = random::choice::<Array<I, 100>>(key(0), m, true).to_vec();
-    assert_eq!(c, random::randint::<Array<I, 100>>(key(0), 0, m as i64).to_vec());
+    assert_eq!(
+        c,
+        random::randint::<Array<I, 100>>(key(0), 0, m as i64).to_vec()
+    );
 }
 
 /// JAX's argmax over an empty axis raises; so does `categorical`.

@@ -12,8 +12,11 @@
 //! below the capacity in bytes); a buffer serves any request of its class
 //! that fits its capacity. A reused buffer holds stale but initialized
 //! values: callers overwrite it completely. Each class keeps at most
-//! [`PER_CLASS`] buffers and the pool at most [`MAX_POOLED_BYTES`]; buffers
-//! smaller than [`MIN_BYTES`] are left to the allocator, which is fast for them.
+//! [`PER_CLASS`] buffers and the pool at most [`limit`] bytes
+//! ([`DEFAULT_LIMIT`], or `JAX_BUFFER_POOL_BYTES`, or
+//! [`config::set_buffer_pool_limit`](crate::config::set_buffer_pool_limit));
+//! buffers smaller than [`MIN_BYTES`] are left to the allocator, which is
+//! fast for them. [`crate::clear_caches`] frees the pooled buffers.
 
 use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,8 +30,48 @@ pub const MIN_BYTES: usize = 64 << 10;
 /// At most this many free buffers per element type and size class.
 pub const PER_CLASS: usize = 4;
 
-/// At most this many bytes of free buffers in the pool, all types together.
-pub const MAX_POOLED_BYTES: usize = 512 << 20;
+/// The default [`limit`]: 256 MiB, four 64 MiB outputs.
+pub const DEFAULT_LIMIT: usize = 256 << 20;
+
+/// [`limit`], or `UNSET` before the environment is read.
+static LIMIT: AtomicUsize = AtomicUsize::new(UNSET);
+const UNSET: usize = usize::MAX;
+
+/// At most this many bytes of free buffers in the pool, all types together:
+/// `JAX_BUFFER_POOL_BYTES` (a number of bytes; 0 turns pooling off) if set
+/// when first read, else [`DEFAULT_LIMIT`], until [`set_limit`].
+pub fn limit() -> usize {
+    match LIMIT.load(Ordering::Relaxed) {
+        UNSET => {
+            let from_env = match std::env::var("JAX_BUFFER_POOL_BYTES") {
+                Ok(v) => v.trim().parse::<usize>().unwrap_or_else(|_| {
+                    eprintln!(
+                        "JAX_BUFFER_POOL_BYTES={v:?} is not a number of bytes; the buffer pool keeps at most {DEFAULT_LIMIT} bytes"
+                    );
+                    DEFAULT_LIMIT
+                }),
+                Err(_) => DEFAULT_LIMIT,
+            };
+            // A `set_limit` that raced ahead wins.
+            let _ = LIMIT.compare_exchange(
+                UNSET,
+                from_env.min(UNSET - 1),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            LIMIT.load(Ordering::Relaxed)
+        }
+        n => n,
+    }
+}
+
+/// Sets [`limit`]; if the pool holds more, its buffers are freed.
+pub fn set_limit(bytes: usize) {
+    LIMIT.store(bytes.min(UNSET - 1), Ordering::Relaxed);
+    if pooled_bytes() > bytes {
+        clear();
+    }
+}
 
 /// Size classes: `2^k` bytes for `k < CLASSES`.
 const CLASSES: usize = usize::BITS as usize;
@@ -120,7 +163,7 @@ pub fn put<T: Element>(v: Vec<T>) {
     if bytes < MIN_BYTES {
         return;
     }
-    if POOLED.fetch_add(bytes, Ordering::Relaxed) + bytes > MAX_POOLED_BYTES {
+    if POOLED.fetch_add(bytes, Ordering::Relaxed) + bytes > limit() {
         POOLED.fetch_sub(bytes, Ordering::Relaxed);
         return;
     }
@@ -185,6 +228,12 @@ pub fn recycle<T: Element>(v: Vec<T>) {
     });
 }
 
+/// Frees this thread's recycled small buffers.
+pub fn clear_recycled() {
+    RECYCLED_F32.with(|r| r.borrow_mut().clear());
+    RECYCLED_F64.with(|r| r.borrow_mut().clear());
+}
+
 /// A recycled small buffer of exactly `n` elements (stale contents).
 pub fn take_recycled<T: Element>(n: usize) -> Option<Vec<T>> {
     with_recycled(|list| {
@@ -200,7 +249,7 @@ pub fn pooled_bytes() -> usize {
 }
 
 /// Frees every pooled buffer, for example after a phase that used very large
-/// arrays.
+/// arrays (the public form is [`crate::clear_caches`]).
 pub fn clear() {
     let taken = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
     // Subtract only what was taken: a concurrent `put` may already count a
