@@ -538,3 +538,45 @@ fn buffers_written_over_in_place_give_eager_values() {
     assert_eq!(a.to_vec(), (&t * 2.0f32).to_vec());
     assert_eq!(b.to_vec(), (&t * 3.0f32).to_vec());
 }
+
+// The function's own const generics are numbers rustc knows when it compiles
+// the function: usable in arithmetic, cast, and mixed with traced values.
+#[jax::jit]
+fn scale_by_len<const N: usize>(x: &Array<f32, N>) -> Array<f32, N> {
+    x * (N as f32)
+}
+
+#[jax::jit]
+fn mean_by_hand<const N: usize>(x: &Array<f32, N>) -> Array<f32> {
+    x.sum() / (N as f32)
+}
+
+#[jax::jit]
+fn affine_in_len<const N: usize, const M: usize>(x: &Array<f32, N, M>) -> Array<f32, N, M> {
+    x * ((N * 2 + M) as f32) - (N as f32) / 2.0
+}
+
+#[jax::jit]
+fn shift_ints<const N: usize>(x: &Array<i32, N>) -> Array<i32, N> {
+    x + N % 3
+}
+
+#[test]
+fn const_generics_are_static_values_in_the_body() {
+    let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(scale_by_len(&x).to_vec(), [4.0, 8.0, 12.0, 16.0]);
+    let y = Array::<f32, 3>::from([1.0, 2.0, 6.0]);
+    assert_eq!(scale_by_len(&y).to_vec(), [3.0, 6.0, 18.0]);
+    assert_eq!(mean_by_hand(&x).item(), 2.5);
+    assert_eq!(mean_by_hand::grad(&x).to_vec(), [0.25; 4]);
+    let m = Array::<f32, 2, 3>::from([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]);
+    // (2 * 2 + 3) = 7; 2 / 2 = 1.
+    assert_eq!(
+        affine_in_len(&m).to_vec(),
+        [-1.0, 6.0, 13.0, 20.0, 27.0, 34.0]
+    );
+    let k = Array::<i32, 5>::from([0, 1, 2, 3, 4]);
+    assert_eq!(shift_ints(&k).to_vec(), [2, 3, 4, 5, 6]);
+    let text = scale_by_len::jaxpr().to_string();
+    assert!(text.contains("static_value[value=(N as f32)]"), "{text}");
+}

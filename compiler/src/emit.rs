@@ -419,10 +419,13 @@ impl<'a> Emitter<'a> {
         let prim = e.prim.name;
         let at = e.span.start();
         let location = format!("{}:{}:{}", e.span.file(), at.line, at.column + 1);
+        // The first error is kept and the replay runs on: one exit instead
+        // of one per operation, each dropping every live buffer, which made
+        // a long replay's compile time grow with the square of its length.
         self.stmts.push(quote! {
-            if #clean {
+            if #clean && __found.is_none() {
                 if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outs))* {
-                    return ::std::option::Option::Some(::jax::__rt::debug::error(__bad, #prim, #location));
+                    __found = ::std::option::Option::Some(::jax::__rt::debug::error(__bad, #prim, #location));
                 }
             }
         });
@@ -458,6 +461,9 @@ impl<'a> Emitter<'a> {
                     self.stmts.push(quote!(let #name: #ty = #value;));
                     self.locs.insert(out, Loc::Scalar(name));
                 }
+                Lowering::Elementwise if self.checks && self.replayable(e) => {
+                    self.replay_map(e, out, &aval)
+                }
                 Lowering::Elementwise | Lowering::Sample => {
                     if self.fusion.fused.contains(&out) {
                         self.locs.insert(out, Loc::Fused);
@@ -475,6 +481,90 @@ impl<'a> Emitter<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `replay_map` can run `e`: one to three operands, each a
+    /// literal, a scalar or a view of a buffer.
+    fn replayable(&self, e: &crate::ir::Eqn) -> bool {
+        (1..=3).contains(&e.ins.len())
+            && e.ins.iter().all(|a| match a {
+                Atom::Lit(_) => true,
+                Atom::Var(v) => !matches!(self.locs.get(v), Some(Loc::Fused) | None),
+            })
+    }
+
+    /// An elementwise operation in the `jax_debug_nans` replay: one call of
+    /// the runtime's `debug::mapN` with the operation as a function pointer
+    /// (see there), instead of a loop of its own.
+    fn replay_map(&mut self, e: &crate::ir::Eqn, out: Var, aval: &Aval) {
+        let mut operands = Vec::new();
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        for (k, a) in e.ins.iter().enumerate() {
+            let a_aval = self.aval(a).clone();
+            let loc = match a {
+                Atom::Var(v) => self.locs.get(v),
+                Atom::Lit(_) => None,
+            };
+            let view =
+                match (a, loc) {
+                    (
+                        Atom::Var(_),
+                        Some(Loc::View {
+                            buf,
+                            offset,
+                            strides,
+                        }),
+                    ) if a_aval.rank() > 0 => {
+                        // Size-1 axes broadcast, as `eval` reads them.
+                        let strides = strides.iter().zip(&a_aval.shape).zip(&aval.shape).map(
+                            |((s, od), md)| {
+                                if is_one(od) && !is_one(md) {
+                                    quote!(0usize)
+                                } else {
+                                    s.clone()
+                                }
+                            },
+                        );
+                        quote!(::jax::__rt::debug::view(&#buf[..], #offset, &[#(#strides),*]))
+                    }
+                    _ => {
+                        let x = self.scalar_of(a);
+                        quote!(::jax::__rt::debug::scalar(&#x))
+                    }
+                };
+            operands.push(view);
+            let p = format_ident!("__a{}", k);
+            let ty = rust_type(a_aval.dtype);
+            params.push(quote!(#p: #ty));
+            args.push(quote!(#p));
+        }
+        let map = format_ident!("map{}", e.ins.len());
+        let ty = rust_type(aval.dtype);
+        // The runtime's function itself where the call is plain, so that
+        // operations of one kind and type share one function.
+        let fname = format_ident!("{}", e.prim.name);
+        let plain = quote!(::jax::__rt::ops::#fname(#(#args),*));
+        let value = elementwise_call(e.prim.name, &e.params, &args);
+        let f = if value.to_string() == plain.to_string() {
+            quote!(::jax::__rt::ops::#fname)
+        } else {
+            quote!(|#(#params),*| -> #ty { #value })
+        };
+        let shape: Vec<TokenStream> = aval.shape.iter().map(dim_tokens).collect();
+        let name = Self::name(out);
+        self.stmts.push(quote! {
+            let #name: &[#ty] = ::jax::__rt::debug::#map(&__arena, &[#(#shape),*], #(#operands,)* #f);
+        });
+        // In the arena, not owned: never written over, moved or returned.
+        self.locs.insert(
+            out,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
     }
 
     fn scalar_of(&self, a: &Atom) -> TokenStream {
@@ -621,8 +711,11 @@ impl<'a> Emitter<'a> {
         } else {
             LoopNest::new(&aval.shape)
         };
-        // Flat loops split into chunks of elements; nested ones into chunks of rows.
-        l.parallel = self.parallel && (flat || aval.rank() >= 2);
+        let copies = self.simd_copies(&aval.shape, a);
+        // Flat loops split into chunks of elements; nested ones into chunks
+        // of rows. A loop too small for one SIMD copy per level is too small
+        // for threads too.
+        l.parallel = self.parallel && copies == 3 && (flat || aval.rank() >= 2);
         l.out = Some(name.clone());
         let id = l.identity();
         let value = self.eval(&mut l, a, &id);
@@ -641,18 +734,60 @@ impl<'a> Emitter<'a> {
                     #body, #body, #body,
                 );
             };
-        } else if !l.parallel && self.hoisted.is_none() {
+        } else if !l.parallel && self.hoisted.is_none() && copies > 1 {
             // Compiled once per SIMD level too (a row program's caller
             // already dispatches).
             let ty = rust_type(aval.dtype);
             let body = quote!(|#name: &mut ::std::vec::Vec<#ty>| { #loops });
-            loops = quote! {
-                ::jax::__rt::par::dispatch3(
-                    ::jax::__rt::par::Level::current(), &#body, &#body, &#body, &mut #name,
-                );
-            };
+            let call = level_dispatch(copies, &body, quote!(&mut #name));
+            loops = quote!(#call;);
         }
         self.stmts.push(loops);
+    }
+
+    /// How many copies of a loop computing `a` over `shape` to emit, each
+    /// compiled for one SIMD level (see `par::dispatch3`). Copies cost
+    /// compile time, so they are made only where they pay: none for the
+    /// `jax_debug_nans` replay (a cold path), one for a static loop of little
+    /// arithmetic (a few microseconds at the baseline level), two (baseline,
+    /// AVX2+FMA) for a short loop with transcendentals, whose fused
+    /// multiply-adds are library calls at the baseline level, and three
+    /// otherwise. Fewer than three means too small for threads as well.
+    fn simd_copies(&self, shape: &[Dim], a: &Atom) -> usize {
+        if self.checks {
+            return 1;
+        }
+        let Some(elements) = static_size(shape) else {
+            return 3;
+        };
+        let (work, transcendental) = self.fused_work(a, &mut Default::default());
+        match (transcendental, elements) {
+            (false, n) if n.saturating_mul(work) < SMALL_LOOP_WORK => 1,
+            (true, n) if n < SMALL_TRANSCENDENTAL_LOOP => 2,
+            _ => 3,
+        }
+    }
+
+    /// The work per element of the fused expression of `a` (see `op_cost`)
+    /// and whether it holds a transcendental.
+    fn fused_work(&self, a: &Atom, seen: &mut std::collections::HashSet<Var>) -> (usize, bool) {
+        let Atom::Var(v) = a else { return (0, false) };
+        if !matches!(self.locs.get(v), Some(Loc::Fused) | None) || !seen.insert(*v) {
+            return (0, false);
+        }
+        let Some(e) = self.j.eqns.iter().find(|e| e.outs.contains(v)) else {
+            return (0, false);
+        };
+        let cost = match e.prim.lowering {
+            Lowering::Sample => TRANSCENDENTAL_COST,
+            _ => op_cost(e.prim.name),
+        };
+        e.ins
+            .iter()
+            .fold((cost, cost >= TRANSCENDENTAL_COST), |(w, t), op| {
+                let (w2, t2) = self.fused_work(op, seen);
+                (w + w2, t || t2)
+            })
     }
 
     /// Declares a fresh buffer: here, or once before the row loop when
@@ -1469,6 +1604,7 @@ impl<'a> Emitter<'a> {
             l
         };
         let kept: Vec<usize> = if l.is_flat() { Vec::new() } else { kept };
+        let copies = self.simd_copies(&x_aval.shape, x);
         let id = l.identity();
         let value = self.eval(&mut l, x, &id);
         let body = l.body.clone();
@@ -1513,16 +1649,18 @@ impl<'a> Emitter<'a> {
                 }
                 __acc[0]
             };
-            let value = if self.parallel {
-                let body = quote! {
-                    |(__start, __end)| {
-                        let __n = __end - __start;
-                        #fold
-                    }
-                };
+            let body = quote! {
+                |(__start, __end): (usize, usize)| {
+                    let __n = __end - __start;
+                    #fold
+                }
+            };
+            let value = if self.parallel && copies == 3 {
                 quote! {
                     ::jax::__rt::par::reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, #body, #body, ::jax::__rt::ops::#combine_fn)
                 }
+            } else if self.parallel && copies == 2 {
+                level_dispatch(copies, &body, quote!((0usize, #n)))
             } else {
                 quote!({ let __start = 0usize; let __n = #n; #fold })
             };
@@ -1792,13 +1930,45 @@ fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
             .all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
 }
 
+/// `op_cost` of a transcendental.
+const TRANSCENDENTAL_COST: usize = 32;
+
+/// Element count times work per element (additions) under which one copy
+/// of a loop, at the baseline SIMD level, takes a few microseconds.
+const SMALL_LOOP_WORK: usize = 1 << 16;
+
+/// Element count under which AVX-512 gains little over AVX2 on a loop.
+const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
+
+/// The number of elements of a static shape.
+fn static_size(shape: &[Dim]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, d| match d {
+        Dim::Lit(k) => n.checked_mul(*k),
+        Dim::Sym(_) => None,
+    })
+}
+
+/// `body` (a closure) called on `arg` through one copy per SIMD level, or
+/// directly when there is one copy.
+fn level_dispatch(copies: usize, body: &TokenStream, arg: TokenStream) -> TokenStream {
+    match copies {
+        3 => {
+            quote!(::jax::__rt::par::dispatch3(::jax::__rt::par::Level::current(), &#body, &#body, &#body, #arg))
+        }
+        2 => {
+            quote!(::jax::__rt::par::dispatch2(::jax::__rt::par::Level::current(), &#body, &#body, #arg))
+        }
+        _ => quote!((#body)(#arg)),
+    }
+}
+
 /// The work of one elementwise operation, relative to an addition, for the
 /// runtime's chunk sizes (measured: a library `tanhf` costs about 50 adds).
 pub(crate) fn op_cost(name: &str) -> usize {
     match name {
         "exp" | "exp2" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "sinh"
         | "cosh" | "asin" | "acos" | "atan" | "asinh" | "acosh" | "atanh" | "cbrt" | "logistic"
-        | "erf" | "erfc" | "erf_inv" | "pow" | "atan2" => 32,
+        | "erf" | "erfc" | "erf_inv" | "pow" | "atan2" => TRANSCENDENTAL_COST,
         "div" | "rem" | "sqrt" | "rsqrt" | "integer_pow" => 4,
         _ => 1,
     }
@@ -1816,6 +1986,11 @@ fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream
             let x = &args[0];
             let y = *y as i32;
             quote!(::jax::__rt::ops::integer_pow(#x, #y))
+        }
+        ("static_value", Params::Symbol { expr, dtype }) => {
+            let e: TokenStream = expr.parse().expect("a Rust expression the tracer wrote");
+            let ty = rust_type(*dtype);
+            quote!(((#e) as #ty))
         }
         ("round", Params::Rounding(1)) => {
             let x = &args[0];

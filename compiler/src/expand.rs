@@ -192,8 +192,10 @@ fn debug_nans(
         #[inline(never)]
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case, unreachable_code)]
         fn __debug_replay #generics (#inputs) -> ::std::option::Option<::jax::debug::FloatingPointError> #where_clause {
+            let __arena = ::jax::__rt::debug::Arena::default();
+            let mut __found: ::std::option::Option<::jax::debug::FloatingPointError> = ::std::option::Option::None;
             #(#stmts)*
-            ::std::option::Option::None
+            __found
         }
     };
     Ok((check, replay))

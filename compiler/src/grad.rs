@@ -252,6 +252,9 @@ pub fn derivatives(
         items,
     };
     let mut out = TokenStream::new();
+    if let Some(dtype) = g.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+        return g.non_float_output(dtype);
+    }
     if g.aux.is_none() {
         out.extend(g.jvp());
         out.extend(g.vjp());
@@ -331,6 +334,33 @@ impl Gen<'_> {
                 ::core::unreachable!()
             }
         }
+    }
+
+    /// The companions of a function whose output is not a float: its
+    /// tangent is JAX's `float0` (no information), so each derivative is a
+    /// compile error at its use, with JAX's message where JAX has one.
+    fn non_float_output(&self, dtype: jax_dtypes::DType) -> TokenStream {
+        let n = self.params.len().max(1);
+        let name = dtype.name();
+        let f = &self.fsig.ident;
+        let reverse = |kind: &str| {
+            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {name}; differentiate a float function of its inputs instead")
+        };
+        let forward = |kind: &str| {
+            format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
+        };
+        let mut out = TokenStream::new();
+        if self.aux.is_none() {
+            out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
+            out.extend(self.lazy_error("vjp", n, &forward("vjp")));
+            out.extend(self.lazy_error("jacfwd", n, &forward("jacfwd")));
+            out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
+            out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
+            out.extend(self.lazy_error("__check_grads", n + 1, &forward("check_grads")));
+        }
+        out.extend(self.lazy_error("grad", n, &reverse("grad")));
+        out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));
+        out
     }
 
     fn generics(&self) -> (TokenStream, TokenStream) {
@@ -742,9 +772,16 @@ impl Gen<'_> {
         };
         let mut shape = lead.shape.clone();
         shape.extend(in_aval.shape.iter().cloned());
+        // As JAX: forward mode gives the output's tangent dtype, reverse
+        // mode (and the Hessian, a Jacobian of the gradient) the argument's.
+        let dtype = if kind == "jacfwd" {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        };
         let spec = TypeSpec::Array {
             aval: crate::ir::Aval {
-                dtype: in_aval.dtype,
+                dtype,
                 shape,
                 weak: false,
             },
@@ -761,14 +798,21 @@ impl Gen<'_> {
         };
         let (generics, wh) = self.generics();
         let turbofish = self.turbofish();
-        let elem = crate::types::rust_type(in_aval.dtype);
+        let elem = crate::types::rust_type(dtype);
+        // The basis vectors: of the output's dtype in reverse mode, else of
+        // the argument's.
+        let basis_elem = crate::types::rust_type(if kind == "jacrev" {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        });
         // Rows (reverse mode) fill the result in order; columns (forward
         // mode) are strided by the argument's size.
         let fill = if kind == "jacrev" {
             quote! {
                 for __k in 0..__rows {
-                    let mut __e = ::std::vec![<#elem as ::jax::Element>::ZERO; __rows];
-                    __e[__k] = <#elem as ::jax::Element>::ONE;
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __rows];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
                     let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
                     let __d = #dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis);
                     __out[__k * __cols..(__k + 1) * __cols].copy_from_slice(::jax::ArrayType::data(&__d));
@@ -777,8 +821,8 @@ impl Gen<'_> {
         } else {
             quote! {
                 for __k in 0..__cols {
-                    let mut __e = ::std::vec![<#elem as ::jax::Element>::ZERO; __cols];
-                    __e[__k] = <#elem as ::jax::Element>::ONE;
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __cols];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
                     let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
                     let __d = #dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis);
                     for (__i, __v) in ::jax::ArrayType::data(&__d).iter().enumerate() {

@@ -34,10 +34,45 @@ pub enum Value {
     /// The pullback `jax::vjp(f, x)` returns: called with an output
     /// cotangent, it inlines `f`'s reverse-mode program.
     Pullback(std::rc::Rc<crate::compose::Pullback>),
+    /// A number rustc knows when it compiles the function but the tracer
+    /// does not: a const generic of the function (`N`), or a cast of or
+    /// arithmetic on one. Where a traced value needs it, its Rust
+    /// expression becomes a `static_value` equation.
+    Symbolic(Symbolic),
     Unit,
     /// A name whose definition failed: it was reported once, so its uses
     /// are skipped instead of reported again.
     Poison,
+}
+
+/// See [`Value::Symbolic`].
+#[derive(Clone, Debug)]
+pub struct Symbolic {
+    /// The Rust expression, in terms of the function's const generics.
+    pub expr: String,
+    /// Its dtype once cast (`N as f32`); `None` for Rust's `usize`, which
+    /// becomes a weakly typed default int, as a Python int does.
+    pub dtype: Option<jax_dtypes::DType>,
+}
+
+impl Symbolic {
+    /// The Rust expression of a static number in this symbolic's type.
+    fn static_expr(&self, s: Scalar) -> Option<String> {
+        let float = self.dtype.is_some_and(|d| d.is_float());
+        match s {
+            Scalar::Int(i) if float => Some(format!("({}f64 as {})", i, self.rust_type())),
+            Scalar::Int(i) if i >= 0 => Some(format!("({i} as {})", self.rust_type())),
+            Scalar::Float(f) if float => Some(format!("({f:?}f64 as {})", self.rust_type())),
+            _ => None,
+        }
+    }
+
+    fn rust_type(&self) -> String {
+        match self.dtype {
+            Some(d) => crate::types::rust_type(d).to_string(),
+            None => "usize".into(),
+        }
+    }
 }
 
 /// The message of the error a poisoned name raises; it is never shown.
@@ -52,6 +87,33 @@ fn poisoned() -> syn::Error {
 fn is_global_name(name: &str) -> bool {
     name.chars()
         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Arithmetic of const generics (with each other or with static numbers)
+/// in Rust's own types: `N * 2`, `(N as f32) / 2.0`. `None` when a side is
+/// traced, or the two sides' Rust types differ (a traced value then mixes
+/// them with JAX's promotion).
+fn symbolic_arith(prim: &str, l: &Value, r: &Value) -> Option<Symbolic> {
+    let op = match prim {
+        "add" => "+",
+        "sub" => "-",
+        "mul" => "*",
+        "div" => "/",
+        "rem" => "%",
+        _ => return None,
+    };
+    let (a, b, dtype) = match (l, r) {
+        (Value::Symbolic(a), Value::Symbolic(b)) if a.dtype == b.dtype => {
+            (a.expr.clone(), b.expr.clone(), a.dtype)
+        }
+        (Value::Symbolic(a), Value::Static(s)) => (a.expr.clone(), a.static_expr(*s)?, a.dtype),
+        (Value::Static(s), Value::Symbolic(b)) => (b.static_expr(*s)?, b.expr.clone(), b.dtype),
+        _ => return None,
+    };
+    Some(Symbolic {
+        expr: format!("({a} {op} {b})"),
+        dtype,
+    })
 }
 
 /// Whether this (single) error only stands for one already reported.
@@ -235,6 +297,17 @@ impl Tracer {
         match v {
             Value::Traced(a) => Ok(a),
             Value::Static(s) => Ok(jnp::weak_literal(&self.b, s)),
+            Value::Symbolic(sym) => {
+                let dtype = sym.dtype.unwrap_or(jax_dtypes::default_dtype(
+                    jax_dtypes::Kind::Int,
+                    self.b.x64,
+                ));
+                let params = Params::Symbol {
+                    expr: sym.expr,
+                    dtype,
+                };
+                self.b.bind1(&prims::STATIC_VALUE, params, vec![], span)
+            }
             Value::Tuple(_) => err(
                 span,
                 "a tuple is not an array; convert it explicitly: `jnp::array([...])`",
@@ -622,6 +695,12 @@ impl Tracer {
         };
         match v {
             Value::Static(s) => Ok(Value::Static(jnp::cast_scalar(s, d))),
+            Value::Symbolic(sym) if d.is_float() || d.is_integer() => {
+                Ok(Value::Symbolic(Symbolic {
+                    expr: format!("({} as {})", sym.expr, crate::types::rust_type(d)),
+                    dtype: Some(d),
+                }))
+            }
             Value::Traced(a) => {
                 let aval = self.b.aval(&a);
                 Err(syn::Error::new_spanned(
@@ -774,6 +853,9 @@ impl Tracer {
                 return Ok(Value::Static(v));
             }
         }
+        if let Some(v) = symbolic_arith(prim.name, &l, &r) {
+            return Ok(Value::Symbolic(v));
+        }
         let (x, y) = (self.atom(l, span)?, self.atom(r, span)?);
         Ok(Value::Traced(jnp::binary(&mut self.b, prim, x, y, span)?))
     }
@@ -853,6 +935,10 @@ impl Tracer {
                 None => err(r.span(), "a loop needs both bounds: `for i in 0..N`"),
                 Some(e) => match t.expr(e)? {
                     Value::Static(Scalar::Int(n)) => Ok(n),
+                    Value::Symbolic(sym) => err(
+                        e.span(),
+                        format!("a `for` loop over `{}` would be unrolled when the function is traced, but the tracer does not know this const generic's value; use lax::fori_loop (or a literal or const bound)", sym.expr),
+                    ),
                     _ => err(
                         e.span(),
                         "TracerIntegerConversionError: a loop bound must be static (a literal or const), but this one is traced; for a traced bound use lax::fori_loop",
@@ -1170,6 +1256,13 @@ pub fn trace_body(
     let mut t = Tracer::new(x64);
     t.items = items;
     t.self_ty = self_ty;
+    for name in &sig.const_generics {
+        let v = Value::Symbolic(Symbolic {
+            expr: name.clone(),
+            dtype: None,
+        });
+        t.define(name, v);
+    }
     for (name, spec) in &sig.params {
         let v = t.input_value(spec);
         t.define(&name.to_string(), v);

@@ -19,7 +19,9 @@ pub fn bad_scalar<T: Element>(x: T) -> Option<&'static str> {
     }
 }
 
-/// The first bad value in `xs` (see [`bad_scalar`]).
+/// The first bad value in `xs` (see [`bad_scalar`]). Not inlined: the
+/// replay calls it for every operation.
+#[inline(never)]
 pub fn bad<T: Element>(xs: &[T]) -> Option<&'static str> {
     if !T::DTYPE.is_float() {
         return None;
@@ -49,3 +51,146 @@ pub fn error(
 }
 
 pub use crate::debug::{active, print_line as print, raise};
+
+/// An operand of an elementwise operation replayed by `jax_debug_nans`: a
+/// strided view of `data` over the result's index space (a stride per
+/// result axis, 0 along broadcast axes; none at all for a scalar).
+#[derive(Clone, Copy)]
+pub struct View<'a, T> {
+    data: &'a [T],
+    offset: usize,
+    strides: &'a [usize],
+}
+
+/// A view of `data` from `offset` with `strides` (see [`View`]).
+#[inline]
+pub fn view<'a, T>(data: &'a [T], offset: usize, strides: &'a [usize]) -> View<'a, T> {
+    View {
+        data,
+        offset,
+        strides,
+    }
+}
+
+/// A scalar operand, the same at every index.
+#[inline]
+pub fn scalar<T>(x: &T) -> View<'_, T> {
+    view(std::slice::from_ref(x), 0, &[])
+}
+
+impl<T: Copy> View<'_, T> {
+    fn at(&self, index: &[usize]) -> T {
+        let at: usize = self.strides.iter().zip(index).map(|(s, i)| s * i).sum();
+        self.data[self.offset + at]
+    }
+}
+
+/// Calls `f` with every multi-index of `shape`, in row-major order.
+fn each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if shape.contains(&0) {
+        return;
+    }
+    let mut index = vec![0usize; shape.len()];
+    loop {
+        f(&index);
+        let mut k = shape.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < shape[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+// The replay runs each operation alone (the de-optimized path, as JAX runs
+// one primitive at a time), so these take a function pointer: one copy of
+// each serves every operation of a type, and a long function's replay costs
+// one call per operation to compile, not one loop (hence `inline(never)`).
+// Results live in the replay's [`Arena`], freed at once when it ends.
+
+/// Where the replay keeps the results of its elementwise operations.
+#[derive(Default)]
+pub struct Arena(bumpalo::Bump);
+
+/// `f` of one operand at every index of `shape`, row-major.
+#[inline(never)]
+pub fn map1<'a, A: Copy, R>(
+    arena: &'a Arena,
+    shape: &[usize],
+    a: View<'_, A>,
+    f: fn(A) -> R,
+) -> &'a [R] {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    each_index(shape, |i| out.push(f(a.at(i))));
+    arena.0.alloc_slice_fill_iter(out)
+}
+
+/// `f` of two operands at every index of `shape`, row-major.
+#[inline(never)]
+pub fn map2<'a, A: Copy, B: Copy, R>(
+    arena: &'a Arena,
+    shape: &[usize],
+    a: View<'_, A>,
+    b: View<'_, B>,
+    f: fn(A, B) -> R,
+) -> &'a [R] {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    each_index(shape, |i| out.push(f(a.at(i), b.at(i))));
+    arena.0.alloc_slice_fill_iter(out)
+}
+
+/// `f` of three operands at every index of `shape`, row-major.
+#[inline(never)]
+pub fn map3<'a, A: Copy, B: Copy, C: Copy, R>(
+    arena: &'a Arena,
+    shape: &[usize],
+    a: View<'_, A>,
+    b: View<'_, B>,
+    c: View<'_, C>,
+    f: fn(A, B, C) -> R,
+) -> &'a [R] {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    each_index(shape, |i| out.push(f(a.at(i), b.at(i), c.at(i))));
+    arena.0.alloc_slice_fill_iter(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_follow_strides_and_scalars() {
+        // x: [[0, 1, 2], [3, 4, 5]]; its transpose read through strides.
+        let arena = Arena::default();
+        let x = [0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0];
+        let t = map1(&arena, &[3, 2], view(&x, 0, &[1, 3]), |a| a);
+        assert_eq!(t, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        // A broadcast row plus a scalar.
+        let row = [10.0f32, 20.0, 30.0];
+        let s = map2(
+            &arena,
+            &[2, 3],
+            view(&row, 0, &[0, 1]),
+            scalar(&1.0f32),
+            |a, b| a + b,
+        );
+        assert_eq!(s, [11.0, 21.0, 31.0, 11.0, 21.0, 31.0]);
+        let pick = map3(
+            &arena,
+            &[3],
+            view(&[true, false, true], 0, &[1]),
+            scalar(&0i32),
+            view(&[7i32, 8, 9], 0, &[1]),
+            |p, a, b| if p { b } else { a },
+        );
+        assert_eq!(pick, [7, 0, 9]);
+        assert!(map1(&arena, &[2, 0], view(&x, 0, &[0, 0]), |a| a).is_empty());
+        assert_eq!(map1(&arena, &[], scalar(&2.5f32), |a| a * 2.0), [5.0]);
+    }
+}

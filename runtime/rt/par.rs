@@ -271,6 +271,27 @@ pub fn dispatch3<A, R>(
     }
 }
 
+/// [`dispatch3`] for loops too small for AVX-512 to pay over AVX2 but whose
+/// fused multiply-adds would be library calls at the baseline level (a short
+/// `tanh` loop): two copies, the AVX2+FMA one also serving AVX-512 CPUs.
+#[inline(always)]
+pub fn dispatch2<A, R>(level: Level, base: &impl Fn(A) -> R, avx2: &impl Fn(A) -> R, arg: A) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match level.min(Level::current()) {
+            // SAFETY: `Level::current()` is at most `Level::supported()`,
+            // which checked that this CPU has AVX2 and FMA at these levels.
+            Level::Avx512 | Level::Avx2 => unsafe { x86::avx2(|| avx2(arg)) },
+            Level::Baseline => base(arg),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (level, avx2);
+        base(arg)
+    }
+}
+
 /// [`for_each_chunk`] with the body given once per SIMD level (see
 /// `dispatch3`): what generated code calls.
 #[inline]

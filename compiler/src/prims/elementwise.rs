@@ -556,6 +556,24 @@ pub static ROUND: PrimDef = PrimDef {
     transpose: None,
 };
 
+/// A number rustc knows when the function compiles and the tracer does
+/// not (a const generic `N`, `N as f32`, `N * 2`): no operands, a weakly
+/// typed scalar, as JAX would have the static value as a Python scalar.
+pub static STATIC_VALUE: PrimDef = PrimDef {
+    name: "static_value",
+    abstract_eval: |_, p, _| match p {
+        Params::Symbol { dtype, .. } => Ok(vec![Aval::scalar(*dtype, true)]),
+        _ => Err("static_value needs its expression".into()),
+    },
+    print_params: |_, p| match p {
+        Params::Symbol { expr, .. } => vec![("value", expr.clone())],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Elementwise,
+    jvp: ZERO,
+    transpose: None,
+};
+
 /// `x ** y` for a static integer `y`.
 pub static INTEGER_POW: PrimDef = PrimDef {
     name: "integer_pow",
@@ -744,6 +762,12 @@ fn select_transpose(
 pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
     std::sync::LazyLock::new(|| {
         let mut v = TABLE.to_vec();
-        v.extend([&ROUND, &INTEGER_POW, &CONVERT_ELEMENT_TYPE, &SELECT_N]);
+        v.extend([
+            &ROUND,
+            &INTEGER_POW,
+            &CONVERT_ELEMENT_TYPE,
+            &SELECT_N,
+            &STATIC_VALUE,
+        ]);
         v
     });

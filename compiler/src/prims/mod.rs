@@ -185,6 +185,12 @@ pub enum Params {
         format: String,
         names: Vec<Option<String>>,
     },
+    /// `static_value`: a Rust expression of the function's const generics,
+    /// and the dtype it is converted to.
+    Symbol {
+        expr: String,
+        dtype: DType,
+    },
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
