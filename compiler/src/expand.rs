@@ -375,7 +375,8 @@ fn emit_rows(
         let chunk_body = quote! {
             |(__row0, __chunk)| {
                 #(#hoisted)*
-                for (__r, __o) in __chunk.chunks_exact_mut(#row_len).enumerate() {
+                // Rows of no elements make an empty output: no chunks.
+                for (__r, __o) in __chunk.chunks_exact_mut(::core::cmp::max(#row_len, 1)).enumerate() {
                     let __row = __row0 + __r;
                     #(#body)*
                     #store

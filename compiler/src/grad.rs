@@ -766,10 +766,73 @@ impl Gen<'_> {
                 first.spec.clone()
             },
         ));
-        let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
-            Ok(b) => b,
-            Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+        // A Jacobian of plain arguments is made of the companions `jvp` and
+        // `__pullback` already hold (the other arguments' tangents zero, their
+        // cotangents dropped), rather than a third and fourth copy of the
+        // derivative program for rustc to check: one pass per basis vector
+        // either way, each computing the other arguments' part too.
+        let plain = self
+            .params
+            .iter()
+            .all(|p| matches!(p.spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_)));
+        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
+        let turbofish = self.turbofish();
+        let reused: Option<TokenStream> = match kind {
+            "jacfwd" if plain => {
+                let tangents = self.params.iter().enumerate().map(|(k, p)| {
+                    let owned = &p.owned;
+                    let t = if k == 0 {
+                        quote!(__basis)
+                    } else if matches!(p.spec, TypeSpec::Scalar(_)) {
+                        quote!(<#owned as ::jax::Element>::ZERO)
+                    } else {
+                        quote!(<#owned as ::jax::ArrayType>::from_data(::std::vec![<<#owned as ::jax::ArrayType>::Elem as ::jax::Element>::ZERO; <#owned as ::jax::ArrayType>::SIZE]))
+                    };
+                    if p.by_ref {
+                        quote!(&#t)
+                    } else {
+                        t
+                    }
+                });
+                Some(
+                    quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1),
+                )
+            }
+            "jacrev" if plain => {
+                let leaves = self.params.iter().map(|p| {
+                    let name = &p.name;
+                    if p.by_ref {
+                        quote!(::core::clone::Clone::clone(#name))
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#name))
+                    }
+                });
+                Some(quote!(__pullback #turbofish (#(#leaves,)* __basis).0))
+            }
+            _ => None,
         };
+        let directional_fn = match &reused {
+            Some(_) => TokenStream::new(),
+            None => {
+                let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
+                    Ok(b) => b,
+                    Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+                };
+                let (generics, wh) = self.generics();
+                let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+                quote! {
+                    #[doc(hidden)]
+                    #[inline]
+                    #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+                    pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
+                        #body
+                    }
+                }
+            }
+        };
+        let direction = reused.unwrap_or_else(
+            || quote!(#dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis)),
+        );
         let mut shape = lead.shape.clone();
         shape.extend(in_aval.shape.iter().cloned());
         // As JAX: forward mode gives the output's tangent dtype, reverse
@@ -788,7 +851,6 @@ impl Gen<'_> {
             by_ref: false,
         };
         let ty = spelled(&spec);
-        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
         let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
         let f = format_ident!("{}", kind);
         let doc = match kind {
@@ -797,7 +859,6 @@ impl Gen<'_> {
             _ => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
         };
         let (generics, wh) = self.generics();
-        let turbofish = self.turbofish();
         let elem = crate::types::rust_type(dtype);
         // The basis vectors: of the output's dtype in reverse mode, else of
         // the argument's.
@@ -814,7 +875,7 @@ impl Gen<'_> {
                     let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __rows];
                     __e[__k] = <#basis_elem as ::jax::Element>::ONE;
                     let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
-                    let __d = #dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis);
+                    let __d = #direction;
                     __out[__k * __cols..(__k + 1) * __cols].copy_from_slice(::jax::ArrayType::data(&__d));
                 }
             }
@@ -824,7 +885,7 @@ impl Gen<'_> {
                     let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __cols];
                     __e[__k] = <#basis_elem as ::jax::Element>::ONE;
                     let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
-                    let __d = #dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis);
+                    let __d = #direction;
                     for (__i, __v) in ::jax::ArrayType::data(&__d).iter().enumerate() {
                         __out[__i * __cols + __k] = *__v;
                     }
@@ -838,12 +899,7 @@ impl Gen<'_> {
         };
         let first_ty = &first.owned;
         quote! {
-            #[doc(hidden)]
-            #[inline]
-            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
-            pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
-                #body
-            }
+            #directional_fn
 
             #[doc = #doc]
             #[inline]

@@ -227,6 +227,17 @@ pub fn reduce(
             };
             (p, x)
         }
+        Reduction::Max | Reduction::Min
+            if axes.iter().any(|&k| a.shape.get(k) == Some(&Dim::Lit(0))) =>
+        {
+            // JAX's ValueError: max and min have no identity, and the shape
+            // is static, so the error is found when the function compiles.
+            let op = if kind == Reduction::Max { "max" } else { "min" };
+            return Err(syn::Error::new(
+                span,
+                format!("zero-size array to reduction operation {op} which has no identity"),
+            ));
+        }
         Reduction::Max => (&prims::REDUCE_MAX as Prim, x),
         Reduction::Min => (&prims::REDUCE_MIN as Prim, x),
         Reduction::Any | Reduction::All => {

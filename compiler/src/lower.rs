@@ -589,6 +589,10 @@ impl Tracer {
                         )
                     }
                 };
+                if self.b.aval(&x).shape.get(axis) == Some(&Dim::Lit(0)) {
+                    // JAX's ValueError: the shape is static, so it is found now.
+                    return err(span, format!("attempt to get {name} of an empty sequence"));
+                }
                 let prim: Prim = if name == "argmax" {
                     &prims::ARGMAX
                 } else {
