@@ -580,3 +580,18 @@ fn const_generics_are_static_values_in_the_body() {
     let text = scale_by_len::jaxpr().to_string();
     assert!(text.contains("static_value[value=(N as f32)]"), "{text}");
 }
+
+#[jax::jit]
+fn traced_unsigned_index(x: &Array<f32, 5>, i: u64) -> Array<f32> {
+    x.at(i).get()
+}
+
+#[test]
+fn traced_unsigned_indices_past_i64_clamp_high() {
+    let x: Array<f32, 5> = Array::arange();
+    for i in [0u64, 3, 5, 1 << 63, u64::MAX] {
+        let want: Array<f32> = x.clone().at(i).get();
+        assert_eq!(traced_unsigned_index(&x, i), want, "i={i}");
+    }
+    assert_eq!(traced_unsigned_index(&x, u64::MAX).item(), 4.0);
+}

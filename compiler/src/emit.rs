@@ -364,6 +364,11 @@ impl<'a> Emitter<'a> {
             if index_only.contains(&out) {
                 continue;
             }
+            if self.checks && self.replayable(e) {
+                // One call runs the operation and its checks.
+                self.replay_map(e, out, &self.j.aval(out).clone());
+                continue;
+            }
             let checked = self.checks && e.prim.lowering != Lowering::IndexMap;
             if checked {
                 self.check_inputs(e);
@@ -461,9 +466,6 @@ impl<'a> Emitter<'a> {
                     self.stmts.push(quote!(let #name: #ty = #value;));
                     self.locs.insert(out, Loc::Scalar(name));
                 }
-                Lowering::Elementwise if self.checks && self.replayable(e) => {
-                    self.replay_map(e, out, &aval)
-                }
                 Lowering::Elementwise | Lowering::Sample => {
                     if self.fusion.fused.contains(&out) {
                         self.locs.insert(out, Loc::Fused);
@@ -483,10 +485,12 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// Whether `replay_map` can run `e`: one to three operands, each a
-    /// literal, a scalar or a view of a buffer.
+    /// Whether `replay_map` can run `e`: an elementwise array operation of
+    /// one to three operands, each a literal, a scalar or a view of a buffer.
     fn replayable(&self, e: &crate::ir::Eqn) -> bool {
-        (1..=3).contains(&e.ins.len())
+        e.prim.lowering == Lowering::Elementwise
+            && self.j.aval(e.outs[0]).rank() > 0
+            && (1..=3).contains(&e.ins.len())
             && e.ins.iter().all(|a| match a {
                 Atom::Lit(_) => true,
                 Atom::Var(v) => !matches!(self.locs.get(v), Some(Loc::Fused) | None),
@@ -495,7 +499,8 @@ impl<'a> Emitter<'a> {
 
     /// An elementwise operation in the `jax_debug_nans` replay: one call of
     /// the runtime's `debug::mapN` with the operation as a function pointer
-    /// (see there), instead of a loop of its own.
+    /// (see there), instead of a loop of its own; it also keeps the error if
+    /// the operation made a bad value from clean operands.
     fn replay_map(&mut self, e: &crate::ir::Eqn, out: Var, aval: &Aval) {
         let mut operands = Vec::new();
         let mut params = Vec::new();
@@ -553,8 +558,12 @@ impl<'a> Emitter<'a> {
         };
         let shape: Vec<TokenStream> = aval.shape.iter().map(dim_tokens).collect();
         let name = Self::name(out);
+        let prim = e.prim.name;
+        let at = e.span.start();
+        let location = format!("{}:{}:{}", e.span.file(), at.line, at.column + 1);
+        let site = quote!((#prim, #location));
         self.stmts.push(quote! {
-            let #name: &[#ty] = ::jax::__rt::debug::#map(&__arena, &[#(#shape),*], #(#operands,)* #f);
+            let #name: &[#ty] = ::jax::__rt::debug::#map(&__arena, &mut __found, #site, &[#(#shape),*], #(#operands,)* #f);
         });
         // In the arena, not owned: never written over, moved or returned.
         self.locs.insert(
@@ -1541,9 +1550,11 @@ impl<'a> Emitter<'a> {
             let (Dim::Lit(n), Dim::Lit(s)) = (&x_aval.shape[k], &aval.shape[k]) else {
                 unreachable!("dynamic_slice is built on literal dimensions")
             };
-            let max = (n - s) as i64;
+            let max = (n - s) as i128;
             let stride = &strides[k];
-            terms.push(quote!(((#start as i64).clamp(0, #max) as usize) * #stride));
+            // Through i128, which holds every index type: a u64 past
+            // i64::MAX is out of bounds high, as XLA clamps it, not negative.
+            terms.push(quote!(((#start as i128).clamp(0, #max) as usize) * #stride));
         }
         self.locs.insert(
             out,

@@ -118,23 +118,55 @@ fn each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
 #[derive(Default)]
 pub struct Arena(bumpalo::Bump);
 
-/// `f` of one operand at every index of `shape`, row-major.
+/// What the replay knows of the operation being run: its primitive and
+/// where it is in the user's source.
+pub type Site = (&'static str, &'static str);
+
+/// The replay's verdict on one operation: the first error is kept (`found`)
+/// when `out` holds a bad value made from operands without one.
+fn judge<R: Element>(
+    found: &mut Option<crate::debug::FloatingPointError>,
+    (primitive, location): Site,
+    clean: bool,
+    out: &[R],
+) {
+    if found.is_none() && clean {
+        if let Some(value) = bad(out) {
+            *found = Some(error(value, primitive, location));
+        }
+    }
+}
+
+impl<T: Element> View<'_, T> {
+    /// Whether the viewed buffer holds no bad value.
+    fn clean(&self) -> bool {
+        bad(self.data).is_none()
+    }
+}
+
+/// `f` of one operand at every index of `shape`, row-major, judged.
 #[inline(never)]
-pub fn map1<'a, A: Copy, R>(
+pub fn map1<'a, A: Element, R: Element>(
     arena: &'a Arena,
+    found: &mut Option<crate::debug::FloatingPointError>,
+    site: Site,
     shape: &[usize],
     a: View<'_, A>,
     f: fn(A) -> R,
 ) -> &'a [R] {
     let mut out = Vec::with_capacity(shape.iter().product());
     each_index(shape, |i| out.push(f(a.at(i))));
-    arena.0.alloc_slice_fill_iter(out)
+    judge(found, site, a.clean(), &out);
+    arena.0.alloc_slice_copy(&out)
 }
 
-/// `f` of two operands at every index of `shape`, row-major.
+/// `f` of two operands at every index of `shape`, row-major, judged.
 #[inline(never)]
-pub fn map2<'a, A: Copy, B: Copy, R>(
+#[allow(clippy::too_many_arguments)]
+pub fn map2<'a, A: Element, B: Element, R: Element>(
     arena: &'a Arena,
+    found: &mut Option<crate::debug::FloatingPointError>,
+    site: Site,
     shape: &[usize],
     a: View<'_, A>,
     b: View<'_, B>,
@@ -142,13 +174,17 @@ pub fn map2<'a, A: Copy, B: Copy, R>(
 ) -> &'a [R] {
     let mut out = Vec::with_capacity(shape.iter().product());
     each_index(shape, |i| out.push(f(a.at(i), b.at(i))));
-    arena.0.alloc_slice_fill_iter(out)
+    judge(found, site, a.clean() && b.clean(), &out);
+    arena.0.alloc_slice_copy(&out)
 }
 
-/// `f` of three operands at every index of `shape`, row-major.
+/// `f` of three operands at every index of `shape`, row-major, judged.
 #[inline(never)]
-pub fn map3<'a, A: Copy, B: Copy, C: Copy, R>(
+#[allow(clippy::too_many_arguments)]
+pub fn map3<'a, A: Element, B: Element, C: Element, R: Element>(
     arena: &'a Arena,
+    found: &mut Option<crate::debug::FloatingPointError>,
+    site: Site,
     shape: &[usize],
     a: View<'_, A>,
     b: View<'_, B>,
@@ -157,7 +193,8 @@ pub fn map3<'a, A: Copy, B: Copy, C: Copy, R>(
 ) -> &'a [R] {
     let mut out = Vec::with_capacity(shape.iter().product());
     each_index(shape, |i| out.push(f(a.at(i), b.at(i), c.at(i))));
-    arena.0.alloc_slice_fill_iter(out)
+    judge(found, site, a.clean() && b.clean() && c.clean(), &out);
+    arena.0.alloc_slice_copy(&out)
 }
 
 #[cfg(test)]
@@ -168,13 +205,24 @@ mod tests {
     fn maps_follow_strides_and_scalars() {
         // x: [[0, 1, 2], [3, 4, 5]]; its transpose read through strides.
         let arena = Arena::default();
+        let mut found = None;
+        let site = ("add", "here");
         let x = [0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0];
-        let t = map1(&arena, &[3, 2], view(&x, 0, &[1, 3]), |a| a);
+        let t = map1(
+            &arena,
+            &mut found,
+            site,
+            &[3, 2],
+            view(&x, 0, &[1, 3]),
+            |a| a,
+        );
         assert_eq!(t, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
         // A broadcast row plus a scalar.
         let row = [10.0f32, 20.0, 30.0];
         let s = map2(
             &arena,
+            &mut found,
+            site,
             &[2, 3],
             view(&row, 0, &[0, 1]),
             scalar(&1.0f32),
@@ -183,6 +231,8 @@ mod tests {
         assert_eq!(s, [11.0, 21.0, 31.0, 11.0, 21.0, 31.0]);
         let pick = map3(
             &arena,
+            &mut found,
+            site,
             &[3],
             view(&[true, false, true], 0, &[1]),
             scalar(&0i32),
@@ -190,7 +240,50 @@ mod tests {
             |p, a, b| if p { b } else { a },
         );
         assert_eq!(pick, [7, 0, 9]);
-        assert!(map1(&arena, &[2, 0], view(&x, 0, &[0, 0]), |a| a).is_empty());
-        assert_eq!(map1(&arena, &[], scalar(&2.5f32), |a| a * 2.0), [5.0]);
+        assert!(map1(
+            &arena,
+            &mut found,
+            site,
+            &[2, 0],
+            view(&x, 0, &[0, 0]),
+            |a| a
+        )
+        .is_empty());
+        assert_eq!(
+            map1(&arena, &mut found, site, &[], scalar(&2.5f32), |a| a * 2.0),
+            [5.0]
+        );
+        assert!(found.is_none());
+    }
+
+    #[test]
+    fn the_first_operation_making_a_nan_from_clean_operands_is_kept() {
+        let arena = Arena::default();
+        let mut found = None;
+        let x = [0.0f32, 1.0];
+        // 0 / 0 from clean operands: this one.
+        let q = map2(
+            &arena,
+            &mut found,
+            ("div", "a.rs:1:1"),
+            &[2],
+            view(&x, 0, &[1]),
+            view(&x, 0, &[1]),
+            |a, b| a / b,
+        );
+        assert!(q[0].is_nan());
+        // A NaN carried on from a bad operand is not a new one.
+        let _ = map1(
+            &arena,
+            &mut found,
+            ("sin", "a.rs:2:1"),
+            &[2],
+            view(q, 0, &[1]),
+            |a: f32| a.sin(),
+        );
+        assert_eq!(
+            found.as_ref().map(|e| (e.value, e.primitive, e.location)),
+            Some(("nan", "div", "a.rs:1:1"))
+        );
     }
 }
