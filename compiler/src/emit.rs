@@ -910,7 +910,8 @@ impl<'a> Emitter<'a> {
                     let value = self.sample_call(e, quote!(#key_name), at);
                     l.cost += 96;
                     let n = format_ident!("__t{}", l.memo.len());
-                    l.body.push(quote!(let #n = #value;));
+                    let ty = rust_type(self.j.aval(v).dtype);
+                    l.body.push(quote!(let #n: #ty = #value;));
                     l.memo.insert(key, n.clone());
                     return quote!(#n);
                 }
@@ -946,7 +947,10 @@ impl<'a> Emitter<'a> {
             }
         };
         let n = format_ident!("__t{}", l.memo.len());
-        l.body.push(quote!(let #n = #value;));
+        // Typed, so rustc resolves each call at once instead of carrying
+        // an inference variable per element operation through the body.
+        let ty = rust_type(self.j.aval(v).dtype);
+        l.body.push(quote!(let #n: #ty = #value;));
         l.memo.insert(key, n.clone());
         quote!(#n)
     }

@@ -160,6 +160,13 @@ impl Tracer {
                     starts.push(lit(if *i < 0 { i + n as i128 } else { *i }));
                     sizes.push(1);
                 }
+                Some(Item::Dynamic(i)) if self.b.aval(i).dtype.kind() == jax_dtypes::Kind::UInt => {
+                    // JAX's `_normalize_index`: an unsigned index is never
+                    // negative, so it goes to `dynamic_slice` as it is, which
+                    // clamps it (converting it to int32 would wrap it).
+                    starts.push(i.clone());
+                    sizes.push(1);
+                }
                 Some(Item::Dynamic(i)) => {
                     let neg = crate::jnp::binary(&mut self.b, &prims::LT, i.clone(), lit(0), span)?;
                     let strong = self.b.bind1(
