@@ -210,6 +210,9 @@ pub struct Emitter<'a> {
     /// Buffers moved in as inputs (a scan's carries): those neither written
     /// over nor returned go back to the pool at the end of the body.
     owned_inputs: Vec<Ident>,
+    /// Whether this body runs once per step of a loop: its short loops are
+    /// worth a copy per SIMD level even when one call of them is cheap.
+    repeated: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -249,6 +252,7 @@ impl<'a> Emitter<'a> {
             clean: None,
             reuse: None,
             owned_inputs: Vec::new(),
+            repeated: false,
         }
     }
 
@@ -761,7 +765,9 @@ impl<'a> Emitter<'a> {
     /// arithmetic (a few microseconds at the baseline level), two (baseline,
     /// AVX2+FMA) for a short loop with transcendentals, whose fused
     /// multiply-adds are library calls at the baseline level, and three
-    /// otherwise. Fewer than three means too small for threads as well.
+    /// otherwise, and for every loop of a loop body (run once per step, so
+    /// its latency counts: an RNN's 64 `tanh`s, its gradient's updates).
+    /// Fewer than three means too small for threads as well.
     fn simd_copies(&self, shape: &[Dim], a: &Atom) -> usize {
         if self.checks {
             return 1;
@@ -769,6 +775,9 @@ impl<'a> Emitter<'a> {
         let Some(elements) = static_size(shape) else {
             return 3;
         };
+        if self.repeated {
+            return 3;
+        }
         let (work, transcendental) = self.fused_work(a, &mut Default::default());
         match (transcendental, elements) {
             (false, n) if n.saturating_mul(work) < SMALL_LOOP_WORK => 1,
@@ -972,7 +981,7 @@ impl<'a> Emitter<'a> {
     /// tuple of its outputs (owned buffers or scalars). `inputs` are its
     /// inputs' expressions: a scalar value, or a `&[T]` of the row-major data.
     fn sub_block(&self, body: &Jaxpr, inputs: &[(TokenStream, bool)]) -> syn::Result<TokenStream> {
-        self.sub_block_owning(body, inputs, 0)
+        self.sub_block_owning(body, inputs, 0, self.repeated)
     }
 
     /// [`Self::sub_block`] whose first `n_owned` inputs are `Vec`s moved in:
@@ -983,11 +992,13 @@ impl<'a> Emitter<'a> {
         body: &Jaxpr,
         inputs: &[(TokenStream, bool)],
         n_owned: usize,
+        repeated: bool,
     ) -> syn::Result<TokenStream> {
         let mut body = body.clone();
         crate::simplify::simplify(&mut body);
         let mut em = Emitter::new(&body);
         em.parallel = self.parallel;
+        em.repeated = repeated;
         for (v, values) in &body.constvars {
             em.constant(*v, values);
         }
@@ -1105,7 +1116,7 @@ impl<'a> Emitter<'a> {
                 *lhs_contract = vec![0];
             }
         }
-        self.sub_block_owning(&body, &inputs, n_owned)
+        self.sub_block_owning(&body, &inputs, n_owned, true)
     }
 
     /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
@@ -1204,7 +1215,7 @@ impl<'a> Emitter<'a> {
         let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
             carried.iter().chain(f).cloned().collect()
         };
-        let cond = self.sub_block(&w.cond, &with(free_cond))?;
+        let cond = self.sub_block_owning(&w.cond, &with(free_cond), 0, true)?;
         let body = self.loop_body(&w.body, n, with(free_body), 0)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         let step = self.next_carry(&carry, &news, &e.ins[..n], false);
