@@ -4,7 +4,8 @@ use jax::prelude::*;
 
 #[jax::jit]
 fn f(x: &Array<f32, 4>) -> Array<i32> {
-    jnp::argmax(x)
+    // int32 with or without x64 (whose default int is int64).
+    jnp::argmax(x).astype::<i32>()
 }
 
 fn main() {
