@@ -40,6 +40,11 @@ fn reductions(
 }
 
 #[jax::jit]
+fn mean_of_nothing(x: &Array<f32, 3, 0>) -> (Array<f32>, Array<f32, 3>) {
+    (jnp::mean(x), jnp::mean(x, 1, false))
+}
+
+#[jax::jit]
 fn logic(x: &Array<bool, 0>) -> (Array<bool>, Array<bool>) {
     (jnp::any(x), jnp::all(x))
 }
@@ -77,6 +82,11 @@ fn reductions_of_nothing_give_their_identity_as_eager() {
     // The identities themselves: 0, 1, and log(0) = -inf.
     assert_eq!((s.item(), p.item()), (0.0, 1.0));
     assert_eq!(lse.to_vec(), [f32::NEG_INFINITY; 3]);
+    // The mean of nothing is 0 / 0, NaN, as NumPy and JAX give.
+    let (m, m1) = mean_of_nothing(&x);
+    let eager_m1: Array<f32, 3> = x.mean_axis(1, false);
+    assert!(m.item().is_nan() && x.mean().item().is_nan());
+    assert!(m1.to_vec().iter().chain(&eager_m1.to_vec()).all(|v| v.is_nan()));
     let b = Array::<bool, 0>::zeros();
     let (any, all) = logic(&b);
     assert_eq!((any.item(), all.item()), (b.any().item(), b.all().item()));

@@ -1,70 +1,79 @@
-//! Prints the size of `#[jax::jit]`'s expansion of a file's first jitted
-//! function, item by item: `cargo run -p jax-compiler --release --example expansion_size -- FILE`.
+//! What `#[jax::jit]` emits for each jitted function of a Rust file, item by
+//! item, in bytes of tokens, and how long the expansion took:
+//!
+//! ```text
+//! cargo run -p jax-compiler --release --example expansion_size -- FILE [--show]
+//! ```
+//!
+//! `--show` also prints the expansion, formatted. The items are the function
+//! (with its `jax_debug_nans` replay inside), and the companion module's
+//! functions (`jaxpr`, `jvp`, `__pullback`, `vjp`, ..., `lowered`).
+
 use std::time::Instant;
 
+use quote::quote;
+
 fn main() {
-    let path = std::env::args().nth(1).expect("a .rs file");
-    let src = std::fs::read_to_string(&path).unwrap();
-    let file = syn::parse_file(&src).unwrap();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let show = args.iter().any(|a| a == "--show");
+    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: expansion_size FILE [--show]");
+        std::process::exit(2);
+    };
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    let file = syn::parse_file(&src).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     for item in file.items {
         let syn::Item::Fn(mut f) = item else { continue };
-        let Some(k) = f
-            .attrs
-            .iter()
-            .position(|a| a.path().segments.last().unwrap().ident == "jit")
-        else {
+        let is_jit =
+            |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "jit");
+        let Some(k) = f.attrs.iter().position(is_jit) else {
             continue;
         };
         f.attrs.remove(k);
         let t = Instant::now();
-        let out = jax_compiler::expand_jit(Default::default(), quote::quote!(#f));
-        let dt = t.elapsed();
-        let text = out.to_string();
-        if std::env::var("SHOW").is_ok() {
-            let f: syn::File = syn::parse2(out.clone()).unwrap();
-            println!("{}", prettyplease::unparse(&f));
-        }
+        let out = jax_compiler::expand_jit(Default::default(), quote!(#f));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let size = |t: &dyn quote::ToTokens| t.to_token_stream().to_string().len();
         println!(
-            "{}: expansion {} bytes, {:.1} ms",
+            "{}: expansion {} bytes, {ms:.1} ms",
             f.sig.ident,
-            text.len(),
-            dt.as_secs_f64() * 1e3
+            out.to_string().len()
         );
-        let parsed: syn::File = syn::parse2(out).unwrap();
+        let parsed: syn::File = syn::parse2(out)
+            .unwrap_or_else(|e| fail(&format!("the expansion does not parse: {e}")));
+        if show {
+            println!("{}", prettyplease::unparse(&parsed));
+        }
         for it in &parsed.items {
             match it {
                 syn::Item::Fn(g) => {
-                    let mut sub = Vec::new();
-                    for s in &g.block.stmts {
-                        if let syn::Stmt::Item(syn::Item::Fn(inner)) = s {
-                            sub.push(format!(
-                                "{} {}",
-                                inner.sig.ident,
-                                quote::quote!(#inner).to_string().len()
-                            ));
-                        }
-                    }
-                    println!(
-                        "  fn {} {} (inner items: {:?})",
-                        g.sig.ident,
-                        quote::quote!(#g).to_string().len(),
-                        sub
-                    );
+                    let inner: Vec<String> = g
+                        .block
+                        .stmts
+                        .iter()
+                        .filter_map(|s| match s {
+                            syn::Stmt::Item(syn::Item::Fn(i)) => {
+                                Some(format!("{} {}", i.sig.ident, size(i)))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    println!("  fn {} {} (items inside: {inner:?})", g.sig.ident, size(g));
                 }
                 syn::Item::Mod(m) => {
-                    for it in &m.content.as_ref().unwrap().1 {
+                    for it in m.content.iter().flat_map(|(_, items)| items) {
                         if let syn::Item::Fn(g) = it {
-                            println!(
-                                "  {}::{} {}",
-                                m.ident,
-                                g.sig.ident,
-                                quote::quote!(#g).to_string().len()
-                            );
+                            println!("  {}::{} {}", m.ident, g.sig.ident, size(g));
                         }
                     }
                 }
-                other => println!("  other {}", quote::quote!(#other).to_string().len()),
+                other => println!("  other {}", size(other)),
             }
         }
     }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("{msg}");
+    std::process::exit(1)
 }
