@@ -86,7 +86,11 @@ fn reductions_of_nothing_give_their_identity_as_eager() {
     let (m, m1) = mean_of_nothing(&x);
     let eager_m1: Array<f32, 3> = x.mean_axis(1, false);
     assert!(m.item().is_nan() && x.mean().item().is_nan());
-    assert!(m1.to_vec().iter().chain(&eager_m1.to_vec()).all(|v| v.is_nan()));
+    assert!(m1
+        .to_vec()
+        .iter()
+        .chain(&eager_m1.to_vec())
+        .all(|v| v.is_nan()));
     let b = Array::<bool, 0>::zeros();
     let (any, all) = logic(&b);
     assert_eq!((any.item(), all.item()), (b.any().item(), b.all().item()));

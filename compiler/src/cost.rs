@@ -106,7 +106,7 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
                     .product::<Option<f64>>()?;
                 c.flops += 2.0 * n * k;
             }
-            (_, Lowering::Elementwise) if crate::emit::op_cost(e.prim.name) == 32 => {
+            (_, Lowering::Elementwise) if e.prim.work >= crate::prims::TRANSCENDENTAL_WORK => {
                 c.transcendentals += n
             }
             (_, Lowering::Elementwise | Lowering::Sample) => c.flops += n,

@@ -457,7 +457,7 @@ impl<'a> Emitter<'a> {
             match e.prim.lowering {
                 Lowering::Elementwise if aval.rank() == 0 => {
                     let args: Vec<TokenStream> = e.ins.iter().map(|a| self.scalar_of(a)).collect();
-                    let value = elementwise_call(e.prim.name, &e.params, &args);
+                    let value = e.prim.scalar_call(&e.params, &args);
                     let name = Self::name(out);
                     let ty = rust_type(aval.dtype);
                     self.stmts.push(quote!(let #name: #ty = #value;));
@@ -550,15 +550,18 @@ impl<'a> Emitter<'a> {
         }
         let map = format_ident!("map{}", e.ins.len());
         let ty = rust_type(aval.dtype);
-        // The runtime's function itself where the call is plain, so that
-        // operations of one kind and type share one function.
-        let fname = format_ident!("{}", e.prim.name);
-        let plain = quote!(::jax::__rt::ops::#fname(#(#args),*));
-        let value = elementwise_call(e.prim.name, &e.params, &args);
-        let f = if value.to_string() == plain.to_string() {
-            quote!(::jax::__rt::ops::#fname)
-        } else {
-            quote!(|#(#params),*| -> #ty { #value })
+        // The runtime's function itself where the primitive has no scalar
+        // expression of its own, so that operations of one kind and type
+        // share one function.
+        let f = match e.prim.scalar {
+            None => {
+                let f = format_ident!("{}", e.prim.name);
+                quote!(::jax::__rt::ops::#f)
+            }
+            Some(_) => {
+                let value = e.prim.scalar_call(&e.params, &args);
+                quote!(|#(#params),*| -> #ty { #value })
+            }
         };
         let shape: Vec<TokenStream> = aval.shape.iter().map(dim_tokens).collect();
         let name = Self::name(out);
@@ -786,7 +789,7 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The work per element of the fused expression of `a` (see `op_cost`)
+    /// The work per element of the fused expression of `a` (see `PrimDef::work`)
     /// and whether it holds a transcendental.
     fn fused_work(&self, a: &Atom, seen: &mut std::collections::HashSet<Var>) -> (usize, bool) {
         let Atom::Var(v) = a else { return (0, false) };
@@ -797,15 +800,16 @@ impl<'a> Emitter<'a> {
             return (0, false);
         };
         let cost = match e.prim.lowering {
-            Lowering::Sample => TRANSCENDENTAL_COST,
-            _ => op_cost(e.prim.name),
+            Lowering::Sample => crate::prims::TRANSCENDENTAL_WORK,
+            _ => e.prim.work,
         };
-        e.ins
-            .iter()
-            .fold((cost, cost >= TRANSCENDENTAL_COST), |(w, t), op| {
+        e.ins.iter().fold(
+            (cost, cost >= crate::prims::TRANSCENDENTAL_WORK),
+            |(w, t), op| {
                 let (w2, t2) = self.fused_work(op, seen);
                 (w + w2, t || t2)
-            })
+            },
+        )
     }
 
     /// Declares a fresh buffer: here, or once before the row loop when
@@ -951,8 +955,8 @@ impl<'a> Emitter<'a> {
                         self.eval(l, op, &sub)
                     })
                     .collect();
-                l.cost += op_cost(e.prim.name);
-                elementwise_call(e.prim.name, &e.params, &args)
+                l.cost += e.prim.work;
+                e.prim.scalar_call(&e.params, &args)
             }
         };
         let n = format_ident!("__t{}", l.memo.len());
@@ -1956,9 +1960,6 @@ fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
             .all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
 }
 
-/// `op_cost` of a transcendental.
-const TRANSCENDENTAL_COST: usize = 32;
-
 /// Element count times work per element (additions) under which one copy
 /// of a loop, at the baseline SIMD level, takes a few microseconds.
 const SMALL_LOOP_WORK: usize = 1 << 16;
@@ -1985,61 +1986,6 @@ fn level_dispatch(copies: usize, body: &TokenStream, arg: TokenStream) -> TokenS
             quote!(::jax::__rt::par::dispatch2(::jax::__rt::par::Level::current(), &#body, &#body, #arg))
         }
         _ => quote!((#body)(#arg)),
-    }
-}
-
-/// The work of one elementwise operation, relative to an addition, for the
-/// runtime's chunk sizes (measured: a library `tanhf` costs about 50 adds).
-pub(crate) fn op_cost(name: &str) -> usize {
-    match name {
-        "exp" | "exp2" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "sinh"
-        | "cosh" | "asin" | "acos" | "atan" | "asinh" | "acosh" | "atanh" | "cbrt" | "logistic"
-        | "erf" | "erfc" | "erf_inv" | "pow" | "atan2" => TRANSCENDENTAL_COST,
-        "div" | "rem" | "sqrt" | "rsqrt" | "integer_pow" => 4,
-        _ => 1,
-    }
-}
-
-/// `::jax::__rt::ops::NAME(args)`, with the parameters some primitives need.
-fn elementwise_call(name: &str, p: &Params, args: &[TokenStream]) -> TokenStream {
-    match (name, p) {
-        ("convert_element_type", Params::Convert { new_dtype, .. }) => {
-            let to = rust_type(*new_dtype);
-            let x = &args[0];
-            quote!(::jax::__rt::ops::convert::<_, #to>(#x))
-        }
-        ("integer_pow", Params::IntegerPow(y)) => {
-            let x = &args[0];
-            let y = *y as i32;
-            quote!(::jax::__rt::ops::integer_pow(#x, #y))
-        }
-        ("static_value", Params::Symbol { expr, dtype }) => {
-            let e: TokenStream = expr.parse().expect("a Rust expression the tracer wrote");
-            let ty = rust_type(*dtype);
-            quote!(((#e) as #ty))
-        }
-        ("round", Params::Rounding(1)) => {
-            let x = &args[0];
-            quote!(::jax::__rt::ops::round_even(#x))
-        }
-        ("round", _) => {
-            let x = &args[0];
-            quote!(::jax::__rt::ops::round(#x))
-        }
-        ("select_n", _) => {
-            let which = &args[0];
-            let cases = &args[1..];
-            if cases.len() == 2 {
-                let (f, t) = (&cases[0], &cases[1]);
-                quote!(::jax::__rt::ops::select(#which, #f, #t))
-            } else {
-                quote!(::jax::__rt::ops::select_n(#which, [#(#cases),*]))
-            }
-        }
-        _ => {
-            let f = format_ident!("{}", name);
-            quote!(::jax::__rt::ops::#f(#(#args),*))
-        }
     }
 }
 

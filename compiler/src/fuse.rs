@@ -23,7 +23,7 @@ pub struct Fusion {
     pub fused: HashSet<Var>,
 }
 
-/// The most work per element (in `op_cost` units: 1 per addition, 32 per
+/// The most work per element (in `PrimDef::work` units: 1 per addition, 32 per
 /// transcendental) one fused loop computes; a longer chain is stored in
 /// pieces of about this size.
 pub const MAX_LOOP_WORK: usize = 1024;
@@ -51,7 +51,7 @@ pub fn plan(j: &Jaxpr) -> Fusion {
     for e in &j.eqns {
         let v = e.outs[0];
         let aval = j.aval(v);
-        let w = crate::emit::op_cost(e.prim.name)
+        let w = e.prim.work
             + e.ins
                 .iter()
                 .filter_map(|a| match a {

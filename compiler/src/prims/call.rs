@@ -59,6 +59,7 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(custom_jvp_rule as JvpRule),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 /// Replaces every `custom_jvp_call` by its body: for emission and
@@ -195,6 +196,7 @@ pub static CUSTOM_VJP_CALL: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(custom_vjp_rule as JvpRule),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 /// The linearized custom_vjp function: only ever transposed.
@@ -208,4 +210,5 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: None,
     transpose: Some(custom_vjp_lin_transpose as crate::ad::TransposeRule),
+    ..PrimDef::BASE
 };

@@ -269,6 +269,7 @@ pub static COND: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(cond_jvp as JvpRule),
     transpose: Some(cond_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// The branches as JAX prints them: a tuple of programs, each on its own

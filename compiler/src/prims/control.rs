@@ -144,6 +144,7 @@ pub static WHILE: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(while_jvp as JvpRule),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 /// A `scan`: the body takes `(carry.., x rows.., invariants..)` and
@@ -244,6 +245,7 @@ pub static SCAN: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(scan_jvp as JvpRule),
     transpose: Some(scan_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// A `while` as JAX prints it: the invariants before the carry, the

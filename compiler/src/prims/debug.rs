@@ -23,6 +23,7 @@ pub static DEBUG_CALLBACK: PrimDef = PrimDef {
     // Printing has no derivative: tangents pass by.
     jvp: Some(no_tangent as JvpRule),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 fn no_tangent(

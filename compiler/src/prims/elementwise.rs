@@ -4,7 +4,10 @@
 
 use jax_dtypes::DType;
 
-use super::{no_params, Lowering, Params, PrimDef};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{no_params, Lowering, Params, PrimDef, TRANSCENDENTAL_WORK};
 use crate::ad::{Ad, JvpRule, Res, TransposeRule};
 use crate::ir::Atom;
 use crate::ir::{Aval, Shape};
@@ -92,7 +95,7 @@ fn all_weak(ops: &[Aval]) -> bool {
 }
 
 macro_rules! elementwise {
-    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident, $jvp:expr, $transpose:expr;)*) => {
+    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident, $jvp:expr, $transpose:expr $(, work: $work:expr)?;)*) => {
         $(
             pub static $id: PrimDef = PrimDef {
                 name: $name,
@@ -108,6 +111,8 @@ macro_rules! elementwise {
                 lowering: Lowering::Elementwise,
                 jvp: $jvp,
                 transpose: $transpose,
+                $(work: $work,)?
+                ..PrimDef::BASE
             };
         )*
         /// The table-driven elementwise primitives.
@@ -482,30 +487,30 @@ elementwise! {
     SQUARE = "square", 1, Number, Same, jvp1!(|ad, x, ans| { let two = c(ad, 2.0, &x); ad.mul(x, two)? }), None;
     FLOOR = "floor", 1, Float, Same, ZERO, None;
     CEIL = "ceil", 1, Float, Same, ZERO, None;
-    EXP = "exp", 1, Float, Same, jvp1!(|ad, x, ans| ans), None;
-    EXP2 = "exp2", 1, Float, Same, jvp1!(|ad, x, ans| { let l = c(ad, std::f64::consts::LN_2, &x); ad.mul(ans, l)? }), None;
-    LOG = "log", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.div(one, x)? }), None;
-    LOG1P = "log1p", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&ADD, x, one.clone())?; ad.div(one, d)? }), None;
-    EXPM1 = "expm1", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.bin(&ADD, ans, one)? }), None;
-    SIN = "sin", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COS, x)?), None;
-    COS = "cos", 1, Float, Same, jvp1!(|ad, x, ans| { let s = ad.un(&SIN, x)?; ad.neg(s)? }), None;
-    TAN = "tan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&ADD, one, sq)? }), None;
-    TANH = "tanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&SUB, one, sq)? }), None;
-    SINH = "sinh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COSH, x)?), None;
-    COSH = "cosh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&SINH, x)?), None;
-    ASIN = "asin", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; ad.un(&RSQRT, d)? }), None;
-    ACOS = "acos", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; let r = ad.un(&RSQRT, d)?; ad.neg(r)? }), None;
-    ATAN = "atan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, one.clone(), sq)?; ad.div(one, d)? }), None;
-    ASINH = "asinh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, sq, one)?; ad.un(&RSQRT, d)? }), None;
-    ACOSH = "acosh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let a = ad.bin(&SUB, x.clone(), one.clone())?; let b = ad.bin(&ADD, x, one)?; let d = ad.mul(a, b)?; ad.un(&RSQRT, d)? }), None;
-    ATANH = "atanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one.clone(), sq)?; ad.div(one, d)? }), None;
-    SQRT = "sqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let half = c(ad, 0.5, &x); ad.div(half, ans)? }), None;
-    RSQRT = "rsqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let m = c(ad, -0.5, &x); let q = ad.div(ans, x)?; ad.mul(q, m)? }), None;
-    CBRT = "cbrt", 1, Float, Same, jvp1!(|ad, x, ans| { let third = c(ad, 1.0 / 3.0, &x); let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![ans])?; ad.mul(third, p)? }), None;
-    LOGISTIC = "logistic", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&SUB, one, ans.clone())?; ad.mul(ans, d)? }), None;
-    ERF = "erf", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, 2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None;
-    ERFC = "erfc", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, -2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None;
-    ERF_INV = "erf_inv", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, std::f64::consts::PI.sqrt() / 2.0, &x); let sq = ad.mul(ans.clone(), ans)?; let e = ad.un(&EXP, sq)?; ad.mul(k, e)? }), None;
+    EXP = "exp", 1, Float, Same, jvp1!(|ad, x, ans| ans), None, work: TRANSCENDENTAL_WORK;
+    EXP2 = "exp2", 1, Float, Same, jvp1!(|ad, x, ans| { let l = c(ad, std::f64::consts::LN_2, &x); ad.mul(ans, l)? }), None, work: TRANSCENDENTAL_WORK;
+    LOG = "log", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.div(one, x)? }), None, work: TRANSCENDENTAL_WORK;
+    LOG1P = "log1p", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&ADD, x, one.clone())?; ad.div(one, d)? }), None, work: TRANSCENDENTAL_WORK;
+    EXPM1 = "expm1", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); ad.bin(&ADD, ans, one)? }), None, work: TRANSCENDENTAL_WORK;
+    SIN = "sin", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COS, x)?), None, work: TRANSCENDENTAL_WORK;
+    COS = "cos", 1, Float, Same, jvp1!(|ad, x, ans| { let s = ad.un(&SIN, x)?; ad.neg(s)? }), None, work: TRANSCENDENTAL_WORK;
+    TAN = "tan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&ADD, one, sq)? }), None, work: TRANSCENDENTAL_WORK;
+    TANH = "tanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(ans.clone(), ans)?; ad.bin(&SUB, one, sq)? }), None, work: TRANSCENDENTAL_WORK;
+    SINH = "sinh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&COSH, x)?), None, work: TRANSCENDENTAL_WORK;
+    COSH = "cosh", 1, Float, Same, jvp1!(|ad, x, ans| ad.un(&SINH, x)?), None, work: TRANSCENDENTAL_WORK;
+    ASIN = "asin", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; ad.un(&RSQRT, d)? }), None, work: TRANSCENDENTAL_WORK;
+    ACOS = "acos", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one, sq)?; let r = ad.un(&RSQRT, d)?; ad.neg(r)? }), None, work: TRANSCENDENTAL_WORK;
+    ATAN = "atan", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, one.clone(), sq)?; ad.div(one, d)? }), None, work: TRANSCENDENTAL_WORK;
+    ASINH = "asinh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&ADD, sq, one)?; ad.un(&RSQRT, d)? }), None, work: TRANSCENDENTAL_WORK;
+    ACOSH = "acosh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let a = ad.bin(&SUB, x.clone(), one.clone())?; let b = ad.bin(&ADD, x, one)?; let d = ad.mul(a, b)?; ad.un(&RSQRT, d)? }), None, work: TRANSCENDENTAL_WORK;
+    ATANH = "atanh", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let sq = ad.mul(x.clone(), x)?; let d = ad.bin(&SUB, one.clone(), sq)?; ad.div(one, d)? }), None, work: TRANSCENDENTAL_WORK;
+    SQRT = "sqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let half = c(ad, 0.5, &x); ad.div(half, ans)? }), None, work: 4;
+    RSQRT = "rsqrt", 1, Float, Same, jvp1!(|ad, x, ans| { let m = c(ad, -0.5, &x); let q = ad.div(ans, x)?; ad.mul(q, m)? }), None, work: 4;
+    CBRT = "cbrt", 1, Float, Same, jvp1!(|ad, x, ans| { let third = c(ad, 1.0 / 3.0, &x); let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![ans])?; ad.mul(third, p)? }), None, work: TRANSCENDENTAL_WORK;
+    LOGISTIC = "logistic", 1, Float, Same, jvp1!(|ad, x, ans| { let one = c(ad, 1.0, &x); let d = ad.bin(&SUB, one, ans.clone())?; ad.mul(ans, d)? }), None, work: TRANSCENDENTAL_WORK;
+    ERF = "erf", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, 2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None, work: TRANSCENDENTAL_WORK;
+    ERFC = "erfc", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, -2.0 / std::f64::consts::PI.sqrt(), &x); let sq = ad.mul(x.clone(), x)?; let n = ad.neg(sq)?; let e = ad.un(&EXP, n)?; ad.mul(k, e)? }), None, work: TRANSCENDENTAL_WORK;
+    ERF_INV = "erf_inv", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, std::f64::consts::PI.sqrt() / 2.0, &x); let sq = ad.mul(ans.clone(), ans)?; let e = ad.un(&EXP, sq)?; ad.mul(k, e)? }), None, work: TRANSCENDENTAL_WORK;
     IS_FINITE = "is_finite", 1, Float, Bool, ZERO, None;
     NOT = "not", 1, Logical, Same, ZERO, None;
     STOP_GRADIENT = "stop_gradient", 1, Any, Same, ZERO, None;
@@ -514,12 +519,12 @@ elementwise! {
     ADD_ANY = "add_any", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
     SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule);
     MUL = "mul", 2, Any, Same, jvp2!(|ad, x, y, ans| y, x), Some(mul_transpose as TransposeRule);
-    DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule);
-    REM = "rem", 2, Number, Same, Some(rem_jvp as JvpRule), None;
-    POW = "pow", 2, Float, Same, Some(pow_jvp as JvpRule), None;
+    DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule), work: 4;
+    REM = "rem", 2, Number, Same, Some(rem_jvp as JvpRule), None, work: 4;
+    POW = "pow", 2, Float, Same, Some(pow_jvp as JvpRule), None, work: TRANSCENDENTAL_WORK;
     MAX = "max", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
     MIN = "min", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
-    ATAN2 = "atan2", 2, Float, Same, jvp2!(|ad, x, y, ans| { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; ad.div(y, d)? }, { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; let n = ad.neg(x)?; ad.div(n, d)? }), None;
+    ATAN2 = "atan2", 2, Float, Same, jvp2!(|ad, x, y, ans| { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; ad.div(y, d)? }, { let d = { let a = ad.mul(x.clone(), x.clone())?; let b = ad.mul(y.clone(), y.clone())?; ad.bin(&ADD, a, b)? }; let n = ad.neg(x)?; ad.div(n, d)? }), None, work: TRANSCENDENTAL_WORK;
     AND = "and", 2, Logical, Same, ZERO, None;
     OR = "or", 2, Logical, Same, ZERO, None;
     XOR = "xor", 2, Logical, Same, ZERO, None;
@@ -554,6 +559,8 @@ pub static ROUND: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: ZERO,
     transpose: None,
+    scalar: Some(round_scalar),
+    ..PrimDef::BASE
 };
 
 /// A number rustc knows when the function compiles and the tracer does
@@ -572,6 +579,8 @@ pub static STATIC_VALUE: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: ZERO,
     transpose: None,
+    scalar: Some(static_value_scalar),
+    ..PrimDef::BASE
 };
 
 /// `x ** y` for a static integer `y`.
@@ -600,6 +609,9 @@ pub static INTEGER_POW: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: Some(integer_pow_jvp as JvpRule),
     transpose: None,
+    work: 4,
+    scalar: Some(integer_pow_scalar),
+    ..PrimDef::BASE
 };
 
 /// Converts dtypes with XLA's semantics (saturating float to int, NaN to 0).
@@ -622,6 +634,8 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: Some(convert_jvp as JvpRule),
     transpose: Some(convert_transpose as TransposeRule),
+    scalar: Some(convert_scalar),
+    ..PrimDef::BASE
 };
 
 /// `select_n(which, *cases)`: the case chosen by a bool (false, true) or an
@@ -651,6 +665,8 @@ pub static SELECT_N: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: Some(select_jvp as JvpRule),
     transpose: Some(select_transpose as TransposeRule),
+    scalar: Some(select_n_scalar),
+    ..PrimDef::BASE
 };
 
 fn integer_pow_jvp(
@@ -771,3 +787,49 @@ pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
         ]);
         v
     });
+
+/// `round`'s runtime function: half away from zero, or half to even.
+fn round_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let x = &args[0];
+    match p {
+        Params::Rounding(1) => quote!(::jax::__rt::ops::round_even(#x)),
+        _ => quote!(::jax::__rt::ops::round(#x)),
+    }
+}
+
+/// The Rust expression of a `static_value`, in its dtype.
+fn static_value_scalar(p: &Params, _: &[TokenStream]) -> TokenStream {
+    let Params::Symbol { expr, dtype } = p else {
+        unreachable!("static_value carries Params::Symbol")
+    };
+    let e: TokenStream = expr.parse().expect("a Rust expression the tracer wrote");
+    let ty = crate::types::rust_type(*dtype);
+    quote!(((#e) as #ty))
+}
+
+fn integer_pow_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let Params::IntegerPow(y) = p else {
+        unreachable!("integer_pow carries Params::IntegerPow")
+    };
+    let (x, y) = (&args[0], *y as i32);
+    quote!(::jax::__rt::ops::integer_pow(#x, #y))
+}
+
+/// XLA's conversion (saturating float to int, NaN to 0) to the new dtype.
+fn convert_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let Params::Convert { new_dtype, .. } = p else {
+        unreachable!("convert_element_type carries Params::Convert")
+    };
+    let (x, to) = (&args[0], crate::types::rust_type(*new_dtype));
+    quote!(::jax::__rt::ops::convert::<_, #to>(#x))
+}
+
+/// `select_n` of two cases is `select`; more go through an array.
+fn select_n_scalar(_: &Params, args: &[TokenStream]) -> TokenStream {
+    let (which, cases) = (&args[0], &args[1..]);
+    if let [f, t] = cases {
+        quote!(::jax::__rt::ops::select(#which, #f, #t))
+    } else {
+        quote!(::jax::__rt::ops::select_n(#which, [#(#cases),*]))
+    }
+}

@@ -87,6 +87,53 @@ pub struct PrimDef {
     pub jvp: Option<crate::ad::JvpRule>,
     /// Transpose rule, for primitives linear in some operands.
     pub transpose: Option<crate::ad::TransposeRule>,
+    /// Work per element, relative to an addition (a division or a root is
+    /// 4, a transcendental [`TRANSCENDENTAL_WORK`]): for chunk sizes,
+    /// SIMD copies, fusion size and `cost_analysis`.
+    pub work: usize,
+    /// An elementwise primitive's scalar expression from its operands'
+    /// (`None`: `::jax::__rt::ops::NAME(operands..)`, the runtime function
+    /// of the same name).
+    pub scalar: Option<ScalarCall>,
+}
+
+/// See [`PrimDef::scalar`].
+pub type ScalarCall = fn(&Params, &[proc_macro2::TokenStream]) -> proc_macro2::TokenStream;
+
+/// [`PrimDef::work`] of a transcendental function (a library `tanhf` costs
+/// about 50 additions; vectorized approximations less).
+pub const TRANSCENDENTAL_WORK: usize = 32;
+
+impl PrimDef {
+    /// What a definition's `..PrimDef::BASE` fills in: the rule kinds a
+    /// primitive may lack (no derivative rules) and the defaults (the work
+    /// of an addition, the runtime function of its name). A new rule kind
+    /// is a field here with its default, not an edit of every definition.
+    pub const BASE: PrimDef = PrimDef {
+        name: "",
+        abstract_eval: |_, _, _| Err("a primitive without an abstract evaluation rule".into()),
+        print_params: no_params,
+        lowering: Lowering::Kernel,
+        jvp: None,
+        transpose: None,
+        work: 1,
+        scalar: None,
+    };
+
+    /// The scalar expression of an elementwise primitive (see [`Self::scalar`]).
+    pub fn scalar_call(
+        &self,
+        p: &Params,
+        args: &[proc_macro2::TokenStream],
+    ) -> proc_macro2::TokenStream {
+        match self.scalar {
+            Some(f) => f(p, args),
+            None => {
+                let f = quote::format_ident!("{}", self.name);
+                quote::quote!(::jax::__rt::ops::#f(#(#args),*))
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for PrimDef {
@@ -274,6 +321,64 @@ mod tests {
                 "{} defined twice",
                 p.name
             );
+        }
+    }
+
+    #[test]
+    fn every_primitive_has_its_rules() {
+        // Without a jvp rule, each for its reason; differentiating through
+        // one is a compile error naming it.
+        const WITHOUT_JVP: &[&str] = &[
+            // Not written yet (README, Limitations).
+            "scatter-mul",
+            "scatter-min",
+            "scatter-max",
+            // The linearized custom_vjp function: only ever transposed.
+            "custom_vjp_lin",
+        ];
+        let missing: Vec<&str> = all()
+            .iter()
+            .filter(|p| p.jvp.is_none())
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(missing, WITHOUT_JVP);
+        for p in all() {
+            assert!(p.work >= 1, "{} has no work", p.name);
+            if p.lowering == Lowering::Elementwise {
+                let args: Vec<proc_macro2::TokenStream> = (0..3usize)
+                    .map(|k| quote::format_ident!("a{}", k))
+                    .map(|a| quote::quote!(#a))
+                    .collect();
+                let params = match p.name {
+                    "convert_element_type" => Params::Convert {
+                        new_dtype: DType::F32,
+                        weak: false,
+                    },
+                    "integer_pow" => Params::IntegerPow(2),
+                    "static_value" => Params::Symbol {
+                        expr: "N".into(),
+                        dtype: DType::F32,
+                    },
+                    _ => Params::None,
+                };
+                let call = p.scalar_call(&params, &args).to_string();
+                assert!(
+                    call.contains(":: jax :: __rt :: ops ::") || p.name == "static_value",
+                    "{}: {call}",
+                    p.name
+                );
+            }
+        }
+        // The work of a family, set once where the family is defined.
+        for (name, work) in [
+            ("tanh", TRANSCENDENTAL_WORK),
+            ("exp", TRANSCENDENTAL_WORK),
+            ("div", 4),
+            ("integer_pow", 4),
+            ("add", 1),
+        ] {
+            let p = all().into_iter().find(|p| p.name == name).unwrap();
+            assert_eq!(p.work, work, "{name}");
         }
     }
 

@@ -78,6 +78,7 @@ macro_rules! sampler {
             // Keys are integers: samples have no derivative.
             jvp: Some(super::zero_jvp),
             transpose: None,
+            ..PrimDef::BASE
         };
     };
 }

@@ -61,6 +61,7 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(BROADCAST_IN_DIM),
     transpose: Some(broadcast_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// Same elements in row-major order, another shape.
@@ -114,6 +115,7 @@ pub static RESHAPE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(RESHAPE),
     transpose: Some(reshape_back as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// `2 * N * M` as a Rust expression.
@@ -168,6 +170,7 @@ pub static DYNAMIC_SLICE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(DYNAMIC_SLICE),
     transpose: Some(dynamic_slice_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// Permutes axes: result axis `i` is operand axis `perm[i]`.
@@ -200,6 +203,7 @@ pub static TRANSPOSE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(TRANSPOSE),
     transpose: Some(transpose_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// Removes size-1 axes.
@@ -236,6 +240,7 @@ pub static SQUEEZE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(SQUEEZE),
     transpose: Some(reshape_back as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// A static strided window.
@@ -294,6 +299,7 @@ pub static SLICE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(SLICE),
     transpose: Some(slice_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
@@ -333,6 +339,7 @@ macro_rules! reduction {
             lowering: Lowering::Reduce,
             jvp: $jvp,
             transpose: $transpose,
+            ..PrimDef::BASE
         };
     )*};
 }
@@ -383,6 +390,7 @@ pub static ARGMAX: PrimDef = PrimDef {
     lowering: Lowering::Reduce,
     jvp: Some(super::zero_jvp),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 /// The index of the smallest element along an axis.
@@ -393,6 +401,7 @@ pub static ARGMIN: PrimDef = PrimDef {
     lowering: Lowering::Reduce,
     jvp: Some(super::zero_jvp),
     transpose: None,
+    ..PrimDef::BASE
 };
 
 /// Joins arrays along an axis.
@@ -444,6 +453,7 @@ pub static CONCATENATE: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(concatenate_jvp as JvpRule),
     transpose: Some(concatenate_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// General contraction: batch axes, contracting axes, then the free axes of
@@ -527,6 +537,7 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(dot_general_jvp as JvpRule),
     transpose: Some(dot_general_transpose as TransposeRule),
+    ..PrimDef::BASE
 };
 
 /// A Python list: `[1]`, `[]`, `[0, 1]`.
@@ -616,6 +627,7 @@ macro_rules! scatter {
             lowering: Lowering::Kernel,
             jvp: $jvp,
             transpose: $transpose,
+            ..PrimDef::BASE
         };
     )*};
 }
