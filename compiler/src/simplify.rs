@@ -25,7 +25,8 @@ pub fn simplify(j: &mut Jaxpr) {
     }
 }
 
-fn is_literal(a: &Atom, v: f64) -> bool {
+/// Whether `a` is a literal of value `v`.
+pub(crate) fn is_literal(a: &Atom, v: f64) -> bool {
     match a {
         Atom::Lit(Literal {
             value: Scalar::Float(f),
@@ -56,43 +57,8 @@ fn forward_identities(j: &mut Jaxpr) {
         let e = &j.eqns[k];
         let out = e.outs[0];
         let out_aval = j.aval(out).clone();
-        let same_type = |a: &Atom| {
-            let av = j.atom_aval(a);
-            av.dtype == out_aval.dtype && av.shape == out_aval.shape
-        };
-        let forward: Option<Atom> = match (e.prim.name, e.ins.as_slice()) {
-            ("stop_gradient", [x]) => Some(x.clone()),
-            ("convert_element_type", [x]) if same_type(x) => Some(x.clone()),
-            ("mul", [x, y]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
-            ("mul", [y, x]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
-            ("add", [x, y]) if is_literal(y, 0.0) && same_type(x) && !out_aval.dtype.is_float() => {
-                Some(x.clone())
-            }
-            ("sub", [x, y]) if is_literal(y, 0.0) && same_type(x) && !out_aval.dtype.is_float() => {
-                Some(x.clone())
-            }
-            ("div", [x, y]) if is_literal(y, 1.0) && same_type(x) => Some(x.clone()),
-            ("transpose", [Atom::Var(x)]) => {
-                let Params::Transpose { perm } = &e.params else {
-                    unreachable!()
-                };
-                producers.get(x).and_then(|&p| {
-                    let inner = &j.eqns[p];
-                    match (&inner.params, inner.ins.as_slice()) {
-                        (Params::Transpose { perm: p0 }, [src]) => {
-                            let composed: Vec<usize> = perm.iter().map(|&i| p0[i]).collect();
-                            composed
-                                .iter()
-                                .enumerate()
-                                .all(|(i, &c)| i == c)
-                                .then(|| src.clone())
-                        }
-                        _ => None,
-                    }
-                })
-            }
-            _ => None,
-        };
+        let producer = |v: Var| producers.get(&v).map(|&p| &j.eqns[p]);
+        let forward = e.prim.forward.and_then(|rule| rule(j, e, &producer));
         match forward {
             // The weak flag is part of the type: keep equations that change it.
             Some(a) if j.atom_aval(&a).weak == out_aval.weak => {

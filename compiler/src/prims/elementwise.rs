@@ -95,7 +95,7 @@ fn all_weak(ops: &[Aval]) -> bool {
 }
 
 macro_rules! elementwise {
-    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident, $jvp:expr, $transpose:expr $(, work: $work:expr)?;)*) => {
+    ($($id:ident = $name:literal, $arity:literal, $accepts:ident, $out:ident, $jvp:expr, $transpose:expr $(, work: $work:expr)? $(, forward: $forward:expr)?;)*) => {
         $(
             pub static $id: PrimDef = PrimDef {
                 name: $name,
@@ -112,6 +112,7 @@ macro_rules! elementwise {
                 jvp: $jvp,
                 transpose: $transpose,
                 $(work: $work,)?
+                $(forward: Some($forward),)?
                 ..PrimDef::BASE
             };
         )*
@@ -513,13 +514,13 @@ elementwise! {
     ERF_INV = "erf_inv", 1, Float, Same, jvp1!(|ad, x, ans| { let k = c(ad, std::f64::consts::PI.sqrt() / 2.0, &x); let sq = ad.mul(ans.clone(), ans)?; let e = ad.un(&EXP, sq)?; ad.mul(k, e)? }), None, work: TRANSCENDENTAL_WORK;
     IS_FINITE = "is_finite", 1, Float, Bool, ZERO, None;
     NOT = "not", 1, Logical, Same, ZERO, None;
-    STOP_GRADIENT = "stop_gradient", 1, Any, Same, ZERO, None;
+    STOP_GRADIENT = "stop_gradient", 1, Any, Same, ZERO, None, forward: |_, e, _| Some(e.ins[0].clone());
     COPY = "copy", 1, Any, Same, Some(copy_jvp as JvpRule), Some(copy_transpose as TransposeRule);
-    ADD = "add", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
+    ADD = "add", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule), forward: forward_int_zero;
     ADD_ANY = "add_any", 2, Any, Same, Some(add_jvp as JvpRule), Some(add_transpose as TransposeRule);
-    SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule);
-    MUL = "mul", 2, Any, Same, jvp2!(|ad, x, y, ans| y, x), Some(mul_transpose as TransposeRule);
-    DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule), work: 4;
+    SUB = "sub", 2, Number, Same, Some(sub_jvp as JvpRule), Some(sub_transpose as TransposeRule), forward: forward_int_zero;
+    MUL = "mul", 2, Any, Same, jvp2!(|ad, x, y, ans| y, x), Some(mul_transpose as TransposeRule), forward: forward_one;
+    DIV = "div", 2, Number, Same, jvp2!(|ad, x, y, ans| { let one = c(ad, 1.0, &y); ad.div(one, y)? }, { let n = ad.neg(x)?; let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?; ad.mul(n, p)? }), Some(div_transpose as TransposeRule), work: 4, forward: forward_right_one;
     REM = "rem", 2, Number, Same, Some(rem_jvp as JvpRule), None, work: 4;
     POW = "pow", 2, Float, Same, Some(pow_jvp as JvpRule), None, work: TRANSCENDENTAL_WORK;
     MAX = "max", 2, Any, Same, jvp2!(|ad, x, y, ans| balanced_eq(ad, x, ans, y)?, balanced_eq(ad, y, ans, x)?), None;
@@ -634,6 +635,7 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     jvp: Some(convert_jvp as JvpRule),
     transpose: Some(convert_transpose as TransposeRule),
+    forward: Some(forward_same_type),
     scalar: Some(convert_scalar),
     ..PrimDef::BASE
 };
@@ -832,4 +834,58 @@ fn select_n_scalar(_: &Params, args: &[TokenStream]) -> TokenStream {
     } else {
         quote!(::jax::__rt::ops::select_n(#which, [#(#cases),*]))
     }
+}
+
+/// `x * 1` and `1 * x` are `x` (of `x`'s type).
+fn forward_one<'a>(
+    j: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    use crate::simplify::is_literal;
+    match e.ins.as_slice() {
+        [x, y] | [y, x] if is_literal(y, 1.0) && super::same_type(j, e, x) => Some(x.clone()),
+        _ => None,
+    }
+}
+
+/// `x / 1` is `x`.
+fn forward_right_one<'a>(
+    j: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    match e.ins.as_slice() {
+        [x, y] if crate::simplify::is_literal(y, 1.0) && super::same_type(j, e, x) => {
+            Some(x.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `x + 0` and `x - 0` are `x` for integers (for floats, `-0 + 0` is `+0`).
+fn forward_int_zero<'a>(
+    j: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    match e.ins.as_slice() {
+        [x, y]
+            if crate::simplify::is_literal(y, 0.0)
+                && super::same_type(j, e, x)
+                && !j.aval(e.outs[0]).dtype.is_float() =>
+        {
+            Some(x.clone())
+        }
+        _ => None,
+    }
+}
+
+/// A conversion to the operand's own type is the operand.
+fn forward_same_type<'a>(
+    j: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    super::same_type(j, e, &e.ins[0]).then(|| e.ins[0].clone())
 }

@@ -100,6 +100,23 @@ pub struct PrimDef {
     /// (`None`: `::jax::__rt::ops::NAME(operands..)`, the runtime function
     /// of the same name).
     pub scalar: Option<ScalarCall>,
+    /// When an equation computes one of its operands unchanged (`x * 1`,
+    /// `stop_gradient x`), that operand: `simplify` forwards it.
+    pub forward: Option<ForwardRule>,
+}
+
+/// See [`PrimDef::forward`]. Given the jaxpr, the equation and the
+/// equation (already simplified) that produced a variable, if any.
+pub type ForwardRule = for<'a> fn(
+    &'a crate::ir::Jaxpr,
+    &'a crate::ir::Eqn,
+    &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<crate::ir::Atom>;
+
+/// Whether `a` has the dtype and shape of `e`'s result.
+pub(crate) fn same_type(j: &crate::ir::Jaxpr, e: &crate::ir::Eqn, a: &crate::ir::Atom) -> bool {
+    let (av, out) = (j.atom_aval(a), j.aval(e.outs[0]));
+    av.dtype == out.dtype && av.shape == out.shape
 }
 
 /// See [`PrimDef::scalar`].
@@ -123,6 +140,7 @@ impl PrimDef {
         transpose: None,
         work: 1,
         scalar: None,
+        forward: None,
     };
 
     /// The scalar expression of an elementwise primitive (see [`Self::scalar`]).

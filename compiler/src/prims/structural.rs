@@ -203,8 +203,29 @@ pub static TRANSPOSE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     jvp: same_op_jvp!(TRANSPOSE),
     transpose: Some(transpose_transpose as TransposeRule),
+    forward: Some(transpose_of_transpose),
     ..PrimDef::BASE
 };
+
+/// A transpose of a transpose whose permutations compose to the identity
+/// is the inner one's operand.
+fn transpose_of_transpose<'a>(
+    _: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    producer: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    let (Params::Transpose { perm }, [Atom::Var(x)]) = (&e.params, e.ins.as_slice()) else {
+        return None;
+    };
+    let inner = producer(*x)?;
+    let (Params::Transpose { perm: p0 }, [src]) = (&inner.params, inner.ins.as_slice()) else {
+        return None;
+    };
+    perm.iter()
+        .enumerate()
+        .all(|(i, &k)| p0[k] == i)
+        .then(|| src.clone())
+}
 
 /// Removes size-1 axes.
 pub static SQUEEZE: PrimDef = PrimDef {
