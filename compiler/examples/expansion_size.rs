@@ -1,5 +1,6 @@
-//! What `#[jax::jit]` emits for each jitted function of a Rust file, item by
-//! item, in bytes of tokens, and how long the expansion took:
+//! What `#[jax::jit]` emits for each jitted function (or `mod`) at the top
+//! level of a Rust file, item by item, in bytes of tokens, and how long the
+//! expansion took:
 //!
 //! ```text
 //! cargo run -p jax-compiler --release --example expansion_size -- FILE [--show]
@@ -22,21 +23,27 @@ fn main() {
     };
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     let file = syn::parse_file(&src).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
-    for item in file.items {
-        let syn::Item::Fn(mut f) = item else { continue };
-        let is_jit =
-            |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "jit");
-        let Some(k) = f.attrs.iter().position(is_jit) else {
+    let is_jit = |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "jit");
+    for mut item in file.items {
+        // A jitted `fn` or `mod`, without its attribute (its arguments kept).
+        let (name, attrs) = match &mut item {
+            syn::Item::Fn(f) => (f.sig.ident.clone(), &mut f.attrs),
+            syn::Item::Mod(m) => (m.ident.clone(), &mut m.attrs),
+            _ => continue,
+        };
+        let Some(k) = attrs.iter().position(is_jit) else {
             continue;
         };
-        f.attrs.remove(k);
+        let attr = match &attrs.remove(k).meta {
+            syn::Meta::List(l) => l.tokens.clone(),
+            _ => Default::default(),
+        };
         let t = Instant::now();
-        let out = jax_compiler::expand_jit(Default::default(), quote!(#f));
+        let out = jax_compiler::expand_jit(attr, quote!(#item));
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let size = |t: &dyn quote::ToTokens| t.to_token_stream().to_string().len();
         println!(
-            "{}: expansion {} bytes, {ms:.1} ms",
-            f.sig.ident,
+            "{name}: expansion {} bytes, {ms:.1} ms",
             out.to_string().len()
         );
         let parsed: syn::File = syn::parse2(out)
