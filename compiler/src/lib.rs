@@ -3,39 +3,42 @@
 //! The proc-macro crate `jax-macros` is a thin shim over [`expand_jit`], so
 //! that everything here can be unit-tested, fuzzed and benchmarked.
 //!
-//! Pipeline, one module per phase:
-//! - [`parse`] (with [`lower`] and [`jnp`]): traces the body into a jaxpr
-//!   ([`ir`]), rejecting what cannot be traced, with spans;
-//! - [`trace`]: binds primitives, running each one's abstract evaluation
-//!   ([`prims`], with [`shapes`] for symbolic dimensions): dtype and shape
+//! Pipeline, one module per phase (crate-private; `ARCHITECTURE.md` at the
+//! repository's root walks through them):
+//! - `parse` (with `lower` and `jnp`): traces the body into a jaxpr (`ir`),
+//!   rejecting what cannot be traced, with spans;
+//! - `trace`: binds primitives, running each one's abstract evaluation
+//!   (`prims`, with `shapes` for symbolic dimensions): dtype and shape
 //!   inference happen at every equation, as in JAX;
-//! - [`print`](mod@print): renders the traced jaxpr as `jax.make_jaxpr` does;
-//! - [`simplify`]: identities, common subexpressions, dead code;
-//! - [`fuse`]: which results are computed inside their consumers' loops;
-//! - [`emit`]: loop nests, views and kernel calls as Rust tokens;
-//! - [`cost`]: `f::cost_analysis()`, from what is emitted.
+//! - `print`: renders the traced jaxpr as `jax.make_jaxpr` does;
+//! - `ad`, `grad`, `compose`: derivatives as jaxpr transformations, and the
+//!   companion functions;
+//! - `simplify`: identities, common subexpressions, dead code;
+//! - `fuse`: which results are computed inside their consumers' loops;
+//! - `emit`: loop nests, views and kernel calls as Rust tokens;
+//! - `cost`: `f::cost_analysis()`, from what is emitted.
 
-pub mod ad;
-pub mod compose;
-pub mod cost;
-pub mod emit;
-pub mod expand;
-pub mod fuse;
-pub mod grad;
-pub mod index;
-pub mod ir;
-pub mod jnp;
-pub mod lower;
-pub mod module;
-pub mod parse;
-pub mod pretty;
-pub mod prims;
-pub mod print;
-pub mod rows;
-pub mod shapes;
-pub mod simplify;
-pub mod trace;
-pub mod types;
+pub(crate) mod ad;
+pub(crate) mod compose;
+pub(crate) mod cost;
+pub(crate) mod emit;
+pub(crate) mod expand;
+pub(crate) mod fuse;
+pub(crate) mod grad;
+pub(crate) mod index;
+pub(crate) mod ir;
+pub(crate) mod jnp;
+pub(crate) mod lower;
+pub(crate) mod module;
+pub(crate) mod parse;
+pub(crate) mod pretty;
+pub(crate) mod prims;
+pub(crate) mod print;
+pub(crate) mod rows;
+pub(crate) mod shapes;
+pub(crate) mod simplify;
+pub(crate) mod trace;
+pub(crate) mod types;
 
 use proc_macro2::TokenStream;
 

@@ -226,8 +226,6 @@ pub fn signature_in(
 pub struct Tracer {
     pub b: Builder,
     scopes: Vec<HashMap<String, Value>>,
-    /// Errors that do not stop tracing, reported together.
-    pub errors: Vec<syn::Error>,
     /// The written type of the expression about to be traced (an annotated
     /// `let`, or the function's tail): what `x.reshape()` reshapes to.
     hint: Option<TypeSpec>,
@@ -247,7 +245,6 @@ impl Tracer {
         Tracer {
             b: Builder::new(x64),
             scopes: vec![HashMap::new()],
-            errors: Vec::new(),
             hint: None,
             items: Default::default(),
             self_ty: None,

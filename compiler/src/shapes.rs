@@ -27,19 +27,6 @@ pub fn same_dim(a: &Dim, b: &Dim, why: &str, c: &mut Constraints) -> bool {
     }
 }
 
-/// Whether two shapes are equal (see [`same_dim`]).
-pub fn same_shape(a: &Shape, b: &Shape, c: &mut Constraints) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            same_dim(
-                x,
-                y,
-                &format!("shapes {} and {} must match", fmt(a), fmt(b)),
-                c,
-            )
-        })
-}
-
 /// `[3,4]`.
 pub fn fmt(s: &Shape) -> String {
     let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();

@@ -163,8 +163,9 @@ fn dim(arg: &syn::GenericArgument, items: &Items) -> syn::Result<Dim> {
     }
 }
 
-/// Reads a parameter or result type.
-pub fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
+/// Reads a parameter or result type outside a `#[jax::jit] mod`.
+#[cfg(test)]
+fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
     type_spec_in(ty, &Items::default())
 }
 

@@ -117,6 +117,7 @@ macro_rules! elementwise {
             };
         )*
         /// The table-driven elementwise primitives.
+        #[cfg(test)]
         const TABLE: &[&PrimDef] = &[$(&$id),*];
     };
 }
@@ -777,6 +778,7 @@ fn select_transpose(
 }
 
 /// All elementwise primitives.
+#[cfg(test)]
 pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
     std::sync::LazyLock::new(|| {
         let mut v = TABLE.to_vec();

@@ -312,7 +312,8 @@ pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
     }
 }
 
-/// Every primitive, for lookups by name (tests, printing).
+/// Every primitive (for tests, for now: lookups by name will need it).
+#[cfg(test)]
 pub fn all() -> Vec<Prim> {
     let mut v: Vec<Prim> = ELEMENTWISE.clone();
     v.extend_from_slice(STRUCTURAL);

@@ -1385,6 +1385,7 @@ fn dot_general_transpose(
 }
 
 /// All structural primitives.
+#[cfg(test)]
 pub static STRUCTURAL: &[&PrimDef] = &[
     &BROADCAST_IN_DIM,
     &RESHAPE,
