@@ -7,7 +7,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ad::{self, Seed, Wrt};
-use crate::expand::emit_body;
+use crate::body::emit_body;
 use crate::ir::{Dim, Jaxpr};
 use crate::parse::Signature;
 use crate::types::{Items, TypeSpec};

@@ -19,6 +19,7 @@
 //! - `cost`: `f::cost_analysis()`, from what is emitted.
 
 pub(crate) mod ad;
+pub(crate) mod body;
 pub(crate) mod compose;
 pub(crate) mod cost;
 pub(crate) mod emit;
