@@ -426,8 +426,7 @@ impl<'a> Emitter<'a> {
             return;
         }
         let prim = e.prim.name;
-        let at = e.span.start();
-        let location = format!("{}:{}:{}", e.span.file(), at.line, at.column + 1);
+        let location = source_location(e.span);
         // The first error is kept and the replay runs on: one exit instead
         // of one per operation, each dropping every live buffer, which made
         // a long replay's compile time grow with the square of its length.
@@ -566,21 +565,13 @@ impl<'a> Emitter<'a> {
         let shape: Vec<TokenStream> = aval.shape.iter().map(dim_tokens).collect();
         let name = Self::name(out);
         let prim = e.prim.name;
-        let at = e.span.start();
-        let location = format!("{}:{}:{}", e.span.file(), at.line, at.column + 1);
+        let location = source_location(e.span);
         let site = quote!((#prim, #location));
         self.stmts.push(quote! {
             let #name: &[#ty] = ::jax::__rt::debug::#map(&__arena, &mut __found, #site, &[#(#shape),*], #(#operands,)* #f);
         });
         // In the arena, not owned: never written over, moved or returned.
-        self.locs.insert(
-            out,
-            Loc::View {
-                buf: name,
-                offset: quote!(0usize),
-                strides: row_major_strides(&aval.shape),
-            },
-        );
+        self.bind_buffer(out, aval, name);
     }
 
     fn scalar_of(&self, a: &Atom) -> TokenStream {
@@ -1731,8 +1722,14 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `out` lives in the buffer `name`, which this body owns.
     fn finish_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
         self.owned.insert(name.to_string());
+        self.bind_buffer(out, aval, name);
+    }
+
+    /// `out` is read from the whole row-major buffer `name`.
+    fn bind_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
         self.locs.insert(
             out,
             Loc::View {
@@ -1966,6 +1963,12 @@ const SMALL_LOOP_WORK: usize = 1 << 16;
 
 /// Element count under which AVX-512 gains little over AVX2 on a loop.
 const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
+
+/// `file:line:column` of the user's expression, as `jax_debug_nans` reports it.
+fn source_location(span: proc_macro2::Span) -> String {
+    let at = span.start();
+    format!("{}:{}:{}", span.file(), at.line, at.column + 1)
+}
 
 /// The number of elements of a static shape.
 fn static_size(shape: &[Dim]) -> Option<usize> {

@@ -122,19 +122,25 @@ pub struct Arena(bumpalo::Bump);
 /// where it is in the user's source.
 pub type Site = (&'static str, &'static str);
 
-/// The replay's verdict on one operation: the first error is kept (`found`)
-/// when `out` holds a bad value made from operands without one.
-fn judge<R: Element>(
+/// One operation of the replay: `element(index)` at every index of
+/// `shape`, row-major, into the arena; the first error is kept (`found`)
+/// when the result holds a bad value made from operands without one.
+fn run<'a, R: Element>(
+    arena: &'a Arena,
     found: &mut Option<crate::debug::FloatingPointError>,
     (primitive, location): Site,
+    shape: &[usize],
     clean: bool,
-    out: &[R],
-) {
+    element: impl Fn(&[usize]) -> R,
+) -> &'a [R] {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    each_index(shape, |i| out.push(element(i)));
     if found.is_none() && clean {
-        if let Some(value) = bad(out) {
+        if let Some(value) = bad(&out) {
             *found = Some(error(value, primitive, location));
         }
     }
+    arena.0.alloc_slice_copy(&out)
 }
 
 impl<T: Element> View<'_, T> {
@@ -154,10 +160,8 @@ pub fn map1<'a, A: Element, R: Element>(
     a: View<'_, A>,
     f: fn(A) -> R,
 ) -> &'a [R] {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    each_index(shape, |i| out.push(f(a.at(i))));
-    judge(found, site, a.clean(), &out);
-    arena.0.alloc_slice_copy(&out)
+    let clean = a.clean();
+    run(arena, found, site, shape, clean, |i| f(a.at(i)))
 }
 
 /// `f` of two operands at every index of `shape`, row-major, judged.
@@ -172,10 +176,8 @@ pub fn map2<'a, A: Element, B: Element, R: Element>(
     b: View<'_, B>,
     f: fn(A, B) -> R,
 ) -> &'a [R] {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    each_index(shape, |i| out.push(f(a.at(i), b.at(i))));
-    judge(found, site, a.clean() && b.clean(), &out);
-    arena.0.alloc_slice_copy(&out)
+    let clean = a.clean() && b.clean();
+    run(arena, found, site, shape, clean, |i| f(a.at(i), b.at(i)))
 }
 
 /// `f` of three operands at every index of `shape`, row-major, judged.
@@ -191,10 +193,10 @@ pub fn map3<'a, A: Element, B: Element, C: Element, R: Element>(
     c: View<'_, C>,
     f: fn(A, B, C) -> R,
 ) -> &'a [R] {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    each_index(shape, |i| out.push(f(a.at(i), b.at(i), c.at(i))));
-    judge(found, site, a.clean() && b.clean() && c.clean(), &out);
-    arena.0.alloc_slice_copy(&out)
+    let clean = a.clean() && b.clean() && c.clean();
+    run(arena, found, site, shape, clean, |i| {
+        f(a.at(i), b.at(i), c.at(i))
+    })
 }
 
 #[cfg(test)]
