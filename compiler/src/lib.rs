@@ -18,28 +18,12 @@
 //! - `emit`: loop nests, views and kernel calls as Rust tokens;
 //! - `cost`: `f::cost_analysis()`, from what is emitted.
 
-pub(crate) mod ad;
-pub(crate) mod body;
-pub(crate) mod compose;
-pub(crate) mod cost;
-pub(crate) mod emit;
+pub(crate) mod backend;
 pub(crate) mod expand;
-pub(crate) mod fuse;
-pub(crate) mod grad;
-pub(crate) mod index;
+pub(crate) mod frontend;
 pub(crate) mod ir;
-pub(crate) mod jnp;
-pub(crate) mod lower;
-pub(crate) mod module;
-pub(crate) mod parse;
-pub(crate) mod pretty;
 pub(crate) mod prims;
-pub(crate) mod print;
-pub(crate) mod rows;
-pub(crate) mod shapes;
-pub(crate) mod simplify;
-pub(crate) mod trace;
-pub(crate) mod types;
+pub(crate) mod transform;
 
 use proc_macro2::TokenStream;
 
@@ -48,9 +32,9 @@ pub const X64: bool = cfg!(feature = "x64");
 
 /// Traces a function and returns its jaxpr text, or the errors.
 pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
-    let sig = parse::signature(f)?;
-    let t = parse::trace_fn(f, &sig, X64)?;
-    Ok(print::print_jaxpr(&t.b.jaxpr))
+    let sig = frontend::parse::signature(f)?;
+    let t = frontend::parse::trace_fn(f, &sig, X64)?;
+    Ok(ir::print::print_jaxpr(&t.b.jaxpr))
 }
 
 /// Expands `#[jax::jit]` (its arguments are `attr`) applied to `item`: a

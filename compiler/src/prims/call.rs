@@ -6,8 +6,8 @@
 //! `custom_vjp` does, and has no forward mode.
 
 use super::{Lowering, Params, PrimDef};
-use crate::ad::{Ad, JvpRule, Res};
 use crate::ir::{Atom, Aval, Jaxpr};
+use crate::transform::ad::{Ad, JvpRule, Res};
 
 /// The body and the rule of a `#[custom_jvp]` function.
 #[derive(Debug)]
@@ -34,7 +34,7 @@ fn custom_jvp_rule(
     for (x, tx) in ins.iter().zip(t) {
         args.push(ad.tangent_or_zeros(tx, x)?);
     }
-    let outs = crate::ad::inline(ad.b, &c.0.jvp, &args).map_err(|e| e.to_string())?;
+    let outs = crate::transform::ad::inline(ad.b, &c.0.jvp, &args).map_err(|e| e.to_string())?;
     let n = c.0.fun.outvars.len();
     Ok(outs[n..].iter().cloned().map(Some).collect())
 }
@@ -72,7 +72,7 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     {
         return j.clone();
     }
-    let mut b = crate::trace::Builder::new(false);
+    let mut b = crate::ir::builder::Builder::new(false);
     let mut env = std::collections::HashMap::new();
     for (v, values) in &j.constvars {
         env.insert(*v, b.constant(j.aval(*v).clone(), values.clone()));
@@ -96,7 +96,7 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
         };
         let outs = if let Some(fun) = body {
             let body = inline_calls(fun);
-            crate::ad::inline(&mut b, &body, &ins).expect("a traced body binds again")
+            crate::transform::ad::inline(&mut b, &body, &ins).expect("a traced body binds again")
         } else {
             b.bind(e.prim, e.params.clone(), ins, e.span)
                 .expect("a traced equation binds again")
@@ -137,7 +137,7 @@ fn custom_vjp_rule(
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };
-    let outs = crate::ad::inline(ad.b, &c.0.fwd, ins).map_err(|e| e.to_string())?;
+    let outs = crate::transform::ad::inline(ad.b, &c.0.fwd, ins).map_err(|e| e.to_string())?;
     let mut lin_ins: Vec<Atom> = outs[1..].to_vec();
     for (x, tx) in ins.iter().zip(t) {
         lin_ins.push(ad.tangent_or_zeros(tx, x)?);
@@ -152,7 +152,7 @@ fn custom_vjp_lin_transpose(
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };
@@ -162,7 +162,7 @@ fn custom_vjp_lin_transpose(
         args.push(r.clone().ok_or("custom_vjp residuals are not linear")?);
     }
     args.push(ct);
-    let cts = crate::ad::inline(ad.b, &c.0.bwd, &args).map_err(|e| e.to_string())?;
+    let cts = crate::transform::ad::inline(ad.b, &c.0.bwd, &args).map_err(|e| e.to_string())?;
     let mut out = vec![None; n_res];
     out.extend(cts.into_iter().map(Some));
     Ok(out)
@@ -171,7 +171,7 @@ fn custom_vjp_lin_transpose(
 fn custom_vjp_eval(
     _: &[Aval],
     p: &Params,
-    _: &mut crate::shapes::Constraints,
+    _: &mut crate::ir::shapes::Constraints,
 ) -> Result<Vec<Aval>, String> {
     match p {
         Params::CustomVjp(c) => Ok(c
@@ -209,6 +209,6 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     },
     lowering: Lowering::Kernel,
     jvp: None,
-    transpose: Some(custom_vjp_lin_transpose as crate::ad::TransposeRule),
+    transpose: Some(custom_vjp_lin_transpose as crate::transform::ad::TransposeRule),
     ..PrimDef::BASE
 };

@@ -10,8 +10,8 @@ use super::control::{
     body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents, transpose,
 };
 use super::{Lowering, Params, PrimDef, Shared, NESTED};
-use crate::ad::{tangent_aval, Ad, JvpRule, Res, TransposeRule};
 use crate::ir::{Atom, Aval, Jaxpr};
+use crate::transform::ad::{tangent_aval, Ad, JvpRule, Res, TransposeRule};
 
 /// The branches of a `cond`. The equation's operands are the index, the
 /// operands every branch takes, then each branch's own invariants in

@@ -9,9 +9,9 @@
 use std::rc::Rc;
 
 use super::{Lowering, Params, PrimDef, Shared, NESTED};
-use crate::ad::{tangent_aval, Ad, JvpRule, Res, Split, TransposeRule, Wrt};
+use crate::ir::builder::Builder;
 use crate::ir::{Atom, Aval, Jaxpr};
-use crate::trace::Builder;
+use crate::transform::ad::{tangent_aval, Ad, JvpRule, Res, Split, TransposeRule, Wrt};
 
 /// The jvp of a nested body, its inputs regrouped as the loop or branch
 /// passes them: `lead` inputs without tangents (the fori index), then each
@@ -26,8 +26,8 @@ pub(super) fn body_jvp(
 ) -> Res<Jaxpr> {
     let mut wrt = vec![false; lead];
     wrt.extend(std::iter::repeat_n(true, in_groups.iter().sum()));
-    let mut jb =
-        crate::ad::jvp(body, &Wrt { inputs: wrt }, ad.b.x64, ad.span).map_err(|e| e.to_string())?;
+    let mut jb = crate::transform::ad::jvp(body, &Wrt { inputs: wrt }, ad.b.x64, ad.span)
+        .map_err(|e| e.to_string())?;
     jb.invars = with_tangents_after_groups(&jb.invars, lead, in_groups);
     jb.outvars = with_tangents_after_groups(&jb.outvars, 0, out_groups);
     Ok(jb)
@@ -97,7 +97,7 @@ fn while_jvp(
     let mut cond = w.cond.clone();
     let tangent_vars: Vec<crate::ir::Var> = w.cond.invars[..n]
         .iter()
-        .map(|v| cond.new_var(crate::ad::tangent_aval(w.cond.aval(*v))))
+        .map(|v| cond.new_var(crate::transform::ad::tangent_aval(w.cond.aval(*v))))
         .collect();
     let invars = cond.invars.clone();
     cond.invars = invars[..n]
@@ -305,16 +305,16 @@ pub(super) fn program(
 }
 
 pub(super) fn inline(ad: &mut Ad, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
-    crate::ad::inline(ad.b, j, args).map_err(|e| e.to_string())
+    crate::transform::ad::inline(ad.b, j, args).map_err(|e| e.to_string())
 }
 
 pub(super) fn linearize(ad: &Ad, j: &Jaxpr, has_tangent: &[bool]) -> Res<Split> {
-    crate::ad::linearize(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
+    crate::transform::ad::linearize(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn transpose(ad: &Ad, j: &Jaxpr, linear: &[bool]) -> Res<Jaxpr> {
     let all = vec![true; j.outvars.len()];
-    crate::ad::transpose(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
+    crate::transform::ad::transpose(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn out_avals(j: &Jaxpr) -> Vec<Aval> {

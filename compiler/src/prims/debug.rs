@@ -5,8 +5,8 @@
 //! and it runs where it was traced, after the values it prints.
 
 use super::{Lowering, Params, PrimDef};
-use crate::ad::JvpRule;
 use crate::ir::Aval;
+use crate::transform::ad::JvpRule;
 
 pub static DEBUG_CALLBACK: PrimDef = PrimDef {
     name: "debug_callback",
@@ -27,11 +27,11 @@ pub static DEBUG_CALLBACK: PrimDef = PrimDef {
 };
 
 fn no_tangent(
-    _: &mut crate::ad::Ad,
+    _: &mut crate::transform::ad::Ad,
     _: &[crate::ir::Atom],
     _: &[Option<crate::ir::Atom>],
     _: &Params,
     _: &[crate::ir::Atom],
-) -> crate::ad::Res<Vec<Option<crate::ir::Atom>>> {
+) -> crate::transform::ad::Res<Vec<Option<crate::ir::Atom>>> {
     Ok(vec![None])
 }

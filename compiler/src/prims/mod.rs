@@ -26,8 +26,8 @@ pub use structural::*;
 
 use jax_dtypes::DType;
 
+use crate::ir::shapes::Constraints;
 use crate::ir::{Aval, Shape};
-use crate::shapes::Constraints;
 
 /// A nested program held by a parameter (a loop body, branches, a custom
 /// rule): shared, and compared by identity (each traced call makes its own).
@@ -89,9 +89,9 @@ pub struct PrimDef {
     pub print_params: PrintParams,
     pub lowering: Lowering,
     /// Forward-mode rule (`None`: not differentiable yet).
-    pub jvp: Option<crate::ad::JvpRule>,
+    pub jvp: Option<crate::transform::ad::JvpRule>,
     /// Transpose rule, for primitives linear in some operands.
-    pub transpose: Option<crate::ad::TransposeRule>,
+    pub transpose: Option<crate::transform::ad::TransposeRule>,
     /// Work per element, relative to an addition (a division or a root is
     /// 4, a transcendental [`TRANSCENDENTAL_WORK`]): for chunk sizes,
     /// SIMD copies, fusion size and `cost_analysis`.

@@ -8,9 +8,9 @@
 use jax_dtypes::DType;
 
 use super::{tuple, Lowering, Params, PrimDef};
+use crate::frontend::types::key_aval;
+use crate::ir::shapes::Constraints;
 use crate::ir::Aval;
-use crate::shapes::Constraints;
-use crate::types::key_aval;
 
 /// What a sampler accepts as its result dtype.
 fn sample_aval(name: &str, ops: &[Aval], p: &Params, floats: bool) -> Result<Vec<Aval>, String> {

@@ -2,10 +2,10 @@
 //! transposes, slices, reductions, contractions.
 
 use super::{tuple, Lowering, Params, PrimDef};
-use crate::ad::{Ad, JvpRule, Res, TransposeRule};
+use crate::ir::shapes::{fmt, same_dim};
 use crate::ir::Atom;
 use crate::ir::{Aval, Dim, Shape};
-use crate::shapes::{fmt, same_dim};
+use crate::transform::ad::{Ad, JvpRule, Res, TransposeRule};
 
 fn params_err(name: &str) -> String {
     format!("internal error: {name} got the wrong parameters")
@@ -72,8 +72,8 @@ pub static RESHAPE: PrimDef = PrimDef {
             return Err(params_err("reshape"));
         };
         let x = &ops[0];
-        let (la, sa) = crate::shapes::size_parts(&x.shape);
-        let (lb, sb) = crate::shapes::size_parts(new_sizes);
+        let (la, sa) = crate::ir::shapes::size_parts(&x.shape);
+        let (lb, sb) = crate::ir::shapes::size_parts(new_sizes);
         let mut sa_sorted = sa.clone();
         let mut sb_sorted = sb.clone();
         sa_sorted.sort();
@@ -632,7 +632,7 @@ fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, Strin
             "update_jaxpr",
             match combine {
                 // The printer renders this as a one-equation jaxpr in its naming context.
-                Some(op) => format!("{}{op}", crate::print::SCALAR_JAXPR),
+                Some(op) => format!("{}{op}", crate::ir::print::SCALAR_JAXPR),
                 None => "None".into(),
             },
         ),
@@ -709,7 +709,7 @@ fn scatter_set_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     scatter_transpose(true, ad, ct, ins, avals, p)
 }
 
@@ -720,7 +720,7 @@ fn scatter_add_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     scatter_transpose(false, ad, ct, ins, avals, p)
 }
 
@@ -780,7 +780,7 @@ fn scatter_transpose(
     let cu = if ins[2].is_none() {
         Some(match &window {
             None => {
-                let a = crate::ad::tangent_aval(upd);
+                let a = crate::transform::ad::tangent_aval(upd);
                 ad.zeros(&a)?
             }
             Some((start, limit)) => {
@@ -844,7 +844,7 @@ fn broadcast_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::BroadcastInDim { shape, dims } = p else {
         unreachable!()
     };
@@ -885,7 +885,7 @@ fn reshape_back(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     Ok(vec![Some(reshape_to(ad, ct, &avals[0].shape)?)])
 }
 
@@ -896,7 +896,7 @@ fn transpose_transpose(
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::Transpose { perm } = p else {
         unreachable!()
     };
@@ -922,7 +922,7 @@ fn dynamic_slice_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::DynamicSlice { sizes } = p else {
         unreachable!()
     };
@@ -998,7 +998,7 @@ fn reduce_sum_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::Axes(axes) = p else {
         unreachable!()
     };
@@ -1109,7 +1109,7 @@ fn slice_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::Slice {
         start,
         limit,
@@ -1184,7 +1184,7 @@ fn concatenate_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::Concatenate { dim } = p else {
         unreachable!()
     };
@@ -1337,7 +1337,7 @@ fn dot_general_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ad::single_ct(cts);
+    let ct = crate::transform::ad::single_ct(cts);
     let Params::DotGeneral {
         lhs_contract,
         rhs_contract,

@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use jax_dtypes::DType;
 
+use crate::ir::pretty::{brk, brk_text, concat, format, group, join, nest, nil, text, Doc};
 use crate::ir::{Atom, Eqn, Jaxpr, Literal, Scalar, Var};
-use crate::pretty::{brk, brk_text, concat, format, group, join, nest, nil, text, Doc};
 
 /// A parameter value starting with this marker is a one-equation jaxpr over
 /// two scalars (`update_jaxpr` of a scatter), the rest naming the primitive;

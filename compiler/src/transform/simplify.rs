@@ -129,7 +129,7 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
         let factor = match divisor {
             Divisor::Implicit(Atom::Lit(l)) => {
                 // A literal's reciprocal, rounded as the division would be.
-                let Scalar::Float(v) = crate::jnp::cast_scalar(l.value, dtype) else {
+                let Scalar::Float(v) = crate::frontend::jnp::cast_scalar(l.value, dtype) else {
                     unreachable!()
                 };
                 let r = if dtype == jax_dtypes::DType::F64 {
@@ -138,7 +138,7 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
                     (1.0f32 / v as f32) as f64
                 };
                 Atom::Lit(Literal {
-                    value: crate::jnp::cast_scalar(Scalar::Float(r), dtype),
+                    value: crate::frontend::jnp::cast_scalar(Scalar::Float(r), dtype),
                     aval: l.aval.clone(),
                 })
             }
@@ -470,8 +470,11 @@ mod tests {
 
     fn traced(src: &str) -> Jaxpr {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::parse::signature(&f).unwrap();
-        crate::parse::trace_fn(&f, &sig, false).unwrap().b.jaxpr
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr
     }
 
     fn prims(j: &Jaxpr) -> Vec<&'static str> {

@@ -237,9 +237,12 @@ mod tests {
 
     fn plan(src: &str) -> Option<RowPlan> {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::parse::signature(&f).unwrap();
-        let mut j = crate::parse::trace_fn(&f, &sig, false).unwrap().b.jaxpr;
-        crate::simplify::simplify(&mut j);
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
+        crate::transform::simplify::simplify(&mut j);
         row_plan(&j)
     }
 
@@ -248,7 +251,7 @@ mod tests {
         let p = plan("fn f(x: Array<f32, 64, 10>) -> Array<f32, 64, 10> { jnp::softmax(x, -1) }")
             .unwrap();
         assert_eq!(p.rows, Dim::Lit(64));
-        let printed = crate::print::print_jaxpr(&p.row);
+        let printed = crate::ir::print::print_jaxpr(&p.row);
         assert!(printed.contains("reduce_max[axes=(0,)] a"), "{printed}");
         assert!(printed.contains("a:f32[10]"), "{printed}");
     }

@@ -16,11 +16,11 @@ use std::rc::Rc;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::ad;
+use crate::frontend::lower::Module;
+use crate::frontend::parse::{Tracer, Value};
+use crate::ir::builder::{err, Builder, Result};
 use crate::ir::{Atom, Jaxpr, Var};
-use crate::lower::Module;
-use crate::parse::{Tracer, Value};
-use crate::trace::{err, Builder, Result};
+use crate::transform::ad;
 
 /// What `jax::vjp(f, x..)` returns besides the output: `f`'s reverse-mode
 /// program (inputs: the primals, the values `f` captured, the output
@@ -443,7 +443,13 @@ impl Tracer {
             // input weak and converts it where it is used); a strong one
             // stays strong.
             let weak = want.weak && got.weak;
-            atoms.push(crate::jnp::convert(&mut self.b, a, want.dtype, weak, span)?);
+            atoms.push(crate::frontend::jnp::convert(
+                &mut self.b,
+                a,
+                want.dtype,
+                weak,
+                span,
+            )?);
         }
         Ok(atoms)
     }
@@ -466,8 +472,13 @@ impl Tracer {
             let outs = probe(self, given.clone())?;
             for (k, (g, o)) in given.iter().zip(&outs).enumerate() {
                 if g.weak && o.dtype != g.dtype && o.shape == g.shape {
-                    carry[k] =
-                        crate::jnp::convert(&mut self.b, carry[k].clone(), o.dtype, false, span)?;
+                    carry[k] = crate::frontend::jnp::convert(
+                        &mut self.b,
+                        carry[k].clone(),
+                        o.dtype,
+                        false,
+                        span,
+                    )?;
                     settled[k] = crate::ir::Aval {
                         dtype: o.dtype,
                         weak: false,
@@ -494,14 +505,14 @@ impl Tracer {
             let v = t.expr(e)?;
             let a = t.atom(v, e.span())?;
             let weak = t.b.aval(&a).weak;
-            crate::jnp::convert(&mut t.b, a, int, weak, e.span())
+            crate::frontend::jnp::convert(&mut t.b, a, int, weak, e.span())
         };
         let lo = bound(self, &c.args[0])?;
         let hi = bound(self, &c.args[1])?;
         let body = self.callable(&c.args[2])?;
         let init = self.expr(&c.args[3])?;
         let mut leaves = Vec::new();
-        crate::parse::flatten(&init, &mut leaves);
+        crate::frontend::parse::flatten(&init, &mut leaves);
         let mut carry = Vec::new();
         for l in leaves {
             carry.push(self.atom(l, c.args[3].span())?);
@@ -514,7 +525,7 @@ impl Tracer {
             let index = Value::Traced(inputs[0].clone());
             let out = t.apply(&body, vec![(index, span), (carry_value, span)], span)?;
             let mut outs = Vec::new();
-            crate::parse::flatten(&out, &mut outs);
+            crate::frontend::parse::flatten(&out, &mut outs);
             Ok(outs)
         };
         let with_index = |carry: &[crate::ir::Aval]| {
@@ -531,7 +542,7 @@ impl Tracer {
         })?;
         let n = carry.len();
         let index_aval = crate::ir::Aval::scalar(int, false);
-        let one = crate::trace::literal(crate::ir::Scalar::Int(1), index_aval.clone());
+        let one = crate::ir::builder::literal(crate::ir::Scalar::Int(1), index_aval.clone());
         // Static bounds make a `scan` that carries the index, as JAX does:
         // reverse mode can then store each step's residuals. Traced bounds
         // make a `while` over `(i, upper, carry..)`.
@@ -578,7 +589,7 @@ impl Tracer {
             self.b.bind(&crate::prims::SCAN, params, ins, span)?
         } else {
             // The condition `i < upper`, on the whole carry.
-            let mut cb = crate::trace::Builder::new(self.b.x64);
+            let mut cb = crate::ir::builder::Builder::new(self.b.x64);
             let i = cb.input(index_aval.clone());
             let upper = cb.input(index_aval);
             for a in &carry_avals {
@@ -630,14 +641,14 @@ impl Tracer {
                 crate::ir::Scalar::Int(i) => *i != 0,
                 crate::ir::Scalar::Float(f) => *f != 0.0,
             };
-            crate::trace::literal(crate::ir::Scalar::Int(truth as i128), i32_scalar)
+            crate::ir::builder::literal(crate::ir::Scalar::Int(truth as i128), i32_scalar)
         } else {
             let p = self.atom(pred, c.args[0].span())?;
             let pa = self.b.aval(&p);
             if pa.rank() != 0 || pa.dtype != jax_dtypes::DType::Bool {
                 return err(c.args[0].span(), format!("Pred type must be either boolean or number, got {pa}: cond takes a scalar predicate"));
             }
-            crate::jnp::convert(&mut self.b, p, jax_dtypes::DType::I32, false, span)?
+            crate::frontend::jnp::convert(&mut self.b, p, jax_dtypes::DType::I32, false, span)?
         };
         self.cond_traced(index, &[on_false, on_true], operand, c.args[3].span(), span)
     }
@@ -673,7 +684,8 @@ impl Tracer {
         }
         let n = branches.len() as i128;
         let i32_scalar = crate::ir::Aval::scalar(jax_dtypes::DType::I32, false);
-        let lit = |v: i128| crate::trace::literal(crate::ir::Scalar::Int(v), i32_scalar.clone());
+        let lit =
+            |v: i128| crate::ir::builder::literal(crate::ir::Scalar::Int(v), i32_scalar.clone());
         let index = if let Value::Static(crate::ir::Scalar::Int(i)) = index {
             lit(i.clamp(0, n - 1))
         } else {
@@ -685,7 +697,8 @@ impl Tracer {
                     format!("Branch index must be scalar integer, got {ia}"),
                 );
             }
-            let i = crate::jnp::convert(&mut self.b, i, jax_dtypes::DType::I32, false, span)?;
+            let i =
+                crate::frontend::jnp::convert(&mut self.b, i, jax_dtypes::DType::I32, false, span)?;
             self.b.bind1(
                 &crate::prims::CLAMP,
                 crate::prims::Params::None,
@@ -707,7 +720,7 @@ impl Tracer {
         span: Span,
     ) -> Result<Value> {
         let mut leaves = Vec::new();
-        crate::parse::flatten(&operand, &mut leaves);
+        crate::frontend::parse::flatten(&operand, &mut leaves);
         let mut ops = Vec::new();
         for l in leaves {
             ops.push(self.atom(l, operand_span)?);
@@ -721,7 +734,7 @@ impl Tracer {
                 let arg = rebuild(&operand, &mut it);
                 let out = t.apply(f, vec![(arg, span)], span)?;
                 let mut outs = Vec::new();
-                crate::parse::flatten(&out, &mut outs);
+                crate::frontend::parse::flatten(&out, &mut outs);
                 let atoms = outs
                     .into_iter()
                     .map(|o| t.atom(o, span))
@@ -792,7 +805,7 @@ impl Tracer {
         let body_fn = self.callable(&c.args[1])?;
         let init = self.expr(&c.args[2])?;
         let mut leaves = Vec::new();
-        crate::parse::flatten(&init, &mut leaves);
+        crate::frontend::parse::flatten(&init, &mut leaves);
         let mut carry = Vec::new();
         for l in leaves {
             carry.push(self.atom(l, c.args[2].span())?);
@@ -803,7 +816,7 @@ impl Tracer {
             let arg = rebuild(&init, &mut it);
             let out = t.apply(&body_fn, vec![(arg, span)], span)?;
             let mut outs = Vec::new();
-            crate::parse::flatten(&out, &mut outs);
+            crate::frontend::parse::flatten(&out, &mut outs);
             Ok(outs)
         };
         let avals = self.settle_carry(&mut carry, span, |t, given| {
@@ -875,7 +888,7 @@ impl Tracer {
         let xs = self.expr(&c.args[2])?;
         let atoms_of = |t: &mut Tracer, v: &Value, s: Span| -> Result<Vec<Atom>> {
             let mut leaves = Vec::new();
-            crate::parse::flatten(v, &mut leaves);
+            crate::frontend::parse::flatten(v, &mut leaves);
             leaves.into_iter().map(|l| t.atom(l, s)).collect()
         };
         let carry = atoms_of(self, &init, c.args[1].span())?;
@@ -933,7 +946,7 @@ impl Tracer {
             }
             let y = pair.pop().unwrap();
             let mut carry_leaves = Vec::new();
-            crate::parse::flatten(&pair[0], &mut carry_leaves);
+            crate::frontend::parse::flatten(&pair[0], &mut carry_leaves);
             Ok((carry_leaves, y))
         };
         let carry_avals = self.settle_carry(&mut carry, span, |t, given| {
@@ -952,7 +965,7 @@ impl Tracer {
             let (cl, y) = run_body(t, &inputs)?;
             let mut atoms = t.carry_out(cl, &carry_avals, "scan", span)?;
             let mut yl = Vec::new();
-            crate::parse::flatten(&y, &mut yl);
+            crate::frontend::parse::flatten(&y, &mut yl);
             for l in yl {
                 atoms.push(t.atom(l, span)?);
             }
@@ -1136,7 +1149,7 @@ impl Tracer {
             let res = items.pop().unwrap();
             let out = items.pop().unwrap();
             let mut leaves = Vec::new();
-            crate::parse::flatten(&res, &mut leaves);
+            crate::frontend::parse::flatten(&res, &mut leaves);
             let mut atoms = vec![t.atom(out, span)?];
             for l in leaves {
                 atoms.push(t.atom(l, span)?);
@@ -1169,7 +1182,7 @@ impl Tracer {
                     span,
                 )?;
                 let mut cts = Vec::new();
-                crate::parse::flatten(&out, &mut cts);
+                crate::frontend::parse::flatten(&out, &mut cts);
                 cts.into_iter().map(|v| t.atom(v, span)).collect()
             })?;
             if !free.is_empty() {
@@ -1211,8 +1224,8 @@ impl Tracer {
 pub(crate) fn custom_program(
     j: &Jaxpr,
     f: &syn::ItemFn,
-    rule: &crate::module::CustomRule,
-    items: Rc<crate::types::Items>,
+    rule: &crate::frontend::module::CustomRule,
+    items: Rc<crate::frontend::types::Items>,
     x64: bool,
 ) -> Result<Jaxpr> {
     let mut t = Tracer::new(x64);
@@ -1224,8 +1237,10 @@ pub(crate) fn custom_program(
         .map(|v| (Value::Traced(t.b.input(j.aval(*v).clone())), span))
         .collect();
     let out = match rule {
-        crate::module::CustomRule::Jvp(r) => t.custom_jvp_call(f, r, args, span)?,
-        crate::module::CustomRule::Vjp(fwd, bwd) => t.custom_vjp_call(f, fwd, bwd, args, span)?,
+        crate::frontend::module::CustomRule::Jvp(r) => t.custom_jvp_call(f, r, args, span)?,
+        crate::frontend::module::CustomRule::Vjp(fwd, bwd) => {
+            t.custom_vjp_call(f, fwd, bwd, args, span)?
+        }
     };
     let out = t.atom(out, span)?;
     t.b.jaxpr.outvars = vec![out];

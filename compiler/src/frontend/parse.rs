@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
+use crate::frontend::jnp;
+use crate::frontend::types::{type_spec_in, Items, TypeSpec};
+use crate::ir::builder::{err, Builder, Result};
 use crate::ir::{Atom, Scalar};
-use crate::jnp;
 use crate::prims::{self, Params, Prim};
-use crate::trace::{err, Builder, Result};
-use crate::types::{type_spec_in, Items, TypeSpec};
 
 /// A value during tracing.
 #[derive(Clone, Debug)]
@@ -28,12 +28,12 @@ pub enum Value {
     /// `jnp::array([..])` makes it one, as JAX requires.
     List(Vec<Value>),
     /// `x.at(index)`, waiting for `.get()`.
-    At(Atom, Vec<crate::index::Item>),
+    At(Atom, Vec<crate::frontend::index::Item>),
     /// A closure, with the scopes it sees; inlined where it is called.
     Closure(std::rc::Rc<(syn::ExprClosure, Vec<HashMap<String, Value>>)>),
     /// The pullback `jax::vjp(f, x)` returns: called with an output
     /// cotangent, it inlines `f`'s reverse-mode program.
-    Pullback(std::rc::Rc<crate::compose::Pullback>),
+    Pullback(std::rc::Rc<crate::frontend::compose::Pullback>),
     /// A number rustc knows when it compiles the function but the tracer
     /// does not: a const generic of the function (`N`), or a cast of or
     /// arithmetic on one. Where a traced value needs it, its Rust
@@ -69,7 +69,7 @@ impl Symbolic {
 
     fn rust_type(&self) -> String {
         match self.dtype {
-            Some(d) => crate::types::rust_type(d).to_string(),
+            Some(d) => crate::frontend::types::rust_type(d).to_string(),
             None => "usize".into(),
         }
     }
@@ -501,7 +501,7 @@ impl Tracer {
                 let got = self.b.aval(&a);
                 let same = got.shape.len() == want_aval.shape.len()
                     && got.shape.iter().zip(&want_aval.shape).all(|(x, y)| {
-                        crate::shapes::same_dim(
+                        crate::ir::shapes::same_dim(
                             x,
                             y,
                             &format!("the value is {got} but the type says {want_aval}"),
@@ -522,7 +522,7 @@ impl Tracer {
                             span,
                             format!(
                                 "mismatched dtypes: the value is {got} but the type is {want_aval}; convert with `.astype::<{}>()`",
-                                crate::types::rust_type(want_aval.dtype)
+                                crate::frontend::types::rust_type(want_aval.dtype)
                             ),
                         );
                     }
@@ -562,7 +562,7 @@ impl Tracer {
 
     pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
         self.expr_inner(e)
-            .map_err(|err| crate::trace::over_expression(e, err))
+            .map_err(|err| crate::ir::builder::over_expression(e, err))
     }
 
     fn expr_inner(&mut self, e: &syn::Expr) -> Result<Value> {
@@ -687,14 +687,14 @@ impl Tracer {
     /// number; on a traced value it is JAX's ConcretizationTypeError.
     fn cast(&mut self, c: &syn::ExprCast) -> Result<Value> {
         let v = self.expr(&c.expr)?;
-        let Some(d) = crate::types::element_dtype(&c.ty) else {
+        let Some(d) = crate::frontend::types::element_dtype(&c.ty) else {
             return err(c.ty.span(), "cast to a number type: f32, i32, ...");
         };
         match v {
             Value::Static(s) => Ok(Value::Static(jnp::cast_scalar(s, d))),
             Value::Symbolic(sym) if d.is_float() || d.is_integer() => {
                 Ok(Value::Symbolic(Symbolic {
-                    expr: format!("({} as {})", sym.expr, crate::types::rust_type(d)),
+                    expr: format!("({} as {})", sym.expr, crate::frontend::types::rust_type(d)),
                     dtype: Some(d),
                 }))
             }
@@ -702,11 +702,11 @@ impl Tracer {
                 let aval = self.b.aval(&a);
                 Err(syn::Error::new_spanned(
                     c,
-                    crate::trace::concretization_error(
+                    crate::ir::builder::concretization_error(
                         &aval,
                         &format!(
                             "`as` needs a value known at compile time. To convert an array's dtype, use `.astype::<{}>()`",
-                            crate::types::rust_type(d)
+                            crate::frontend::types::rust_type(d)
                         ),
                     ),
                 ))
@@ -1004,9 +1004,9 @@ impl Tracer {
             .collect();
         let span = c.span();
         let (module, name) = match segs.as_slice() {
-            [.., m, n] if m == "jnp" => (crate::lower::Module::Jnp, n.as_str()),
-            [.., m, n] if m == "lax" => (crate::lower::Module::Lax, n.as_str()),
-            [.., m, n] if m == "random" => (crate::lower::Module::Random, n.as_str()),
+            [.., m, n] if m == "jnp" => (crate::frontend::lower::Module::Jnp, n.as_str()),
+            [.., m, n] if m == "lax" => (crate::frontend::lower::Module::Lax, n.as_str()),
+            [.., m, n] if m == "random" => (crate::frontend::lower::Module::Random, n.as_str()),
             _ => {
                 let path = segs.join("::");
                 let effectful = segs.iter().any(|s| {
@@ -1124,7 +1124,7 @@ impl Tracer {
                     "write the target type: `x.astype::<f32>()`",
                 );
             };
-            let Some(d) = crate::types::element_dtype(t) else {
+            let Some(d) = crate::frontend::types::element_dtype(t) else {
                 return err(
                     t.span(),
                     "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
@@ -1159,7 +1159,7 @@ impl Tracer {
             let aval = self.b.aval(a);
             return Err(syn::Error::new_spanned(
                 m,
-                crate::trace::concretization_error(
+                crate::ir::builder::concretization_error(
                     &aval,
                     &format!("`.{name}()` needs the value, which is only known when the function runs. Keep it an array (arrays and scalars mix freely in array expressions)"),
                 ),
@@ -1199,7 +1199,13 @@ impl Tracer {
         }
         let mut args = vec![(recv, m.receiver.span())];
         args.extend(self.args(&m.args)?);
-        self.op(crate::lower::Module::Method, &name, args, hint, span)
+        self.op(
+            crate::frontend::lower::Module::Method,
+            &name,
+            args,
+            hint,
+            span,
+        )
     }
 }
 
@@ -1249,7 +1255,7 @@ pub fn trace_body(
     x64: bool,
 ) -> Result<Tracer> {
     let output_span = output.span();
-    crate::trace::clear_expression_mark();
+    crate::ir::builder::clear_expression_mark();
     let mut t = Tracer::new(x64);
     t.items = items;
     t.self_ty = self_ty;
@@ -1414,8 +1420,8 @@ impl Tracer {
             );
         };
         let ty: syn::Type = syn::parse_quote!(Array #args);
-        let crate::types::TypeSpec::Array { aval, .. } =
-            crate::types::type_spec_in(&ty, &self.items)?
+        let crate::frontend::types::TypeSpec::Array { aval, .. } =
+            crate::frontend::types::type_spec_in(&ty, &self.items)?
         else {
             return Ok(None);
         };
@@ -1430,7 +1436,7 @@ impl Tracer {
                 );
             };
             let values = (0..n as i128)
-                .map(|i| crate::jnp::cast_scalar(Scalar::Int(i), aval.dtype))
+                .map(|i| crate::frontend::jnp::cast_scalar(Scalar::Int(i), aval.dtype))
                 .collect();
             let strong = crate::ir::Aval {
                 weak: false,
@@ -1439,16 +1445,16 @@ impl Tracer {
             return Ok(Some(Value::Traced(self.b.constant(strong, values))));
         };
         let v = match fill {
-            Value::Static(v) => crate::trace::literal(
-                crate::jnp::cast_scalar(v, aval.dtype),
+            Value::Static(v) => crate::ir::builder::literal(
+                crate::frontend::jnp::cast_scalar(v, aval.dtype),
                 crate::ir::Aval::scalar(aval.dtype, false),
             ),
             other => {
                 let v = self.atom(other, c.span())?;
-                crate::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
+                crate::frontend::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
             }
         };
-        let out = crate::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
+        let out = crate::frontend::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
         Ok(Some(Value::Traced(out)))
     }
 }

@@ -5,9 +5,9 @@
 use jax_dtypes::{result_type_explicit, sum_dtype, to_inexact, DType, Kind};
 use proc_macro2::Span;
 
+use crate::ir::builder::{literal, Builder, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
-use crate::trace::{literal, Builder, Result};
 
 /// A Rust literal or static number: weakly typed, like a Python scalar.
 pub fn weak_literal(b: &Builder, v: Scalar) -> Atom {
@@ -126,9 +126,9 @@ pub fn binary(b: &mut Builder, prim: Prim, x: Atom, y: Atom, span: Span) -> Resu
 /// NumPy's broadcasting error, with both types, before anything is emitted.
 fn check_broadcast(b: &mut Builder, x: &Atom, y: &Atom, span: Span) -> Result<()> {
     let (ax, ay) = (b.aval(x), b.aval(y));
-    crate::shapes::broadcast(&ax, &ay, &mut b.constraints)
+    crate::ir::shapes::broadcast(&ax, &ay, &mut b.constraints)
         .map(|_| ())
-        .map_err(|msg| crate::trace::expression_error(span, msg))
+        .map_err(|msg| crate::ir::builder::expression_error(span, msg))
 }
 
 /// A unary operation on numbers.
@@ -416,7 +416,7 @@ pub fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span) -> Re
             span,
             format!(
                 "cannot broadcast {a} to a shape of lower rank {}",
-                crate::shapes::fmt(&shape)
+                crate::ir::shapes::fmt(&shape)
             ),
         ));
     }

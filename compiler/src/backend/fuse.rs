@@ -89,8 +89,11 @@ mod tests {
 
     fn planned(src: &str) -> (Jaxpr, Fusion) {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::parse::signature(&f).unwrap();
-        let j = crate::parse::trace_fn(&f, &sig, false).unwrap().b.jaxpr;
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
         let p = plan(&j);
         (j, p)
     }

@@ -8,6 +8,11 @@ use proc_macro2::Span;
 
 use crate::prims::{Params, Prim};
 
+pub(crate) mod builder;
+pub(crate) mod pretty;
+pub(crate) mod print;
+pub(crate) mod shapes;
+
 /// One dimension of a shape: a number, or a const generic / const item of the
 /// user's function whose value rustc knows only after monomorphization.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

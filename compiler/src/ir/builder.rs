@@ -4,9 +4,9 @@
 
 use proc_macro2::Span;
 
+use crate::ir::shapes::Constraints;
 use crate::ir::{Atom, Aval, Eqn, Jaxpr, Literal, Scalar};
 use crate::prims::{Params, Prim};
-use crate::shapes::Constraints;
 
 /// The jaxpr under construction.
 pub struct Builder {

@@ -1,6 +1,6 @@
 //! Emission: a jaxpr becomes the body of an ordinary Rust function.
 //!
-//! Rank-0 values are Rust scalars. Elementwise results that [`crate::fuse`]
+//! Rank-0 values are Rust scalars. Elementwise results that [`crate::backend::fuse`]
 //! fused are computed inside their consumer's loop. Broadcasts, transposes, slices, squeezes and reshapes of stored arrays
 //! are views (an offset and a stride per axis) read in place. Everything
 //! else is stored in a buffer written by one loop nest. Reductions
@@ -13,9 +13,9 @@ use jax_dtypes::DType;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::frontend::types::rust_type;
 use crate::ir::{Atom, Aval, Dim, Jaxpr, Literal, Scalar, Var};
 use crate::prims::{Lowering, Params};
-use crate::types::rust_type;
 
 /// Where a variable's value lives in the emitted code.
 #[derive(Clone, Debug)]
@@ -182,7 +182,7 @@ pub struct Emitter<'a> {
     j: &'a Jaxpr,
     locs: HashMap<Var, Loc>,
     stmts: Vec<TokenStream>,
-    fusion: crate::fuse::Fusion,
+    fusion: crate::backend::fuse::Fusion,
     /// How many equations (and outputs) read each variable.
     uses: HashMap<Var, usize>,
     /// Buffers this body allocated (`Vec`s it may return); the others are
@@ -219,7 +219,7 @@ impl<'a> Emitter<'a> {
     /// An emitter for the replay of `jax_debug_nans` (see `checks`).
     pub fn checked(j: &'a Jaxpr) -> Emitter<'a> {
         let mut em = Emitter::new(j);
-        em.fusion = crate::fuse::Fusion::default();
+        em.fusion = crate::backend::fuse::Fusion::default();
         em.parallel = false;
         em.checks = true;
         em
@@ -230,7 +230,7 @@ impl<'a> Emitter<'a> {
             j,
             locs: HashMap::new(),
             stmts: Vec::new(),
-            fusion: crate::fuse::plan(j),
+            fusion: crate::backend::fuse::plan(j),
             uses: {
                 let mut u = HashMap::new();
                 for e in &j.eqns {
@@ -990,7 +990,7 @@ impl<'a> Emitter<'a> {
         repeated: bool,
     ) -> syn::Result<TokenStream> {
         let mut body = body.clone();
-        crate::simplify::simplify(&mut body);
+        crate::transform::simplify::simplify(&mut body);
         let mut em = Emitter::new(&body);
         em.parallel = self.parallel;
         em.repeated = repeated;

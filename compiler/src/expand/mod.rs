@@ -3,13 +3,19 @@
 
 use std::rc::Rc;
 
+pub(crate) mod companions;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::body::{build_result, emit_program, emit_rows};
+use crate::backend::body::{build_result, emit_program, emit_rows};
+use crate::backend::emit;
+use crate::frontend::parse;
+use crate::frontend::types::{Items, TypeSpec};
+use crate::ir::print;
 use crate::ir::{Aval, Jaxpr};
-use crate::types::{Items, TypeSpec};
-use crate::{emit, parse, print, simplify, X64};
+use crate::transform::simplify;
+use crate::X64;
 
 /// One function (or method) to compile.
 struct Function<'a> {
@@ -39,7 +45,7 @@ fn compile(
     let traced = t.b.jaxpr.clone();
     let mut jaxpr = t.b.jaxpr.clone();
     simplify::simplify(&mut jaxpr);
-    let (stmts, outs) = match crate::rows::row_plan(&jaxpr) {
+    let (stmts, outs) = match crate::backend::rows::row_plan(&jaxpr) {
         Some(plan) => emit_rows(&plan, &jaxpr, &sig)?,
         None => emit_program(emit::Emitter::new(&jaxpr), &jaxpr, named(&sig))?,
     };
@@ -99,7 +105,7 @@ fn introspection(body: &TokenStream, jaxpr: &Jaxpr) -> TokenStream {
     let lowered = syn::parse2::<syn::File>(body.clone())
         .map(|f| prettyplease::unparse(&f))
         .unwrap_or_else(|_| body.to_string());
-    let cost = crate::cost::analyze(jaxpr).map(|c| {
+    let cost = crate::backend::cost::analyze(jaxpr).map(|c| {
         let (f, t, b) = (c.flops, c.transcendentals, c.bytes);
         quote! {
             /// What one call computes and moves (see [`::jax::CostAnalysis`]).
@@ -298,7 +304,7 @@ fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
 /// See [`crate::expand_jit`].
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    let options = match crate::grad::Options::parse(attr) {
+    let options = match crate::expand::companions::Options::parse(attr) {
         Ok(o) => o,
         Err(e) => {
             errors.push(e);
@@ -315,7 +321,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             };
             match compile(&func, &Rc::new(Items::default()), None) {
                 Ok((compiled, text, traced, sig, introspection)) => {
-                    let derived = crate::grad::derivatives(
+                    let derived = crate::expand::companions::derivatives(
                         &f.sig,
                         &sig,
                         &traced,
@@ -352,7 +358,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut shown: Vec<syn::Error> = errors
         .into_iter()
         .flatten()
-        .filter(|e| !crate::parse::is_poisoned(e))
+        .filter(|e| !crate::frontend::parse::is_poisoned(e))
         .collect();
     if had_errors && shown.is_empty() {
         shown.push(syn::Error::new(
@@ -371,7 +377,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn expand_mod(
     m: syn::ItemMod,
     errors: &mut Vec<syn::Error>,
-    options: &crate::grad::Options,
+    options: &crate::expand::companions::Options,
 ) -> Option<TokenStream> {
     let Some((_, content)) = &m.content else {
         errors.push(syn::Error::new_spanned(
@@ -438,8 +444,8 @@ fn expand_mod(
                         // A helper may only be called (inlined) by other functions.
                         out.push(quote!(#[allow(dead_code)] #compiled));
                         // A #[custom_jvp] function's own derivatives use its rule.
-                        let traced = match crate::module::custom_rule(&f.attrs) {
-                            Some(rule) => match crate::compose::custom_program(
+                        let traced = match crate::frontend::module::custom_rule(&f.attrs) {
+                            Some(rule) => match crate::frontend::compose::custom_program(
                                 &traced,
                                 f,
                                 &rule,
@@ -454,8 +460,9 @@ fn expand_mod(
                             },
                             None => traced,
                         };
-                        let derived =
-                            crate::grad::derivatives(&f.sig, &sig, &traced, options, &items);
+                        let derived = crate::expand::companions::derivatives(
+                            &f.sig, &sig, &traced, options, &items,
+                        );
                         out.push(companion(
                             &f.sig.ident,
                             &f.vis,

@@ -8,10 +8,10 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
+use crate::frontend::parse::{Tracer, Value};
+use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
-use crate::parse::{Tracer, Value};
 use crate::prims::{self, Params};
-use crate::trace::{err, Result};
 
 /// One axis of an index.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,7 +138,7 @@ impl Tracer {
             );
         }
         let i32 = jax_dtypes::DType::I32;
-        let lit = |v: i128| crate::trace::literal(Scalar::Int(v), Aval::scalar(i32, true));
+        let lit = |v: i128| crate::ir::builder::literal(Scalar::Int(v), Aval::scalar(i32, true));
         let mut starts = Vec::new();
         let mut sizes = Vec::new();
         for k in 0..a.rank() {
@@ -168,7 +168,13 @@ impl Tracer {
                     sizes.push(1);
                 }
                 Some(Item::Dynamic(i)) => {
-                    let neg = crate::jnp::binary(&mut self.b, &prims::LT, i.clone(), lit(0), span)?;
+                    let neg = crate::frontend::jnp::binary(
+                        &mut self.b,
+                        &prims::LT,
+                        i.clone(),
+                        lit(0),
+                        span,
+                    )?;
                     let strong = self.b.bind1(
                         &prims::CONVERT_ELEMENT_TYPE,
                         Params::Convert {
@@ -178,7 +184,7 @@ impl Tracer {
                         vec![i.clone()],
                         span,
                     )?;
-                    let wrapped = crate::jnp::binary(
+                    let wrapped = crate::frontend::jnp::binary(
                         &mut self.b,
                         &prims::ADD,
                         strong.clone(),
@@ -269,7 +275,7 @@ impl Tracer {
         let i32 = jax_dtypes::DType::I32;
         let mut parts = Vec::new();
         for &i in &indices {
-            let lit = crate::trace::literal(Scalar::Int(i), Aval::scalar(i32, false));
+            let lit = crate::ir::builder::literal(Scalar::Int(i), Aval::scalar(i32, false));
             parts.push(self.b.bind1(
                 &prims::BROADCAST_IN_DIM,
                 Params::BroadcastInDim {
@@ -291,12 +297,12 @@ impl Tracer {
             )?
         };
         let window: Vec<Dim> = a.shape[k..].to_vec();
-        let v = crate::jnp::convert(&mut self.b, v, a.dtype, false, span)?;
+        let v = crate::frontend::jnp::convert(&mut self.b, v, a.dtype, false, span)?;
         let va = self.b.aval(&v);
         let v = if va.shape == window || (va.rank() == 0 && window.is_empty()) {
             v
         } else {
-            crate::jnp::broadcast_to(&mut self.b, v, window.clone(), span)?
+            crate::frontend::jnp::broadcast_to(&mut self.b, v, window.clone(), span)?
         };
         self.b.bind1(
             prim,

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::parse::{signature_in, Tracer, Value};
-use crate::trace::{err, Result};
+use crate::frontend::parse::{signature_in, Tracer, Value};
+use crate::ir::builder::{err, Result};
 
 /// How deep inlined calls may nest before it must be unbounded recursion.
 const MAX_DEPTH: usize = 64;
@@ -65,7 +65,7 @@ impl Tracer {
             let Some((v, span)) = given.remove(&f.to_string()) else {
                 return err(st.span(), format!("missing field `{f}` in `{name}`"));
             };
-            let spec = crate::types::type_spec_in(ty, &items)?;
+            let spec = crate::frontend::types::type_spec_in(ty, &items)?;
             fields.push((f.to_string(), self.check_type(v, &spec, span)?));
         }
         if let Some(extra) = given.keys().next() {
@@ -315,7 +315,7 @@ impl Tracer {
     /// `match` on a static value: the first arm whose pattern matches.
     pub(crate) fn match_(&mut self, m: &syn::ExprMatch) -> Result<Value> {
         let v = self.expr(&m.expr)?;
-        let crate::parse::Value::Static(s) = v else {
+        let crate::frontend::parse::Value::Static(s) = v else {
             return err(
                 m.expr.span(),
                 "TracerBoolConversionError: `match` needs a value known at compile time, but this one is traced; use lax::switch or jnp::where_",

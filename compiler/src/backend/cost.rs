@@ -77,7 +77,7 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
             _ => None,
         })
         .collect();
-    let fusion = crate::fuse::plan(j);
+    let fusion = crate::backend::fuse::plan(j);
     let mut c = Cost::default();
     for e in &j.eqns {
         let out = &j.aval(e.outs[0]).shape;
@@ -133,9 +133,12 @@ mod tests {
 
     fn cost(src: &str) -> Cost {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::parse::signature(&f).unwrap();
-        let mut j = crate::parse::trace_fn(&f, &sig, false).unwrap().b.jaxpr;
-        crate::simplify::simplify(&mut j);
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
+        crate::transform::simplify::simplify(&mut j);
         analyze(&j).unwrap()
     }
 

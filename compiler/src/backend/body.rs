@@ -6,10 +6,12 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use crate::backend::emit;
+use crate::backend::rows::{Class, RowPlan};
+use crate::frontend::parse;
+use crate::frontend::types::{Items, TypeSpec};
 use crate::ir::{Atom, Aval, Jaxpr};
-use crate::rows::{Class, RowPlan};
-use crate::types::{Items, TypeSpec};
-use crate::{emit, parse, simplify};
+use crate::transform::simplify;
 
 /// The statements computing a jaxpr and the expression of its result, in
 /// the written return type: the body of a derived function (no row
@@ -139,7 +141,7 @@ pub(crate) fn emit_rows(
     let mut outs = Vec::new();
     for (k, (a, row_out)) in full.outvars.iter().zip(&row_outs).enumerate() {
         let aval = full.atom_aval(a);
-        let ty = crate::types::rust_type(aval.dtype);
+        let ty = crate::frontend::types::rust_type(aval.dtype);
         let name = format_ident!("__out{}", k);
         let total = emit::size_tokens(&aval.shape);
         decls.push(

@@ -6,11 +6,11 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::ad::{self, Seed, Wrt};
-use crate::body::emit_body;
+use crate::backend::body::emit_body;
+use crate::frontend::parse::Signature;
+use crate::frontend::types::{Items, TypeSpec};
 use crate::ir::{Dim, Jaxpr};
-use crate::parse::Signature;
-use crate::types::{Items, TypeSpec};
+use crate::transform::ad::{self, Seed, Wrt};
 use crate::X64;
 
 /// What `#[jax::jit(..)]` says about derivatives.
@@ -93,11 +93,11 @@ struct Param {
 fn spelled(spec: &TypeSpec) -> syn::Type {
     match spec {
         TypeSpec::Scalar(d) => {
-            let t = crate::types::rust_type(*d);
+            let t = crate::frontend::types::rust_type(*d);
             syn::parse_quote!(#t)
         }
         TypeSpec::Array { aval, .. } => {
-            let elem = crate::types::rust_type(aval.dtype);
+            let elem = crate::frontend::types::rust_type(aval.dtype);
             let dims: Vec<TokenStream> = aval
                 .shape
                 .iter()
@@ -859,10 +859,10 @@ impl Gen<'_> {
             _ => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
         };
         let (generics, wh) = self.generics();
-        let elem = crate::types::rust_type(dtype);
+        let elem = crate::frontend::types::rust_type(dtype);
         // The basis vectors: of the output's dtype in reverse mode, else of
         // the argument's.
-        let basis_elem = crate::types::rust_type(if kind == "jacrev" {
+        let basis_elem = crate::frontend::types::rust_type(if kind == "jacrev" {
             out_aval.dtype
         } else {
             in_aval.dtype

@@ -11,9 +11,9 @@ use std::collections::{HashMap, HashSet};
 use jax_dtypes::DType;
 use proc_macro2::Span;
 
+use crate::ir::builder::{literal, Builder};
 use crate::ir::{Atom, Aval, Dim, Jaxpr, Scalar, Var};
 use crate::prims::{self, Params, Prim};
-use crate::trace::{literal, Builder};
 
 /// A rule's error: a message, reported at the user's expression.
 pub type Res<T> = std::result::Result<T, String>;
@@ -64,7 +64,7 @@ impl Ad<'_> {
         let d = self.aval(like).dtype;
         let value = match d {
             DType::Bool => Scalar::Bool(v != 0.0),
-            d if d.is_float() => crate::jnp::cast_scalar(Scalar::Float(v), d),
+            d if d.is_float() => crate::frontend::jnp::cast_scalar(Scalar::Float(v), d),
             _ => Scalar::Int(v as i128),
         };
         literal(value, Aval::scalar(d, false))
@@ -227,7 +227,7 @@ pub struct Wrt {
 }
 
 fn rule_error(span: Span, msg: String) -> syn::Error {
-    crate::trace::expression_error(span, msg)
+    crate::ir::builder::expression_error(span, msg)
 }
 
 /// Copies the constants of `j` into `b`.

@@ -1,18 +1,18 @@
 //! The operations the compiler knows, by name: `jnp::NAME(..)`,
 //! `lax::NAME(..)` and methods `x.NAME(..)`, lowered to primitives through
-//! the NumPy layer in [`crate::jnp`].
+//! the NumPy layer in [`crate::frontend::jnp`].
 
 use proc_macro2::Span;
 
+use crate::frontend::jnp::{self, Reduction};
+use crate::frontend::parse::{Tracer, Value};
+use crate::frontend::types::TypeSpec;
+use crate::ir::builder::Result;
 use crate::ir::{Atom, Dim, Scalar};
-use crate::jnp::{self, Reduction};
-use crate::parse::{Tracer, Value};
 use crate::prims::{self, Params, Prim};
-use crate::trace::Result;
-use crate::types::TypeSpec;
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
-    Err(crate::trace::expression_error(span, msg))
+    Err(crate::ir::builder::expression_error(span, msg))
 }
 
 /// Where an operation was written: `jnp::`, `lax::` or as a method.
@@ -163,7 +163,7 @@ impl Tracer {
         let (key, key_span) = args[0].clone();
         let key = self.atom(key, key_span)?;
         let is_input = matches!(&key, Atom::Var(v) if self.b.jaxpr.invars.contains(v));
-        if !is_input || self.b.aval(&key) != crate::types::key_aval() {
+        if !is_input || self.b.aval(&key) != crate::frontend::types::key_aval() {
             return err(
                 key_span,
                 "the key must be a parameter of type `jax::random::Key` (keys cannot be computed inside #[jax::jit]; split them outside)",
@@ -347,7 +347,7 @@ impl Tracer {
                     _ => unreachable!("checked by want"),
                 };
                 let v = match fill {
-                    Value::Static(v) => crate::trace::literal(
+                    Value::Static(v) => crate::ir::builder::literal(
                         jnp::cast_scalar(v, a.dtype),
                         crate::ir::Aval::scalar(a.dtype, false),
                     ),
@@ -376,7 +376,7 @@ impl Tracer {
                     .expect("the guard found a traced argument");
                 err(
                     at,
-                    crate::trace::concretization_error(
+                    crate::ir::builder::concretization_error(
                         &aval,
                         &format!(
                             "`{name}` would make an array whose shape depends on a run-time value, but shapes are static (they are part of `Array<T, ...>`). \
@@ -496,7 +496,7 @@ impl Tracer {
                 want(1)?;
                 let x = atom(self, 0)?;
                 let a = self.b.aval(&x);
-                let size = crate::shapes::size_parts(&a.shape);
+                let size = crate::ir::shapes::size_parts(&a.shape);
                 let dim = if size.1.is_empty() {
                     Dim::Lit(size.0)
                 } else {
@@ -566,7 +566,7 @@ impl Tracer {
                 let x = atom(self, 0)?;
                 let rank = self.b.aval(&x).rank();
                 let x = if n == 1 && rank > 1 {
-                    let size = crate::shapes::size_parts(&self.b.aval(&x).shape);
+                    let size = crate::ir::shapes::size_parts(&self.b.aval(&x).shape);
                     if !size.1.is_empty() {
                         return err(span, format!("{name} over all axes of an array with symbolic dimensions is not supported; give an axis"));
                     }
