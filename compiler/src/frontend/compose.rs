@@ -360,7 +360,7 @@ impl Tracer {
         }?;
         let mut inputs = actual;
         inputs.extend(free);
-        let outs = ad::inline(&mut self.b, &program, &inputs)?;
+        let outs = self.b.inline(&program, &inputs)?;
         Ok(match kind {
             Kind::ValueAndGrad => Value::Tuple(outs.into_iter().map(Value::Traced).collect()),
             _ => Value::Traced(outs[0].clone()),
@@ -408,7 +408,7 @@ impl Tracer {
         // simplifier merges the two forward passes.
         let mut inputs = actual;
         inputs.extend(free);
-        let out = ad::inline(&mut self.b, &j, &inputs)?;
+        let out = self.b.inline(&j, &inputs)?;
         program.outvars.drain(..j.outvars.len());
         let pullback = Pullback { program, inputs };
         Ok(Value::Tuple(vec![
@@ -1044,7 +1044,7 @@ impl Tracer {
         let (ct, s) = args.into_iter().next().unwrap();
         let mut inputs = pb.inputs.clone();
         inputs.push(self.atom(ct, s)?);
-        let cts = ad::inline(&mut self.b, &pb.program, &inputs)?;
+        let cts = self.b.inline(&pb.program, &inputs)?;
         Ok(Value::Tuple(cts.into_iter().map(Value::Traced).collect()))
     }
 
@@ -1081,7 +1081,7 @@ impl Tracer {
         for (v, s) in tangents {
             inputs.push(self.atom(v, s)?);
         }
-        let outs = ad::inline(&mut self.b, &program, &inputs)?;
+        let outs = self.b.inline(&program, &inputs)?;
         Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))
     }
 }

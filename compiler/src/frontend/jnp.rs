@@ -6,6 +6,7 @@ use jax_dtypes::{result_type_explicit, sum_dtype, to_inexact, DType, Kind};
 use proc_macro2::Span;
 
 use crate::ir::builder::{literal, Builder, Result};
+pub use crate::ir::cast_scalar;
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
 
@@ -17,40 +18,6 @@ pub fn weak_literal(b: &Builder, v: Scalar) -> Atom {
         Scalar::Float(_) => (jax_dtypes::default_dtype(Kind::Float, b.x64), true),
     };
     literal(cast_scalar(v, dtype), Aval::scalar(dtype, weak))
-}
-
-/// A scalar converted to `dtype` as XLA converts (ints wrap, floats round).
-pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
-    let as_float = |v: Scalar| match v {
-        Scalar::Bool(b) => b as u8 as f64,
-        Scalar::Int(i) => i as f64,
-        Scalar::Float(f) => f,
-    };
-    match dtype.kind() {
-        Kind::Bool => Scalar::Bool(as_float(v) != 0.0),
-        Kind::Int | Kind::UInt => {
-            let i = match v {
-                Scalar::Bool(b) => b as i128,
-                Scalar::Int(i) => i,
-                Scalar::Float(f) => f as i128,
-            };
-            let bits = dtype.bits();
-            let wrapped = i & ((1i128 << bits) - 1);
-            let signed = dtype.kind() == Kind::Int && wrapped >= 1i128 << (bits - 1);
-            Scalar::Int(if signed {
-                wrapped - (1i128 << bits)
-            } else {
-                wrapped
-            })
-        }
-        _ => {
-            let f = as_float(v);
-            Scalar::Float(match dtype {
-                DType::F32 => f as f32 as f64,
-                _ => f,
-            })
-        }
-    }
 }
 
 /// `x` as `dtype` (and weak flag): a literal is retyped, a variable converted.

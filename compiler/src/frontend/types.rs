@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use jax_dtypes::DType;
 use syn::spanned::Spanned;
 
+pub use crate::ir::{key_aval, rust_type};
 use crate::ir::{Aval, Dim};
 
 /// A parameter or result type of a jitted function.
@@ -52,15 +53,6 @@ impl TypeSpec {
     }
 }
 
-/// A PRNG key's value in the jaxpr: its two `u32` words.
-pub fn key_aval() -> Aval {
-    Aval {
-        dtype: DType::U32,
-        shape: vec![Dim::Lit(2)],
-        weak: false,
-    }
-}
-
 /// The dtype a Rust element type names.
 pub fn element_dtype(ty: &syn::Type) -> Option<DType> {
     if let syn::Type::Group(g) = ty {
@@ -91,27 +83,6 @@ pub fn element_dtype(ty: &syn::Type) -> Option<DType> {
         "DefaultInt" => jax_dtypes::default_dtype(jax_dtypes::Kind::Int, crate::X64),
         _ => return None,
     })
-}
-
-/// The Rust type of a dtype in emitted code.
-pub fn rust_type(d: DType) -> proc_macro2::TokenStream {
-    use quote::quote;
-    match d {
-        DType::Bool => quote!(bool),
-        DType::U8 => quote!(u8),
-        DType::U16 => quote!(u16),
-        DType::U32 => quote!(u32),
-        DType::U64 => quote!(u64),
-        DType::I8 => quote!(i8),
-        DType::I16 => quote!(i16),
-        DType::I32 => quote!(i32),
-        DType::I64 => quote!(i64),
-        DType::BF16 => quote!(::jax::bf16),
-        DType::F16 => quote!(::jax::f16),
-        DType::F32 => quote!(f32),
-        DType::F64 => quote!(f64),
-        DType::C64 | DType::C128 => quote!(compile_error!("complex arrays are not supported")),
-    }
 }
 
 /// A named dimension: a literal when it is a const item of the mod with a

@@ -5,8 +5,10 @@
 use proc_macro2::Span;
 
 use crate::ir::shapes::Constraints;
-use crate::ir::{Atom, Aval, Eqn, Jaxpr, Literal, Scalar};
-use crate::prims::{Params, Prim};
+use std::collections::HashMap;
+
+use crate::ir::primitive::{Params, Prim};
+use crate::ir::{Atom, Aval, Eqn, Jaxpr, Literal, Scalar, Var};
 
 /// The jaxpr under construction.
 pub struct Builder {
@@ -119,9 +121,44 @@ impl Builder {
     ) -> Result<Atom> {
         Ok(self.bind(prim, params, ins, span)?.remove(0))
     }
+
+    /// Binds the equations of `j`, with `args` for its inputs: the outputs,
+    /// as atoms of this builder. (Transformations build new jaxprs; this
+    /// puts one inside another.)
+    pub fn inline(&mut self, j: &Jaxpr, args: &[Atom]) -> syn::Result<Vec<Atom>> {
+        let mut env: HashMap<Var, Atom> = HashMap::new();
+        self.copy_constants(j, &mut env);
+        for (v, a) in j.invars.iter().zip(args) {
+            env.insert(*v, a.clone());
+        }
+        for e in &j.eqns {
+            let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
+            let outs = self.bind(e.prim, e.params.clone(), ins, e.span)?;
+            for (v, a) in e.outs.iter().zip(outs) {
+                env.insert(*v, a);
+            }
+        }
+        Ok(j.outvars.iter().map(|a| read(&env, a)).collect())
+    }
+
+    /// Copies the constants of `j` into this builder.
+    pub fn copy_constants(&mut self, j: &Jaxpr, env: &mut HashMap<Var, Atom>) {
+        for (v, values) in &j.constvars {
+            let a = self.constant(j.aval(*v).clone(), values.clone());
+            env.insert(*v, a);
+        }
+    }
 }
 
 /// A scalar literal operand.
 pub fn literal(value: Scalar, aval: Aval) -> Atom {
     Atom::Lit(Literal { value, aval })
+}
+
+/// `a` in the program being built: a variable through `env`, a literal as is.
+pub fn read(env: &HashMap<Var, Atom>, a: &Atom) -> Atom {
+    match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => lit.clone(),
+    }
 }

@@ -3,14 +3,16 @@
 
 use std::fmt;
 
-use jax_dtypes::DType;
+use jax_dtypes::{DType, Kind};
 use proc_macro2::Span;
 
-use crate::prims::{Params, Prim};
+use primitive::{Params, Prim};
 
 pub(crate) mod builder;
 pub(crate) mod pretty;
+pub(crate) mod primitive;
 pub(crate) mod print;
+pub(crate) mod rules;
 pub(crate) mod shapes;
 
 /// One dimension of a shape: a number, or a const generic / const item of the
@@ -143,5 +145,84 @@ impl Jaxpr {
     pub fn new_var(&mut self, aval: Aval) -> Var {
         self.avals.push(aval);
         Var(self.avals.len() as u32 - 1)
+    }
+}
+
+/// Whether `a` is a literal of value `v`.
+pub fn is_literal(a: &Atom, v: f64) -> bool {
+    match a {
+        Atom::Lit(Literal {
+            value: Scalar::Float(f),
+            ..
+        }) => *f == v,
+        Atom::Lit(Literal {
+            value: Scalar::Int(i),
+            ..
+        }) => *i as f64 == v,
+        _ => false,
+    }
+}
+
+/// A scalar converted to `dtype` as XLA converts (ints wrap, floats round).
+pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
+    let as_float = |v: Scalar| match v {
+        Scalar::Bool(b) => b as u8 as f64,
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    };
+    match dtype.kind() {
+        Kind::Bool => Scalar::Bool(as_float(v) != 0.0),
+        Kind::Int | Kind::UInt => {
+            let i = match v {
+                Scalar::Bool(b) => b as i128,
+                Scalar::Int(i) => i,
+                Scalar::Float(f) => f as i128,
+            };
+            let bits = dtype.bits();
+            let wrapped = i & ((1i128 << bits) - 1);
+            let signed = dtype.kind() == Kind::Int && wrapped >= 1i128 << (bits - 1);
+            Scalar::Int(if signed {
+                wrapped - (1i128 << bits)
+            } else {
+                wrapped
+            })
+        }
+        _ => {
+            let f = as_float(v);
+            Scalar::Float(match dtype {
+                DType::F32 => f as f32 as f64,
+                _ => f,
+            })
+        }
+    }
+}
+
+/// A PRNG key's value in the jaxpr: its two `u32` words.
+pub fn key_aval() -> Aval {
+    Aval {
+        dtype: DType::U32,
+        shape: vec![Dim::Lit(2)],
+        weak: false,
+    }
+}
+
+/// The Rust type of a dtype in emitted code.
+pub fn rust_type(d: DType) -> proc_macro2::TokenStream {
+    use quote::quote;
+    match d {
+        DType::Bool => quote!(bool),
+        DType::U8 => quote!(u8),
+        DType::U16 => quote!(u16),
+        DType::U32 => quote!(u32),
+        DType::U64 => quote!(u64),
+        DType::I8 => quote!(i8),
+        DType::I16 => quote!(i16),
+        DType::I32 => quote!(i32),
+        DType::I64 => quote!(i64),
+        DType::BF16 => quote!(::jax::bf16),
+        DType::F16 => quote!(::jax::f16),
+        DType::F32 => quote!(f32),
+        DType::F64 => quote!(f64),
+        DType::C64 | DType::C128 => quote!(compile_error!("complex arrays are not supported")),
     }
 }

@@ -164,7 +164,10 @@ impl Printer<'_> {
                     format!("{{ lambda ; {x}:{t} {y}:{t}. let {z}:{t} = {op} {x} {y} in ({z},) }}");
             }
         }
-        let (nested, operands) = crate::prims::nested(&e.params, &e.ins);
+        let (nested, operands) = match e.prim.nested {
+            Some(nested) => nested(&e.params, &e.ins),
+            None => (Vec::new(), e.ins.clone()),
+        };
         let params = if params.is_empty() {
             nil()
         } else {

@@ -5,20 +5,9 @@
 //! function linearizes to a primitive whose transpose is `bwd`, as JAX's
 //! `custom_vjp` does, and has no forward mode.
 
+use super::{Ad, JvpRule, Res};
 use super::{Lowering, Params, PrimDef};
 use crate::ir::{Atom, Aval, Jaxpr};
-use crate::transform::ad::{Ad, JvpRule, Res};
-
-/// The body and the rule of a `#[custom_jvp]` function.
-#[derive(Debug)]
-pub struct CustomJvp {
-    pub name: String,
-    /// The function: its inputs, its outputs.
-    pub fun: Jaxpr,
-    /// The rule: inputs are the primals then their tangents; outputs are the
-    /// primal outputs then their tangents.
-    pub jvp: Jaxpr,
-}
 
 fn custom_jvp_rule(
     ad: &mut Ad,
@@ -34,7 +23,7 @@ fn custom_jvp_rule(
     for (x, tx) in ins.iter().zip(t) {
         args.push(ad.tangent_or_zeros(tx, x)?);
     }
-    let outs = crate::transform::ad::inline(ad.b, &c.0.jvp, &args).map_err(|e| e.to_string())?;
+    let outs = ad.b.inline(&c.0.jvp, &args).map_err(|e| e.to_string())?;
     let n = c.0.fun.outvars.len();
     Ok(outs[n..].iter().cloned().map(Some).collect())
 }
@@ -96,7 +85,7 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
         };
         let outs = if let Some(fun) = body {
             let body = inline_calls(fun);
-            crate::transform::ad::inline(&mut b, &body, &ins).expect("a traced body binds again")
+            b.inline(&body, &ins).expect("a traced body binds again")
         } else {
             b.bind(e.prim, e.params.clone(), ins, e.span)
                 .expect("a traced equation binds again")
@@ -107,20 +96,6 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     }
     b.jaxpr.outvars = j.outvars.iter().map(|a| read(&env, a)).collect();
     b.jaxpr
-}
-
-/// The function, its forward pass and its backward pass of a
-/// `#[custom_vjp(fwd, bwd)]` function.
-#[derive(Debug)]
-pub struct CustomVjp {
-    pub name: String,
-    /// The function: its inputs, its output.
-    pub fun: Jaxpr,
-    /// Inputs as `fun`; outputs: `fun`'s output, then the residuals.
-    pub fwd: Jaxpr,
-    /// Inputs: the residuals, then the output cotangent; outputs: one
-    /// cotangent per input of `fun`.
-    pub bwd: Jaxpr,
 }
 
 /// Forward mode of a custom_vjp call: the residuals from `fwd`, and a
@@ -137,7 +112,7 @@ fn custom_vjp_rule(
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };
-    let outs = crate::transform::ad::inline(ad.b, &c.0.fwd, ins).map_err(|e| e.to_string())?;
+    let outs = ad.b.inline(&c.0.fwd, ins).map_err(|e| e.to_string())?;
     let mut lin_ins: Vec<Atom> = outs[1..].to_vec();
     for (x, tx) in ins.iter().zip(t) {
         lin_ins.push(ad.tangent_or_zeros(tx, x)?);
@@ -152,7 +127,7 @@ fn custom_vjp_lin_transpose(
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };
@@ -162,7 +137,7 @@ fn custom_vjp_lin_transpose(
         args.push(r.clone().ok_or("custom_vjp residuals are not linear")?);
     }
     args.push(ct);
-    let cts = crate::transform::ad::inline(ad.b, &c.0.bwd, &args).map_err(|e| e.to_string())?;
+    let cts = ad.b.inline(&c.0.bwd, &args).map_err(|e| e.to_string())?;
     let mut out = vec![None; n_res];
     out.extend(cts.into_iter().map(Some));
     Ok(out)
@@ -209,6 +184,6 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     },
     lowering: Lowering::Kernel,
     jvp: None,
-    transpose: Some(custom_vjp_lin_transpose as crate::transform::ad::TransposeRule),
+    transpose: Some(custom_vjp_lin_transpose as super::TransposeRule),
     ..PrimDef::BASE
 };

@@ -9,20 +9,10 @@ use std::rc::Rc;
 use super::control::{
     body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents, transpose,
 };
-use super::{Lowering, Params, PrimDef, Shared, NESTED};
+use super::{Ad, JvpRule, Res, TransposeRule};
+use super::{Cond, Lowering, Params, PrimDef, Printed, Shared, NESTED};
+use crate::ir::rules::tangent_aval;
 use crate::ir::{Atom, Aval, Jaxpr};
-use crate::transform::ad::{tangent_aval, Ad, JvpRule, Res, TransposeRule};
-
-/// The branches of a `cond`. The equation's operands are the index, the
-/// operands every branch takes, then each branch's own invariants in
-/// branch order; a branch takes `(operands.., its invariants..)`.
-#[derive(Debug)]
-pub struct Cond {
-    pub branches: Vec<Jaxpr>,
-    pub n_operands: usize,
-    /// How many invariants each branch reads.
-    pub n_frees: Vec<usize>,
-}
 
 impl Cond {
     /// The equation's operand positions each branch reads.
@@ -59,7 +49,8 @@ impl Cond {
             n_operands,
             n_frees,
         })));
-        ad.b.bind(&COND, params, ins, ad.span)
+        let span = ad.span;
+        ad.b.bind(&COND, params, ins, span)
             .map_err(|e| e.to_string())
     }
 }
@@ -269,15 +260,20 @@ pub static COND: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(cond_jvp as JvpRule),
     transpose: Some(cond_transpose as TransposeRule),
+    nested: Some(printed),
     ..PrimDef::BASE
 };
 
 /// The branches as JAX prints them: a tuple of programs, each on its own
 /// inputs; the operands in the equation's order.
-pub fn printed(c: &Cond) -> Vec<super::Printed<'_>> {
-    vec![super::Printed {
+fn printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::Cond(c) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let printed = vec![Printed {
         name: "branches",
-        programs: c.branches.iter().map(|b| (b, b.invars.clone())).collect(),
+        programs: c.0.branches.iter().map(|b| (b, b.invars.clone())).collect(),
         tuple: true,
-    }]
+    }];
+    (printed, ins.to_vec())
 }

@@ -8,10 +8,11 @@
 
 use std::rc::Rc;
 
-use super::{Lowering, Params, PrimDef, Shared, NESTED};
+use super::{Ad, Ctx, JvpRule, Res, TransposeRule};
+use super::{Lowering, Params, PrimDef, Printed, Scan, Shared, While, NESTED};
 use crate::ir::builder::Builder;
+use crate::ir::rules::{tangent_aval, Split, Wrt};
 use crate::ir::{Atom, Aval, Jaxpr};
-use crate::transform::ad::{tangent_aval, Ad, JvpRule, Res, Split, TransposeRule, Wrt};
 
 /// The jvp of a nested body, its inputs regrouped as the loop or branch
 /// passes them: `lead` inputs without tangents (the fori index), then each
@@ -26,7 +27,7 @@ pub(super) fn body_jvp(
 ) -> Res<Jaxpr> {
     let mut wrt = vec![false; lead];
     wrt.extend(std::iter::repeat_n(true, in_groups.iter().sum()));
-    let mut jb = crate::transform::ad::jvp(body, &Wrt { inputs: wrt }, ad.b.x64, ad.span)
+    let mut jb = (ad.transforms.jvp)(body, &Wrt { inputs: wrt }, ad.b.x64, ad.span)
         .map_err(|e| e.to_string())?;
     jb.invars = with_tangents_after_groups(&jb.invars, lead, in_groups);
     jb.outvars = with_tangents_after_groups(&jb.outvars, 0, out_groups);
@@ -67,17 +68,6 @@ pub(super) fn push_with_tangents(
     Ok(())
 }
 
-/// A `while_loop`: `cond` takes `(carry.., its invariants..)` and returns a
-/// bool; `body` takes `(carry.., its invariants..)` and returns the carry.
-#[derive(Debug)]
-pub struct While {
-    pub cond: Jaxpr,
-    pub body: Jaxpr,
-    pub n_carry: usize,
-    /// How many invariants `cond` reads (`body`'s follow).
-    pub n_free_cond: usize,
-}
-
 /// Forward mode: the loop over `(carry, tangent carry)`; the condition reads
 /// the primal carry only.
 fn while_jvp(
@@ -97,7 +87,7 @@ fn while_jvp(
     let mut cond = w.cond.clone();
     let tangent_vars: Vec<crate::ir::Var> = w.cond.invars[..n]
         .iter()
-        .map(|v| cond.new_var(crate::transform::ad::tangent_aval(w.cond.aval(*v))))
+        .map(|v| cond.new_var(crate::ir::rules::tangent_aval(w.cond.aval(*v))))
         .collect();
     let invars = cond.invars.clone();
     cond.invars = invars[..n]
@@ -143,21 +133,10 @@ pub static WHILE: PrimDef = PrimDef {
     // Emitted by `Emitter::while_loop`.
     lowering: Lowering::Kernel,
     jvp: Some(while_jvp as JvpRule),
+    nested: Some(while_printed),
     transpose: None,
     ..PrimDef::BASE
 };
-
-/// A `scan`: the body takes `(carry.., x rows.., invariants..)` and
-/// returns `(carry.., y rows..)`; the ys are stacked along a new leading
-/// axis of `length`.
-#[derive(Debug)]
-pub struct Scan {
-    pub body: Jaxpr,
-    pub n_carry: usize,
-    pub n_xs: usize,
-    pub length: usize,
-    pub reverse: bool,
-}
 
 /// The outputs of a scan: the carry, then each y stacked.
 fn scan_avals(s: &Scan) -> Vec<Aval> {
@@ -245,15 +224,17 @@ pub static SCAN: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(scan_jvp as JvpRule),
     transpose: Some(scan_transpose as TransposeRule),
+    nested: Some(scan_printed),
     ..PrimDef::BASE
 };
 
 /// A `while` as JAX prints it: the invariants before the carry, the
 /// condition's then the body's.
-pub(super) fn while_printed<'a>(
-    w: &'a While,
-    ins: &[Atom],
-) -> (Vec<super::Printed<'a>>, Vec<Atom>) {
+fn while_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::While(w) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let w = &w.0;
     let n = w.n_carry;
     let nc = w.n_free_cond;
     let first = |j: &'a Jaxpr| -> (&'a Jaxpr, Vec<crate::ir::Var>) {
@@ -262,12 +243,12 @@ pub(super) fn while_printed<'a>(
         (j, v)
     };
     let printed = vec![
-        super::Printed {
+        Printed {
             name: "body_jaxpr",
             programs: vec![first(&w.body)],
             tuple: false,
         },
-        super::Printed {
+        Printed {
             name: "cond_jaxpr",
             programs: vec![first(&w.cond)],
             tuple: false,
@@ -278,11 +259,15 @@ pub(super) fn while_printed<'a>(
 }
 
 /// A `scan` as JAX prints it: the invariants, then the carry, then the xs.
-pub(super) fn scan_printed<'a>(s: &'a Scan, ins: &[Atom]) -> (Vec<super::Printed<'a>>, Vec<Atom>) {
+fn scan_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::Scan(s) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let s = &s.0;
     let k = s.n_carry + s.n_xs;
     let b = &s.body;
     let invars = [&b.invars[k..], &b.invars[..k]].concat();
-    let printed = vec![super::Printed {
+    let printed = vec![Printed {
         name: "jaxpr",
         programs: vec![(b, invars)],
         tuple: false,
@@ -295,26 +280,26 @@ pub(super) fn program(
     x64: bool,
     span: proc_macro2::Span,
     avals: &[Aval],
-    f: impl FnOnce(&mut Ad, &[Atom]) -> Res<Vec<Atom>>,
+    f: impl FnOnce(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
 ) -> Res<Jaxpr> {
     let mut b = Builder::new(x64);
     let ins: Vec<Atom> = avals.iter().map(|a| b.input(a.clone())).collect();
-    let outs = f(&mut Ad::new(&mut b, span), &ins)?;
+    let outs = f(&mut Ctx::new(&mut b, span), &ins)?;
     b.jaxpr.outvars = outs;
     Ok(b.jaxpr)
 }
 
-pub(super) fn inline(ad: &mut Ad, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
-    crate::transform::ad::inline(ad.b, j, args).map_err(|e| e.to_string())
+pub(super) fn inline(cx: &mut Ctx, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
+    cx.b.inline(j, args).map_err(|e| e.to_string())
 }
 
 pub(super) fn linearize(ad: &Ad, j: &Jaxpr, has_tangent: &[bool]) -> Res<Split> {
-    crate::transform::ad::linearize(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
+    (ad.transforms.linearize)(j, has_tangent, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn transpose(ad: &Ad, j: &Jaxpr, linear: &[bool]) -> Res<Jaxpr> {
     let all = vec![true; j.outvars.len()];
-    crate::transform::ad::transpose(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
+    (ad.transforms.transpose)(j, linear, &all, ad.b.x64, ad.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn out_avals(j: &Jaxpr) -> Vec<Aval> {

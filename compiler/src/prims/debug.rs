@@ -4,9 +4,9 @@
 //! elimination, common subexpressions and loop hoisting leave it alone),
 //! and it runs where it was traced, after the values it prints.
 
+use super::JvpRule;
 use super::{Lowering, Params, PrimDef};
 use crate::ir::Aval;
-use crate::transform::ad::JvpRule;
 
 pub static DEBUG_CALLBACK: PrimDef = PrimDef {
     name: "debug_callback",
@@ -27,11 +27,11 @@ pub static DEBUG_CALLBACK: PrimDef = PrimDef {
 };
 
 fn no_tangent(
-    _: &mut crate::transform::ad::Ad,
+    _: &mut super::Ad,
     _: &[crate::ir::Atom],
     _: &[Option<crate::ir::Atom>],
     _: &Params,
     _: &[crate::ir::Atom],
-) -> crate::transform::ad::Res<Vec<Option<crate::ir::Atom>>> {
+) -> super::Res<Vec<Option<crate::ir::Atom>>> {
     Ok(vec![None])
 }

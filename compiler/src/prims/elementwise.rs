@@ -8,10 +8,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{no_params, Lowering, Params, PrimDef, TRANSCENDENTAL_WORK};
+use super::{Ad, JvpRule, Res, TransposeRule};
 use crate::ir::shapes::{broadcast, Constraints};
 use crate::ir::Atom;
 use crate::ir::{Aval, Shape};
-use crate::transform::ad::{Ad, JvpRule, Res, TransposeRule};
 
 /// Which operand dtypes a primitive accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -237,7 +237,7 @@ fn add_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     (0..2)
         .map(|k| {
             if ins[k].is_some() {
@@ -255,7 +255,7 @@ fn sub_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let x = if ins[0].is_none() {
         Some(ad.unbroadcast(ct.clone(), &avals[0])?)
     } else {
@@ -289,7 +289,7 @@ fn copy_transpose(
     _: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    Ok(vec![Some(crate::transform::ad::single_ct(cts))])
+    Ok(vec![Some(crate::ir::rules::single_ct(cts))])
 }
 
 fn neg_transpose(
@@ -299,7 +299,7 @@ fn neg_transpose(
     _: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     Ok(vec![Some(ad.neg(ct)?)])
 }
 
@@ -311,7 +311,7 @@ fn mul_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     match (&ins[0], &ins[1]) {
         (None, Some(y)) => {
             let c = ad.mul(ct, y.clone())?;
@@ -333,7 +333,7 @@ fn div_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     match &ins[1] {
         Some(y) if ins[0].is_none() => {
             let c = ad.div(ct, y.clone())?;
@@ -485,7 +485,7 @@ fn out_aval(rule: OutRule, d: DType, shape: Shape, weak: bool) -> Aval {
 elementwise! {
     NEG = "neg", 1, Number, Same, Some(neg_jvp as JvpRule), Some(neg_transpose as TransposeRule);
     SIGN = "sign", 1, Number, Same, ZERO, None;
-    ABS = "abs", 1, Number, Same, jvp1!(|ad, x, ans| { let z = c(ad, 0.0, &x); let ge = ad.bin(&GE, x.clone(), z)?; let one = ad.full(1.0, &ad.aval(&x))?; let m = ad.neg(one.clone())?; ad.select(ge, m, one)? }), None;
+    ABS = "abs", 1, Number, Same, jvp1!(|ad, x, ans| { let z = c(ad, 0.0, &x); let ge = ad.bin(&GE, x.clone(), z)?; let a = ad.aval(&x); let one = ad.full(1.0, &a)?; let m = ad.neg(one.clone())?; ad.select(ge, m, one)? }), None;
     SQUARE = "square", 1, Number, Same, jvp1!(|ad, x, ans| { let two = c(ad, 2.0, &x); ad.mul(x, two)? }), None;
     FLOOR = "floor", 1, Float, Same, ZERO, None;
     CEIL = "ceil", 1, Float, Same, ZERO, None;
@@ -725,7 +725,7 @@ fn convert_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     Ok(vec![Some(ad.convert(ct, avals[0].dtype)?)])
 }
 
@@ -739,7 +739,7 @@ fn select_jvp(
     if t[1..].iter().all(Option::is_none) {
         return Ok(vec![None]);
     }
-    let out = crate::transform::ad::tangent_aval(&ad.aval(&outs[0]));
+    let out = crate::ir::rules::tangent_aval(&ad.aval(&outs[0]));
     let mut cases = vec![ins[0].clone()];
     for tc in &t[1..] {
         cases.push(match tc {
@@ -757,7 +757,7 @@ fn select_transpose(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let which = ins[0].clone().ok_or("select_n's predicate is not linear")?;
     let ct_aval = ad.aval(&ct);
     let zeros = ad.zeros(&ct_aval)?;
@@ -807,7 +807,7 @@ fn static_value_scalar(p: &Params, _: &[TokenStream]) -> TokenStream {
         unreachable!("static_value carries Params::Symbol")
     };
     let e: TokenStream = expr.parse().expect("a Rust expression the tracer wrote");
-    let ty = crate::frontend::types::rust_type(*dtype);
+    let ty = crate::ir::rust_type(*dtype);
     quote!(((#e) as #ty))
 }
 
@@ -824,7 +824,7 @@ fn convert_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
     let Params::Convert { new_dtype, .. } = p else {
         unreachable!("convert_element_type carries Params::Convert")
     };
-    let (x, to) = (&args[0], crate::frontend::types::rust_type(*new_dtype));
+    let (x, to) = (&args[0], crate::ir::rust_type(*new_dtype));
     quote!(::jax::__rt::ops::convert::<_, #to>(#x))
 }
 
@@ -844,7 +844,7 @@ fn forward_one<'a>(
     e: &'a crate::ir::Eqn,
     _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
 ) -> Option<Atom> {
-    use crate::transform::simplify::is_literal;
+    use crate::ir::is_literal;
     match e.ins.as_slice() {
         [x, y] | [y, x] if is_literal(y, 1.0) && super::same_type(j, e, x) => Some(x.clone()),
         _ => None,
@@ -858,9 +858,7 @@ fn forward_right_one<'a>(
     _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
 ) -> Option<Atom> {
     match e.ins.as_slice() {
-        [x, y] if crate::transform::simplify::is_literal(y, 1.0) && super::same_type(j, e, x) => {
-            Some(x.clone())
-        }
+        [x, y] if crate::ir::is_literal(y, 1.0) && super::same_type(j, e, x) => Some(x.clone()),
         _ => None,
     }
 }
@@ -873,7 +871,7 @@ fn forward_int_zero<'a>(
 ) -> Option<Atom> {
     match e.ins.as_slice() {
         [x, y]
-            if crate::transform::simplify::is_literal(y, 0.0)
+            if crate::ir::is_literal(y, 0.0)
                 && super::same_type(j, e, x)
                 && !j.aval(e.outs[0]).dtype.is_float() =>
         {

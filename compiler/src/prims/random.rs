@@ -8,7 +8,7 @@
 use jax_dtypes::DType;
 
 use super::{tuple, Lowering, Params, PrimDef};
-use crate::frontend::types::key_aval;
+use crate::ir::key_aval;
 use crate::ir::shapes::Constraints;
 use crate::ir::Aval;
 

@@ -2,10 +2,10 @@
 //! transposes, slices, reductions, contractions.
 
 use super::{tuple, Lowering, Params, PrimDef};
+use super::{Ad, JvpRule, Res, TransposeRule};
 use crate::ir::shapes::{fmt, same_dim};
 use crate::ir::Atom;
 use crate::ir::{Aval, Dim, Shape};
-use crate::transform::ad::{Ad, JvpRule, Res, TransposeRule};
 
 fn params_err(name: &str) -> String {
     format!("internal error: {name} got the wrong parameters")
@@ -709,7 +709,7 @@ fn scatter_set_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     scatter_transpose(true, ad, ct, ins, avals, p)
 }
 
@@ -720,7 +720,7 @@ fn scatter_add_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     scatter_transpose(false, ad, ct, ins, avals, p)
 }
 
@@ -780,7 +780,7 @@ fn scatter_transpose(
     let cu = if ins[2].is_none() {
         Some(match &window {
             None => {
-                let a = crate::transform::ad::tangent_aval(upd);
+                let a = crate::ir::rules::tangent_aval(upd);
                 ad.zeros(&a)?
             }
             Some((start, limit)) => {
@@ -844,7 +844,7 @@ fn broadcast_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::BroadcastInDim { shape, dims } = p else {
         unreachable!()
     };
@@ -885,7 +885,7 @@ fn reshape_back(
     avals: &[Aval],
     _: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     Ok(vec![Some(reshape_to(ad, ct, &avals[0].shape)?)])
 }
 
@@ -896,7 +896,7 @@ fn transpose_transpose(
     _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::Transpose { perm } = p else {
         unreachable!()
     };
@@ -922,7 +922,7 @@ fn dynamic_slice_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::DynamicSlice { sizes } = p else {
         unreachable!()
     };
@@ -998,7 +998,7 @@ fn reduce_sum_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::Axes(axes) = p else {
         unreachable!()
     };
@@ -1109,7 +1109,7 @@ fn slice_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::Slice {
         start,
         limit,
@@ -1184,7 +1184,7 @@ fn concatenate_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::Concatenate { dim } = p else {
         unreachable!()
     };
@@ -1337,7 +1337,7 @@ fn dot_general_transpose(
     avals: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::transform::ad::single_ct(cts);
+    let ct = crate::ir::rules::single_ct(cts);
     let Params::DotGeneral {
         lhs_contract,
         rhs_contract,

@@ -8,241 +8,23 @@
 
 use std::collections::{HashMap, HashSet};
 
-use jax_dtypes::DType;
 use proc_macro2::Span;
 
-use crate::ir::builder::{literal, Builder};
+use crate::ir::builder::{read, Builder};
+pub use crate::ir::rules::{tangent_aval, Wrt};
+use crate::ir::rules::{Ad, Ctx, Res, Split, Transforms};
 use crate::ir::{Atom, Aval, Dim, Jaxpr, Scalar, Var};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Params};
 
-/// A rule's error: a message, reported at the user's expression.
-pub type Res<T> = std::result::Result<T, String>;
-
-/// What rules emit equations with.
-pub struct Ad<'a> {
-    pub b: &'a mut Builder,
-    pub span: Span,
-    /// Reverse mode is linearizing: rules of primitives with nested
-    /// programs emit their primal and tangent halves as two equations (the
-    /// tangent one transposable), so that partial evaluation can split them.
-    pub linearize: bool,
-    /// Set by such a rule: the outputs that replace the primal equation's
-    /// (which dead code elimination then removes).
-    pub replaced_outs: Option<Vec<Atom>>,
-}
-
-impl Ad<'_> {
-    pub fn new(b: &mut Builder, span: Span) -> Ad<'_> {
-        Ad {
-            b,
-            span,
-            linearize: false,
-            replaced_outs: None,
-        }
-    }
-
-    pub fn aval(&self, a: &Atom) -> Aval {
-        self.b.aval(a)
-    }
-
-    pub fn bind(&mut self, p: Prim, params: Params, ins: Vec<Atom>) -> Res<Atom> {
-        self.b
-            .bind1(p, params, ins, self.span)
-            .map_err(|e| e.to_string())
-    }
-
-    pub fn un(&mut self, p: Prim, x: Atom) -> Res<Atom> {
-        self.bind(p, Params::None, vec![x])
-    }
-
-    pub fn bin(&mut self, p: Prim, x: Atom, y: Atom) -> Res<Atom> {
-        self.bind(p, Params::None, vec![x, y])
-    }
-
-    /// A scalar of `like`'s dtype (never weak: tangents are typed).
-    pub fn lit(&self, v: f64, like: &Atom) -> Atom {
-        let d = self.aval(like).dtype;
-        let value = match d {
-            DType::Bool => Scalar::Bool(v != 0.0),
-            d if d.is_float() => crate::frontend::jnp::cast_scalar(Scalar::Float(v), d),
-            _ => Scalar::Int(v as i128),
-        };
-        literal(value, Aval::scalar(d, false))
-    }
-
-    pub fn mul(&mut self, x: Atom, y: Atom) -> Res<Atom> {
-        self.bin(&prims::MUL, x, y)
-    }
-
-    pub fn add(&mut self, x: Atom, y: Atom) -> Res<Atom> {
-        self.bin(&prims::ADD_ANY, x, y)
-    }
-
-    pub fn neg(&mut self, x: Atom) -> Res<Atom> {
-        self.un(&prims::NEG, x)
-    }
-
-    pub fn div(&mut self, x: Atom, y: Atom) -> Res<Atom> {
-        self.bin(&prims::DIV, x, y)
-    }
-
-    /// `t * c` for a tangent `t` and a primal factor `c`.
-    pub fn scale(&mut self, t: &Option<Atom>, c: Atom) -> Res<Option<Atom>> {
-        match t {
-            Some(t) => Ok(Some(self.mul(t.clone(), c)?)),
-            None => Ok(None),
-        }
-    }
-
-    /// The sum of the present terms (None when there are none).
-    pub fn sum(&mut self, terms: Vec<Option<Atom>>) -> Res<Option<Atom>> {
-        let mut acc: Option<Atom> = None;
-        for t in terms.into_iter().flatten() {
-            acc = Some(match acc {
-                None => t,
-                Some(a) => self.add(a, t)?,
-            });
-        }
-        Ok(acc)
-    }
-
-    /// An array of zeros of this abstract value.
-    pub fn zeros(&mut self, aval: &Aval) -> Res<Atom> {
-        self.full(0.0, aval)
-    }
-
-    /// An array of `aval`'s shape filled with `v`.
-    pub fn full(&mut self, v: f64, aval: &Aval) -> Res<Atom> {
-        let z = literal(
-            match aval.dtype {
-                DType::Bool => Scalar::Bool(v != 0.0),
-                d if d.is_float() => Scalar::Float(v),
-                _ => Scalar::Int(v as i128),
-            },
-            Aval::scalar(aval.dtype, false),
-        );
-        if aval.rank() == 0 {
-            return Ok(z);
-        }
-        self.bind(
-            &prims::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape: aval.shape.clone(),
-                dims: Vec::new(),
-            },
-            vec![z],
-        )
-    }
-
-    /// `ct` summed down to `target`'s shape: the transpose of an elementwise
-    /// operand's implicit broadcasting (rank 0, or size-1 axes).
-    pub fn unbroadcast(&mut self, ct: Atom, target: &Aval) -> Res<Atom> {
-        let have = self.aval(&ct);
-        if have.shape == target.shape {
-            return Ok(ct);
-        }
-        if target.rank() == 0 {
-            let all: Vec<usize> = (0..have.rank()).collect();
-            return self.bind(&prims::REDUCE_SUM, Params::Axes(all), vec![ct]);
-        }
-        let one = Dim::Lit(1);
-        let axes: Vec<usize> = (0..have.rank())
-            .filter(|&k| target.shape[k] == one && have.shape[k] != one)
-            .collect();
-        let summed = self.bind(&prims::REDUCE_SUM, Params::Axes(axes), vec![ct])?;
-        self.bind(
-            &prims::RESHAPE,
-            Params::Reshape {
-                new_sizes: target.shape.clone(),
-            },
-            vec![summed],
-        )
-    }
-
-    /// `x` converted to `dtype`.
-    pub fn convert(&mut self, x: Atom, dtype: DType) -> Res<Atom> {
-        if self.aval(&x).dtype == dtype {
-            return Ok(x);
-        }
-        self.bind(
-            &prims::CONVERT_ELEMENT_TYPE,
-            Params::Convert {
-                new_dtype: dtype,
-                weak: false,
-            },
-            vec![x],
-        )
-    }
-
-    /// The tangent of `x`, or zeros of its type where it has none (rules
-    /// that must pass every tangent along: loops, branches, concatenation).
-    pub fn tangent_or_zeros(&mut self, t: &Option<Atom>, x: &Atom) -> Res<Atom> {
-        match t {
-            Some(t) => Ok(t.clone()),
-            None => {
-                let a = tangent_aval(&self.aval(x));
-                self.zeros(&a)
-            }
-        }
-    }
-
-    /// `select_n(pred, on_false, on_true)`.
-    pub fn select(&mut self, pred: Atom, on_false: Atom, on_true: Atom) -> Res<Atom> {
-        self.bind(
-            &prims::SELECT_N,
-            Params::None,
-            vec![pred, on_false, on_true],
-        )
-    }
-}
-
-/// A forward-mode rule: the tangents of the outputs, from the operands, their
-/// tangents (`None` is zero) and the outputs. Tangents must be linear in the
-/// operand tangents, built from primitives with transpose rules, with every
-/// nonlinear factor a function of primals only.
-pub type JvpRule = fn(
-    &mut Ad,
-    ins: &[Atom],
-    tangents: &[Option<Atom>],
-    p: &Params,
-    outs: &[Atom],
-) -> Res<Vec<Option<Atom>>>;
-
-/// A transpose rule of a linear primitive: the cotangent of each linear
-/// operand from the outputs' cotangents (`None`: no cotangent reaches it). `ins` holds the primal operands
-/// (`None` for the linear ones, which have no value), `avals` every
-/// operand's abstract value.
-pub type TransposeRule = fn(
-    &mut Ad,
-    cts: &[Option<Atom>],
-    ins: &[Option<Atom>],
-    avals: &[Aval],
-    p: &Params,
-) -> Res<Vec<Option<Atom>>>;
-
-/// Which outputs and inputs a derivative program covers.
-pub struct Wrt {
-    /// Per input of the function: differentiate with respect to it.
-    pub inputs: Vec<bool>,
-}
+/// This transformation, as rules of primitives holding programs apply it.
+static TRANSFORMS: Transforms = Transforms {
+    jvp,
+    linearize,
+    transpose,
+};
 
 fn rule_error(span: Span, msg: String) -> syn::Error {
     crate::ir::builder::expression_error(span, msg)
-}
-
-/// Copies the constants of `j` into `b`.
-fn copy_constants(j: &Jaxpr, b: &mut Builder, env: &mut HashMap<Var, Atom>) {
-    for (v, values) in &j.constvars {
-        let a = b.constant(j.aval(*v).clone(), values.clone());
-        env.insert(*v, a);
-    }
-}
-
-fn read(env: &HashMap<Var, Atom>, a: &Atom) -> Atom {
-    match a {
-        Atom::Var(v) => env[v].clone(),
-        lit => lit.clone(),
-    }
 }
 
 /// The primal equations of `j` with their jvp rules, into `b`: returns the
@@ -257,7 +39,7 @@ fn jvp_into(
 ) -> syn::Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let mut env: HashMap<Var, Atom> = HashMap::new();
     let mut tan: HashMap<Var, Atom> = HashMap::new();
-    copy_constants(j, b, &mut env);
+    b.copy_constants(j, &mut env);
     for ((v, a), t) in j.invars.iter().zip(inputs).zip(tangents) {
         env.insert(*v, a.clone());
         if let Some(t) = t {
@@ -287,12 +69,8 @@ fn jvp_into(
                 format!("differentiating `{}` is not supported yet", e.prim.name),
             ));
         };
-        let mut ad = Ad {
-            b,
-            span: e.span,
-            linearize,
-            replaced_outs: None,
-        };
+        let mut ad = Ad::new(b, e.span, &TRANSFORMS);
+        ad.linearize = linearize;
         let touts =
             rule(&mut ad, &ins, &tins, &e.params, &outs).map_err(|m| rule_error(e.span, m))?;
         if let Some(new) = ad.replaced_outs.take() {
@@ -323,18 +101,10 @@ fn or_zeros(b: &mut Builder, t: Option<Atom>, aval: &Aval, span: Span) -> syn::R
     match t {
         Some(t) => Ok(t),
         None => {
-            let mut ad = Ad::new(b, span);
+            let mut ad = Ctx::new(b, span);
             ad.zeros(&tangent_aval(aval))
                 .map_err(|m| rule_error(span, m))
         }
-    }
-}
-
-/// A tangent's abstract value: the primal's, never weak.
-pub fn tangent_aval(a: &Aval) -> Aval {
-    Aval {
-        weak: false,
-        ..a.clone()
     }
 }
 
@@ -415,7 +185,7 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
         .iter()
         .map(|v| b.input(j.aval(*v).clone()))
         .collect();
-    let known = inline(&mut b, &split.known, &inputs)?;
+    let known = b.inline(&split.known, &inputs)?;
     let (primal_outs, residuals) = known.split_at(n_out);
     let mut args = residuals.to_vec();
     match seed {
@@ -427,13 +197,13 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
         }
         Seed::One => {
             let aval = tangent_aval(&b.aval(&primal_outs[0]));
-            let one = Ad::new(&mut b, span)
+            let one = Ctx::new(&mut b, span)
                 .full(1.0, &aval)
                 .map_err(|m| rule_error(span, m))?;
             args.push(one);
         }
     }
-    let mut in_cts = inline(&mut b, &back, &args)?.into_iter();
+    let mut in_cts = b.inline(&back, &args)?.into_iter();
     let mut outvars = primal_outs.to_vec();
     for (i, v) in j.invars.iter().enumerate() {
         if !wrt.inputs[i] {
@@ -444,16 +214,6 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
     }
     b.jaxpr.outvars = outvars;
     Ok(b.jaxpr)
-}
-
-/// A linearized program split by partial evaluation (JAX's
-/// `partial_eval_jaxpr_nounits`): `known` maps the primal inputs to the
-/// primal outputs, then the residuals; `linear` maps the residuals, then
-/// the tangent inputs, to a tangent per output, linearly in the tangents.
-pub struct Split {
-    pub known: Jaxpr,
-    pub linear: Jaxpr,
-    pub n_res: usize,
 }
 
 /// Linearizes `j` at its inputs: forward mode with a tangent input for each
@@ -632,7 +392,7 @@ pub fn transpose(
 ) -> syn::Result<Jaxpr> {
     let mut b = Builder::new(x64);
     let mut env: HashMap<Var, Atom> = HashMap::new();
-    copy_constants(lin, &mut b, &mut env);
+    b.copy_constants(lin, &mut env);
     let mut linear: HashSet<Var> = HashSet::new();
     for (v, &l) in lin.invars.iter().zip(linear_in) {
         if l {
@@ -683,7 +443,7 @@ pub fn transpose(
             })
             .collect();
         let avals: Vec<Aval> = e.ins.iter().map(|a| lin.atom_aval(a).clone()).collect();
-        let mut ad = Ad::new(&mut b, e.span);
+        let mut ad = Ad::new(&mut b, e.span, &TRANSFORMS);
         let in_cts =
             rule(&mut ad, &cts, &ins, &avals, &e.params).map_err(|m| rule_error(e.span, m))?;
         for (a, c) in e.ins.iter().zip(in_cts) {
@@ -705,12 +465,6 @@ pub fn transpose(
     Ok(b.jaxpr)
 }
 
-/// The cotangent of a single-output primitive (rules run only when one
-/// reaches it).
-pub fn single_ct(cts: &[Option<Atom>]) -> Atom {
-    cts[0].clone().expect("transposed only with a cotangent")
-}
-
 /// Adds a cotangent contribution for `v`.
 fn accumulate(
     b: &mut Builder,
@@ -721,31 +475,12 @@ fn accumulate(
 ) -> syn::Result<()> {
     let c = match ct.remove(&v) {
         None => c,
-        Some(prev) => Ad::new(b, span)
+        Some(prev) => Ctx::new(b, span)
             .add(prev, c)
             .map_err(|m| rule_error(span, m))?,
     };
     ct.insert(v, c);
     Ok(())
-}
-
-/// Binds the equations of `j` into `b`, with `args` for its inputs: the
-/// outputs, as atoms of `b`. (Transformations build new jaxprs; this puts
-/// one inside another.)
-pub fn inline(b: &mut Builder, j: &Jaxpr, args: &[Atom]) -> syn::Result<Vec<Atom>> {
-    let mut env: HashMap<Var, Atom> = HashMap::new();
-    copy_constants(j, b, &mut env);
-    for (v, a) in j.invars.iter().zip(args) {
-        env.insert(*v, a.clone());
-    }
-    for e in &j.eqns {
-        let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
-        let outs = b.bind(e.prim, e.params.clone(), ins, e.span)?;
-        for (v, a) in e.outs.iter().zip(outs) {
-            env.insert(*v, a);
-        }
-    }
-    Ok(j.outvars.iter().map(|a| read(&env, a)).collect())
 }
 
 /// The number of elements of a shape whose dimensions are all numbers.
@@ -787,7 +522,7 @@ fn stack(
     stack_first: bool,
     span: Span,
 ) -> syn::Result<Atom> {
-    let mut ad = Ad::new(b, span);
+    let mut ad = Ctx::new(b, span);
     let err = |m: String| rule_error(span, m);
     let (one_shape, axis): (Vec<Dim>, usize) = if stack_first {
         let mut s = vec![Dim::Lit(1)];
@@ -884,7 +619,7 @@ fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> syn:
         let seed = one_hot(&mut b, seed_aval, k, n);
         let mut args = inputs.clone();
         args.push(seed);
-        let outs = inline(&mut b, &linear, &args)?;
+        let outs = b.inline(&linear, &args)?;
         parts.push(outs[j.outvars.len()].clone());
     }
     let jac = stack(&mut b, parts, part, lead, !forward, span)?;

@@ -25,21 +25,6 @@ pub fn simplify(j: &mut Jaxpr) {
     }
 }
 
-/// Whether `a` is a literal of value `v`.
-pub(crate) fn is_literal(a: &Atom, v: f64) -> bool {
-    match a {
-        Atom::Lit(Literal {
-            value: Scalar::Float(f),
-            ..
-        }) => *f == v,
-        Atom::Lit(Literal {
-            value: Scalar::Int(i),
-            ..
-        }) => *i as f64 == v,
-        _ => false,
-    }
-}
-
 /// Replaces equations that compute one of their operands (`x * 1`, `x + 0`,
 /// `stop_gradient x`, a conversion to the same dtype, `transpose` of
 /// `transpose` back to the identity) by that operand.
