@@ -49,6 +49,78 @@ pub struct Array<
     weak: bool,
 }
 
+/// Writes an impl for every [`Array`] type, so that the six const generic
+/// dimensions are not spelled out at each one. The input is an ordinary impl
+/// (attributes and doc comments included) in whose header `Array<X, ..>`
+/// stands for `Array<X, D0, D1, D2, D3, D4, D5>`; the macro appends
+/// `const D0: usize, ..., const D5: usize` to the impl's generic parameters,
+/// and the body names the dimensions `D0` to `D5` (the header may too). Only
+/// the header is rewritten: the body is copied as written.
+///
+/// ```text
+/// impl_array! {
+///     impl<T: Element> AsArray for &Array<T, ..> {
+///         type Array = Array<T, D0, D1, D2, D3, D4, D5>;
+///         // ...
+///     }
+/// }
+/// ```
+macro_rules! impl_array {
+    ($(#[$($attr:tt)*])* impl < $($rest:tt)*) => {
+        $crate::array::impl_array!(@generics [$(#[$($attr)*])*] [] [] $($rest)*);
+    };
+    // The generic parameters, up to the `>` that closes them; the second
+    // bracket holds one `<` per angle bracket open inside them.
+    (@generics $attrs:tt [$($g:tt)*] [] > $($rest:tt)*) => {
+        $crate::array::impl_array!(@header $attrs [$($g)*] [] $($rest)*);
+    };
+    (@generics $attrs:tt [$($g:tt)*] [<] >> $($rest:tt)*) => {
+        $crate::array::impl_array!(@header $attrs [$($g)* >] [] $($rest)*);
+    };
+    (@generics $attrs:tt [$($g:tt)*] [< $($open:tt)*] > $($rest:tt)*) => {
+        $crate::array::impl_array!(@generics $attrs [$($g)* >] [$($open)*] $($rest)*);
+    };
+    (@generics $attrs:tt [$($g:tt)*] [< < $($open:tt)*] >> $($rest:tt)*) => {
+        $crate::array::impl_array!(@generics $attrs [$($g)* >>] [$($open)*] $($rest)*);
+    };
+    (@generics $attrs:tt [$($g:tt)*] [$($open:tt)*] < $($rest:tt)*) => {
+        $crate::array::impl_array!(@generics $attrs [$($g)* <] [< $($open)*] $($rest)*);
+    };
+    (@generics $attrs:tt [$($g:tt)*] $open:tt $t:tt $($rest:tt)*) => {
+        $crate::array::impl_array!(@generics $attrs [$($g)* $t] $open $($rest)*);
+    };
+    // The rest of the header, up to the body, with the dimensions filled in.
+    (@header $attrs:tt $g:tt [$($h:tt)*] Array < $T:ident , .. > $($rest:tt)*) => {
+        $crate::array::impl_array!(
+            @header $attrs $g [$($h)* Array<$T, D0, D1, D2, D3, D4, D5>] $($rest)*
+        );
+    };
+    (@header $attrs:tt $g:tt [$($h:tt)*] Array < $T:ident , .. >> $($rest:tt)*) => {
+        $crate::array::impl_array!(
+            @header $attrs $g [$($h)* Array<$T, D0, D1, D2, D3, D4, D5> >] $($rest)*
+        );
+    };
+    (@header [$($attrs:tt)*] [$($g:tt)*] [$($h:tt)*] { $($body:tt)* }) => {
+        $($attrs)*
+        impl<
+            $($g)*,
+            const D0: usize,
+            const D1: usize,
+            const D2: usize,
+            const D3: usize,
+            const D4: usize,
+            const D5: usize,
+        > $($h)*
+        {
+            $($body)*
+        }
+    };
+    (@header $attrs:tt $g:tt [$($h:tt)*] $t:tt $($rest:tt)*) => {
+        $crate::array::impl_array!(@header $attrs $g [$($h)* $t] $($rest)*);
+    };
+}
+pub(crate) use impl_array;
+
 /// Implemented by every [`Array`] type: lets a function name "some array
 /// type" whose shape the caller chooses, as the output of reshapes, axis
 /// reductions and broadcasts whose shape Rust's types cannot compute.
@@ -142,279 +214,272 @@ pub trait AsArray {
     fn into_array(self) -> Self::Array;
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// All six dimension slots, unused ones [`NONE`].
-    pub const DIMS: [usize; MAX_RANK] = [D0, D1, D2, D3, D4, D5];
+impl_array! {
+    impl<T: Element> Array<T, ..> {
+        /// All six dimension slots, unused ones [`NONE`].
+        pub const DIMS: [usize; MAX_RANK] = [D0, D1, D2, D3, D4, D5];
 
-    /// The number of axes. Evaluating it checks that the used dimensions come
-    /// first and are not zero-sized beyond what fits in memory.
-    pub const RANK: usize = {
-        let mut rank = 0;
-        while rank < MAX_RANK && Self::DIMS[rank] != NONE {
-            rank += 1;
-        }
-        let mut k = rank;
-        while k < MAX_RANK {
-            assert!(
-                Self::DIMS[k] == NONE,
-                "Array dimensions must be given left to right: a used dimension follows NONE"
-            );
-            k += 1;
-        }
-        rank
-    };
-
-    /// The shape, one entry per axis (empty for a scalar).
-    pub const SHAPE: &'static [usize] = Self::DIMS.split_at(Self::RANK).0;
-
-    /// The number of elements (1 for a scalar).
-    pub const SIZE: usize = {
-        let mut size: usize = 1;
-        let mut k = 0;
-        while k < Self::RANK {
-            size = match size.checked_mul(Self::DIMS[k]) {
-                Some(s) => s,
-                None => panic!("Array size overflows usize"),
-            };
-            k += 1;
-        }
-        size
-    };
-
-    /// Wraps data whose length is already known to be `SIZE`.
-    #[inline]
-    pub(crate) fn from_vec_unchecked(data: Vec<T>) -> Self {
-        debug_assert_eq!(data.len(), Self::SIZE);
-        Array {
-            data: Arc::new(data),
-            weak: false,
-        }
-    }
-
-    /// The same array marked weakly typed (see [`Array::weak_type`]).
-    pub(crate) fn with_weak(mut self, weak: bool) -> Self {
-        self.weak = weak;
-        self
-    }
-
-    /// Builds an array from row-major data; `Err` if the length is not the array's size.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<f32, 2, 2>::from_vec(vec![1.0, 2.0, 3.0, 4.0]).unwrap();
-    /// assert_eq!(x.to_vec(), [1.0, 2.0, 3.0, 4.0]);
-    /// assert!(Array::<f32, 2, 2>::from_vec(vec![1.0]).is_err());
-    /// ```
-    pub fn from_vec(data: Vec<T>) -> Result<Self, ShapeError> {
-        if data.len() == Self::SIZE {
-            Ok(Self::from_vec_unchecked(data))
-        } else {
-            Err(ShapeError::Length {
-                expected: Self::SHAPE.to_vec(),
-                len: data.len(),
-            })
-        }
-    }
-
-    /// Builds an array by calling `f` with each element's row-major index.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<i32, 4>::from_fn(|i| (i * i) as i32);
-    /// assert_eq!(x.to_vec(), [0, 1, 4, 9]);
-    /// ```
-    pub fn from_fn(f: impl FnMut(usize) -> T) -> Self {
-        Self::from_vec_unchecked((0..Self::SIZE).map(f).collect())
-    }
-
-    /// The shape, one entry per axis: `[3, 4]` for `Array<f32, 3, 4>`.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<f32, 3, 4>::zeros().shape(), &[3, 4]);
-    /// assert_eq!(Array::<f32>::zeros().shape(), &[] as &[usize]);
-    /// ```
-    #[inline]
-    pub fn shape(&self) -> &'static [usize] {
-        Self::SHAPE
-    }
-
-    /// The number of axes.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().ndim(), 3);
-    /// assert_eq!(Array::<f32>::zeros().ndim(), 0);
-    /// ```
-    #[inline]
-    pub fn ndim(&self) -> usize {
-        Self::RANK
-    }
-
-    /// The number of elements.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().size(), 24);
-    /// assert_eq!(Array::<f32>::zeros().size(), 1);
-    /// ```
-    #[inline]
-    pub fn size(&self) -> usize {
-        Self::SIZE
-    }
-
-    /// The element type as a [`DType`].
-    ///
-    /// ```
-    /// use jax::{Array, DType};
-    /// assert_eq!(Array::<f32, 2>::zeros().dtype(), DType::F32);
-    /// assert_eq!(Array::<i8, 2>::zeros().dtype(), DType::I8);
-    /// ```
-    #[inline]
-    pub fn dtype(&self) -> DType {
-        T::DTYPE
-    }
-
-    /// Whether the array is weakly typed, as JAX's results of operations on
-    /// Python scalars are (`jnp.asarray(1.0)`); printed as `weak_type=True`.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<i32, 2>::ones();
-    /// assert!(!x.weak_type());
-    /// assert!((&x + 1.0).weak_type()); // i32 + a Rust float literal: weak float
-    /// assert!(!(&x + 1).weak_type()); // the strong i32 wins
-    /// ```
-    #[inline]
-    pub fn weak_type(&self) -> bool {
-        self.weak
-    }
-
-    /// The elements in row-major order.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
-    /// assert_eq!(x.as_slice(), &[1, 2, 3, 4]);
-    /// ```
-    #[inline]
-    pub fn as_slice(&self) -> &[T] {
-        &self.data
-    }
-
-    /// A copy of the elements in row-major order.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
-    /// assert_eq!(x.to_vec(), vec![1, 2, 3, 4]);
-    /// ```
-    pub fn to_vec(&self) -> Vec<T> {
-        self.data.to_vec()
-    }
-
-    /// The elements, without copying when this is the only reference to them.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<i32, 3>::from([1, 2, 3]);
-    /// let v: Vec<i32> = x.into_vec();
-    /// assert_eq!(v, [1, 2, 3]);
-    /// ```
-    pub fn into_vec(mut self) -> Vec<T> {
-        // Taken out of the Arc (leaving an empty Vec for `drop`), since
-        // `Array` has a `Drop` and its fields cannot be moved out.
-        match Arc::get_mut(&mut self.data) {
-            Some(v) => std::mem::take(v),
-            None => self.data.to_vec(),
-        }
-    }
-
-    /// Mutable access to the buffer, copying it first if it is shared. Only for
-    /// functional updates that consume `self`, so no one can observe the write.
-    pub(crate) fn make_mut(&mut self) -> &mut Vec<T> {
-        Arc::make_mut(&mut self.data)
-    }
-
-    /// An array filled with `value`.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<f32, 2, 2>::full(0.5).to_vec(), [0.5; 4]);
-    /// ```
-    pub fn full(value: T) -> Self {
-        Self::from_vec_unchecked(vec![value; Self::SIZE])
-    }
-
-    /// An array of zeros (`false` for bool).
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<f32, 3>::zeros().to_vec(), [0.0; 3]);
-    /// assert_eq!(Array::<bool, 2>::zeros().to_vec(), [false, false]);
-    /// ```
-    pub fn zeros() -> Self {
-        Self::full(T::ZERO)
-    }
-
-    /// An array of ones (`true` for bool).
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<i32, 3>::ones().to_vec(), [1; 3]);
-    /// assert_eq!(Array::<bool, 2>::ones().to_vec(), [true, true]);
-    /// ```
-    pub fn ones() -> Self {
-        Self::full(T::ONE)
-    }
-
-    /// `0, 1, 2, ...` in row-major order, converted to `T` as `astype` does.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x: Array<f32, 2, 2> = Array::arange();
-    /// assert_eq!(x.to_vec(), [0.0, 1.0, 2.0, 3.0]);
-    /// ```
-    pub fn arange() -> Self {
-        Self::from_fn(|i| T::from_value(crate::element::Value::Int(i as i128)))
-    }
-
-    /// The element of a scalar array, or of a one-element array.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// assert_eq!(Array::<i32>::full(7).item(), 7);
-    /// ```
-    pub fn item(&self) -> T {
-        const {
-            assert!(
-                Self::SIZE == 1,
-                "item() needs an array with exactly one element"
-            )
+        /// The number of axes. Evaluating it checks that the used dimensions come
+        /// first and are not zero-sized beyond what fits in memory.
+        pub const RANK: usize = {
+            let mut rank = 0;
+            while rank < MAX_RANK && Self::DIMS[rank] != NONE {
+                rank += 1;
+            }
+            let mut k = rank;
+            while k < MAX_RANK {
+                assert!(
+                    Self::DIMS[k] == NONE,
+                    "Array dimensions must be given left to right: a used dimension follows NONE"
+                );
+                k += 1;
+            }
+            rank
         };
-        self.data[0]
-    }
 
-    /// Converts every element to `U` with XLA's semantics: float to int
-    /// saturates (NaN gives 0), int to int wraps, anything to bool is `!= 0`.
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<f32, 4>::from([254.0, 255.0, 256.0, 257.0]);
-    /// assert_eq!(x.astype::<u8>().to_vec(), [254, 255, 255, 255]);
-    /// ```
-    pub fn astype<U: Element>(&self) -> Array<U, D0, D1, D2, D3, D4, D5> {
-        // A converted array is strongly typed, as in JAX.
-        Array::from_vec_unchecked(self.data.iter().map(|&x| x.cast::<U>()).collect())
+        /// The shape, one entry per axis (empty for a scalar).
+        pub const SHAPE: &'static [usize] = Self::DIMS.split_at(Self::RANK).0;
+
+        /// The number of elements (1 for a scalar).
+        pub const SIZE: usize = {
+            let mut size: usize = 1;
+            let mut k = 0;
+            while k < Self::RANK {
+                size = match size.checked_mul(Self::DIMS[k]) {
+                    Some(s) => s,
+                    None => panic!("Array size overflows usize"),
+                };
+                k += 1;
+            }
+            size
+        };
+
+        /// Wraps data whose length is already known to be `SIZE`.
+        #[inline]
+        pub(crate) fn from_vec_unchecked(data: Vec<T>) -> Self {
+            debug_assert_eq!(data.len(), Self::SIZE);
+            Array {
+                data: Arc::new(data),
+                weak: false,
+            }
+        }
+
+        /// The same array marked weakly typed (see [`Array::weak_type`]).
+        pub(crate) fn with_weak(mut self, weak: bool) -> Self {
+            self.weak = weak;
+            self
+        }
+
+        /// Builds an array from row-major data; `Err` if the length is not the array's size.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<f32, 2, 2>::from_vec(vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        /// assert_eq!(x.to_vec(), [1.0, 2.0, 3.0, 4.0]);
+        /// assert!(Array::<f32, 2, 2>::from_vec(vec![1.0]).is_err());
+        /// ```
+        pub fn from_vec(data: Vec<T>) -> Result<Self, ShapeError> {
+            if data.len() == Self::SIZE {
+                Ok(Self::from_vec_unchecked(data))
+            } else {
+                Err(ShapeError::Length {
+                    expected: Self::SHAPE.to_vec(),
+                    len: data.len(),
+                })
+            }
+        }
+
+        /// Builds an array by calling `f` with each element's row-major index.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<i32, 4>::from_fn(|i| (i * i) as i32);
+        /// assert_eq!(x.to_vec(), [0, 1, 4, 9]);
+        /// ```
+        pub fn from_fn(f: impl FnMut(usize) -> T) -> Self {
+            Self::from_vec_unchecked((0..Self::SIZE).map(f).collect())
+        }
+
+        /// The shape, one entry per axis: `[3, 4]` for `Array<f32, 3, 4>`.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<f32, 3, 4>::zeros().shape(), &[3, 4]);
+        /// assert_eq!(Array::<f32>::zeros().shape(), &[] as &[usize]);
+        /// ```
+        #[inline]
+        pub fn shape(&self) -> &'static [usize] {
+            Self::SHAPE
+        }
+
+        /// The number of axes.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().ndim(), 3);
+        /// assert_eq!(Array::<f32>::zeros().ndim(), 0);
+        /// ```
+        #[inline]
+        pub fn ndim(&self) -> usize {
+            Self::RANK
+        }
+
+        /// The number of elements.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<f32, 2, 3, 4>::zeros().size(), 24);
+        /// assert_eq!(Array::<f32>::zeros().size(), 1);
+        /// ```
+        #[inline]
+        pub fn size(&self) -> usize {
+            Self::SIZE
+        }
+
+        /// The element type as a [`DType`].
+        ///
+        /// ```
+        /// use jax::{Array, DType};
+        /// assert_eq!(Array::<f32, 2>::zeros().dtype(), DType::F32);
+        /// assert_eq!(Array::<i8, 2>::zeros().dtype(), DType::I8);
+        /// ```
+        #[inline]
+        pub fn dtype(&self) -> DType {
+            T::DTYPE
+        }
+
+        /// Whether the array is weakly typed, as JAX's results of operations on
+        /// Python scalars are (`jnp.asarray(1.0)`); printed as `weak_type=True`.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<i32, 2>::ones();
+        /// assert!(!x.weak_type());
+        /// assert!((&x + 1.0).weak_type()); // i32 + a Rust float literal: weak float
+        /// assert!(!(&x + 1).weak_type()); // the strong i32 wins
+        /// ```
+        #[inline]
+        pub fn weak_type(&self) -> bool {
+            self.weak
+        }
+
+        /// The elements in row-major order.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+        /// assert_eq!(x.as_slice(), &[1, 2, 3, 4]);
+        /// ```
+        #[inline]
+        pub fn as_slice(&self) -> &[T] {
+            &self.data
+        }
+
+        /// A copy of the elements in row-major order.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+        /// assert_eq!(x.to_vec(), vec![1, 2, 3, 4]);
+        /// ```
+        pub fn to_vec(&self) -> Vec<T> {
+            self.data.to_vec()
+        }
+
+        /// The elements, without copying when this is the only reference to them.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<i32, 3>::from([1, 2, 3]);
+        /// let v: Vec<i32> = x.into_vec();
+        /// assert_eq!(v, [1, 2, 3]);
+        /// ```
+        pub fn into_vec(mut self) -> Vec<T> {
+            // Taken out of the Arc (leaving an empty Vec for `drop`), since
+            // `Array` has a `Drop` and its fields cannot be moved out.
+            match Arc::get_mut(&mut self.data) {
+                Some(v) => std::mem::take(v),
+                None => self.data.to_vec(),
+            }
+        }
+
+        /// Mutable access to the buffer, copying it first if it is shared. Only for
+        /// functional updates that consume `self`, so no one can observe the write.
+        pub(crate) fn make_mut(&mut self) -> &mut Vec<T> {
+            Arc::make_mut(&mut self.data)
+        }
+
+        /// An array filled with `value`.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<f32, 2, 2>::full(0.5).to_vec(), [0.5; 4]);
+        /// ```
+        pub fn full(value: T) -> Self {
+            Self::from_vec_unchecked(vec![value; Self::SIZE])
+        }
+
+        /// An array of zeros (`false` for bool).
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<f32, 3>::zeros().to_vec(), [0.0; 3]);
+        /// assert_eq!(Array::<bool, 2>::zeros().to_vec(), [false, false]);
+        /// ```
+        pub fn zeros() -> Self {
+            Self::full(T::ZERO)
+        }
+
+        /// An array of ones (`true` for bool).
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<i32, 3>::ones().to_vec(), [1; 3]);
+        /// assert_eq!(Array::<bool, 2>::ones().to_vec(), [true, true]);
+        /// ```
+        pub fn ones() -> Self {
+            Self::full(T::ONE)
+        }
+
+        /// `0, 1, 2, ...` in row-major order, converted to `T` as `astype` does.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x: Array<f32, 2, 2> = Array::arange();
+        /// assert_eq!(x.to_vec(), [0.0, 1.0, 2.0, 3.0]);
+        /// ```
+        pub fn arange() -> Self {
+            Self::from_fn(|i| T::from_value(crate::element::Value::Int(i as i128)))
+        }
+
+        /// The element of a scalar array, or of a one-element array.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// assert_eq!(Array::<i32>::full(7).item(), 7);
+        /// ```
+        pub fn item(&self) -> T {
+            const {
+                assert!(
+                    Self::SIZE == 1,
+                    "item() needs an array with exactly one element"
+                )
+            };
+            self.data[0]
+        }
+
+        /// Converts every element to `U` with XLA's semantics: float to int
+        /// saturates (NaN gives 0), int to int wraps, anything to bool is `!= 0`.
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<f32, 4>::from([254.0, 255.0, 256.0, 257.0]);
+        /// assert_eq!(x.astype::<u8>().to_vec(), [254, 255, 255, 255]);
+        /// ```
+        pub fn astype<U: Element>(&self) -> Array<U, D0, D1, D2, D3, D4, D5> {
+            // A converted array is strongly typed, as in JAX.
+            Array::from_vec_unchecked(self.data.iter().map(|&x| x.cast::<U>()).collect())
+        }
     }
 }
 
@@ -452,145 +517,96 @@ impl<T: Element, const N: usize> Array<T, N, N> {
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Clone for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    fn clone(&self) -> Self {
-        Array {
-            data: Arc::clone(&self.data),
-            weak: self.weak,
+impl_array! {
+    impl<T: Element> Clone for Array<T, ..> {
+        fn clone(&self) -> Self {
+            Array {
+                data: Arc::clone(&self.data),
+                weak: self.weak,
+            }
         }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Drop for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// The last reference gives the buffer to the pool of output buffers
-    /// (`__rt::pool`), so the next jitted call of the same size skips the
-    /// allocation and its page faults. If two clones drop at the same time on
-    /// two threads, both may see the other and neither pools: the buffer is
-    /// then freed as usual.
-    fn drop(&mut self) {
-        if let Some(v) = Arc::get_mut(&mut self.data) {
-            crate::__rt::pool::put(std::mem::take(v));
+impl_array! {
+    impl<T: Element> Drop for Array<T, ..> {
+        /// The last reference gives the buffer to the pool of output buffers
+        /// (`__rt::pool`), so the next jitted call of the same size skips the
+        /// allocation and its page faults. If two clones drop at the same time on
+        /// two threads, both may see the other and neither pools: the buffer is
+        /// then freed as usual.
+        fn drop(&mut self) {
+            if let Some(v) = Arc::get_mut(&mut self.data) {
+                crate::__rt::pool::put(std::mem::take(v));
+            }
         }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > PartialEq for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// Element-wise equality of the data (NaN != NaN, as for floats).
-    fn eq(&self, other: &Self) -> bool {
-        self.data == other.data
+impl_array! {
+    impl<T: Element> PartialEq for Array<T, ..> {
+        /// Element-wise equality of the data (NaN != NaN, as for floats).
+        fn eq(&self, other: &Self) -> bool {
+            self.data == other.data
+        }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > ArrayType for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    type Elem = T;
-    const SHAPE: &'static [usize] = Self::SHAPE;
-    const SIZE: usize = Self::SIZE;
-    fn from_data(data: Vec<T>) -> Self {
-        assert_eq!(data.len(), Self::SIZE, "internal error: wrong data length");
-        Self::from_vec_unchecked(data)
-    }
-    fn data(&self) -> &[T] {
-        &self.data
-    }
-    fn is_weak(&self) -> bool {
-        self.weak
-    }
-    fn set_weak(self, weak: bool) -> Self {
-        self.with_weak(weak)
-    }
-    type WithElem<U: Element> = Array<U, D0, D1, D2, D3, D4, D5>;
-}
-
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > AsArray for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    type Array = Self;
-    #[inline]
-    fn as_array(&self) -> &Self {
-        self
-    }
-    #[inline]
-    fn into_array(self) -> Self {
-        self
+impl_array! {
+    impl<T: Element> ArrayType for Array<T, ..> {
+        type Elem = T;
+        const SHAPE: &'static [usize] = Self::SHAPE;
+        const SIZE: usize = Self::SIZE;
+        fn from_data(data: Vec<T>) -> Self {
+            assert_eq!(data.len(), Self::SIZE, "internal error: wrong data length");
+            Self::from_vec_unchecked(data)
+        }
+        fn data(&self) -> &[T] {
+            &self.data
+        }
+        fn is_weak(&self) -> bool {
+            self.weak
+        }
+        fn set_weak(self, weak: bool) -> Self {
+            self.with_weak(weak)
+        }
+        type WithElem<U: Element> = Array<U, D0, D1, D2, D3, D4, D5>;
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > AsArray for &Array<T, D0, D1, D2, D3, D4, D5>
-{
-    type Array = Array<T, D0, D1, D2, D3, D4, D5>;
-    #[inline]
-    fn as_array(&self) -> &Self::Array {
-        self
-    }
-    #[inline]
-    fn into_array(self) -> Self::Array {
-        self.clone()
+impl_array! {
+    impl<T: Element> AsArray for Array<T, ..> {
+        type Array = Self;
+        #[inline]
+        fn as_array(&self) -> &Self {
+            self
+        }
+        #[inline]
+        fn into_array(self) -> Self {
+            self
+        }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Default for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    fn default() -> Self {
-        Self::zeros()
+impl_array! {
+    impl<T: Element> AsArray for &Array<T, ..> {
+        type Array = Array<T, D0, D1, D2, D3, D4, D5>;
+        #[inline]
+        fn as_array(&self) -> &Self::Array {
+            self
+        }
+        #[inline]
+        fn into_array(self) -> Self::Array {
+            self.clone()
+        }
+    }
+}
+
+impl_array! {
+    impl<T: Element> Default for Array<T, ..> {
+        fn default() -> Self {
+            Self::zeros()
+        }
     }
 }
 

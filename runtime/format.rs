@@ -14,7 +14,7 @@ mod dragon4;
 
 use std::fmt;
 
-use crate::array::Array;
+use crate::array::{impl_array, Array};
 use crate::element::{bf16, f16, DType, Element, Value};
 use dragon4::{FloatFormat, Options, Parts, Trim};
 
@@ -493,52 +493,38 @@ pub(crate) fn format_str(values: &[Value], shape: &[usize], dtype: DType) -> Str
     str_of(&Grid::new(values, shape, |v| v), dtype)
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > fmt::Debug for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// JAX's repr, with NumPy's layout:
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::from([[1.0f32, 2.5], [3.0, 4.0]]);
-    /// assert_eq!(format!("{x:?}"), "Array([[1. , 2.5],\n       [3. , 4. ]], dtype=float32)");
-    /// assert_eq!(format!("{:?}", Array::from(9i32)), "Array(9, dtype=int32)");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
-        f.write_str(&repr_of(&grid, T::DTYPE, self.weak_type()))
+impl_array! {
+    impl<T: Element> fmt::Debug for Array<T, ..> {
+        /// JAX's repr, with NumPy's layout:
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::from([[1.0f32, 2.5], [3.0, 4.0]]);
+        /// assert_eq!(format!("{x:?}"), "Array([[1. , 2.5],\n       [3. , 4. ]], dtype=float32)");
+        /// assert_eq!(format!("{:?}", Array::from(9i32)), "Array(9, dtype=int32)");
+        /// ```
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
+            f.write_str(&repr_of(&grid, T::DTYPE, self.weak_type()))
+        }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > fmt::Display for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// JAX's str (NumPy's str of the values):
-    ///
-    /// ```
-    /// use jax::Array;
-    /// let x = Array::<f32, 2, 3>::ones();
-    /// assert_eq!(x.to_string(), "[[1. 1. 1.]\n [1. 1. 1.]]");
-    /// assert_eq!(Array::from(1.5f32).to_string(), "1.5");
-    /// assert_eq!(Array::from([true, false]).to_string(), "[ True False]");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
-        f.write_str(&str_of(&grid, T::DTYPE))
+impl_array! {
+    impl<T: Element> fmt::Display for Array<T, ..> {
+        /// JAX's str (NumPy's str of the values):
+        ///
+        /// ```
+        /// use jax::Array;
+        /// let x = Array::<f32, 2, 3>::ones();
+        /// assert_eq!(x.to_string(), "[[1. 1. 1.]\n [1. 1. 1.]]");
+        /// assert_eq!(Array::from(1.5f32).to_string(), "1.5");
+        /// assert_eq!(Array::from([true, false]).to_string(), "[ True False]");
+        /// ```
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
+            f.write_str(&str_of(&grid, T::DTYPE))
+        }
     }
 }
 

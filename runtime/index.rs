@@ -24,7 +24,7 @@
 
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
-use crate::array::Array;
+use crate::array::{impl_array, Array};
 use crate::element::Int;
 
 mod sealed {
@@ -350,26 +350,19 @@ impl IntoIndexItem for IndexItem {
 
 macro_rules! array_impls {
     ($($ref:tt)?) => {
-        impl<
-                I: Int,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > IntoIndexItem for $($ref)? Array<I, D0, D1, D2, D3, D4, D5>
-        {
-            fn into_item(self) -> IndexItem {
-                IndexItem::Array {
-                    // Saturating, as `IndexInt::to_i64`: an unsigned value
-                    // above `i64::MAX` is past the end, never from the end.
-                    data: self
-                        .as_slice()
-                        .iter()
-                        .map(|i| i64::try_from(i.as_i128()).unwrap_or(i64::MAX))
-                        .collect(),
-                    shape: Array::<I, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec(),
+        impl_array! {
+            impl<I: Int> IntoIndexItem for $($ref)? Array<I, ..> {
+                fn into_item(self) -> IndexItem {
+                    IndexItem::Array {
+                        // Saturating, as `IndexInt::to_i64`: an unsigned value
+                        // above `i64::MAX` is past the end, never from the end.
+                        data: self
+                            .as_slice()
+                            .iter()
+                            .map(|i| i64::try_from(i.as_i128()).unwrap_or(i64::MAX))
+                            .collect(),
+                        shape: Array::<I, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec(),
+                    }
                 }
             }
         }

@@ -78,7 +78,7 @@
 
 use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
-use crate::array::Array;
+use crate::array::{impl_array, Array};
 use crate::element::{bf16, f16, Element, Promote, PromoteWeak};
 
 mod binary;
@@ -141,23 +141,21 @@ macro_rules! op_array_array {
 // `array op scalar` and `scalar op array`; the scalar is weakly typed.
 macro_rules! op_array_scalar {
     ([$($a:tt)*] $Trait:ident $method:ident $Kernel:ident $kfn:ident $jnp:literal) => {
-        impl<
-                T: Element + PromoteWeak<S>, S: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > $Trait<S> for $($a)*
-        where
-            <T as PromoteWeak<S>>::Out: $Kernel,
-        {
-            type Output = Array<<T as PromoteWeak<S>>::Out, D0, D1, D2, D3, D4, D5>;
-            #[inline]
-            fn $method(self, rhs: S) -> Self::Output {
-                zip_with(
-                    stringify!($method),
-                    View::of::<Array<T, D0, D1, D2, D3, D4, D5>>(&self),
-                    rhs.view(),
-                    <<T as PromoteWeak<S>>::Out as $Kernel>::$kfn,
-                )
+        impl_array! {
+            impl<T: Element + PromoteWeak<S>, S: Element> $Trait<S> for $($a)*
+            where
+                <T as PromoteWeak<S>>::Out: $Kernel,
+            {
+                type Output = Array<<T as PromoteWeak<S>>::Out, D0, D1, D2, D3, D4, D5>;
+                #[inline]
+                fn $method(self, rhs: S) -> Self::Output {
+                    zip_with(
+                        stringify!($method),
+                        View::of::<Array<T, D0, D1, D2, D3, D4, D5>>(&self),
+                        rhs.view(),
+                        <<T as PromoteWeak<S>>::Out as $Kernel>::$kfn,
+                    )
+                }
             }
         }
         op_array_scalar!(@left [[$($a)*] $Trait $method $Kernel $kfn]
@@ -167,23 +165,21 @@ macro_rules! op_array_scalar {
         op_array_scalar!(@one $s, $args);
     )*};
     (@one $s:ty, [[$($a:tt)*] $Trait:ident $method:ident $Kernel:ident $kfn:ident]) => {
-        impl<
-                T: Element + PromoteWeak<$s>,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > $Trait<$($a)*> for $s
-        where
-            <T as PromoteWeak<$s>>::Out: $Kernel,
-        {
-            type Output = Array<<T as PromoteWeak<$s>>::Out, D0, D1, D2, D3, D4, D5>;
-            #[inline]
-            fn $method(self, rhs: $($a)*) -> Self::Output {
-                zip_with(
-                    stringify!($method),
-                    self.view(),
-                    View::of::<Array<T, D0, D1, D2, D3, D4, D5>>(&rhs),
-                    <<T as PromoteWeak<$s>>::Out as $Kernel>::$kfn,
-                )
+        impl_array! {
+            impl<T: Element + PromoteWeak<$s>> $Trait<$($a)*> for $s
+            where
+                <T as PromoteWeak<$s>>::Out: $Kernel,
+            {
+                type Output = Array<<T as PromoteWeak<$s>>::Out, D0, D1, D2, D3, D4, D5>;
+                #[inline]
+                fn $method(self, rhs: $($a)*) -> Self::Output {
+                    zip_with(
+                        stringify!($method),
+                        self.view(),
+                        View::of::<Array<T, D0, D1, D2, D3, D4, D5>>(&rhs),
+                        <<T as PromoteWeak<$s>>::Out as $Kernel>::$kfn,
+                    )
+                }
             }
         }
     };
@@ -207,16 +203,13 @@ binary_operator!(BitXor bitxor Bitwise xor "bitwise_xor");
 
 macro_rules! unary_operator {
     ([$($a:tt)*] $Trait:ident $method:ident $Kernel:ident $kfn:ident) => {
-        impl<
-                T: $Kernel,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > $Trait for $($a)*
-        {
-            type Output = Array<T, D0, D1, D2, D3, D4, D5>;
-            #[inline]
-            fn $method(self) -> Self::Output {
-                map_same::<Array<T, D0, D1, D2, D3, D4, D5>>(&self, T::$kfn)
+        impl_array! {
+            impl<T: $Kernel> $Trait for $($a)* {
+                type Output = Array<T, D0, D1, D2, D3, D4, D5>;
+                #[inline]
+                fn $method(self) -> Self::Output {
+                    map_same::<Array<T, D0, D1, D2, D3, D4, D5>>(&self, T::$kfn)
+                }
             }
         }
     };
@@ -226,41 +219,38 @@ with_dims!(unary_operator!(Not not Bitwise not));
 
 macro_rules! comparison {
     ($($(#[$doc:meta])* $name:ident $op:tt { $(#[$example:meta])* })*) => {
-        impl<
-                T: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > Array<T, D0, D1, D2, D3, D4, D5>
-        {
-            $(
-                $(#[$doc])*
-                ///
-                /// `other` is an array that broadcasts to this one's shape
-                /// (checked at compile time) or a Rust scalar; both sides are
-                /// promoted first (`x_i32.lt(0.5)` compares as f32).
-                ///
-                $(#[$example])*
-                #[track_caller]
-                pub fn $name<B: Operand>(&self, other: B) -> Array<bool, D0, D1, D2, D3, D4, D5>
-                where
-                    Self: PromoteWith<B>,
-                {
-                    const {
-                        assert!(
-                            broadcasts_to(B::SHAPE, Self::SHAPE),
-                            "the operand of a comparison method must broadcast to the array's shape; \
-                             for a larger result use the jnp function (jnp::less, jnp::equal, ...) \
-                             and annotate the result type"
+        impl_array! {
+            impl<T: Element> Array<T, ..> {
+                $(
+                    $(#[$doc])*
+                    ///
+                    /// `other` is an array that broadcasts to this one's shape
+                    /// (checked at compile time) or a Rust scalar; both sides are
+                    /// promoted first (`x_i32.lt(0.5)` compares as f32).
+                    ///
+                    $(#[$example])*
+                    #[track_caller]
+                    pub fn $name<B: Operand>(&self, other: B) -> Array<bool, D0, D1, D2, D3, D4, D5>
+                    where
+                        Self: PromoteWith<B>,
+                    {
+                        const {
+                            assert!(
+                                broadcasts_to(B::SHAPE, Self::SHAPE),
+                                "the operand of a comparison method must broadcast to the array's shape; \
+                                 for a larger result use the jnp function (jnp::less, jnp::equal, ...) \
+                                 and annotate the result type"
+                            )
+                        };
+                        zip_with(
+                            stringify!($name),
+                            View::of(self),
+                            other.view(),
+                            |a: <Self as PromoteWith<B>>::Out, b| a $op b,
                         )
-                    };
-                    zip_with(
-                        stringify!($name),
-                        View::of(self),
-                        other.view(),
-                        |a: <Self as PromoteWith<B>>::Out, b| a $op b,
-                    )
-                }
-            )*
+                    }
+                )*
+            }
         }
     };
 }

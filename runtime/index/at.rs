@@ -3,7 +3,7 @@
 
 use super::plan::Plan;
 use super::{IndexSpec, IntoIndex};
-use crate::array::{Array, ArrayType, AsArray};
+use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::{DType, Element, Value};
 use crate::shape;
 
@@ -86,21 +86,14 @@ impl_scalar_updates!(
 
 macro_rules! impl_array_updates {
     ($($ref:tt)?) => {
-        impl<
-                U: Element,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > Updates for $($ref)? Array<U, D0, D1, D2, D3, D4, D5>
-        {
-            fn update_shape(&self) -> Vec<usize> {
-                Array::<U, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec()
-            }
-            fn update_values<T: Element>(&self) -> Vec<T> {
-                self.as_slice().iter().map(|v| v.cast::<T>()).collect()
+        impl_array! {
+            impl<U: Element> Updates for $($ref)? Array<U, ..> {
+                fn update_shape(&self) -> Vec<usize> {
+                    Array::<U, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec()
+                }
+                fn update_values<T: Element>(&self) -> Vec<T> {
+                    self.as_slice().iter().map(|v| v.cast::<T>()).collect()
+                }
             }
         }
     };
@@ -188,55 +181,40 @@ fn max<T: Element>(a: T, b: T) -> T {
     }
 }
 
-macro_rules! array_impl {
-    ($($item:item)*) => {
-        impl<
-                T: Element,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > Array<T, D0, D1, D2, D3, D4, D5>
-        {
-            $($item)*
+impl_array! {
+    impl<T: Element> Array<T, ..> {
+        /// Starts an indexed access, as JAX's `x.at[index]`. Takes the array by
+        /// value so that an update can write into its buffer when no one else
+        /// shares it; use `(&x).at(i)` (see [`AtRef`]) or `x.clone().at(i)` to
+        /// keep `x`.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 3, 3> = Array::zeros();
+        /// let y = x.at((1, ..)).set(1.0);
+        /// assert_eq!(y.to_vec(), [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+        /// ```
+        pub fn at<I: IntoIndex>(self, index: I) -> At<Self> {
+            At {
+                array: self,
+                index: index.into_index(),
+            }
         }
-    };
-}
 
-array_impl! {
-    /// Starts an indexed access, as JAX's `x.at[index]`. Takes the array by
-    /// value so that an update can write into its buffer when no one else
-    /// shares it; use `(&x).at(i)` (see [`AtRef`]) or `x.clone().at(i)` to
-    /// keep `x`.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 3, 3> = Array::zeros();
-    /// let y = x.at((1, ..)).set(1.0);
-    /// assert_eq!(y.to_vec(), [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
-    /// ```
-    pub fn at<I: IntoIndex>(self, index: I) -> At<Self> {
-        At {
-            array: self,
-            index: index.into_index(),
+        /// A copy of the indexed part (JAX's `x[index]`), usually with an
+        /// [`s!`](crate::s) spec. Integer indices out of range are clamped. The
+        /// result type is chosen by the caller and checked.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 10> = Array::arange();
+        /// let y: Array<f32, 2> = x.slice(s![8..20]);
+        /// assert_eq!(y.to_vec(), [8.0, 9.0]);
+        /// ```
+        #[track_caller]
+        pub fn slice<Out: ArrayType<Elem = T>>(&self, index: impl IntoIndex) -> Out {
+            gather_impl(self, &index.into_index(), "slice", Mode::Clip, T::ZERO)
         }
-    }
-
-    /// A copy of the indexed part (JAX's `x[index]`), usually with an
-    /// [`s!`](crate::s) spec. Integer indices out of range are clamped. The
-    /// result type is chosen by the caller and checked.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 10> = Array::arange();
-    /// let y: Array<f32, 2> = x.slice(s![8..20]);
-    /// assert_eq!(y.to_vec(), [8.0, 9.0]);
-    /// ```
-    #[track_caller]
-    pub fn slice<Out: ArrayType<Elem = T>>(&self, index: impl IntoIndex) -> Out {
-        gather_impl(self, &index.into_index(), "slice", Mode::Clip, T::ZERO)
     }
 }
 
@@ -253,199 +231,177 @@ pub(crate) fn gather_impl<T: Element, A: ArrayType<Elem = T>, Out: ArrayType<Ele
     Out::from_data(plan.gather(x.data(), mode, fill)).set_weak(x.is_weak())
 }
 
-macro_rules! at_impl {
-    ($($item:item)*) => {
-        impl<
-                T: Element,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > At<Array<T, D0, D1, D2, D3, D4, D5>>
-        {
-            $($item)*
+impl_array! {
+    impl<T: Element> At<Array<T, ..>> {
+        /// Gathers the indexed elements (JAX's `x.at[i].get()`, or `x[i]`).
+        /// Out-of-bounds indices are clamped; negative ones count from the end
+        /// first (`-6` on length 5 clamps to 0).
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 10> = Array::arange();
+        /// let v: Array<f32> = x.at(11).get();
+        /// assert_eq!(v.item(), 9.0);
+        /// ```
+        #[track_caller]
+        pub fn get<Out: ArrayType<Elem = T>>(self) -> Out {
+            self.get_with(Mode::Clip)
         }
-    };
-}
 
-at_impl! {
-    /// Gathers the indexed elements (JAX's `x.at[i].get()`, or `x[i]`).
-    /// Out-of-bounds indices are clamped; negative ones count from the end
-    /// first (`-6` on length 5 clamps to 0).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 10> = Array::arange();
-    /// let v: Array<f32> = x.at(11).get();
-    /// assert_eq!(v.item(), 9.0);
-    /// ```
-    #[track_caller]
-    pub fn get<Out: ArrayType<Elem = T>>(self) -> Out {
-        self.get_with(Mode::Clip)
-    }
-
-    /// Gathers with a [`Mode`]; [`Mode::FillOrDrop`] fills with [`default_fill`].
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// use jax::index::Mode;
-    /// let x: Array<i32, 10> = Array::arange();
-    /// let v: Array<i32> = x.at(11).get_with(Mode::FillOrDrop);
-    /// assert_eq!(v.item(), i32::MIN);
-    /// ```
-    #[track_caller]
-    pub fn get_with<Out: ArrayType<Elem = T>>(self, mode: Mode) -> Out {
-        gather_impl(&self.array, &self.index, "get", mode, default_fill::<T>())
-    }
-
-    /// Gathers with `mode='fill'` and a fill value (converted to the array's dtype).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 5> = Array::arange();
-    /// let v: Array<f32> = x.at(-6).get_fill(-1.0);
-    /// assert_eq!(v.item(), -1.0);
-    /// ```
-    #[track_caller]
-    pub fn get_fill<Out: ArrayType<Elem = T>, S: Element>(self, fill_value: S) -> Out {
-        gather_impl(&self.array, &self.index, "get", Mode::FillOrDrop, fill_value.cast())
-    }
-
-    #[track_caller]
-    fn scatter(self, op_name: &str, v: impl Updates, mode: Mode, op: impl Fn(T, T) -> T) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        let plan = Plan::new(op_name, Array::<T, D0, D1, D2, D3, D4, D5>::SHAPE, &self.index);
-        let ushape = v.update_shape();
-        match shape::broadcast_shapes(&ushape, &plan.out_shape) {
-            Ok(s) if s == plan.out_shape => {}
-            _ => panic!(
-                "{op_name}: update values of shape {:?} do not broadcast to the indexed shape {:?}",
-                ushape, plan.out_shape
-            ),
+        /// Gathers with a [`Mode`]; [`Mode::FillOrDrop`] fills with [`default_fill`].
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// use jax::index::Mode;
+        /// let x: Array<i32, 10> = Array::arange();
+        /// let v: Array<i32> = x.at(11).get_with(Mode::FillOrDrop);
+        /// assert_eq!(v.item(), i32::MIN);
+        /// ```
+        #[track_caller]
+        pub fn get_with<Out: ArrayType<Elem = T>>(self, mode: Mode) -> Out {
+            gather_impl(&self.array, &self.index, "get", mode, default_fill::<T>())
         }
-        let values = v.update_values::<T>();
-        let mut array = self.array;
-        plan.scatter(array.make_mut(), &values, &ushape, mode, op);
-        array
-    }
 
-    /// Sets the indexed elements to `v` (JAX's `x.at[i].set(v)`): a scalar or
-    /// an array broadcasting to the indexed shape. Out-of-bounds updates are
-    /// dropped; with duplicate indices the last update wins.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 5> = Array::arange();
-    /// assert_eq!(x.at(1).set(2.7).to_vec(), [0, 2, 2, 3, 4]);
-    /// ```
-    #[track_caller]
-    pub fn set(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.set_with(v, Mode::FillOrDrop)
-    }
+        /// Gathers with `mode='fill'` and a fill value (converted to the array's dtype).
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 5> = Array::arange();
+        /// let v: Array<f32> = x.at(-6).get_fill(-1.0);
+        /// assert_eq!(v.item(), -1.0);
+        /// ```
+        #[track_caller]
+        pub fn get_fill<Out: ArrayType<Elem = T>, S: Element>(self, fill_value: S) -> Out {
+            gather_impl(&self.array, &self.index, "get", Mode::FillOrDrop, fill_value.cast())
+        }
 
-    /// [`set`](At::set) with a [`Mode`]: `Mode::Clip` clamps out-of-bounds indices.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// use jax::index::Mode;
-    /// let x: Array<f32, 5> = Array::arange();
-    /// assert_eq!(x.at(7).set_with(9.0, Mode::Clip).to_vec(), [0.0, 1.0, 2.0, 3.0, 9.0]);
-    /// ```
-    #[track_caller]
-    pub fn set_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.scatter("set", v, mode, |_, u| u)
-    }
+        #[track_caller]
+        fn scatter(self, op_name: &str, v: impl Updates, mode: Mode, op: impl Fn(T, T) -> T) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            let plan = Plan::new(op_name, Array::<T, D0, D1, D2, D3, D4, D5>::SHAPE, &self.index);
+            let ushape = v.update_shape();
+            match shape::broadcast_shapes(&ushape, &plan.out_shape) {
+                Ok(s) if s == plan.out_shape => {}
+                _ => panic!(
+                    "{op_name}: update values of shape {:?} do not broadcast to the indexed shape {:?}",
+                    ushape, plan.out_shape
+                ),
+            }
+            let values = v.update_values::<T>();
+            let mut array = self.array;
+            plan.scatter(array.make_mut(), &values, &ushape, mode, op);
+            array
+        }
 
-    /// Adds `v` at the indexed elements (`x.at[i].add(v)`); duplicate indices accumulate.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 4> = Array::zeros();
-    /// let i = Array::<i32, 3>::from([0, 0, 2]);
-    /// assert_eq!(x.at(i).add(1.0).to_vec(), [2.0, 0.0, 1.0, 0.0]);
-    /// ```
-    #[track_caller]
-    #[allow(clippy::should_implement_trait)] // JAX's name
-    pub fn add(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.add_with(v, Mode::FillOrDrop)
-    }
+        /// Sets the indexed elements to `v` (JAX's `x.at[i].set(v)`): a scalar or
+        /// an array broadcasting to the indexed shape. Out-of-bounds updates are
+        /// dropped; with duplicate indices the last update wins.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<i32, 5> = Array::arange();
+        /// assert_eq!(x.at(1).set(2.7).to_vec(), [0, 2, 2, 3, 4]);
+        /// ```
+        #[track_caller]
+        pub fn set(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.set_with(v, Mode::FillOrDrop)
+        }
 
-    /// [`add`](At::add) with a [`Mode`].
-    #[track_caller]
-    pub fn add_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.scatter("add", v, mode, add)
-    }
+        /// [`set`](At::set) with a [`Mode`]: `Mode::Clip` clamps out-of-bounds indices.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// use jax::index::Mode;
+        /// let x: Array<f32, 5> = Array::arange();
+        /// assert_eq!(x.at(7).set_with(9.0, Mode::Clip).to_vec(), [0.0, 1.0, 2.0, 3.0, 9.0]);
+        /// ```
+        #[track_caller]
+        pub fn set_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.scatter("set", v, mode, |_, u| u)
+        }
 
-    /// Multiplies the indexed elements by `v` (`x.at[i].mul(v)`).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
-    /// assert_eq!(x.at(1).mul(10.0).to_vec(), [1.0, 20.0, 3.0]);
-    /// ```
-    #[track_caller]
-    #[allow(clippy::should_implement_trait)] // JAX's name
-    pub fn mul(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.mul_with(v, Mode::FillOrDrop)
-    }
+        /// Adds `v` at the indexed elements (`x.at[i].add(v)`); duplicate indices accumulate.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 4> = Array::zeros();
+        /// let i = Array::<i32, 3>::from([0, 0, 2]);
+        /// assert_eq!(x.at(i).add(1.0).to_vec(), [2.0, 0.0, 1.0, 0.0]);
+        /// ```
+        #[track_caller]
+        #[allow(clippy::should_implement_trait)] // JAX's name
+        pub fn add(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.add_with(v, Mode::FillOrDrop)
+        }
 
-    /// [`mul`](At::mul) with a [`Mode`].
-    #[track_caller]
-    pub fn mul_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.scatter("mul", v, mode, mul)
-    }
+        /// [`add`](At::add) with a [`Mode`].
+        #[track_caller]
+        pub fn add_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.scatter("add", v, mode, add)
+        }
 
-    /// Replaces the indexed elements by their minimum with `v` (`x.at[i].min(v)`); NaN propagates.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
-    /// assert_eq!(x.at(2).min(0.5).to_vec(), [1.0, 2.0, 0.5]);
-    /// ```
-    #[track_caller]
-    pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.min_with(v, Mode::FillOrDrop)
-    }
+        /// Multiplies the indexed elements by `v` (`x.at[i].mul(v)`).
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+        /// assert_eq!(x.at(1).mul(10.0).to_vec(), [1.0, 20.0, 3.0]);
+        /// ```
+        #[track_caller]
+        #[allow(clippy::should_implement_trait)] // JAX's name
+        pub fn mul(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.mul_with(v, Mode::FillOrDrop)
+        }
 
-    /// [`min`](At::min) with a [`Mode`].
-    #[track_caller]
-    pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.scatter("min", v, mode, min)
-    }
+        /// [`mul`](At::mul) with a [`Mode`].
+        #[track_caller]
+        pub fn mul_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.scatter("mul", v, mode, mul)
+        }
 
-    /// Replaces the indexed elements by their maximum with `v` (`x.at[i].max(v)`); NaN propagates.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
-    /// assert_eq!(x.at(0).max(5.0).to_vec(), [5.0, 2.0, 3.0]);
-    /// ```
-    #[track_caller]
-    pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.max_with(v, Mode::FillOrDrop)
-    }
+        /// Replaces the indexed elements by their minimum with `v` (`x.at[i].min(v)`); NaN propagates.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+        /// assert_eq!(x.at(2).min(0.5).to_vec(), [1.0, 2.0, 0.5]);
+        /// ```
+        #[track_caller]
+        pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.min_with(v, Mode::FillOrDrop)
+        }
 
-    /// [`max`](At::max) with a [`Mode`].
-    #[track_caller]
-    pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
-        self.scatter("max", v, mode, max)
+        /// [`min`](At::min) with a [`Mode`].
+        #[track_caller]
+        pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.scatter("min", v, mode, min)
+        }
+
+        /// Replaces the indexed elements by their maximum with `v` (`x.at[i].max(v)`); NaN propagates.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+        /// assert_eq!(x.at(0).max(5.0).to_vec(), [5.0, 2.0, 3.0]);
+        /// ```
+        #[track_caller]
+        pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.max_with(v, Mode::FillOrDrop)
+        }
+
+        /// [`max`](At::max) with a [`Mode`].
+        #[track_caller]
+        pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+            self.scatter("max", v, mode, max)
+        }
     }
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > AtRef for &Array<T, D0, D1, D2, D3, D4, D5>
-{
-    type Array = Array<T, D0, D1, D2, D3, D4, D5>;
-    fn at<I: IntoIndex>(self, index: I) -> At<Self::Array> {
-        self.clone().at(index)
+impl_array! {
+    impl<T: Element> AtRef for &Array<T, ..> {
+        type Array = Array<T, D0, D1, D2, D3, D4, D5>;
+        fn at<I: IntoIndex>(self, index: I) -> At<Self::Array> {
+            self.clone().at(index)
+        }
     }
 }
 

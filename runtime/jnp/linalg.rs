@@ -15,7 +15,7 @@
 //! assert_eq!(x.t().shape(), &[3, 2]);
 //! ```
 
-use crate::array::{Array, AsArray, NONE};
+use crate::array::{impl_array, Array, AsArray, NONE};
 use crate::element::{DType, Element, Promote};
 use crate::lax::{gemm, permute, promoted, Mat};
 use crate::shape::ConstMsg;
@@ -313,44 +313,37 @@ where
     vdot(a, b)
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// The matrix product `self @ rhs`; see [`jnp::matmul`](crate::jnp::matmul).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 1, 2>::from([[1.0, 2.0]]);
-    /// let w = Array::<f32, 2, 3>::ones();
-    /// assert_eq!(x.matmul(&w).to_vec(), [3.0, 3.0, 3.0]);
-    /// ```
-    pub fn matmul<B: AsArray, Kind>(&self, rhs: B) -> <Self as MatMul<B::Array, Kind>>::Output
-    where
-        Self: MatMul<B::Array, Kind>,
-    {
-        self.product(rhs.as_array())
-    }
+impl_array! {
+    impl<T: Element> Array<T, ..> {
+        /// The matrix product `self @ rhs`; see [`jnp::matmul`](crate::jnp::matmul).
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 1, 2>::from([[1.0, 2.0]]);
+        /// let w = Array::<f32, 2, 3>::ones();
+        /// assert_eq!(x.matmul(&w).to_vec(), [3.0, 3.0, 3.0]);
+        /// ```
+        pub fn matmul<B: AsArray, Kind>(&self, rhs: B) -> <Self as MatMul<B::Array, Kind>>::Output
+        where
+            Self: MatMul<B::Array, Kind>,
+        {
+            self.product(rhs.as_array())
+        }
 
-    /// `jnp.dot(self, rhs)`; see [`jnp::dot`](crate::jnp::dot).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
-    /// let b = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
-    /// assert_eq!(a.dot(&b).item(), 32.0);
-    /// ```
-    pub fn dot<B: AsArray, Kind>(&self, rhs: B) -> <Self as MatMul<B::Array, Kind>>::Output
-    where
-        Self: MatMul<B::Array, Kind>,
-    {
-        self.product(rhs.as_array())
+        /// `jnp.dot(self, rhs)`; see [`jnp::dot`](crate::jnp::dot).
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+        /// let b = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+        /// assert_eq!(a.dot(&b).item(), 32.0);
+        /// ```
+        pub fn dot<B: AsArray, Kind>(&self, rhs: B) -> <Self as MatMul<B::Array, Kind>>::Output
+        where
+            Self: MatMul<B::Array, Kind>,
+        {
+            self.product(rhs.as_array())
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! crate compiles; where it depends on an argument value (an axis) it is
 //! checked when the operation runs, with both types in the message.
 
-use crate::array::{Array, ArrayType, AsArray};
+use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
@@ -387,155 +387,140 @@ pub fn flip_all<A: AsArray>(x: A) -> A::Array {
     <A::Array as ArrayType>::from_data(data).set_weak(x.is_weak())
 }
 
-macro_rules! array_methods {
-    ($($item:item)*) => {
-        impl<
-                T: Element,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > Array<T, D0, D1, D2, D3, D4, D5>
-        {
-            $($item)*
+impl_array! {
+    impl<T: Element> Array<T, ..> {
+        /// [`jnp::reshape`](reshape) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 6> = Array::arange();
+        /// let y: Array<f32, 2, 3> = x.reshape();
+        /// assert_eq!(y.shape(), &[2, 3]);
+        /// ```
+        pub fn reshape<Out: ArrayType<Elem = T>>(&self) -> Out {
+            reshape(self)
         }
-    };
-}
 
-array_methods! {
-    /// [`jnp::reshape`](reshape) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 6> = Array::arange();
-    /// let y: Array<f32, 2, 3> = x.reshape();
-    /// assert_eq!(y.shape(), &[2, 3]);
-    /// ```
-    pub fn reshape<Out: ArrayType<Elem = T>>(&self) -> Out {
-        reshape(self)
-    }
+        /// Reverses the order of the axes: [`jnp::transpose`](transpose) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<i32, 1, 2, 3> = Array::arange();
+        /// let y: Array<i32, 3, 2, 1> = x.transpose();
+        /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+        /// ```
+        pub fn transpose<Out: ArrayType<Elem = T>>(&self) -> Out {
+            transpose(self)
+        }
 
-    /// Reverses the order of the axes: [`jnp::transpose`](transpose) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 1, 2, 3> = Array::arange();
-    /// let y: Array<i32, 3, 2, 1> = x.transpose();
-    /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
-    /// ```
-    pub fn transpose<Out: ArrayType<Elem = T>>(&self) -> Out {
-        transpose(self)
-    }
+        /// Broadcasts to the result type's shape: [`jnp::broadcast_to`](broadcast_to) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 2, 1>::from([[1], [2]]);
+        /// let y: Array<i32, 2, 3> = x.broadcast_to();
+        /// assert_eq!(y.to_vec(), [1, 1, 1, 2, 2, 2]);
+        /// ```
+        pub fn broadcast_to<Out: ArrayType<Elem = T>>(&self) -> Out {
+            broadcast_to(self)
+        }
 
-    /// Broadcasts to the result type's shape: [`jnp::broadcast_to`](broadcast_to) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<i32, 2, 1>::from([[1], [2]]);
-    /// let y: Array<i32, 2, 3> = x.broadcast_to();
-    /// assert_eq!(y.to_vec(), [1, 1, 1, 2, 2, 2]);
-    /// ```
-    pub fn broadcast_to<Out: ArrayType<Elem = T>>(&self) -> Out {
-        broadcast_to(self)
-    }
+        /// Inserts an axis of length 1 at `axis`: [`jnp::expand_dims`](expand_dims) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 3> = Array::arange();
+        /// let y: Array<f32, 1, 3> = x.expand_dims(0);
+        /// assert_eq!(y.shape(), &[1, 3]);
+        /// ```
+        #[track_caller]
+        pub fn expand_dims<Out: ArrayType<Elem = T>>(&self, axis: isize) -> Out {
+            expand_dims(self, axis)
+        }
 
-    /// Inserts an axis of length 1 at `axis`: [`jnp::expand_dims`](expand_dims) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 3> = Array::arange();
-    /// let y: Array<f32, 1, 3> = x.expand_dims(0);
-    /// assert_eq!(y.shape(), &[1, 3]);
-    /// ```
-    #[track_caller]
-    pub fn expand_dims<Out: ArrayType<Elem = T>>(&self, axis: isize) -> Out {
-        expand_dims(self, axis)
-    }
+        /// Removes every axis of length 1: [`jnp::squeeze`](squeeze) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 1, 3, 1> = Array::arange();
+        /// let y: Array<f32, 3> = x.squeeze();
+        /// assert_eq!(y.to_vec(), [0.0, 1.0, 2.0]);
+        /// ```
+        pub fn squeeze<Out: ArrayType<Elem = T>>(&self) -> Out {
+            squeeze(self)
+        }
 
-    /// Removes every axis of length 1: [`jnp::squeeze`](squeeze) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 1, 3, 1> = Array::arange();
-    /// let y: Array<f32, 3> = x.squeeze();
-    /// assert_eq!(y.to_vec(), [0.0, 1.0, 2.0]);
-    /// ```
-    pub fn squeeze<Out: ArrayType<Elem = T>>(&self) -> Out {
-        squeeze(self)
-    }
+        /// Reverses the elements along `axis`: [`jnp::flip`](flip) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<i32, 2, 2> = Array::arange();
+        /// assert_eq!(x.flip(0).to_vec(), [2, 3, 0, 1]);
+        /// ```
+        pub fn flip(&self, axis: isize) -> Self {
+            flip(self, axis)
+        }
 
-    /// Reverses the elements along `axis`: [`jnp::flip`](flip) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 2, 2> = Array::arange();
-    /// assert_eq!(x.flip(0).to_vec(), [2, 3, 0, 1]);
-    /// ```
-    pub fn flip(&self, axis: isize) -> Self {
-        flip(self, axis)
-    }
+        /// Reverses the elements along every axis: [`jnp::flip_all`](flip_all) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<i32, 2, 2> = Array::arange();
+        /// assert_eq!(x.flip_all().to_vec(), [3, 2, 1, 0]);
+        /// ```
+        pub fn flip_all(&self) -> Self {
+            flip_all(self)
+        }
 
-    /// Reverses the elements along every axis: [`jnp::flip_all`](flip_all) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 2, 2> = Array::arange();
-    /// assert_eq!(x.flip_all().to_vec(), [3, 2, 1, 0]);
-    /// ```
-    pub fn flip_all(&self) -> Self {
-        flip_all(self)
-    }
+        /// The elements as a 1-D array: [`jnp::ravel`](ravel) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+        /// let y: Array<i32, 4> = x.ravel();
+        /// assert_eq!(y.to_vec(), [1, 2, 3, 4]);
+        /// ```
+        pub fn ravel<Out: ArrayType<Elem = T>>(&self) -> Out {
+            ravel(self)
+        }
 
-    /// The elements as a 1-D array: [`jnp::ravel`](ravel) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
-    /// let y: Array<i32, 4> = x.ravel();
-    /// assert_eq!(y.to_vec(), [1, 2, 3, 4]);
-    /// ```
-    pub fn ravel<Out: ArrayType<Elem = T>>(&self) -> Out {
-        ravel(self)
-    }
+        /// The same as [`ravel`](Array::ravel), as NumPy's `flatten`.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 2, 2> = Array::arange();
+        /// let y: Array<f32, 4> = x.flatten();
+        /// assert_eq!(y.to_vec(), x.to_vec());
+        /// ```
+        pub fn flatten<Out: ArrayType<Elem = T>>(&self) -> Out {
+            ravel(self)
+        }
 
-    /// The same as [`ravel`](Array::ravel), as NumPy's `flatten`.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 2, 2> = Array::arange();
-    /// let y: Array<f32, 4> = x.flatten();
-    /// assert_eq!(y.to_vec(), x.to_vec());
-    /// ```
-    pub fn flatten<Out: ArrayType<Elem = T>>(&self) -> Out {
-        ravel(self)
-    }
+        /// Exchanges two axes: [`jnp::swapaxes`](swapaxes) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<i32, 2, 3> = Array::arange();
+        /// let y: Array<i32, 3, 2> = x.swapaxes(0, -1);
+        /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
+        /// ```
+        #[track_caller]
+        pub fn swapaxes<Out: ArrayType<Elem = T>>(&self, axis1: isize, axis2: isize) -> Out {
+            swapaxes(self, axis1, axis2)
+        }
 
-    /// Exchanges two axes: [`jnp::swapaxes`](swapaxes) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<i32, 2, 3> = Array::arange();
-    /// let y: Array<i32, 3, 2> = x.swapaxes(0, -1);
-    /// assert_eq!(y.to_vec(), [0, 3, 1, 4, 2, 5]);
-    /// ```
-    #[track_caller]
-    pub fn swapaxes<Out: ArrayType<Elem = T>>(&self, axis1: isize, axis2: isize) -> Out {
-        swapaxes(self, axis1, axis2)
-    }
-
-    /// Moves axis `source` to `destination`: [`jnp::moveaxis`](moveaxis) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x: Array<f32, 2, 3, 4> = Array::zeros();
-    /// let y: Array<f32, 4, 2, 3> = x.moveaxis(-1, 0);
-    /// assert_eq!(y.shape(), &[4, 2, 3]);
-    /// ```
-    #[track_caller]
-    pub fn moveaxis<Out: ArrayType<Elem = T>>(&self, source: isize, destination: isize) -> Out {
-        moveaxis(self, source, destination)
+        /// Moves axis `source` to `destination`: [`jnp::moveaxis`](moveaxis) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x: Array<f32, 2, 3, 4> = Array::zeros();
+        /// let y: Array<f32, 4, 2, 3> = x.moveaxis(-1, 0);
+        /// assert_eq!(y.shape(), &[4, 2, 3]);
+        /// ```
+        #[track_caller]
+        pub fn moveaxis<Out: ArrayType<Elem = T>>(&self, source: isize, destination: isize) -> Out {
+            moveaxis(self, source, destination)
+        }
     }
 }
 

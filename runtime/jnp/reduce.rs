@@ -50,7 +50,7 @@ mod cumulative;
 
 pub use cumulative::*;
 
-use crate::array::{Array, ArrayType, AsArray};
+use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::{Element, SumType, ToInexact};
 use crate::lax::{
     arg_lane, is_f64, is_nan, max_lane, min_lane, pairwise_sum, prod_lane, reduce_lanes,
@@ -410,40 +410,33 @@ macro_rules! methods {
         $(#[$doc:meta])* fn $name:ident;
         $(#[$doc_axis:meta])* fn $name_axis:ident -> $out:ty, where [$($bound:tt)*];
     )*) => {
-        impl<
-                T: Element,
-                const D0: usize,
-                const D1: usize,
-                const D2: usize,
-                const D3: usize,
-                const D4: usize,
-                const D5: usize,
-            > Array<T, D0, D1, D2, D3, D4, D5>
-        {
-            $(
-                #[doc = concat!("[`jnp::", stringify!($name), "`](crate::jnp::", stringify!($name), ") of this array.")]
-                #[doc = ""]
-                $(#[$doc])*
-                #[track_caller]
-                pub fn $name(&self) -> Array<$out>
-                where
-                    $($bound)*
-                {
-                    $name(self)
-                }
+        impl_array! {
+            impl<T: Element> Array<T, ..> {
+                $(
+                    #[doc = concat!("[`jnp::", stringify!($name), "`](crate::jnp::", stringify!($name), ") of this array.")]
+                    #[doc = ""]
+                    $(#[$doc])*
+                    #[track_caller]
+                    pub fn $name(&self) -> Array<$out>
+                    where
+                        $($bound)*
+                    {
+                        $name(self)
+                    }
 
-                #[doc = concat!("[`jnp::", stringify!($name_axis), "`](crate::jnp::", stringify!($name_axis),
-                    ") of this array: one axis, the result type named by the caller.")]
-                #[doc = ""]
-                $(#[$doc_axis])*
-                #[track_caller]
-                pub fn $name_axis<Out: ArrayType<Elem = $out>>(&self, axis: isize, keepdims: bool) -> Out
-                where
-                    $($bound)*
-                {
-                    $name_axis(self, axis, keepdims)
-                }
-            )*
+                    #[doc = concat!("[`jnp::", stringify!($name_axis), "`](crate::jnp::", stringify!($name_axis),
+                        ") of this array: one axis, the result type named by the caller.")]
+                    #[doc = ""]
+                    $(#[$doc_axis])*
+                    #[track_caller]
+                    pub fn $name_axis<Out: ArrayType<Elem = $out>>(&self, axis: isize, keepdims: bool) -> Out
+                    where
+                        $($bound)*
+                    {
+                        $name_axis(self, axis, keepdims)
+                    }
+                )*
+            }
         }
     };
 }

@@ -3,7 +3,7 @@
 //! Rust branches and loops; the functions exist so the same code runs
 //! eagerly and inside `#[jax::jit]`.
 
-use crate::array::{Array, ArrayType};
+use crate::array::{impl_array, Array, ArrayType};
 use crate::element::DefaultInt;
 use crate::element::Element;
 
@@ -190,22 +190,15 @@ impl ScanYs<()> for () {
     fn stack(_: Vec<()>) {}
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > ScanXs for Array<T, D0, D1, D2, D3, D4, D5>
-{
-    fn steps(&self) -> Option<usize> {
-        Some(
-            *<Self as ArrayType>::SHAPE
-                .first()
-                .expect("scan's xs need a leading axis"),
-        )
+impl_array! {
+    impl<T: Element> ScanXs for Array<T, ..> {
+        fn steps(&self) -> Option<usize> {
+            Some(
+                *<Self as ArrayType>::SHAPE
+                    .first()
+                    .expect("scan's xs need a leading axis"),
+            )
+        }
     }
 }
 

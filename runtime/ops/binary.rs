@@ -7,7 +7,7 @@
 //! result type of a `jnp` function when one operand is a scalar, and
 //! [`zip_with`] does the work.
 
-use crate::array::{Array, ArrayType};
+use crate::array::{impl_array, Array, ArrayType};
 use crate::element::{DType, Element, Promote, PromoteWeak};
 use crate::shape;
 
@@ -63,9 +63,10 @@ pub trait PromoteWith<B: Operand>: Operand {
 /// and it is checked when the function runs.
 pub trait ResultShape<B, Out> {}
 
-// The const-generic parameter lists are long: `with_dims!` writes an impl
-// once for `Array<..>` and once for `&Array<..>`, and `with_dims2!` for all
-// four combinations of two array operands.
+// `with_dims!` writes an impl once for `Array<..>` and once for `&Array<..>`,
+// naming the dimensions `D0` to `D5` that `impl_array!` declares, and
+// `with_dims2!` for all four combinations of two array operands, the second
+// with dimensions `E0` to `E5`, which its impls declare themselves.
 macro_rules! with_dims {
     ($mac:ident!($($args:tt)*)) => {
         $mac!([Array<T, D0, D1, D2, D3, D4, D5>] $($args)*);
@@ -84,19 +85,16 @@ pub(crate) use {with_dims, with_dims2};
 
 macro_rules! array_operand {
     ([$($a:tt)*]) => {
-        impl<
-                T: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > Operand for $($a)*
-        {
-            type Elem = T;
-            const SHAPE: &'static [usize] = Array::<T, D0, D1, D2, D3, D4, D5>::SHAPE;
-            const IS_SCALAR: bool = false;
-            #[inline]
-            fn view(&self) -> View<'_, T> {
-                let a: &Array<T, D0, D1, D2, D3, D4, D5> = self;
-                View::of(a)
+        impl_array! {
+            impl<T: Element> Operand for $($a)* {
+                type Elem = T;
+                const SHAPE: &'static [usize] = Array::<T, D0, D1, D2, D3, D4, D5>::SHAPE;
+                const IS_SCALAR: bool = false;
+                #[inline]
+                fn view(&self) -> View<'_, T> {
+                    let a: &Array<T, D0, D1, D2, D3, D4, D5> = self;
+                    View::of(a)
+                }
             }
         }
     };
@@ -145,35 +143,23 @@ with_dims2!(array_array!());
 
 macro_rules! array_scalar {
     ([$($a:tt)*]) => {
-        impl<
-                T: Element + PromoteWeak<S>, S: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > PromoteWith<S> for $($a)*
-        {
-            type Out = <T as PromoteWeak<S>>::Out;
+        impl_array! {
+            impl<T: Element + PromoteWeak<S>, S: Element> PromoteWith<S> for $($a)* {
+                type Out = <T as PromoteWeak<S>>::Out;
+            }
         }
-        impl<
-                T: Element + PromoteWeak<S>, S: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > PromoteWith<$($a)*> for S
-        {
-            type Out = <T as PromoteWeak<S>>::Out;
+        impl_array! {
+            impl<T: Element + PromoteWeak<S>, S: Element> PromoteWith<$($a)*> for S {
+                type Out = <T as PromoteWeak<S>>::Out;
+            }
         }
-        impl<
-                T: Element, S: Element, X: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > ResultShape<S, Array<X, D0, D1, D2, D3, D4, D5>> for $($a)*
-        {
+        impl_array! {
+            impl<T: Element, S: Element, X: Element> ResultShape<S, Array<X, ..>> for $($a)* {
+            }
         }
-        impl<
-                T: Element, S: Element, X: Element,
-                const D0: usize, const D1: usize, const D2: usize,
-                const D3: usize, const D4: usize, const D5: usize,
-            > ResultShape<$($a)*, Array<X, D0, D1, D2, D3, D4, D5>> for S
-        {
+        impl_array! {
+            impl<T: Element, S: Element, X: Element> ResultShape<$($a)*, Array<X, ..>> for S {
+            }
         }
     };
 }

@@ -1,7 +1,7 @@
 //! Operations along one axis that keep the shape: cumulative sums, products,
 //! maxima and minima, `softmax` and `log_softmax`.
 
-use crate::array::{Array, ArrayType, AsArray};
+use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::{Element, ToInexact, Value};
 use crate::lax::{as_i128, is_f64, is_nan, pairwise_sum, Real};
 use crate::shape;
@@ -253,45 +253,38 @@ where
     map_lanes("log_softmax", x, axis, |l, o| softmax_lane(l, o, true))
 }
 
-impl<
-        T: Element,
-        const D0: usize,
-        const D1: usize,
-        const D2: usize,
-        const D3: usize,
-        const D4: usize,
-        const D5: usize,
-    > Array<T, D0, D1, D2, D3, D4, D5>
-{
-    /// Cumulative sum along `axis`: [`jnp::cumsum`](crate::jnp::cumsum) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<i32, 2, 3>::from([[1, 2, 3], [4, 5, 6]]);
-    /// assert_eq!(x.cumsum(1).to_vec(), [1, 3, 6, 4, 9, 15]);
-    /// assert_eq!(x.cumsum(0).to_vec(), [1, 2, 3, 5, 7, 9]);
-    /// ```
-    #[track_caller]
-    pub fn cumsum(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
-    where
-        T: CumType,
-    {
-        cumsum(self, axis)
-    }
+impl_array! {
+    impl<T: Element> Array<T, ..> {
+        /// Cumulative sum along `axis`: [`jnp::cumsum`](crate::jnp::cumsum) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<i32, 2, 3>::from([[1, 2, 3], [4, 5, 6]]);
+        /// assert_eq!(x.cumsum(1).to_vec(), [1, 3, 6, 4, 9, 15]);
+        /// assert_eq!(x.cumsum(0).to_vec(), [1, 2, 3, 5, 7, 9]);
+        /// ```
+        #[track_caller]
+        pub fn cumsum(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
+        where
+            T: CumType,
+        {
+            cumsum(self, axis)
+        }
 
-    /// Cumulative product along `axis`: [`jnp::cumprod`](crate::jnp::cumprod) as a method.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
-    /// assert_eq!(x.cumprod(-1).to_vec(), [1.0, 2.0, 3.0, 12.0]);
-    /// ```
-    #[track_caller]
-    pub fn cumprod(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
-    where
-        T: CumType,
-    {
-        cumprod(self, axis)
+        /// Cumulative product along `axis`: [`jnp::cumprod`](crate::jnp::cumprod) as a method.
+        ///
+        /// ```
+        /// use jax::prelude::*;
+        /// let x = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+        /// assert_eq!(x.cumprod(-1).to_vec(), [1.0, 2.0, 3.0, 12.0]);
+        /// ```
+        #[track_caller]
+        pub fn cumprod(&self, axis: isize) -> Array<<T as CumType>::Out, D0, D1, D2, D3, D4, D5>
+        where
+            T: CumType,
+        {
+            cumprod(self, axis)
+        }
     }
 }
 
