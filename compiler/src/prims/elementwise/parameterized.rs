@@ -1,0 +1,300 @@
+//! Elementwise primitives with parameters or their own signature: `round`
+//! (its rounding method), `static_value` (a const generic's value),
+//! `integer_pow` (a static exponent), `convert_element_type` (the new
+//! dtype) and `select_n` (a predicate and cases), each with all its rules.
+
+use super::*;
+use crate::ir::rules::single_ct;
+use crate::prims::TransposeRule;
+
+/// `round`: half away from zero (`rounding_method=0`, `lax.round`'s default)
+/// or half to even (`1`, `jnp.round`).
+pub static ROUND: PrimDef = PrimDef {
+    name: "round",
+    abstract_eval: |ops, _, c| {
+        let d = common_dtype("round", ops, Accepts::Float)?;
+        Ok(vec![Aval {
+            dtype: d,
+            shape: nary_shape("round", ops, c)?,
+            weak: all_weak(ops),
+        }])
+    },
+    print_params: |_, p| {
+        let method = match p {
+            Params::Rounding(m) => *m,
+            _ => 0,
+        };
+        vec![("rounding_method", method.to_string())]
+    },
+    lowering: Lowering::Elementwise,
+    jvp: ZERO,
+    transpose: None,
+    scalar: Some(round_scalar),
+    ..PrimDef::BASE
+};
+
+/// A number rustc knows when the function compiles and the tracer does
+/// not (a const generic `N`, `N as f32`, `N * 2`): no operands, a weakly
+/// typed scalar, as JAX would have the static value as a Python scalar.
+pub static STATIC_VALUE: PrimDef = PrimDef {
+    name: "static_value",
+    abstract_eval: |_, p, _| match p {
+        Params::Symbol { dtype, .. } => Ok(vec![Aval::scalar(*dtype, true)]),
+        _ => Err("static_value needs its expression".into()),
+    },
+    print_params: |_, p| match p {
+        Params::Symbol { expr, .. } => vec![("value", expr.clone())],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Elementwise,
+    jvp: ZERO,
+    transpose: None,
+    scalar: Some(static_value_scalar),
+    ..PrimDef::BASE
+};
+
+/// `x ** y` for a static integer `y`.
+pub static INTEGER_POW: PrimDef = PrimDef {
+    name: "integer_pow",
+    abstract_eval: |ops, p, c| {
+        let d = common_dtype("integer_pow", ops, Accepts::Number)?;
+        if let Params::IntegerPow(y) = p {
+            if *y < 0 && d.is_integer() {
+                return Err(format!(
+                    "Integers cannot be raised to negative powers, got integer_pow({}, {y})",
+                    ops[0]
+                ));
+            }
+        }
+        Ok(vec![Aval {
+            dtype: d,
+            shape: nary_shape("integer_pow", ops, c)?,
+            weak: all_weak(ops),
+        }])
+    },
+    print_params: |_, p| match p {
+        Params::IntegerPow(y) => vec![("y", y.to_string())],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Elementwise,
+    jvp: Some(integer_pow_jvp as JvpRule),
+    transpose: None,
+    work: 4,
+    scalar: Some(integer_pow_scalar),
+    ..PrimDef::BASE
+};
+
+/// Converts dtypes with XLA's semantics (saturating float to int, NaN to 0).
+pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
+    name: "convert_element_type",
+    abstract_eval: |ops, p, _| match p {
+        Params::Convert { new_dtype, weak } => Ok(vec![ops[0].with_dtype(*new_dtype, *weak)]),
+        _ => Err("convert_element_type needs new_dtype".into()),
+    },
+    print_params: |_, p| match p {
+        Params::Convert { new_dtype, weak } => vec![
+            ("new_dtype", new_dtype.name().to_string()),
+            (
+                "weak_type",
+                if *weak { "True" } else { "False" }.to_string(),
+            ),
+        ],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Elementwise,
+    jvp: Some(convert_jvp as JvpRule),
+    transpose: Some(convert_transpose as TransposeRule),
+    forward: Some(forward_same_type),
+    scalar: Some(convert_scalar),
+    ..PrimDef::BASE
+};
+
+/// `select_n(which, *cases)`: the case chosen by a bool (false, true) or an
+/// int32 index, per element.
+pub static SELECT_N: PrimDef = PrimDef {
+    name: "select_n",
+    abstract_eval: |ops, _, c| {
+        let (which, cases) = ops.split_first().ok_or("select_n needs a predicate")?;
+        if cases.is_empty() {
+            return Err("select_n needs at least one case".into());
+        }
+        if which.dtype != DType::Bool && which.dtype != DType::I32 {
+            return Err(format!(
+                "select_n `which` must be boolean or int32, got {}",
+                which.dtype.name()
+            ));
+        }
+        let d = common_dtype("select_n", cases, Accepts::Any)?;
+        let shape = nary_shape("select_n", ops, c)?;
+        Ok(vec![Aval {
+            dtype: d,
+            shape,
+            weak: all_weak(cases),
+        }])
+    },
+    print_params: no_params,
+    lowering: Lowering::Elementwise,
+    jvp: Some(select_jvp as JvpRule),
+    transpose: Some(select_transpose as TransposeRule),
+    scalar: Some(select_n_scalar),
+    ..PrimDef::BASE
+};
+
+fn integer_pow_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::IntegerPow(n) = p else {
+        unreachable!()
+    };
+    let x = ins[0].clone();
+    let factor = match *n {
+        0 => return Ok(vec![None]),
+        1 => ad.lit(1.0, &x),
+        n => {
+            let pw = if n == 2 {
+                x.clone()
+            } else {
+                ad.bind(&INTEGER_POW, Params::IntegerPow(n - 1), vec![x.clone()])?
+            };
+            let k = ad.lit(n as f64, &x);
+            ad.mul(k, pw)?
+        }
+    };
+    Ok(vec![ad.scale(&t[0], factor)?])
+}
+
+fn convert_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Convert { new_dtype, .. } = p else {
+        unreachable!()
+    };
+    if !new_dtype.is_float() || !ad.aval(&ins[0]).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    Ok(vec![match &t[0] {
+        Some(t) => Some(ad.convert(t.clone(), *new_dtype)?),
+        None => None,
+    }])
+}
+
+fn convert_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let ct = single_ct(cts);
+    Ok(vec![Some(ad.convert(ct, avals[0].dtype)?)])
+}
+
+fn select_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    if t[1..].iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let out = crate::ir::rules::tangent_aval(&ad.aval(&outs[0]));
+    let mut cases = vec![ins[0].clone()];
+    for tc in &t[1..] {
+        cases.push(match tc {
+            Some(tc) => tc.clone(),
+            None => ad.zeros(&out)?,
+        });
+    }
+    Ok(vec![Some(ad.bind(&SELECT_N, Params::None, cases)?)])
+}
+
+fn select_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    _: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let ct = single_ct(cts);
+    let which = ins[0].clone().ok_or("select_n's predicate is not linear")?;
+    let ct_aval = ad.aval(&ct);
+    let zeros = ad.zeros(&ct_aval)?;
+    let mut out = vec![None];
+    for k in 1..ins.len() {
+        if ins[k].is_some() {
+            out.push(None);
+            continue;
+        }
+        let mut cases = vec![which.clone()];
+        for j in 1..ins.len() {
+            cases.push(if j == k { ct.clone() } else { zeros.clone() });
+        }
+        let c = ad.bind(&SELECT_N, Params::None, cases)?;
+        out.push(Some(ad.unbroadcast(c, &avals[k])?));
+    }
+    Ok(out)
+}
+
+/// `round`'s runtime function: half away from zero, or half to even.
+fn round_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let x = &args[0];
+    match p {
+        Params::Rounding(1) => quote!(::jax::__rt::ops::round_even(#x)),
+        _ => quote!(::jax::__rt::ops::round(#x)),
+    }
+}
+
+/// The Rust expression of a `static_value`, in its dtype.
+fn static_value_scalar(p: &Params, _: &[TokenStream]) -> TokenStream {
+    let Params::Symbol { expr, dtype } = p else {
+        unreachable!("static_value carries Params::Symbol")
+    };
+    let e: TokenStream = expr.parse().expect("a Rust expression the tracer wrote");
+    let ty = crate::ir::rust_type(*dtype);
+    quote!(((#e) as #ty))
+}
+
+fn integer_pow_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let Params::IntegerPow(y) = p else {
+        unreachable!("integer_pow carries Params::IntegerPow")
+    };
+    let (x, y) = (&args[0], *y as i32);
+    quote!(::jax::__rt::ops::integer_pow(#x, #y))
+}
+
+/// XLA's conversion (saturating float to int, NaN to 0) to the new dtype.
+fn convert_scalar(p: &Params, args: &[TokenStream]) -> TokenStream {
+    let Params::Convert { new_dtype, .. } = p else {
+        unreachable!("convert_element_type carries Params::Convert")
+    };
+    let (x, to) = (&args[0], crate::ir::rust_type(*new_dtype));
+    quote!(::jax::__rt::ops::convert::<_, #to>(#x))
+}
+
+/// `select_n` of two cases is `select`; more go through an array.
+fn select_n_scalar(_: &Params, args: &[TokenStream]) -> TokenStream {
+    let (which, cases) = (&args[0], &args[1..]);
+    if let [f, t] = cases {
+        quote!(::jax::__rt::ops::select(#which, #f, #t))
+    } else {
+        quote!(::jax::__rt::ops::select_n(#which, [#(#cases),*]))
+    }
+}
+/// A conversion to the operand's own type is the operand.
+fn forward_same_type<'a>(
+    j: &'a crate::ir::Jaxpr,
+    e: &'a crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Atom> {
+    crate::prims::same_type(j, e, &e.ins[0]).then(|| e.ins[0].clone())
+}
