@@ -83,6 +83,13 @@ pub struct PrimDef {
     /// When an equation computes one of its operands unchanged (`x * 1`,
     /// `stop_gradient x`), that operand: `simplify` forwards it.
     pub forward: Option<ForwardRule>,
+    /// A primitive only reverse mode may keep (it exists to be
+    /// transposed, as `custom_vjp_lin`): the error when a forward-mode
+    /// program has it.
+    pub transpose_only: Option<&'static str>,
+    /// Why reverse mode can't transpose it, when it is linear and has no
+    /// transpose rule (`while` with traced bounds); the default names it.
+    pub no_transpose: Option<&'static str>,
     /// A primitive holding programs (a loop body, branches): how they
     /// print, and the operands in the order JAX prints them.
     pub nested: Option<NestedPrograms>,
@@ -118,6 +125,8 @@ impl PrimDef {
         work: 1,
         scalar: None,
         forward: None,
+        transpose_only: None,
+        no_transpose: None,
         nested: None,
     };
 

@@ -57,7 +57,7 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     if !j
         .eqns
         .iter()
-        .any(|e| matches!(e.prim.name, "custom_jvp_call" | "custom_vjp_call"))
+        .any(|e| *e.prim == CUSTOM_JVP_CALL || *e.prim == CUSTOM_VJP_CALL)
     {
         return j.clone();
     }
@@ -69,7 +69,7 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     for v in &j.invars {
         env.insert(*v, b.input(j.aval(*v).clone()));
     }
-    if j.eqns.iter().any(|e| e.prim.name == "custom_vjp_lin") {
+    if j.eqns.iter().any(|e| *e.prim == CUSTOM_VJP_LIN) {
         unreachable!("custom_vjp_lin is transposed away; forward mode reports it first")
     }
     let read = |env: &std::collections::HashMap<crate::ir::Var, Atom>, a: &Atom| match a {
@@ -79,8 +79,8 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     for e in &j.eqns {
         let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
         let body = match &e.params {
-            Params::CustomJvp(c) if e.prim.name == "custom_jvp_call" => Some(&c.0.fun),
-            Params::CustomVjp(c) if e.prim.name == "custom_vjp_call" => Some(&c.0.fun),
+            Params::CustomJvp(c) if *e.prim == CUSTOM_JVP_CALL => Some(&c.0.fun),
+            Params::CustomVjp(c) if *e.prim == CUSTOM_VJP_CALL => Some(&c.0.fun),
             _ => None,
         };
         let outs = if let Some(fun) = body {
@@ -185,5 +185,6 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: None,
     transpose: Some(custom_vjp_lin_transpose as super::TransposeRule),
+    transpose_only: Some("can't apply forward-mode autodiff (jvp) to a custom_vjp function."),
     ..PrimDef::BASE
 };

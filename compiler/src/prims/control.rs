@@ -135,6 +135,8 @@ pub static WHILE: PrimDef = PrimDef {
     jvp: Some(while_jvp as JvpRule),
     nested: Some(while_printed),
     transpose: None,
+    // A `fori_loop` with traced bounds is a `while`, as in JAX.
+    no_transpose: Some("Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop."),
     ..PrimDef::BASE
 };
 

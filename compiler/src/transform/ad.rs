@@ -130,16 +130,13 @@ pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
         .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_float()))
         .collect();
     let (outs, touts) = jvp_into(j, &mut b, &inputs, &used, false)?;
-    if let Some(e) = b
+    if let Some((e, msg)) = b
         .jaxpr
         .eqns
         .iter()
-        .find(|e| e.prim.name == "custom_vjp_lin")
+        .find_map(|e| Some((e, e.prim.transpose_only?)))
     {
-        return Err(rule_error(
-            e.span,
-            "can't apply forward-mode autodiff (jvp) to a custom_vjp function.".into(),
-        ));
+        return Err(rule_error(e.span, msg.into()));
     }
     let mut outvars = outs.clone();
     for (o, t) in outs.iter().zip(touts) {
@@ -367,14 +364,12 @@ fn mark_linear(j: &Jaxpr, linear: &mut HashSet<Var>) -> Vec<bool> {
 
 /// Why a linear equation can't be transposed.
 fn not_transposable(e: &crate::ir::Eqn) -> String {
-    // A `fori_loop` with traced bounds is a `while`, as in JAX.
-    if e.prim.name == "while" {
-        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.".to_string()
-    } else {
-        format!(
+    match e.prim.no_transpose {
+        Some(why) => why.to_string(),
+        None => format!(
             "reverse-mode differentiation of `{}` is not supported yet (forward mode, `jvp`, is)",
             e.prim.name
-        )
+        ),
     }
 }
 
