@@ -1,0 +1,273 @@
+//! `f::jacfwd`, `f::jacrev` and `f::hessian`: full Jacobians with respect
+//! to the first argument, one directional derivative per basis vector at
+//! run time. The three differ only in which derivative they repeat and how
+//! its results fill the matrix, so they share one generator.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{spelled, Gen};
+use crate::backend::body::emit_body;
+use crate::frontend::types::{rust_type, TypeSpec};
+use crate::ir::Aval;
+use crate::transform::ad::{self, Seed, Wrt};
+use crate::X64;
+
+impl Gen<'_> {
+    /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
+    /// argument: the result type is the output's dimensions followed by the
+    /// argument's (`f32[M]` of `f32[N]` gives `Array<f32, M, N>`).
+    pub(super) fn jacobian(&self, kind: &str) -> TokenStream {
+        let n = self.params.len();
+        if n == 0 {
+            return quote!();
+        }
+        let first = &self.params[0];
+        let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
+            return quote!();
+        };
+        if !in_aval.dtype.is_float() {
+            let msg = format!(
+                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
+                in_aval.dtype.name()
+            );
+            return self.lazy_error(kind, n, &msg);
+        }
+        if kind == "hessian" && out_aval.rank() != 0 {
+            let msg = format!(
+                "hessian is the Jacobian of the gradient: `{}` must return a scalar, not {out_aval}",
+                self.fsig.ident
+            );
+            return self.lazy_error(kind, n, &msg);
+        }
+        let lead = if kind == "hessian" {
+            &in_aval
+        } else {
+            &out_aval
+        };
+        if lead.rank() + in_aval.rank() > 6 {
+            let msg = format!(
+                "the {kind} of `{}` would have more than 6 dimensions",
+                self.fsig.ident
+            );
+            return self.lazy_error(kind, n, &msg);
+        }
+        if !matches!(first.spec, TypeSpec::Array { .. })
+            || !matches!(self.ret, TypeSpec::Array { .. })
+        {
+            let msg = format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident);
+            return self.lazy_error(kind, n, &msg);
+        }
+        // The directional derivative this Jacobian is made of, compiled once
+        // and called per basis vector at run time (nothing is unrolled).
+        let mut first_only = vec![false; n];
+        first_only[0] = true;
+        let wrt = self.per_leaf(&first_only).inputs;
+        let base = if kind == "hessian" {
+            ad::grad(self.j, 0, X64, self.span())
+        } else {
+            Ok(self.j.clone())
+        };
+        let directional = base.and_then(|b| {
+            if kind == "jacrev" {
+                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
+            } else {
+                ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
+            }
+        });
+        let mut jaxpr = match directional {
+            Ok(j) => j,
+            Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+        };
+        // Keep only the derivative (after the primal outputs).
+        let n_primal = jaxpr.outvars.len() - 1;
+        jaxpr.outvars.drain(..n_primal);
+        let (dir_name, dir_ty, dir_spec, basis_ty) = if kind == "jacrev" {
+            (
+                format_ident!("__{}_row", kind),
+                first.owned.clone(),
+                first.spec.clone(),
+                self.ret_ty.clone(),
+            )
+        } else if kind == "hessian" {
+            (
+                format_ident!("__{}_column", kind),
+                first.owned.clone(),
+                first.spec.clone(),
+                first.owned.clone(),
+            )
+        } else {
+            (
+                format_ident!("__{}_column", kind),
+                self.ret_ty.clone(),
+                self.ret.clone(),
+                first.owned.clone(),
+            )
+        };
+        let mut inputs: Vec<(TokenStream, TypeSpec)> = self
+            .params
+            .iter()
+            .map(|p| {
+                let name = &p.name;
+                (quote!(#name), p.spec.clone())
+            })
+            .collect();
+        inputs.push((
+            quote!(__basis),
+            if kind == "jacrev" {
+                self.ret.clone()
+            } else {
+                first.spec.clone()
+            },
+        ));
+        // A Jacobian of plain arguments is made of the companions `jvp` and
+        // `__pullback` already hold (the other arguments' tangents zero, their
+        // cotangents dropped), rather than a third and fourth copy of the
+        // derivative program for rustc to check: one pass per basis vector
+        // either way, each computing the other arguments' part too.
+        let plain = self
+            .params
+            .iter()
+            .all(|p| matches!(p.spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_)));
+        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
+        let turbofish = self.turbofish();
+        let reused: Option<TokenStream> = match kind {
+            "jacfwd" if plain => {
+                let tangents = self.params.iter().enumerate().map(|(k, p)| {
+                    let owned = &p.owned;
+                    let t = if k == 0 {
+                        quote!(__basis)
+                    } else if matches!(p.spec, TypeSpec::Scalar(_)) {
+                        quote!(<#owned as ::jax::Element>::ZERO)
+                    } else {
+                        quote!(<#owned as ::jax::ArrayType>::from_data(::std::vec![<<#owned as ::jax::ArrayType>::Elem as ::jax::Element>::ZERO; <#owned as ::jax::ArrayType>::SIZE]))
+                    };
+                    if p.by_ref {
+                        quote!(&#t)
+                    } else {
+                        t
+                    }
+                });
+                Some(
+                    quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1),
+                )
+            }
+            "jacrev" if plain => {
+                let leaves = self.params.iter().map(|p| {
+                    let name = &p.name;
+                    if p.by_ref {
+                        quote!(::core::clone::Clone::clone(#name))
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#name))
+                    }
+                });
+                Some(quote!(__pullback #turbofish (#(#leaves,)* __basis).0))
+            }
+            _ => None,
+        };
+        let directional_fn = match &reused {
+            Some(_) => TokenStream::new(),
+            None => {
+                let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
+                    Ok(b) => b,
+                    Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+                };
+                let (generics, wh) = self.generics();
+                let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+                quote! {
+                    #[doc(hidden)]
+                    #[inline]
+                    #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+                    pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
+                        #body
+                    }
+                }
+            }
+        };
+        let direction = reused.unwrap_or_else(
+            || quote!(#dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis)),
+        );
+        let mut shape = lead.shape.clone();
+        shape.extend(in_aval.shape.iter().cloned());
+        // As JAX: forward mode gives the output's tangent dtype, reverse
+        // mode (and the Hessian, a Jacobian of the gradient) the argument's.
+        let dtype = if kind == "jacfwd" {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        };
+        let spec = TypeSpec::Array {
+            aval: Aval {
+                dtype,
+                shape,
+                weak: false,
+            },
+            by_ref: false,
+        };
+        let ty = spelled(&spec);
+        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+        let f = format_ident!("{}", kind);
+        let doc = match kind {
+            "jacfwd" => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): one jvp per argument element.",
+            "jacrev" => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): one pullback per output element.",
+            _ => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
+        };
+        let (generics, wh) = self.generics();
+        let elem = rust_type(dtype);
+        // The basis vectors: of the output's dtype in reverse mode, else of
+        // the argument's.
+        let basis_elem = rust_type(if kind == "jacrev" {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        });
+        // Rows (reverse mode) fill the result in order; columns (forward
+        // mode) are strided by the argument's size.
+        let fill = if kind == "jacrev" {
+            quote! {
+                for __k in 0..__rows {
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __rows];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
+                    let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
+                    let __d = #direction;
+                    __out[__k * __cols..(__k + 1) * __cols].copy_from_slice(::jax::ArrayType::data(&__d));
+                }
+            }
+        } else {
+            quote! {
+                for __k in 0..__cols {
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __cols];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
+                    let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
+                    let __d = #direction;
+                    for (__i, __v) in ::jax::ArrayType::data(&__d).iter().enumerate() {
+                        __out[__i * __cols + __k] = *__v;
+                    }
+                }
+            }
+        };
+        let lead_ty = if kind == "hessian" {
+            &first.owned
+        } else {
+            &self.ret_ty
+        };
+        let first_ty = &first.owned;
+        quote! {
+            #directional_fn
+
+            #[doc = #doc]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #f #generics (#(#names: #tys),*) -> #ty #wh {
+                // The result is `lead ++ argument`: rows of the output's (or,
+                // for the Hessian, the argument's) size, columns of the
+                // argument's.
+                let __rows = <#lead_ty as ::jax::ArrayType>::SIZE;
+                let __cols = <#first_ty as ::jax::ArrayType>::SIZE;
+                let mut __out = ::std::vec![<#elem as ::jax::Element>::ZERO; __rows * __cols];
+                #fill
+                <#ty as ::jax::ArrayType>::from_data(__out)
+            }
+        }
+    }
+}
