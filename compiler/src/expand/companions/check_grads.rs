@@ -5,12 +5,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{is_float, Gen, Param};
-use crate::frontend::types::TypeSpec;
+use super::{is_array_or_scalar, is_float, Differentiated, Param};
 use crate::transform::ad::{self, Seed};
 use crate::X64;
 
-impl Gen<'_> {
+impl Differentiated<'_> {
     /// `f::__check_grads(modes, args..)`, what `jax::test_util::check_grads!`
     /// calls: jvp and vjp against central differences in one random
     /// direction (see the runtime's `test_util`).
@@ -19,11 +18,10 @@ impl Gen<'_> {
         if n == 0 {
             return quote!();
         }
-        let leaf = |s: &TypeSpec| matches!(s, TypeSpec::Array { .. } | TypeSpec::Scalar(_));
         if !self
             .params
             .iter()
-            .all(|p| is_float(&p.spec) && leaf(&p.spec))
+            .all(|p| is_float(&p.spec) && is_array_or_scalar(&p.spec))
             || !is_float(&self.ret)
         {
             return self.lazy_error(
@@ -35,13 +33,13 @@ impl Gen<'_> {
         // It calls `jvp` and `vjp`, either of which may not exist (a
         // custom_vjp function has no jvp; a loop has no vjp yet).
         let all = self.per_leaf(&vec![true; n]);
-        if let Err(e) = ad::jvp(self.j, &all, X64, self.span())
-            .and_then(|_| ad::vjp(self.j, &all, Seed::Inputs, X64, self.span()))
+        if let Err(e) = ad::jvp(self.program, &all, X64, self.span())
+            .and_then(|_| ad::vjp(self.program, &all, Seed::Inputs, X64, self.span()))
         {
             return self.lazy_error("__check_grads", n + 1, &e.to_string());
         }
-        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
-        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+        let names = self.param_names();
+        let tys = self.param_types();
         let owned: Vec<&syn::Type> = self.params.iter().map(|p| &p.owned).collect();
         let o: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__o{}", k)).collect();
         let t: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__t{}", k)).collect();

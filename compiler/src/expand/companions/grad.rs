@@ -6,17 +6,27 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{is_float, spelled, Gen};
+use super::{is_float, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::ir::Atom;
 use crate::transform::ad::{self, Seed};
 use crate::X64;
 
-impl Gen<'_> {
-    /// `f::grad(a, b)` (gradient with respect to the first argument) or
-    /// `f::value_and_grad(a, b)`.
-    pub(super) fn grad(&self, with_value: bool) -> TokenStream {
+impl Differentiated<'_> {
+    /// `f::grad(a, b)`: the gradient with respect to the first argument (or
+    /// `argnums`).
+    pub(super) fn grad(&self) -> TokenStream {
+        self.gradient(false)
+    }
+
+    /// `f::value_and_grad(a, b)`: the output and its gradient, in one pass.
+    pub(super) fn value_and_grad(&self) -> TokenStream {
+        self.gradient(true)
+    }
+
+    /// `f::grad`, or with `with_value`, `f::value_and_grad`.
+    fn gradient(&self, with_value: bool) -> TokenStream {
         let name = if with_value { "value_and_grad" } else { "grad" };
         let n = self.params.len();
         let out = self.ret.aval().expect("arrays and scalars have avals");
@@ -53,7 +63,13 @@ impl Gen<'_> {
         for &k in argnums {
             wrt[k] = true;
         }
-        let mut jaxpr = match ad::vjp(self.j, &self.per_leaf(&wrt), Seed::One, X64, self.span()) {
+        let mut jaxpr = match ad::vjp(
+            self.program,
+            &self.per_leaf(&wrt),
+            Seed::One,
+            X64,
+            self.span(),
+        ) {
             Ok(j) => j,
             Err(e) => return self.lazy_error(name, n, &e.to_string()),
         };
@@ -61,7 +77,7 @@ impl Gen<'_> {
         let mut sorted: Vec<usize> = argnums.clone();
         sorted.sort_unstable();
         sorted.dedup();
-        let n_out = self.j.outvars.len();
+        let n_out = self.program.outvars.len();
         let grads: Vec<Atom> = jaxpr.outvars.split_off(n_out);
         let aux_outs: Vec<Atom> = jaxpr.outvars.split_off(1);
         // Each differentiated parameter's leaves, in parameter order.
@@ -76,16 +92,9 @@ impl Gen<'_> {
             .iter()
             .flat_map(|k| per_param[sorted.iter().position(|s| s == k).unwrap()].clone())
             .collect();
-        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
-        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
-        let inputs: Vec<(TokenStream, TypeSpec)> = self
-            .params
-            .iter()
-            .map(|p| {
-                let name = &p.name;
-                (quote!(#name), p.spec.clone())
-            })
-            .collect();
+        let names = self.param_names();
+        let tys = self.param_types();
+        let inputs = self.params_as_inputs();
         let (g, gspec): (syn::Type, TypeSpec) = if *as_tuple {
             let tys: Vec<&syn::Type> = argnums.iter().map(|&k| &self.params[k].owned).collect();
             (

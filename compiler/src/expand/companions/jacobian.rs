@@ -6,18 +6,46 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{spelled, Gen};
+use super::{is_array_or_scalar, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::{rust_type, TypeSpec};
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};
 use crate::X64;
 
-impl Gen<'_> {
+/// Which Jacobian: each is a companion function of this name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Jacobian {
+    /// `jacfwd`: one jvp per element of the argument, giving columns.
+    Forward,
+    /// `jacrev`: one pullback per element of the output, giving rows.
+    Reverse,
+    /// `hessian`: `jacfwd` of the gradient.
+    Hessian,
+}
+
+impl Jacobian {
+    /// The companion function's name, as JAX's function is named.
+    fn name(self) -> &'static str {
+        match self {
+            Jacobian::Forward => "jacfwd",
+            Jacobian::Reverse => "jacrev",
+            Jacobian::Hessian => "hessian",
+        }
+    }
+}
+
+impl std::fmt::Display for Jacobian {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Differentiated<'_> {
     /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
     /// argument: the result type is the output's dimensions followed by the
     /// argument's (`f32[M]` of `f32[N]` gives `Array<f32, M, N>`).
-    pub(super) fn jacobian(&self, kind: &str) -> TokenStream {
+    pub(super) fn jacobian(&self, kind: Jacobian) -> TokenStream {
         let n = self.params.len();
         if n == 0 {
             return quote!();
@@ -31,16 +59,16 @@ impl Gen<'_> {
                 "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
                 in_aval.dtype.name()
             );
-            return self.lazy_error(kind, n, &msg);
+            return self.lazy_error(kind.name(), n, &msg);
         }
-        if kind == "hessian" && out_aval.rank() != 0 {
+        if kind == Jacobian::Hessian && out_aval.rank() != 0 {
             let msg = format!(
                 "hessian is the Jacobian of the gradient: `{}` must return a scalar, not {out_aval}",
                 self.fsig.ident
             );
-            return self.lazy_error(kind, n, &msg);
+            return self.lazy_error(kind.name(), n, &msg);
         }
-        let lead = if kind == "hessian" {
+        let lead = if kind == Jacobian::Hessian {
             &in_aval
         } else {
             &out_aval
@@ -50,26 +78,26 @@ impl Gen<'_> {
                 "the {kind} of `{}` would have more than 6 dimensions",
                 self.fsig.ident
             );
-            return self.lazy_error(kind, n, &msg);
+            return self.lazy_error(kind.name(), n, &msg);
         }
         if !matches!(first.spec, TypeSpec::Array { .. })
             || !matches!(self.ret, TypeSpec::Array { .. })
         {
             let msg = format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident);
-            return self.lazy_error(kind, n, &msg);
+            return self.lazy_error(kind.name(), n, &msg);
         }
         // The directional derivative this Jacobian is made of, compiled once
         // and called per basis vector at run time (nothing is unrolled).
         let mut first_only = vec![false; n];
         first_only[0] = true;
         let wrt = self.per_leaf(&first_only).inputs;
-        let base = if kind == "hessian" {
-            ad::grad(self.j, 0, X64, self.span())
+        let base = if kind == Jacobian::Hessian {
+            ad::grad(self.program, 0, X64, self.span())
         } else {
-            Ok(self.j.clone())
+            Ok(self.program.clone())
         };
         let directional = base.and_then(|b| {
-            if kind == "jacrev" {
+            if kind == Jacobian::Reverse {
                 ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
             } else {
                 ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
@@ -77,28 +105,28 @@ impl Gen<'_> {
         });
         let mut jaxpr = match directional {
             Ok(j) => j,
-            Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+            Err(e) => return self.lazy_error(kind.name(), n, &e.to_string()),
         };
         // Keep only the derivative (after the primal outputs).
         let n_primal = jaxpr.outvars.len() - 1;
         jaxpr.outvars.drain(..n_primal);
-        let (dir_name, dir_ty, dir_spec, basis_ty) = if kind == "jacrev" {
+        let (dir_name, dir_ty, dir_spec, basis_ty) = if kind == Jacobian::Reverse {
             (
-                format_ident!("__{}_row", kind),
+                format_ident!("__{}_row", kind.name()),
                 first.owned.clone(),
                 first.spec.clone(),
                 self.ret_ty.clone(),
             )
-        } else if kind == "hessian" {
+        } else if kind == Jacobian::Hessian {
             (
-                format_ident!("__{}_column", kind),
+                format_ident!("__{}_column", kind.name()),
                 first.owned.clone(),
                 first.spec.clone(),
                 first.owned.clone(),
             )
         } else {
             (
-                format_ident!("__{}_column", kind),
+                format_ident!("__{}_column", kind.name()),
                 self.ret_ty.clone(),
                 self.ret.clone(),
                 first.owned.clone(),
@@ -114,7 +142,7 @@ impl Gen<'_> {
             .collect();
         inputs.push((
             quote!(__basis),
-            if kind == "jacrev" {
+            if kind == Jacobian::Reverse {
                 self.ret.clone()
             } else {
                 first.spec.clone()
@@ -125,14 +153,11 @@ impl Gen<'_> {
         // cotangents dropped), rather than a third and fourth copy of the
         // derivative program for rustc to check: one pass per basis vector
         // either way, each computing the other arguments' part too.
-        let plain = self
-            .params
-            .iter()
-            .all(|p| matches!(p.spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_)));
-        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
+        let plain = self.params.iter().all(|p| is_array_or_scalar(&p.spec));
+        let names = self.param_names();
         let turbofish = self.turbofish();
         let reused: Option<TokenStream> = match kind {
-            "jacfwd" if plain => {
+            Jacobian::Forward if plain => {
                 let tangents = self.params.iter().enumerate().map(|(k, p)| {
                     let owned = &p.owned;
                     let t = if k == 0 {
@@ -152,7 +177,7 @@ impl Gen<'_> {
                     quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1),
                 )
             }
-            "jacrev" if plain => {
+            Jacobian::Reverse if plain => {
                 let leaves = self.params.iter().map(|p| {
                     let name = &p.name;
                     if p.by_ref {
@@ -170,10 +195,10 @@ impl Gen<'_> {
             None => {
                 let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
                     Ok(b) => b,
-                    Err(e) => return self.lazy_error(kind, n, &e.to_string()),
+                    Err(e) => return self.lazy_error(kind.name(), n, &e.to_string()),
                 };
                 let (generics, wh) = self.generics();
-                let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+                let tys = self.param_types();
                 quote! {
                     #[doc(hidden)]
                     #[inline]
@@ -191,7 +216,7 @@ impl Gen<'_> {
         shape.extend(in_aval.shape.iter().cloned());
         // As JAX: forward mode gives the output's tangent dtype, reverse
         // mode (and the Hessian, a Jacobian of the gradient) the argument's.
-        let dtype = if kind == "jacfwd" {
+        let dtype = if kind == Jacobian::Forward {
             out_aval.dtype
         } else {
             in_aval.dtype
@@ -205,25 +230,25 @@ impl Gen<'_> {
             by_ref: false,
         };
         let ty = spelled(&spec);
-        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
-        let f = format_ident!("{}", kind);
+        let tys = self.param_types();
+        let f = format_ident!("{}", kind.name());
         let doc = match kind {
-            "jacfwd" => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): one jvp per argument element.",
-            "jacrev" => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): one pullback per output element.",
-            _ => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
+            Jacobian::Forward => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): one jvp per argument element.",
+            Jacobian::Reverse => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): one pullback per output element.",
+            Jacobian::Hessian => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
         };
         let (generics, wh) = self.generics();
         let elem = rust_type(dtype);
         // The basis vectors: of the output's dtype in reverse mode, else of
         // the argument's.
-        let basis_elem = rust_type(if kind == "jacrev" {
+        let basis_elem = rust_type(if kind == Jacobian::Reverse {
             out_aval.dtype
         } else {
             in_aval.dtype
         });
         // Rows (reverse mode) fill the result in order; columns (forward
         // mode) are strided by the argument's size.
-        let fill = if kind == "jacrev" {
+        let fill = if kind == Jacobian::Reverse {
             quote! {
                 for __k in 0..__rows {
                     let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __rows];
@@ -246,7 +271,7 @@ impl Gen<'_> {
                 }
             }
         };
-        let lead_ty = if kind == "hessian" {
+        let lead_ty = if kind == Jacobian::Hessian {
             &first.owned
         } else {
             &self.ret_ty

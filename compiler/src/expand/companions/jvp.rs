@@ -5,22 +5,22 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Gen;
+use super::Differentiated;
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::transform::ad;
 use crate::X64;
 
-impl Gen<'_> {
+impl Differentiated<'_> {
     /// `f::jvp((a, b), (ta, tb)) -> (R, R)`: the output and its tangent.
     pub(super) fn jvp(&self) -> TokenStream {
         let n = self.params.len();
         let wrt = self.per_leaf(&vec![true; n]);
-        let jaxpr = match ad::jvp(self.j, &wrt, X64, self.span()) {
+        let jaxpr = match ad::jvp(self.program, &wrt, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("jvp", 2, &e.to_string()),
         };
-        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+        let tys = self.param_types();
         let mut inputs: Vec<(TokenStream, TypeSpec)> = Vec::new();
         for (k, p) in self.params.iter().enumerate() {
             let i = syn::Index::from(k);

@@ -7,8 +7,8 @@
 //! This file decides which companions a function gets ([`derivatives`])
 //! and holds what they share: the parameters as the companion module
 //! spells them, the leaves of pytree arguments, the generics, and
-//! [`Gen::lazy_error`] for a derivative that cannot exist. Each derivative
-//! kind is generated in its own file.
+//! [`Differentiated::lazy_error`] for a derivative that cannot exist. Each
+//! derivative kind is generated in its own file.
 
 mod check_grads;
 mod grad;
@@ -23,22 +23,23 @@ use crate::frontend::parse::Signature;
 use crate::frontend::types::{Items, TypeSpec};
 use crate::ir::{Dim, Jaxpr};
 use crate::transform::ad::Wrt;
+use jacobian::Jacobian;
 
 /// What `#[jax::jit(..)]` says about derivatives.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
+#[derive(Default)]
+pub(super) struct Options {
     /// `argnums = 1` or `argnums = (0, 2)`: the arguments `grad` and
     /// `value_and_grad` differentiate (a tuple gives a tuple of gradients).
-    pub argnums: Option<(Vec<usize>, bool)>,
+    argnums: Option<(Vec<usize>, bool)>,
     /// `has_aux`: the function returns `(scalar, aux)`; `grad` gives
     /// `(gradient, aux)`.
-    pub has_aux: bool,
+    has_aux: bool,
 }
 
 impl Options {
     /// Reads the attribute's arguments: `argnums = N`, `argnums = (N, ..)`,
     /// `has_aux`.
-    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
+    pub(super) fn parse(attr: TokenStream) -> syn::Result<Options> {
         let mut o = Options::default();
         if attr.is_empty() {
             return Ok(o);
@@ -163,6 +164,11 @@ fn plain_leaves(spec: &TypeSpec) -> bool {
     }
 }
 
+/// Whether a spec is one array or scalar (not a struct, tuple or key).
+fn is_array_or_scalar(spec: &TypeSpec) -> bool {
+    matches!(spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_))
+}
+
 /// Symbolic dimensions of a spec.
 fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
     if let Some(a) = spec.aval() {
@@ -176,6 +182,7 @@ fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
     }
 }
 
+/// Whether every leaf is a float (what `grad` and `check_grads` accept).
 fn is_float(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
@@ -183,12 +190,15 @@ fn is_float(spec: &TypeSpec) -> bool {
     }
 }
 
-/// The companion module's derivative functions for `fsig`. `items` are
-/// those of the enclosing `#[jax::jit] mod` (its structs are pytrees).
-pub fn derivatives(
+/// The companion module's derivative functions for `fsig` (traced as
+/// `sig` and `program`): nothing where the arguments or the result are not
+/// arrays, scalars or structs of them, a `lazy_error` where a derivative
+/// cannot exist. `items` are those of the enclosing `#[jax::jit] mod` (its
+/// structs are pytrees).
+pub(super) fn derivatives(
     fsig: &syn::Signature,
     sig: &Signature,
-    j: &Jaxpr,
+    program: &Jaxpr,
     options: &Options,
     items: &Items,
 ) -> TokenStream {
@@ -215,10 +225,11 @@ pub fn derivatives(
             spec: spec.clone(),
         });
     }
-    let leaf = |t: &TypeSpec| matches!(t, TypeSpec::Array { .. } | TypeSpec::Scalar(_));
     // With `has_aux` the function returns `(scalar, aux)`.
     let (ret, aux) = match (&sig.ret, options.has_aux) {
-        (TypeSpec::Tuple(items), true) if items.len() == 2 && items.iter().all(leaf) => {
+        (TypeSpec::Tuple(items), true)
+            if items.len() == 2 && items.iter().all(is_array_or_scalar) =>
+        {
             (items[0].clone(), Some(items[1].clone()))
         }
         (_, true) => {
@@ -226,7 +237,7 @@ pub fn derivatives(
                 "has_aux: the function must return a pair `(output, aux)` of arrays or scalars";
             return quote!(::core::compile_error!(#msg););
         }
-        (r, false) if leaf(r) => (r.clone(), None),
+        (r, false) if is_array_or_scalar(r) => (r.clone(), None),
         _ => return quote!(),
     };
     // Dimensions that are not the function's own const generics (consts of
@@ -242,44 +253,46 @@ pub fn derivatives(
             _ => None,
         })
         .collect();
-    let mut free = Vec::new();
+    let mut free_dims = Vec::new();
     for p in &params {
-        symbols(&p.spec, &mut free);
+        symbols(&p.spec, &mut free_dims);
     }
-    symbols(&ret, &mut free);
+    symbols(&ret, &mut free_dims);
     if let Some(a) = &aux {
-        symbols(a, &mut free);
+        symbols(a, &mut free_dims);
     }
-    free.retain(|s| !own.contains(s));
-    let g = Gen {
+    free_dims.retain(|s| !own.contains(s));
+    let f = Differentiated {
         fsig,
         params,
         ret_ty: spelled(&ret),
         ret,
         aux,
-        j,
-        free,
+        program,
+        free_dims,
         argnums: options.argnums.clone().unwrap_or((vec![0], false)),
         items,
     };
     let mut out = TokenStream::new();
-    if let Some(dtype) = g.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
-        return g.non_float_output(dtype);
+    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+        return f.non_float_output(dtype);
     }
-    if g.aux.is_none() {
-        out.extend(g.jvp());
-        out.extend(g.vjp());
-        out.extend(g.jacobian("jacfwd"));
-        out.extend(g.jacobian("jacrev"));
-        out.extend(g.jacobian("hessian"));
-        out.extend(g.check_grads());
+    if f.aux.is_none() {
+        out.extend(f.jvp());
+        out.extend(f.vjp());
+        out.extend(f.jacobian(Jacobian::Forward));
+        out.extend(f.jacobian(Jacobian::Reverse));
+        out.extend(f.jacobian(Jacobian::Hessian));
+        out.extend(f.check_grads());
     }
-    out.extend(g.grad(false));
-    out.extend(g.grad(true));
+    out.extend(f.grad());
+    out.extend(f.value_and_grad());
     out
 }
 
-struct Gen<'a> {
+/// The function whose companions are generated: its parameters and output
+/// as the companion module spells them, and the jaxpr `ad` transforms.
+struct Differentiated<'a> {
     fsig: &'a syn::Signature,
     params: Vec<Param>,
     /// The differentiated output (the first of the pair, with `has_aux`).
@@ -287,17 +300,42 @@ struct Gen<'a> {
     ret: TypeSpec,
     /// `has_aux`'s second output.
     aux: Option<TypeSpec>,
-    j: &'a Jaxpr,
+    /// The traced program (with a `#[custom_jvp]`/`#[custom_vjp]` rule, the
+    /// call of the rule): what the derivatives are derived from.
+    program: &'a Jaxpr,
     /// Extra const generic dimensions (see `derivatives`).
-    free: Vec<String>,
+    free_dims: Vec<String>,
     /// The arguments `grad` differentiates, and whether it returns a tuple.
     argnums: (Vec<usize>, bool),
+    /// The enclosing `#[jax::jit] mod`'s items (its structs are pytrees).
     items: &'a Items,
 }
 
-impl Gen<'_> {
+impl Differentiated<'_> {
+    /// Where derivation errors point: the function's name.
     fn span(&self) -> Span {
         self.fsig.ident.span()
+    }
+
+    /// The parameters' names, in order.
+    fn param_names(&self) -> Vec<&syn::Ident> {
+        self.params.iter().map(|p| &p.name).collect()
+    }
+
+    /// The parameters' types as the companion module spells them.
+    fn param_types(&self) -> Vec<&syn::Type> {
+        self.params.iter().map(|p| &p.ty).collect()
+    }
+
+    /// The parameters, by name, as the inputs of an emitted body.
+    fn params_as_inputs(&self) -> Vec<(TokenStream, TypeSpec)> {
+        self.params
+            .iter()
+            .map(|p| {
+                let name = &p.name;
+                (quote!(#name), p.spec.clone())
+            })
+            .collect()
     }
 
     /// How many jaxpr inputs (leaves) each parameter is.
@@ -374,10 +412,12 @@ impl Gen<'_> {
         out
     }
 
+    /// A companion's generics and where clause: the function's, with the
+    /// free dimensions as const generics after them.
     fn generics(&self) -> (TokenStream, TokenStream) {
         let g = &self.fsig.generics;
         let mut params: Vec<TokenStream> = g.params.iter().map(|p| quote!(#p)).collect();
-        for s in &self.free {
+        for s in &self.free_dims {
             let id = format_ident!("{}", s);
             params.push(quote!(const #id: usize));
         }
@@ -411,7 +451,7 @@ impl Gen<'_> {
                 }
                 syn::GenericParam::Lifetime(_) => None,
             })
-            .chain(self.free.iter().map(|s| {
+            .chain(self.free_dims.iter().map(|s| {
                 let id = format_ident!("{}", s);
                 quote!(#id)
             }))

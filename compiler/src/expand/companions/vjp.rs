@@ -6,27 +6,27 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{leaves, spelled, Gen};
+use super::{leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::transform::ad::{self, Seed};
 use crate::X64;
 
-impl Gen<'_> {
+impl Differentiated<'_> {
     /// `f::vjp(a, b) -> (R, pullback)`: the pullback maps an output
     /// cotangent to the cotangents of all arguments, as a tuple.
     pub(super) fn vjp(&self) -> TokenStream {
         let n = self.params.len();
         let wrt = self.per_leaf(&vec![true; n]);
-        let mut jaxpr = match ad::vjp(self.j, &wrt, Seed::Inputs, X64, self.span()) {
+        let mut jaxpr = match ad::vjp(self.program, &wrt, Seed::Inputs, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
         };
         // The pullback returns the cotangents only.
-        let n_out = self.j.outvars.len();
+        let n_out = self.program.outvars.len();
         jaxpr.outvars.drain(..n_out);
-        let names: Vec<&syn::Ident> = self.params.iter().map(|p| &p.name).collect();
-        let tys: Vec<&syn::Type> = self.params.iter().map(|p| &p.ty).collect();
+        let names = self.param_names();
+        let tys = self.param_types();
         let owned: Vec<&syn::Type> = self.params.iter().map(|p| &p.owned).collect();
         // The pullback keeps the arguments' leaves (arrays and scalars,
         // which clone cheaply), not the arguments: structs need not be Clone.
@@ -58,16 +58,9 @@ impl Gen<'_> {
         };
         // The output, from the function's own jaxpr (the function itself may
         // be a local item the companion module cannot name).
-        let primal_inputs: Vec<(TokenStream, TypeSpec)> = self
-            .params
-            .iter()
-            .map(|p| {
-                let name = &p.name;
-                (quote!(#name), p.spec.clone())
-            })
-            .collect();
+        let primal_inputs = self.params_as_inputs();
         let forward = match emit_body(
-            self.j.clone(),
+            self.program.clone(),
             &primal_inputs,
             &self.ret_ty,
             &self.ret,
