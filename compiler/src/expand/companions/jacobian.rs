@@ -33,6 +33,17 @@ impl Jacobian {
             Jacobian::Hessian => "hessian",
         }
     }
+
+    /// The aval whose dimensions lead the result's (the argument's follow):
+    /// the output's, or for the Hessian (a Jacobian of the gradient) the
+    /// argument's.
+    fn lead<'a>(self, in_aval: &'a Aval, out_aval: &'a Aval) -> &'a Aval {
+        if self == Jacobian::Hessian {
+            in_aval
+        } else {
+            out_aval
+        }
+    }
 }
 
 impl std::fmt::Display for Jacobian {
@@ -54,165 +65,21 @@ impl Differentiated<'_> {
         let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
             return quote!();
         };
-        if !in_aval.dtype.is_float() {
-            let msg = format!(
-                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
-                in_aval.dtype.name()
-            );
+        if let Some(msg) = self.jacobian_misuse(kind, &in_aval, &out_aval) {
             return self.lazy_error(kind.name(), n, &msg);
         }
-        if kind == Jacobian::Hessian && out_aval.rank() != 0 {
-            let msg = format!(
-                "hessian is the Jacobian of the gradient: `{}` must return a scalar, not {out_aval}",
-                self.fsig.ident
-            );
-            return self.lazy_error(kind.name(), n, &msg);
-        }
-        let lead = if kind == Jacobian::Hessian {
-            &in_aval
+        // The basis vectors: of the output's type in reverse mode, else of
+        // the argument's.
+        let basis_ty = if kind == Jacobian::Reverse {
+            &self.ret_ty
         } else {
-            &out_aval
+            &first.owned
         };
-        if lead.rank() + in_aval.rank() > 6 {
-            let msg = format!(
-                "the {kind} of `{}` would have more than 6 dimensions",
-                self.fsig.ident
-            );
-            return self.lazy_error(kind.name(), n, &msg);
-        }
-        if !matches!(first.spec, TypeSpec::Array { .. })
-            || !matches!(self.ret, TypeSpec::Array { .. })
-        {
-            let msg = format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident);
-            return self.lazy_error(kind.name(), n, &msg);
-        }
-        // The directional derivative this Jacobian is made of, compiled once
-        // and called per basis vector at run time (nothing is unrolled).
-        let mut first_only = vec![false; n];
-        first_only[0] = true;
-        let wrt = self.per_leaf(&first_only).inputs;
-        let base = if kind == Jacobian::Hessian {
-            ad::grad(self.program, 0, X64, self.span())
-        } else {
-            Ok(self.program.clone())
+        let (directional_fn, direction) = match self.directional(kind, basis_ty) {
+            Ok(d) => d,
+            Err(msg) => return self.lazy_error(kind.name(), n, &msg),
         };
-        let directional = base.and_then(|b| {
-            if kind == Jacobian::Reverse {
-                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
-            } else {
-                ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
-            }
-        });
-        let mut jaxpr = match directional {
-            Ok(j) => j,
-            Err(e) => return self.lazy_error(kind.name(), n, &e.to_string()),
-        };
-        // Keep only the derivative (after the primal outputs).
-        let n_primal = jaxpr.outvars.len() - 1;
-        jaxpr.outvars.drain(..n_primal);
-        let (dir_name, dir_ty, dir_spec, basis_ty) = if kind == Jacobian::Reverse {
-            (
-                format_ident!("__{}_row", kind.name()),
-                first.owned.clone(),
-                first.spec.clone(),
-                self.ret_ty.clone(),
-            )
-        } else if kind == Jacobian::Hessian {
-            (
-                format_ident!("__{}_column", kind.name()),
-                first.owned.clone(),
-                first.spec.clone(),
-                first.owned.clone(),
-            )
-        } else {
-            (
-                format_ident!("__{}_column", kind.name()),
-                self.ret_ty.clone(),
-                self.ret.clone(),
-                first.owned.clone(),
-            )
-        };
-        let mut inputs: Vec<(TokenStream, TypeSpec)> = self
-            .params
-            .iter()
-            .map(|p| {
-                let name = &p.name;
-                (quote!(#name), p.spec.clone())
-            })
-            .collect();
-        inputs.push((
-            quote!(__basis),
-            if kind == Jacobian::Reverse {
-                self.ret.clone()
-            } else {
-                first.spec.clone()
-            },
-        ));
-        // A Jacobian of plain arguments is made of the companions `jvp` and
-        // `__pullback` already hold (the other arguments' tangents zero, their
-        // cotangents dropped), rather than a third and fourth copy of the
-        // derivative program for rustc to check: one pass per basis vector
-        // either way, each computing the other arguments' part too.
-        let plain = self.params.iter().all(|p| is_array_or_scalar(&p.spec));
-        let names = self.param_names();
-        let turbofish = self.turbofish();
-        let reused: Option<TokenStream> = match kind {
-            Jacobian::Forward if plain => {
-                let tangents = self.params.iter().enumerate().map(|(k, p)| {
-                    let owned = &p.owned;
-                    let t = if k == 0 {
-                        quote!(__basis)
-                    } else if matches!(p.spec, TypeSpec::Scalar(_)) {
-                        quote!(<#owned as ::jax::Element>::ZERO)
-                    } else {
-                        quote!(<#owned as ::jax::ArrayType>::from_data(::std::vec![<<#owned as ::jax::ArrayType>::Elem as ::jax::Element>::ZERO; <#owned as ::jax::ArrayType>::SIZE]))
-                    };
-                    if p.by_ref {
-                        quote!(&#t)
-                    } else {
-                        t
-                    }
-                });
-                Some(
-                    quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1),
-                )
-            }
-            Jacobian::Reverse if plain => {
-                let leaves = self.params.iter().map(|p| {
-                    let name = &p.name;
-                    if p.by_ref {
-                        quote!(::core::clone::Clone::clone(#name))
-                    } else {
-                        quote!(::core::clone::Clone::clone(&#name))
-                    }
-                });
-                Some(quote!(__pullback #turbofish (#(#leaves,)* __basis).0))
-            }
-            _ => None,
-        };
-        let directional_fn = match &reused {
-            Some(_) => TokenStream::new(),
-            None => {
-                let body = match emit_body(jaxpr, &inputs, &dir_ty, &dir_spec, self.items) {
-                    Ok(b) => b,
-                    Err(e) => return self.lazy_error(kind.name(), n, &e.to_string()),
-                };
-                let (generics, wh) = self.generics();
-                let tys = self.param_types();
-                quote! {
-                    #[doc(hidden)]
-                    #[inline]
-                    #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
-                    pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
-                        #body
-                    }
-                }
-            }
-        };
-        let direction = reused.unwrap_or_else(
-            || quote!(#dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis)),
-        );
-        let mut shape = lead.shape.clone();
+        let mut shape = kind.lead(&in_aval, &out_aval).shape.clone();
         shape.extend(in_aval.shape.iter().cloned());
         // As JAX: forward mode gives the output's tangent dtype, reverse
         // mode (and the Hessian, a Jacobian of the gradient) the argument's.
@@ -230,6 +97,7 @@ impl Differentiated<'_> {
             by_ref: false,
         };
         let ty = spelled(&spec);
+        let names = self.param_names();
         let tys = self.param_types();
         let f = format_ident!("{}", kind.name());
         let doc = match kind {
@@ -239,8 +107,6 @@ impl Differentiated<'_> {
         };
         let (generics, wh) = self.generics();
         let elem = rust_type(dtype);
-        // The basis vectors: of the output's dtype in reverse mode, else of
-        // the argument's.
         let basis_elem = rust_type(if kind == Jacobian::Reverse {
             out_aval.dtype
         } else {
@@ -294,5 +160,149 @@ impl Differentiated<'_> {
                 <#ty as ::jax::ArrayType>::from_data(__out)
             }
         }
+    }
+
+    /// Why this function has no `kind` Jacobian (`in_aval` is its first
+    /// argument's, `out_aval` its output's), with JAX's message where JAX
+    /// has one.
+    fn jacobian_misuse(&self, kind: Jacobian, in_aval: &Aval, out_aval: &Aval) -> Option<String> {
+        if !in_aval.dtype.is_float() {
+            return Some(format!(
+                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
+                in_aval.dtype.name()
+            ));
+        }
+        if kind == Jacobian::Hessian && out_aval.rank() != 0 {
+            return Some(format!(
+                "hessian is the Jacobian of the gradient: `{}` must return a scalar, not {out_aval}",
+                self.fsig.ident
+            ));
+        }
+        if kind.lead(in_aval, out_aval).rank() + in_aval.rank() > 6 {
+            return Some(format!(
+                "the {kind} of `{}` would have more than 6 dimensions",
+                self.fsig.ident
+            ));
+        }
+        if !matches!(self.params[0].spec, TypeSpec::Array { .. })
+            || !matches!(self.ret, TypeSpec::Array { .. })
+        {
+            return Some(format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident));
+        }
+        None
+    }
+
+    /// The directional derivative a `kind` Jacobian is made of, compiled
+    /// once and called per basis vector `__basis: basis_ty` at run time
+    /// (nothing is unrolled): the hidden function it calls (none where the
+    /// companions `jvp` or `__pullback` serve), and the call. `Err`: why it
+    /// cannot be derived.
+    fn directional(
+        &self,
+        kind: Jacobian,
+        basis_ty: &syn::Type,
+    ) -> Result<(TokenStream, TokenStream), String> {
+        let first = &self.params[0];
+        let mut first_only = vec![false; self.params.len()];
+        first_only[0] = true;
+        let wrt = self.per_leaf(&first_only).inputs;
+        let base = if kind == Jacobian::Hessian {
+            ad::grad(self.program, 0, X64, self.span())
+        } else {
+            Ok(self.program.clone())
+        };
+        let directional = base.and_then(|b| {
+            if kind == Jacobian::Reverse {
+                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
+            } else {
+                ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
+            }
+        });
+        let mut jaxpr = directional.map_err(|e| e.to_string())?;
+        // Keep only the derivative (after the primal outputs).
+        let n_primal = jaxpr.outvars.len() - 1;
+        jaxpr.outvars.drain(..n_primal);
+        let names = self.param_names();
+        let turbofish = self.turbofish();
+        // A Jacobian of plain arguments is made of the companions `jvp` and
+        // `__pullback` already hold (the other arguments' tangents zero, their
+        // cotangents dropped), rather than a third and fourth copy of the
+        // derivative program for rustc to check: one pass per basis vector
+        // either way, each computing the other arguments' part too.
+        let plain = self.params.iter().all(|p| is_array_or_scalar(&p.spec));
+        match kind {
+            Jacobian::Forward if plain => {
+                let tangents = self.params.iter().enumerate().map(|(k, p)| {
+                    let owned = &p.owned;
+                    let t = if k == 0 {
+                        quote!(__basis)
+                    } else if matches!(p.spec, TypeSpec::Scalar(_)) {
+                        quote!(<#owned as ::jax::Element>::ZERO)
+                    } else {
+                        quote!(<#owned as ::jax::ArrayType>::from_data(::std::vec![<<#owned as ::jax::ArrayType>::Elem as ::jax::Element>::ZERO; <#owned as ::jax::ArrayType>::SIZE]))
+                    };
+                    if p.by_ref {
+                        quote!(&#t)
+                    } else {
+                        t
+                    }
+                });
+                let call = quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1);
+                return Ok((TokenStream::new(), call));
+            }
+            Jacobian::Reverse if plain => {
+                let leaves = self.params.iter().map(|p| {
+                    let name = &p.name;
+                    if p.by_ref {
+                        quote!(::core::clone::Clone::clone(#name))
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#name))
+                    }
+                });
+                let call = quote!(__pullback #turbofish (#(#leaves,)* __basis).0);
+                return Ok((TokenStream::new(), call));
+            }
+            _ => {}
+        }
+        // A row (reverse mode) is of the argument's type; a column of the
+        // output's, or for the Hessian (of the gradient), the argument's.
+        let (dir_name, dir_ty, dir_spec) = match kind {
+            Jacobian::Reverse => (
+                format_ident!("__{}_row", kind.name()),
+                &first.owned,
+                &first.spec,
+            ),
+            Jacobian::Hessian => (
+                format_ident!("__{}_column", kind.name()),
+                &first.owned,
+                &first.spec,
+            ),
+            Jacobian::Forward => (
+                format_ident!("__{}_column", kind.name()),
+                &self.ret_ty,
+                &self.ret,
+            ),
+        };
+        let mut inputs = self.params_as_inputs();
+        let basis_spec = if kind == Jacobian::Reverse {
+            &self.ret
+        } else {
+            &first.spec
+        };
+        inputs.push((quote!(__basis), basis_spec.clone()));
+        let body =
+            emit_body(jaxpr, &inputs, dir_ty, dir_spec, self.items).map_err(|e| e.to_string())?;
+        let (generics, wh) = self.generics();
+        let tys = self.param_types();
+        let function = quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
+                #body
+            }
+        };
+        let call = quote!(#dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis));
+        Ok((function, call))
     }
 }
