@@ -1,5 +1,9 @@
-//! From a traced jaxpr to the emitted items: the compiled function, its
-//! companion module, and what a `#[jax::jit] mod` becomes.
+//! What `#[jax::jit]` expands to ([`expand`]): a function traced,
+//! simplified and emitted with the same signature, beside its companion
+//! module (`jaxpr()`, the derivatives of [`companions`], `lowered()`,
+//! `cost_analysis()`); every function and method of a `#[jax::jit] mod`
+//! likewise; and, for what does not compile, a fallback that keeps the
+//! signature beside the errors.
 
 mod companions;
 

@@ -20,7 +20,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::frontend::parse::Signature;
-use crate::frontend::types::{Items, TypeSpec};
+use crate::frontend::types::{rust_type, Items, TypeSpec};
 use crate::ir::{Dim, Jaxpr};
 use crate::transform::ad::Wrt;
 use jacobian::Jacobian;
@@ -97,19 +97,22 @@ struct Param {
     ty: syn::Type,
     /// Owned (`::jax::Array<f32, 3>`): what its derivative is.
     owned: syn::Type,
+    /// Whether the function takes it by reference.
     by_ref: bool,
+    /// What it is: an array, a scalar, or a struct of them.
     spec: TypeSpec,
 }
 
-/// The Rust type of an array or scalar spec, fully qualified.
+/// The Rust type of an array, scalar or struct spec as the companion
+/// module names it: fully qualified, or the struct as its sibling.
 fn spelled(spec: &TypeSpec) -> syn::Type {
     match spec {
         TypeSpec::Scalar(d) => {
-            let t = crate::frontend::types::rust_type(*d);
+            let t = rust_type(*d);
             syn::parse_quote!(#t)
         }
         TypeSpec::Array { aval, .. } => {
-            let elem = crate::frontend::types::rust_type(aval.dtype);
+            let elem = rust_type(aval.dtype);
             let dims: Vec<TokenStream> = aval
                 .shape
                 .iter()
@@ -432,8 +435,9 @@ impl Differentiated<'_> {
         )
     }
 
-    /// Explicit const generic arguments for calls (`::<N>`), so calls from
-    /// a closure need no inference.
+    /// Explicit generic arguments (the function's type and const generics,
+    /// then the free dimensions: `::<T, N>`) for one companion's calls of
+    /// another, so calls from a closure need no inference.
     fn turbofish(&self) -> TokenStream {
         let names: Vec<TokenStream> = self
             .fsig

@@ -13,8 +13,9 @@ use crate::transform::ad::{self, Seed};
 use crate::X64;
 
 impl Differentiated<'_> {
-    /// `f::vjp(a, b) -> (R, pullback)`: the pullback maps an output
-    /// cotangent to the cotangents of all arguments, as a tuple.
+    /// `f::vjp(a, b) -> (R, pullback)`, and `f::__pullback`, what the
+    /// pullback calls: it maps an output cotangent to the cotangents of all
+    /// arguments, as a tuple.
     pub(super) fn vjp(&self) -> TokenStream {
         let n = self.params.len();
         let wrt = self.per_leaf(&vec![true; n]);
