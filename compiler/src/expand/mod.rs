@@ -1,9 +1,13 @@
-//! From a traced jaxpr to the emitted items: the compiled function, its
-//! companion module, and what a `#[jax::jit] mod` becomes.
+//! What `#[jax::jit]` expands to ([`expand`]): a function traced,
+//! simplified and emitted with the same signature, beside its companion
+//! module (`jaxpr()`, the derivatives of [`companions`], `lowered()`,
+//! `cost_analysis()`); every function and method of a `#[jax::jit] mod`
+//! likewise; and, for what does not compile, a fallback that keeps the
+//! signature beside the errors.
+
+mod companions;
 
 use std::rc::Rc;
-
-pub(crate) mod companions;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -16,6 +20,7 @@ use crate::ir::print;
 use crate::ir::{Aval, Jaxpr};
 use crate::transform::simplify;
 use crate::X64;
+use companions::{derivatives, Options};
 
 /// One function (or method) to compile.
 struct Function<'a> {
@@ -25,13 +30,45 @@ struct Function<'a> {
     block: &'a syn::Block,
 }
 
-/// The compiled function (same signature, a fused body), its jaxpr text,
-/// and (for derivatives) the traced jaxpr and signature.
-fn compile(
-    f: &Function,
-    items: &Rc<Items>,
-    self_ty: Option<&syn::Type>,
-) -> syn::Result<(TokenStream, String, Jaxpr, parse::Signature, TokenStream)> {
+impl<'a> From<&'a syn::ItemFn> for Function<'a> {
+    fn from(f: &'a syn::ItemFn) -> Self {
+        Function {
+            attrs: &f.attrs,
+            vis: &f.vis,
+            sig: &f.sig,
+            block: &f.block,
+        }
+    }
+}
+
+impl<'a> From<&'a syn::ImplItemFn> for Function<'a> {
+    fn from(f: &'a syn::ImplItemFn) -> Self {
+        Function {
+            attrs: &f.attrs,
+            vis: &f.vis,
+            sig: &f.sig,
+            block: &f.block,
+        }
+    }
+}
+
+/// What [`compile`] makes of a function.
+struct Compiled {
+    /// The function itself: the same signature, a fused body.
+    function: TokenStream,
+    /// The traced jaxpr as `jax.make_jaxpr` prints it (`f::jaxpr()`).
+    jaxpr_text: String,
+    /// The traced jaxpr, unsimplified: what the derivatives transform.
+    traced: Jaxpr,
+    /// The parameters' and the result's types.
+    signature: parse::Signature,
+    /// `f::lowered()` and `f::cost_analysis()` (see [`introspection`]).
+    introspection: TokenStream,
+}
+
+/// Traces, simplifies and emits one function (a method when `self_ty` is
+/// given); `items` are those of the enclosing `#[jax::jit] mod`, if any.
+fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn::Result<Compiled> {
     let sig = parse::signature_in(f.sig, items, self_ty)?;
     let t = parse::trace_body(
         f.block,
@@ -95,7 +132,13 @@ fn compile(
         }
     };
     let introspection = introspection(&body, &jaxpr);
-    Ok((body, text, traced, sig, introspection))
+    Ok(Compiled {
+        function: body,
+        jaxpr_text: text,
+        traced,
+        signature: sig,
+        introspection,
+    })
 }
 
 /// `f::lowered()` (the emitted function, formatted) and, for static shapes,
@@ -220,7 +263,8 @@ fn named(sig: &parse::Signature) -> impl Iterator<Item = (TokenStream, &TypeSpec
     sig.params.iter().map(|(name, spec)| (quote!(#name), spec))
 }
 
-/// The companion module of a function: `name::jaxpr()`.
+/// The companion module of a function: `name::jaxpr()`, then `derived`
+/// (the derivatives and the introspection functions).
 fn companion(
     name: &syn::Ident,
     vis: &syn::Visibility,
@@ -302,9 +346,9 @@ fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
 }
 
 /// See [`crate::expand_jit`].
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    let options = match crate::expand::companions::Options::parse(attr) {
+    let options = match Options::parse(attr) {
         Ok(o) => o,
         Err(e) => {
             errors.push(e);
@@ -312,32 +356,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let output = match syn::parse2::<syn::Item>(item.clone()) {
-        Ok(syn::Item::Fn(f)) => {
-            let func = Function {
-                attrs: &f.attrs,
-                vis: &f.vis,
-                sig: &f.sig,
-                block: &f.block,
-            };
-            match compile(&func, &Rc::new(Items::default()), None) {
-                Ok((compiled, text, traced, sig, introspection)) => {
-                    let derived = crate::expand::companions::derivatives(
-                        &f.sig,
-                        &sig,
-                        &traced,
-                        &options,
-                        &Items::default(),
-                    );
-                    let companion =
-                        companion(&f.sig.ident, &f.vis, &text, quote!(#derived #introspection));
-                    quote!(#compiled #companion)
-                }
-                Err(e) => {
-                    errors.push(e);
-                    fallback(&func, true)
-                }
-            }
-        }
+        Ok(syn::Item::Fn(f)) => expand_fn(&f, None, &options, &mut errors),
         Ok(syn::Item::Mod(m)) => match expand_mod(m, &mut errors, &options) {
             Some(tokens) => tokens,
             None => item,
@@ -370,6 +389,67 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote! { #(#errors)* #output }
 }
 
+/// A free function as emitted: compiled, beside its companion module (the
+/// jaxpr, the derivatives, the introspection), or its fallback. `module`
+/// holds the items of the enclosing `#[jax::jit] mod`, if any: there a
+/// function may be a helper only ever inlined, and a `#[custom_jvp]` or
+/// `#[custom_vjp]` rule (a function of the module) gives its derivatives.
+fn expand_fn(
+    f: &syn::ItemFn,
+    module: Option<&Rc<Items>>,
+    options: &Options,
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
+    let func = Function::from(f);
+    let items = module.cloned().unwrap_or_default();
+    let Compiled {
+        function,
+        jaxpr_text,
+        traced,
+        signature,
+        introspection,
+    } = match compile(&func, &items, None) {
+        Ok(compiled) => compiled,
+        Err(e) => {
+            errors.push(e);
+            return fallback(&func, true);
+        }
+    };
+    let (function, traced) = match module {
+        None => (function, traced),
+        Some(_) => {
+            // A helper may only be called (inlined) by other functions.
+            let function = quote!(#[allow(dead_code)] #function);
+            // A #[custom_jvp] function's own derivatives use its rule.
+            let traced = match crate::frontend::module::custom_rule(&f.attrs) {
+                Some(rule) => match crate::frontend::compose::custom_program(
+                    &traced,
+                    f,
+                    &rule,
+                    items.clone(),
+                    X64,
+                ) {
+                    Ok(j) => j,
+                    Err(e) => {
+                        errors.push(e);
+                        traced
+                    }
+                },
+                None => traced,
+            };
+            (function, traced)
+        }
+    };
+    let derived = derivatives(&f.sig, &signature, &traced, options, &items);
+    let companion = companion(
+        &f.sig.ident,
+        &f.vis,
+        &jaxpr_text,
+        quote!(#derived #introspection),
+    );
+    quote!(#function #companion)
+}
+
 /// A `#[jax::jit] mod`: structs are pytrees, consts are evaluated, every
 /// function is compiled (calls between them are inlined), and methods of
 /// `impl` blocks are compiled with `Self::NAME_jaxpr()` beside them (a module
@@ -377,7 +457,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn expand_mod(
     m: syn::ItemMod,
     errors: &mut Vec<syn::Error>,
-    options: &crate::expand::companions::Options,
+    options: &Options,
 ) -> Option<TokenStream> {
     let Some((_, content)) = &m.content else {
         errors.push(syn::Error::new_spanned(
@@ -386,6 +466,33 @@ fn expand_mod(
         ));
         return None;
     };
+    let items = Rc::new(module_items(content, errors));
+    let mut out = Vec::new();
+    for it in content {
+        match it {
+            syn::Item::Fn(f) => out.push(expand_fn(f, Some(&items), options, errors)),
+            syn::Item::Impl(imp) if imp.trait_.is_none() => {
+                let self_ty = &*imp.self_ty;
+                let fns = imp.items.iter().map(|ii| match ii {
+                    syn::ImplItem::Fn(f) => expand_method(f, self_ty, &items, errors),
+                    other => quote!(#other),
+                });
+                let fns: Vec<TokenStream> = fns.collect();
+                let (attrs, generics) = (&imp.attrs, &imp.generics);
+                out.push(quote! { #(#attrs)* impl #generics #self_ty { #(#fns)* } });
+            }
+            // Consts are also inlined at trace time; they may have no other use.
+            syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
+            other => out.push(quote!(#other)),
+        }
+    }
+    let (attrs, vis, ident) = (&m.attrs, &m.vis, &m.ident);
+    Some(quote! { #(#attrs)* #vis mod #ident { #(#out)* } })
+}
+
+/// What the functions of a `#[jax::jit] mod` can name: its structs, consts,
+/// functions and inherent methods.
+fn module_items(content: &[syn::Item], errors: &mut Vec<syn::Error>) -> Items {
     let mut items = Items::default();
     for it in content {
         match it {
@@ -428,97 +535,43 @@ fn expand_mod(
             _ => {}
         }
     }
-    let items = Rc::new(items);
-    let mut out = Vec::new();
-    for it in content {
-        match it {
-            syn::Item::Fn(f) => {
-                let func = Function {
-                    attrs: &f.attrs,
-                    vis: &f.vis,
-                    sig: &f.sig,
-                    block: &f.block,
-                };
-                match compile(&func, &items, None) {
-                    Ok((compiled, text, traced, sig, introspection)) => {
-                        // A helper may only be called (inlined) by other functions.
-                        out.push(quote!(#[allow(dead_code)] #compiled));
-                        // A #[custom_jvp] function's own derivatives use its rule.
-                        let traced = match crate::frontend::module::custom_rule(&f.attrs) {
-                            Some(rule) => match crate::frontend::compose::custom_program(
-                                &traced,
-                                f,
-                                &rule,
-                                items.clone(),
-                                X64,
-                            ) {
-                                Ok(j) => j,
-                                Err(e) => {
-                                    errors.push(e);
-                                    traced
-                                }
-                            },
-                            None => traced,
-                        };
-                        let derived = crate::expand::companions::derivatives(
-                            &f.sig, &sig, &traced, options, &items,
-                        );
-                        out.push(companion(
-                            &f.sig.ident,
-                            &f.vis,
-                            &text,
-                            quote!(#derived #introspection),
-                        ));
-                    }
-                    Err(e) => {
-                        errors.push(e);
-                        out.push(fallback(&func, true));
-                    }
+    items
+}
+
+/// A method of an `impl` block of a `#[jax::jit] mod`, compiled, with
+/// `Self::NAME_jaxpr()` beside it (methods get no companion module or
+/// derivatives); or its fallback.
+fn expand_method(
+    f: &syn::ImplItemFn,
+    self_ty: &syn::Type,
+    items: &Rc<Items>,
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
+    let func = Function::from(f);
+    match compile(&func, items, Some(self_ty)) {
+        Ok(Compiled {
+            function,
+            jaxpr_text,
+            ..
+        }) => {
+            let name = format_ident!("{}_jaxpr", f.sig.ident);
+            let vis = &f.vis;
+            let doc = format!(
+                "The traced program of [`Self::{}`], printed like `jax.make_jaxpr`.",
+                f.sig.ident
+            );
+            quote! {
+                #function
+                #[doc = #doc]
+                #[allow(dead_code)]
+                #vis fn #name() -> ::jax::Jaxpr {
+                    ::jax::Jaxpr::from_text(#jaxpr_text)
                 }
             }
-            syn::Item::Impl(imp) if imp.trait_.is_none() => {
-                let self_ty = &*imp.self_ty;
-                let mut fns = Vec::new();
-                for ii in &imp.items {
-                    match ii {
-                        syn::ImplItem::Fn(f) => {
-                            let func = Function {
-                                attrs: &f.attrs,
-                                vis: &f.vis,
-                                sig: &f.sig,
-                                block: &f.block,
-                            };
-                            match compile(&func, &items, Some(self_ty)) {
-                                Ok((compiled, text, _, _, _)) => {
-                                    fns.push(compiled);
-                                    let name = format_ident!("{}_jaxpr", f.sig.ident);
-                                    let vis = &f.vis;
-                                    let doc = format!("The traced program of [`Self::{}`], printed like `jax.make_jaxpr`.", f.sig.ident);
-                                    fns.push(quote! {
-                                        #[doc = #doc]
-                                        #[allow(dead_code)]
-                                        #vis fn #name() -> ::jax::Jaxpr {
-                                            ::jax::Jaxpr::from_text(#text)
-                                        }
-                                    });
-                                }
-                                Err(e) => {
-                                    errors.push(e);
-                                    fns.push(fallback(&func, false));
-                                }
-                            }
-                        }
-                        other => fns.push(quote!(#other)),
-                    }
-                }
-                let (attrs, generics) = (&imp.attrs, &imp.generics);
-                out.push(quote! { #(#attrs)* impl #generics #self_ty { #(#fns)* } });
-            }
-            // Consts are also inlined at trace time; they may have no other use.
-            syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
-            other => out.push(quote!(#other)),
+        }
+        Err(e) => {
+            errors.push(e);
+            fallback(&func, false)
         }
     }
-    let (attrs, vis, ident) = (&m.attrs, &m.vis, &m.ident);
-    Some(quote! { #(#attrs)* #vis mod #ident { #(#out)* } })
 }

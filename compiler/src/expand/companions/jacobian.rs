@@ -1,0 +1,308 @@
+//! `f::jacfwd`, `f::jacrev` and `f::hessian`: full Jacobians with respect
+//! to the first argument, one directional derivative per basis vector at
+//! run time. The three differ only in which derivative they repeat and how
+//! its results fill the matrix, so they share one generator.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{is_array_or_scalar, spelled, Differentiated};
+use crate::backend::body::emit_body;
+use crate::frontend::types::{rust_type, TypeSpec};
+use crate::ir::Aval;
+use crate::transform::ad::{self, Seed, Wrt};
+use crate::X64;
+
+/// Which Jacobian: each is a companion function of this name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Jacobian {
+    /// `jacfwd`: one jvp per element of the argument, giving columns.
+    Forward,
+    /// `jacrev`: one pullback per element of the output, giving rows.
+    Reverse,
+    /// `hessian`: `jacfwd` of the gradient.
+    Hessian,
+}
+
+impl Jacobian {
+    /// The companion function's name, as JAX's function is named.
+    fn name(self) -> &'static str {
+        match self {
+            Jacobian::Forward => "jacfwd",
+            Jacobian::Reverse => "jacrev",
+            Jacobian::Hessian => "hessian",
+        }
+    }
+
+    /// The aval whose dimensions lead the result's (the argument's follow):
+    /// the output's, or for the Hessian (a Jacobian of the gradient) the
+    /// argument's.
+    fn lead<'a>(self, in_aval: &'a Aval, out_aval: &'a Aval) -> &'a Aval {
+        if self == Jacobian::Hessian {
+            in_aval
+        } else {
+            out_aval
+        }
+    }
+}
+
+impl std::fmt::Display for Jacobian {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Differentiated<'_> {
+    /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
+    /// argument: the result type is the output's dimensions followed by the
+    /// argument's (`f32[M]` of `f32[N]` gives `Array<f32, M, N>`).
+    pub(super) fn jacobian(&self, kind: Jacobian) -> TokenStream {
+        let n = self.params.len();
+        if n == 0 {
+            return quote!();
+        }
+        let first = &self.params[0];
+        let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
+            return quote!();
+        };
+        if let Some(msg) = self.jacobian_misuse(kind, &in_aval, &out_aval) {
+            return self.lazy_error(kind.name(), n, &msg);
+        }
+        // The basis vectors: of the output's type in reverse mode, else of
+        // the argument's.
+        let basis_ty = if kind == Jacobian::Reverse {
+            &self.ret_ty
+        } else {
+            &first.owned
+        };
+        let (directional_fn, direction) = match self.directional(kind, basis_ty) {
+            Ok(d) => d,
+            Err(msg) => return self.lazy_error(kind.name(), n, &msg),
+        };
+        let mut shape = kind.lead(&in_aval, &out_aval).shape.clone();
+        shape.extend(in_aval.shape.iter().cloned());
+        // As JAX: forward mode gives the output's tangent dtype, reverse
+        // mode (and the Hessian, a Jacobian of the gradient) the argument's.
+        let dtype = if kind == Jacobian::Forward {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        };
+        let spec = TypeSpec::Array {
+            aval: Aval {
+                dtype,
+                shape,
+                weak: false,
+            },
+            by_ref: false,
+        };
+        let ty = spelled(&spec);
+        let names = self.param_names();
+        let tys = self.param_types();
+        let f = format_ident!("{}", kind.name());
+        let doc = match kind {
+            Jacobian::Forward => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): one jvp per argument element.",
+            Jacobian::Reverse => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): one pullback per output element.",
+            Jacobian::Hessian => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
+        };
+        let (generics, wh) = self.generics();
+        let elem = rust_type(dtype);
+        let basis_elem = rust_type(if kind == Jacobian::Reverse {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        });
+        // Rows (reverse mode) fill the result in order; columns (forward
+        // mode) are strided by the argument's size.
+        let fill = if kind == Jacobian::Reverse {
+            quote! {
+                for __k in 0..__rows {
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __rows];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
+                    let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
+                    let __d = #direction;
+                    __out[__k * __cols..(__k + 1) * __cols].copy_from_slice(::jax::ArrayType::data(&__d));
+                }
+            }
+        } else {
+            quote! {
+                for __k in 0..__cols {
+                    let mut __e = ::std::vec![<#basis_elem as ::jax::Element>::ZERO; __cols];
+                    __e[__k] = <#basis_elem as ::jax::Element>::ONE;
+                    let __basis = <#basis_ty as ::jax::ArrayType>::from_data(__e);
+                    let __d = #direction;
+                    for (__i, __v) in ::jax::ArrayType::data(&__d).iter().enumerate() {
+                        __out[__i * __cols + __k] = *__v;
+                    }
+                }
+            }
+        };
+        let lead_ty = if kind == Jacobian::Hessian {
+            &first.owned
+        } else {
+            &self.ret_ty
+        };
+        let first_ty = &first.owned;
+        quote! {
+            #directional_fn
+
+            #[doc = #doc]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #f #generics (#(#names: #tys),*) -> #ty #wh {
+                // The result is `lead ++ argument`: rows of the output's (or,
+                // for the Hessian, the argument's) size, columns of the
+                // argument's.
+                let __rows = <#lead_ty as ::jax::ArrayType>::SIZE;
+                let __cols = <#first_ty as ::jax::ArrayType>::SIZE;
+                let mut __out = ::std::vec![<#elem as ::jax::Element>::ZERO; __rows * __cols];
+                #fill
+                <#ty as ::jax::ArrayType>::from_data(__out)
+            }
+        }
+    }
+
+    /// Why this function has no `kind` Jacobian (`in_aval` is its first
+    /// argument's, `out_aval` its output's), with JAX's message where JAX
+    /// has one.
+    fn jacobian_misuse(&self, kind: Jacobian, in_aval: &Aval, out_aval: &Aval) -> Option<String> {
+        if !in_aval.dtype.is_float() {
+            return Some(format!(
+                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
+                in_aval.dtype.name()
+            ));
+        }
+        if kind == Jacobian::Hessian && out_aval.rank() != 0 {
+            return Some(format!(
+                "hessian is the Jacobian of the gradient: `{}` must return a scalar, not {out_aval}",
+                self.fsig.ident
+            ));
+        }
+        if kind.lead(in_aval, out_aval).rank() + in_aval.rank() > 6 {
+            return Some(format!(
+                "the {kind} of `{}` would have more than 6 dimensions",
+                self.fsig.ident
+            ));
+        }
+        if !matches!(self.params[0].spec, TypeSpec::Array { .. })
+            || !matches!(self.ret, TypeSpec::Array { .. })
+        {
+            return Some(format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident));
+        }
+        None
+    }
+
+    /// The directional derivative a `kind` Jacobian is made of, compiled
+    /// once and called per basis vector `__basis: basis_ty` at run time
+    /// (nothing is unrolled): the hidden function it calls (none where the
+    /// companions `jvp` or `__pullback` serve), and the call. `Err`: why it
+    /// cannot be derived.
+    fn directional(
+        &self,
+        kind: Jacobian,
+        basis_ty: &syn::Type,
+    ) -> Result<(TokenStream, TokenStream), String> {
+        let first = &self.params[0];
+        let mut first_only = vec![false; self.params.len()];
+        first_only[0] = true;
+        let wrt = self.per_leaf(&first_only).inputs;
+        let base = if kind == Jacobian::Hessian {
+            ad::grad(self.program, 0, X64, self.span())
+        } else {
+            Ok(self.program.clone())
+        };
+        let directional = base.and_then(|b| {
+            if kind == Jacobian::Reverse {
+                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
+            } else {
+                ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
+            }
+        });
+        let mut jaxpr = directional.map_err(|e| e.to_string())?;
+        // Keep only the derivative (after the primal outputs).
+        let n_primal = jaxpr.outvars.len() - 1;
+        jaxpr.outvars.drain(..n_primal);
+        let names = self.param_names();
+        let turbofish = self.turbofish();
+        // A Jacobian of plain arguments is made of the companions `jvp` and
+        // `__pullback` already hold (the other arguments' tangents zero, their
+        // cotangents dropped), rather than a third and fourth copy of the
+        // derivative program for rustc to check: one pass per basis vector
+        // either way, each computing the other arguments' part too.
+        let plain = self.params.iter().all(|p| is_array_or_scalar(&p.spec));
+        match kind {
+            Jacobian::Forward if plain => {
+                let tangents = self.params.iter().enumerate().map(|(k, p)| {
+                    let owned = &p.owned;
+                    let t = if k == 0 {
+                        quote!(__basis)
+                    } else if matches!(p.spec, TypeSpec::Scalar(_)) {
+                        quote!(<#owned as ::jax::Element>::ZERO)
+                    } else {
+                        quote!(<#owned as ::jax::ArrayType>::from_data(::std::vec![<<#owned as ::jax::ArrayType>::Elem as ::jax::Element>::ZERO; <#owned as ::jax::ArrayType>::SIZE]))
+                    };
+                    if p.by_ref {
+                        quote!(&#t)
+                    } else {
+                        t
+                    }
+                });
+                let call = quote!(jvp #turbofish ((#(::core::clone::Clone::clone(&#names),)*), (#(#tangents,)*)).1);
+                return Ok((TokenStream::new(), call));
+            }
+            Jacobian::Reverse if plain => {
+                let leaves = self.params.iter().map(|p| {
+                    let name = &p.name;
+                    if p.by_ref {
+                        quote!(::core::clone::Clone::clone(#name))
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#name))
+                    }
+                });
+                let call = quote!(__pullback #turbofish (#(#leaves,)* __basis).0);
+                return Ok((TokenStream::new(), call));
+            }
+            _ => {}
+        }
+        // A row (reverse mode) is of the argument's type; a column of the
+        // output's, or for the Hessian (of the gradient), the argument's.
+        let (dir_name, dir_ty, dir_spec) = match kind {
+            Jacobian::Reverse => (
+                format_ident!("__{}_row", kind.name()),
+                &first.owned,
+                &first.spec,
+            ),
+            Jacobian::Hessian => (
+                format_ident!("__{}_column", kind.name()),
+                &first.owned,
+                &first.spec,
+            ),
+            Jacobian::Forward => (
+                format_ident!("__{}_column", kind.name()),
+                &self.ret_ty,
+                &self.ret,
+            ),
+        };
+        let mut inputs = self.params_as_inputs();
+        let basis_spec = if kind == Jacobian::Reverse {
+            &self.ret
+        } else {
+            &first.spec
+        };
+        inputs.push((quote!(__basis), basis_spec.clone()));
+        let body =
+            emit_body(jaxpr, &inputs, dir_ty, dir_spec, self.items).map_err(|e| e.to_string())?;
+        let (generics, wh) = self.generics();
+        let tys = self.param_types();
+        let function = quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #dir_name #generics (#(#names: #tys,)* __basis: #basis_ty) -> #dir_ty #wh {
+                #body
+            }
+        };
+        let call = quote!(#dir_name #turbofish (#(::core::clone::Clone::clone(&#names),)* __basis));
+        Ok((function, call))
+    }
+}

@@ -1,0 +1,469 @@
+//! The derivative functions of a jitted function's companion module:
+//! `f::jvp`, `f::vjp`, `f::grad`, `f::value_and_grad`, `f::jacfwd`,
+//! `f::jacrev`, `f::hessian` and `f::__check_grads`, each compiled from the
+//! jaxpr `ad` derives, so a derivative is fused loops like `f` itself. They
+//! are `#[inline]`: one never called costs no code generation.
+//!
+//! This file decides which companions a function gets ([`derivatives`])
+//! and holds what they share: the parameters as the companion module
+//! spells them, the leaves of pytree arguments, the generics, and
+//! [`Differentiated::lazy_error`] for a derivative that cannot exist. Each
+//! derivative kind is generated in its own file.
+
+mod check_grads;
+mod grad;
+mod jacobian;
+mod jvp;
+mod vjp;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::frontend::parse::Signature;
+use crate::frontend::types::{rust_type, Items, TypeSpec};
+use crate::ir::{Dim, Jaxpr};
+use crate::transform::ad::Wrt;
+use jacobian::Jacobian;
+
+/// What `#[jax::jit(..)]` says about derivatives.
+#[derive(Default)]
+pub(super) struct Options {
+    /// `argnums = 1` or `argnums = (0, 2)`: the arguments `grad` and
+    /// `value_and_grad` differentiate (a tuple gives a tuple of gradients).
+    argnums: Option<(Vec<usize>, bool)>,
+    /// `has_aux`: the function returns `(scalar, aux)`; `grad` gives
+    /// `(gradient, aux)`.
+    has_aux: bool,
+}
+
+impl Options {
+    /// Reads the attribute's arguments: `argnums = N`, `argnums = (N, ..)`,
+    /// `has_aux`.
+    pub(super) fn parse(attr: TokenStream) -> syn::Result<Options> {
+        let mut o = Options::default();
+        if attr.is_empty() {
+            return Ok(o);
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+        let metas = syn::parse::Parser::parse2(parser, attr)?;
+        for m in metas {
+            match &m {
+                syn::Meta::Path(p) if p.is_ident("has_aux") => o.has_aux = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("has_aux") => {
+                    let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    }) = &nv.value
+                    else {
+                        return Err(syn::Error::new_spanned(
+                            &nv.value,
+                            "write `has_aux = true` or `has_aux`",
+                        ));
+                    };
+                    o.has_aux = b.value;
+                }
+                syn::Meta::NameValue(nv) if nv.path.is_ident("argnums") => {
+                    let index = |e: &syn::Expr| -> syn::Result<usize> {
+                        match e {
+                            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse(),
+                            other => Err(syn::Error::new_spanned(other, "argnums are argument positions: `argnums = 1` or `argnums = (0, 1)`")),
+                        }
+                    };
+                    o.argnums = Some(match &nv.value {
+                        syn::Expr::Tuple(t) => {
+                            (t.elems.iter().map(index).collect::<syn::Result<_>>()?, true)
+                        }
+                        syn::Expr::Paren(p) => (vec![index(&p.expr)?], false),
+                        e => (vec![index(e)?], false),
+                    });
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "#[jax::jit] takes `argnums = ..` and `has_aux`",
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// A parameter of the differentiated function.
+struct Param {
+    name: syn::Ident,
+    /// Its type, spelled from its abstract value (`&::jax::Array<f32, 3>`):
+    /// the companion module cannot name the user's imports or local items.
+    ty: syn::Type,
+    /// Owned (`::jax::Array<f32, 3>`): what its derivative is.
+    owned: syn::Type,
+    /// Whether the function takes it by reference.
+    by_ref: bool,
+    /// What it is: an array, a scalar, or a struct of them.
+    spec: TypeSpec,
+}
+
+/// The Rust type of an array, scalar or struct spec as the companion
+/// module names it: fully qualified, or the struct as its sibling.
+fn spelled(spec: &TypeSpec) -> syn::Type {
+    match spec {
+        TypeSpec::Scalar(d) => {
+            let t = rust_type(*d);
+            syn::parse_quote!(#t)
+        }
+        TypeSpec::Array { aval, .. } => {
+            let elem = rust_type(aval.dtype);
+            let dims: Vec<TokenStream> = aval
+                .shape
+                .iter()
+                .map(|d| match d {
+                    Dim::Lit(n) => {
+                        let n = proc_macro2::Literal::usize_unsuffixed(*n);
+                        quote!(#n)
+                    }
+                    Dim::Sym(s) => {
+                        let id = format_ident!("{}", s);
+                        quote!(#id)
+                    }
+                })
+                .collect();
+            syn::parse_quote!(::jax::Array<#elem #(, #dims)*>)
+        }
+        // A pytree of the `#[jax::jit] mod`: the companion module is its sibling.
+        TypeSpec::Struct { name, .. } => {
+            let id = format_ident!("{}", name);
+            syn::parse_quote!(super::#id)
+        }
+        _ => unreachable!("derivatives are generated for arrays, scalars and structs"),
+    }
+}
+
+/// The array and scalar leaves of a value (struct fields in order), as
+/// places below `expr`, with their specs.
+fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSpec)>) {
+    match spec {
+        TypeSpec::Struct { fields, .. } => {
+            for (f, s) in fields {
+                let f = format_ident!("{}", f);
+                leaves(s, quote!(#expr.#f), out);
+            }
+        }
+        TypeSpec::Tuple(items) => {
+            for (k, s) in items.iter().enumerate() {
+                let k = syn::Index::from(k);
+                leaves(s, quote!(#expr.#k), out);
+            }
+        }
+        leaf => out.push((expr, leaf.clone())),
+    }
+}
+
+/// Whether every leaf is an array or scalar (no keys).
+fn plain_leaves(spec: &TypeSpec) -> bool {
+    match spec {
+        TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| plain_leaves(s)),
+        TypeSpec::Array { .. } | TypeSpec::Scalar(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether a spec is one array or scalar (not a struct, tuple or key).
+fn is_array_or_scalar(spec: &TypeSpec) -> bool {
+    matches!(spec, TypeSpec::Array { .. } | TypeSpec::Scalar(_))
+}
+
+/// Symbolic dimensions of a spec.
+fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
+    if let Some(a) = spec.aval() {
+        for d in &a.shape {
+            if let Dim::Sym(s) = d {
+                if !out.contains(s) {
+                    out.push(s.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Whether every leaf is a float (what `grad` and `check_grads` accept).
+fn is_float(spec: &TypeSpec) -> bool {
+    match spec {
+        TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
+        s => s.aval().is_some_and(|a| a.dtype.is_float()),
+    }
+}
+
+/// The companion module's derivative functions for `fsig` (traced as
+/// `sig` and `program`): nothing where the arguments or the result are not
+/// arrays, scalars or structs of them, a `lazy_error` where a derivative
+/// cannot exist. `items` are those of the enclosing `#[jax::jit] mod` (its
+/// structs are pytrees).
+pub(super) fn derivatives(
+    fsig: &syn::Signature,
+    sig: &Signature,
+    program: &Jaxpr,
+    options: &Options,
+    items: &Items,
+) -> TokenStream {
+    let mut params = Vec::new();
+    for (arg, (name, spec)) in fsig.inputs.iter().zip(&sig.params) {
+        let syn::FnArg::Typed(pt) = arg else {
+            return quote!();
+        };
+        if !plain_leaves(spec) {
+            return quote!();
+        }
+        let by_ref = matches!(&*pt.ty, syn::Type::Reference(_));
+        let owned = spelled(spec);
+        let ty = if by_ref {
+            syn::parse_quote!(&#owned)
+        } else {
+            owned.clone()
+        };
+        params.push(Param {
+            name: name.clone(),
+            ty,
+            owned,
+            by_ref,
+            spec: spec.clone(),
+        });
+    }
+    // With `has_aux` the function returns `(scalar, aux)`.
+    let (ret, aux) = match (&sig.ret, options.has_aux) {
+        (TypeSpec::Tuple(items), true)
+            if items.len() == 2 && items.iter().all(is_array_or_scalar) =>
+        {
+            (items[0].clone(), Some(items[1].clone()))
+        }
+        (_, true) => {
+            let msg =
+                "has_aux: the function must return a pair `(output, aux)` of arrays or scalars";
+            return quote!(::core::compile_error!(#msg););
+        }
+        (r, false) if is_array_or_scalar(r) => (r.clone(), None),
+        _ => return quote!(),
+    };
+    // Dimensions that are not the function's own const generics (consts of
+    // the enclosing scope, possibly local to a block the companion module
+    // cannot see) become const generics of the derived functions, inferred
+    // from the arguments.
+    let own: Vec<String> = fsig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut free_dims = Vec::new();
+    for p in &params {
+        symbols(&p.spec, &mut free_dims);
+    }
+    symbols(&ret, &mut free_dims);
+    if let Some(a) = &aux {
+        symbols(a, &mut free_dims);
+    }
+    free_dims.retain(|s| !own.contains(s));
+    let f = Differentiated {
+        fsig,
+        params,
+        ret_ty: spelled(&ret),
+        ret,
+        aux,
+        program,
+        free_dims,
+        argnums: options.argnums.clone().unwrap_or((vec![0], false)),
+        items,
+    };
+    let mut out = TokenStream::new();
+    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+        return f.non_float_output(dtype);
+    }
+    if f.aux.is_none() {
+        out.extend(f.jvp());
+        out.extend(f.vjp());
+        out.extend(f.jacobian(Jacobian::Forward));
+        out.extend(f.jacobian(Jacobian::Reverse));
+        out.extend(f.jacobian(Jacobian::Hessian));
+        out.extend(f.check_grads());
+    }
+    out.extend(f.grad());
+    out.extend(f.value_and_grad());
+    out
+}
+
+/// The function whose companions are generated: its parameters and output
+/// as the companion module spells them, and the jaxpr `ad` transforms.
+struct Differentiated<'a> {
+    fsig: &'a syn::Signature,
+    params: Vec<Param>,
+    /// The differentiated output (the first of the pair, with `has_aux`).
+    ret_ty: syn::Type,
+    ret: TypeSpec,
+    /// `has_aux`'s second output.
+    aux: Option<TypeSpec>,
+    /// The traced program (with a `#[custom_jvp]`/`#[custom_vjp]` rule, the
+    /// call of the rule): what the derivatives are derived from.
+    program: &'a Jaxpr,
+    /// Extra const generic dimensions (see `derivatives`).
+    free_dims: Vec<String>,
+    /// The arguments `grad` differentiates, and whether it returns a tuple.
+    argnums: (Vec<usize>, bool),
+    /// The enclosing `#[jax::jit] mod`'s items (its structs are pytrees).
+    items: &'a Items,
+}
+
+impl Differentiated<'_> {
+    /// Where derivation errors point: the function's name.
+    fn span(&self) -> Span {
+        self.fsig.ident.span()
+    }
+
+    /// The parameters' names, in order.
+    fn param_names(&self) -> Vec<&syn::Ident> {
+        self.params.iter().map(|p| &p.name).collect()
+    }
+
+    /// The parameters' types as the companion module spells them.
+    fn param_types(&self) -> Vec<&syn::Type> {
+        self.params.iter().map(|p| &p.ty).collect()
+    }
+
+    /// The parameters, by name, as the inputs of an emitted body.
+    fn params_as_inputs(&self) -> Vec<(TokenStream, TypeSpec)> {
+        self.params
+            .iter()
+            .map(|p| {
+                let name = &p.name;
+                (quote!(#name), p.spec.clone())
+            })
+            .collect()
+    }
+
+    /// How many jaxpr inputs (leaves) each parameter is.
+    fn leaf_counts(&self) -> Vec<usize> {
+        self.params
+            .iter()
+            .map(|p| {
+                let mut v = Vec::new();
+                leaves(&p.spec, quote!(x), &mut v);
+                v.len()
+            })
+            .collect()
+    }
+
+    /// Per-parameter choices, repeated for each parameter's leaves.
+    fn per_leaf(&self, per_param: &[bool]) -> Wrt {
+        Wrt {
+            inputs: self
+                .leaf_counts()
+                .iter()
+                .zip(per_param)
+                .flat_map(|(&c, &w)| std::iter::repeat_n(w, c))
+                .collect(),
+        }
+    }
+
+    /// A function that exists (so calls resolve) but whose every call is a
+    /// compile error saying `msg`: its first argument's type must implement
+    /// a trait nothing implements, whose diagnostic is `msg`.
+    fn lazy_error(&self, name: &str, arity: usize, msg: &str) -> TokenStream {
+        let f = format_ident!("{}", name);
+        let tr = format_ident!("__{}_error", name);
+        let tys: Vec<syn::Ident> = (0..arity).map(|k| format_ident!("__A{}", k)).collect();
+        let first = &tys[0];
+        let rest = &tys[1..];
+        let label = format!("`{}::{name}` cannot be used", self.fsig.ident);
+        quote! {
+            #[doc(hidden)]
+            #[diagnostic::on_unimplemented(message = #msg, label = #label)]
+            pub trait #tr {}
+            #[doc = #msg]
+            #[inline]
+            #[allow(dead_code, unused_variables)]
+            pub fn #f<#first: #tr, #(#rest),*>(#(_: #tys),*) {
+                ::core::unreachable!()
+            }
+        }
+    }
+
+    /// The companions of a function whose output is not a float: its
+    /// tangent is JAX's `float0` (no information), so each derivative is a
+    /// compile error at its use, with JAX's message where JAX has one.
+    fn non_float_output(&self, dtype: jax_dtypes::DType) -> TokenStream {
+        let n = self.params.len().max(1);
+        let name = dtype.name();
+        let f = &self.fsig.ident;
+        let reverse = |kind: &str| {
+            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {name}; differentiate a float function of its inputs instead")
+        };
+        let forward = |kind: &str| {
+            format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
+        };
+        let mut out = TokenStream::new();
+        if self.aux.is_none() {
+            out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
+            out.extend(self.lazy_error("vjp", n, &forward("vjp")));
+            out.extend(self.lazy_error("jacfwd", n, &forward("jacfwd")));
+            out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
+            out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
+            out.extend(self.lazy_error("__check_grads", n + 1, &forward("check_grads")));
+        }
+        out.extend(self.lazy_error("grad", n, &reverse("grad")));
+        out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));
+        out
+    }
+
+    /// A companion's generics and where clause: the function's, with the
+    /// free dimensions as const generics after them.
+    fn generics(&self) -> (TokenStream, TokenStream) {
+        let g = &self.fsig.generics;
+        let mut params: Vec<TokenStream> = g.params.iter().map(|p| quote!(#p)).collect();
+        for s in &self.free_dims {
+            let id = format_ident!("{}", s);
+            params.push(quote!(const #id: usize));
+        }
+        let wh = &g.where_clause;
+        (
+            if params.is_empty() {
+                quote!()
+            } else {
+                quote!(<#(#params),*>)
+            },
+            quote!(#wh),
+        )
+    }
+
+    /// Explicit generic arguments (the function's type and const generics,
+    /// then the free dimensions: `::<T, N>`) for one companion's calls of
+    /// another, so calls from a closure need no inference.
+    fn turbofish(&self) -> TokenStream {
+        let names: Vec<TokenStream> = self
+            .fsig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Const(c) => {
+                    let id = &c.ident;
+                    Some(quote!(#id))
+                }
+                syn::GenericParam::Type(t) => {
+                    let id = &t.ident;
+                    Some(quote!(#id))
+                }
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .chain(self.free_dims.iter().map(|s| {
+                let id = format_ident!("{}", s);
+                quote!(#id)
+            }))
+            .collect();
+        if names.is_empty() {
+            quote!()
+        } else {
+            quote!(::<#(#names),*>)
+        }
+    }
+}
