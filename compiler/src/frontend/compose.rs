@@ -1,8 +1,10 @@
 //! Transformations inside jitted bodies: `jax::grad(f)(x)`,
 //! `jax::value_and_grad(f)(x)`, `jax::jacfwd`, `jax::jacrev`,
-//! `jax::hessian`, and `jax::jvp(f, (x,), (t,))`, on closures, functions of
-//! the `#[jax::jit] mod`, `jnp::`/`lax::` functions, and transformations of
-//! those (`jax::grad(jax::grad(jnp::sin))`), nested to any depth.
+//! `jax::hessian`, `jax::jvp(f, (x,), (t,))` and `jax::vjp(f, x)` (with the
+//! pullback it returns), on closures, functions of the `#[jax::jit] mod`,
+//! `jnp::`/`lax::` functions, and transformations of those
+//! (`jax::grad(jax::grad(jnp::sin))`), nested to any depth; and calls of
+//! functions with their own rule (`#[custom_jvp]`, `#[custom_vjp]`).
 //!
 //! `f` is traced into a jaxpr of its own (the values it captures from the
 //! enclosing body become extra inputs that are not differentiated), the
@@ -33,21 +35,6 @@ impl Tracer {
         }
         if is_path(&c.func, "jax", "vjp") {
             return self.vjp_call(c).map(Some);
-        }
-        if is_path(&c.func, "lax", "fori_loop") {
-            return self.fori_loop_call(c).map(Some);
-        }
-        if is_path(&c.func, "lax", "cond") {
-            return self.cond_call(c).map(Some);
-        }
-        if is_path(&c.func, "lax", "switch") {
-            return self.switch_call(c).map(Some);
-        }
-        if is_path(&c.func, "lax", "while_loop") {
-            return self.while_call(c).map(Some);
-        }
-        if is_path(&c.func, "lax", "scan") || is_path(&c.func, "lax", "scan_with") {
-            return self.scan_call(c).map(Some);
         }
         let syn::Expr::Call(inner) = &*c.func else {
             return Ok(None);

@@ -13,7 +13,7 @@ use crate::ir::builder::{err, Result};
 use crate::ir::Scalar;
 
 impl Tracer {
-    pub fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
+    pub(crate) fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
         self.expr_inner(e)
             .map_err(|err| crate::ir::builder::over_expression(e, err))
     }

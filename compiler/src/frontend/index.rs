@@ -48,7 +48,7 @@ impl Tracer {
     }
 
     /// The items of `s![..]`.
-    pub(crate) fn s_macro(&mut self, m: &syn::Macro) -> Result<Vec<Item>> {
+    fn s_macro(&mut self, m: &syn::Macro) -> Result<Vec<Item>> {
         let items = m.parse_body_with(Punctuated::<SItem, syn::Token![,]>::parse_terminated)?;
         let mut out = Vec::new();
         for it in items {

@@ -17,6 +17,27 @@ use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Jaxpr};
 
 impl Tracer {
+    /// `lax::fori_loop(..)`, `lax::cond(..)`, `lax::switch(..)`,
+    /// `lax::while_loop(..)`, `lax::scan(..)`: `None` when `c` is none of these.
+    pub(crate) fn call_lax_control(&mut self, c: &syn::ExprCall) -> Result<Option<Value>> {
+        if is_path(&c.func, "lax", "fori_loop") {
+            return self.fori_loop_call(c).map(Some);
+        }
+        if is_path(&c.func, "lax", "cond") {
+            return self.cond_call(c).map(Some);
+        }
+        if is_path(&c.func, "lax", "switch") {
+            return self.switch_call(c).map(Some);
+        }
+        if is_path(&c.func, "lax", "while_loop") {
+            return self.while_call(c).map(Some);
+        }
+        if is_path(&c.func, "lax", "scan") || is_path(&c.func, "lax", "scan_with") {
+            return self.scan_call(c).map(Some);
+        }
+        Ok(None)
+    }
+
     /// A loop body's returned carry as atoms of the carry's types (same
     /// structure, shapes and dtypes; weak values take the carry's dtype).
     fn carry_out(
@@ -93,7 +114,7 @@ impl Tracer {
     /// `lax::fori_loop(lower, upper, |i, carry| .., init)`: one `fori_loop`
     /// equation whose body is the closure traced apart (the values it reads
     /// from the enclosing body become loop invariants).
-    pub(crate) fn fori_loop_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn fori_loop_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 4 {
             return err(
                 c.span(),
@@ -222,7 +243,7 @@ impl Tracer {
     /// apart on the operand (their outputs must have one type), one `cond`
     /// equation on the predicate as an `int32` index (`[false, true]`), as
     /// JAX traces it; a predicate known now is a literal index.
-    pub(crate) fn cond_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn cond_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 4 {
             return err(
                 c.span(),
@@ -255,7 +276,7 @@ impl Tracer {
 
     /// `lax::switch(index, [branch, ..], operand)`: one `cond` on the index
     /// clamped into range, as JAX does (a known index is clamped now).
-    pub(crate) fn switch_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn switch_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 3 {
             return err(
                 c.span(),
@@ -396,7 +417,7 @@ impl Tracer {
 
     /// `lax::while_loop(|c| .., |c| .., init)`: the condition and the body
     /// traced apart on the carry, one `while` equation.
-    pub(crate) fn while_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn while_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         if c.args.len() != 3 {
             return err(c.span(), "`lax::while_loop` takes a condition `|carry| ..`, a body `|carry| ..` and the initial carry");
         }
@@ -465,7 +486,7 @@ impl Tracer {
 
     /// `lax::scan(|carry, x| (carry, y), init, xs)`: the body traced apart on
     /// the carry and one row of every x; the ys come back stacked.
-    pub(crate) fn scan_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
+    fn scan_call(&mut self, c: &syn::ExprCall) -> Result<Value> {
         let with = is_path(&c.func, "lax", "scan_with");
         if c.args.len() != 3 + with as usize {
             return err(

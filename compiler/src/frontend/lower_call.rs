@@ -25,7 +25,7 @@ pub(crate) enum Module {
 
 impl Module {
     /// How a name written there starts: `jnp::`, `lax::`, `.`, `random::`.
-    pub(crate) fn prefix(self) -> &'static str {
+    fn prefix(self) -> &'static str {
         match self {
             Module::Method => ".",
             Module::Jnp => "jnp::",
@@ -126,6 +126,7 @@ impl Tracer {
         }
     }
 
+    /// A number known when the function compiles (`what` names it in the error).
     pub(crate) fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
         match v {
             Value::Static(Scalar::Int(i)) => Ok(*i),
@@ -136,6 +137,7 @@ impl Tracer {
         }
     }
 
+    /// One static integer or a tuple of them (a shape, a permutation).
     pub(crate) fn static_ints(&self, v: &Value, span: Span, what: &str) -> Result<Vec<i128>> {
         match v {
             Value::Tuple(items) => items
@@ -146,6 +148,7 @@ impl Tracer {
         }
     }
 
+    /// A flag known when the function compiles (`keepdims`).
     fn static_bool_arg(&self, v: &Value, span: Span, what: &str) -> Result<bool> {
         match v {
             Value::Static(Scalar::Bool(b)) => Ok(*b),

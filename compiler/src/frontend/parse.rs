@@ -13,21 +13,21 @@ use crate::frontend::value::{flatten, Symbolic, Value};
 use crate::ir::builder::{err, Result};
 
 /// The parsed signature of a jitted function.
-pub struct Signature {
-    pub params: Vec<(syn::Ident, TypeSpec)>,
-    pub ret: TypeSpec,
+pub(crate) struct Signature {
+    pub(crate) params: Vec<(syn::Ident, TypeSpec)>,
+    pub(crate) ret: TypeSpec,
     /// Names of the const generic parameters.
-    pub const_generics: Vec<String>,
+    pub(crate) const_generics: Vec<String>,
 }
 
 /// Reads the signature; everything the body may use must be nameable as an array type.
-pub fn signature(f: &syn::ItemFn) -> Result<Signature> {
+pub(crate) fn signature(f: &syn::ItemFn) -> Result<Signature> {
     signature_in(&f.sig, &Items::default(), None)
 }
 
 /// Reads a signature inside a `#[jax::jit] mod`; `self_ty` is the struct of
 /// an `impl` block, for a `&self` receiver.
-pub fn signature_in(
+pub(crate) fn signature_in(
     sig: &syn::Signature,
     items: &Items,
     self_ty: Option<&syn::Type>,
@@ -114,13 +114,13 @@ pub fn signature_in(
 }
 
 /// Traces a whole function: parameters become inputs, the body's value the outputs.
-pub fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
+pub(crate) fn trace_fn(f: &syn::ItemFn, sig: &Signature, x64: bool) -> Result<Tracer> {
     trace_body(&f.block, sig, &f.sig.output, Default::default(), None, x64)
 }
 
 /// Traces a function body of a `#[jax::jit] mod` (`self_ty`: the struct of
 /// its `impl`, if it is a method).
-pub fn trace_body(
+pub(crate) fn trace_body(
     block: &syn::Block,
     sig: &Signature,
     output: &syn::ReturnType,
@@ -162,7 +162,7 @@ pub fn trace_body(
 }
 
 impl Tracer {
-    pub(crate) fn input_value(&mut self, spec: &TypeSpec) -> Value {
+    fn input_value(&mut self, spec: &TypeSpec) -> Value {
         match spec {
             TypeSpec::Struct { name, fields } => Value::Struct(
                 name.clone(),

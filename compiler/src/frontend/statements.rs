@@ -144,7 +144,7 @@ impl Tracer {
     }
 
     /// Checks a value against a written type; weak values adapt to it.
-    pub fn check_type(&mut self, v: Value, want: &TypeSpec, span: Span) -> Result<Value> {
+    pub(crate) fn check_type(&mut self, v: Value, want: &TypeSpec, span: Span) -> Result<Value> {
         match want {
             TypeSpec::Tuple(ts) => {
                 let Value::Tuple(items) = v else {

@@ -22,6 +22,7 @@ pub(crate) const MAX_DEPTH: usize = 64;
 /// The message of the error a poisoned name raises; it is never shown.
 const POISONED: &str = "\0poisoned";
 
+/// The error a use of a poisoned name raises (see [`is_poisoned`]).
 pub(crate) fn poisoned() -> syn::Error {
     syn::Error::new(Span::call_site(), POISONED)
 }
@@ -39,15 +40,15 @@ pub(crate) fn is_poisoned(e: &syn::Error) -> bool {
 }
 
 /// The tracer: a builder plus the lexical scopes of the body.
-pub struct Tracer {
-    pub b: Builder,
+pub(crate) struct Tracer {
+    pub(crate) b: Builder,
     /// The lexical scopes, innermost last (inlined calls swap in their own).
     pub(crate) scopes: Vec<HashMap<String, Value>>,
     /// The written type of the expression about to be traced (an annotated
     /// `let`, or the function's tail): what `x.reshape()` reshapes to.
     pub(crate) hint: Option<TypeSpec>,
     /// The structs, consts and functions of the enclosing `#[jax::jit] mod`.
-    pub items: std::rc::Rc<Items>,
+    pub(crate) items: std::rc::Rc<Items>,
     /// The struct of the `impl` being traced, for `Self`.
     pub(crate) self_ty: Option<syn::Type>,
     /// Depth of inlined calls, to report runaway recursion.
@@ -58,7 +59,8 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    pub fn new(x64: bool) -> Tracer {
+    /// A tracer with an empty jaxpr, outside any mod.
+    pub(crate) fn new(x64: bool) -> Tracer {
         Tracer {
             b: Builder::new(x64),
             scopes: vec![HashMap::new()],
@@ -70,7 +72,8 @@ impl Tracer {
         }
     }
 
-    pub fn define(&mut self, name: &str, v: Value) {
+    /// Binds a name in the innermost scope.
+    pub(crate) fn define(&mut self, name: &str, v: Value) {
         self.scopes.last_mut().unwrap().insert(name.to_string(), v);
     }
 

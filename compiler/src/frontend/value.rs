@@ -11,7 +11,7 @@ use crate::ir::{Atom, Jaxpr, Scalar};
 
 /// A value during tracing.
 #[derive(Clone, Debug)]
-pub enum Value {
+pub(crate) enum Value {
     /// An array or scalar whose value is only known at run time.
     Traced(Atom),
     /// A number known now (a literal, a static loop index, a const).
@@ -42,12 +42,12 @@ pub enum Value {
 
 /// See [`Value::Symbolic`].
 #[derive(Clone, Debug)]
-pub struct Symbolic {
+pub(crate) struct Symbolic {
     /// The Rust expression, in terms of the function's const generics.
-    pub expr: String,
+    pub(crate) expr: String,
     /// Its dtype once cast (`N as f32`); `None` for Rust's `usize`, which
     /// becomes a weakly typed default int, as a Python int does.
-    pub dtype: Option<jax_dtypes::DType>,
+    pub(crate) dtype: Option<jax_dtypes::DType>,
 }
 
 impl Symbolic {
@@ -72,7 +72,7 @@ impl Symbolic {
 
 /// One axis of an index.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Item {
+pub(crate) enum Item {
     /// A single position (the axis goes away).
     Int(i128),
     /// `start..end;step` with Python's bounds (clamped), `None` for open ends.
@@ -90,7 +90,7 @@ pub enum Item {
 /// program (inputs: the primals, the values `f` captured, the output
 /// cotangent; outputs: the primals' cotangents) and its inputs so far.
 #[derive(Debug)]
-pub struct Pullback {
+pub(crate) struct Pullback {
     pub(crate) program: Jaxpr,
     pub(crate) inputs: Vec<Atom>,
 }
