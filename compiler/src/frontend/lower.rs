@@ -57,8 +57,8 @@ const LAX: &[Module] = &[Module::Lax];
 /// `jnp::` and methods, which follow NumPy.
 const NUMPY: &[Module] = &[Module::Jnp, Module::Method];
 
-/// The operations: names, where they may be written, how they lower. The
-/// first row naming the call and admitting its module lowers it.
+/// The operations: names, where they may be written, how they lower. A
+/// name written in one place has one row (the tests check it).
 pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     // Float functions.
     (&["exp"], ANY, Inexact(&prims::EXP)),
@@ -275,5 +275,28 @@ impl Tracer {
             ));
         }
         Ok(Value::Traced(jnp::binary(&mut self.b, prim, x, y, span)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name written in one place is lowered by one row, so the order of
+    /// the rows does not matter.
+    #[test]
+    fn each_name_has_one_row_where_it_is_written() {
+        let mut seen = std::collections::HashSet::new();
+        for (names, written, _) in OPS {
+            for name in names.iter() {
+                for module in written.iter() {
+                    assert!(
+                        seen.insert((*name, module.prefix())),
+                        "`{}{name}` has two rows",
+                        module.prefix()
+                    );
+                }
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ pub(crate) enum Module {
 
 impl Module {
     /// How a name written there starts: `jnp::`, `lax::`, `.`, `random::`.
-    fn prefix(self) -> &'static str {
+    pub(crate) fn prefix(self) -> &'static str {
         match self {
             Module::Method => ".",
             Module::Jnp => "jnp::",

@@ -6,6 +6,7 @@
 
 use syn::spanned::Spanned;
 
+/// For `expand`, which drops the errors that stand for one already reported.
 pub(crate) use crate::frontend::tracer::is_poisoned;
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::{type_spec_in, Items, TypeSpec};

@@ -14,6 +14,7 @@ use crate::ir::builder::{err, Result};
 use crate::ir::Scalar;
 
 impl Tracer {
+    /// A condition known now (`what` is the `if` or `while` that needs it).
     pub(crate) fn static_bool(&mut self, cond: &syn::Expr, what: &str) -> Result<bool> {
         match self.expr(cond)? {
             Value::Static(Scalar::Bool(b)) => Ok(b),
