@@ -141,7 +141,7 @@ pub(crate) fn emit_rows(
     let mut outs = Vec::new();
     for (k, (a, row_out)) in full.outvars.iter().zip(&row_outs).enumerate() {
         let aval = full.atom_aval(a);
-        let ty = crate::frontend::types::rust_type(aval.dtype);
+        let ty = crate::ir::rust_type(aval.dtype);
         let name = format_ident!("__out{}", k);
         let total = emit::size_tokens(&aval.shape);
         decls.push(

@@ -13,7 +13,7 @@ use jax_dtypes::DType;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::frontend::types::rust_type;
+use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Jaxpr, Literal, Scalar, Var};
 use crate::prims::{Lowering, Params};
 

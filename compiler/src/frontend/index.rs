@@ -8,28 +8,12 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-use crate::frontend::parse::{Tracer, Value};
+use crate::frontend::tracer::Tracer;
+use crate::frontend::value::{Item, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
 
-/// One axis of an index.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Item {
-    /// A single position (the axis goes away).
-    Int(i128),
-    /// `start..end;step` with Python's bounds (clamped), `None` for open ends.
-    Range {
-        start: Option<i128>,
-        end: Option<i128>,
-        step: i128,
-    },
-    /// A position known only at run time (a traced integer): read with
-    /// `dynamic_slice`, clamped into bounds as XLA does.
-    Dynamic(Atom),
-}
-
-/// One item of `s![..]`: an expression, then an optional `; step`.
 struct SItem {
     expr: syn::Expr,
     step: Option<syn::Expr>,
@@ -64,7 +48,7 @@ impl Tracer {
     }
 
     /// The items of `s![..]`.
-    pub(crate) fn s_macro(&mut self, m: &syn::Macro) -> Result<Vec<Item>> {
+    fn s_macro(&mut self, m: &syn::Macro) -> Result<Vec<Item>> {
         let items = m.parse_body_with(Punctuated::<SItem, syn::Token![,]>::parse_terminated)?;
         let mut out = Vec::new();
         for it in items {

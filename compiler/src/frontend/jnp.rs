@@ -6,12 +6,12 @@ use jax_dtypes::{result_type_explicit, sum_dtype, to_inexact, DType, Kind};
 use proc_macro2::Span;
 
 use crate::ir::builder::{literal, Builder, Result};
-pub use crate::ir::cast_scalar;
+use crate::ir::cast_scalar;
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
 
 /// A Rust literal or static number: weakly typed, like a Python scalar.
-pub fn weak_literal(b: &Builder, v: Scalar) -> Atom {
+pub(crate) fn weak_literal(b: &Builder, v: Scalar) -> Atom {
     let (dtype, weak) = match v {
         Scalar::Bool(_) => (DType::Bool, false),
         Scalar::Int(_) => (jax_dtypes::default_dtype(Kind::Int, b.x64), true),
@@ -21,7 +21,13 @@ pub fn weak_literal(b: &Builder, v: Scalar) -> Atom {
 }
 
 /// `x` as `dtype` (and weak flag): a literal is retyped, a variable converted.
-pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -> Result<Atom> {
+pub(crate) fn convert(
+    b: &mut Builder,
+    x: Atom,
+    dtype: DType,
+    weak: bool,
+    span: Span,
+) -> Result<Atom> {
     let aval = b.aval(&x);
     if aval.dtype == dtype && aval.weak == weak {
         return Ok(x);
@@ -44,7 +50,7 @@ pub fn convert(b: &mut Builder, x: Atom, dtype: DType, weak: bool, span: Span) -
 }
 
 /// JAX's `promote_dtypes`: every operand converted to the result type.
-pub fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+pub(crate) fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
     let avals: Vec<(DType, bool)> = xs
         .iter()
         .map(|x| {
@@ -60,7 +66,7 @@ pub fn promote(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> 
 
 /// Lifts lower-rank array operands to the highest rank with leading 1s, as
 /// NumPy broadcasting does; scalars stay scalars.
-pub fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
+fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Atom>> {
     let rank = xs.iter().map(|x| b.aval(x).rank()).max().unwrap_or(0);
     xs.into_iter()
         .map(|x| {
@@ -83,7 +89,7 @@ pub fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec
 }
 
 /// A binary `jnp` operation: promote, broadcast ranks, bind.
-pub fn binary(b: &mut Builder, prim: Prim, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn binary(b: &mut Builder, prim: Prim, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     check_broadcast(b, &x, &y, span)?;
     let xs = promote(b, vec![x, y], span)?;
     let xs = broadcast_ranks(b, xs, span)?;
@@ -99,19 +105,19 @@ fn check_broadcast(b: &mut Builder, x: &Atom, y: &Atom, span: Span) -> Result<()
 }
 
 /// A unary operation on numbers.
-pub fn unary(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn unary(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
     b.bind1(prim, Params::None, vec![x], span)
 }
 
 /// A unary operation defined on floats: integers and bool convert first
 /// (`jnp.sin(int32)` is `float32`).
-pub fn unary_inexact(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn unary_inexact(b: &mut Builder, prim: Prim, x: Atom, span: Span) -> Result<Atom> {
     let x = to_float(b, x, span)?;
     b.bind1(prim, Params::None, vec![x], span)
 }
 
 /// `x` converted to its inexact type (unchanged if already float).
-pub fn to_float(b: &mut Builder, x: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn to_float(b: &mut Builder, x: Atom, span: Span) -> Result<Atom> {
     let a = b.aval(&x);
     let target = if a.weak && !a.dtype.is_inexact() {
         jax_dtypes::default_dtype(Kind::Float, b.x64)
@@ -122,7 +128,7 @@ pub fn to_float(b: &mut Builder, x: Atom, span: Span) -> Result<Atom> {
 }
 
 /// Normalizes `axis` (negative counts from the end) or reports it.
-pub fn axis(b: &Builder, x: &Atom, axis: i128, span: Span) -> Result<usize> {
+pub(crate) fn axis(b: &Builder, x: &Atom, axis: i128, span: Span) -> Result<usize> {
     let rank = b.aval(x).rank() as i128;
     if axis < -rank || axis >= rank {
         return Err(syn::Error::new(
@@ -163,7 +169,7 @@ fn keep_dims(
 
 /// Which reduction.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Reduction {
+pub(crate) enum Reduction {
     Sum,
     Prod,
     Max,
@@ -173,7 +179,7 @@ pub enum Reduction {
 }
 
 /// `jnp.sum`/`prod`/`max`/`min`/`any`/`all` over `axes` (all when `None`).
-pub fn reduce(
+pub(crate) fn reduce(
     b: &mut Builder,
     kind: Reduction,
     x: Atom,
@@ -226,7 +232,7 @@ pub fn reduce(
 }
 
 /// `jnp.mean`: the sum divided by the element count, in the inexact type.
-pub fn mean(
+pub(crate) fn mean(
     b: &mut Builder,
     x: Atom,
     axes: Option<Vec<usize>>,
@@ -257,7 +263,7 @@ pub fn mean(
 }
 
 /// `jnp.matmul`/`dot` for 1-D and 2-D operands (and batched 3-D matmul).
-pub fn matmul(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn matmul(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     let xs = promote(b, vec![x, y], span)?;
     let (x, y) = (xs[0].clone(), xs[1].clone());
     let (ra, rb) = (b.aval(&x).rank(), b.aval(&y).rank());
@@ -294,7 +300,7 @@ pub fn matmul(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
 }
 
 /// `jnp.where(c, x, y)`: `select_n(c, y, x)` after promotion and broadcasting.
-pub fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     let c = convert(b, c, DType::Bool, false, span)?;
     let xy = promote(b, vec![x, y], span)?;
     let (x, y) = (xy[0].clone(), xy[1].clone());
@@ -334,7 +340,7 @@ pub fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> Result<
 }
 
 /// `x ** y`: `integer_pow` for a static integer exponent, else `pow`.
-pub fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
     if let Atom::Lit(l) = &y {
         if let Scalar::Int(n) = l.value {
             return b.bind1(
@@ -349,18 +355,18 @@ pub fn power(b: &mut Builder, x: Atom, y: Atom, span: Span) -> Result<Atom> {
 }
 
 /// `jnp.clip(x, lo, hi)`: `min(hi, max(lo, x))`, as JAX writes it.
-pub fn clip(b: &mut Builder, x: Atom, lo: Atom, hi: Atom, span: Span) -> Result<Atom> {
+pub(crate) fn clip(b: &mut Builder, x: Atom, lo: Atom, hi: Atom, span: Span) -> Result<Atom> {
     let m = binary(b, &prims::MAX, lo, x, span)?;
     binary(b, &prims::MIN, hi, m, span)
 }
 
 /// Permutes axes.
-pub fn transpose(b: &mut Builder, x: Atom, perm: Vec<usize>, span: Span) -> Result<Atom> {
+pub(crate) fn transpose(b: &mut Builder, x: Atom, perm: Vec<usize>, span: Span) -> Result<Atom> {
     b.bind1(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x], span)
 }
 
 /// A new shape with the same elements in row-major order.
-pub fn reshape(b: &mut Builder, x: Atom, new_sizes: Vec<Dim>, span: Span) -> Result<Atom> {
+pub(crate) fn reshape(b: &mut Builder, x: Atom, new_sizes: Vec<Dim>, span: Span) -> Result<Atom> {
     if b.aval(&x).shape == new_sizes {
         return Ok(x);
     }
@@ -373,7 +379,7 @@ pub fn reshape(b: &mut Builder, x: Atom, new_sizes: Vec<Dim>, span: Span) -> Res
 }
 
 /// `jnp.broadcast_to`: NumPy broadcasting to `shape`.
-pub fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span) -> Result<Atom> {
+pub(crate) fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span) -> Result<Atom> {
     let a = b.aval(&x);
     if a.shape == shape {
         return Ok(x);
@@ -397,7 +403,7 @@ pub fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span) -> Re
 }
 
 /// `jnp.expand_dims(x, axis)`: a size-1 axis inserted at `axis`.
-pub fn expand_dims(b: &mut Builder, x: Atom, axis: i128, span: Span) -> Result<Atom> {
+pub(crate) fn expand_dims(b: &mut Builder, x: Atom, axis: i128, span: Span) -> Result<Atom> {
     let a = b.aval(&x);
     let rank = a.rank() as i128 + 1;
     if axis < -rank || axis >= rank {
@@ -448,7 +454,13 @@ fn max_with_initial(
 
 /// `jax.nn.softmax(x, axis)` and `jax.nn.log_softmax(x, axis)`, with the
 /// primitives JAX emits.
-pub fn softmax(b: &mut Builder, x: Atom, axis: usize, log: bool, span: Span) -> Result<Atom> {
+pub(crate) fn softmax(
+    b: &mut Builder,
+    x: Atom,
+    axis: usize,
+    log: bool,
+    span: Span,
+) -> Result<Atom> {
     let x = to_float(b, x, span)?;
     let m = max_with_initial(b, x.clone(), vec![axis], true, span)?;
     let m = b.bind1(&prims::STOP_GRADIENT, Params::None, vec![m], span)?;
@@ -464,7 +476,7 @@ pub fn softmax(b: &mut Builder, x: Atom, axis: usize, log: bool, span: Span) -> 
 }
 
 /// `jax.nn.logsumexp(x, axis, keepdims)`, with the primitives JAX emits.
-pub fn logsumexp(
+pub(crate) fn logsumexp(
     b: &mut Builder,
     x: Atom,
     axes: Option<Vec<usize>>,
@@ -509,7 +521,7 @@ pub fn logsumexp(
 }
 
 /// `jnp.concatenate` (or `jnp.stack`, which first adds the axis to each part).
-pub fn concatenate(
+pub(crate) fn concatenate(
     b: &mut Builder,
     parts: Vec<Atom>,
     axis: i128,

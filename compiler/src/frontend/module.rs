@@ -7,11 +7,10 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::frontend::parse::{signature_in, Tracer, Value};
+use crate::frontend::parse::signature_in;
+use crate::frontend::tracer::{Tracer, MAX_DEPTH};
+use crate::frontend::value::Value;
 use crate::ir::builder::{err, Result};
-
-/// How deep inlined calls may nest before it must be unbounded recursion.
-const MAX_DEPTH: usize = 64;
 
 impl Tracer {
     /// `p.w`: a struct field, or `t.0`: a tuple element.
@@ -87,9 +86,9 @@ impl Tracer {
         let Some(expr) = items.consts.get(name) else {
             return Ok(None);
         };
-        let saved = std::mem::replace(self.scopes_mut(), vec![HashMap::new()]);
+        let saved = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let v = self.expr(expr);
-        *self.scopes_mut() = saved;
+        self.scopes = saved;
         match v? {
             v @ Value::Static(_) => Ok(Some(v)),
             _ => err(
@@ -215,7 +214,7 @@ impl Tracer {
         for ((name, spec), (v, at)) in s.params.iter().zip(args) {
             bound.push((name.to_string(), self.check_type(v, spec, at)?));
         }
-        let saved_scopes = std::mem::replace(self.scopes_mut(), vec![HashMap::new()]);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let saved_self = std::mem::replace(&mut self.self_ty, self_ty);
         self.depth += 1;
         for (name, v) in bound {
@@ -226,7 +225,7 @@ impl Tracer {
             .and_then(|v| self.check_type(v, &s.ret, span));
         self.depth -= 1;
         self.self_ty = saved_self;
-        *self.scopes_mut() = saved_scopes;
+        self.scopes = saved_scopes;
         r
     }
 }
@@ -265,145 +264,4 @@ pub(crate) fn custom_rule(attrs: &[syn::Attribute]) -> Option<CustomRule> {
 
 fn self_type(name: &str) -> syn::Type {
     syn::parse_str(name).expect("a struct name is a type")
-}
-
-impl Tracer {
-    /// Calls a closure: its parameters bound to `args` in a scope on top of
-    /// the scopes it was created in (what it captured).
-    pub(crate) fn call_closure(
-        &mut self,
-        cl: &(syn::ExprClosure, Vec<HashMap<String, Value>>),
-        args: Vec<(Value, Span)>,
-        span: Span,
-    ) -> Result<Value> {
-        let (c, captured) = cl;
-        if c.inputs.len() != args.len() {
-            return err(
-                span,
-                format!(
-                    "the closure takes {} argument(s), got {}",
-                    c.inputs.len(),
-                    args.len()
-                ),
-            );
-        }
-        if self.depth >= MAX_DEPTH {
-            return err(
-                span,
-                format!("calls nest more than {MAX_DEPTH} deep: recursion cannot be traced"),
-            );
-        }
-        let mut scopes = captured.clone();
-        scopes.push(HashMap::new());
-        let saved = std::mem::replace(self.scopes_mut(), scopes);
-        self.depth += 1;
-        let mut r = Ok(Value::Unit);
-        for (pat, (v, _)) in c.inputs.iter().zip(args) {
-            if let Err(e) = self.bind_closure_param(pat, v) {
-                r = Err(e);
-                break;
-            }
-        }
-        if r.is_ok() {
-            r = self.expr(&c.body);
-        }
-        self.depth -= 1;
-        *self.scopes_mut() = saved;
-        r
-    }
-
-    /// `match` on a static value: the first arm whose pattern matches.
-    pub(crate) fn match_(&mut self, m: &syn::ExprMatch) -> Result<Value> {
-        let v = self.expr(&m.expr)?;
-        let crate::frontend::parse::Value::Static(s) = v else {
-            return err(
-                m.expr.span(),
-                "TracerBoolConversionError: `match` needs a value known at compile time, but this one is traced; use lax::switch or jnp::where_",
-            );
-        };
-        for arm in &m.arms {
-            if arm.guard.is_some() {
-                return err(arm.span(), "match guards are not supported in #[jax::jit]");
-            }
-            if let Some(bind) = pattern_matches(&arm.pat, s)? {
-                self.scopes_mut().push(HashMap::new());
-                if let Some(name) = bind {
-                    self.define(&name, Value::Static(s));
-                }
-                let r = self.expr(&arm.body);
-                self.scopes_mut().pop();
-                return r;
-            }
-        }
-        err(m.span(), "no arm matches this value")
-    }
-}
-
-/// Whether a pattern matches a static scalar: `Some(binding)` if it does.
-fn pattern_matches(p: &syn::Pat, s: crate::ir::Scalar) -> Result<Option<Option<String>>> {
-    use crate::ir::Scalar;
-    let lit_value = |e: &syn::Expr| -> Result<Scalar> {
-        match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }) => Ok(Scalar::Int(i.base10_parse()?)),
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Bool(b),
-                ..
-            }) => Ok(Scalar::Bool(b.value)),
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                }) => Ok(Scalar::Int(-i.base10_parse::<i128>()?)),
-                other => err(
-                    other.span(),
-                    "match patterns are literals, ranges, `_` or names",
-                ),
-            },
-            other => err(
-                other.span(),
-                "match patterns are literals, ranges, `_` or names",
-            ),
-        }
-    };
-    Ok(match p {
-        syn::Pat::Wild(_) => Some(None),
-        syn::Pat::Ident(id) if id.subpat.is_none() => Some(Some(id.ident.to_string())),
-        syn::Pat::Lit(l) => (lit_value(&syn::Expr::Lit(l.clone()))? == s).then_some(None),
-        syn::Pat::Or(o) => {
-            for case in &o.cases {
-                if let Some(b) = pattern_matches(case, s)? {
-                    return Ok(Some(b));
-                }
-            }
-            None
-        }
-        syn::Pat::Range(r) => {
-            let (Scalar::Int(v), lo, hi) = (
-                s,
-                r.start.as_ref().map(|e| lit_value(e)).transpose()?,
-                r.end.as_ref().map(|e| lit_value(e)).transpose()?,
-            ) else {
-                return err(r.span(), "range patterns match integers");
-            };
-            let ge = match lo {
-                Some(Scalar::Int(l)) => v >= l,
-                _ => true,
-            };
-            let lt = match (hi, &r.limits) {
-                (Some(Scalar::Int(h)), syn::RangeLimits::HalfOpen(_)) => v < h,
-                (Some(Scalar::Int(h)), syn::RangeLimits::Closed(_)) => v <= h,
-                _ => true,
-            };
-            (ge && lt).then_some(None)
-        }
-        other => {
-            return err(
-                other.span(),
-                "match patterns are literals, ranges, `_` or names",
-            )
-        }
-    })
 }

@@ -1,17 +1,17 @@
 //! Reading the user's Rust types as abstract values: `Array<f32, 3, N>`,
-//! `&Array<..>`, `f32`, tuples.
+//! `&Array<..>`, `f32`, tuples, structs of the `#[jax::jit] mod`, and
+//! `jax::random::Key`.
 
 use std::collections::HashMap;
 
 use jax_dtypes::DType;
 use syn::spanned::Spanned;
 
-pub use crate::ir::{key_aval, rust_type};
-use crate::ir::{Aval, Dim};
+use crate::ir::{key_aval, Aval, Dim};
 
 /// A parameter or result type of a jitted function.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TypeSpec {
+pub(crate) enum TypeSpec {
     /// `Array<T, dims..>` (by value or, for parameters, by reference).
     Array {
         aval: Aval,
@@ -31,19 +31,19 @@ pub enum TypeSpec {
 
 /// The items of a `#[jax::jit] mod` that functions in it can name.
 #[derive(Default)]
-pub struct Items {
+pub(crate) struct Items {
     /// Struct name -> its fields and their written types.
-    pub structs: HashMap<String, Vec<(syn::Ident, syn::Type)>>,
+    pub(crate) structs: HashMap<String, Vec<(syn::Ident, syn::Type)>>,
     /// Const name -> its value expression.
-    pub consts: HashMap<String, syn::Expr>,
+    pub(crate) consts: HashMap<String, syn::Expr>,
     /// Function name -> the function, inlined where it is called.
-    pub fns: HashMap<String, syn::ItemFn>,
+    pub(crate) fns: HashMap<String, syn::ItemFn>,
     /// `(struct, method)` -> the method, inlined where it is called.
-    pub methods: HashMap<(String, String), syn::ImplItemFn>,
+    pub(crate) methods: HashMap<(String, String), syn::ImplItemFn>,
 }
 
 impl TypeSpec {
-    pub fn aval(&self) -> Option<Aval> {
+    pub(crate) fn aval(&self) -> Option<Aval> {
         match self {
             TypeSpec::Array { aval, .. } => Some(aval.clone()),
             TypeSpec::Scalar(d) => Some(Aval::scalar(*d, *d != DType::Bool)),
@@ -54,7 +54,7 @@ impl TypeSpec {
 }
 
 /// The dtype a Rust element type names.
-pub fn element_dtype(ty: &syn::Type) -> Option<DType> {
+pub(crate) fn element_dtype(ty: &syn::Type) -> Option<DType> {
     if let syn::Type::Group(g) = ty {
         // Passed through a `macro_rules!` `$t:ty`.
         return element_dtype(&g.elem);
@@ -141,7 +141,7 @@ fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
 }
 
 /// Reads a type that may name the structs of a `#[jax::jit] mod`.
-pub fn type_spec_in(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
+pub(crate) fn type_spec_in(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
     if let syn::Type::Path(p) = ty {
         let last = p.path.segments.last().unwrap();
         let name = if last.ident == "Self" {

@@ -114,7 +114,7 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
         let factor = match divisor {
             Divisor::Implicit(Atom::Lit(l)) => {
                 // A literal's reciprocal, rounded as the division would be.
-                let Scalar::Float(v) = crate::frontend::jnp::cast_scalar(l.value, dtype) else {
+                let Scalar::Float(v) = crate::ir::cast_scalar(l.value, dtype) else {
                     unreachable!()
                 };
                 let r = if dtype == jax_dtypes::DType::F64 {
@@ -123,7 +123,7 @@ fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
                     (1.0f32 / v as f32) as f64
                 };
                 Atom::Lit(Literal {
-                    value: crate::frontend::jnp::cast_scalar(Scalar::Float(r), dtype),
+                    value: crate::ir::cast_scalar(Scalar::Float(r), dtype),
                     aval: l.aval.clone(),
                 })
             }

@@ -8,7 +8,8 @@ use quote::{format_ident, quote};
 
 use super::{is_array_or_scalar, spelled, Differentiated};
 use crate::backend::body::emit_body;
-use crate::frontend::types::{rust_type, TypeSpec};
+use crate::frontend::types::TypeSpec;
+use crate::ir::rust_type;
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};
 use crate::X64;

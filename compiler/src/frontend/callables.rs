@@ -1,0 +1,247 @@
+//! Function values and calling them: closures (with the scopes they
+//! captured), functions of the `#[jax::jit] mod`, `jnp::`/`lax::`
+//! operations, and transformations of those (`jax::grad(f)`). The
+//! transformations (`compose.rs`) and the traced control flow
+//! (`lax_control.rs`) trace such a function apart, into a jaxpr of its own.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::frontend::lower_call::Module;
+use crate::frontend::tracer::{Tracer, MAX_DEPTH};
+use crate::frontend::value::Value;
+use crate::ir::builder::{err, Builder, Result};
+use crate::ir::{Atom, Jaxpr, Var};
+
+/// A transformation of a function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Kind {
+    Grad,
+    ValueAndGrad,
+    Jacfwd,
+    Jacrev,
+    Hessian,
+}
+
+/// Something a transformation applies to.
+#[derive(Clone)]
+pub(crate) enum Callable {
+    Closure(
+        Rc<(
+            syn::ExprClosure,
+            Vec<std::collections::HashMap<String, Value>>,
+        )>,
+    ),
+    /// A function of the `#[jax::jit] mod`.
+    Item(Rc<syn::ItemFn>),
+    /// `jnp::sin`, `lax::exp`.
+    Op(Module, String),
+    Transformed(Kind, Box<Callable>),
+}
+
+pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [.., m, n] if m == "jax" => Some(match n.as_str() {
+            "grad" => Kind::Grad,
+            "value_and_grad" => Kind::ValueAndGrad,
+            "jacfwd" => Kind::Jacfwd,
+            "jacrev" => Kind::Jacrev,
+            "hessian" => Kind::Hessian,
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `e` is the path `..::module::name`.
+pub(crate) fn is_path(e: &syn::Expr, module: &str, name: &str) -> bool {
+    let syn::Expr::Path(p) = e else { return false };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(segs.as_slice(), [.., m, n] if m == module && n == name)
+}
+
+impl Tracer {
+    /// Reads a function expression.
+    pub(crate) fn callable(&mut self, e: &syn::Expr) -> Result<Callable> {
+        match e {
+            syn::Expr::Closure(_) => match self.expr(e)? {
+                Value::Closure(cl) => Ok(Callable::Closure(cl)),
+                _ => err(e.span(), "expected a closure"),
+            },
+            syn::Expr::Paren(p) => self.callable(&p.expr),
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
+                };
+                let Some(kind) = kind_of(&p.path) else {
+                    return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
+                };
+                if c.args.len() != 1 {
+                    return err(c.span(), "a transformation takes one function: `jax::grad(f)`; choose arguments with `argnums` on a function of the mod");
+                }
+                Ok(Callable::Transformed(kind, Box::new(self.callable(&c.args[0])?)))
+            }
+            syn::Expr::Path(p) => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                match segs.as_slice() {
+                    [name] => {
+                        if let Some(Value::Closure(cl)) = self.lookup(name).cloned() {
+                            return Ok(Callable::Closure(cl));
+                        }
+                        if let Some(f) = self.items.fns.get(name) {
+                            return Ok(Callable::Item(Rc::new(f.clone())));
+                        }
+                        err(e.span(), format!("`{name}` is not a closure or a function of this #[jax::jit] mod"))
+                    }
+                    [.., m, n] if m == "jnp" => Ok(Callable::Op(Module::Jnp, n.clone())),
+                    [.., m, n] if m == "lax" => Ok(Callable::Op(Module::Lax, n.clone())),
+                    _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),
+                }
+            }
+            _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),
+        }
+    }
+
+    /// Calls a function value.
+    pub(crate) fn apply(
+        &mut self,
+        f: &Callable,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        match f {
+            Callable::Closure(cl) => self.call_closure(cl, args, span),
+            Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
+            Callable::Op(m, name) => self.op(*m, name, args, None, span),
+            Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+        }
+    }
+
+    /// Traces `body` on fresh inputs of `avals`, into a jaxpr of its own
+    /// whose inputs are those, then the enclosing values the body read
+    /// (returned as atoms of the enclosing builder).
+    pub(crate) fn trace_with(
+        &mut self,
+        avals: Vec<crate::ir::Aval>,
+        body: impl FnOnce(&mut Tracer, Vec<Atom>) -> Result<Vec<Atom>>,
+    ) -> Result<(Jaxpr, Vec<Atom>)> {
+        let outer_len = self.b.jaxpr.avals.len();
+        let mut sub = Builder::new(self.b.x64);
+        // Enclosing variables keep their numbers (and avals); the sub-trace's
+        // own variables are numbered after them.
+        sub.jaxpr.avals = self.b.jaxpr.avals.clone();
+        sub.constraints = self.b.constraints.clone();
+        let outer = std::mem::replace(&mut self.b, sub);
+        let inputs: Vec<Atom> = avals.into_iter().map(|a| self.b.input(a)).collect();
+        let traced = body(self, inputs);
+        let sub = std::mem::replace(&mut self.b, outer);
+        let outs = traced?;
+        self.b.constraints = sub.constraints.clone();
+        let mut j = sub.jaxpr;
+        j.outvars = outs;
+        // Free variables: enclosing values the body read.
+        let mut free: BTreeSet<u32> = BTreeSet::new();
+        let mut note = |a: &Atom| {
+            if let Atom::Var(Var(k)) = a {
+                if (*k as usize) < outer_len {
+                    free.insert(*k);
+                }
+            }
+        };
+        for e in &j.eqns {
+            e.ins.iter().for_each(&mut note);
+        }
+        j.outvars.iter().for_each(&mut note);
+        let free: Vec<Atom> = free.into_iter().map(|k| Atom::Var(Var(k))).collect();
+        j.invars.extend(free.iter().map(|a| match a {
+            Atom::Var(v) => *v,
+            Atom::Lit(_) => unreachable!(),
+        }));
+        Ok((j, free))
+    }
+
+    /// Traces `f` on fresh inputs shaped like `args` (see `trace_with`):
+    /// the jaxpr, the arguments' atoms, the free values' atoms.
+    pub(crate) fn trace_apart(
+        &mut self,
+        f: &Callable,
+        args: &[(Value, Span)],
+        span: Span,
+    ) -> Result<(Jaxpr, Vec<Atom>, Vec<Atom>)> {
+        let mut actual = Vec::new();
+        for (v, s) in args {
+            actual.push(self.atom(v.clone(), *s)?);
+        }
+        let avals = actual.iter().map(|a| self.b.aval(a)).collect();
+        let spans: Vec<Span> = args.iter().map(|(_, s)| *s).collect();
+        let (j, free) = self.trace_with(avals, |t, inputs| {
+            let inputs = inputs
+                .into_iter()
+                .zip(spans)
+                .map(|(a, s)| (Value::Traced(a), s))
+                .collect();
+            let out = t.apply(f, inputs, span)?;
+            match out {
+                Value::Traced(_) | Value::Static(_) => Ok(vec![t.atom(out, span)?]),
+                _ => err(
+                    span,
+                    "a differentiated function must return one array or scalar",
+                ),
+            }
+        })?;
+        Ok((j, actual, free))
+    }
+
+    /// Calls a closure: its parameters bound to `args` in a scope on top of
+    /// the scopes it was created in (what it captured).
+    pub(crate) fn call_closure(
+        &mut self,
+        cl: &(syn::ExprClosure, Vec<HashMap<String, Value>>),
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        let (c, captured) = cl;
+        if c.inputs.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "the closure takes {} argument(s), got {}",
+                    c.inputs.len(),
+                    args.len()
+                ),
+            );
+        }
+        if self.depth >= MAX_DEPTH {
+            return err(
+                span,
+                format!("calls nest more than {MAX_DEPTH} deep: recursion cannot be traced"),
+            );
+        }
+        let mut scopes = captured.clone();
+        scopes.push(HashMap::new());
+        let saved = std::mem::replace(&mut self.scopes, scopes);
+        self.depth += 1;
+        let mut r = Ok(Value::Unit);
+        for (pat, (v, _)) in c.inputs.iter().zip(args) {
+            if let Err(e) = self.bind_pattern(pat, v) {
+                r = Err(e);
+                break;
+            }
+        }
+        if r.is_ok() {
+            r = self.expr(&c.body);
+        }
+        self.depth -= 1;
+        self.scopes = saved;
+        r
+    }
+}

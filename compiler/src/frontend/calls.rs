@@ -1,0 +1,329 @@
+//! Calls and method calls: the callee named by a path or a method is found
+//! (a transformation, a closure or pullback in scope, a function of the mod,
+//! an `Array::<..>::zeros()` constructor, else an operation of `jnp::`,
+//! `lax::`, `random::` or a method, lowered by the table in `lower.rs`);
+//! method calls of iterators, mutation and conversion to Rust data are
+//! reported first.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::frontend::lower_call::Module;
+use crate::frontend::tracer::Tracer;
+use crate::frontend::types::{type_spec_in, TypeSpec};
+use crate::frontend::value::Value;
+use crate::ir::builder::{err, Result};
+use crate::ir::Scalar;
+use crate::prims::{self, Params};
+
+impl Tracer {
+    pub(crate) fn args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    ) -> Result<Vec<(Value, Span)>> {
+        args.iter().map(|a| Ok((self.expr(a)?, a.span()))).collect()
+    }
+
+    /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
+    pub(crate) fn call(&mut self, c: &syn::ExprCall, hint: Option<TypeSpec>) -> Result<Value> {
+        if let Some(v) = self.call_transformation(c)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.call_lax_control(c)? {
+            return Ok(v);
+        }
+        let syn::Expr::Path(p) = &*c.func else {
+            return err(
+                c.func.span(),
+                "only functions of jnp:: and lax:: can be called in #[jax::jit]",
+            );
+        };
+        if let Some(id) = p.path.get_ident() {
+            if let Some(Value::Pullback(pb)) = self.lookup(&id.to_string()).cloned() {
+                let args = self.args(&c.args)?;
+                return self.call_pullback(&pb, args, c.span());
+            }
+            if let Some(Value::Closure(cl)) = self.lookup(&id.to_string()).cloned() {
+                let args = self.args(&c.args)?;
+                return self.call_closure(&cl, args, c.span());
+            }
+        }
+        if let Some(v) = self.call_item(p, c)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.array_constructor(p, c)? {
+            return Ok(v);
+        }
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let span = c.span();
+        let (module, name) = match segs.as_slice() {
+            [.., m, n] if m == "jnp" => (Module::Jnp, n.as_str()),
+            [.., m, n] if m == "lax" => (Module::Lax, n.as_str()),
+            [.., m, n] if m == "random" => (Module::Random, n.as_str()),
+            _ => {
+                let path = segs.join("::");
+                let effectful = segs.iter().any(|s| {
+                    matches!(
+                        s.as_str(),
+                        "fs" | "io"
+                            | "time"
+                            | "env"
+                            | "process"
+                            | "net"
+                            | "thread"
+                            | "sync"
+                            | "atomic"
+                            | "cell"
+                            | "Cell"
+                            | "RefCell"
+                            | "Mutex"
+                            | "RwLock"
+                            | "Instant"
+                            | "SystemTime"
+                            | "File"
+                    ) || s.starts_with("Atomic")
+                });
+                let why = if effectful {
+                    "this has side effects or global state, and the function is traced once and compiled, so they would not run as written on each call; do it outside the jitted function and pass the result in as an argument"
+                } else {
+                    "the compiler sees only this function's tokens, so it can trace jnp:: and lax:: calls and helpers of the same #[jax::jit] mod; move the helper into a `#[jax::jit] mod` beside this function"
+                };
+                return Err(syn::Error::new_spanned(
+                    &c.func,
+                    format!("cannot call `{path}` in #[jax::jit]: {why}"),
+                ));
+            }
+        };
+        // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
+        let hint = match &p.path.segments.last().unwrap().arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                Some(syn::GenericArgument::Type(ty)) if a.args.len() == 1 => {
+                    Some(type_spec_in(ty, &self.items)?)
+                }
+                _ => hint,
+            },
+            _ => hint,
+        };
+        let args = self.args(&c.args)?;
+        self.op(module, name, args, hint, span)
+    }
+
+    pub(crate) fn method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: Option<TypeSpec>,
+    ) -> Result<Value> {
+        let name = m.method.to_string();
+        // Iterators and mutation are reported before the receiver, which is
+        // often itself an iterator (`(0..n).into_iter()`).
+        if matches!(
+            name.as_str(),
+            "iter"
+                | "into_iter"
+                | "iter_mut"
+                | "next"
+                | "map"
+                | "fold"
+                | "zip"
+                | "filter"
+                | "enumerate"
+                | "for_each"
+                | "collect"
+                | "rev"
+                | "chain"
+                | "windows"
+                | "chunks"
+        ) {
+            return err(
+                m.method.span(),
+                format!("`.{name}()`: iterators are not supported in #[jax::jit]; use array operations, lax::fori_loop or lax::scan"),
+            );
+        }
+        if matches!(
+            name.as_str(),
+            "fill"
+                | "fill_with"
+                | "push"
+                | "pop"
+                | "insert"
+                | "remove"
+                | "extend"
+                | "clear"
+                | "swap"
+                | "sort"
+                | "sort_unstable"
+                | "reverse"
+                | "as_mut_slice"
+                | "as_mut"
+                | "get_mut"
+                | "copy_from_slice"
+                | "clone_from_slice"
+                | "assign"
+                | "mapv_inplace"
+        ) {
+            return err(
+                m.method.span(),
+                format!("`.{name}()` would mutate an array, and arrays are immutable in #[jax::jit]: use `x.at(i).set(v)` (or `jnp::full_like`, `jnp::where_`), which returns the updated array"),
+            );
+        }
+        let recv = self.expr(&m.receiver)?;
+        let span = m.span();
+        if name == "astype" {
+            let Some(turbofish) = &m.turbofish else {
+                return err(
+                    m.method.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
+            };
+            let Some(syn::GenericArgument::Type(t)) = turbofish.args.first() else {
+                return err(
+                    turbofish.span(),
+                    "write the target type: `x.astype::<f32>()`",
+                );
+            };
+            let Some(d) = crate::frontend::types::element_dtype(t) else {
+                return err(
+                    t.span(),
+                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
+                );
+            };
+            let x = self.atom(recv, m.receiver.span())?;
+            return Ok(Value::Traced(self.b.bind1(
+                &prims::CONVERT_ELEMENT_TYPE,
+                Params::Convert {
+                    new_dtype: d,
+                    weak: false,
+                },
+                vec![x],
+                span,
+            )?));
+        }
+        if let (
+            "to_vec" | "as_slice" | "to_ndarray" | "as_ndarray" | "into_vec",
+            Value::Traced(a),
+        ) = (name.as_str(), &recv)
+        {
+            // JAX's error for `np.asarray(tracer)` / `np.sin(tracer)`.
+            let aval = self.b.aval(a);
+            return Err(syn::Error::new_spanned(
+                m,
+                format!("TracerArrayConversionError: `.{name}()` converts the traced array {aval} to Rust data, but its values are only known when the function runs; use `jnp::` and `lax::` functions on the array itself (as JAX needs `jnp.sin(x)`, not `np.sin(x)`)"),
+            ));
+        }
+        if let ("item" | "into" | "to_f32" | "to_f64" | "as_f32" | "as_f64", Value::Traced(a)) =
+            (name.as_str(), &recv)
+        {
+            let aval = self.b.aval(a);
+            return Err(syn::Error::new_spanned(
+                m,
+                crate::ir::builder::concretization_error(
+                    &aval,
+                    &format!("`.{name}()` needs the value, which is only known when the function runs. Keep it an array (arrays and scalars mix freely in array expressions)"),
+                ),
+            ));
+        }
+        if let Some(v) = self.call_method_item(&recv, m)? {
+            return Ok(v);
+        }
+        // Values are immutable and shared: a clone is the same value.
+        if name == "clone" && m.args.is_empty() {
+            return Ok(recv);
+        }
+        match (name.as_str(), &recv) {
+            ("at", Value::Traced(x)) if m.args.len() == 1 => {
+                let items = self.index_items(&m.args[0])?;
+                return Ok(Value::At(x.clone(), items));
+            }
+            ("slice", Value::Traced(x)) if m.args.len() == 1 => {
+                let items = self.index_items(&m.args[0])?;
+                return Ok(Value::Traced(self.static_get(x.clone(), &items, span)?));
+            }
+            ("get", Value::At(x, items)) if m.args.is_empty() => {
+                return Ok(Value::Traced(self.static_get(x.clone(), items, span)?));
+            }
+            ("set" | "add" | "mul" | "min" | "max", Value::At(x, items)) if m.args.len() == 1 => {
+                let v = self.expr(&m.args[0])?;
+                let v = self.atom(v, m.args[0].span())?;
+                return Ok(Value::Traced(self.static_update(x.clone(), items, &name, v, span)?));
+            }
+            (_, Value::At(..)) => {
+                return err(
+                    m.method.span(),
+                    format!("`x.at(i).{name}(..)` is not supported in #[jax::jit]; use get, set, add, mul, min or max"),
+                )
+            }
+            _ => {}
+        }
+        let mut args = vec![(recv, m.receiver.span())];
+        args.extend(self.args(&m.args)?);
+        self.op(Module::Method, &name, args, hint, span)
+    }
+
+    /// `Array::<T, dims..>::zeros()`, `::ones()` and `::full(v)`: a
+    /// broadcast literal of that type, as `jnp.zeros(shape, dtype)`;
+    /// `::arange()`: a constant (`0, 1, ..` in row-major order), as JAX
+    /// makes `jnp.arange` of known bounds.
+    fn array_constructor(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Result<Option<Value>> {
+        let segs = &p.path.segments;
+        let n = segs.len();
+        if n < 2 || segs[n - 2].ident != "Array" {
+            return Ok(None);
+        }
+        let name = segs[n - 1].ident.to_string();
+        let fill = match (name.as_str(), c.args.len()) {
+            ("zeros", 0) => Some(Value::Static(Scalar::Int(0))),
+            ("ones", 0) => Some(Value::Static(Scalar::Int(1))),
+            ("full", 1) => Some(self.expr(&c.args[0])?),
+            ("arange", 0) => None,
+            _ => return Ok(None),
+        };
+        let syn::PathArguments::AngleBracketed(args) = &segs[n - 2].arguments else {
+            return err(
+                segs[n - 2].span(),
+                format!("name the array type: `Array::<f32, 3>::{name}(..)`"),
+            );
+        };
+        let ty: syn::Type = syn::parse_quote!(Array #args);
+        let crate::frontend::types::TypeSpec::Array { aval, .. } =
+            crate::frontend::types::type_spec_in(&ty, &self.items)?
+        else {
+            return Ok(None);
+        };
+        let Some(fill) = fill else {
+            let Some(n) = aval.shape.iter().try_fold(1usize, |acc, d| match d {
+                crate::ir::Dim::Lit(n) => Some(acc * n),
+                crate::ir::Dim::Sym(_) => None,
+            }) else {
+                return err(
+                    c.span(),
+                    "`arange()` needs a shape known when the function compiles",
+                );
+            };
+            let values = (0..n as i128)
+                .map(|i| crate::ir::cast_scalar(Scalar::Int(i), aval.dtype))
+                .collect();
+            let strong = crate::ir::Aval {
+                weak: false,
+                ..aval
+            };
+            return Ok(Some(Value::Traced(self.b.constant(strong, values))));
+        };
+        let v = match fill {
+            Value::Static(v) => crate::ir::builder::literal(
+                crate::ir::cast_scalar(v, aval.dtype),
+                crate::ir::Aval::scalar(aval.dtype, false),
+            ),
+            other => {
+                let v = self.atom(other, c.span())?;
+                crate::frontend::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
+            }
+        };
+        let out = crate::frontend::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
+        Ok(Some(Value::Traced(out)))
+    }
+}

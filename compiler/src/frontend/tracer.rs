@@ -1,0 +1,138 @@
+//! The tracer's state: the jaxpr being built, the lexical scopes of the
+//! body, and what a call in progress needs to know (the enclosing mod's
+//! items, `Self`, the inlining depth). Reading names, rebinding them, and
+//! turning a value into a traced operand live here; the walk over
+//! expressions and statements is spread over the files that `impl Tracer`
+//! for each kind of syntax.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+
+use crate::frontend::jnp;
+use crate::frontend::types::{Items, TypeSpec};
+use crate::frontend::value::Value;
+use crate::ir::builder::{err, Builder, Result};
+use crate::ir::Atom;
+use crate::prims::{self, Params};
+
+/// How deep inlined calls may nest before it must be unbounded recursion.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// The message of the error a poisoned name raises; it is never shown.
+const POISONED: &str = "\0poisoned";
+
+/// The error a use of a poisoned name raises (see [`is_poisoned`]).
+pub(crate) fn poisoned() -> syn::Error {
+    syn::Error::new(Span::call_site(), POISONED)
+}
+
+/// SCREAMING_CASE names are statics or outside consts: a macro cannot
+/// resolve names, so the convention is what tells them from a typo.
+pub(crate) fn is_global_name(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether this (single) error only stands for one already reported.
+pub(crate) fn is_poisoned(e: &syn::Error) -> bool {
+    e.to_string() == POISONED
+}
+
+/// The tracer: a builder plus the lexical scopes of the body.
+pub(crate) struct Tracer {
+    pub(crate) b: Builder,
+    /// The lexical scopes, innermost last (inlined calls swap in their own).
+    pub(crate) scopes: Vec<HashMap<String, Value>>,
+    /// The written type of the expression about to be traced (an annotated
+    /// `let`, or the function's tail): what `x.reshape()` reshapes to.
+    pub(crate) hint: Option<TypeSpec>,
+    /// The structs, consts and functions of the enclosing `#[jax::jit] mod`.
+    pub(crate) items: std::rc::Rc<Items>,
+    /// The struct of the `impl` being traced, for `Self`.
+    pub(crate) self_ty: Option<syn::Type>,
+    /// Depth of inlined calls, to report runaway recursion.
+    pub(crate) depth: usize,
+    /// `#[custom_jvp]` functions whose rule is being traced: calls to them
+    /// there compute the body (the rule is their derivative).
+    pub(crate) in_rule: Vec<String>,
+}
+
+impl Tracer {
+    /// A tracer with an empty jaxpr, outside any mod.
+    pub(crate) fn new(x64: bool) -> Tracer {
+        Tracer {
+            b: Builder::new(x64),
+            scopes: vec![HashMap::new()],
+            hint: None,
+            items: Default::default(),
+            self_ty: None,
+            depth: 0,
+            in_rule: Vec::new(),
+        }
+    }
+
+    /// Binds a name in the innermost scope.
+    pub(crate) fn define(&mut self, name: &str, v: Value) {
+        self.scopes.last_mut().unwrap().insert(name.to_string(), v);
+    }
+
+    /// The value a name is bound to, if any.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Value> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Rebinds an existing local (`acc = acc + x`): the new value replaces it
+    /// in the scope that declared it.
+    pub(crate) fn assign(&mut self, name: &str, v: Value, span: Span) -> Result<()> {
+        for s in self.scopes.iter_mut().rev() {
+            if let Some(slot) = s.get_mut(name) {
+                *slot = v;
+                return Ok(());
+            }
+        }
+        if is_global_name(name) {
+            return err(
+                span,
+                format!("cannot write `{name}` in #[jax::jit]: a `static mut` is global state; the function is traced once and compiled, so the write would not happen on each call. Return the new value instead"),
+            );
+        }
+        err(span, format!("cannot find `{name}` in this scope"))
+    }
+
+    /// A traced operand for any value that can be one.
+    pub(crate) fn atom(&mut self, v: Value, span: Span) -> Result<Atom> {
+        match v {
+            Value::Traced(a) => Ok(a),
+            Value::Static(s) => Ok(jnp::weak_literal(&self.b, s)),
+            Value::Symbolic(sym) => {
+                let dtype = sym.dtype.unwrap_or(jax_dtypes::default_dtype(
+                    jax_dtypes::Kind::Int,
+                    self.b.x64,
+                ));
+                let params = Params::Symbol {
+                    expr: sym.expr,
+                    dtype,
+                };
+                self.b.bind1(&prims::STATIC_VALUE, params, vec![], span)
+            }
+            Value::Tuple(_) => err(
+                span,
+                "a tuple is not an array; convert it explicitly: `jnp::array([...])`",
+            ),
+            Value::Struct(name, _) => err(
+                span,
+                format!("a `{name}` is not an array; use one of its fields"),
+            ),
+            Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
+            Value::List(_) => err(
+                span,
+                "jnp functions require array or scalar arguments, got a Rust array literal; convert it explicitly: `jnp::array([...])`",
+            ),
+            Value::Closure(_) => err(span, "a closure is not an array; call it"),
+            Value::Pullback(_) => err(span, "a pullback is a function, not an array; call it with the output's cotangent"),
+            Value::Unit => err(span, "this expression has no value"),
+            Value::Poison => Err(poisoned()),
+        }
+    }
+}
