@@ -1,4 +1,4 @@
-//! Runtime calls: kernels (the primitive's [`Kernel`] call on operands
+//! Runtime calls: kernels (the primitive's [`Kernel`](crate::prims::Kernel) call on operands
 //! bound as it asks) and the effect of `jax::debug::print!`.
 
 use proc_macro2::TokenStream;

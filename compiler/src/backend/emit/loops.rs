@@ -322,8 +322,8 @@ pub(super) struct LoopNest {
     parallel: bool,
     /// The buffer a flat loop writes.
     out: Option<Ident>,
-    /// Estimated work per element (for the chunk size): 1 per arithmetic
-    /// operation, 4 per division or root, 32 per transcendental.
+    /// Estimated work per element (for the chunk size): each operation's
+    /// `PrimDef::work`, 96 per random sample.
     cost: usize,
 }
 

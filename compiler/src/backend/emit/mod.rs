@@ -113,11 +113,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    pub(super) fn name(v: Var) -> Ident {
+    fn name(v: Var) -> Ident {
         format_ident!("__v{}", v.0)
     }
 
-    pub(super) fn aval<'b>(&'b self, a: &'b Atom) -> &'b Aval {
+    fn aval<'b>(&'b self, a: &'b Atom) -> &'b Aval {
         self.j.atom_aval(a)
     }
 
@@ -158,7 +158,7 @@ impl<'a> Emitter<'a> {
 
     /// An array input moved in as a `Vec` (a loop's carry): owned, so it
     /// can be written over once dead, or returned without a copy.
-    pub(super) fn input_owned(&mut self, v: Var, data: TokenStream) {
+    fn input_owned(&mut self, v: Var, data: TokenStream) {
         let name = Self::name(v);
         let aval = self.j.aval(v).clone();
         let ty = rust_type(aval.dtype);
@@ -297,7 +297,7 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    pub(super) fn scalar_of(&self, a: &Atom) -> TokenStream {
+    fn scalar_of(&self, a: &Atom) -> TokenStream {
         match a {
             Atom::Lit(l) => scalar_tokens(l),
             Atom::Var(v) => match &self.locs[v] {
@@ -361,7 +361,7 @@ impl<'a> Emitter<'a> {
     }
 }
 
-pub(super) fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
+fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
     let rm = row_major_strides(shape);
     strides.len() == rm.len()
         && strides
@@ -371,11 +371,11 @@ pub(super) fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> b
             .all(|((a, b), d)| is_one(d) || a.to_string() == b.to_string())
 }
 
-pub(super) fn is_one(d: &Dim) -> bool {
+fn is_one(d: &Dim) -> bool {
     *d == Dim::Lit(1)
 }
 
-pub(super) fn scalar_tokens(l: &Literal) -> TokenStream {
+fn scalar_tokens(l: &Literal) -> TokenStream {
     let ty = rust_type(l.aval.dtype);
     match (l.value, l.aval.dtype) {
         (Scalar::Bool(b), _) => quote!(#b),

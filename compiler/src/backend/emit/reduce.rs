@@ -8,40 +8,45 @@ use quote::{format_ident, quote};
 use super::loops::{level_dispatch, LoopNest};
 use super::{Emitter, Loc};
 use crate::frontend::types::rust_type;
-use crate::ir::{Aval, Eqn, Var};
+use crate::ir::{Atom, Aval, Eqn, Var};
 use crate::prims::{dim_tokens, row_major_strides, size_tokens, Monoid, Params, Reduction};
 
 impl Emitter<'_> {
     /// A reduction, as its primitive's [`Reduction`] says.
     pub(super) fn reduce(&mut self, e: &Eqn, out: Var, aval: &Aval) {
-        let (x, p) = (&e.ins[0], &e.params);
+        let x = &e.ins[0];
+        match e.prim.reduction.expect("a reduction has its rule") {
+            Reduction::Fold(m) => self.fold(m, x, &e.params, out, aval),
+            Reduction::ArgMax => self.arg_reduce("argmax", x, &e.params, out, aval),
+            Reduction::ArgMin => self.arg_reduce("argmin", x, &e.params, out, aval),
+        }
+    }
+
+    /// The runtime's `argmax`/`argmin` (`f`) on `x`'s buffer.
+    fn arg_reduce(&mut self, f: &str, x: &Atom, p: &Params, out: Var, aval: &Aval) {
+        let Params::ArgReduce { axis, .. } = p else {
+            unreachable!("argument reductions carry Params::ArgReduce")
+        };
         let x_aval = self.aval(x).clone();
         let name = Self::name(out);
         let ty = rust_type(aval.dtype);
-        let monoid = match e.prim.reduction.expect("a reduction has its rule") {
-            Reduction::Fold(m) => m,
-            arg => {
-                let Params::ArgReduce { axis, .. } = p else {
-                    unreachable!("argument reductions carry Params::ArgReduce")
-                };
-                let f = format_ident!(
-                    "{}",
-                    if arg == Reduction::ArgMax {
-                        "argmax"
-                    } else {
-                        "argmin"
-                    }
-                );
-                let buf = self.buffer_of(x, &x_aval);
-                let shape: Vec<TokenStream> = x_aval.shape.iter().map(dim_tokens).collect();
-                let xty = rust_type(x_aval.dtype);
-                self.stmts.push(quote! {
-                let #name: ::std::vec::Vec<#ty> = ::jax::__rt::#f::<#xty, #ty>(&#buf, &[#(#shape),*], #axis);
-            });
-                self.finish_buffer(out, aval, name);
-                return;
-            }
-        };
+        let f = format_ident!("{}", f);
+        let buf = self.buffer_of(x, &x_aval);
+        let shape: Vec<TokenStream> = x_aval.shape.iter().map(dim_tokens).collect();
+        let xty = rust_type(x_aval.dtype);
+        self.stmts.push(quote! {
+            let #name: ::std::vec::Vec<#ty> = ::jax::__rt::#f::<#xty, #ty>(&#buf, &[#(#shape),*], #axis);
+        });
+        self.finish_buffer(out, aval, name);
+    }
+
+    /// A fold of `x` over `Params::Axes` with `monoid`, in the loop nest
+    /// computing `x` (reduced axes innermost), or, over every axis, in fixed
+    /// chunks of lanes.
+    fn fold(&mut self, monoid: Monoid, x: &Atom, p: &Params, out: Var, aval: &Aval) {
+        let x_aval = self.aval(x).clone();
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
         let Params::Axes(axes) = p else {
             unreachable!("folds carry Params::Axes")
         };
