@@ -1,5 +1,6 @@
-//! Runtime calls: kernels (the primitive's [`Kernel`](crate::prims::Kernel) call on operands
-//! bound as it asks) and the effect of `jax::debug::print!`.
+//! Runtime calls: kernels (the call of the primitive's
+//! [`Kernel`](crate::prims::Kernel), on operands bound as it asks) and the
+//! effect of `jax::debug::print!`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -11,8 +12,8 @@ use crate::prims::{dim_tokens, Bind, KernelArgs, Params};
 
 impl Emitter<'_> {
     /// A kernel: the result's buffer (starting as an operand's elements when
-    /// the kernel updates one), and the primitive's [`Kernel`] call, which
-    /// binds the operands it reads.
+    /// the kernel updates one), and the call of the primitive's
+    /// [`Kernel`](crate::prims::Kernel), which binds the operands it reads.
     pub(super) fn kernel(&mut self, e: &Eqn, out: Var, aval: &Aval) {
         let Some(kernel) = e.prim.kernel else {
             unreachable!("{} has no kernel", e.prim.name)
