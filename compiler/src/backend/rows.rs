@@ -106,15 +106,17 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
         let any_row = in_classes.contains(&Class::Row);
         // Row-ness flows from operands; a shared array may only be broadcast
         // into the trailing axes, and a result that is not per row must come
-        // from operands that are not either.
+        // from operands that are not either. (Each primitive is recognized by
+        // the parameters it carries, which it also rewrites for one row.)
+        let broadcast = matches!(e.params, Params::BroadcastInDim { .. });
         match out_class {
-            Class::Row if !any_row && e.prim.name != "broadcast_in_dim" => return None,
+            Class::Row if !any_row && !broadcast => return None,
             Class::Shared | Class::Bcast if any_row => return None,
             _ => {}
         }
         let params = match (&e.params, e.prim.lowering) {
             // Products, and loops and branches (their bodies see whole arrays).
-            (_, Lowering::Kernel) if e.prim.name == "dot_general" => return None,
+            (Params::DotGeneral { .. }, _) => return None,
             (Params::Scan(_) | Params::While(_) | Params::Cond(_), _) => return None,
             (Params::Axes(axes), Lowering::Reduce) if in_classes[0] == Class::Row => {
                 reduces_rows = true;

@@ -7,7 +7,7 @@ use jax_dtypes::DType;
 
 use super::rules::{JvpRule, TransposeRule};
 use super::shapes::Constraints;
-use super::{Atom, Aval, Eqn, Jaxpr, Shape, Var};
+use super::{Atom, Aval, Dim, Eqn, Jaxpr, Shape, Var};
 
 /// A nested program held by a parameter (a loop body, branches, a custom
 /// rule): shared, and compared by identity (each traced call makes its own).
@@ -93,6 +93,14 @@ pub struct PrimDef {
     /// A primitive holding programs (a loop body, branches): how they
     /// print, and the operands in the order JAX prints them.
     pub nested: Option<NestedPrograms>,
+    /// An index map's view of its operand: which operand element each
+    /// result element is (see [`View`]).
+    pub view: Option<ViewRule>,
+    /// A reduction's combining rule (see [`Reduction`]).
+    pub reduction: Option<Reduction>,
+    /// A kernel's runtime call (see [`Kernel`]). Control flow has none: it
+    /// holds programs (`nested`), which the backend emits itself.
+    pub kernel: Option<Kernel>,
 }
 
 /// See [`PrimDef::nested`].
@@ -128,6 +136,9 @@ impl PrimDef {
         transpose_only: None,
         no_transpose: None,
         nested: None,
+        view: None,
+        reduction: None,
+        kernel: None,
     };
 
     /// The scalar expression of an elementwise primitive (see [`Self::scalar`]).
@@ -334,4 +345,170 @@ pub struct Scan {
     pub n_xs: usize,
     pub length: usize,
     pub reverse: bool,
+}
+
+// How index maps, reductions and kernels run, as data the backend applies:
+// the rules are set beside each primitive without the IR or the primitives
+// depending on the backend.
+
+/// See [`PrimDef::view`]: the view from the parameters, the operand's aval
+/// and the result's.
+pub type ViewRule = fn(&Params, &Aval, &Aval) -> View;
+
+/// How an index map's result reads its operand in place: each result
+/// element is one operand element, so the result is the operand's buffer
+/// read through another offset and other strides.
+#[derive(Clone, Debug, PartialEq)]
+pub enum View {
+    /// Result axis `i` runs along operand axis `axes[i]` (`None`: a
+    /// broadcast axis, along which every element reads the same one), within
+    /// `window` when there is one.
+    Axes {
+        axes: Vec<Option<usize>>,
+        window: Option<Window>,
+    },
+    /// The operand's elements in row-major order, in the result's shape.
+    RowMajor,
+    /// A window of the result's shape at start indices given by the
+    /// operands after the first (integer scalars known at run time),
+    /// clamped so that the window fits, as XLA does.
+    Dynamic,
+}
+
+/// A static window of a [`View::Axes`]: on each operand axis, the first
+/// index read and the step between reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub start: Vec<usize>,
+    pub step: Vec<usize>,
+}
+
+/// See [`PrimDef::reduction`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Folds the reduced axes (`Params::Axes`) with a monoid.
+    Fold(Monoid),
+    /// The index of the first largest element along `Params::ArgReduce`'s
+    /// axis (NaN is largest).
+    ArgMax,
+    /// The index of the first smallest element along the axis.
+    ArgMin,
+}
+
+/// An associative operation with an identity: how a reduction combines
+/// elements, and how a combining scatter combines an update with the
+/// element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monoid {
+    Add,
+    Mul,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+impl Monoid {
+    /// The binary elementwise primitive that combines two elements (its
+    /// runtime function is `__rt::ops::` of that name).
+    pub fn op(self) -> &'static str {
+        match self {
+            Monoid::Add => "add",
+            Monoid::Mul => "mul",
+            Monoid::Max => "max",
+            Monoid::Min => "min",
+            Monoid::And => "and",
+            Monoid::Or => "or",
+        }
+    }
+}
+
+/// See [`PrimDef::kernel`].
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    /// The operand whose elements the result starts as, updated in place
+    /// (a scatter's): the backend puts them in the result's buffer, the
+    /// operand's own when nothing else reads it, else a copy. `None`: the
+    /// call returns the result.
+    pub updates: Option<usize>,
+    /// The operands it never binds, their values being in the parameters
+    /// (a scatter's static indices): what computes only them needs no code.
+    pub unread: &'static [usize],
+    /// The code: with `updates`, statements updating the result's buffer;
+    /// otherwise an expression of the result's `Vec` in row-major order.
+    pub call: KernelCall,
+}
+
+/// See [`Kernel::call`].
+pub type KernelCall = fn(KernelArgs<'_>) -> proc_macro2::TokenStream;
+
+/// What a kernel's code is made from: the equation's parameters and avals,
+/// the result's buffer, and its operands, bound when it asks for them.
+pub struct KernelArgs<'a> {
+    pub params: &'a Params,
+    /// The operands' avals.
+    pub avals: &'a [Aval],
+    /// The result's buffer (a `Vec` of the result's element type).
+    pub out: &'a proc_macro2::Ident,
+    pub out_aval: &'a Aval,
+    /// Binds operand `k` (emitting any copy it needs, so operands are bound
+    /// in the order the kernel asks for them, and only those it reads):
+    /// see [`Bind`].
+    pub bind: &'a mut dyn FnMut(usize, Bind) -> proc_macro2::TokenStream,
+}
+
+/// How a kernel reads an operand (see [`KernelArgs::bind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bind {
+    /// A whole row-major buffer (`Vec<T>` or `&[T]`), copied into one first
+    /// when the value is not stored that way.
+    Buffer,
+    /// A rank-0 operand as a scalar value, any other as [`Bind::Buffer`].
+    Value,
+}
+
+/// The size of an axis as a Rust expression: literal dims fold, symbols stay
+/// names (or products of names, for constraints).
+pub fn dim_tokens(d: &Dim) -> proc_macro2::TokenStream {
+    use proc_macro2::{Ident, Span};
+    use quote::quote;
+    match d {
+        Dim::Lit(n) => quote!(#n),
+        Dim::Sym(s) => match syn::parse_str::<Ident>(s) {
+            Ok(id) => quote!(#id),
+            Err(_) => syn::parse_str::<syn::Expr>(s)
+                .map(|e| quote!((#e)))
+                .unwrap_or_else(|_| {
+                    let id = Ident::new("__jax_bad_dim", Span::call_site());
+                    quote!(#id)
+                }),
+        },
+    }
+}
+
+/// The number of elements of a shape as a Rust expression: the literal
+/// dims' product, times the symbols.
+pub fn size_tokens(dims: &[Dim]) -> proc_macro2::TokenStream {
+    use quote::quote;
+    let lit: usize = dims
+        .iter()
+        .filter_map(|d| if let Dim::Lit(n) = d { Some(*n) } else { None })
+        .product();
+    let syms: Vec<proc_macro2::TokenStream> = dims
+        .iter()
+        .filter(|d| matches!(d, Dim::Sym(_)))
+        .map(dim_tokens)
+        .collect();
+    if syms.is_empty() {
+        quote!(#lit)
+    } else {
+        quote!((#lit #(* #syms)*))
+    }
+}
+
+/// The strides of a row-major array of `shape`, as Rust expressions.
+pub fn row_major_strides(shape: &[Dim]) -> Vec<proc_macro2::TokenStream> {
+    (0..shape.len())
+        .map(|k| size_tokens(&shape[k + 1..]))
+        .collect()
 }

@@ -130,6 +130,37 @@ mod tests {
                 );
             }
         }
+        // Each lowering category's hook: emission asks the definition, not
+        // the name. Control flow holds programs (`nested`) the backend emits
+        // itself; custom calls are inlined (`inline_calls`) before emission.
+        const INLINED: &[&str] = &["custom_jvp_call", "custom_vjp_call", "custom_vjp_lin"];
+        for p in all() {
+            let has = match p.lowering {
+                Lowering::IndexMap => p.view.is_some(),
+                Lowering::Reduce => p.reduction.is_some(),
+                Lowering::Kernel => {
+                    p.kernel.is_some() || p.nested.is_some() || INLINED.contains(&p.name)
+                }
+                Lowering::Elementwise | Lowering::Sample | Lowering::Effect => true,
+            };
+            assert!(has, "{} ({:?}) has no lowering hook", p.name, p.lowering);
+            // And no hook of another category.
+            assert!(
+                p.view.is_none() || p.lowering == Lowering::IndexMap,
+                "{} has a view",
+                p.name
+            );
+            assert!(
+                p.reduction.is_none() || p.lowering == Lowering::Reduce,
+                "{} has a reduction",
+                p.name
+            );
+            assert!(
+                p.kernel.is_none() || p.lowering == Lowering::Kernel && p.nested.is_none(),
+                "{} has a kernel",
+                p.name
+            );
+        }
         // The work of a family, set once where the family is defined.
         for (name, work) in [
             ("tanh", TRANSCENDENTAL_WORK),

@@ -1,0 +1,258 @@
+//! Buffers: which the body owns (so it may write over them once dead, or
+//! return them without a copy), storing a value, copies into row-major
+//! order, declarations hoisted out of a row program's loop, and a row
+//! program's output row written in place.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{strides_are_row_major, Emitter, Loc};
+use crate::ir::rust_type;
+use crate::ir::{Atom, Aval, Dim, Var};
+use crate::prims::{row_major_strides, size_tokens, Lowering};
+
+/// What an [`Emitter`] knows of its buffers.
+#[derive(Default)]
+pub(super) struct Buffers {
+    /// Buffers this body allocated (`Vec`s it may return); the others are
+    /// borrowed from the parameters.
+    pub(super) owned: HashSet<String>,
+    /// Buffers already returned: a second output of the same buffer is a copy.
+    pub(super) returned: HashSet<String>,
+    /// Buffer declarations moved before the row loop, in a row program.
+    pub(super) hoisted: Option<Vec<TokenStream>>,
+    /// While a loop writes buffer `.1` in place of the dead buffer `.0` it
+    /// took over: reads of `.0` read the element about to be overwritten.
+    pub(super) reuse: Option<(String, Ident)>,
+    /// Buffers moved in as inputs (a scan's carries): those neither written
+    /// over nor returned go back to the pool at the end of the body.
+    pub(super) owned_inputs: Vec<Ident>,
+}
+
+/// A row program's output, written straight into the output row `row` (a
+/// `&mut [T]` in scope) instead of a scratch buffer.
+pub(super) struct RowTarget {
+    pub(super) var: Var,
+    pub(super) row: Ident,
+    /// Whether it was (the output may be computed elsewhere, a view).
+    pub(super) written: bool,
+}
+
+impl Emitter<'_> {
+    /// Stores `v` (its defining equation is elementwise) in a buffer.
+    pub(super) fn materialize(&mut self, v: Var, aval: &Aval) {
+        let target = self.target.as_ref().filter(|t| t.var == v);
+        if let Some(name) = target.map(|t| t.row.clone()) {
+            // The row program's output row: written where it belongs.
+            self.write_loops(&name, &Atom::Var(v), aval);
+            if let Some(t) = &mut self.target {
+                t.written = true;
+            }
+            self.locs.insert(
+                v,
+                Loc::View {
+                    buf: name,
+                    offset: quote!(0usize),
+                    strides: row_major_strides(&aval.shape),
+                },
+            );
+            return;
+        }
+        let name = Self::name(v);
+        if let Some(dead) = self.reusable_operand(v, aval) {
+            // Written over a dead operand's buffer, as XLA reuses buffers:
+            // each element is read before it is overwritten.
+            let ty = rust_type(aval.dtype);
+            self.stmts
+                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #dead;));
+            self.bufs.reuse = Some((dead.to_string(), name.clone()));
+            self.write_loops(&name, &Atom::Var(v), aval);
+            self.bufs.reuse = None;
+            self.bufs.owned.remove(&dead.to_string());
+            self.finish_buffer(v, aval, name);
+            return;
+        }
+        self.write_buffer(&name, &Atom::Var(v), aval);
+        self.finish_buffer(v, aval, name);
+    }
+
+    /// A buffer `v` can be written over: an operand, in the fused
+    /// elementwise expression of `v`, read at `v`'s own index (same shape
+    /// and dtype all the way up), held in a whole row-major buffer this body
+    /// owns that no other view shares, and read by nothing else.
+    fn reusable_operand(&self, v: Var, aval: &Aval) -> Option<Ident> {
+        if self.replay.is_some() || self.bufs.hoisted.is_some() {
+            return None;
+        }
+        self.reusable_in(v, aval)
+    }
+
+    fn reusable_in(&self, v: Var, aval: &Aval) -> Option<Ident> {
+        let e = self.j.eqns.iter().find(|e| e.outs.contains(&v))?;
+        if e.prim.lowering != Lowering::Elementwise {
+            return None;
+        }
+        e.ins.iter().find_map(|a| {
+            let Atom::Var(u) = a else { return None };
+            let ua = self.j.aval(*u);
+            if ua.shape != aval.shape {
+                return None;
+            }
+            if let Some(Loc::View { .. }) = self.locs.get(u) {
+                return (ua.dtype == aval.dtype)
+                    .then(|| self.dead_buffer(*u, &aval.shape))
+                    .flatten();
+            }
+            // A fused operand that only this loop computes (a fused value
+            // read twice is recomputed in each reader's loop, which would
+            // read the buffer again): look inside it.
+            let fused = matches!(self.locs.get(u), Some(Loc::Fused) | None);
+            (fused && self.read_once(*u))
+                .then(|| self.reusable_in(*u, aval))
+                .flatten()
+        })
+    }
+
+    /// Whether one operand slot of one equation reads `v`, and it is not
+    /// an output: after that read, `v` is dead.
+    fn read_once(&self, v: Var) -> bool {
+        self.uses.get(&v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(v))
+    }
+
+    /// `v`'s buffer, when its next read is its last and the buffer may then
+    /// be written over: a whole row-major buffer this body owns and has not
+    /// returned, that no other value views.
+    fn dead_buffer(&self, v: Var, shape: &[Dim]) -> Option<Ident> {
+        let Some(Loc::View {
+            buf,
+            offset,
+            strides,
+        }) = self.locs.get(&v)
+        else {
+            return None;
+        };
+        let key = buf.to_string();
+        let shared = self
+            .locs
+            .iter()
+            .any(|(w, l)| *w != v && matches!(l, Loc::View { buf: b, .. } if *b == key));
+        (offset.to_string() == "0usize"
+            && strides_are_row_major(strides, shape)
+            && self.bufs.owned.contains(&key)
+            && !self.bufs.returned.contains(&key)
+            && !shared
+            && self.read_once(v))
+        .then(|| buf.clone())
+    }
+
+    /// Writes the output variable `v` of a row program straight into the
+    /// output row `target` (a `&mut [T]` in scope) instead of a scratch buffer.
+    pub fn write_output_into(&mut self, v: Var, target: Ident) {
+        self.target = Some(RowTarget {
+            var: v,
+            row: target,
+            written: false,
+        });
+    }
+
+    /// Whether the output was written into its target directly.
+    pub fn wrote_target(&self) -> bool {
+        self.target.as_ref().is_some_and(|t| t.written)
+    }
+
+    /// Emits `let mut name = buffer; loops { name[..] = value of a }`.
+    fn write_buffer(&mut self, name: &Ident, a: &Atom, aval: &Aval) {
+        let ty = rust_type(aval.dtype);
+        let size = size_tokens(&aval.shape);
+        self.alloc(name, &ty, &size);
+        self.write_loops(name, a, aval);
+        self.bufs.owned.insert(name.to_string());
+    }
+
+    /// Declares a fresh buffer: here, or once before the row loop when
+    /// emitting a row program (every row overwrites it).
+    pub(super) fn alloc(&mut self, name: &Ident, ty: &TokenStream, size: &TokenStream) {
+        let decl = quote!(let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size););
+        match &mut self.bufs.hoisted {
+            Some(h) => h.push(decl),
+            None => self.stmts.push(decl),
+        }
+    }
+
+    /// Emit buffers once, outside the loop the statements will run in, and
+    /// run every loop sequentially (the caller parallelizes that outer loop).
+    pub fn hoist_buffers(&mut self) {
+        self.bufs.hoisted = Some(Vec::new());
+        self.parallel = false;
+    }
+
+    /// The buffer declarations to put before the row loop.
+    pub fn take_hoisted(&mut self) -> Vec<TokenStream> {
+        self.bufs.hoisted.take().unwrap_or_default()
+    }
+
+    /// Copies any array value into a fresh row-major buffer.
+    pub(super) fn copy_view(&mut self, x: &Atom, aval: &Aval) -> Ident {
+        let name = format_ident!("__copy{}", self.stmts.len());
+        self.write_buffer(&name, x, aval);
+        name
+    }
+
+    /// Declares the buffer `name` holding `x`'s elements, to be updated in
+    /// place: `x`'s own buffer when this is its last read and this body owns
+    /// it, else a copy.
+    pub(super) fn start_as(&mut self, name: &Ident, ty: &TokenStream, x: &Atom) {
+        let x_aval = self.aval(x).clone();
+        let in_place = match x {
+            Atom::Var(v) => self.dead_buffer(*v, &x_aval.shape),
+            Atom::Lit(_) => None,
+        };
+        match in_place {
+            Some(buf) => self
+                .stmts
+                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #buf;)),
+            None => {
+                let copy = self.copy_view(x, &x_aval);
+                self.stmts
+                    .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #copy;));
+            }
+        }
+    }
+
+    /// `out` lives in the buffer `name`, which this body owns.
+    pub(super) fn finish_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
+        self.bufs.owned.insert(name.to_string());
+        self.bind_buffer(out, aval, name);
+    }
+
+    /// `out` is read from the whole row-major buffer `name`.
+    pub(super) fn bind_buffer(&mut self, out: Var, aval: &Aval, name: Ident) {
+        self.locs.insert(
+            out,
+            Loc::View {
+                buf: name,
+                offset: quote!(0usize),
+                strides: row_major_strides(&aval.shape),
+            },
+        );
+    }
+
+    /// A contiguous row-major buffer holding `x` (copying views that are not).
+    pub(super) fn buffer_of(&mut self, x: &Atom, aval: &Aval) -> Ident {
+        if let Atom::Var(v) = x {
+            if let Some(Loc::View {
+                buf,
+                offset,
+                strides,
+            }) = self.locs.get(v)
+            {
+                if offset.to_string() == "0usize" && strides_are_row_major(strides, &aval.shape) {
+                    return buf.clone();
+                }
+            }
+        }
+        self.copy_view(x, aval)
+    }
+}

@@ -1,0 +1,541 @@
+//! Loop nests: a value computed element by element, fused expressions
+//! evaluated at a loop position, row slices read once per row, flat loops,
+//! parallel chunks, and copies of a loop per SIMD level where they pay.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{is_one, scalar_tokens, strides_are_row_major, Emitter, Loc};
+use crate::ir::rust_type;
+use crate::ir::{Atom, Aval, Dim, Eqn, Var};
+use crate::prims::{dim_tokens, row_major_strides, size_tokens, Lowering, Params};
+
+impl Emitter<'_> {
+    /// The loops writing every element of `a` into the buffer `name`.
+    pub(super) fn write_loops(&mut self, name: &Ident, a: &Atom, aval: &Aval) {
+        let flat = self.flat_ok(a, &aval.shape);
+        let mut l = if flat {
+            LoopNest::flat(&aval.shape)
+        } else {
+            LoopNest::new(&aval.shape)
+        };
+        let copies = self.simd_copies(&aval.shape, a);
+        // Flat loops split into chunks of elements; nested ones into chunks
+        // of rows. A loop too small for one SIMD copy per level is too small
+        // for threads too.
+        l.parallel = self.parallel && copies == 3 && (flat || aval.rank() >= 2);
+        l.out = Some(name.clone());
+        let id = l.identity();
+        let value = self.eval(&mut l, a, &id);
+        let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
+        let body = std::mem::take(&mut l.body);
+        let mut loops = l.wrap(quote! { #(#body)* #out = #value; });
+        if l.parallel && !flat {
+            let row = size_tokens(&aval.shape[1..]);
+            let cost = l.cost.max(1);
+            let body = quote!(|(__row0, __out)| { #loops });
+            loops = quote! {
+                ::jax::__rt::par::for_each_rows3(
+                    &mut #name,
+                    #row,
+                    ::jax::__rt::par::rows_per_chunk(#row * #cost),
+                    #body, #body, #body,
+                );
+            };
+        } else if !l.parallel && self.bufs.hoisted.is_none() && copies > 1 {
+            // Compiled once per SIMD level too (a row program's caller
+            // already dispatches).
+            let ty = rust_type(aval.dtype);
+            let body = quote!(|#name: &mut ::std::vec::Vec<#ty>| { #loops });
+            let call = level_dispatch(copies, &body, quote!(&mut #name));
+            loops = quote!(#call;);
+        }
+        self.stmts.push(loops);
+    }
+
+    /// How many copies of a loop computing `a` over `shape` to emit, each
+    /// compiled for one SIMD level (see `par::dispatch3`). Copies cost
+    /// compile time, so they are made only where they pay: none for the
+    /// `jax_debug_nans` replay (a cold path), one for a static loop of little
+    /// arithmetic (a few microseconds at the baseline level), two (baseline,
+    /// AVX2+FMA) for a short loop with transcendentals, whose fused
+    /// multiply-adds are library calls at the baseline level, and three
+    /// otherwise, and for every loop of a loop body (run once per step, so
+    /// its latency counts: an RNN's 64 `tanh`s, its gradient's updates).
+    /// Fewer than three means too small for threads as well.
+    pub(super) fn simd_copies(&self, shape: &[Dim], a: &Atom) -> usize {
+        if self.replay.is_some() {
+            return 1;
+        }
+        let Some(elements) = static_size(shape) else {
+            return 3;
+        };
+        if self.repeated {
+            return 3;
+        }
+        let (work, transcendental) = self.fused_work(a, &mut Default::default());
+        match (transcendental, elements) {
+            (false, n) if n.saturating_mul(work) < SMALL_LOOP_WORK => 1,
+            (true, n) if n < SMALL_TRANSCENDENTAL_LOOP => 2,
+            _ => 3,
+        }
+    }
+
+    /// The work per element of the fused expression of `a` (see `PrimDef::work`)
+    /// and whether it holds a transcendental.
+    fn fused_work(&self, a: &Atom, seen: &mut std::collections::HashSet<Var>) -> (usize, bool) {
+        let Atom::Var(v) = a else { return (0, false) };
+        if !matches!(self.locs.get(v), Some(Loc::Fused) | None) || !seen.insert(*v) {
+            return (0, false);
+        }
+        let Some(e) = self.j.eqns.iter().find(|e| e.outs.contains(v)) else {
+            return (0, false);
+        };
+        let cost = match e.prim.lowering {
+            Lowering::Sample => crate::prims::TRANSCENDENTAL_WORK,
+            _ => e.prim.work,
+        };
+        e.ins.iter().fold(
+            (cost, cost >= crate::prims::TRANSCENDENTAL_WORK),
+            |(w, t), op| {
+                let (w2, t2) = self.fused_work(op, seen);
+                (w + w2, t || t2)
+            },
+        )
+    }
+
+    /// Whether computing `a` over `shape` reads only scalars and whole
+    /// row-major arrays of exactly that shape, so one flat loop does it.
+    pub(super) fn flat_ok(&self, a: &Atom, shape: &[Dim]) -> bool {
+        let v = match a {
+            Atom::Lit(_) => return true,
+            Atom::Var(v) => *v,
+        };
+        let aval = self.j.aval(v);
+        if aval.rank() == 0 {
+            return true;
+        }
+        if aval.shape != shape {
+            return false;
+        }
+        match self.locs.get(&v) {
+            Some(Loc::Scalar(_)) | Some(Loc::Splat(_)) => true,
+            Some(Loc::View {
+                offset, strides, ..
+            }) => offset.to_string() == "0usize" && strides_are_row_major(strides, shape),
+            Some(Loc::Fused) | None => {
+                let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
+                // A sample reads only its key; its index is the loop's.
+                e.prim.lowering == Lowering::Sample
+                    || e.ins.iter().all(|op| self.flat_ok(op, shape))
+            }
+        }
+    }
+
+    /// The value of `a` at the loop position `index` (for each axis of `a`,
+    /// the loop variable that runs along it, or `None` for a broadcast axis).
+    pub(super) fn eval(
+        &mut self,
+        l: &mut LoopNest,
+        a: &Atom,
+        index: &[Option<usize>],
+    ) -> TokenStream {
+        let v = match a {
+            Atom::Lit(lit) => return scalar_tokens(lit),
+            Atom::Var(v) => *v,
+        };
+        let key = (v, index.to_vec());
+        if let Some(n) = l.memo.get(&key) {
+            return quote!(#n);
+        }
+        let loc = self.locs.get(&v).cloned();
+        let value = match loc {
+            Some(Loc::Scalar(n)) => return quote!(#n),
+            Some(Loc::Splat(t)) => return t,
+            Some(Loc::View {
+                buf,
+                offset,
+                strides,
+            }) => {
+                // Map each of the view's axes to its loop variable's axis.
+                let mut loop_strides = vec![quote!(0usize); l.vars.len()];
+                for (i, s) in index.iter().zip(&strides) {
+                    if let Some(i) = i {
+                        loop_strides[*i] = s.clone();
+                    }
+                }
+                if let Some((dead, into)) = &self.bufs.reuse {
+                    if buf == dead {
+                        // The buffer now being written: the same row, the
+                        // same element, read first.
+                        return l.row_of(into, &offset, &loop_strides, true);
+                    }
+                }
+                return l.row_of(&buf, &offset, &loop_strides, false);
+            }
+            Some(Loc::Fused) | None => {
+                let e = self
+                    .j
+                    .eqns
+                    .iter()
+                    .find(|e| e.outs.contains(&v))
+                    .expect("every variable is defined by an equation");
+                let my_shape = &self.j.aval(v).shape;
+                if e.prim.lowering == Lowering::Sample {
+                    let at = l.flat_index(my_shape, index);
+                    // The key's words, read once before the loop.
+                    let words = self.key_words(&e.ins[0]);
+                    let slot = format!("key {words}");
+                    let key_name = match l.keys.get(&slot) {
+                        Some(name) => name.clone(),
+                        None => {
+                            let name = format_ident!("__key{}", l.keys.len());
+                            l.pre.push(quote!(let #name: [u32; 2] = #words;));
+                            l.keys.insert(slot, name.clone());
+                            name
+                        }
+                    };
+                    let value = self.sample_call(e, quote!(#key_name), at);
+                    l.cost += 96;
+                    let n = format_ident!("__t{}", l.memo.len());
+                    let ty = rust_type(self.j.aval(v).dtype);
+                    l.body.push(quote!(let #n: #ty = #value;));
+                    l.memo.insert(key, n.clone());
+                    return quote!(#n);
+                }
+                let args: Vec<TokenStream> = e
+                    .ins
+                    .iter()
+                    .map(|op| {
+                        let op_shape = self.aval(op).shape.clone();
+                        // Rank-0 operands are scalars; size-1 axes broadcast.
+                        let sub: Vec<Option<usize>> = if op_shape.is_empty() {
+                            Vec::new()
+                        } else {
+                            op_shape
+                                .iter()
+                                .zip(my_shape)
+                                .zip(index)
+                                .map(
+                                    |((od, md), i)| {
+                                        if is_one(od) && !is_one(md) {
+                                            None
+                                        } else {
+                                            *i
+                                        }
+                                    },
+                                )
+                                .collect()
+                        };
+                        self.eval(l, op, &sub)
+                    })
+                    .collect();
+                l.cost += e.prim.work;
+                e.prim.scalar_call(&e.params, &args)
+            }
+        };
+        let n = format_ident!("__t{}", l.memo.len());
+        // Typed, so rustc resolves each call at once instead of carrying
+        // an inference variable per element operation through the body.
+        let ty = rust_type(self.j.aval(v).dtype);
+        l.body.push(quote!(let #n: #ty = #value;));
+        l.memo.insert(key, n.clone());
+        quote!(#n)
+    }
+
+    /// `::jax::__rt::random::NAME::<T>(key, at, bounds..)`: element `at`
+    /// (a row-major index) of the sample `e` defines. The key is an input,
+    /// read as its two words.
+    pub(super) fn sample_call(&self, e: &Eqn, key: TokenStream, at: TokenStream) -> TokenStream {
+        let Params::Random { dtype, bounds, .. } = &e.params else {
+            unreachable!("samplers carry Params::Random")
+        };
+        let f = format_ident!("{}", crate::prims::runtime_name(e.prim.name, &e.params));
+        let ty = rust_type(*dtype);
+        let bounds = bounds.map(|(lo, hi)| quote!(, #lo, #hi));
+        quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
+    }
+
+    /// A key operand's two words, `[u32; 2]` (keys are inputs).
+    pub(super) fn key_words(&self, a: &Atom) -> TokenStream {
+        match a {
+            Atom::Var(k) => match &self.locs[k] {
+                Loc::View { buf, offset, .. } => quote!([#buf[#offset], #buf[#offset + 1usize]]),
+                other => unreachable!("a key is an input, not {other:?}"),
+            },
+            Atom::Lit(_) => unreachable!("a key is an input"),
+        }
+    }
+}
+
+/// Element count times work per element (additions) under which one copy
+/// of a loop, at the baseline SIMD level, takes a few microseconds.
+const SMALL_LOOP_WORK: usize = 1 << 16;
+
+/// Element count under which AVX-512 gains little over AVX2 on a loop.
+const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
+
+/// The number of elements of a static shape.
+fn static_size(shape: &[Dim]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, d| match d {
+        Dim::Lit(k) => n.checked_mul(*k),
+        Dim::Sym(_) => None,
+    })
+}
+
+/// `body` (a closure) called on `arg` through one copy per SIMD level, or
+/// directly when there is one copy.
+pub(super) fn level_dispatch(copies: usize, body: &TokenStream, arg: TokenStream) -> TokenStream {
+    match copies {
+        3 => {
+            quote!(::jax::__rt::par::dispatch3(::jax::__rt::par::Level::current(), &#body, &#body, &#body, #arg))
+        }
+        2 => {
+            quote!(::jax::__rt::par::dispatch2(::jax::__rt::par::Level::current(), &#body, &#body, #arg))
+        }
+        _ => quote!((#body)(#arg)),
+    }
+}
+
+/// A loop nest over a shape, with loop variables and the body's let-bindings.
+///
+/// Reads in the innermost loop go through row slices taken once per row
+/// (`let r = &buf[base..base + n]`), so the innermost loop has no bounds
+/// checks and vectorizes; values that do not vary along it are read before it.
+pub(super) struct LoopNest {
+    dims: Vec<Dim>,
+    pub(super) vars: Vec<Ident>,
+    /// The axes in loop order, outermost first.
+    pub(super) order: Vec<usize>,
+    pub(super) body: Vec<TokenStream>,
+    /// Statements just before the innermost loop.
+    pub(super) pre: Vec<TokenStream>,
+    memo: HashMap<(Var, Vec<Option<usize>>), Ident>,
+    pub(super) rows: HashMap<String, Ident>,
+    /// Sample keys' words, read before the innermost loop.
+    keys: HashMap<String, Ident>,
+    /// One loop over all elements (every array read is whole and row-major).
+    pub(super) flat: Option<TokenStream>,
+    /// Run the flat loop in parallel chunks through the runtime's driver.
+    parallel: bool,
+    /// The buffer a flat loop writes.
+    out: Option<Ident>,
+    /// Estimated work per element (for the chunk size): each operation's
+    /// `PrimDef::work`, 96 per random sample.
+    cost: usize,
+}
+
+impl LoopNest {
+    pub(super) fn new(shape: &[Dim]) -> LoopNest {
+        LoopNest {
+            dims: shape.to_vec(),
+            vars: (0..shape.len())
+                .map(|k| format_ident!("__i{}", k))
+                .collect(),
+            order: (0..shape.len()).collect(),
+            body: Vec::new(),
+            pre: Vec::new(),
+            memo: HashMap::new(),
+            rows: HashMap::new(),
+            keys: HashMap::new(),
+            flat: None,
+            parallel: false,
+            out: None,
+            cost: 0,
+        }
+    }
+
+    /// A single loop over the `shape`'s elements.
+    pub(super) fn flat(shape: &[Dim]) -> LoopNest {
+        let mut l = LoopNest::new(shape);
+        l.flat = Some(size_tokens(shape));
+        l
+    }
+
+    pub(super) fn is_flat(&self) -> bool {
+        self.flat.is_some()
+    }
+
+    pub(super) fn identity(&self) -> Vec<Option<usize>> {
+        (0..self.dims.len()).map(Some).collect()
+    }
+
+    /// The row-major index, in an array of `shape`, of the element at the
+    /// loop position `index` (the loop axis of each of its axes, `None` for
+    /// a broadcast axis of size 1).
+    fn flat_index(&self, shape: &[Dim], index: &[Option<usize>]) -> TokenStream {
+        if self.is_flat() {
+            // `__first` is the index of the loop's element 0 (see `wrap_range`
+            // and the reductions' lane blocks).
+            return quote!((__first + __i));
+        }
+        let terms: Vec<TokenStream> = index
+            .iter()
+            .enumerate()
+            .filter_map(|(k, i)| {
+                let var = &self.vars[(*i)?];
+                let stride = size_tokens(&shape[k + 1..]);
+                Some(quote!(#var * #stride))
+            })
+            .collect();
+        if terms.is_empty() {
+            quote!(0usize)
+        } else {
+            quote!((#(#terms)+*))
+        }
+    }
+
+    /// The innermost loop's axis, if any.
+    fn inner(&self) -> Option<usize> {
+        self.order.last().copied()
+    }
+
+    /// An element of `buf` at `offset + sum(loop var * stride)` (a stride
+    /// per loop axis, 0 where it does not move), read or (`write`) written
+    /// through a row slice of the innermost loop.
+    fn row_of(
+        &mut self,
+        buf: &Ident,
+        offset: &TokenStream,
+        loop_strides: &[TokenStream],
+        write: bool,
+    ) -> TokenStream {
+        if self.flat.is_some() {
+            // Flat loops run over `__start..__start + __n` (one chunk, or all).
+            if write && self.parallel {
+                return quote!(__out[__i]);
+            }
+            let key = format!("{buf} flat {write}");
+            if let Some(row) = self.rows.get(&key) {
+                return quote!(#row[__i]);
+            }
+            let row = format_ident!("__r{}", self.rows.len());
+            self.rows.insert(key, row.clone());
+            self.pre.push(if write {
+                quote!(let #row = &mut #buf[__start..__start + __n];)
+            } else {
+                quote!(let #row = &#buf[__start..__start + __n];)
+            });
+            return quote!(#row[__i]);
+        }
+        // In a chunk of rows, the output is the chunk's slice `__out`, whose
+        // first row is `__row0`.
+        let chunked = write && self.parallel && !self.is_flat();
+        let outer_terms: Vec<TokenStream> = self
+            .order
+            .iter()
+            .filter(|&&k| Some(k) != self.inner())
+            .filter(|&&k| loop_strides[k].to_string() != "0usize")
+            .map(|&k| {
+                let (v, s) = (&self.vars[k], &loop_strides[k]);
+                if chunked && k == 0 {
+                    quote!((#v - __row0) * #s)
+                } else {
+                    quote!(#v * #s)
+                }
+            })
+            .collect();
+        let base = quote!(#offset #(+ #outer_terms)*);
+        let buf = &if chunked {
+            format_ident!("__out")
+        } else {
+            buf.clone()
+        };
+        let Some(inner) = self.inner() else {
+            return quote!(#buf[#base]);
+        };
+        let inner_stride = loop_strides[inner].to_string();
+        let key = format!("{buf} {base} {inner_stride} {write}");
+        if let Some(r) = self.rows.get(&key) {
+            let r = r.clone();
+            let iv = &self.vars[inner];
+            return if inner_stride == "0usize" {
+                quote!(#r)
+            } else {
+                quote!(#r[#iv])
+            };
+        }
+        let name = format_ident!("__r{}", self.rows.len());
+        self.rows.insert(key, name.clone());
+        let iv = &self.vars[inner];
+        let n = dim_tokens(&self.dims[inner]);
+        match (inner_stride.as_str(), write) {
+            ("1usize", false) => {
+                self.pre.push(quote!(let #name = &#buf[#base..#base + #n];));
+                quote!(#name[#iv])
+            }
+            ("1usize", true) => {
+                self.pre
+                    .push(quote!(let #name = &mut #buf[#base..#base + #n];));
+                quote!(#name[#iv])
+            }
+            ("0usize", false) => {
+                self.pre.push(quote!(let #name = #buf[#base];));
+                quote!(#name)
+            }
+            _ => {
+                self.rows
+                    .remove(&format!("{buf} {base} {inner_stride} {write}"));
+                let s = &loop_strides[inner];
+                quote!(#buf[#base + #iv * #s])
+            }
+        }
+    }
+
+    /// All loops around `inner`.
+    fn wrap(&self, inner: TokenStream) -> TokenStream {
+        self.wrap_range(0, self.order.len(), inner)
+    }
+
+    /// Loops `order[from..to]` around `inner`; the innermost loop gets the
+    /// row slices just before it.
+    pub(super) fn wrap_range(&self, from: usize, to: usize, inner: TokenStream) -> TokenStream {
+        if let Some(n) = &self.flat {
+            let pre = &self.pre;
+            return match (&self.out, self.parallel) {
+                (Some(out), true) => {
+                    let cost = self.cost.max(1);
+                    // The body once per SIMD level (see `par::dispatch3`).
+                    let body = quote! {
+                        |(__start, __out)| {
+                            let __n = __out.len();
+                            let __first = __start;
+                            #(#pre)*
+                            for __i in 0..__n { #inner }
+                        }
+                    };
+                    quote! {
+                        ::jax::__rt::par::for_each_chunk3(&mut #out, ::jax::__rt::par::grain(#cost), #body, #body, #body);
+                    }
+                }
+                _ => {
+                    quote!({ let __start = 0usize; let __first = 0usize; let __n = #n; #(#pre)* for __i in 0..__n { #inner } })
+                }
+            };
+        }
+        let mut t = inner;
+        let innermost = to == self.order.len();
+        for (pos, &k) in self.order[from..to].iter().enumerate().rev() {
+            let var = &self.vars[k];
+            let n = dim_tokens(&self.dims[k]);
+            t = if self.parallel && k == 0 && from == 0 {
+                // The rows of this chunk only.
+                let row = size_tokens(&self.dims[1..]);
+                quote!(for #var in __row0..__row0 + __out.len() / #row { #t })
+            } else {
+                quote!(for #var in 0..#n { #t })
+            };
+            if innermost && pos + from + 1 == self.order.len() {
+                let pre = &self.pre;
+                t = quote!({ #(#pre)* #t });
+            }
+        }
+        if innermost && from == to {
+            let pre = &self.pre;
+            t = quote!({ #(#pre)* #t });
+        }
+        t
+    }
+}

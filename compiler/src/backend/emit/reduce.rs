@@ -1,0 +1,174 @@
+//! Reductions: folds accumulated in the loop that computes their operand
+//! (whole-array folds in fixed chunks and lanes, so results do not depend
+//! on threads or SIMD level), and the runtime's argument reductions.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::loops::{level_dispatch, LoopNest};
+use super::{Emitter, Loc};
+use crate::ir::rust_type;
+use crate::ir::{Atom, Aval, Eqn, Var};
+use crate::prims::{dim_tokens, row_major_strides, size_tokens, Monoid, Params, Reduction};
+
+impl Emitter<'_> {
+    /// A reduction, as its primitive's [`Reduction`] says.
+    pub(super) fn reduce(&mut self, e: &Eqn, out: Var, aval: &Aval) {
+        let x = &e.ins[0];
+        match e.prim.reduction.expect("a reduction has its rule") {
+            Reduction::Fold(m) => self.fold(m, x, &e.params, out, aval),
+            Reduction::ArgMax => self.arg_reduce("argmax", x, &e.params, out, aval),
+            Reduction::ArgMin => self.arg_reduce("argmin", x, &e.params, out, aval),
+        }
+    }
+
+    /// The runtime's `argmax`/`argmin` (`f`) on `x`'s buffer.
+    fn arg_reduce(&mut self, f: &str, x: &Atom, p: &Params, out: Var, aval: &Aval) {
+        let Params::ArgReduce { axis, .. } = p else {
+            unreachable!("argument reductions carry Params::ArgReduce")
+        };
+        let x_aval = self.aval(x).clone();
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        let f = format_ident!("{}", f);
+        let buf = self.buffer_of(x, &x_aval);
+        let shape: Vec<TokenStream> = x_aval.shape.iter().map(dim_tokens).collect();
+        let xty = rust_type(x_aval.dtype);
+        self.stmts.push(quote! {
+            let #name: ::std::vec::Vec<#ty> = ::jax::__rt::#f::<#xty, #ty>(&#buf, &[#(#shape),*], #axis);
+        });
+        self.finish_buffer(out, aval, name);
+    }
+
+    /// A fold of `x` over `Params::Axes` with `monoid`, in the loop nest
+    /// computing `x` (reduced axes innermost), or, over every axis, in fixed
+    /// chunks of lanes.
+    fn fold(&mut self, monoid: Monoid, x: &Atom, p: &Params, out: Var, aval: &Aval) {
+        let x_aval = self.aval(x).clone();
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        let Params::Axes(axes) = p else {
+            unreachable!("folds carry Params::Axes")
+        };
+        let combine_fn = format_ident!("{}", monoid.op());
+        let identity = format_ident!("{}", identity(monoid));
+        let kept: Vec<usize> = (0..x_aval.rank()).filter(|k| !axes.contains(k)).collect();
+        let mut l = if kept.is_empty() && self.flat_ok(x, &x_aval.shape) {
+            LoopNest::flat(&x_aval.shape)
+        } else {
+            let mut l = LoopNest::new(&x_aval.shape);
+            // Reduced axes run innermost, so each output element has one accumulator.
+            l.order = kept.iter().copied().chain(axes.iter().copied()).collect();
+            l
+        };
+        let kept: Vec<usize> = if l.is_flat() { Vec::new() } else { kept };
+        let copies = self.simd_copies(&x_aval.shape, x);
+        let id = l.identity();
+        let value = self.eval(&mut l, x, &id);
+        let body = l.body.clone();
+        if let Some(n) = l.flat.clone() {
+            // A whole-array reduction: fixed chunks (in parallel when allowed),
+            // each folded in independent lanes so the loop vectorizes; the
+            // order is fixed, so results do not depend on the thread count.
+            let pre = &l.pre;
+            // `par::fold_lanes`'s order, written out so that each block of
+            // LANES elements reads slices re-cut to exactly LANES: the lane
+            // index then needs no bounds check and the block vectorizes.
+            let mut slices: Vec<&Ident> = l.rows.values().collect();
+            // A stable order: the macro's output must not depend on hashing.
+            slices.sort_by_key(|i| i.to_string());
+            let fold = quote! {
+                #(#pre)*
+                let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
+                let mut __b = 0usize;
+                while __b + ::jax::__rt::par::LANES <= __n {
+                    #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
+                    let __first = __start + __b;
+                    for __i in 0..::jax::__rt::par::LANES {
+                        #(#body)*
+                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
+                    }
+                    __b += ::jax::__rt::par::LANES;
+                }
+                {
+                    #(let #slices = &#slices[__b..];)*
+                    let __first = __start + __b;
+                    for __i in 0..__n - __b {
+                        #(#body)*
+                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
+                    }
+                }
+                let mut __w = ::jax::__rt::par::LANES / 2;
+                while __w > 0 {
+                    for __l in 0..__w {
+                        __acc[__l] = ::jax::__rt::ops::#combine_fn(__acc[__l], __acc[__l + __w]);
+                    }
+                    __w /= 2;
+                }
+                __acc[0]
+            };
+            let body = quote! {
+                |(__start, __end): (usize, usize)| {
+                    let __n = __end - __start;
+                    #fold
+                }
+            };
+            let value = if self.parallel && copies == 3 {
+                quote! {
+                    ::jax::__rt::par::reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, #body, #body, ::jax::__rt::ops::#combine_fn)
+                }
+            } else if self.parallel && copies == 2 {
+                level_dispatch(copies, &body, quote!((0usize, #n)))
+            } else {
+                quote!({ let __start = 0usize; let __n = #n; #fold })
+            };
+            self.stmts.push(quote!(let #name: #ty = #value;));
+            self.locs.insert(out, Loc::Scalar(name));
+            return;
+        }
+        let acc_update = quote! { #(#body)* __acc = ::jax::__rt::ops::#combine_fn(__acc, #value); };
+        let inner = l.wrap_range(kept.len(), l.order.len(), acc_update);
+        if aval.rank() == 0 {
+            let outer = quote! {
+                let mut __acc: #ty = ::jax::__rt::identity::#identity::<#ty>();
+                #inner
+                __acc
+            };
+            self.stmts.push(quote!(let #name: #ty = { #outer };));
+            self.locs.insert(out, Loc::Scalar(name));
+        } else {
+            let out_strides = row_major_strides(&aval.shape);
+            let out_index_terms: Vec<TokenStream> = kept
+                .iter()
+                .zip(&out_strides)
+                .map(|(&k, s)| {
+                    let var = &l.vars[k];
+                    quote!(#var * #s)
+                })
+                .collect();
+            let per_output = quote! {
+                let mut __acc: #ty = ::jax::__rt::identity::#identity::<#ty>();
+                #inner
+                #name[0usize #(+ #out_index_terms)*] = __acc;
+            };
+            let loops = l.wrap_range(0, kept.len(), per_output);
+            let size = size_tokens(&aval.shape);
+            self.alloc(&name, &ty, &size);
+            self.stmts.push(loops);
+            self.finish_buffer(out, aval, name);
+        }
+    }
+}
+
+/// The runtime's identity of a monoid (`__rt::identity::NAME`, named after
+/// the reduction folding with it).
+fn identity(m: Monoid) -> &'static str {
+    match m {
+        Monoid::Add => "reduce_sum",
+        Monoid::Mul => "reduce_prod",
+        Monoid::Max => "reduce_max",
+        Monoid::Min => "reduce_min",
+        Monoid::And => "reduce_and",
+        Monoid::Or => "reduce_or",
+    }
+}
