@@ -3,20 +3,21 @@
 //! The proc-macro crate `jax-macros` is a thin shim over [`expand_jit`], so
 //! that everything here can be unit-tested, fuzzed and benchmarked.
 //!
-//! Pipeline, one module per phase (crate-private; `ARCHITECTURE.md` at the
-//! repository's root walks through them):
-//! - `parse` (with `lower` and `jnp`): traces the body into a jaxpr (`ir`),
-//!   rejecting what cannot be traced, with spans;
-//! - `trace`: binds primitives, running each one's abstract evaluation
-//!   (`prims`, with `shapes` for symbolic dimensions): dtype and shape
-//!   inference happen at every equation, as in JAX;
-//! - `print`: renders the traced jaxpr as `jax.make_jaxpr` does;
-//! - `ad`, `grad`, `compose`: derivatives as jaxpr transformations, and the
-//!   companion functions;
-//! - `simplify`: identities, common subexpressions, dead code;
-//! - `fuse`: which results are computed inside their consumers' loops;
-//! - `emit`: loop nests, views and kernel calls as Rust tokens;
-//! - `cost`: `f::cost_analysis()`, from what is emitted.
+//! The phases are folders, each using only those listed before it
+//! (crate-private; `ARCHITECTURE.md` at the repository's root walks through
+//! them):
+//! - `ir`: the jaxpr, what a primitive is and what its rules are given, the
+//!   builder that runs each primitive's abstract evaluation at bind time
+//!   (dtype and shape inference at every equation, as in JAX), and printing
+//!   as `jax.make_jaxpr` prints;
+//! - `prims`: every primitive with all its rules;
+//! - `transform`: automatic differentiation and simplification, jaxpr to
+//!   jaxpr;
+//! - `frontend`: traces a Rust body into a jaxpr, rejecting what cannot be
+//!   traced, with spans;
+//! - `backend`: fusion, loop nests, views and kernel calls as Rust tokens,
+//!   and `f::cost_analysis()`;
+//! - `expand`: the entry, the compiled function and its companion module.
 
 pub(crate) mod backend;
 pub(crate) mod expand;

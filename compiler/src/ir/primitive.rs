@@ -83,6 +83,9 @@ pub struct PrimDef {
     /// When an equation computes one of its operands unchanged (`x * 1`,
     /// `stop_gradient x`), that operand: `simplify` forwards it.
     pub forward: Option<ForwardRule>,
+    /// An algebraic rewrite `simplify` applies (as XLA's simplifier does):
+    /// the equations replacing this one, or `None` to keep it.
+    pub rewrite: Option<RewriteRule>,
     /// A primitive only reverse mode may keep (it exists to be
     /// transposed, as `custom_vjp_lin`): the error when a forward-mode
     /// program has it.
@@ -111,6 +114,11 @@ pub type NestedPrograms = for<'a> fn(&'a Params, &[Atom]) -> (Vec<Printed<'a>>, 
 pub type ForwardRule =
     for<'a> fn(&'a Jaxpr, &'a Eqn, &dyn Fn(Var) -> Option<&'a Eqn>) -> Option<Atom>;
 
+/// See [`PrimDef::rewrite`]. Given the jaxpr (for new variables), the
+/// equation, and the equation (already rewritten) that produced a variable.
+pub type RewriteRule =
+    for<'a> fn(&mut Jaxpr, &Eqn, &dyn Fn(Var) -> Option<&'a Eqn>) -> Option<Vec<Eqn>>;
+
 /// See [`PrimDef::scalar`].
 pub type ScalarCall = fn(&Params, &[proc_macro2::TokenStream]) -> proc_macro2::TokenStream;
 
@@ -133,6 +141,7 @@ impl PrimDef {
         work: 1,
         scalar: None,
         forward: None,
+        rewrite: None,
         transpose_only: None,
         no_transpose: None,
         nested: None,

@@ -52,20 +52,22 @@ pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
     }
 }
 
-/// Every primitive (for tests, for now: lookups by name will need it).
-#[cfg(test)]
-pub fn all() -> Vec<Prim> {
-    let mut v: Vec<Prim> = ELEMENTWISE.clone();
-    v.extend_from_slice(STRUCTURAL);
-    v.extend_from_slice(RANDOM);
-    v.push(&CUSTOM_JVP_CALL);
-    v.push(&CUSTOM_VJP_CALL);
-    v.push(&CUSTOM_VJP_LIN);
-    v.push(&COND);
-    v.push(&WHILE);
-    v.push(&SCAN);
-    v.push(&DEBUG_CALLBACK);
-    v
+/// Every primitive, family by family.
+pub fn all() -> &'static [Prim] {
+    static ALL: std::sync::LazyLock<Vec<Prim>> = std::sync::LazyLock::new(|| {
+        let mut v: Vec<Prim> = ELEMENTWISE.clone();
+        v.extend_from_slice(STRUCTURAL);
+        v.extend_from_slice(RANDOM);
+        v.push(&CUSTOM_JVP_CALL);
+        v.push(&CUSTOM_VJP_CALL);
+        v.push(&CUSTOM_VJP_LIN);
+        v.push(&COND);
+        v.push(&WHILE);
+        v.push(&SCAN);
+        v.push(&DEBUG_CALLBACK);
+        v
+    });
+    &ALL
 }
 
 #[cfg(test)]
@@ -169,7 +171,7 @@ mod tests {
             ("integer_pow", 4),
             ("add", 1),
         ] {
-            let p = all().into_iter().find(|p| p.name == name).unwrap();
+            let p = all().iter().find(|p| p.name == name).unwrap();
             assert_eq!(p.work, work, "{name}");
         }
     }

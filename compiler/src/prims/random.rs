@@ -90,7 +90,7 @@ sampler!(RANDOM_EXPONENTIAL, "random_exponential", floats: true);
 sampler!(RANDOM_GUMBEL, "random_gumbel", floats: true);
 sampler!(RANDOM_TRUNCATED_NORMAL, "random_truncated_normal", floats: true);
 
-#[cfg(test)]
+/// All random samplers.
 pub static RANDOM: &[&PrimDef] = &[
     &RANDOM_BITS,
     &RANDOM_UNIFORM,

@@ -5,14 +5,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{Atom, Eqn, Jaxpr, Literal, Scalar, Var};
+use crate::ir::{Atom, Eqn, Jaxpr, Var};
 use crate::prims::Params;
 
 /// All rewrites, until nothing changes.
 pub fn simplify(j: &mut Jaxpr) {
     *j = crate::prims::inline_calls(j);
-    reciprocal_of_broadcasts(j);
-    outer_products(j);
+    rewrites(j);
     hoist_loop_invariants(j);
     loop {
         let before = j.eqns.len();
@@ -65,165 +64,33 @@ fn forward_identities(j: &mut Jaxpr) {
     j.eqns.retain(|e| !removed.contains(&e.outs[0]));
 }
 
-/// `x / broadcast(z)` becomes `x * broadcast(1 / z)` for floats, as XLA's
-/// algebraic simplifier rewrites it: one division per element of `z`
-/// instead of one per element of `x` (a softmax's row sums), and the same
-/// rounding JAX's results have.
-fn reciprocal_of_broadcasts(j: &mut Jaxpr) {
-    /// How the divisor reaches the result's shape.
-    enum Divisor {
-        /// `broadcast_in_dim(z)`: take the reciprocal of `z`, then broadcast.
-        Broadcast(Var, Params, Var),
-        /// A smaller array or a scalar, broadcast implicitly.
-        Implicit(Atom),
-    }
-    let mut producer: HashMap<Var, usize> = HashMap::new();
-    let mut out = Vec::with_capacity(j.eqns.len());
-    for e in std::mem::take(&mut j.eqns) {
-        let out_aval = j.aval(e.outs[0]).clone();
-        let rewrite = match (e.prim.name, e.ins.as_slice()) {
-            ("div", [x, y])
-                if out_aval.dtype.is_float() && j.atom_aval(y).shape != out_aval.shape =>
-            {
-                let bcast = match y {
-                    Atom::Var(yv) => producer
-                        .get(yv)
-                        .map(|&k| &out[k])
-                        .filter(|b: &&Eqn| b.prim.name == "broadcast_in_dim")
-                        .and_then(|b: &Eqn| match &b.ins[0] {
-                            Atom::Var(z) => Some(Divisor::Broadcast(*z, b.params.clone(), *yv)),
-                            Atom::Lit(_) => None,
-                        }),
-                    Atom::Lit(_) => None,
-                };
-                Some((x.clone(), bcast.unwrap_or(Divisor::Implicit(y.clone()))))
-            }
-            _ => None,
-        };
-        let Some((x, divisor)) = rewrite else {
-            producer.insert(e.outs[0], out.len());
-            out.push(e);
-            continue;
-        };
-        let span = e.span;
-        let dtype = out_aval.dtype;
-        let one = Atom::Lit(Literal {
-            value: Scalar::Float(1.0),
-            aval: crate::ir::Aval::scalar(dtype, true),
-        });
-        let factor = match divisor {
-            Divisor::Implicit(Atom::Lit(l)) => {
-                // A literal's reciprocal, rounded as the division would be.
-                let Scalar::Float(v) = crate::ir::cast_scalar(l.value, dtype) else {
-                    unreachable!()
-                };
-                let r = if dtype == jax_dtypes::DType::F64 {
-                    1.0 / v
-                } else {
-                    (1.0f32 / v as f32) as f64
-                };
-                Atom::Lit(Literal {
-                    value: crate::ir::cast_scalar(Scalar::Float(r), dtype),
-                    aval: l.aval.clone(),
-                })
-            }
-            Divisor::Implicit(y) => {
-                let r = j.new_var(j.atom_aval(&y).clone());
-                out.push(Eqn {
-                    prim: &crate::prims::DIV,
-                    params: Params::None,
-                    ins: vec![one, y],
-                    outs: vec![r],
-                    span,
-                });
-                Atom::Var(r)
-            }
-            Divisor::Broadcast(z, bparams, y) => {
-                let r = j.new_var(j.aval(z).clone());
-                let rb = j.new_var(j.aval(y).clone());
-                out.push(Eqn {
-                    prim: &crate::prims::DIV,
-                    params: Params::None,
-                    ins: vec![one, Atom::Var(z)],
-                    outs: vec![r],
-                    span,
-                });
-                out.push(Eqn {
-                    prim: &crate::prims::BROADCAST_IN_DIM,
-                    params: bparams,
-                    ins: vec![Atom::Var(r)],
-                    outs: vec![rb],
-                    span,
-                });
-                producer.insert(rb, out.len() - 1);
-                Atom::Var(rb)
-            }
-        };
-        out.push(Eqn {
-            prim: &crate::prims::MUL,
-            params: Params::None,
-            ins: vec![x, factor],
-            outs: e.outs.clone(),
-            span,
-        });
-    }
-    j.eqns = out;
-}
-
-/// A `dot_general` that contracts nothing (an outer product, as reverse
-/// mode makes for a matrix-vector product's matrix) becomes a product of
-/// two broadcasts: elementwise, so it fuses into its consumer (`acc + u
-/// v^T` is then one loop) instead of filling a buffer of its own.
-fn outer_products(j: &mut Jaxpr) {
-    for e in std::mem::take(&mut j.eqns) {
-        let Params::DotGeneral {
-            lhs_contract,
-            lhs_batch,
-            ..
-        } = &e.params
-        else {
-            j.eqns.push(e);
-            continue;
-        };
-        let out = j.aval(e.outs[0]).clone();
-        let (x, y) = (
-            j.atom_aval(&e.ins[0]).clone(),
-            j.atom_aval(&e.ins[1]).clone(),
-        );
-        if !lhs_contract.is_empty()
-            || !lhs_batch.is_empty()
-            || x.dtype != out.dtype
-            || y.dtype != out.dtype
-        {
-            j.eqns.push(e);
+/// Each primitive's algebraic rewrite ([`crate::prims::PrimDef::rewrite`]),
+/// one primitive at a time in [`crate::prims::all`]'s order.
+fn rewrites(j: &mut Jaxpr) {
+    for &p in crate::prims::all() {
+        let Some(rule) = p.rewrite else { continue };
+        if !j.eqns.iter().any(|e| e.prim == p) {
             continue;
         }
-        let (rx, ry) = (x.rank(), y.rank());
-        let mut factors = Vec::new();
-        for (a, dims) in [(&e.ins[0], 0..rx), (&e.ins[1], rx..rx + ry)] {
-            let b = j.new_var(crate::ir::Aval {
-                weak: false,
-                ..out.clone()
-            });
-            j.eqns.push(Eqn {
-                prim: &crate::prims::BROADCAST_IN_DIM,
-                params: Params::BroadcastInDim {
-                    shape: out.shape.clone(),
-                    dims: dims.collect(),
-                },
-                ins: vec![a.clone()],
-                outs: vec![b],
-                span: e.span,
-            });
-            factors.push(Atom::Var(b));
+        // Where each variable was computed, for rules that look at an
+        // operand's producer.
+        let mut producer: HashMap<Var, usize> = HashMap::new();
+        let mut out: Vec<Eqn> = Vec::with_capacity(j.eqns.len());
+        for e in std::mem::take(&mut j.eqns) {
+            let new = if e.prim == p {
+                let lookup = |v: Var| producer.get(&v).map(|&k| &out[k]);
+                rule(j, &e, &lookup)
+            } else {
+                None
+            };
+            for e in new.unwrap_or_else(|| vec![e]) {
+                for v in &e.outs {
+                    producer.insert(*v, out.len());
+                }
+                out.push(e);
+            }
         }
-        j.eqns.push(Eqn {
-            prim: &crate::prims::MUL,
-            params: Params::None,
-            ins: factors,
-            outs: e.outs.clone(),
-            span: e.span,
-        });
+        j.eqns = out;
     }
 }
 

@@ -24,7 +24,7 @@ use super::{no_params, Lowering, Params, PrimDef, TRANSCENDENTAL_WORK};
 use super::{Ad, JvpRule, Res};
 use crate::ir::shapes::{broadcast, Constraints};
 use crate::ir::Atom;
-use crate::ir::{Aval, Shape};
+use crate::ir::{Aval, Eqn, Jaxpr, Literal, Scalar, Shape, Var};
 
 /// Which operand dtypes a primitive accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -136,7 +136,6 @@ macro_rules! elementwise {
             };
         )*
         /// The table-driven elementwise primitives.
-        #[cfg(test)]
         const TABLE: &[&PrimDef] = &[$(&$id),*];
     };
 }
@@ -230,7 +229,7 @@ elementwise! {
     ADD_ANY = "add_any", 2, Any -> Same, jvp: Some(add_jvp), transpose: Some(add_transpose);
     SUB = "sub", 2, Number -> Same, jvp: Some(sub_jvp), transpose: Some(sub_transpose), forward: Some(forward_int_zero);
     MUL = "mul", 2, Any -> Same, jvp: jvp2!(mul_dx, mul_dy), transpose: Some(mul_transpose), forward: Some(forward_one);
-    DIV = "div", 2, Number -> Same, jvp: jvp2!(div_dx, div_dy), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one);
+    DIV = "div", 2, Number -> Same, jvp: jvp2!(div_dx, div_dy), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one), rewrite: Some(reciprocal_of_broadcast);
     REM = "rem", 2, Number -> Same, jvp: Some(rem_jvp), work: 4;
     POW = "pow", 2, Float -> Same, jvp: Some(pow_jvp), work: TRANSCENDENTAL_WORK;
     MAX = "max", 2, Any -> Same, jvp: jvp2!(max_dx, max_dy);
@@ -272,7 +271,6 @@ fn out_aval(rule: OutRule, d: DType, shape: Shape, weak: bool) -> Aval {
 }
 
 /// All elementwise primitives.
-#[cfg(test)]
 pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
     std::sync::LazyLock::new(|| {
         let mut v = TABLE.to_vec();
@@ -331,4 +329,101 @@ fn forward_int_zero<'a>(
         }
         _ => None,
     }
+}
+
+/// `x / broadcast(z)` becomes `x * broadcast(1 / z)` for floats, as XLA's
+/// algebraic simplifier rewrites it: one division per element of `z`
+/// instead of one per element of `x` (a softmax's row sums), and the same
+/// rounding JAX's results have.
+fn reciprocal_of_broadcast<'a>(
+    j: &mut Jaxpr,
+    e: &Eqn,
+    producer: &dyn Fn(Var) -> Option<&'a Eqn>,
+) -> Option<Vec<Eqn>> {
+    /// How the divisor reaches the result's shape.
+    enum Divisor {
+        /// `broadcast_in_dim(z)`: take the reciprocal of `z`, then broadcast.
+        Broadcast(Var, Params, Var),
+        /// A smaller array or a scalar, broadcast implicitly.
+        Implicit(Atom),
+    }
+    let out_aval = j.aval(e.outs[0]).clone();
+    let [x, y] = e.ins.as_slice() else {
+        return None;
+    };
+    if !out_aval.dtype.is_float() || j.atom_aval(y).shape == out_aval.shape {
+        return None;
+    }
+    let bcast = match y {
+        Atom::Var(yv) => producer(*yv)
+            .filter(|b| *b.prim == crate::prims::BROADCAST_IN_DIM)
+            .and_then(|b| match &b.ins[0] {
+                Atom::Var(z) => Some(Divisor::Broadcast(*z, b.params.clone(), *yv)),
+                Atom::Lit(_) => None,
+            }),
+        Atom::Lit(_) => None,
+    };
+    let divisor = bcast.unwrap_or(Divisor::Implicit(y.clone()));
+    let span = e.span;
+    let dtype = out_aval.dtype;
+    let one = Atom::Lit(Literal {
+        value: Scalar::Float(1.0),
+        aval: Aval::scalar(dtype, true),
+    });
+    let mut out = Vec::new();
+    let factor = match divisor {
+        Divisor::Implicit(Atom::Lit(l)) => {
+            // A literal's reciprocal, rounded as the division would be.
+            let Scalar::Float(v) = crate::ir::cast_scalar(l.value, dtype) else {
+                unreachable!()
+            };
+            let r = if dtype == DType::F64 {
+                1.0 / v
+            } else {
+                (1.0f32 / v as f32) as f64
+            };
+            Atom::Lit(Literal {
+                value: crate::ir::cast_scalar(Scalar::Float(r), dtype),
+                aval: l.aval.clone(),
+            })
+        }
+        Divisor::Implicit(y) => {
+            let r = j.new_var(j.atom_aval(&y).clone());
+            out.push(Eqn {
+                prim: &DIV,
+                params: Params::None,
+                ins: vec![one, y],
+                outs: vec![r],
+                span,
+            });
+            Atom::Var(r)
+        }
+        Divisor::Broadcast(z, bparams, y) => {
+            let r = j.new_var(j.aval(z).clone());
+            let rb = j.new_var(j.aval(y).clone());
+            out.push(Eqn {
+                prim: &DIV,
+                params: Params::None,
+                ins: vec![one, Atom::Var(z)],
+                outs: vec![r],
+                span,
+            });
+            out.push(Eqn {
+                prim: &crate::prims::BROADCAST_IN_DIM,
+                params: bparams,
+                ins: vec![Atom::Var(r)],
+                outs: vec![rb],
+                span,
+            });
+            Atom::Var(rb)
+        }
+    };
+    out.push(Eqn {
+        prim: &MUL,
+        params: Params::None,
+        ins: vec![x.clone(), factor],
+        outs: e.outs.clone(),
+        span,
+    });
+    Some(out)
 }

@@ -4,7 +4,7 @@
 use super::params_err;
 use super::views::TRANSPOSE;
 use crate::ir::shapes::{fmt, same_dim};
-use crate::ir::{Atom, Aval, Dim};
+use crate::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Var};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -100,6 +100,7 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
     }),
     jvp: Some(dot_general_jvp as JvpRule),
     transpose: Some(dot_general_transpose as TransposeRule),
+    rewrite: Some(outer_product),
     ..PrimDef::BASE
 };
 
@@ -368,4 +369,63 @@ fn dot_general_transpose(
         }
         _ => Err("dot_general of two linear values is not linear".into()),
     }
+}
+
+/// A `dot_general` that contracts nothing (an outer product, as reverse
+/// mode makes for a matrix-vector product's matrix) becomes a product of
+/// two broadcasts: elementwise, so it fuses into its consumer (`acc + u
+/// v^T` is then one loop) instead of filling a buffer of its own.
+fn outer_product<'a>(
+    j: &mut Jaxpr,
+    e: &Eqn,
+    _: &dyn Fn(Var) -> Option<&'a Eqn>,
+) -> Option<Vec<Eqn>> {
+    let Params::DotGeneral {
+        lhs_contract,
+        lhs_batch,
+        ..
+    } = &e.params
+    else {
+        return None;
+    };
+    let out = j.aval(e.outs[0]).clone();
+    let (x, y) = (
+        j.atom_aval(&e.ins[0]).clone(),
+        j.atom_aval(&e.ins[1]).clone(),
+    );
+    if !lhs_contract.is_empty()
+        || !lhs_batch.is_empty()
+        || x.dtype != out.dtype
+        || y.dtype != out.dtype
+    {
+        return None;
+    }
+    let (rx, ry) = (x.rank(), y.rank());
+    let mut eqns = Vec::new();
+    let mut factors = Vec::new();
+    for (a, dims) in [(&e.ins[0], 0..rx), (&e.ins[1], rx..rx + ry)] {
+        let b = j.new_var(Aval {
+            weak: false,
+            ..out.clone()
+        });
+        eqns.push(Eqn {
+            prim: &crate::prims::BROADCAST_IN_DIM,
+            params: Params::BroadcastInDim {
+                shape: out.shape.clone(),
+                dims: dims.collect(),
+            },
+            ins: vec![a.clone()],
+            outs: vec![b],
+            span: e.span,
+        });
+        factors.push(Atom::Var(b));
+    }
+    eqns.push(Eqn {
+        prim: &crate::prims::MUL,
+        params: Params::None,
+        ins: factors,
+        outs: e.outs.clone(),
+        span: e.span,
+    });
+    Some(eqns)
 }

@@ -42,7 +42,6 @@ fn params_err(name: &str) -> String {
 }
 
 /// All structural primitives.
-#[cfg(test)]
 pub static STRUCTURAL: &[&super::PrimDef] = &[
     &BROADCAST_IN_DIM,
     &RESHAPE,
