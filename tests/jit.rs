@@ -595,3 +595,18 @@ fn traced_unsigned_indices_past_i64_clamp_high() {
     }
     assert_eq!(traced_unsigned_index(&x, u64::MAX).item(), 4.0);
 }
+
+#[jax::jit]
+fn softmax_after_row_update(x: &Array<f32, 64, 10>) -> Array<f32, 64, 10> {
+    jnp::softmax(x.at(0).set(1.0), -1)
+}
+
+/// Row programs run a softmax row by row; an update of one row must not
+/// become an update of each row.
+#[test]
+fn row_programs_keep_whole_array_indices() {
+    let x =
+        Array::<f32, 64, 10>::from_vec((0..640).map(|k| (k % 7) as f32 * 0.25).collect()).unwrap();
+    let eager = jnp::softmax(x.clone().at(0).set(1.0), -1);
+    assert_eq!(softmax_after_row_update(&x).to_vec(), eager.to_vec());
+}

@@ -201,7 +201,18 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                 }
             }
             (Params::Axes(_), _) | (Params::ArgReduce { .. }, _) => return None,
-            (p, _) => p.clone(),
+            // Parameters that do not depend on the shape hold for one row.
+            (
+                p @ (Params::None
+                | Params::Convert { .. }
+                | Params::IntegerPow(_)
+                | Params::Rounding(_)
+                | Params::Symbol { .. }),
+                _,
+            ) => p.clone(),
+            // The rest name positions or shapes of the whole array (a
+            // scatter's indices, a dynamic slice's sizes, a sample's shape).
+            _ => return None,
         };
         class.insert(out, out_class);
         let mut eqn = e.clone();
