@@ -201,7 +201,10 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                 }
             }
             (Params::Axes(_), _) | (Params::ArgReduce { .. }, _) => return None,
-            // Parameters that do not depend on the shape hold for one row.
+            // A value shared by every row keeps its parameters (they name
+            // its own shape); a per-row value keeps those that do not
+            // depend on the shape.
+            (p, _) if out_class == Class::Shared => p.clone(),
             (
                 p @ (Params::None
                 | Params::Convert { .. }
