@@ -118,9 +118,9 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             // Products, and loops and branches (their bodies see whole arrays).
             (Params::DotGeneral { .. }, _) => return None,
             (Params::Scan(_) | Params::While(_) | Params::Cond(_), _) => return None,
-            (Params::Axes(axes), Lowering::Reduce) if in_classes[0] == Class::Row => {
+            (Params::Axes(axes, _), Lowering::Reduce) if in_classes[0] == Class::Row => {
                 reduces_rows = true;
-                Params::Axes(shift(axes)?)
+                Params::Axes(shift(axes)?, 0)
             }
             (Params::ArgReduce { axis, index_dtype }, _) if in_classes[0] == Class::Row => {
                 Params::ArgReduce {
@@ -128,7 +128,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                     index_dtype: *index_dtype,
                 }
             }
-            (Params::BroadcastInDim { shape, dims }, _) => {
+            (Params::BroadcastInDim { shape, dims, .. }, _) => {
                 if in_classes[0] == Class::Shared && e.ins.iter().any(|a| j.atom_aval(a).rank() > 0)
                 {
                     // A shared array placed in trailing axes only.
@@ -138,6 +138,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                     Params::BroadcastInDim {
                         shape: shape[1..].to_vec(),
                         dims: shift(dims)?,
+                        np_ints: 0,
                     }
                 } else if j.atom_aval(&e.ins[0]).rank() == 0 {
                     if out_class == Class::Shared {
@@ -146,6 +147,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                         Params::BroadcastInDim {
                             shape: shape[1..].to_vec(),
                             dims: vec![],
+                            np_ints: 0,
                         }
                     }
                 } else {
@@ -155,6 +157,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                     Params::BroadcastInDim {
                         shape: shape[1..].to_vec(),
                         dims: shift(&dims[1..])?,
+                        np_ints: 0,
                     }
                 }
             }
@@ -200,7 +203,7 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                     strides: strides.as_ref().map(|s| s[1..].to_vec()),
                 }
             }
-            (Params::Axes(_), _) | (Params::ArgReduce { .. }, _) => return None,
+            (Params::Axes(_, _), _) | (Params::ArgReduce { .. }, _) => return None,
             // A value shared by every row keeps its parameters (they name
             // its own shape); a per-row value keeps those that do not
             // depend on the shape.

@@ -40,6 +40,8 @@ pub(crate) enum Callable {
     /// `jnp::sin`, `lax::exp`.
     Op(Module, String),
     Transformed(Kind, Box<Callable>),
+    /// `jax::vmap(f, in_axes, out_axes)`.
+    Vmapped(Rc<crate::frontend::vmap::Vmapped>),
 }
 
 pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
@@ -54,6 +56,32 @@ pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
             _ => return None,
         }),
         _ => None,
+    }
+}
+
+/// The names of a function's parameters, where it names them (JAX's
+/// messages say "argument x").
+fn param_names(f: &Callable) -> Vec<String> {
+    let ident = |p: &syn::Pat| match p {
+        syn::Pat::Ident(i) => i.ident.to_string(),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(i) => i.ident.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    match f {
+        Callable::Closure(cl) => cl.0.inputs.iter().map(ident).collect(),
+        Callable::Item(item) => item
+            .sig
+            .inputs
+            .iter()
+            .map(|a| match a {
+                syn::FnArg::Typed(t) => ident(&t.pat),
+                syn::FnArg::Receiver(_) => String::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -78,6 +106,7 @@ impl Tracer {
                 _ => err(e.span(), "expected a closure"),
             },
             syn::Expr::Paren(p) => self.callable(&p.expr),
+            syn::Expr::Call(c) if is_path(&c.func, "jax", "vmap") => self.vmapped(c),
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
                     return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
@@ -123,7 +152,33 @@ impl Tracer {
             Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+            Callable::Vmapped(v) => {
+                let names = param_names(&v.f);
+                self.vmap_apply(v, args, &names, span)
+            }
         }
+    }
+
+    /// `jax::vmap(f)`, `jax::vmap(f, in_axes)`, `jax::vmap(f, in_axes, out_axes)`.
+    fn vmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
+        use crate::frontend::vmap::{axis_spec, AxisSpec, Vmapped};
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        let (f, in_axes, out_axes) = match args.as_slice() {
+            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span())),
+            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span())),
+            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?),
+            _ => {
+                return err(
+                    c.span(),
+                    "`jax::vmap` takes a function, then optionally `in_axes` and `out_axes`: `jax::vmap(f, (None, 0), 0)`",
+                )
+            }
+        };
+        Ok(Callable::Vmapped(Rc::new(Vmapped {
+            f: self.callable(f)?,
+            in_axes,
+            out_axes,
+        })))
     }
 
     /// Traces `body` on fresh inputs of `avals`, into a jaxpr of its own

@@ -42,7 +42,7 @@ impl Tracer {
         let syn::Expr::Path(p) = &*inner.func else {
             return Ok(None);
         };
-        if kind_of(&p.path).is_none() {
+        if kind_of(&p.path).is_none() && !is_path(&inner.func, "jax", "vmap") {
             return Ok(None);
         }
         let f = self.callable(&c.func)?;

@@ -265,6 +265,7 @@ impl Tracer {
                 Params::BroadcastInDim {
                     shape: vec![Dim::Lit(1)],
                     dims: vec![],
+                    np_ints: 0,
                 },
                 vec![lit],
                 span,

@@ -80,7 +80,11 @@ fn broadcast_ranks(b: &mut Builder, xs: Vec<Atom>, span: Span) -> Result<Vec<Ato
             let dims = (pad..rank).collect();
             b.bind1(
                 &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim { shape, dims },
+                Params::BroadcastInDim {
+                    shape,
+                    dims,
+                    np_ints: 0,
+                },
                 vec![x],
                 span,
             )
@@ -161,7 +165,11 @@ fn keep_dims(
     let dims = (0..in_shape.len()).filter(|i| !axes.contains(i)).collect();
     b.bind1(
         &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim { shape, dims },
+        Params::BroadcastInDim {
+            shape,
+            dims,
+            np_ints: 0,
+        },
         vec![r],
         span,
     )
@@ -223,7 +231,7 @@ pub(crate) fn reduce(
             (p, x)
         }
     };
-    let r = b.bind1(prim, Params::Axes(axes.clone()), vec![x], span)?;
+    let r = b.bind1(prim, Params::Axes(axes.clone(), 0), vec![x], span)?;
     if keepdims {
         keep_dims(b, r, &a.shape, &axes, span)
     } else {
@@ -325,6 +333,7 @@ pub(crate) fn where_(b: &mut Builder, c: Atom, x: Atom, y: Atom, span: Span) -> 
                         Params::BroadcastInDim {
                             shape: full.shape.clone(),
                             dims: vec![],
+                            np_ints: 0,
                         },
                         vec![a],
                         span,
@@ -396,7 +405,11 @@ pub(crate) fn broadcast_to(b: &mut Builder, x: Atom, shape: Vec<Dim>, span: Span
     let dims = (shape.len() - a.rank()..shape.len()).collect();
     b.bind1(
         &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim { shape, dims },
+        Params::BroadcastInDim {
+            shape,
+            dims,
+            np_ints: 0,
+        },
         vec![x],
         span,
     )
@@ -418,7 +431,11 @@ pub(crate) fn expand_dims(b: &mut Builder, x: Atom, axis: i128, span: Span) -> R
     let dims = (0..shape.len()).filter(|&k| k != axis).collect();
     b.bind1(
         &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim { shape, dims },
+        Params::BroadcastInDim {
+            shape,
+            dims,
+            np_ints: 0,
+        },
         vec![x],
         span,
     )
@@ -436,7 +453,7 @@ fn max_with_initial(
     let a = b.aval(&x);
     let m = b.bind1(
         &prims::REDUCE_MAX,
-        Params::Axes(axes.clone()),
+        Params::Axes(axes.clone(), 0),
         vec![x],
         span,
     )?;
@@ -496,6 +513,7 @@ pub(crate) fn logsumexp(
             Params::BroadcastInDim {
                 shape: ma.shape.clone(),
                 dims: vec![],
+                np_ints: 0,
             },
             vec![zero],
             span,

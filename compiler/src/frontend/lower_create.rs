@@ -170,6 +170,7 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
                 Params::BroadcastInDim {
                     shape: vec![Dim::Lit(1)],
                     dims: vec![],
+                    np_ints: 0,
                 },
                 vec![a],
                 span,

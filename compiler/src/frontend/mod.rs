@@ -9,8 +9,9 @@
 //! of syntax, each an `impl Tracer`: `expressions`, `statements`,
 //! `operators`, `calls`, `macros`, `static_control`, `index`, `module`
 //! (items of a `#[jax::jit] mod`), `callables` (function values),
-//! `compose` (transformations inside bodies), `lax_control` (traced control
-//! flow); and `parse`, the entry points.
+//! `compose` (transformations inside bodies), `vmap` (batching inside
+//! bodies), `lax_control` (traced control flow); and `parse`, the entry
+//! points.
 
 pub(crate) mod callables;
 pub(crate) mod calls;
@@ -34,3 +35,4 @@ pub(crate) mod static_control;
 pub(crate) mod tracer;
 pub(crate) mod types;
 pub(crate) mod value;
+pub(crate) mod vmap;

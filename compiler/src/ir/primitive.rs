@@ -5,7 +5,7 @@
 
 use jax_dtypes::DType;
 
-use super::rules::{JvpRule, TransposeRule};
+use super::rules::{BatchRule, JvpRule, TransposeRule};
 use super::shapes::Constraints;
 use super::{Atom, Aval, Dim, Eqn, Jaxpr, Shape, Var};
 
@@ -72,6 +72,9 @@ pub struct PrimDef {
     pub jvp: Option<JvpRule>,
     /// Transpose rule, for primitives linear in some operands.
     pub transpose: Option<TransposeRule>,
+    /// Batching rule (`vmap`); `None`: vmapping through it is a compile
+    /// error naming it.
+    pub batch: Option<BatchRule>,
     /// Work per element, relative to an addition (a division or a root is
     /// 4, a transcendental [`TRANSCENDENTAL_WORK`]): for chunk sizes,
     /// SIMD copies, fusion size and `cost_analysis`.
@@ -138,6 +141,7 @@ impl PrimDef {
         lowering: Lowering::Kernel,
         jvp: None,
         transpose: None,
+        batch: None,
         work: 1,
         scalar: None,
         forward: None,
@@ -192,8 +196,9 @@ pub enum Params {
     IntegerPow(i64),
     /// `round`: `lax.RoundingMethod` (0 half away from zero, 1 half to even).
     Rounding(u8),
-    /// Reductions: the axes reduced.
-    Axes(Vec<usize>),
+    /// Reductions: the axes reduced, and which of them JAX holds as NumPy
+    /// integers (bit `k` for `axes[k]`; see `BroadcastInDim::np_ints`).
+    Axes(Vec<usize>, u32),
     /// `argmax`/`argmin`.
     ArgReduce {
         axis: usize,
@@ -203,6 +208,10 @@ pub enum Params {
     BroadcastInDim {
         shape: Shape,
         dims: Vec<usize>,
+        /// Which of `dims` JAX holds as NumPy integers (bit `k` for
+        /// `dims[k]`), which its jaxprs print `np.int64(k)`: the dims its
+        /// batching rules compute with NumPy.
+        np_ints: u32,
     },
     /// `reshape`.
     Reshape {

@@ -13,7 +13,7 @@ use proc_macro2::Span;
 
 use super::builder::{literal, Builder};
 use super::primitive::{Params, Prim};
-use super::{Atom, Aval, Jaxpr, Scalar};
+use super::{Atom, Aval, Dim, Jaxpr, Scalar};
 
 /// Emits equations for a rule, at the span of the equation it rewrites.
 pub struct Ctx<'a> {
@@ -33,6 +33,13 @@ impl<'a> Ctx<'a> {
     pub fn bind(&mut self, p: Prim, params: Params, ins: Vec<Atom>) -> Res<Atom> {
         self.b
             .bind1(p, params, ins, self.span)
+            .map_err(|e| e.to_string())
+    }
+
+    /// A primitive of several results.
+    pub fn bind_all(&mut self, p: Prim, params: Params, ins: Vec<Atom>) -> Res<Vec<Atom>> {
+        self.b
+            .bind(p, params, ins, self.span)
             .map_err(|e| e.to_string())
     }
 
@@ -90,6 +97,52 @@ impl<'a> Deref for Ad<'a> {
 }
 
 impl<'a> DerefMut for Ad<'a> {
+    fn deref_mut(&mut self) -> &mut Ctx<'a> {
+        &mut self.cx
+    }
+}
+
+/// Where a value's batch axis is under `vmap`; `None` for a value every
+/// lane shares.
+pub type BDim = Option<usize>;
+
+/// A batching rule: the results, each with where its batch axis is, from
+/// the operands and where theirs are (at least one is batched).
+pub type BatchRule =
+    fn(&mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>>;
+
+/// A batching rule's context: a [`Ctx`], the batch size, and `vmap` of the
+/// programs a primitive holds.
+pub struct Batch<'a> {
+    pub cx: Ctx<'a>,
+    /// The primitive of the equation being batched (family rules bind it
+    /// again on moved operands).
+    pub prim: Prim,
+    /// The number of lanes.
+    pub size: Dim,
+    pub vmap: VmapProgram,
+}
+
+/// `vmap` of a program (`transform::batching::vmap_program`): the batched
+/// program and where its outputs' batch axes are, from where its inputs'
+/// are; `out_dims` forces the outputs' (a loop's carry keeps its axis).
+pub type VmapProgram = fn(
+    j: &Jaxpr,
+    in_dims: &[BDim],
+    size: &Dim,
+    out_dims: Option<&[BDim]>,
+    x64: bool,
+    span: Span,
+) -> syn::Result<(Jaxpr, Vec<BDim>)>;
+
+impl<'a> Deref for Batch<'a> {
+    type Target = Ctx<'a>;
+    fn deref(&self) -> &Ctx<'a> {
+        &self.cx
+    }
+}
+
+impl<'a> DerefMut for Batch<'a> {
     fn deref_mut(&mut self) -> &mut Ctx<'a> {
         &mut self.cx
     }

@@ -28,7 +28,7 @@ pub use structural::*;
 // What a primitive is, defined below the IR's equations that name one;
 // re-exported, as every primitive's definition uses it.
 pub use crate::ir::primitive::*;
-pub use crate::ir::rules::{Ad, Ctx, JvpRule, Res, TransposeRule};
+pub use crate::ir::rules::{Ad, BDim, Batch, Ctx, JvpRule, Res, TransposeRule};
 
 /// Whether `a` has the dtype and shape of `e`'s result.
 pub(crate) fn same_type(j: &crate::ir::Jaxpr, e: &crate::ir::Eqn, a: &crate::ir::Atom) -> bool {
@@ -50,6 +50,20 @@ pub fn tuple<T: std::fmt::Display>(items: &[T]) -> String {
                 .join(", ")
         ),
     }
+}
+
+/// A tuple whose items JAX holds partly as NumPy integers (bit `k` of
+/// `np_ints` for `items[k]`), as its jaxprs print it: `(0, np.int64(2))`.
+pub fn np_tuple(items: &[usize], np_ints: u32) -> String {
+    let shown: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(k, x)| match np_ints >> k & 1 {
+            1 => format!("np.int64({x})"),
+            _ => x.to_string(),
+        })
+        .collect();
+    tuple(&shown)
 }
 
 /// Every primitive, family by family.

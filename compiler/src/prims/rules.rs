@@ -5,7 +5,7 @@
 use jax_dtypes::DType;
 
 use crate::ir::builder::literal;
-use crate::ir::rules::{tangent_aval, Ctx, Res};
+use crate::ir::rules::{tangent_aval, BDim, Batch, Ctx, Res};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
 
@@ -69,6 +69,7 @@ impl Ctx<'_> {
             Params::BroadcastInDim {
                 shape: aval.shape.clone(),
                 dims: Vec::new(),
+                np_ints: 0,
             },
             vec![z],
         )
@@ -83,13 +84,13 @@ impl Ctx<'_> {
         }
         if target.rank() == 0 {
             let all: Vec<usize> = (0..have.rank()).collect();
-            return self.bind(&prims::REDUCE_SUM, Params::Axes(all), vec![ct]);
+            return self.bind(&prims::REDUCE_SUM, Params::Axes(all, 0), vec![ct]);
         }
         let one = Dim::Lit(1);
         let axes: Vec<usize> = (0..have.rank())
             .filter(|&k| target.shape[k] == one && have.shape[k] != one)
             .collect();
-        let summed = self.bind(&prims::REDUCE_SUM, Params::Axes(axes), vec![ct])?;
+        let summed = self.bind(&prims::REDUCE_SUM, Params::Axes(axes, 0), vec![ct])?;
         self.bind(
             &prims::RESHAPE,
             Params::Reshape {
@@ -133,5 +134,113 @@ impl Ctx<'_> {
             Params::None,
             vec![pred, on_false, on_true],
         )
+    }
+}
+
+/// The axis moves and broadcasts batching rules are written with, as JAX's
+/// `batching.py` has them (their parameters print as JAX's do).
+impl Ctx<'_> {
+    /// `x` with its axis `from` moved to `to` (`batching.moveaxis`).
+    pub fn moveaxis(&mut self, x: Atom, from: usize, to: usize) -> Res<Atom> {
+        if from == to {
+            return Ok(x);
+        }
+        let mut perm: Vec<usize> = (0..self.aval(&x).rank()).filter(|&k| k != from).collect();
+        perm.insert(to, from);
+        self.bind(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x])
+    }
+
+    /// `x` repeated along a new axis `axis` of `size` (`batching.broadcast`).
+    pub fn broadcast_axis(&mut self, x: Atom, size: Dim, axis: usize) -> Res<Atom> {
+        let mut shape = self.aval(&x).shape;
+        shape.insert(axis, size);
+        let dims: Vec<usize> = (0..shape.len()).filter(|&k| k != axis).collect();
+        let np_ints = (1u32 << dims.len()) - 1;
+        self.bind(
+            &prims::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape,
+                dims,
+                np_ints,
+            },
+            vec![x],
+        )
+    }
+
+    /// `x` with size-1 axes inserted at `axes` of the result (`lax.expand_dims`).
+    pub fn expand_dims(&mut self, x: Atom, axes: &[usize]) -> Res<Atom> {
+        let mut shape = self.aval(&x).shape;
+        let rank = shape.len() + axes.len();
+        let mut sorted = axes.to_vec();
+        sorted.sort();
+        for &k in &sorted {
+            shape.insert(k, Dim::Lit(1));
+        }
+        let dims: Vec<usize> = (0..rank).filter(|k| !axes.contains(k)).collect();
+        self.bind(
+            &prims::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape,
+                dims,
+                np_ints: 0,
+            },
+            vec![x],
+        )
+    }
+}
+
+impl Batch<'_> {
+    /// `x` with its batch axis first; an unbatched `x` repeated `size`
+    /// times along a new first axis (`batching.bdim_at_front`).
+    pub fn at_front(&mut self, x: Atom, d: BDim, size: Dim) -> Res<Atom> {
+        match d {
+            Some(d) => self.moveaxis(x, d, 0),
+            None => self.broadcast_axis(x, size, 0),
+        }
+    }
+
+    /// The lanes' result of an operation whose batching is a broadcast: the
+    /// primitive itself when every operand is batched on the same axis (or
+    /// is a scalar); else every batch axis moved first, unbatched operands
+    /// given a size-1 first axis, and batched scalars size-1 trailing axes,
+    /// for the primitive's own broadcasting (`batching.broadcast_batcher`).
+    pub fn broadcasting(
+        &mut self,
+        ins: &[Atom],
+        dims: &[BDim],
+        p: &Params,
+    ) -> Res<Vec<(Atom, BDim)>> {
+        let prim = self.prim;
+        let (first, d0) = ins
+            .iter()
+            .zip(dims)
+            .find_map(|(x, d)| d.map(|d| (x, d)))
+            .expect("a batching rule runs with a batched operand");
+        let shape = self.aval(first).shape;
+        let agree = ins.iter().zip(dims).all(|(x, d)| {
+            self.aval(x).rank() == 0 || (self.aval(x).shape == shape && *d == Some(d0))
+        });
+        if agree {
+            let outs = self.bind_all(prim, p.clone(), ins.to_vec())?;
+            return Ok(outs.into_iter().map(|o| (o, Some(d0))).collect());
+        }
+        let mut args = Vec::new();
+        for (x, d) in ins.iter().zip(dims) {
+            args.push(if self.aval(x).rank() > 0 {
+                self.at_front(x.clone(), *d, Dim::Lit(1))?
+            } else {
+                x.clone()
+            });
+        }
+        let nd = args.iter().map(|x| self.aval(x).rank()).max().unwrap_or(0);
+        for (x, d) in args.iter_mut().zip(dims) {
+            let r = self.aval(x).rank();
+            if d.is_some() && r != nd {
+                let axes: Vec<usize> = (r..nd).collect();
+                *x = self.expand_dims(x.clone(), &axes)?;
+            }
+        }
+        let outs = self.bind_all(prim, p.clone(), args)?;
+        Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
     }
 }

@@ -1,5 +1,7 @@
-//! Jaxpr to jaxpr: automatic differentiation and simplification. Each
+//! Jaxpr to jaxpr: automatic differentiation, batching (`vmap`) and
+//! simplification. Each
 //! transformation is machinery over the rules its primitives carry.
 
 pub(crate) mod ad;
+pub(crate) mod batching;
 pub(crate) mod simplify;

@@ -47,7 +47,7 @@ impl Emitter<'_> {
         let x_aval = self.aval(x).clone();
         let name = Self::name(out);
         let ty = rust_type(aval.dtype);
-        let Params::Axes(axes) = p else {
+        let Params::Axes(axes, _) = p else {
             unreachable!("folds carry Params::Axes")
         };
         let combine_fn = format_ident!("{}", monoid.op());

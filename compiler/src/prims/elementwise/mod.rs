@@ -21,7 +21,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{no_params, Lowering, Params, PrimDef, TRANSCENDENTAL_WORK};
-use super::{Ad, JvpRule, Res};
+use super::{Ad, BDim, Batch, JvpRule, Res};
 use crate::ir::shapes::{broadcast, Constraints};
 use crate::ir::Atom;
 use crate::ir::{Aval, Eqn, Jaxpr, Literal, Scalar, Shape, Var};
@@ -111,6 +111,7 @@ fn all_weak(ops: &[Aval]) -> bool {
 const FAMILY: PrimDef = PrimDef {
     print_params: no_params,
     lowering: Lowering::Elementwise,
+    batch: Some(broadcasting_batch),
     ..PrimDef::BASE
 };
 
@@ -268,6 +269,16 @@ fn out_aval(rule: OutRule, d: DType, shape: Shape, weak: bool) -> Aval {
             weak: false,
         },
     }
+}
+
+/// The family's batching: the lanes broadcast like any other axis.
+fn broadcasting_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    bx.broadcasting(ins, dims, p)
 }
 
 /// All elementwise primitives.

@@ -30,6 +30,8 @@ pub static ROUND: PrimDef = PrimDef {
     jvp: ZERO,
     transpose: None,
     scalar: Some(round_scalar),
+    // One operand: the lanes stay where they are.
+    batch: Some(broadcasting_batch),
     ..PrimDef::BASE
 };
 
@@ -81,6 +83,8 @@ pub static INTEGER_POW: PrimDef = PrimDef {
     transpose: None,
     work: 4,
     scalar: Some(integer_pow_scalar),
+    // One operand: the lanes stay where they are.
+    batch: Some(broadcasting_batch),
     ..PrimDef::BASE
 };
 
@@ -106,6 +110,8 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
     transpose: Some(convert_transpose as TransposeRule),
     forward: Some(forward_same_type),
     scalar: Some(convert_scalar),
+    // One operand: the lanes stay where they are.
+    batch: Some(broadcasting_batch),
     ..PrimDef::BASE
 };
 

@@ -368,7 +368,7 @@ fn scatter_transpose(
                 )?;
                 if upd.rank() == 0 {
                     let all: Vec<usize> = (0..x.rank()).collect();
-                    ad.bind(&REDUCE_SUM, Params::Axes(all), vec![w])?
+                    ad.bind(&REDUCE_SUM, Params::Axes(all, 0), vec![w])?
                 } else {
                     reshape_to(ad, w, &upd.shape)?
                 }

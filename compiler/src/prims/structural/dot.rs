@@ -10,7 +10,7 @@ use quote::quote;
 
 use crate::ir::rust_type;
 use crate::prims::{
-    dim_tokens, Ad, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
+    dim_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
     TransposeRule,
 };
 
@@ -101,6 +101,7 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
     jvp: Some(dot_general_jvp as JvpRule),
     transpose: Some(dot_general_transpose as TransposeRule),
     rewrite: Some(outer_product),
+    batch: Some(dot_general_batch),
     ..PrimDef::BASE
 };
 
@@ -413,6 +414,7 @@ fn outer_product<'a>(
             params: Params::BroadcastInDim {
                 shape: out.shape.clone(),
                 dims: dims.collect(),
+                np_ints: 0,
             },
             ins: vec![a.clone()],
             outs: vec![b],
@@ -428,4 +430,75 @@ fn outer_product<'a>(
         span: e.span,
     });
     Some(eqns)
+}
+
+/// A contraction with batched operands (`_dot_general_batch_dim_nums`):
+/// both batched, the lanes become the first batch dimension; one batched,
+/// its lanes become one more free axis of that side.
+fn dot_general_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::DotGeneral {
+        lhs_contract,
+        rhs_contract,
+        lhs_batch,
+        rhs_batch,
+        preferred,
+    } = p
+    else {
+        return Err(params_err("dot_general"));
+    };
+    let bump = |v: &[usize], b: usize| -> Vec<usize> {
+        v.iter().map(|&k| if k >= b { k + 1 } else { k }).collect()
+    };
+    let (lhs_rank, rhs_rank) = (bx.aval(&ins[0]).rank(), bx.aval(&ins[1]).rank());
+    let (lc, rc, lb, rb, out_dim) = match (dims[0], dims[1]) {
+        (Some(l), Some(r)) => {
+            let mut lb = vec![l];
+            lb.extend(bump(lhs_batch, l));
+            let mut rb = vec![r];
+            rb.extend(bump(rhs_batch, r));
+            (bump(lhs_contract, l), bump(rhs_contract, r), lb, rb, 0)
+        }
+        (Some(l), None) => {
+            let free_before = (0..lhs_rank)
+                .filter(|k| !lhs_batch.contains(k) && !lhs_contract.contains(k) && *k < l)
+                .count();
+            (
+                bump(lhs_contract, l),
+                rhs_contract.clone(),
+                bump(lhs_batch, l),
+                rhs_batch.clone(),
+                lhs_batch.len() + free_before,
+            )
+        }
+        (None, Some(r)) => {
+            let free_before = (0..rhs_rank)
+                .filter(|k| !rhs_batch.contains(k) && !rhs_contract.contains(k) && *k < r)
+                .count();
+            (
+                lhs_contract.clone(),
+                bump(rhs_contract, r),
+                lhs_batch.clone(),
+                bump(rhs_batch, r),
+                lhs_rank - lhs_contract.len() + free_before,
+            )
+        }
+        (None, None) => return Err(params_err("dot_general")),
+    };
+    let out = bx.bind(
+        &DOT_GENERAL,
+        Params::DotGeneral {
+            lhs_contract: lc,
+            rhs_contract: rc,
+            lhs_batch: lb,
+            rhs_batch: rb,
+            preferred: *preferred,
+        },
+        ins.to_vec(),
+    )?;
+    Ok(vec![(out, Some(out_dim))])
 }

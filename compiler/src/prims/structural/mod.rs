@@ -87,6 +87,7 @@ mod tests {
         let p = Params::BroadcastInDim {
             shape: vec![Dim::Lit(2), Dim::Lit(4), Dim::Lit(3)],
             dims: vec![1, 2],
+            np_ints: 0,
         };
         let view = BROADCAST_IN_DIM.view.unwrap()(&p, &aval(&[1, 3]), &aval(&[2, 4, 3]));
         let axes = vec![None, None, Some(1)];

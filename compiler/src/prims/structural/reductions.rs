@@ -5,11 +5,12 @@ use super::params_err;
 use super::views::BROADCAST_IN_DIM;
 use crate::ir::{Atom, Aval};
 use crate::prims::{
-    tuple, Ad, JvpRule, Lowering, Monoid, Params, PrimDef, Reduction, Res, TransposeRule,
+    tuple, Ad, BDim, Batch, JvpRule, Lowering, Monoid, Params, PrimDef, Reduction, Res,
+    TransposeRule,
 };
 
 fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
-    let Params::Axes(axes) = p else {
+    let Params::Axes(axes, _) = p else {
         return Err(params_err(name));
     };
     let x = &ops[0];
@@ -34,7 +35,7 @@ macro_rules! reduction {
             abstract_eval: |ops, p, _| reduce_eval($name, ops, p),
             print_params: |_, p| {
                 let mut v = match p {
-                    Params::Axes(a) => vec![("axes", tuple(a))],
+                    Params::Axes(a, np_ints) => vec![("axes", crate::prims::np_tuple(a, *np_ints))],
                     _ => Vec::new(),
                 };
                 if $sharding {
@@ -46,9 +47,28 @@ macro_rules! reduction {
             reduction: Some(Reduction::Fold(Monoid::$monoid)),
             jvp: $jvp,
             transpose: $transpose,
+            batch: Some(reduce_batch),
             ..PrimDef::BASE
         };
     )*};
+}
+
+/// A reduction of a batched operand: the same axes, counted past the batch
+/// axis, which stays where it falls among the kept axes
+/// (`batching.reducer_batcher`).
+fn reduce_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let (Params::Axes(axes, _), Some(d)) = (p, dims[0]) else {
+        return Err(params_err("a reduction"));
+    };
+    let axes: Vec<usize> = axes
+        .iter()
+        .map(|&a| if a < d { a } else { a + 1 })
+        .collect();
+    let out_dim = d - axes.iter().filter(|&&a| a < d).count();
+    let np_ints = (1u32 << axes.len()) - 1;
+    let prim = bx.prim;
+    let out = bx.bind(prim, Params::Axes(axes, np_ints), vec![ins[0].clone()])?;
+    Ok(vec![(out, Some(out_dim))])
 }
 
 reduction! {
@@ -122,7 +142,7 @@ fn reduce_sum_transpose(
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
     let ct = crate::ir::rules::single_ct(cts);
-    let Params::Axes(axes) = p else {
+    let Params::Axes(axes, _) = p else {
         unreachable!()
     };
     let operand = &avals[0];
@@ -132,6 +152,7 @@ fn reduce_sum_transpose(
         Params::BroadcastInDim {
             shape: operand.shape.clone(),
             dims,
+            np_ints: 0,
         },
         vec![ct],
     )?)])
@@ -146,7 +167,7 @@ fn chooser_jvp(
     p: &Params,
     outs: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
-    let Params::Axes(axes) = p else {
+    let Params::Axes(axes, _) = p else {
         unreachable!()
     };
     let Some(t0) = &t[0] else {
@@ -160,14 +181,19 @@ fn chooser_jvp(
         Params::BroadcastInDim {
             shape: xa.shape.clone(),
             dims,
+            np_ints: 0,
         },
         vec![outs[0].clone()],
     )?;
     let hit = ad.bin(&crate::prims::EQ, x.clone(), ans)?;
     let hit = ad.convert(hit, xa.dtype)?;
-    let counts = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![hit.clone()])?;
+    let counts = ad.bind(
+        &REDUCE_SUM,
+        Params::Axes(axes.clone(), 0),
+        vec![hit.clone()],
+    )?;
     let picked = ad.mul(t0.clone(), hit)?;
-    let summed = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![picked])?;
+    let summed = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone(), 0), vec![picked])?;
     Ok(vec![Some(ad.div(summed, counts)?)])
 }
 
@@ -183,7 +209,7 @@ fn reduce_prod_jvp(
     p: &Params,
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
-    let Params::Axes(axes) = p else {
+    let Params::Axes(axes, _) = p else {
         unreachable!()
     };
     let Some(t0) = &t[0] else {
@@ -198,6 +224,7 @@ fn reduce_prod_jvp(
             Params::BroadcastInDim {
                 shape: xa.shape.clone(),
                 dims: dims.clone(),
+                np_ints: 0,
             },
             vec![v],
         )
@@ -205,9 +232,13 @@ fn reduce_prod_jvp(
     let (zero, one) = (ad.lit(0.0, &x), ad.lit(1.0, &x));
     let is_zero = ad.bin(&crate::prims::EQ, x.clone(), zero.clone())?;
     let safe = ad.select(is_zero.clone(), x.clone(), one.clone())?;
-    let others_nonzero = ad.bind(&REDUCE_PROD, Params::Axes(axes.clone()), vec![safe.clone()])?;
+    let others_nonzero = ad.bind(
+        &REDUCE_PROD,
+        Params::Axes(axes.clone(), 0),
+        vec![safe.clone()],
+    )?;
     let zeros_f = ad.convert(is_zero.clone(), xa.dtype)?;
-    let count = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone()), vec![zeros_f])?;
+    let count = ad.bind(&REDUCE_SUM, Params::Axes(axes.clone(), 0), vec![zeros_f])?;
     let (p, count) = (back(ad, others_nonzero)?, back(ad, count)?);
     let none = ad.bin(&crate::prims::EQ, count.clone(), zero.clone())?;
     let one_zero = ad.bin(&crate::prims::EQ, count, one)?;
@@ -218,7 +249,7 @@ fn reduce_prod_jvp(
     let terms = ad.mul(t0.clone(), factor)?;
     Ok(vec![Some(ad.bind(
         &REDUCE_SUM,
-        Params::Axes(axes.clone()),
+        Params::Axes(axes.clone(), 0),
         vec![terms],
     )?)])
 }

@@ -8,7 +8,7 @@ use super::reductions::REDUCE_SUM;
 use crate::ir::shapes::{fmt, same_dim};
 use crate::ir::{Atom, Aval, Dim, Shape};
 use crate::prims::{
-    tuple, Ad, JvpRule, Lowering, Params, PrimDef, Res, TransposeRule, View, Window,
+    tuple, Ad, BDim, Batch, JvpRule, Lowering, Params, PrimDef, Res, TransposeRule, View, Window,
 };
 
 fn dims_tuple(s: &Shape) -> String {
@@ -19,7 +19,7 @@ fn dims_tuple(s: &Shape) -> String {
 pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
     name: "broadcast_in_dim",
     abstract_eval: |ops, p, c| {
-        let Params::BroadcastInDim { shape, dims } = p else {
+        let Params::BroadcastInDim { shape, dims, .. } = p else {
             return Err(params_err("broadcast_in_dim"));
         };
         let x = &ops[0];
@@ -53,14 +53,17 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
     },
     // The shape is implied by the result's type, and an empty mapping is not shown.
     print_params: |_, p| match p {
-        Params::BroadcastInDim { dims, .. } if !dims.is_empty() => {
-            vec![("broadcast_dimensions", tuple(dims))]
+        Params::BroadcastInDim { dims, np_ints, .. } if !dims.is_empty() => {
+            vec![(
+                "broadcast_dimensions",
+                crate::prims::np_tuple(dims, *np_ints),
+            )]
         }
         _ => Vec::new(),
     },
     lowering: Lowering::IndexMap,
     view: Some(|p, x, _| {
-        let Params::BroadcastInDim { shape, dims } = p else {
+        let Params::BroadcastInDim { shape, dims, .. } = p else {
             unreachable!("{}", params_err("broadcast_in_dim"))
         };
         let one = Dim::Lit(1);
@@ -75,6 +78,7 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
     }),
     jvp: same_op_jvp!(BROADCAST_IN_DIM),
     transpose: Some(broadcast_transpose as TransposeRule),
+    batch: Some(broadcast_in_dim_batch),
     ..PrimDef::BASE
 };
 
@@ -130,6 +134,7 @@ pub static RESHAPE: PrimDef = PrimDef {
     view: Some(|_, _, _| View::RowMajor),
     jvp: same_op_jvp!(RESHAPE),
     transpose: Some(reshape_back as TransposeRule),
+    batch: Some(reshape_batch),
     ..PrimDef::BASE
 };
 
@@ -229,6 +234,7 @@ pub static TRANSPOSE: PrimDef = PrimDef {
     jvp: same_op_jvp!(TRANSPOSE),
     transpose: Some(transpose_transpose as TransposeRule),
     forward: Some(transpose_of_transpose),
+    batch: Some(transpose_batch),
     ..PrimDef::BASE
 };
 
@@ -384,7 +390,7 @@ fn broadcast_transpose(
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
     let ct = crate::ir::rules::single_ct(cts);
-    let Params::BroadcastInDim { shape, dims } = p else {
+    let Params::BroadcastInDim { shape, dims, .. } = p else {
         unreachable!()
     };
     let operand = &avals[0];
@@ -398,7 +404,7 @@ fn broadcast_transpose(
     let summed = if axes.is_empty() {
         ct
     } else {
-        ad.bind(&REDUCE_SUM, Params::Axes(axes), vec![ct])?
+        ad.bind(&REDUCE_SUM, Params::Axes(axes, 0), vec![ct])?
     };
     Ok(vec![Some(reshape_to(ad, summed, &operand.shape)?)])
 }
@@ -475,6 +481,7 @@ fn dynamic_slice_transpose(
         Params::BroadcastInDim {
             shape: x.shape.clone(),
             dims: (0..x.rank()).collect(),
+            np_ints: 0,
         },
         vec![ct.clone()],
     )?;
@@ -508,6 +515,7 @@ fn dynamic_slice_transpose(
             Params::BroadcastInDim {
                 shape: x.shape.clone(),
                 dims: vec![k],
+                np_ints: 0,
             },
             vec![positions],
         )?;
@@ -586,4 +594,78 @@ fn slice_transpose(
         x = ad.bind(&CONCATENATE, Params::Concatenate { dim: axis }, ordered)?;
     }
     Ok(vec![Some(x)])
+}
+
+/// The batch axis first, and the operand's axes placed one further
+/// (`_broadcast_in_dim_batch_rule`).
+fn broadcast_in_dim_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (
+        Params::BroadcastInDim {
+            shape, dims: to, ..
+        },
+        Some(d),
+    ) = (p, dims[0])
+    else {
+        return Err(params_err("broadcast_in_dim"));
+    };
+    let size = bx.aval(&ins[0]).shape[d].clone();
+    let x = bx.moveaxis(ins[0].clone(), d, 0)?;
+    let mut new_dims = vec![0];
+    new_dims.extend(to.iter().map(|k| k + 1));
+    let np_ints = ((1u32 << new_dims.len()) - 1) & !1;
+    let mut new_shape = vec![size];
+    new_shape.extend(shape.iter().cloned());
+    let out = bx.bind(
+        &BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: new_shape,
+            dims: new_dims,
+            np_ints,
+        },
+        vec![x],
+    )?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// The batch axis first, kept first (`_reshape_batch_rule`).
+fn reshape_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (Params::Reshape { new_sizes }, Some(d)) = (p, dims[0]) else {
+        return Err(params_err("reshape"));
+    };
+    let size = bx.aval(&ins[0]).shape[d].clone();
+    let x = bx.moveaxis(ins[0].clone(), d, 0)?;
+    let mut sizes = vec![size];
+    sizes.extend(new_sizes.iter().cloned());
+    let out = bx.bind(&RESHAPE, Params::Reshape { new_sizes: sizes }, vec![x])?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// The batch axis moved first by the same transpose (`_transpose_batch_rule`).
+fn transpose_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (Params::Transpose { perm }, Some(d)) = (p, dims[0]) else {
+        return Err(params_err("transpose"));
+    };
+    let mut new_perm = vec![d];
+    new_perm.extend(perm.iter().map(|&i| if i < d { i } else { i + 1 }));
+    let out = bx.bind(
+        &TRANSPOSE,
+        Params::Transpose { perm: new_perm },
+        vec![ins[0].clone()],
+    )?;
+    Ok(vec![(out, Some(0))])
 }
