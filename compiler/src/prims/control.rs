@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use super::{Ad, Ctx, JvpRule, Res, TransposeRule};
+use super::{Ad, BDim, Batch, Ctx, JvpRule, Res, TransposeRule};
 use super::{Lowering, Params, PrimDef, Printed, Scan, Shared, While, NESTED};
 use crate::ir::builder::Builder;
 use crate::ir::rules::{tangent_aval, Split, Wrt};
@@ -289,6 +289,17 @@ pub(super) fn program(
     let outs = f(&mut Ctx::new(&mut b, span), &ins)?;
     b.jaxpr.outvars = outs;
     Ok(b.jaxpr)
+}
+
+/// `vmap` of a program the primitive holds, with inputs batched along
+/// `in_dims` (`vmap_program`); `out_dims` forces its outputs'.
+pub(super) fn batched_program(
+    bx: &Batch,
+    j: &Jaxpr,
+    in_dims: &[BDim],
+    out_dims: Option<&[BDim]>,
+) -> Res<(Jaxpr, Vec<BDim>)> {
+    (bx.vmap)(j, in_dims, &bx.size, out_dims, bx.b.x64, bx.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn inline(cx: &mut Ctx, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {
