@@ -261,7 +261,8 @@ fn cond_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Ve
         let index = all[0].clone();
         let mut batched = Vec::new();
         for (b, r) in c.branches.iter().zip(&reads) {
-            let (j, _) = batched_program(bx, b, &vec![Some(0); r.len()], Some(&vec![Some(0); n_out]))?;
+            let (j, _) =
+                batched_program(bx, b, &vec![Some(0); r.len()], Some(&vec![Some(0); n_out]))?;
             batched.push(j);
         }
         let mut branch_outs = Vec::new();
