@@ -194,11 +194,7 @@ fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
 /// emission as a `while` on `reduce_or` of the predicate, whose body keeps
 /// the old carry in the lanes whose predicate fails (`select_n`); the body
 /// reads the condition's invariants after its own.
-fn while_any_lane<'a>(
-    _: &mut Jaxpr,
-    e: &crate::ir::Eqn,
-    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
-) -> Option<Vec<crate::ir::Eqn>> {
+pub fn while_on_any_lane(e: &crate::ir::Eqn) -> Option<crate::ir::Eqn> {
     let Params::While(w) = &e.params else {
         return None;
     };
@@ -260,13 +256,23 @@ fn while_any_lane<'a>(
         n_carry: n,
         n_free_cond: ncf,
     })));
-    Some(vec![crate::ir::Eqn {
+    Some(crate::ir::Eqn {
         prim: e.prim,
         params,
         ins,
         outs: e.outs.clone(),
         span: e.span,
-    }])
+    })
+}
+
+/// [`while_on_any_lane`] as `simplify`'s rewrite (emission also applies it
+/// to the programs it emits unsimplified: the NaN replay).
+fn while_any_lane<'a>(
+    _: &mut Jaxpr,
+    e: &crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Vec<crate::ir::Eqn>> {
+    while_on_any_lane(e).map(|e| vec![e])
 }
 
 pub static WHILE: PrimDef = PrimDef {
