@@ -112,6 +112,28 @@ fn while_unbatched_pred(n: Array<i32>, x: Array<f32, 5, 2>) -> Array<f32, 5, 2> 
     )(n, x)
 }
 
+/// The inner loop's predicate has a lane per `x`; the outer `vmap`
+/// batches only the carry the body scales by `y`, on the axis after the
+/// predicate's.
+#[jax::jit]
+fn while_nested_vmap_lane_predicate(
+    y: Array<f32, 3>,
+    xs: Array<i32, 4>,
+) -> (Array<f32, 3, 4>, Array<i32, 3, 4>) {
+    jax::vmap(
+        |y, xs| {
+            jax::vmap(|x| {
+                lax::while_loop(
+                    |c: (Array<f32>, Array<i32>)| c.1.lt(x),
+                    |(v, n)| (v * y, n + 1),
+                    (1.0, 0),
+                )
+            })(xs)
+        },
+        (0, None),
+    )(y, xs)
+}
+
 #[jax::jit]
 fn fori_loop_static(x: Array<f32, 4, 2>) -> Array<f32, 4, 2> {
     jax::vmap(|x| lax::fori_loop(0, 3, |_i, c| c * 0.5 + x, x))(x)
@@ -192,6 +214,10 @@ fn vmapped_while_loops_match_jax() {
         &c["output"],
         0.0,
     );
+    let c = case("while_nested_vmap_lane_predicate");
+    let (v, n) = while_nested_vmap_lane_predicate(arg(&c, 0), arg(&c, 1));
+    close(&v, &c["output"]["items"][0], 0.0);
+    close(&n, &c["output"]["items"][1], 0.0);
     let c = case("fori_loop_static");
     close(&fori_loop_static(arg(&c, 0)), &c["output"], 0.0);
 }

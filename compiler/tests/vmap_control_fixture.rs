@@ -86,6 +86,16 @@ const CASES: &[(&str, &str)] = &[
         }",
     ),
     (
+        "while_nested_vmap_lane_predicate",
+        "fn f(y: Array<f32, 3>, xs: Array<i32, 4>) -> (Array<f32, 3, 4>, Array<i32, 3, 4>) {
+            jax::vmap(|y, xs| jax::vmap(|x| lax::while_loop(
+                |c: (Array<f32>, Array<i32>)| c.1.lt(x),
+                |(v, n)| (v * y, n + 1),
+                (1.0, 0),
+            ))(xs), (0, None))(y, xs)
+        }",
+    ),
+    (
         "fori_loop_static",
         "fn f(x: Array<f32, 4, 2>) -> Array<f32, 4, 2> {
             jax::vmap(|x| lax::fori_loop(0, 3, |_i, c| c * 0.5 + x, x))(x)
