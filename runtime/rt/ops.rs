@@ -112,10 +112,32 @@ pub fn clamp<T: Arith>(lo: T, x: T, hi: T) -> T {
     T::min(T::max(x, lo), hi)
 }
 
-/// `select_n(which, on_false, on_true)` for a bool predicate.
+/// What picks between two cases: a bool predicate, or an int32 index
+/// (`vmap` of a two-branch `cond` selects by its index).
+pub trait Which: Copy {
+    /// Whether the second case is picked.
+    fn second(self) -> bool;
+}
+
+impl Which for bool {
+    #[inline(always)]
+    fn second(self) -> bool {
+        self
+    }
+}
+
+impl Which for i32 {
+    #[inline(always)]
+    fn second(self) -> bool {
+        self >= 1
+    }
+}
+
+/// `select_n(which, on_false, on_true)` for a bool predicate or an int32
+/// index.
 #[inline(always)]
-pub fn select<T: Element>(which: bool, on_false: T, on_true: T) -> T {
-    if which {
+pub fn select<W: Which, T: Element>(which: W, on_false: T, on_true: T) -> T {
+    if which.second() {
         on_true
     } else {
         on_false

@@ -6,13 +6,17 @@
 
 use std::rc::Rc;
 
+use jax_dtypes::DType;
+
 use super::control::{
-    body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents, transpose,
+    batched_program, body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents,
+    transpose,
 };
-use super::{Ad, JvpRule, Res, TransposeRule};
+use super::{Ad, BDim, Batch, JvpRule, Res, TransposeRule};
 use super::{Cond, Lowering, Params, PrimDef, Printed, Shared, NESTED};
-use crate::ir::rules::tangent_aval;
-use crate::ir::{Atom, Aval, Jaxpr};
+use crate::ir::builder::literal;
+use crate::ir::rules::{tangent_aval, BatchRule};
+use crate::ir::{Atom, Aval, Jaxpr, Scalar};
 
 impl Cond {
     /// The equation's operand positions each branch reads.
@@ -237,6 +241,105 @@ fn cond_transpose(
     Ok(result)
 }
 
+/// `vmap` of a `cond` (JAX's `_cond_batching_rule`). A shared index: one
+/// `cond` whose branches are batched, each output batched (on axis 0) when
+/// some branch batches it. An index per lane: every branch runs on every
+/// lane, inlined, on operands selected against their `stop_gradient` where
+/// the lane takes that branch (so reverse mode sends no cotangent through
+/// the others), and each output is `select_n` of the index.
+fn cond_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Cond(c) = p else { unreachable!() };
+    let c = &c.0;
+    let reads = c.reads();
+    let n_out = c.branches[0].outvars.len();
+    if dims[0].is_some() {
+        let size = bx.size.clone();
+        let mut all = Vec::new();
+        for (x, d) in ins.iter().zip(dims) {
+            all.push(bx.at_front(x.clone(), *d, size.clone())?);
+        }
+        let index = all[0].clone();
+        let mut batched = Vec::new();
+        for (b, r) in c.branches.iter().zip(&reads) {
+            let (j, _) =
+                batched_program(bx, b, &vec![Some(0); r.len()], Some(&vec![Some(0); n_out]))?;
+            batched.push(j);
+        }
+        let mut branch_outs = Vec::new();
+        for (i, (j, r)) in batched.iter().zip(&reads).enumerate() {
+            let k = literal(Scalar::Int(i as i128), Aval::scalar(DType::I32, false));
+            let pred = bx.bin(&super::EQ, index.clone(), k)?;
+            let mut args = Vec::new();
+            for &k in r {
+                let x = all[k].clone();
+                let dtype = bx.aval(&x).dtype;
+                let stopped = if dtype.is_float() {
+                    bx.un(&super::STOP_GRADIENT, x.clone())?
+                } else {
+                    x.clone()
+                };
+                args.push(bcast_select_n(bx, pred.clone(), &[stopped, x])?);
+            }
+            branch_outs.push(inline(bx, j, &args)?);
+        }
+        let mut outs = Vec::new();
+        for o in 0..n_out {
+            let cases: Vec<Atom> = branch_outs.iter().map(|b| b[o].clone()).collect();
+            outs.push((bcast_select_n(bx, index.clone(), &cases)?, Some(0)));
+        }
+        return Ok(outs);
+    }
+    let mut new_ins = ins.to_vec();
+    for (x, d) in new_ins.iter_mut().zip(dims) {
+        if let Some(d) = d {
+            *x = bx.moveaxis(x.clone(), *d, 0)?;
+        }
+    }
+    let in_dims = |r: &[usize]| -> Vec<BDim> { r.iter().map(|&k| dims[k].map(|_| 0)).collect() };
+    let mut out_bat = vec![false; n_out];
+    for (b, r) in c.branches.iter().zip(&reads) {
+        let (_, d) = batched_program(bx, b, &in_dims(r), None)?;
+        for (o, d) in out_bat.iter_mut().zip(d) {
+            *o |= d.is_some();
+        }
+    }
+    let out_dims: Vec<BDim> = out_bat.iter().map(|&b| b.then_some(0)).collect();
+    let mut branches = Vec::new();
+    for (b, r) in c.branches.iter().zip(&reads) {
+        branches.push(batched_program(bx, b, &in_dims(r), Some(&out_dims))?.0);
+    }
+    let params = Params::Cond(Shared(Rc::new(Cond {
+        branches,
+        n_operands: c.n_operands,
+        n_frees: c.n_frees.clone(),
+    })));
+    let outs = bx.bind_all(&COND, params, new_ins)?;
+    Ok(outs.into_iter().zip(out_dims).collect())
+}
+
+/// `select_n(which, cases..)`, `which` broadcast along the cases' trailing
+/// axes when it has fewer (JAX's `_bcast_select_n`).
+fn bcast_select_n(bx: &mut Batch, which: Atom, cases: &[Atom]) -> Res<Atom> {
+    let (w, shape) = (bx.aval(&which), bx.aval(&cases[0]).shape);
+    let which = if w.rank() != shape.len() {
+        let dims: Vec<usize> = (0..w.rank()).collect();
+        bx.bind(
+            &super::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape,
+                dims,
+                np_ints: 0,
+            },
+            vec![which],
+        )?
+    } else {
+        which
+    };
+    let mut ops = vec![which];
+    ops.extend(cases.iter().cloned());
+    bx.bind(&super::SELECT_N, Params::None, ops)
+}
+
 pub static COND: PrimDef = PrimDef {
     name: "cond",
     abstract_eval: |ops, p, _| match p {
@@ -260,6 +363,7 @@ pub static COND: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(cond_jvp as JvpRule),
     transpose: Some(cond_transpose as TransposeRule),
+    batch: Some(cond_batch as BatchRule),
     nested: Some(printed),
     ..PrimDef::BASE
 };

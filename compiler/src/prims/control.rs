@@ -8,10 +8,10 @@
 
 use std::rc::Rc;
 
-use super::{Ad, Ctx, JvpRule, Res, TransposeRule};
+use super::{Ad, BDim, Batch, Ctx, JvpRule, Res, TransposeRule};
 use super::{Lowering, Params, PrimDef, Printed, Scan, Shared, While, NESTED};
 use crate::ir::builder::Builder;
-use crate::ir::rules::{tangent_aval, Split, Wrt};
+use crate::ir::rules::{tangent_aval, BatchRule, Split, Wrt};
 use crate::ir::{Atom, Aval, Jaxpr};
 
 /// The jvp of a nested body, its inputs regrouped as the loop or branch
@@ -112,6 +112,169 @@ fn while_jvp(
     Ok(outs[n..].iter().cloned().map(Some).collect())
 }
 
+/// The carries batched at a fixed point of `body` (JAX's loop batching
+/// rules): a carry the body makes batched from batched carries and
+/// invariants must be batched on entry too. `rest` are the batch axes of
+/// the body's inputs after the carries; a batched carry goes in on axis 0.
+fn carry_fixed_point(
+    bx: &Batch,
+    body: &Jaxpr,
+    init: Vec<bool>,
+    rest: &[BDim],
+) -> Res<(Vec<bool>, Vec<BDim>)> {
+    let n = init.len();
+    let mut carry = init;
+    for _ in 0..=n {
+        let mut in_dims: Vec<BDim> = carry.iter().map(|&b| b.then_some(0)).collect();
+        in_dims.extend_from_slice(rest);
+        let (_, out) = batched_program(bx, body, &in_dims, None)?;
+        let next: Vec<bool> = carry
+            .iter()
+            .zip(&out)
+            .map(|(c, o)| *c || o.is_some())
+            .collect();
+        if next == carry {
+            return Ok((carry, out[n..].to_vec()));
+        }
+        carry = next;
+    }
+    unreachable!("each round batches another carry")
+}
+
+/// `vmap` of a `while` (JAX's `_while_loop_batching_rule`): the carries
+/// batched to a fixed point. When the predicate is then shared, every
+/// batched carry keeps its lanes on the axis after the predicate's own
+/// (an outer `vmap` of a loop whose predicate is already per lane); when it
+/// is per lane, every carry is batched on axis 0, and the loop runs while
+/// any lane's predicate holds, each lane keeping its carry once its own
+/// fails (`while_any_lane`, at emission).
+fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::While(w) = p else { unreachable!() };
+    let w = &w.0;
+    let (n, ncf) = (w.n_carry, w.n_free_cond);
+    let (cconst_dims, bconst_dims) = (&dims[n..n + ncf], &dims[n + ncf..]);
+    let init_bat: Vec<bool> = dims[..n].iter().map(Option::is_some).collect();
+    let (carry_bat, _) = carry_fixed_point(bx, &w.body, init_bat, bconst_dims)?;
+    let mut cond_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
+    cond_dims.extend_from_slice(cconst_dims);
+    let (_, pred) = batched_program(bx, &w.cond, &cond_dims, None)?;
+    let (carry_dims, pred_dim): (Vec<BDim>, BDim) = if pred[0].is_some() {
+        (vec![Some(0); n], Some(0))
+    } else {
+        let rank = w.cond.atom_aval(&w.cond.outvars[0]).rank();
+        (carry_bat.iter().map(|&b| b.then_some(rank)).collect(), None)
+    };
+    let with = |rest: &[BDim]| [&carry_dims[..], rest].concat();
+    let (body, _) = batched_program(bx, &w.body, &with(bconst_dims), Some(&carry_dims))?;
+    let (cond, _) = batched_program(bx, &w.cond, &with(cconst_dims), Some(&[pred_dim]))?;
+    let mut new_ins = Vec::new();
+    for ((x, from), to) in ins.iter().zip(dims).zip(&carry_dims) {
+        new_ins.push(match (from, to) {
+            (None, Some(t)) => {
+                let size = bx.size.clone();
+                bx.broadcast_axis(x.clone(), size, *t)?
+            }
+            (Some(f), Some(t)) => bx.moveaxis(x.clone(), *f, *t)?,
+            _ => x.clone(),
+        });
+    }
+    new_ins.extend_from_slice(&ins[n..]);
+    let params = Params::While(Shared(Rc::new(While {
+        cond,
+        body,
+        n_carry: n,
+        n_free_cond: ncf,
+    })));
+    let outs = bx.bind_all(&WHILE, params, new_ins)?;
+    Ok(outs.into_iter().zip(carry_dims).collect())
+}
+
+/// A `while` whose predicate has lanes (a batched predicate, as JAX's
+/// batching rule leaves it and JAX's lowering runs it): rewritten for
+/// emission as a `while` on `reduce_or` of the predicate, whose body keeps
+/// the old carry in the lanes whose predicate fails (`select_n`); the body
+/// reads the condition's invariants after its own.
+pub fn while_on_any_lane(e: &crate::ir::Eqn) -> Option<crate::ir::Eqn> {
+    let Params::While(w) = &e.params else {
+        return None;
+    };
+    let w = &w.0;
+    let pred_aval = w.cond.atom_aval(&w.cond.outvars[0]).clone();
+    if pred_aval.rank() == 0 {
+        return None;
+    }
+    let (n, ncf) = (w.n_carry, w.n_free_cond);
+    // The new programs bind nothing whose type depends on the default width.
+    let x64 = false;
+    let avals = |p: &Jaxpr| -> Vec<Aval> { p.invars.iter().map(|v| p.aval(*v).clone()).collect() };
+    let all_axes: Vec<usize> = (0..pred_aval.rank()).collect();
+    let cond = program(x64, e.span, &avals(&w.cond), |cx, x| {
+        let pred = inline(cx, &w.cond, x)?;
+        Ok(vec![cx.bind(
+            &super::REDUCE_OR,
+            Params::Axes(all_axes.clone(), 0),
+            pred,
+        )?])
+    })
+    .ok()?;
+    let cond_avals = avals(&w.cond);
+    let body_avals = avals(&w.body);
+    let mut in_avals = body_avals[..n].to_vec();
+    in_avals.extend_from_slice(&cond_avals[n..]);
+    in_avals.extend_from_slice(&body_avals[n..]);
+    let body = program(x64, e.span, &in_avals, |cx, x| {
+        let (carry, rest) = x.split_at(n);
+        let (cfree, bfree) = rest.split_at(ncf);
+        let pred = inline(cx, &w.cond, &[carry, cfree].concat())?.remove(0);
+        let new = inline(cx, &w.body, &[carry, bfree].concat())?;
+        let mut out = Vec::new();
+        for (old, new) in carry.iter().zip(new) {
+            let shape = cx.aval(old).shape;
+            let which = if shape.len() == pred_aval.rank() {
+                pred.clone()
+            } else {
+                cx.bind(
+                    &super::BROADCAST_IN_DIM,
+                    Params::BroadcastInDim {
+                        shape,
+                        dims: all_axes.clone(),
+                        np_ints: 0,
+                    },
+                    vec![pred.clone()],
+                )?
+            };
+            out.push(cx.select(which, old.clone(), new)?);
+        }
+        Ok(out)
+    })
+    .ok()?;
+    let mut ins = e.ins.clone();
+    ins.splice(n + ncf..n + ncf, e.ins[n..n + ncf].iter().cloned());
+    let params = Params::While(Shared(Rc::new(While {
+        cond,
+        body,
+        n_carry: n,
+        n_free_cond: ncf,
+    })));
+    Some(crate::ir::Eqn {
+        prim: e.prim,
+        params,
+        ins,
+        outs: e.outs.clone(),
+        span: e.span,
+    })
+}
+
+/// [`while_on_any_lane`] as `simplify`'s rewrite (emission also applies it
+/// to the programs it emits unsimplified: the NaN replay).
+fn while_any_lane<'a>(
+    _: &mut Jaxpr,
+    e: &crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Vec<crate::ir::Eqn>> {
+    while_on_any_lane(e).map(|e| vec![e])
+}
+
 pub static WHILE: PrimDef = PrimDef {
     name: "while",
     abstract_eval: |_, p, _| match p {
@@ -133,6 +296,8 @@ pub static WHILE: PrimDef = PrimDef {
     // Emitted by `Emitter::while_loop`.
     lowering: Lowering::Kernel,
     jvp: Some(while_jvp as JvpRule),
+    batch: Some(while_batch as BatchRule),
+    rewrite: Some(while_any_lane),
     nested: Some(while_printed),
     transpose: None,
     // A `fori_loop` with traced bounds is a `while`, as in JAX.
@@ -226,9 +391,67 @@ pub static SCAN: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(scan_jvp as JvpRule),
     transpose: Some(scan_transpose as TransposeRule),
+    batch: Some(scan_batch as BatchRule),
     nested: Some(scan_printed),
     ..PrimDef::BASE
 };
+
+/// `vmap` of a `scan` (JAX's `_scan_batching_rule`): the carries batched to
+/// a fixed point, on axis 0; the xs batched on axis 1 (so each row has its
+/// lanes on axis 0); the ys batched on axis 1 when the body batches them.
+fn scan_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Scan(s) = p else { unreachable!() };
+    let s = &s.0;
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let at0 = |d: &BDim| d.map(|_| 0);
+    let rest: Vec<BDim> = dims[nc..].iter().map(at0).collect();
+    let init_bat: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
+    let (carry_bat, ys_dims) = carry_fixed_point(bx, &s.body, init_bat, &rest)?;
+    let mut in_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
+    in_dims.extend_from_slice(&rest);
+    let ys_dims: Vec<BDim> = ys_dims.iter().map(at0).collect();
+    let out_dims = [&in_dims[..nc], &ys_dims[..]].concat();
+    let (body, _) = batched_program(bx, &s.body, &in_dims, Some(&out_dims))?;
+    // JAX's order: the invariants, then the carries, then the xs.
+    let mut consts = Vec::new();
+    for (x, d) in ins[nc + nx..].iter().zip(&dims[nc + nx..]) {
+        consts.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 0)?,
+            None => x.clone(),
+        });
+    }
+    let mut new_ins = Vec::new();
+    for ((x, d), &now) in ins[..nc].iter().zip(dims).zip(&carry_bat) {
+        new_ins.push(match (d, now) {
+            (None, true) => {
+                let size = bx.size.clone();
+                bx.broadcast_axis(x.clone(), size, 0)?
+            }
+            (Some(d), _) => bx.moveaxis(x.clone(), *d, 0)?,
+            (None, false) => x.clone(),
+        });
+    }
+    for (x, d) in ins[nc..nc + nx].iter().zip(&dims[nc..nc + nx]) {
+        new_ins.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 1)?,
+            None => x.clone(),
+        });
+    }
+    new_ins.extend(consts);
+    let params = Params::Scan(Shared(Rc::new(Scan {
+        body,
+        n_carry: nc,
+        n_xs: nx,
+        length: s.length,
+        reverse: s.reverse,
+    })));
+    let outs = bx.bind_all(&SCAN, params, new_ins)?;
+    let dims = in_dims[..nc]
+        .iter()
+        .copied()
+        .chain(ys_dims.iter().map(|d| d.map(|_| 1)));
+    Ok(outs.into_iter().zip(dims).collect())
+}
 
 /// A `while` as JAX prints it: the invariants before the carry, the
 /// condition's then the body's.
@@ -289,6 +512,17 @@ pub(super) fn program(
     let outs = f(&mut Ctx::new(&mut b, span), &ins)?;
     b.jaxpr.outvars = outs;
     Ok(b.jaxpr)
+}
+
+/// `vmap` of a program the primitive holds, with inputs batched along
+/// `in_dims` (`vmap_program`); `out_dims` forces its outputs'.
+pub(super) fn batched_program(
+    bx: &Batch,
+    j: &Jaxpr,
+    in_dims: &[BDim],
+    out_dims: Option<&[BDim]>,
+) -> Res<(Jaxpr, Vec<BDim>)> {
+    (bx.vmap)(j, in_dims, &bx.size, out_dims, bx.b.x64, bx.span).map_err(|e| e.to_string())
 }
 
 pub(super) fn inline(cx: &mut Ctx, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {

@@ -241,6 +241,13 @@ impl Emitter<'_> {
     /// `while`: the carry in variables of its own; `loop { if !cond { break }
     /// carry = body }`.
     pub(super) fn while_loop(&mut self, e: &Eqn, w: &crate::prims::While) -> syn::Result<()> {
+        // A predicate with lanes (`vmap`), where `simplify` has not run.
+        if let Some(e) = crate::prims::while_on_any_lane(e) {
+            let Params::While(w) = &e.params else {
+                unreachable!()
+            };
+            return self.while_loop(&e, &w.0);
+        }
         let k = self.stmts.len();
         let n = w.n_carry;
         let carry = self.init_carry(&e.ins[..n], k);
