@@ -143,7 +143,7 @@ fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, Strin
     );
     let win = crate::prims::np_tuple(
         &(0..lead + window_rank).collect::<Vec<_>>(),
-        if *lead > 0 { u32::MAX & !1 } else { 0 },
+        if *lead > 0 { !1 } else { 0 },
     );
     vec![
         (
