@@ -122,12 +122,18 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
                 reduces_rows = true;
                 Params::Axes(shift(axes)?, 0)
             }
-            (Params::ArgReduce { axis, index_dtype }, _) if in_classes[0] == Class::Row => {
+            (
                 Params::ArgReduce {
-                    axis: axis.checked_sub(1)?,
-                    index_dtype: *index_dtype,
-                }
-            }
+                    axis,
+                    index_dtype,
+                    np_int,
+                },
+                _,
+            ) if in_classes[0] == Class::Row => Params::ArgReduce {
+                axis: axis.checked_sub(1)?,
+                index_dtype: *index_dtype,
+                np_int: *np_int,
+            },
             (Params::BroadcastInDim { shape, dims, .. }, _) => {
                 if in_classes[0] == Class::Shared && e.ins.iter().any(|a| j.atom_aval(a).rank() > 0)
                 {

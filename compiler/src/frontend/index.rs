@@ -292,6 +292,7 @@ impl Tracer {
         self.b.bind1(
             prim,
             Params::Scatter {
+                lead: 0,
                 inserted: k,
                 window_rank: window.len(),
                 indices,

@@ -238,7 +238,11 @@ pub(crate) fn arg_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
     let index_dtype = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
     Ok(Value::Traced(t.b.bind1(
         prim,
-        Params::ArgReduce { axis, index_dtype },
+        Params::ArgReduce {
+            axis,
+            index_dtype,
+            np_int: false,
+        },
         vec![x],
         span,
     )?))

@@ -203,6 +203,9 @@ pub enum Params {
     ArgReduce {
         axis: usize,
         index_dtype: DType,
+        /// JAX holds the axis as a NumPy integer (its batching rule
+        /// computes it with NumPy), printed `np.int64(k)`.
+        np_int: bool,
     },
     /// `broadcast_in_dim`: the result shape, and where each operand axis goes.
     BroadcastInDim {
@@ -240,8 +243,11 @@ pub enum Params {
         strides: Option<Vec<usize>>,
     },
     /// `scatter` and its combining forms, for static integer indices on the
-    /// leading `inserted` axes; the rest of the operand is the update window.
+    /// `inserted` axes after the `lead` batch axes `vmap` adds in front
+    /// (each a window axis the update has too); the rest of the operand is
+    /// the update window.
     Scatter {
+        lead: usize,
         inserted: usize,
         window_rank: usize,
         /// The index on each inserted axis, known when the crate compiles

@@ -5,8 +5,9 @@
 //! function linearizes to a primitive whose transpose is `bwd`, as JAX's
 //! `custom_vjp` does, and has no forward mode.
 
-use super::{Ad, JvpRule, Res};
+use super::{Ad, BDim, Batch, JvpRule, Res};
 use super::{Lowering, Params, PrimDef};
+use crate::ir::primitive::{CustomJvp, CustomVjp, Shared};
 use crate::ir::{Atom, Aval, Jaxpr};
 
 fn custom_jvp_rule(
@@ -48,6 +49,7 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(custom_jvp_rule as JvpRule),
     transpose: None,
+    batch: Some(custom_jvp_batch),
     ..PrimDef::BASE
 };
 
@@ -171,6 +173,7 @@ pub static CUSTOM_VJP_CALL: PrimDef = PrimDef {
     lowering: Lowering::Kernel,
     jvp: Some(custom_vjp_rule as JvpRule),
     transpose: None,
+    batch: Some(custom_vjp_batch),
     ..PrimDef::BASE
 };
 
@@ -188,3 +191,70 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     transpose_only: Some("can't apply forward-mode autodiff (jvp) to a custom_vjp function."),
     ..PrimDef::BASE
 };
+
+/// The operands with their batch axes first (shared ones repeated), for a
+/// call whose held programs are batched with every value's lanes first.
+fn operands_at_front(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Atom>> {
+    let size = bx.size.clone();
+    ins.iter()
+        .zip(dims)
+        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
+        .collect()
+}
+
+/// `vmap` of a held program with every input's and output's lanes first.
+fn vmap_at_front(bx: &Batch, j: &Jaxpr) -> Res<Jaxpr> {
+    let ins = vec![Some(0); j.invars.len()];
+    let outs = vec![Some(0); j.outvars.len()];
+    let (batched, _) =
+        (bx.vmap)(j, &ins, &bx.size, Some(&outs), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
+    Ok(batched)
+}
+
+/// A custom_jvp call of batched operands: the same call of the batched
+/// function and the batched rule (JAX's `_custom_jvp_call_vmap` batches
+/// both programs too), every value with its lanes first, so that the
+/// rule's tangents are batched as its primals.
+fn custom_jvp_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::CustomJvp(c) = p else {
+        unreachable!()
+    };
+    let call = CustomJvp {
+        name: c.0.name.clone(),
+        fun: vmap_at_front(bx, &c.0.fun)?,
+        jvp: vmap_at_front(bx, &c.0.jvp)?,
+    };
+    let args = operands_at_front(bx, ins, dims)?;
+    let params = Params::CustomJvp(Shared(std::rc::Rc::new(call)));
+    let outs = bx.bind_all(&CUSTOM_JVP_CALL, params, args)?;
+    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+}
+
+/// A custom_vjp call of batched operands: the function, `fwd` and `bwd`
+/// batched (as JAX's custom_vjp batching does), every value with its lanes
+/// first: residuals, cotangents and the cotangents `bwd` returns.
+fn custom_vjp_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::CustomVjp(c) = p else {
+        unreachable!()
+    };
+    let call = CustomVjp {
+        name: c.0.name.clone(),
+        fun: vmap_at_front(bx, &c.0.fun)?,
+        fwd: vmap_at_front(bx, &c.0.fwd)?,
+        bwd: vmap_at_front(bx, &c.0.bwd)?,
+    };
+    let args = operands_at_front(bx, ins, dims)?;
+    let params = Params::CustomVjp(Shared(std::rc::Rc::new(call)));
+    let outs = bx.bind_all(&CUSTOM_VJP_CALL, params, args)?;
+    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+}

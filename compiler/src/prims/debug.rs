@@ -23,6 +23,7 @@ pub static DEBUG_CALLBACK: PrimDef = PrimDef {
     // Printing has no derivative: tangents pass by.
     jvp: Some(no_tangent as JvpRule),
     transpose: None,
+    batch: Some(print_lanes),
     ..PrimDef::BASE
 };
 
@@ -34,4 +35,38 @@ fn no_tangent(
     _: &[crate::ir::Atom],
 ) -> super::Res<Vec<Option<crate::ir::Atom>>> {
     Ok(vec![None])
+}
+
+/// Printing batched values prints each lane in turn, as JAX's
+/// `debug_callback_batching_rule` unrolls the callback over the lanes
+/// (shared values printed whole in each).
+fn print_lanes(
+    bx: &mut super::Batch,
+    ins: &[crate::ir::Atom],
+    dims: &[super::BDim],
+    p: &Params,
+) -> super::Res<Vec<(crate::ir::Atom, super::BDim)>> {
+    let crate::ir::Dim::Lit(n) = bx.size.clone() else {
+        return Err("printing inside vmap over a symbolic number of lanes is not supported".into());
+    };
+    let mut out = None;
+    for i in 0..n {
+        let mut args = Vec::with_capacity(ins.len());
+        for (x, d) in ins.iter().zip(dims) {
+            args.push(match d {
+                Some(d) => super::index_in_dim(bx, x.clone(), *d, i)?,
+                None => x.clone(),
+            });
+        }
+        out = Some(bx.bind(&DEBUG_CALLBACK, p.clone(), args)?);
+    }
+    let out = match out {
+        Some(o) => o,
+        // No lanes: nothing is printed; the dummy result of a print.
+        None => crate::ir::builder::literal(
+            crate::ir::Scalar::Bool(false),
+            Aval::scalar(jax_dtypes::DType::Bool, false),
+        ),
+    };
+    Ok(vec![(out, None)])
 }

@@ -119,6 +119,25 @@ mod tests {
             .map(|p| p.name)
             .collect();
         assert_eq!(missing, WITHOUT_JVP);
+        // Without a batching rule, each for its reason; vmapping through
+        // one is a compile error naming it.
+        const WITHOUT_BATCH: &[&str] = &[
+            // No operands: every lane shares its value, so it is never batched.
+            "static_value",
+            // The linearized custom_vjp function exists only inside reverse
+            // mode, which transposes it away before vmap sees a program.
+            "custom_vjp_lin",
+            // In progress (control flow's batching rules).
+            "cond",
+            "while",
+            "scan",
+        ];
+        let unbatched: Vec<&str> = all()
+            .iter()
+            .filter(|p| p.batch.is_none())
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(unbatched, WITHOUT_BATCH);
         for p in all() {
             assert!(p.work >= 1, "{} has no work", p.name);
             if p.lowering == Lowering::Elementwise {

@@ -7,10 +7,10 @@
 
 use jax_dtypes::DType;
 
-use super::{tuple, Lowering, Params, PrimDef};
-use crate::ir::key_aval;
+use super::{tuple, BDim, Batch, Lowering, Params, PrimDef, Res};
 use crate::ir::shapes::Constraints;
 use crate::ir::Aval;
+use crate::ir::{key_aval, Atom, Dim};
 
 /// What a sampler accepts as its result dtype.
 fn sample_aval(name: &str, ops: &[Aval], p: &Params, floats: bool) -> Result<Vec<Aval>, String> {
@@ -78,6 +78,7 @@ macro_rules! sampler {
             // Keys are integers: samples have no derivative.
             jvp: Some(super::zero_jvp),
             transpose: None,
+            batch: Some(sample_batch),
             ..PrimDef::BASE
         };
     };
@@ -120,4 +121,31 @@ pub fn runtime_name(prim: &str, p: &Params) -> &'static str {
         "random_truncated_normal" => "truncated_normal",
         other => unreachable!("{other} is not a sampler"),
     }
+}
+
+/// Samples from a key per lane, as `jax.vmap(lambda k: sample(k, shape))`
+/// computes them (JAX's samplers are vectorized over keys): each lane's
+/// sample from its own key, stacked along a new first axis. Samples read
+/// their key's two words directly, so each lane is one sampler on its key
+/// and the lanes are joined.
+fn sample_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Some(d) = dims[0] else {
+        unreachable!("a sampler's one operand is batched")
+    };
+    let Dim::Lit(n) = bx.aval(&ins[0]).shape[d] else {
+        return Err("vmap of a sampler over a symbolic number of keys is not supported".into());
+    };
+    let prim = bx.prim;
+    let mut lanes = Vec::with_capacity(n);
+    for i in 0..n {
+        let key = super::index_in_dim(bx, ins[0].clone(), d, i)?;
+        let x = bx.bind(prim, p.clone(), vec![key])?;
+        lanes.push(bx.expand_dims(x, &[0])?);
+    }
+    let out = if n == 1 {
+        lanes.pop().expect("one lane")
+    } else {
+        bx.bind(&super::CONCATENATE, Params::Concatenate { dim: 0 }, lanes)?
+    };
+    Ok(vec![(out, Some(0))])
 }

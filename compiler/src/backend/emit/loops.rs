@@ -262,7 +262,15 @@ impl Emitter<'_> {
     pub(super) fn key_words(&self, a: &Atom) -> TokenStream {
         match a {
             Atom::Var(k) => match &self.locs[k] {
-                Loc::View { buf, offset, .. } => quote!([#buf[#offset], #buf[#offset + 1usize]]),
+                // A lane of a batch of keys may read its words strided.
+                Loc::View {
+                    buf,
+                    offset,
+                    strides,
+                } => match strides.first() {
+                    Some(s) => quote!([#buf[#offset], #buf[#offset + #s]]),
+                    None => quote!([#buf[#offset], #buf[#offset + 1usize]]),
+                },
                 other => unreachable!("a key is an input, not {other:?}"),
             },
             Atom::Lit(_) => unreachable!("a key is an input"),

@@ -245,7 +245,7 @@ elementwise! {
     LE = "le", 2, Any -> Bool, jvp: ZERO;
     GT = "gt", 2, Any -> Bool, jvp: ZERO;
     GE = "ge", 2, Any -> Bool, jvp: ZERO;
-    CLAMP = "clamp", 3, Any -> Same, jvp: Some(clamp_jvp);
+    CLAMP = "clamp", 3, Any -> Same, jvp: Some(clamp_jvp), batch: Some(clamp_batch);
 }
 
 #[derive(Clone, Copy)]

@@ -143,6 +143,7 @@ pub static SELECT_N: PrimDef = PrimDef {
     jvp: Some(select_jvp as JvpRule),
     transpose: Some(select_transpose as TransposeRule),
     scalar: Some(select_n_scalar),
+    batch: Some(select_batch),
     ..PrimDef::BASE
 };
 
@@ -303,4 +304,141 @@ fn forward_same_type<'a>(
     _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
 ) -> Option<Atom> {
     crate::prims::same_type(j, e, &e.ins[0]).then(|| e.ins[0].clone())
+}
+
+/// `x` placed in `shape` with its axes at `dims` (`lax.broadcast_in_dim`).
+fn place(bx: &mut Batch, x: Atom, shape: &[crate::ir::Dim], dims: &[usize]) -> Res<Atom> {
+    crate::prims::broadcast_dims(bx, x, shape, dims)
+}
+
+/// The number of lanes, from the first batched operand.
+fn lanes(bx: &Batch, ins: &[Atom], dims: &[BDim]) -> crate::ir::Dim {
+    ins.iter()
+        .zip(dims)
+        .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
+        .unwrap_or_else(|| bx.size.clone())
+}
+
+/// `select_n` batched as JAX's `_select_batch_rule`: as it is when the
+/// predicate and the cases agree on the batch axis (a predicate scalar per
+/// lane placed along it), or when a shared scalar predicate picks among
+/// cases batched alike; else everything with the batch axis first.
+fn select_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], _: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let (which, cases) = (ins[0].clone(), &ins[1..]);
+    let (wd, cds) = (dims[0], &dims[1..]);
+    let size = lanes(bx, ins, dims);
+    let shape = |bx: &Batch, x: &Atom| bx.aval(x).shape;
+    if cds.iter().all(|d| *d == wd) {
+        let c0 = shape(bx, &cases[0]);
+        let which = if shape(bx, &which) == c0 {
+            which
+        } else {
+            let d = wd.expect("a batched operand");
+            place(bx, which, &c0, &[d])?
+        };
+        let mut args = vec![which];
+        args.extend(cases.iter().cloned());
+        return Ok(vec![(bx.bind(&SELECT_N, Params::None, args)?, wd)]);
+    }
+    if bx.aval(&which).rank() == 0 && cds.iter().all(Option::is_some) {
+        let d0 = cds[0];
+        if cds.iter().all(|d| *d == d0) {
+            let mut args = vec![which];
+            args.extend(cases.iter().cloned());
+            return Ok(vec![(bx.bind(&SELECT_N, Params::None, args)?, d0)]);
+        }
+        let c0 = shape(bx, &cases[0]);
+        if cases.iter().all(|c| shape(bx, c) == c0) {
+            let d0 = d0.expect("checked");
+            let mut args = vec![which, cases[0].clone()];
+            for (c, d) in cases[1..].iter().zip(&cds[1..]) {
+                args.push(bx.moveaxis(c.clone(), d.expect("checked"), d0)?);
+            }
+            return Ok(vec![(bx.bind(&SELECT_N, Params::None, args)?, Some(d0))]);
+        }
+    }
+    let mut which = if bx.aval(&which).rank() > 0 {
+        bx.at_front(which, wd, size.clone())?
+    } else {
+        which
+    };
+    let mut cases = cases.to_vec();
+    if !cases.iter().all(|c| bx.aval(c).rank() == 0) {
+        for (c, d) in cases.iter_mut().zip(cds) {
+            *c = bx.at_front(c.clone(), *d, size.clone())?;
+        }
+    }
+    let (wr, cr) = (bx.aval(&which).rank(), bx.aval(&cases[0]).rank());
+    if 0 < wr && wr < cr {
+        let c0 = shape(bx, &cases[0]);
+        which = place(bx, which, &c0, &[0])?;
+    }
+    if wr > cr {
+        let w = shape(bx, &which);
+        for c in cases.iter_mut() {
+            let to: Vec<usize> = (w.len() - bx.aval(c).rank()..w.len()).collect();
+            *c = place(bx, c.clone(), &w, &to)?;
+        }
+    }
+    let mut args = vec![which];
+    args.extend(cases);
+    Ok(vec![(bx.bind(&SELECT_N, Params::None, args)?, Some(0))])
+}
+
+/// `clamp(lo, x, hi)` batched as JAX's `_clamp_batch_rule`: as it is when
+/// the three agree on the batch axis (bounds scalar per lane placed along
+/// it) or the bounds are scalars; else the batch axes first, scalar bounds
+/// broadcast to `x`, per-lane bounds placed along the first axis.
+pub(super) fn clamp_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    _: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (mut lo, mut x, mut hi) = (ins[0].clone(), ins[1].clone(), ins[2].clone());
+    let (ld, xd, hd) = (dims[0], dims[1], dims[2]);
+    let size = lanes(bx, ins, dims);
+    let rank = |bx: &Batch, a: &Atom| bx.aval(a).rank();
+    let clamp = |bx: &mut Batch, lo, x, hi| bx.bind(&super::CLAMP, Params::None, vec![lo, x, hi]);
+    if ld == xd && xd == hd {
+        let (ls, xs, hs) = (bx.aval(&lo).shape, bx.aval(&x).shape, bx.aval(&hi).shape);
+        if (ls == xs && xs == hs) || (ls.is_empty() && hs.is_empty()) {
+            return Ok(vec![(clamp(bx, lo, x, hi)?, xd)]);
+        }
+        if ls.len() == 1 && hs.len() == 1 {
+            let (l, h) = (ld.expect("batched"), hd.expect("batched"));
+            let lo = place(bx, lo, &xs, &[l])?;
+            let hi = place(bx, hi, &xs, &[h])?;
+            return Ok(vec![(clamp(bx, lo, x, hi)?, xd)]);
+        }
+    } else if rank(bx, &lo) == 0 && rank(bx, &hi) == 0 && xd.is_some() {
+        return Ok(vec![(clamp(bx, lo, x, hi)?, xd)]);
+    }
+    if rank(bx, &lo) > 0 {
+        lo = bx.at_front(lo, ld, size.clone())?;
+    }
+    if rank(bx, &hi) > 0 {
+        hi = bx.at_front(hi, hd, size.clone())?;
+    }
+    if rank(bx, &x) > 0 {
+        x = bx.at_front(x, xd, size)?;
+    }
+    let xs = bx.aval(&x).shape;
+    // Scalar bounds first, then per-lane ones, as JAX's rule orders them.
+    for b in [&mut lo, &mut hi] {
+        if rank(bx, b) == 0 && !xs.is_empty() {
+            *b = place(bx, b.clone(), &xs, &[])?;
+        }
+    }
+    for b in [&mut lo, &mut hi] {
+        let r = rank(bx, b);
+        if 0 < r && r < xs.len() {
+            *b = place(bx, b.clone(), &xs, &[0])?;
+        }
+    }
+    let ls = bx.aval(&lo).shape;
+    if ls.len() > xs.len() {
+        x = place(bx, x, &ls, &[])?;
+    }
+    Ok(vec![(clamp(bx, lo, x, hi)?, Some(0))])
 }

@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::rust_type;
 use crate::prims::{
-    dim_tokens, row_major_strides, size_tokens, tuple, Ad, Bind, JvpRule, Kernel, KernelArgs,
+    dim_tokens, row_major_strides, size_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs,
     Lowering, Monoid, Params, PrimDef, Res, TransposeRule,
 };
 
@@ -69,6 +69,7 @@ pub static CONCATENATE: PrimDef = PrimDef {
     }),
     jvp: Some(concatenate_jvp as JvpRule),
     transpose: Some(concatenate_transpose as TransposeRule),
+    batch: Some(concatenate_batch),
     ..PrimDef::BASE
 };
 
@@ -93,6 +94,7 @@ fn concatenate_call(a: KernelArgs<'_>) -> TokenStream {
 /// indices drop the update, as JAX's default `FILL_OR_DROP` mode.
 fn scatter_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
     let Params::Scatter {
+        lead,
         inserted,
         window_rank,
         ..
@@ -101,7 +103,7 @@ fn scatter_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, Strin
         return Err(params_err(name));
     };
     let (x, idx, upd) = (&ops[0], &ops[1], &ops[2]);
-    if idx.shape != [Dim::Lit(*inserted)] || *inserted + *window_rank != x.rank() {
+    if idx.shape != [Dim::Lit(*inserted)] || lead + inserted + window_rank != x.rank() {
         return Err(format!("{name}: indices {idx} do not index {x}"));
     }
     if upd.dtype != x.dtype {
@@ -109,7 +111,12 @@ fn scatter_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, Strin
             "{name}: the update {upd} must have the dtype of {x}"
         ));
     }
-    if upd.rank() != 0 && upd.shape[..] != x.shape[*inserted..] {
+    let window: Vec<Dim> = x.shape[..*lead]
+        .iter()
+        .chain(&x.shape[lead + inserted..])
+        .cloned()
+        .collect();
+    if upd.rank() != 0 && upd.shape != window {
         return Err(format!(
             "{name}: the update {upd} does not fit the window of {x}"
         ));
@@ -119,6 +126,7 @@ fn scatter_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, Strin
 
 fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, String)> {
     let Params::Scatter {
+        lead,
         inserted,
         window_rank,
         ..
@@ -126,16 +134,23 @@ fn scatter_params(p: &Params, combine: Option<&str>) -> Vec<(&'static str, Strin
     else {
         return Vec::new();
     };
-    let ins: Vec<usize> = (0..*inserted).collect();
-    let win: Vec<usize> = (0..*window_rank).collect();
+    // Each batch axis `vmap` added moved the others one further with
+    // NumPy (`np.add(1, ..)`), so all but a window's first axis print as
+    // NumPy integers.
+    let ins = crate::prims::np_tuple(
+        &(*lead..lead + inserted).collect::<Vec<_>>(),
+        if *lead > 0 { u32::MAX } else { 0 },
+    );
+    let win = crate::prims::np_tuple(
+        &(0..lead + window_rank).collect::<Vec<_>>(),
+        if *lead > 0 { !1 } else { 0 },
+    );
     vec![
         (
             "dimension_numbers",
             format!(
                 "ScatterDimensionNumbers(update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, operand_batching_dims=(), scatter_indices_batching_dims=())",
-                tuple(&win),
-                tuple(&ins),
-                tuple(&ins)
+                win, ins, ins
             ),
         ),
         ("indices_are_sorted", "True".into()),
@@ -167,6 +182,7 @@ macro_rules! scatter {
             }),
             jvp: $jvp,
             transpose: $transpose,
+            batch: Some(scatter_batch),
             ..PrimDef::BASE
         };
     )*};
@@ -186,15 +202,19 @@ scatter! {
 /// with the element it lands on (`None`: overwrites it).
 fn scatter_call(a: KernelArgs<'_>, combine: Option<Monoid>) -> TokenStream {
     let Params::Scatter {
-        inserted, indices, ..
+        lead,
+        inserted,
+        indices,
+        ..
     } = a.params
     else {
         unreachable!("{}", params_err("scatter"))
     };
+    let (lead, inserted) = (*lead, *inserted);
     let dims = &a.avals[0].shape;
     let in_bounds = indices
         .iter()
-        .zip(dims)
+        .zip(&dims[lead..])
         .all(|(&i, d)| matches!(d, Dim::Lit(n) if i >= 0 && (i as usize) < *n));
     if !in_bounds {
         return TokenStream::new();
@@ -202,14 +222,17 @@ fn scatter_call(a: KernelArgs<'_>, combine: Option<Monoid>) -> TokenStream {
     let strides = row_major_strides(dims);
     let terms: Vec<TokenStream> = indices
         .iter()
-        .zip(&strides)
+        .zip(&strides[lead..])
         .map(|(&i, s)| {
             let i = i as usize;
             quote!(#i * #s)
         })
         .collect();
     let base = quote!(0usize #(+ #terms)*);
-    let window = size_tokens(&dims[*inserted..]);
+    let window = size_tokens(&dims[lead + inserted..]);
+    if lead > 0 {
+        return lanes_scatter(a, combine, &base, &window, size_tokens(&dims[..lead]));
+    }
     let upd = (a.bind)(2, Bind::Value);
     let value = if a.avals[2].rank() == 0 {
         upd
@@ -227,6 +250,45 @@ fn scatter_call(a: KernelArgs<'_>, combine: Option<Monoid>) -> TokenStream {
     quote! {
         {
             let __win = &mut #name[#base..#base + #window];
+            for __w in 0..#window {
+                __win[__w] = #update;
+            }
+        }
+    }
+}
+
+/// A batched scatter (`lead` batch axes in front): each lane's window
+/// written at the same static position within its lane, from the lane's
+/// update.
+fn lanes_scatter(
+    a: KernelArgs<'_>,
+    combine: Option<Monoid>,
+    base: &TokenStream,
+    window: &TokenStream,
+    lanes: TokenStream,
+) -> TokenStream {
+    let Params::Scatter { lead, .. } = a.params else {
+        unreachable!("{}", params_err("scatter"))
+    };
+    let lane = size_tokens(&a.avals[0].shape[*lead..]);
+    let upd = (a.bind)(2, Bind::Value);
+    let value = if a.avals[2].rank() == 0 {
+        upd
+    } else {
+        quote!(#upd[__l * #window + __w])
+    };
+    let update = match combine {
+        None => value,
+        Some(m) => {
+            let f = format_ident!("{}", m.op());
+            quote!(::jax::__rt::ops::#f(__win[__w], #value))
+        }
+    };
+    let name = a.out;
+    quote! {
+        for __l in 0..#lanes {
+            let __at = __l * #lane + #base;
+            let __win = &mut #name[__at..__at + #window];
             for __w in 0..#window {
                 __win[__w] = #update;
             }
@@ -301,7 +363,10 @@ fn scatter_add_transpose(
 /// `None` when an index is out of bounds (the update is dropped).
 fn scatter_window(p: &Params, x: &Aval) -> Res<Option<(Vec<usize>, Vec<usize>)>> {
     let Params::Scatter {
-        inserted, indices, ..
+        lead,
+        inserted,
+        indices,
+        ..
     } = p
     else {
         unreachable!()
@@ -312,8 +377,8 @@ fn scatter_window(p: &Params, x: &Aval) -> Res<Option<(Vec<usize>, Vec<usize>)>>
         let Dim::Lit(n) = d else {
             return Err("reverse-mode differentiation of an update of a symbolic dimension is not supported yet".into());
         };
-        if k < *inserted {
-            let i = indices[k];
+        if (*lead..lead + inserted).contains(&k) {
+            let i = indices[k - lead];
             let i = if i < 0 { i + *n as i128 } else { i };
             if i < 0 || i >= *n as i128 {
                 return Ok(None);
@@ -442,4 +507,76 @@ fn concatenate_transpose(
         offset += n;
     }
     Ok(out)
+}
+
+/// Every operand's batch axis moved first (a shared operand repeated along
+/// a new first axis), joined one axis further (`_concatenate_batch_rule`).
+fn concatenate_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Concatenate { dim } = p else {
+        return Err(params_err("concatenate"));
+    };
+    let size = lanes(bx, ins, dims);
+    let mut parts = Vec::new();
+    for (x, d) in ins.iter().zip(dims) {
+        parts.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 0)?,
+            None => {
+                // `lax.broadcast`: Python integers.
+                let mut shape = bx.aval(x).shape;
+                let to: Vec<usize> = (1..=shape.len()).collect();
+                shape.insert(0, size.clone());
+                super::views::broadcast_dims(bx, x.clone(), &shape, &to)?
+            }
+        });
+    }
+    let out = bx.bind(&CONCATENATE, Params::Concatenate { dim: dim + 1 }, parts)?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// The number of lanes: the size of the first batched operand's batch axis.
+fn lanes(bx: &Batch, ins: &[Atom], dims: &[BDim]) -> Dim {
+    ins.iter()
+        .zip(dims)
+        .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
+        .unwrap_or_else(|| bx.size.clone())
+}
+
+/// A scatter at indices every lane shares: the operand's and the update's
+/// batch axes moved first (shared ones repeated), one more leading window
+/// axis (`_scatter_batching_rule`, unbatched indices).
+fn scatter_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Scatter {
+        lead,
+        inserted,
+        window_rank,
+        indices,
+    } = p
+    else {
+        return Err(params_err("scatter"));
+    };
+    if dims[1].is_some() {
+        return Err("vmap of a scatter at indices that differ by lane is not supported: its indices are known when the function compiles".into());
+    }
+    let size = lanes(bx, ins, dims);
+    let x = bx.at_front(ins[0].clone(), dims[0], size.clone())?;
+    let upd = bx.at_front(ins[2].clone(), dims[2], size)?;
+    let params = Params::Scatter {
+        lead: lead + 1,
+        inserted: *inserted,
+        window_rank: *window_rank,
+        indices: indices.clone(),
+    };
+    let prim = bx.prim;
+    let out = bx.bind(prim, params, vec![x, ins[1].clone(), upd])?;
+    Ok(vec![(out, Some(0))])
 }

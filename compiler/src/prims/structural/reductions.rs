@@ -5,7 +5,7 @@ use super::params_err;
 use super::views::BROADCAST_IN_DIM;
 use crate::ir::{Atom, Aval};
 use crate::prims::{
-    tuple, Ad, BDim, Batch, JvpRule, Lowering, Monoid, Params, PrimDef, Reduction, Res,
+    np_tuple, Ad, BDim, Batch, JvpRule, Lowering, Monoid, Params, PrimDef, Reduction, Res,
     TransposeRule,
 };
 
@@ -35,7 +35,7 @@ macro_rules! reduction {
             abstract_eval: |ops, p, _| reduce_eval($name, ops, p),
             print_params: |_, p| {
                 let mut v = match p {
-                    Params::Axes(a, np_ints) => vec![("axes", crate::prims::np_tuple(a, *np_ints))],
+                    Params::Axes(a, np_ints) => vec![("axes", np_tuple(a, *np_ints))],
                     _ => Vec::new(),
                 };
                 if $sharding {
@@ -81,7 +81,10 @@ reduction! {
 }
 
 fn arg_reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
-    let Params::ArgReduce { axis, index_dtype } = p else {
+    let Params::ArgReduce {
+        axis, index_dtype, ..
+    } = p
+    else {
         return Err(params_err(name));
     };
     let x = &ops[0];
@@ -101,8 +104,12 @@ fn arg_reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, St
 
 fn arg_reduce_params(p: &Params) -> Vec<(&'static str, String)> {
     match p {
-        Params::ArgReduce { axis, index_dtype } => vec![
-            ("axes", tuple(&[*axis])),
+        Params::ArgReduce {
+            axis,
+            index_dtype,
+            np_int,
+        } => vec![
+            ("axes", np_tuple(&[*axis], *np_int as u32)),
             ("index_dtype", index_dtype.name().into()),
         ],
         _ => Vec::new(),
@@ -118,6 +125,7 @@ pub static ARGMAX: PrimDef = PrimDef {
     reduction: Some(Reduction::ArgMax),
     jvp: Some(crate::prims::zero_jvp),
     transpose: None,
+    batch: Some(arg_reduce_batch),
     ..PrimDef::BASE
 };
 
@@ -130,8 +138,39 @@ pub static ARGMIN: PrimDef = PrimDef {
     reduction: Some(Reduction::ArgMin),
     jvp: Some(crate::prims::zero_jvp),
     transpose: None,
+    batch: Some(arg_reduce_batch),
     ..PrimDef::BASE
 };
+
+/// `argmax`/`argmin` of a batched operand: as any reduction, the axis
+/// counted past the batch axis, which stays where it falls
+/// (`batching.defreducer`, whose axis is a NumPy integer).
+fn arg_reduce_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (
+        Params::ArgReduce {
+            axis, index_dtype, ..
+        },
+        Some(d),
+    ) = (p, dims[0])
+    else {
+        return Err(params_err("an argument reduction"));
+    };
+    let axis = if *axis < d { *axis } else { axis + 1 };
+    let out_dim = if axis < d { d - 1 } else { d };
+    let params = Params::ArgReduce {
+        axis,
+        index_dtype: *index_dtype,
+        np_int: true,
+    };
+    let prim = bx.prim;
+    let out = bx.bind(prim, params, vec![ins[0].clone()])?;
+    Ok(vec![(out, Some(out_dim))])
+}
 
 /// `reduce_sum`: the cotangent broadcast back over the reduced axes.
 fn reduce_sum_transpose(

@@ -8,7 +8,8 @@ use super::reductions::REDUCE_SUM;
 use crate::ir::shapes::{fmt, same_dim};
 use crate::ir::{Atom, Aval, Dim, Shape};
 use crate::prims::{
-    tuple, Ad, BDim, Batch, JvpRule, Lowering, Params, PrimDef, Res, TransposeRule, View, Window,
+    tuple, Ad, BDim, Batch, Ctx, JvpRule, Lowering, Params, PrimDef, Res, TransposeRule, View,
+    Window,
 };
 
 fn dims_tuple(s: &Shape) -> String {
@@ -191,6 +192,7 @@ pub static DYNAMIC_SLICE: PrimDef = PrimDef {
     view: Some(|_, _, _| View::Dynamic),
     jvp: same_op_jvp!(DYNAMIC_SLICE),
     transpose: Some(dynamic_slice_transpose as TransposeRule),
+    batch: Some(dynamic_slice_batch),
     ..PrimDef::BASE
 };
 
@@ -304,6 +306,7 @@ pub static SQUEEZE: PrimDef = PrimDef {
     }),
     jvp: same_op_jvp!(SQUEEZE),
     transpose: Some(reshape_back as TransposeRule),
+    batch: Some(squeeze_batch),
     ..PrimDef::BASE
 };
 
@@ -377,6 +380,7 @@ pub static SLICE: PrimDef = PrimDef {
     }),
     jvp: same_op_jvp!(SLICE),
     transpose: Some(slice_transpose as TransposeRule),
+    batch: Some(slice_batch),
     ..PrimDef::BASE
 };
 
@@ -668,4 +672,148 @@ fn transpose_batch(
         vec![ins[0].clone()],
     )?;
     Ok(vec![(out, Some(0))])
+}
+
+/// `x` placed in `shape` with its axes at `dims`, as `lax.broadcast_in_dim`
+/// with Python integers (nothing bound when that is `x` itself).
+pub fn broadcast_dims(cx: &mut Ctx, x: Atom, shape: &[Dim], dims: &[usize]) -> Res<Atom> {
+    let a = cx.aval(&x);
+    if a.shape == shape && dims.iter().copied().eq(0..a.rank()) {
+        return Ok(x);
+    }
+    cx.bind(
+        &BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: shape.to_vec(),
+            dims: dims.to_vec(),
+            np_ints: 0,
+        },
+        vec![x],
+    )
+}
+
+/// The batch axis moved first and the squeezed axes counted past it
+/// (`_squeeze_batch_rule`).
+fn squeeze_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let (Params::Squeeze { dims: squeezed }, Some(d)) = (p, dims[0]) else {
+        return Err(params_err("squeeze"));
+    };
+    let x = bx.moveaxis(ins[0].clone(), d, 0)?;
+    if squeezed.is_empty() {
+        return Ok(vec![(x, Some(0))]);
+    }
+    let mut squeezed: Vec<usize> = squeezed.iter().map(|k| k + 1).collect();
+    squeezed.sort();
+    let out = bx.bind(&SQUEEZE, Params::Squeeze { dims: squeezed }, vec![x])?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// The whole batch axis taken where it is (`_slice_batching_rule`).
+fn slice_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let (
+        Params::Slice {
+            start,
+            limit,
+            strides,
+        },
+        Some(d),
+    ) = (p, dims[0])
+    else {
+        return Err(params_err("slice"));
+    };
+    let Dim::Lit(n) = bx.aval(&ins[0]).shape[d] else {
+        return Err("vmap of a slice over a symbolic number of lanes is not supported".into());
+    };
+    let (mut start, mut limit) = (start.clone(), limit.clone());
+    start.insert(d, 0);
+    limit.insert(d, n);
+    let strides = strides.as_ref().map(|s| {
+        let mut s = s.clone();
+        s.insert(d, 1);
+        s
+    });
+    let out = bx.bind(
+        &SLICE,
+        Params::Slice {
+            start,
+            limit,
+            strides,
+        },
+        vec![ins[0].clone()],
+    )?;
+    Ok(vec![(out, Some(d))])
+}
+
+/// Start indices every lane shares: the batch axis moved first and taken
+/// whole, a window of all the lanes starting at 0 (JAX's rule goes through
+/// `gather`, which places the lanes first too). Start indices that differ
+/// by lane need a gather.
+fn dynamic_slice_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let Params::DynamicSlice { sizes } = p else {
+        return Err(params_err("dynamic_slice"));
+    };
+    if dims[1..].iter().any(Option::is_some) {
+        return Err("vmap of dynamic_slice with batched start indices (an index that differs by lane) needs a `gather` primitive, which is not implemented yet: index with a value every lane shares, or move the indexing out of the vmapped function".into());
+    }
+    let Some(d) = dims[0] else {
+        return Err(params_err("dynamic_slice"));
+    };
+    let Dim::Lit(n) = bx.aval(&ins[0]).shape[d] else {
+        return Err(
+            "vmap of dynamic_slice over a symbolic number of lanes is not supported".into(),
+        );
+    };
+    let x = bx.moveaxis(ins[0].clone(), d, 0)?;
+    let index = ins
+        .get(1)
+        .map_or(jax_dtypes::DType::I32, |i| bx.aval(i).dtype);
+    let zero = crate::ir::builder::literal(crate::ir::Scalar::Int(0), Aval::scalar(index, false));
+    let mut args = vec![x, zero];
+    args.extend(ins[1..].iter().cloned());
+    let mut new_sizes = vec![n];
+    new_sizes.extend(sizes.iter().copied());
+    let out = bx.bind(
+        &DYNAMIC_SLICE,
+        Params::DynamicSlice { sizes: new_sizes },
+        args,
+    )?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// Lane `i` of `x` along `axis`, the axis removed (`lax.index_in_dim`
+/// with `keepdims=False`: a slice and a squeeze).
+pub fn index_in_dim(cx: &mut Ctx, x: Atom, axis: usize, i: usize) -> Res<Atom> {
+    let a = cx.aval(&x);
+    let mut start = vec![0; a.rank()];
+    let mut limit = Vec::with_capacity(a.rank());
+    for d in &a.shape {
+        let Dim::Lit(n) = d else {
+            return Err(format!(
+                "vmap here needs a number of lanes known when the crate compiles, not {d}"
+            ));
+        };
+        limit.push(*n);
+    }
+    start[axis] = i;
+    limit[axis] = i + 1;
+    let s = cx.bind(
+        &SLICE,
+        Params::Slice {
+            start,
+            limit,
+            strides: None,
+        },
+        vec![x],
+    )?;
+    cx.bind(&SQUEEZE, Params::Squeeze { dims: vec![axis] }, vec![s])
 }
