@@ -127,10 +127,6 @@ mod tests {
             // The linearized custom_vjp function exists only inside reverse
             // mode, which transposes it away before vmap sees a program.
             "custom_vjp_lin",
-            // In progress (control flow's batching rules).
-            "cond",
-            "while",
-            "scan",
         ];
         let unbatched: Vec<&str> = all()
             .iter()
