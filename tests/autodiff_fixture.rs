@@ -373,3 +373,90 @@ fn hessians_match_jax() {
         );
     }
 }
+
+/// Scalar functions as Rust scalars (`fn f(x: f32) -> f32`): `f::hessian`,
+/// `f::jacfwd` and `f::jacrev` take and return `f32`, as
+/// `jax.hessian(f)(0.5)` takes and returns a scalar, with JAX's values
+/// (the fixture's `hessian`, `jacfwd` and `grad`, which for a scalar
+/// output is `jacrev`). `cond` and `fori_loop` have no batching rule yet:
+/// their Jacobians take the one-pass-per-basis-vector path.
+mod scalar_cases {
+    use super::*;
+
+    macro_rules! scalar {
+        ($name:ident, |$x:ident| $body:expr) => {
+            pub mod $name {
+                use super::*;
+                #[jax::jit]
+                pub fn f($x: f32) -> f32 {
+                    $body
+                }
+            }
+        };
+    }
+
+    scalar!(sin, |x| jnp::sin(x));
+    scalar!(tan, |x| jnp::tan(x));
+    scalar!(exp, |x| jnp::exp(x));
+    scalar!(sqrt, |x| jnp::sqrt(x));
+    scalar!(softplus_naive, |x| jnp::log(jnp::exp(x) + 1.0));
+    scalar!(pow_int_literal_3, |x| x * x * x);
+    scalar!(cond_false_branch, |x| lax::cond(
+        x > 0.0,
+        |x: f32| jnp::sin(x),
+        |x: f32| jnp::cos(x),
+        x
+    ));
+    scalar!(fori_loop_static, |x| lax::fori_loop(
+        0,
+        3,
+        |_i, c| c * x + 1.0,
+        x
+    ));
+
+    type Companions = (fn(f32) -> f32, fn(f32) -> f32, fn(f32) -> f32);
+
+    pub fn all() -> Vec<(&'static str, Companions)> {
+        macro_rules! row {
+            ($name:ident) => {
+                (
+                    stringify!($name),
+                    (
+                        $name::f::hessian as fn(f32) -> f32,
+                        $name::f::jacfwd as fn(f32) -> f32,
+                        $name::f::jacrev as fn(f32) -> f32,
+                    ),
+                )
+            };
+        }
+        vec![
+            row!(sin),
+            row!(tan),
+            row!(exp),
+            row!(sqrt),
+            row!(softplus_naive),
+            row!(pow_int_literal_3),
+            row!(cond_false_branch),
+            row!(fori_loop_static),
+        ]
+    }
+}
+
+#[test]
+fn scalar_jacobians_and_hessians_match_jax() {
+    for (name, (hessian, jacfwd, jacrev)) in scalar_cases::all() {
+        let c = common::case("autodiff", &format!("{name}@x64_off"));
+        let x = value(&c["inputs"][0]["data"][0]) as f32;
+        close(&format!("{name} hessian"), &[hessian(x)], &c["hessian"]);
+        close(
+            &format!("{name} jacfwd"),
+            &[jacfwd(x)],
+            &c["jacfwd"]["items"][0],
+        );
+        close(
+            &format!("{name} jacrev"),
+            &[jacrev(x)],
+            &c["grad"]["items"][0],
+        );
+    }
+}

@@ -474,3 +474,66 @@ fn ties_in_max_share_and_indexing_by_argmax_picks_the_first() {
     assert_eq!(max_by_reduction::grad(&x).to_vec(), [0.0, 0.5, 0.0, 0.5]);
     assert_eq!(max_by_index::grad(&x).to_vec(), [0.0, 1.0, 0.0, 0.0]);
 }
+
+/// A 4 → 3 function through a matrix product, a reduction and broadcasts
+/// (primitives with batching rules): its Jacobians are one batched pass.
+#[jax::jit]
+fn four_to_three(x: &Array<f32, 4>, w: &Array<f32, 3, 4>) -> Array<f32, 3> {
+    jnp::tanh(w.matmul(&(x * x))) + jnp::sum(jnp::sin(x))
+}
+
+#[jax::jit]
+fn four_to_three_in_body(
+    x: &Array<f32, 4>,
+    w: &Array<f32, 3, 4>,
+) -> (Array<f32, 3, 4>, Array<f32, 3, 4>) {
+    let f = |v: Array<f32, 4>| jnp::tanh(w.matmul(&(&v * &v))) + jnp::sum(jnp::sin(v));
+    (jax::jacfwd(f)(x.clone()), jax::jacrev(f)(x.clone()))
+}
+
+/// The batched Jacobians (`vmap` of the jvp or the pullback over the
+/// identity basis, as JAX computes them) against one jvp per input element
+/// and one pullback per output element, the way they were computed before.
+#[test]
+fn batched_jacobians_match_one_pass_per_basis_vector() {
+    use jax::ArrayType;
+    let x = Array::<f32, 4>::from([0.1, -0.4, 0.7, 1.2]);
+    let w = <Array<f32, 3, 4> as ArrayType>::from_data(
+        (0..12).map(|k| (k as f32 - 5.5) * 0.15).collect(),
+    );
+    let zero_w = <Array<f32, 3, 4> as ArrayType>::from_data(vec![0.0; 12]);
+    // Column k: the jvp along e_k.
+    let mut by_columns = vec![0.0f32; 12];
+    for k in 0..4 {
+        let mut e = [0.0f32; 4];
+        e[k] = 1.0;
+        let (_, t) = four_to_three::jvp((&x, &w), (&Array::<f32, 4>::from(e), &zero_w));
+        for (i, v) in t.to_vec().into_iter().enumerate() {
+            by_columns[i * 4 + k] = v;
+        }
+    }
+    // Row i: the pullback of e_i.
+    let (_, pullback) = four_to_three::vjp(&x, &w);
+    let mut by_rows = Vec::new();
+    for i in 0..3 {
+        let mut e = [0.0f32; 3];
+        e[i] = 1.0;
+        by_rows.extend(pullback(Array::<f32, 3>::from(e)).0.to_vec());
+    }
+    let close = |what: &str, got: &[f32], want: &[f32]| {
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() <= 4.0 * f32::EPSILON * w.abs().max(1.0),
+                "{what}[{k}]: {g} vs {w}"
+            );
+        }
+    };
+    let jf: Array<f32, 3, 4> = four_to_three::jacfwd(&x, &w);
+    let jr: Array<f32, 3, 4> = four_to_three::jacrev(&x, &w);
+    close("jacfwd", &jf.to_vec(), &by_columns);
+    close("jacrev", &jr.to_vec(), &by_rows);
+    close("jacrev vs jacfwd", &jr.to_vec(), &jf.to_vec());
+    let (bf, br) = four_to_three_in_body(&x, &w);
+    close("in-body jacfwd", &bf.to_vec(), &by_columns);
+    close("in-body jacrev", &br.to_vec(), &by_rows);
+}

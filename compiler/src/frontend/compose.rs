@@ -116,7 +116,11 @@ impl Tracer {
         Ok(Value::Traced(outs[0].clone()))
     }
 
-    /// `kind(f)(args)`: the transformed jaxpr, inlined.
+    /// `kind(f)(args)`: the transformed jaxpr, inlined. A Jacobian
+    /// (`jacfwd`, `jacrev`, `hessian`) is one batched pass, the jvp or
+    /// pullback `vmap`ped over the identity basis as JAX computes it, or
+    /// one inlined pass per basis vector where a primitive of `f` has no
+    /// batching rule yet (`ad::jacobian`).
     pub(crate) fn transform(
         &mut self,
         kind: Kind,

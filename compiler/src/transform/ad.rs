@@ -569,40 +569,212 @@ fn stack(
 }
 
 /// `jax.jacrev` with respect to input `arg`: a jaxpr of the same inputs
-/// returning the Jacobian `out_shape ++ in_shape`, one pullback per output
-/// element (unrolled: shapes are static).
+/// returning the Jacobian `out_shape ++ in_shape`: the pullback batched
+/// over the output's identity basis (one pass), or one pullback per output
+/// element where a primitive has no batching rule yet.
 pub fn jacrev(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
     jacobian(j, arg, false, x64, span)
 }
 
 /// `jax.jacfwd` with respect to input `arg`: the Jacobian `out_shape ++
-/// in_shape`, one jvp per input element.
+/// in_shape`, the jvp batched over the argument's identity basis (or one
+/// jvp per input element, as for [`jacrev`]).
 pub fn jacfwd(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
     jacobian(j, arg, true, x64, span)
 }
 
-/// The Jacobian of the first output with respect to input `arg`, built from
-/// one jvp per input element (`forward`) or one pullback per output element,
-/// each fed a one-hot seed and stacked into `out_shape ++ in_shape`.
-fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+/// The derivative a Jacobian is made of, with respect to input `arg`: the
+/// jvp (`forward`) taking the primals then the argument's tangent, or the
+/// pullback taking the primals then the first output's cotangent; its one
+/// output is the first output's tangent, or the argument's cotangent.
+/// With the seed's abstract value and the number of its elements (the
+/// basis size).
+fn directional(
+    j: &Jaxpr,
+    arg: usize,
+    forward: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<(Jaxpr, Aval, usize)> {
     let mut wrt = vec![false; j.invars.len()];
     wrt[arg] = true;
     let wrt = Wrt { inputs: wrt };
-    let (linear, what) = if forward {
+    let n_out = j.outvars.len();
+    let (mut linear, what) = if forward {
         (jvp(j, &wrt, x64, span)?, "jacfwd")
     } else {
         (vjp(j, &wrt, Seed::Inputs, x64, span)?, "jacrev")
     };
+    // Forward mode: the first output's tangent; reverse mode: the
+    // argument's cotangent (after the primal outputs either way).
+    linear.outvars = vec![linear.outvars[n_out].clone()];
+    let seed = if forward {
+        tangent_aval(j.aval(j.invars[arg]))
+    } else {
+        tangent_aval(j.atom_aval(&j.outvars[0]))
+    };
+    let n = static_size(&seed.shape, span, what)?;
+    Ok((linear, seed, n))
+}
+
+/// The identity basis of `seed`'s space, as `jax.jacfwd`'s `_std_basis`
+/// builds it: `eye(n)` (an index vector compared with itself across two
+/// axes, as `jnp.eye` compares two iotas) converted to the seed's dtype and
+/// reshaped to `[n] ++ seed.shape`, basis vector `k` at index `k`.
+fn std_basis(b: &mut Builder, seed: &Aval, n: usize, span: Span) -> syn::Result<Atom> {
+    let index = b.constant(
+        Aval {
+            dtype: jax_dtypes::DType::I32,
+            shape: vec![Dim::Lit(n)],
+            weak: false,
+        },
+        (0..n).map(|k| Scalar::Int(k as i128)).collect(),
+    );
+    let mut cx = Ctx::new(b, span);
+    let err = |m: String| rule_error(span, m);
+    let square = vec![Dim::Lit(n), Dim::Lit(n)];
+    let across = |cx: &mut Ctx, axis: usize| {
+        cx.bind(
+            &prims::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: square.clone(),
+                dims: vec![axis],
+                np_ints: 0,
+            },
+            vec![index.clone()],
+        )
+    };
+    let rows = across(&mut cx, 0).map_err(err)?;
+    let cols = across(&mut cx, 1).map_err(err)?;
+    let eq = cx.bin(&prims::EQ, rows, cols).map_err(err)?;
+    let eye = cx.convert(eq, seed.dtype).map_err(err)?;
+    let mut shape = vec![Dim::Lit(n)];
+    shape.extend(seed.shape.iter().cloned());
+    if shape == square {
+        return Ok(eye);
+    }
+    cx.bind(
+        &prims::RESHAPE,
+        Params::Reshape { new_sizes: shape },
+        vec![eye],
+    )
+    .map_err(err)
+}
+
+/// The Jacobian of the first output with respect to input `arg`, as JAX
+/// computes it: the jvp (`forward`, JAX's `pushfwd`) or the pullback
+/// `vmap`ped over the identity basis of the argument's (or the output's)
+/// space, one batched pass, its lanes moved to give `out_shape ++
+/// in_shape` (`jax.jacfwd`, `jax.jacrev`). `Ok(None)`: an equation of the
+/// derivative has no batching rule yet; [`jacobian`] then runs one pass
+/// per basis vector.
+pub fn jacobian_batched(
+    j: &Jaxpr,
+    arg: usize,
+    forward: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<Option<Jaxpr>> {
+    let (linear, seed, n) = directional(j, arg, forward, x64, span)?;
+    Ok(batched(j, arg, &linear, &seed, n, forward, x64, span).ok())
+}
+
+/// [`jacobian_batched`] given the derivative and its seed.
+#[allow(clippy::too_many_arguments)]
+fn batched(
+    j: &Jaxpr,
+    arg: usize,
+    linear: &Jaxpr,
+    seed: &Aval,
+    n: usize,
+    forward: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<Jaxpr> {
+    let out_aval = j.atom_aval(&j.outvars[0]).clone();
+    let in_aval = j.aval(j.invars[arg]).clone();
+    // The primals are shared by every lane; the seed runs along axis 0.
+    // Forward mode's lanes are columns: last (`out_axes=-1`); reverse
+    // mode's are rows: first.
+    let mut in_dims = vec![None; j.invars.len()];
+    in_dims.push(Some(0));
+    let out_dim = if forward { out_aval.rank() } else { 0 };
+    let size = Dim::Lit(n);
+    let vmapped =
+        crate::transform::batching::vmap(linear, &in_dims, &[Some(out_dim)], &size, x64, span)?;
+    let mut b = Builder::new(x64);
+    let mut args: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    args.push(std_basis(&mut b, seed, n, span)?);
+    let jac = b.inline(&vmapped, &args)?.remove(0);
+    let mut shape = out_aval.shape.clone();
+    shape.extend(in_aval.shape.iter().cloned());
+    let jac = if b.aval(&jac).shape == shape {
+        jac
+    } else {
+        Ctx::new(&mut b, span)
+            .bind(
+                &prims::RESHAPE,
+                Params::Reshape { new_sizes: shape },
+                vec![jac],
+            )
+            .map_err(|m| rule_error(span, m))?
+    };
+    b.jaxpr.outvars = vec![jac];
+    Ok(b.jaxpr)
+}
+
+/// The Jacobian of the first output with respect to input `arg`: batched
+/// ([`jacobian_batched`]) where every equation has a batching rule, else
+/// one jvp per input element (`forward`) or one pullback per output
+/// element, each fed a one-hot seed and stacked into `out_shape ++
+/// in_shape` (unrolled: shapes are static).
+pub fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> syn::Result<Jaxpr> {
+    let (linear, seed, n) = directional(j, arg, forward, x64, span)?;
+    if let Ok(jac) = batched(j, arg, &linear, &seed, n, forward, x64, span) {
+        return Ok(jac);
+    }
+    per_basis(j, arg, &linear, &seed, n, forward, x64, span)
+}
+
+/// The Jacobian as one pass per basis vector (what [`jacobian`] falls back
+/// to), unrolled.
+pub fn jacobian_per_basis(
+    j: &Jaxpr,
+    arg: usize,
+    forward: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<Jaxpr> {
+    let (linear, seed, n) = directional(j, arg, forward, x64, span)?;
+    per_basis(j, arg, &linear, &seed, n, forward, x64, span)
+}
+
+/// The Jacobian as one pass per basis vector, each a one-hot constant,
+/// stacked.
+#[allow(clippy::too_many_arguments)]
+fn per_basis(
+    j: &Jaxpr,
+    arg: usize,
+    linear: &Jaxpr,
+    seed: &Aval,
+    n: usize,
+    forward: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<Jaxpr> {
     let in_aval = j.aval(j.invars[arg]).clone();
     let out_aval = j.atom_aval(&j.outvars[0]).clone();
     // Forward seeds the input and yields columns; reverse seeds the output
     // and yields rows.
-    let (seed_aval, part, lead) = if forward {
-        (&in_aval, &out_aval.shape, &in_aval.shape)
+    let (part, lead) = if forward {
+        (&out_aval.shape, &in_aval.shape)
     } else {
-        (&out_aval, &in_aval.shape, &out_aval.shape)
+        (&in_aval.shape, &out_aval.shape)
     };
-    let n = static_size(&seed_aval.shape, span, what)?;
     let mut b = Builder::new(x64);
     let inputs: Vec<Atom> = j
         .invars
@@ -611,11 +783,10 @@ fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> syn:
         .collect();
     let mut parts = Vec::new();
     for k in 0..n {
-        let seed = one_hot(&mut b, seed_aval, k, n);
+        let basis = one_hot(&mut b, seed, k, n);
         let mut args = inputs.clone();
-        args.push(seed);
-        let outs = b.inline(&linear, &args)?;
-        parts.push(outs[j.outvars.len()].clone());
+        args.push(basis);
+        parts.push(b.inline(linear, &args)?.remove(0));
     }
     let jac = stack(&mut b, parts, part, lead, !forward, span)?;
     b.jaxpr.outvars = vec![jac];
@@ -633,8 +804,84 @@ pub fn grad(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> 
     Ok(g)
 }
 
-/// `jax.hessian`: `jacfwd(grad(f))`.
+/// `jax.hessian`: `jacfwd(grad(f))` (JAX's `jacfwd(jacrev(f))`: for a
+/// scalar output, `jacrev` is the gradient).
 pub fn hessian(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxpr> {
     let g = grad(j, arg, x64, span)?;
     jacfwd(&g, arg, x64, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn traced(src: &str) -> Jaxpr {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr
+    }
+
+    fn count(j: &Jaxpr, name: &str) -> usize {
+        j.eqns.iter().filter(|e| e.prim.name == name).count()
+    }
+
+    fn out_shape(j: &Jaxpr) -> Vec<Dim> {
+        j.atom_aval(&j.outvars[0]).shape.clone()
+    }
+
+    #[test]
+    fn a_jacobian_is_one_batched_pass() {
+        let j = traced("fn f(x: Array<f32, 4>) -> Array<f32, 4> { jnp::sin(x) * jnp::sum(x * x) }");
+        let span = Span::call_site();
+        let n = |k: usize| vec![Dim::Lit(k), Dim::Lit(k)];
+        for forward in [true, false] {
+            let batched = jacobian_batched(&j, 0, forward, false, span)
+                .unwrap()
+                .expect("every equation has a batching rule");
+            let per = jacobian_per_basis(&j, 0, forward, false, span).unwrap();
+            assert_eq!(out_shape(&batched), n(4));
+            assert_eq!(out_shape(&per), n(4));
+            // The basis is one `eye`, the derivative one pass over it: one
+            // `cos` for all four basis vectors, nothing stacked.
+            assert_eq!(count(&batched, "eq"), 1);
+            assert_eq!(count(&batched, "cos"), 1);
+            assert_eq!(count(&batched, "concatenate"), 0);
+            assert_eq!(count(&per, "cos"), 4);
+            assert_eq!(count(&per, "concatenate"), 1);
+            // `jacfwd` and `jacrev` take the batched path.
+            let public = if forward {
+                jacfwd(&j, 0, false, span)
+            } else {
+                jacrev(&j, 0, false, span)
+            };
+            assert_eq!(count(&public.unwrap(), "cos"), 1);
+        }
+    }
+
+    #[test]
+    fn without_a_batching_rule_a_jacobian_is_one_pass_per_basis_vector() {
+        // Indexing (`slice`/`squeeze`) has no batching rule yet.
+        let j = traced("fn f(x: Array<f32, 3>) -> Array<f32> { x.at(0).get() * x.at(2).get() }");
+        let span = Span::call_site();
+        for forward in [true, false] {
+            assert!(jacobian_batched(&j, 0, forward, false, span)
+                .unwrap()
+                .is_none());
+            let jac = jacobian(&j, 0, forward, false, span).unwrap();
+            assert_eq!(out_shape(&jac), vec![Dim::Lit(3)]);
+        }
+    }
+
+    #[test]
+    fn the_hessian_of_a_scalar_function_is_a_scalar() {
+        let j = traced("fn f(x: f32) -> f32 { x * x * x }");
+        let h = hessian(&j, 0, false, Span::call_site()).unwrap();
+        assert_eq!(out_shape(&h), Vec::<Dim>::new());
+        // jacfwd of the gradient, batched over a basis of one vector.
+        assert_eq!(count(&h, "eq"), 1);
+        assert_eq!(count(&h, "concatenate"), 0);
+    }
 }

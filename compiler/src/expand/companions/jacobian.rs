@@ -1,7 +1,10 @@
 //! `f::jacfwd`, `f::jacrev` and `f::hessian`: full Jacobians with respect
-//! to the first argument, one directional derivative per basis vector at
-//! run time. The three differ only in which derivative they repeat and how
-//! its results fill the matrix, so they share one generator.
+//! to the first argument, as JAX computes them: the directional derivative
+//! (jvp or pullback) batched over the identity basis, one pass
+//! (`ad::jacobian_batched`). Where an equation has no batching rule yet,
+//! one directional derivative per basis vector instead (at run time for
+//! arrays). The three differ only in which derivative they batch or repeat
+//! and how its results fill the matrix, so they share one generator.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -13,6 +16,14 @@ use crate::ir::rust_type;
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};
 use crate::X64;
+
+/// The largest batched `jacfwd` or `jacrev` body, in bytes of tokens: past
+/// it (a long program: a 100-line body's batched Jacobian is 250 kB, one
+/// and a half times its `jvp`), the Jacobian loops over the basis calling
+/// the `jvp` or `__pullback` companion, so a function's build time stays
+/// proportional to its program (`compiler/tests/expansion_size.rs`,
+/// `benches/compile_time.py`).
+const BATCHED_BYTES: usize = 64 * 1024;
 
 /// Which Jacobian: each is a companion function of this name.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,7 +67,11 @@ impl std::fmt::Display for Jacobian {
 impl Differentiated<'_> {
     /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
     /// argument: the result type is the output's dimensions followed by the
-    /// argument's (`f32[M]` of `f32[N]` gives `Array<f32, M, N>`).
+    /// argument's (`f32[M]` of `f32[N]` gives `Array<f32, M, N>`; a scalar
+    /// of a scalar, `f32` of `f32`, gives `f32`, as `jax.hessian(f)(0.5)`).
+    /// Computed as JAX does, in one batched pass (the jvp or pullback
+    /// `vmap`ped over the identity basis); where an equation of the
+    /// derivative has no batching rule yet, one pass per basis vector.
     pub(super) fn jacobian(&self, kind: Jacobian) -> TokenStream {
         let n = self.params.len();
         if n == 0 {
@@ -69,17 +84,6 @@ impl Differentiated<'_> {
         if let Some(msg) = self.jacobian_misuse(kind, &in_aval, &out_aval) {
             return self.lazy_error(kind.name(), n, &msg);
         }
-        // The basis vectors: of the output's type in reverse mode, else of
-        // the argument's.
-        let basis_ty = if kind == Jacobian::Reverse {
-            &self.ret_ty
-        } else {
-            &first.owned
-        };
-        let (directional_fn, direction) = match self.directional(kind, basis_ty) {
-            Ok(d) => d,
-            Err(msg) => return self.lazy_error(kind.name(), n, &msg),
-        };
         let mut shape = kind.lead(&in_aval, &out_aval).shape.clone();
         shape.extend(in_aval.shape.iter().cloned());
         // As JAX: forward mode gives the output's tangent dtype, reverse
@@ -89,24 +93,133 @@ impl Differentiated<'_> {
         } else {
             in_aval.dtype
         };
-        let spec = TypeSpec::Array {
-            aval: Aval {
-                dtype,
-                shape,
-                weak: false,
-            },
-            by_ref: false,
+        // A scalar's derivative by a scalar is a scalar of the same Rust type.
+        let scalars =
+            matches!(first.spec, TypeSpec::Scalar(_)) && matches!(self.ret, TypeSpec::Scalar(_));
+        let spec = if scalars && shape.is_empty() {
+            TypeSpec::Scalar(dtype)
+        } else {
+            TypeSpec::Array {
+                aval: Aval {
+                    dtype,
+                    shape,
+                    weak: false,
+                },
+                by_ref: false,
+            }
         };
         let ty = spelled(&spec);
+        let (helper, body) = match self.batched_jacobian(kind, &ty, &spec) {
+            Ok(Some(body)) => (TokenStream::new(), body),
+            Ok(None) => match self.per_basis_jacobian(kind, &ty, &spec) {
+                Ok(b) => b,
+                Err(msg) => return self.lazy_error(kind.name(), n, &msg),
+            },
+            Err(msg) => return self.lazy_error(kind.name(), n, &msg),
+        };
         let names = self.param_names();
         let tys = self.param_types();
         let f = format_ident!("{}", kind.name());
         let doc = match kind {
-            Jacobian::Forward => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): one jvp per argument element.",
-            Jacobian::Reverse => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): one pullback per output element.",
+            Jacobian::Forward => "The Jacobian with respect to the first argument, by forward mode (`jax.jacfwd`): the jvp batched over the argument's basis vectors.",
+            Jacobian::Reverse => "The Jacobian with respect to the first argument, by reverse mode (`jax.jacrev`): the pullback batched over the output's basis vectors.",
             Jacobian::Hessian => "The Hessian with respect to the first argument (`jax.hessian`, `jacfwd(grad(f))`).",
         };
         let (generics, wh) = self.generics();
+        quote! {
+            #helper
+
+            #[doc = #doc]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #f #generics (#(#names: #tys),*) -> #ty #wh {
+                #body
+            }
+        }
+    }
+
+    /// The program a `kind` Jacobian differentiates: the function's, or for
+    /// the Hessian its gradient's.
+    fn jacobian_base(&self, kind: Jacobian) -> Result<crate::ir::Jaxpr, String> {
+        if kind == Jacobian::Hessian {
+            ad::grad(self.program, 0, X64, self.span()).map_err(|e| e.to_string())
+        } else {
+            Ok(self.program.clone())
+        }
+    }
+
+    /// The body of a `kind` Jacobian in one batched pass, as JAX computes
+    /// it (`ad::jacobian_batched`). `Ok(None)`: an equation has no batching
+    /// rule yet (or the batched program does not emit); `Err`: why it
+    /// cannot be derived.
+    fn batched_jacobian(
+        &self,
+        kind: Jacobian,
+        ty: &syn::Type,
+        spec: &TypeSpec,
+    ) -> Result<Option<TokenStream>, String> {
+        let base = self.jacobian_base(kind)?;
+        let forward = kind != Jacobian::Reverse;
+        let Some(jaxpr) =
+            ad::jacobian_batched(&base, 0, forward, X64, self.span()).map_err(|e| e.to_string())?
+        else {
+            return Ok(None);
+        };
+        let Ok(body) = emit_body(jaxpr, &self.params_as_inputs(), ty, spec, self.items) else {
+            return Ok(None);
+        };
+        // The loop over basis vectors calls the `jvp` and `__pullback`
+        // companions, adding no code; a batched body is a copy of the
+        // derivative program for rustc to compile, kept to long programs'
+        // budget (`BATCHED_BYTES`).
+        let loops = kind != Jacobian::Hessian
+            && matches!(self.params[0].spec, TypeSpec::Array { .. })
+            && matches!(self.ret, TypeSpec::Array { .. });
+        if loops && body.to_string().len() > BATCHED_BYTES {
+            return Ok(None);
+        }
+        Ok(Some(body))
+    }
+
+    /// The body of a `kind` Jacobian by one pass per basis vector, where it
+    /// cannot be batched (and a helper function it calls, if any): with a
+    /// scalar argument or output, the passes unrolled in one program; with
+    /// arrays, a loop at run time over the directional derivative, compiled
+    /// once.
+    fn per_basis_jacobian(
+        &self,
+        kind: Jacobian,
+        ty: &syn::Type,
+        spec: &TypeSpec,
+    ) -> Result<(TokenStream, TokenStream), String> {
+        let first = &self.params[0];
+        let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
+            unreachable!("a Jacobian of arrays or scalars");
+        };
+        if !matches!(first.spec, TypeSpec::Array { .. })
+            || !matches!(self.ret, TypeSpec::Array { .. })
+        {
+            let base = self.jacobian_base(kind)?;
+            let forward = kind != Jacobian::Reverse;
+            let jaxpr = ad::jacobian_per_basis(&base, 0, forward, X64, self.span())
+                .map_err(|e| e.to_string())?;
+            let body = emit_body(jaxpr, &self.params_as_inputs(), ty, spec, self.items)
+                .map_err(|e| e.to_string())?;
+            return Ok((TokenStream::new(), body));
+        }
+        // The basis vectors: of the output's type in reverse mode, else of
+        // the argument's.
+        let basis_ty = if kind == Jacobian::Reverse {
+            &self.ret_ty
+        } else {
+            &first.owned
+        };
+        let (directional_fn, direction) = self.directional(kind, basis_ty)?;
+        let dtype = if kind == Jacobian::Forward {
+            out_aval.dtype
+        } else {
+            in_aval.dtype
+        };
         let elem = rust_type(dtype);
         let basis_elem = rust_type(if kind == Jacobian::Reverse {
             out_aval.dtype
@@ -144,23 +257,17 @@ impl Differentiated<'_> {
             &self.ret_ty
         };
         let first_ty = &first.owned;
-        quote! {
-            #directional_fn
-
-            #[doc = #doc]
-            #[inline]
-            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
-            pub fn #f #generics (#(#names: #tys),*) -> #ty #wh {
-                // The result is `lead ++ argument`: rows of the output's (or,
-                // for the Hessian, the argument's) size, columns of the
-                // argument's.
-                let __rows = <#lead_ty as ::jax::ArrayType>::SIZE;
-                let __cols = <#first_ty as ::jax::ArrayType>::SIZE;
-                let mut __out = ::std::vec![<#elem as ::jax::Element>::ZERO; __rows * __cols];
-                #fill
-                <#ty as ::jax::ArrayType>::from_data(__out)
-            }
-        }
+        let body = quote! {
+            // The result is `lead ++ argument`: rows of the output's (or,
+            // for the Hessian, the argument's) size, columns of the
+            // argument's.
+            let __rows = <#lead_ty as ::jax::ArrayType>::SIZE;
+            let __cols = <#first_ty as ::jax::ArrayType>::SIZE;
+            let mut __out = ::std::vec![<#elem as ::jax::Element>::ZERO; __rows * __cols];
+            #fill
+            <#ty as ::jax::ArrayType>::from_data(__out)
+        };
+        Ok((directional_fn, body))
     }
 
     /// Why this function has no `kind` Jacobian (`in_aval` is its first
@@ -185,16 +292,14 @@ impl Differentiated<'_> {
                 self.fsig.ident
             ));
         }
-        if !matches!(self.params[0].spec, TypeSpec::Array { .. })
-            || !matches!(self.ret, TypeSpec::Array { .. })
-        {
-            return Some(format!("{kind} takes and returns arrays: write the first argument and the result of `{}` as `Array<..>`", self.fsig.ident));
+        if !is_array_or_scalar(&self.params[0].spec) {
+            return Some(format!("{kind} differentiates the first argument, which must be an array or a scalar: `{}` takes a struct first", self.fsig.ident));
         }
         None
     }
 
-    /// The directional derivative a `kind` Jacobian is made of, compiled
-    /// once and called per basis vector `__basis: basis_ty` at run time
+    /// The directional derivative a per-basis `kind` Jacobian is made of,
+    /// compiled once and called per basis vector `__basis: basis_ty` at run time
     /// (nothing is unrolled): the hidden function it calls (none where the
     /// companions `jvp` or `__pullback` serve), and the call. `Err`: why it
     /// cannot be derived.
