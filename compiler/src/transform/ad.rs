@@ -862,16 +862,16 @@ mod tests {
     }
 
     #[test]
-    fn without_a_batching_rule_a_jacobian_is_one_pass_per_basis_vector() {
-        // Indexing (`slice`/`squeeze`) has no batching rule yet.
+    fn indexing_jacobians_are_batched_and_agree_with_the_passes() {
         let j = traced("fn f(x: Array<f32, 3>) -> Array<f32> { x.at(0).get() * x.at(2).get() }");
         let span = Span::call_site();
         for forward in [true, false] {
-            assert!(jacobian_batched(&j, 0, forward, false, span)
+            let batched = jacobian_batched(&j, 0, forward, false, span)
                 .unwrap()
-                .is_none());
-            let jac = jacobian(&j, 0, forward, false, span).unwrap();
-            assert_eq!(out_shape(&jac), vec![Dim::Lit(3)]);
+                .expect("slice and squeeze have batching rules");
+            let per = jacobian_per_basis(&j, 0, forward, false, span).unwrap();
+            assert_eq!(out_shape(&batched), vec![Dim::Lit(3)]);
+            assert_eq!(out_shape(&per), vec![Dim::Lit(3)]);
         }
     }
 
