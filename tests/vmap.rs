@@ -263,3 +263,70 @@ proptest! {
         }
     }
 }
+
+#[jax::jit]
+mod private {
+    use jax::prelude::*;
+
+    /// Parameters as a pytree.
+    #[derive(Clone, Debug)]
+    pub struct Params {
+        pub w: Array<f32, 3, 2>,
+        pub b: Array<f32, 2>,
+    }
+
+    pub fn loss_one(p: &Params, x: &Array<f32, 3>, y: &Array<f32, 2>) -> Array<f32> {
+        jnp::sum(jnp::power(jnp::tanh(x.matmul(&p.w) + &p.b) - y, 2))
+    }
+
+    /// Each example's gradient of a struct of parameters, clipped to norm 1,
+    /// as in differentially private SGD: the gradient is the same struct.
+    pub fn clipped_grads(
+        p: &Params,
+        xs: &Array<f32, 5, 3>,
+        ys: &Array<f32, 5, 2>,
+    ) -> (Array<f32, 5, 3, 2>, Array<f32, 5, 2>) {
+        let g = jax::vmap(
+            |x, y| {
+                let g = jax::grad(|p: Params| loss_one(&p, &x, &y))(p.clone());
+                let norm = jnp::sqrt(jnp::sum(&g.w * &g.w) + jnp::sum(&g.b * &g.b));
+                let scale = 1.0 / jnp::maximum(norm, 1.0);
+                Params {
+                    w: g.w * scale,
+                    b: g.b * scale,
+                }
+            },
+            (0, 0),
+        )(xs, ys);
+        (g.w, g.b)
+    }
+}
+
+/// `jax::grad` of a struct inside a vmap: each lane's gradient is the
+/// companion `loss_one::grad` of that example, then clipped.
+#[test]
+fn per_example_gradients_of_a_struct() {
+    let p = private::Params {
+        w: Array::from_fn(|i| (i as f32 - 2.5) * 0.3),
+        b: Array::from([0.1, -0.2]),
+    };
+    let xs = Array::<f32, 5, 3>::from_fn(|i| (i as f32 * 0.37).sin());
+    let ys = Array::<f32, 5, 2>::from_fn(|i| (i as f32 * 0.11).cos());
+    let (gw, gb) = private::clipped_grads(&p, &xs, &ys);
+    for i in 0..5 {
+        let y: Array<f32, 2> = Array::from_data(ys.data()[i * 2..i * 2 + 2].to_vec());
+        let g = private::loss_one::grad(&p, &row(&xs, i), &y);
+        let norm =
+            (g.w.data()
+                .iter()
+                .chain(g.b.data())
+                .map(|v| v * v)
+                .sum::<f32>())
+            .sqrt();
+        let scale = 1.0 / norm.max(1.0);
+        let want: Vec<f32> = g.w.data().iter().map(|v| v * scale).collect();
+        same("w", &gw.data()[i * 6..i * 6 + 6], &want);
+        let want: Vec<f32> = g.b.data().iter().map(|v| v * scale).collect();
+        same("b", &gb.data()[i * 2..i * 2 + 2], &want);
+    }
+}

@@ -23,7 +23,7 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::types::Items;
 use crate::frontend::value::{flatten, rebuild, Pullback, Value};
 use crate::ir::builder::{err, Result};
-use crate::ir::Jaxpr;
+use crate::ir::{Atom, Jaxpr};
 use crate::transform::ad;
 
 impl Tracer {
@@ -134,6 +134,11 @@ impl Tracer {
                 "a transformed function needs an argument to differentiate",
             );
         }
+        if matches!(kind, Kind::Grad | Kind::ValueAndGrad)
+            && matches!(args[0].0, Value::Tuple(_) | Value::Struct(..))
+        {
+            return self.grad_of_tree(kind, f, args, span);
+        }
         let (j, actual, free) = self.trace_apart(f, &args, span)?;
         let out = j.atom_aval(&j.outvars[0]).clone();
         let x = j.aval(j.invars[0]).clone();
@@ -170,6 +175,86 @@ impl Tracer {
         Ok(match kind {
             Kind::ValueAndGrad => Value::Tuple(outs.into_iter().map(Value::Traced).collect()),
             _ => Value::Traced(outs[0].clone()),
+        })
+    }
+
+    /// `jax::grad(f)(params, ..)` and `value_and_grad` where `params` is a
+    /// tuple or a struct (a pytree): the gradient is the same tree, one
+    /// cotangent per leaf.
+    fn grad_of_tree(
+        &mut self,
+        kind: Kind,
+        f: &Callable,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        let mut leaves: Vec<Atom> = Vec::new();
+        let mut n_first = 0;
+        for (k, (v, s)) in args.iter().enumerate() {
+            let mut vs = Vec::new();
+            flatten(v, &mut vs);
+            if k == 0 {
+                n_first = vs.len();
+            }
+            for leaf in vs {
+                leaves.push(self.atom(leaf, *s)?);
+            }
+        }
+        for a in &leaves[..n_first] {
+            let d = self.b.aval(a).dtype;
+            if !d.is_float() {
+                return err(
+                    args[0].1,
+                    format!("grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {}.", d.name()),
+                );
+            }
+        }
+        let avals = leaves.iter().map(|a| self.b.aval(a)).collect();
+        let templates: Vec<(Value, Span)> = args.clone();
+        let (j, free) = self.trace_with(avals, |t, inputs| {
+            let mut it = inputs.into_iter().map(Value::Traced);
+            let rebuilt = templates
+                .iter()
+                .map(|(tpl, s)| (rebuild(tpl, &mut it), *s))
+                .collect();
+            let out = t.apply(f, rebuilt, span)?;
+            match out {
+                Value::Traced(_) | Value::Static(_) => Ok(vec![t.atom(out, span)?]),
+                _ => err(
+                    span,
+                    "a differentiated function must return one array or scalar",
+                ),
+            }
+        })?;
+        let out = j.atom_aval(&j.outvars[0]).clone();
+        if out.rank() != 0 {
+            return err(
+                span,
+                format!(
+                    "Gradient only defined for scalar-output functions. Output had shape: {}.",
+                    crate::prims::tuple(&out.shape)
+                ),
+            );
+        }
+        let mut wrt = vec![false; j.invars.len()];
+        wrt[..n_first].iter_mut().for_each(|w| *w = true);
+        let program = ad::vjp(
+            &j,
+            &ad::Wrt { inputs: wrt },
+            ad::Seed::One,
+            self.b.x64,
+            span,
+        )?;
+        let mut inputs = leaves;
+        inputs.extend(free);
+        let outs = self.b.inline(&program, &inputs)?;
+        let grads = rebuild(
+            &args[0].0,
+            &mut outs[1..].iter().cloned().map(Value::Traced),
+        );
+        Ok(match kind {
+            Kind::ValueAndGrad => Value::Tuple(vec![Value::Traced(outs[0].clone()), grads]),
+            _ => grads,
         })
     }
 
