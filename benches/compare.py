@@ -97,6 +97,18 @@ ROWS = [
         "rnn_scan_grad_10k",
         "reverse mode: per-step residuals, reversed scan",
     ),
+    (
+        "per-example gradients, MLP 784-1024-1024-10, batch 128",
+        "vmap_per_example_grads_mlp",
+        "vmap_per_example_grads_mlp",
+        "`vmap(grad(loss), (None, 0, 0))`, tanh; 944 MB of gradients per call",
+    ),
+    (
+        "`jacrev` of `tanh(W x + b)`, 256→256",
+        "vmap_jacrev_tanh_layer_256",
+        "vmap_jacrev_tanh_layer_256",
+        "ours: the companion `f::jacrev`",
+    ),
     ("triad `x + y*1.5`, 16M f32", "triad_16m", "triad_16m", "bandwidth reference"),
     (
         "triad, 16M, no output allocation",

@@ -116,8 +116,25 @@ def mlp_loss(w1, b1, w2, b2, x, y):
     return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits, -1) * y, -1))
 
 
-def one_hot_rows():
-    return jnp.asarray(np.eye(10, dtype=np.float32)[np.arange(256) % 10])
+def one_hot_rows(n=256):
+    return jnp.asarray(np.eye(10, dtype=np.float32)[np.arange(n) % 10])
+
+
+def mlp3_loss_one(p, x, y):
+    """Softmax cross-entropy of one example, MLP 784-1024-1024-10."""
+    w1, b1, w2, b2, w3, b3 = p
+    h1 = jnp.tanh(x @ w1 + b1)
+    h2 = jnp.tanh(h1 @ w2 + b2)
+    logits = h2 @ w3 + b3
+    return -jnp.sum(jax.nn.log_softmax(logits, -1) * y)
+
+
+def per_example_grads(p, xs, ys):
+    return jax.vmap(jax.grad(mlp3_loss_one), (None, 0, 0))(p, xs, ys)
+
+
+def tanh_layer(x, w, b):
+    return jnp.tanh(w @ x + b)
 
 
 def rnn_scan(w, xs, h):
@@ -221,6 +238,26 @@ def workloads():
         (
             "rnn_scan_grad_10k",
             plain(jax.grad(rnn_loss), lambda: _uniform(rng, 64, 64) / 8, u(10000, 64), u(64)),
+        ),
+        (
+            "vmap_per_example_grads_mlp",
+            plain(
+                per_example_grads,
+                lambda: (
+                    _uniform(rng, 784, 1024) / 28,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 1024) / 32,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 10) / 32,
+                    _uniform(rng, 10) * 0.1,
+                ),
+                u(128, 784),
+                lambda: one_hot_rows(128),
+            ),
+        ),
+        (
+            "vmap_jacrev_tanh_layer_256",
+            plain(jax.jacrev(tanh_layer), u(256), lambda: _uniform(rng, 256, 256) / 16, lambda: _uniform(rng, 256) * 0.1),
         ),
         ("grad_sin_times_x_16m", plain(jax.grad(lambda x: jnp.sum(jnp.sin(x) * x)), u(M16))),
         ("uniform_16m", sampler(lambda k: jax.random.uniform(k, (M16,), jnp.float32))),

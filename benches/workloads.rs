@@ -136,6 +136,62 @@ fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
     jnp::softmax(x, -1)
 }
 
+/// Per-example gradients of a 784-1024-1024-10 MLP: `vmap` of `grad` over
+/// a batch of 128, the parameters shared (`in_axes = None`).
+#[jax::jit]
+mod per_example {
+    use jax::prelude::*;
+
+    pub const BATCH: usize = 128;
+
+    #[derive(Clone, Debug)]
+    pub struct Mlp {
+        pub w1: Array<f32, 784, 1024>,
+        pub b1: Array<f32, 1024>,
+        pub w2: Array<f32, 1024, 1024>,
+        pub b2: Array<f32, 1024>,
+        pub w3: Array<f32, 1024, 10>,
+        pub b3: Array<f32, 10>,
+    }
+
+    /// Softmax cross-entropy of one example.
+    pub fn loss(p: &Mlp, x: &Array<f32, 784>, y: &Array<f32, 10>) -> Array<f32> {
+        let h1 = jnp::tanh(x.matmul(&p.w1) + &p.b1);
+        let h2 = jnp::tanh(h1.matmul(&p.w2) + &p.b2);
+        let logits = h2.matmul(&p.w3) + &p.b3;
+        -jnp::sum(jnp::log_softmax(logits, -1) * y)
+    }
+
+    /// Each example's gradient, every leaf with a leading batch axis.
+    #[allow(clippy::type_complexity)]
+    pub fn grads(
+        p: &Mlp,
+        xs: &Array<f32, BATCH, 784>,
+        ys: &Array<f32, BATCH, 10>,
+    ) -> (
+        Array<f32, BATCH, 784, 1024>,
+        Array<f32, BATCH, 1024>,
+        Array<f32, BATCH, 1024, 1024>,
+        Array<f32, BATCH, 1024>,
+        Array<f32, BATCH, 1024, 10>,
+        Array<f32, BATCH, 10>,
+    ) {
+        let g = jax::vmap(jax::grad(loss), (None, 0, 0))(p, xs, ys);
+        (g.w1, g.b1, g.w2, g.b2, g.w3, g.b3)
+    }
+}
+
+/// `tanh(W x + b)`, 256 -> 256: its `jacrev` (the pullback `vmap`ped over
+/// the 256 output basis vectors) is a workload.
+#[jax::jit]
+fn tanh_layer_256(
+    x: &Array<f32, 256>,
+    w: &Array<f32, 256, 256>,
+    b: &Array<f32, 256>,
+) -> Array<f32, 256> {
+    jnp::tanh(w.matmul(x) + b)
+}
+
 /// How every workload is timed; `benches/compare.py` passes the same values
 /// to its JAX side so both halves of the table are measured alike.
 struct Timing {
@@ -224,7 +280,7 @@ fn random_vec(n: usize, seed: u32) -> Vec<f32> {
 }
 
 /// Labels: row r is class r % 10, one-hot.
-fn one_hot_rows() -> Array<f32, 256, 10> {
+fn one_hot_rows<const R: usize>() -> Array<f32, R, 10> {
     Array::from_fn(|k| if k % 10 == (k / 10) % 10 { 1.0 } else { 0.0 })
 }
 
@@ -390,6 +446,28 @@ fn main() {
         let h = random::<64>(21);
         let s = t.run(|| drop(black_box(rnn_loss_10k::grad(&w, &xs, &h))));
         report("rnn_scan_grad_10k", &t, s);
+    }
+    if run("vmap_per_example_grads_mlp") {
+        // Glorot-like scales keep the tanh layers out of saturation.
+        let p = per_example::Mlp {
+            w1: random2::<784, 1024>(22) * (1.0 / 28.0f32),
+            b1: random::<1024>(23) * 0.1f32,
+            w2: random2::<1024, 1024>(24) * (1.0 / 32.0f32),
+            b2: random::<1024>(25) * 0.1f32,
+            w3: random2::<1024, 10>(26) * (1.0 / 32.0f32),
+            b3: random::<10>(27) * 0.1f32,
+        };
+        let xs = random2::<{ per_example::BATCH }, 784>(28);
+        let ys = one_hot_rows::<{ per_example::BATCH }>();
+        let s = t.run(|| drop(black_box(per_example::grads(&p, black_box(&xs), &ys))));
+        report("vmap_per_example_grads_mlp", &t, s);
+    }
+    if run("vmap_jacrev_tanh_layer_256") {
+        let x = random::<256>(29);
+        let w = random2::<256, 256>(30) * (1.0 / 16.0f32);
+        let b = random::<256>(31) * 0.1f32;
+        let s = t.run(|| drop(black_box(tanh_layer_256::jacrev(black_box(&x), &w, &b))));
+        report("vmap_jacrev_tanh_layer_256", &t, s);
     }
     if run("matmul_1024") {
         let (a, b) = (random2::<1024, 1024>(7), random2::<1024, 1024>(8));
