@@ -42,6 +42,8 @@ pub(crate) enum Callable {
     Transformed(Kind, Box<Callable>),
     /// `jax::vmap(f, in_axes, out_axes)`.
     Vmapped(Rc<crate::frontend::vmap::Vmapped>),
+    /// The pullback `jax::vjp` returned.
+    Pullback(Rc<crate::frontend::value::Pullback>),
 }
 
 pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
@@ -123,8 +125,10 @@ impl Tracer {
                 let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
                 match segs.as_slice() {
                     [name] => {
-                        if let Some(Value::Closure(cl)) = self.lookup(name).cloned() {
-                            return Ok(Callable::Closure(cl));
+                        match self.lookup(name).cloned() {
+                            Some(Value::Closure(cl)) => return Ok(Callable::Closure(cl)),
+                            Some(Value::Pullback(pb)) => return Ok(Callable::Pullback(pb)),
+                            _ => {}
                         }
                         if let Some(f) = self.items.fns.get(name) {
                             return Ok(Callable::Item(Rc::new(f.clone())));
@@ -152,6 +156,7 @@ impl Tracer {
             Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+            Callable::Pullback(pb) => self.call_pullback(pb, args, span),
             Callable::Vmapped(v) => {
                 let names = param_names(&v.f);
                 self.vmap_apply(v, args, &names, span)
