@@ -153,7 +153,23 @@ impl Tracer {
     ) -> Result<Value> {
         match f {
             Callable::Closure(cl) => self.call_closure(cl, args, span),
-            Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
+            Callable::Item(item) => {
+                // A function with its own derivative rule keeps it when it
+                // is passed to a transformation (`jax::grad(clipped)`), as
+                // when it is called by name.
+                let name = item.sig.ident.to_string();
+                match crate::frontend::module::custom_rule(&item.attrs)
+                    .filter(|_| !self.in_rule.contains(&name))
+                {
+                    Some(crate::frontend::module::CustomRule::Jvp(rule)) => {
+                        self.custom_jvp_call(item, &rule, args, span)
+                    }
+                    Some(crate::frontend::module::CustomRule::Vjp(fwd, bwd)) => {
+                        self.custom_vjp_call(item, &fwd, &bwd, args, span)
+                    }
+                    None => self.inline_fn(&item.sig, &item.block, args, span),
+                }
+            }
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
             Callable::Pullback(pb) => self.call_pullback(pb, args, span),

@@ -68,7 +68,12 @@ impl Tracer {
             );
         };
         let item = Callable::Item(Rc::new(f.clone()));
-        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        // The function's own body, traced without its rule.
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        let traced = self.trace_apart(&item, &args, span);
+        self.in_rule.retain(|n| n != &name);
+        let (fun, actual, free) = traced?;
         if !free.is_empty() {
             return err(
                 span,
@@ -386,7 +391,12 @@ impl Tracer {
         };
         let (fwd_fn, bwd_fn) = (get(self, fwd)?, get(self, bwd)?);
         let item = Callable::Item(Rc::new(f.clone()));
-        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        // The function's own body, traced without its rule.
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        let traced = self.trace_apart(&item, &args, span);
+        self.in_rule.retain(|n| n != &name);
+        let (fun, actual, free) = traced?;
         if !free.is_empty() {
             return err(
                 span,
