@@ -26,6 +26,23 @@ pub(crate) enum Kind {
     Hessian,
 }
 
+/// An `in_axes`/`out_axes` entry: an axis, `None` (not mapped), or one
+/// entry per item of a tuple.
+#[derive(Clone, Debug)]
+pub(crate) enum AxisSpec {
+    Axis(i64, Span),
+    Unmapped,
+    Tuple(Vec<AxisSpec>, Span),
+}
+
+/// `jax::vmap(f, in_axes, out_axes)`.
+#[derive(Clone)]
+pub(crate) struct Vmapped {
+    pub(crate) f: Callable,
+    pub(crate) in_axes: AxisSpec,
+    pub(crate) out_axes: AxisSpec,
+}
+
 /// Something a transformation applies to.
 #[derive(Clone)]
 pub(crate) enum Callable {
@@ -41,7 +58,7 @@ pub(crate) enum Callable {
     Op(Module, String),
     Transformed(Kind, Box<Callable>),
     /// `jax::vmap(f, in_axes, out_axes)`.
-    Vmapped(Rc<crate::frontend::vmap::Vmapped>),
+    Vmapped(Rc<Vmapped>),
     /// The pullback `jax::vjp` returned.
     Pullback(Rc<crate::frontend::value::Pullback>),
 }
@@ -178,28 +195,6 @@ impl Tracer {
                 self.vmap_apply(v, args, &names, span)
             }
         }
-    }
-
-    /// `jax::vmap(f)`, `jax::vmap(f, in_axes)`, `jax::vmap(f, in_axes, out_axes)`.
-    fn vmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
-        use crate::frontend::vmap::{axis_spec, AxisSpec, Vmapped};
-        let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let (f, in_axes, out_axes) = match args.as_slice() {
-            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span())),
-            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span())),
-            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?),
-            _ => {
-                return err(
-                    c.span(),
-                    "`jax::vmap` takes a function, then optionally `in_axes` and `out_axes`: `jax::vmap(f, (None, 0), 0)`",
-                )
-            }
-        };
-        Ok(Callable::Vmapped(Rc::new(Vmapped {
-            f: self.callable(f)?,
-            in_axes,
-            out_axes,
-        })))
     }
 
     /// Traces `body` on fresh inputs of `avals`, into a jaxpr of its own
