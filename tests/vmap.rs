@@ -330,3 +330,56 @@ fn per_example_gradients_of_a_struct() {
         same("b", &gb.data()[i * 2..i * 2 + 2], &want);
     }
 }
+
+#[jax::jit]
+fn printed_lanes(xs: &Array<f32, 3>) -> Array<f32, 3> {
+    jax::vmap(|x| {
+        jax::debug::print!("x = {}", x);
+        x * 2.0
+    })(xs)
+}
+
+/// `jax.debug.print` under `vmap` prints once per lane, as JAX 0.10.2's
+/// `jax.vmap(g)(jnp.arange(3.0))` prints `x = 0.0`, `x = 1.0`, `x = 2.0`.
+#[test]
+fn debug_print_per_lane() {
+    let xs = Array::<f32, 3>::from([0.0, 1.0, 2.0]);
+    let (y, printed) = jax::debug::capture_prints(|| printed_lanes(&xs));
+    assert_eq!(y.to_vec(), [0.0, 2.0, 4.0]);
+    assert_eq!(printed, "x = 0.0\nx = 1.0\nx = 2.0\n");
+}
+
+#[jax::jit]
+mod clipped {
+    use jax::prelude::*;
+
+    /// sum(sin(x)) with its gradient clipped to [-0.5, 0.5].
+    #[custom_vjp(clip_fwd, clip_bwd)]
+    pub fn clip_gradient(x: Array<f32, 4>) -> Array<f32> {
+        jnp::sum(jnp::sin(x))
+    }
+
+    pub fn clip_fwd(x: Array<f32, 4>) -> (Array<f32>, (Array<f32, 4>,)) {
+        (clip_gradient(x.clone()), (jnp::cos(x),))
+    }
+
+    pub fn clip_bwd(res: (Array<f32, 4>,), g: Array<f32>) -> (Array<f32, 4>,) {
+        let (c,) = res;
+        (jnp::clip(c * g, -0.5, 0.5),)
+    }
+
+    /// The clipped gradient of each row: vmap keeps the custom rule.
+    pub fn per_row(xs: Array<f32, 3, 4>) -> Array<f32, 3, 4> {
+        jax::vmap(jax::grad(clip_gradient))(xs)
+    }
+}
+
+#[test]
+fn custom_vjp_rules_hold_per_lane() {
+    let xs = Array::<f32, 3, 4>::from_fn(|i| i as f32 * 0.5 - 1.0);
+    let got = clipped::per_row(xs.clone());
+    for i in 0..3 {
+        let want = clipped::clip_gradient::grad(row(&xs, i));
+        assert_eq!(row(&got, i).to_vec(), want.to_vec(), "row {i}");
+    }
+}

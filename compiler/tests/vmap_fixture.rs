@@ -9,8 +9,15 @@
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/vmap.json");
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    fixture_in("vmap", name)
+}
+
+fn fixture_in(file: &str, name: &str) -> String {
+    let path = format!(
+        "{}/../tests/fixtures/{file}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let case = json["cases"]
         .as_array()
         .unwrap()
@@ -91,6 +98,59 @@ fn vmap_jaxprs_print_as_jax() {
     for (name, src) in CASES {
         let got = jaxpr(src);
         let want = fixture(name);
+        if got != want {
+            failures.push(format!("{name}:\n--- ours\n{got}\n--- jax\n{want}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The cases of JAX's tests/batching_test.py whose jaxpr this syntax
+/// writes the same way (tests/fixtures/vmap_batching_test.json).
+const BATCHING_TEST: &[(&str, &str)] = &[
+    (
+        "constant_function",
+        "fn f(x: Array<f32, 4>) -> Array<i32, 4> { jax::vmap(|x| 3)(x) }",
+    ),
+    (
+        // JAX's test also checks that this is one equation.
+        "nested_batching_mat_mat",
+        "fn f(a: Array<f32, 4, 3>, b: Array<f32, 3, 2>) -> Array<f32, 4, 2> {
+            jax::vmap(jax::vmap(jnp::dot, (0, None)), (None, 1), 1)(a, b)
+        }",
+    ),
+    (
+        "np_maximum",
+        "fn f(x: Array<f32, 10, 5, 3, 7>) -> Array<f32, 10, 5, 3, 7> { jax::vmap(|x| jnp::maximum(x, 0.0))(x) }",
+    ),
+    (
+        "np_greater_than",
+        "fn f(x: Array<f32, 10, 5, 3, 7>) -> Array<bool, 10, 5, 3, 7> { jax::vmap(|x| jnp::greater(x, 1.0))(x) }",
+    ),
+    (
+        "dot2",
+        "fn f(x: Array<f32, 10, 3>, y: Array<f32, 10, 3>) -> Array<f32, 10> { jax::vmap(jnp::dot)(x, y) }",
+    ),
+    (
+        "dot3",
+        "fn f(x: Array<f32, 5, 8, 10>, y: Array<f32, 10, 1>) -> Array<f32, 8, 5, 1> { jax::vmap(jnp::dot, (1, None))(x, y) }",
+    ),
+    (
+        "dot4",
+        "fn f(x: Array<f32, 3, 2>, y: Array<f32, 3>) -> Array<f32, 2> { jax::vmap(jnp::dot, (1, None))(x, y) }",
+    ),
+    (
+        "any",
+        "fn f(x: Array<bool, 2, 2>) -> Array<bool, 2> { jax::vmap(jnp::any)(x) }",
+    ),
+];
+
+#[test]
+fn batching_test_jaxprs_print_as_jax() {
+    let mut failures = Vec::new();
+    for (name, src) in BATCHING_TEST {
+        let got = jaxpr(src);
+        let want = fixture_in("vmap_batching_test", name);
         if got != want {
             failures.push(format!("{name}:\n--- ours\n{got}\n--- jax\n{want}"));
         }

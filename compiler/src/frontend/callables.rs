@@ -26,6 +26,23 @@ pub(crate) enum Kind {
     Hessian,
 }
 
+/// An `in_axes`/`out_axes` entry: an axis, `None` (not mapped), or one
+/// entry per item of a tuple.
+#[derive(Clone, Debug)]
+pub(crate) enum AxisSpec {
+    Axis(i64, Span),
+    Unmapped,
+    Tuple(Vec<AxisSpec>, Span),
+}
+
+/// `jax::vmap(f, in_axes, out_axes)`.
+#[derive(Clone)]
+pub(crate) struct Vmapped {
+    pub(crate) f: Callable,
+    pub(crate) in_axes: AxisSpec,
+    pub(crate) out_axes: AxisSpec,
+}
+
 /// Something a transformation applies to.
 #[derive(Clone)]
 pub(crate) enum Callable {
@@ -41,7 +58,9 @@ pub(crate) enum Callable {
     Op(Module, String),
     Transformed(Kind, Box<Callable>),
     /// `jax::vmap(f, in_axes, out_axes)`.
-    Vmapped(Rc<crate::frontend::vmap::Vmapped>),
+    Vmapped(Rc<Vmapped>),
+    /// The pullback `jax::vjp` returned.
+    Pullback(Rc<crate::frontend::value::Pullback>),
 }
 
 pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
@@ -123,8 +142,10 @@ impl Tracer {
                 let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
                 match segs.as_slice() {
                     [name] => {
-                        if let Some(Value::Closure(cl)) = self.lookup(name).cloned() {
-                            return Ok(Callable::Closure(cl));
+                        match self.lookup(name).cloned() {
+                            Some(Value::Closure(cl)) => return Ok(Callable::Closure(cl)),
+                            Some(Value::Pullback(pb)) => return Ok(Callable::Pullback(pb)),
+                            _ => {}
                         }
                         if let Some(f) = self.items.fns.get(name) {
                             return Ok(Callable::Item(Rc::new(f.clone())));
@@ -149,36 +170,31 @@ impl Tracer {
     ) -> Result<Value> {
         match f {
             Callable::Closure(cl) => self.call_closure(cl, args, span),
-            Callable::Item(item) => self.inline_fn(&item.sig, &item.block, args, span),
+            Callable::Item(item) => {
+                // A function with its own derivative rule keeps it when it
+                // is passed to a transformation (`jax::grad(clipped)`), as
+                // when it is called by name.
+                let name = item.sig.ident.to_string();
+                match crate::frontend::module::custom_rule(&item.attrs)
+                    .filter(|_| !self.in_rule.contains(&name))
+                {
+                    Some(crate::frontend::module::CustomRule::Jvp(rule)) => {
+                        self.custom_jvp_call(item, &rule, args, span)
+                    }
+                    Some(crate::frontend::module::CustomRule::Vjp(fwd, bwd)) => {
+                        self.custom_vjp_call(item, &fwd, &bwd, args, span)
+                    }
+                    None => self.inline_fn(&item.sig, &item.block, args, span),
+                }
+            }
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
             Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+            Callable::Pullback(pb) => self.call_pullback(pb, args, span),
             Callable::Vmapped(v) => {
                 let names = param_names(&v.f);
                 self.vmap_apply(v, args, &names, span)
             }
         }
-    }
-
-    /// `jax::vmap(f)`, `jax::vmap(f, in_axes)`, `jax::vmap(f, in_axes, out_axes)`.
-    fn vmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
-        use crate::frontend::vmap::{axis_spec, AxisSpec, Vmapped};
-        let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let (f, in_axes, out_axes) = match args.as_slice() {
-            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span())),
-            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span())),
-            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?),
-            _ => {
-                return err(
-                    c.span(),
-                    "`jax::vmap` takes a function, then optionally `in_axes` and `out_axes`: `jax::vmap(f, (None, 0), 0)`",
-                )
-            }
-        };
-        Ok(Callable::Vmapped(Rc::new(Vmapped {
-            f: self.callable(f)?,
-            in_axes,
-            out_axes,
-        })))
     }
 
     /// Traces `body` on fresh inputs of `avals`, into a jaxpr of its own

@@ -24,7 +24,7 @@ use crate::frontend::types::Items;
 use crate::frontend::value::{flatten, rebuild, Pullback, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Jaxpr};
-use crate::transform::ad;
+use crate::transform::{ad, jacobian};
 
 impl Tracer {
     /// `jax::grad(f)(args)`, `jax::jvp(f, primals, tangents)`, ...: `None`
@@ -68,7 +68,12 @@ impl Tracer {
             );
         };
         let item = Callable::Item(Rc::new(f.clone()));
-        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        // The function's own body, traced without its rule.
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        let traced = self.trace_apart(&item, &args, span);
+        self.in_rule.retain(|n| n != &name);
+        let (fun, actual, free) = traced?;
         if !free.is_empty() {
             return err(
                 span,
@@ -120,7 +125,7 @@ impl Tracer {
     /// (`jacfwd`, `jacrev`, `hessian`) is one batched pass, the jvp or
     /// pullback `vmap`ped over the identity basis as JAX computes it, or
     /// one inlined pass per basis vector where a primitive of `f` has no
-    /// batching rule yet (`ad::jacobian`).
+    /// batching rule yet (`jacobian::jacobian`).
     pub(crate) fn transform(
         &mut self,
         kind: Kind,
@@ -165,9 +170,9 @@ impl Tracer {
                 wrt[0] = true;
                 ad::vjp(&j, &ad::Wrt { inputs: wrt }, ad::Seed::One, x64, span)
             }
-            Kind::Jacfwd => ad::jacfwd(&j, 0, x64, span),
-            Kind::Jacrev => ad::jacrev(&j, 0, x64, span),
-            Kind::Hessian => ad::hessian(&j, 0, x64, span),
+            Kind::Jacfwd => jacobian::jacfwd(&j, 0, x64, span),
+            Kind::Jacrev => jacobian::jacrev(&j, 0, x64, span),
+            Kind::Hessian => jacobian::hessian(&j, 0, x64, span),
         }?;
         let mut inputs = actual;
         inputs.extend(free);
@@ -386,7 +391,12 @@ impl Tracer {
         };
         let (fwd_fn, bwd_fn) = (get(self, fwd)?, get(self, bwd)?);
         let item = Callable::Item(Rc::new(f.clone()));
-        let (fun, actual, free) = self.trace_apart(&item, &args, span)?;
+        // The function's own body, traced without its rule.
+        let name = f.sig.ident.to_string();
+        self.in_rule.push(name.clone());
+        let traced = self.trace_apart(&item, &args, span);
+        self.in_rule.retain(|n| n != &name);
+        let (fun, actual, free) = traced?;
         if !free.is_empty() {
             return err(
                 span,

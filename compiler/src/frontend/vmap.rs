@@ -7,33 +7,18 @@
 //! tuples and structs; an axis spec applies to every leaf below it, as a
 //! pytree prefix does in JAX.
 
+use std::rc::Rc;
+
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::frontend::callables::Callable;
+use crate::frontend::callables::{AxisSpec, Callable, Vmapped};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::{flatten, rebuild, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::rules::BDim;
 use crate::ir::{Atom, Aval, Dim};
 use crate::transform::batching;
-
-/// An `in_axes`/`out_axes` entry: an axis, `None` (not mapped), or one
-/// entry per item of a tuple.
-#[derive(Clone, Debug)]
-pub(crate) enum AxisSpec {
-    Axis(i64, Span),
-    Unmapped,
-    Tuple(Vec<AxisSpec>, Span),
-}
-
-/// `jax::vmap(f, in_axes, out_axes)`.
-#[derive(Clone)]
-pub(crate) struct Vmapped {
-    pub(crate) f: Callable,
-    pub(crate) in_axes: AxisSpec,
-    pub(crate) out_axes: AxisSpec,
-}
 
 const SPEC_HELP: &str =
     "an axis is an integer, `None`, or a tuple of those (`(None, 0)`), written where the call is";
@@ -116,6 +101,27 @@ fn type_name(a: &Aval) -> String {
 }
 
 impl Tracer {
+    /// `jax::vmap(f)`, `jax::vmap(f, in_axes)`, `jax::vmap(f, in_axes, out_axes)`.
+    pub(crate) fn vmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        let (f, in_axes, out_axes) = match args.as_slice() {
+            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span())),
+            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span())),
+            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?),
+            _ => {
+                return err(
+                    c.span(),
+                    "`jax::vmap` takes a function, then optionally `in_axes` and `out_axes`: `jax::vmap(f, (None, 0), 0)`",
+                )
+            }
+        };
+        Ok(Callable::Vmapped(Rc::new(Vmapped {
+            f: self.callable(f)?,
+            in_axes,
+            out_axes,
+        })))
+    }
+
     /// `jax::vmap(f, in_axes, out_axes)(args)`: `f` traced on one lane,
     /// batched, inlined.
     pub(crate) fn vmap_apply(

@@ -4,4 +4,5 @@
 
 pub(crate) mod ad;
 pub(crate) mod batching;
+pub(crate) mod jacobian;
 pub(crate) mod simplify;

@@ -1,7 +1,7 @@
 //! `f::jacfwd`, `f::jacrev` and `f::hessian`: full Jacobians with respect
 //! to the first argument, as JAX computes them: the directional derivative
 //! (jvp or pullback) batched over the identity basis, one pass
-//! (`ad::jacobian_batched`). Where an equation has no batching rule yet,
+//! (`jacobian::jacobian_batched`). Where an equation has no batching rule yet,
 //! one directional derivative per basis vector instead (at run time for
 //! arrays). The three differ only in which derivative they batch or repeat
 //! and how its results fill the matrix, so they share one generator.
@@ -15,6 +15,7 @@ use crate::frontend::types::TypeSpec;
 use crate::ir::rust_type;
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};
+use crate::transform::jacobian;
 use crate::X64;
 
 /// The largest batched `jacfwd` or `jacrev` body, in bytes of tokens: past
@@ -149,7 +150,7 @@ impl Differentiated<'_> {
     }
 
     /// The body of a `kind` Jacobian in one batched pass, as JAX computes
-    /// it (`ad::jacobian_batched`). `Ok(None)`: an equation has no batching
+    /// it (`jacobian::jacobian_batched`). `Ok(None)`: an equation has no batching
     /// rule yet (or the batched program does not emit); `Err`: why it
     /// cannot be derived.
     fn batched_jacobian(
@@ -160,8 +161,8 @@ impl Differentiated<'_> {
     ) -> Result<Option<TokenStream>, String> {
         let base = self.jacobian_base(kind)?;
         let forward = kind != Jacobian::Reverse;
-        let Some(jaxpr) =
-            ad::jacobian_batched(&base, 0, forward, X64, self.span()).map_err(|e| e.to_string())?
+        let Some(jaxpr) = jacobian::jacobian_batched(&base, 0, forward, X64, self.span())
+            .map_err(|e| e.to_string())?
         else {
             return Ok(None);
         };
@@ -201,7 +202,7 @@ impl Differentiated<'_> {
         {
             let base = self.jacobian_base(kind)?;
             let forward = kind != Jacobian::Reverse;
-            let jaxpr = ad::jacobian_per_basis(&base, 0, forward, X64, self.span())
+            let jaxpr = jacobian::jacobian_per_basis(&base, 0, forward, X64, self.span())
                 .map_err(|e| e.to_string())?;
             let body = emit_body(jaxpr, &self.params_as_inputs(), ty, spec, self.items)
                 .map_err(|e| e.to_string())?;

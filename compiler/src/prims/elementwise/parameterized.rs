@@ -365,12 +365,19 @@ fn select_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], _: &Params) -> Res<
     let mut cases = cases.to_vec();
     if !cases.iter().all(|c| bx.aval(c).rank() == 0) {
         for (c, d) in cases.iter_mut().zip(cds) {
-            *c = bx.at_front(c.clone(), *d, size.clone())?;
+            // A shared scalar case (our derivative rules write literals
+            // where JAX's would broadcast them) broadcasts as it is.
+            if d.is_some() || bx.aval(c).rank() > 0 {
+                *c = bx.at_front(c.clone(), *d, size.clone())?;
+            }
         }
     }
-    let (wr, cr) = (bx.aval(&which).rank(), bx.aval(&cases[0]).rank());
+    let widest = (0..cases.len())
+        .max_by_key(|&k| bx.aval(&cases[k]).rank())
+        .expect("select_n has cases");
+    let (wr, cr) = (bx.aval(&which).rank(), bx.aval(&cases[widest]).rank());
     if 0 < wr && wr < cr {
-        let c0 = shape(bx, &cases[0]);
+        let c0 = shape(bx, &cases[widest]);
         which = place(bx, which, &c0, &[0])?;
     }
     if wr > cr {
