@@ -144,12 +144,13 @@ fn at_add_mapped_axis_1(x: Array<f32, 3, 5>, v: Array<f32, 5>) -> Array<f32, 5, 
 
 #[jax::jit]
 fn argmax(x: Array<f32, 5, 3>) -> Array<i32, 5> {
-    jax::vmap(|a| jnp::argmax(a))(x)
+    // int32 also under x64, where argmax gives the default int64.
+    jax::vmap(|a| jnp::argmax(a).astype::<i32>())(x)
 }
 
 #[jax::jit]
 fn argmin_axis_mapped_1(x: Array<f32, 3, 5, 4>) -> Array<i32, 5, 3> {
-    jax::vmap(|a| jnp::argmin(a, 1), 1)(x)
+    jax::vmap(|a| jnp::argmin(a, 1).astype::<i32>(), 1)(x)
 }
 
 #[jax::jit]
