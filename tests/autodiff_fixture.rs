@@ -410,6 +410,9 @@ mod scalar_cases {
         |x: f32| jnp::cos(x),
         x
     ));
+    // A Rust `f32` parameter is weakly typed, like a Python float: under
+    // x64 the loop's carry is then f64 (JAX's case passes a float32).
+    #[cfg(not(feature = "x64"))]
     scalar!(fori_loop_static, |x| lax::fori_loop(
         0,
         3,
@@ -446,6 +449,7 @@ mod scalar_cases {
             row!(softplus_naive),
             row!(pow_int_literal_3),
             row!(cond_false_branch),
+            #[cfg(not(feature = "x64"))]
             row!(fori_loop_static),
         ]
     }
