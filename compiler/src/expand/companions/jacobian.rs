@@ -26,6 +26,12 @@ use crate::X64;
 /// `benches/compile_time.py`).
 const BATCHED_BYTES: usize = 64 * 1024;
 
+/// Programs longer than this are not even batched to be measured against
+/// [`BATCHED_BYTES`]: their batched body is far over it (an equation emits
+/// hundreds of bytes), and building and emitting it only to throw it away
+/// cost a 200-line body a quarter of its build time.
+const BATCHED_EQNS: usize = 128;
+
 /// Which Jacobian: each is a companion function of this name.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Jacobian {
@@ -161,6 +167,16 @@ impl Differentiated<'_> {
     ) -> Result<Option<TokenStream>, String> {
         let base = self.jacobian_base(kind)?;
         let forward = kind != Jacobian::Reverse;
+        // The loop over basis vectors calls the `jvp` and `__pullback`
+        // companions, adding no code; a batched body is a copy of the
+        // derivative program for rustc to compile, kept to long programs'
+        // budget (`BATCHED_BYTES`).
+        let loops = kind != Jacobian::Hessian
+            && matches!(self.params[0].spec, TypeSpec::Array { .. })
+            && matches!(self.ret, TypeSpec::Array { .. });
+        if loops && base.eqns.len() > BATCHED_EQNS {
+            return Ok(None);
+        }
         let Some(jaxpr) = jacobian::jacobian_batched(&base, 0, forward, X64, self.span())
             .map_err(|e| e.to_string())?
         else {
@@ -169,13 +185,6 @@ impl Differentiated<'_> {
         let Ok(body) = emit_body(jaxpr, &self.params_as_inputs(), ty, spec, self.items) else {
             return Ok(None);
         };
-        // The loop over basis vectors calls the `jvp` and `__pullback`
-        // companions, adding no code; a batched body is a copy of the
-        // derivative program for rustc to compile, kept to long programs'
-        // budget (`BATCHED_BYTES`).
-        let loops = kind != Jacobian::Hessian
-            && matches!(self.params[0].spec, TypeSpec::Array { .. })
-            && matches!(self.ret, TypeSpec::Array { .. });
         if loops && body.to_string().len() > BATCHED_BYTES {
             return Ok(None);
         }
