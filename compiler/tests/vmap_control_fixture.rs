@@ -6,27 +6,7 @@
 //! (`grad_of_vmapped_scan` is checked by value in tests/vmap_control.rs:
 //! the scan's linearization already prints differently from JAX's.)
 
-use serde_json::Value;
-
-fn fixture(name: &str) -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/vmap_control.json"
-    );
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let case = json["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no fixture {name}"));
-    case["jaxpr"].as_str().unwrap().to_string()
-}
-
-fn jaxpr(src: &str) -> String {
-    let f: syn::ItemFn = syn::parse_str(src).unwrap();
-    jax_compiler::jaxpr_text(&f).unwrap_or_else(|e| format!("error: {e}"))
-}
+mod jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[
@@ -123,13 +103,5 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn vmap_control_jaxprs_print_as_jax() {
-    let mut failures = Vec::new();
-    for (name, src) in CASES {
-        let got = jaxpr(src);
-        let want = fixture(name);
-        if got != want {
-            failures.push(format!("{name}:\n--- ours\n{got}\n--- jax\n{want}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    jaxpr_cases::assert_print_as_jax("vmap_control", "jaxpr", CASES);
 }

@@ -6,31 +6,7 @@
 //! from JAX's, whose tanh and dot_general transposes are written another
 //! way.)
 
-use serde_json::Value;
-
-fn fixture(name: &str) -> String {
-    fixture_in("vmap", name)
-}
-
-fn fixture_in(file: &str, name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/{file}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let case = json["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no fixture {name}"));
-    case["jaxpr"].as_str().unwrap().to_string()
-}
-
-fn jaxpr(src: &str) -> String {
-    let f: syn::ItemFn = syn::parse_str(src).unwrap();
-    jax_compiler::jaxpr_text(&f).unwrap_or_else(|e| format!("error: {e}"))
-}
+mod jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[
@@ -94,15 +70,7 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn vmap_jaxprs_print_as_jax() {
-    let mut failures = Vec::new();
-    for (name, src) in CASES {
-        let got = jaxpr(src);
-        let want = fixture(name);
-        if got != want {
-            failures.push(format!("{name}:\n--- ours\n{got}\n--- jax\n{want}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    jaxpr_cases::assert_print_as_jax("vmap", "jaxpr", CASES);
 }
 
 /// The cases of JAX's tests/batching_test.py whose jaxpr this syntax
@@ -147,13 +115,5 @@ const BATCHING_TEST: &[(&str, &str)] = &[
 
 #[test]
 fn batching_test_jaxprs_print_as_jax() {
-    let mut failures = Vec::new();
-    for (name, src) in BATCHING_TEST {
-        let got = jaxpr(src);
-        let want = fixture_in("vmap_batching_test", name);
-        if got != want {
-            failures.push(format!("{name}:\n--- ours\n{got}\n--- jax\n{want}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    jaxpr_cases::assert_print_as_jax("vmap_batching_test", "jaxpr", BATCHING_TEST);
 }
