@@ -3,12 +3,14 @@
 
 mod control;
 mod dot;
+mod dynamic;
 mod elementwise;
 mod reduce;
 mod slicing;
 
 pub use control::*;
 pub use dot::*;
+pub use dynamic::*;
 pub use elementwise::*;
 pub use reduce::*;
 pub use slicing::*;

@@ -89,6 +89,42 @@ fn for_window_rows(
     }
 }
 
+/// The window of `sizes` at `starts` (negative ones counted from the end,
+/// then clamped so the window fits) of row-major `data` of `shape`: the
+/// one implementation of `dynamic_slice` on data, for the `_in_dim` forms.
+pub(crate) fn dynamic_slice_data<T: Copy>(
+    op: &str,
+    data: &[T],
+    shape: &[usize],
+    starts: &[i64],
+    sizes: &[usize],
+) -> Vec<T> {
+    let starts = clamp_starts(op, starts, shape, sizes);
+    let mut out = Vec::with_capacity(sizes.iter().product());
+    for_window_rows(shape, &starts, sizes, |off, _, n| {
+        out.extend_from_slice(&data[off..off + n])
+    });
+    out
+}
+
+/// Writes `update` (of `sizes`) into row-major `data` of `shape` at
+/// `starts` (negative ones counted from the end, then clamped so the update
+/// fits): the one implementation of `dynamic_update_slice` on data, for the
+/// `_in_dim` forms and the jitted kernel.
+pub(crate) fn dynamic_update_slice_data<T: Copy>(
+    op: &str,
+    data: &mut [T],
+    shape: &[usize],
+    update: &[T],
+    sizes: &[usize],
+    starts: &[i64],
+) {
+    let starts = clamp_starts(op, starts, shape, sizes);
+    for_window_rows(shape, &starts, sizes, |off, uoff, n| {
+        data[off..off + n].copy_from_slice(&update[uoff..uoff + n])
+    });
+}
+
 /// A window of the result type's shape starting at `start_indices`
 /// (`lax.dynamic_slice`; the slice sizes are the result's shape). Starts are
 /// clamped so the window fits, as XLA does; negative starts count from the end.

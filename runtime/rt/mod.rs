@@ -9,6 +9,7 @@ pub mod ops;
 pub mod par;
 pub mod pool;
 pub mod random;
+pub mod windows;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 
