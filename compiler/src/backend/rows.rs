@@ -214,6 +214,9 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
             // its own shape); a per-row value keeps those that do not
             // depend on the shape.
             (p, _) if out_class == Class::Shared => p.clone(),
+            // A kernel without parameters (`dynamic_update_slice`) still
+            // reads whole arrays at run-time positions.
+            (Params::None, Lowering::Kernel) => return None,
             (
                 p @ (Params::None
                 | Params::Convert { .. }

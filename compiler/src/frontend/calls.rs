@@ -102,7 +102,12 @@ impl Tracer {
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                Some(syn::GenericArgument::Type(ty)) if a.args.len() == 1 => {
+                // The rest inferred: `lax::dynamic_slice::<Array<f32, 2>, _, _>(..)`.
+                Some(syn::GenericArgument::Type(ty))
+                    if a.args.iter().skip(1).all(|g| {
+                        matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))
+                    }) =>
+                {
                     Some(type_spec_in(ty, &self.items)?)
                 }
                 _ => hint,

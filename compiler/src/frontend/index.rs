@@ -40,7 +40,7 @@ impl Tracer {
                 return Err(syn::Error::new_spanned(
                     e,
                     "Slice entries must be static integers: a traced bound would make the result's shape depend on run-time values. \
-                     Use literals, consts or static loop indices; for a window of static size at a traced start use lax::dynamic_slice",
+                     Use literals, consts or static loop indices; for a window of static size at a traced start write `let w: Array<f32, 3> = lax::dynamic_slice(&x, &[i]);` (the window's size is its type) or `lax::dynamic_slice_in_dim(&x, i, 3, 0)`",
                 ))
             }
             _ => return err(e.span(), "an index must be an integer"),

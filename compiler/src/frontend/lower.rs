@@ -173,6 +173,19 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ANY,
         By(shape_from_value),
     ),
+    // Windows at run-time starts.
+    (
+        &[
+            "dynamic_slice",
+            "dynamic_update_slice",
+            "dynamic_slice_in_dim",
+            "dynamic_index_in_dim",
+            "dynamic_update_slice_in_dim",
+            "dynamic_update_index_in_dim",
+        ],
+        LAX,
+        By(crate::frontend::lower_dynamic::windows),
+    ),
 ];
 
 impl Tracer {

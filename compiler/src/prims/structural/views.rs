@@ -191,7 +191,7 @@ pub static DYNAMIC_SLICE: PrimDef = PrimDef {
     lowering: Lowering::IndexMap,
     view: Some(|_, _, _| View::Dynamic),
     jvp: same_op_jvp!(DYNAMIC_SLICE),
-    transpose: Some(dynamic_slice_transpose as TransposeRule),
+    transpose: Some(super::dynamic::dynamic_slice_transpose as TransposeRule),
     batch: Some(dynamic_slice_batch),
     ..PrimDef::BASE
 };
@@ -458,87 +458,6 @@ fn transpose_transpose(
         Params::Transpose { perm: inverse },
         vec![ct],
     )?)])
-}
-
-/// `dynamic_slice` with windows of the whole axis or of one element (what
-/// `x.at(i).get()` with a traced `i` traces to): the cotangent broadcast to
-/// the operand and kept where each one-element axis equals its (clamped)
-/// start, as an equality with a constant `0..n`.
-fn dynamic_slice_transpose(
-    ad: &mut Ad,
-    cts: &[Option<Atom>],
-    ins: &[Option<Atom>],
-    avals: &[Aval],
-    p: &Params,
-) -> Res<Vec<Option<Atom>>> {
-    let ct = crate::ir::rules::single_ct(cts);
-    let Params::DynamicSlice { sizes } = p else {
-        unreachable!()
-    };
-    let x = &avals[0];
-    let full = Aval {
-        weak: false,
-        ..x.clone()
-    };
-    let spread = ad.bind(
-        &BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: x.shape.clone(),
-            dims: (0..x.rank()).collect(),
-            np_ints: 0,
-        },
-        vec![ct.clone()],
-    )?;
-    let mut keep: Option<Atom> = None;
-    for (k, (d, &size)) in x.shape.iter().zip(sizes).enumerate() {
-        let Dim::Lit(n) = *d else {
-            return Err("reverse-mode differentiation of a traced index into a symbolic dimension is not supported yet".into());
-        };
-        if size == n {
-            continue;
-        }
-        if size != 1 {
-            return Err("reverse-mode differentiation of a dynamic_slice wider than one element is not supported yet".into());
-        }
-        let start = ins[k + 1]
-            .clone()
-            .ok_or("dynamic_slice indices are not linear")?;
-        let d_idx = ad.aval(&start).dtype;
-        let (lo, hi) = (ad.lit(0.0, &start), ad.lit((n - 1) as f64, &start));
-        let start = ad.bind(&crate::prims::CLAMP, Params::None, vec![lo, start, hi])?;
-        let positions = ad.b.constant(
-            Aval {
-                dtype: d_idx,
-                shape: vec![Dim::Lit(n)],
-                weak: false,
-            },
-            (0..n).map(|i| crate::ir::Scalar::Int(i as i128)).collect(),
-        );
-        let positions = ad.bind(
-            &BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape: x.shape.clone(),
-                dims: vec![k],
-                np_ints: 0,
-            },
-            vec![positions],
-        )?;
-        let hit = ad.bin(&crate::prims::EQ, positions, start)?;
-        keep = Some(match keep {
-            None => hit,
-            Some(prev) => ad.bin(&crate::prims::AND, prev, hit)?,
-        });
-    }
-    let out = match keep {
-        None => spread,
-        Some(mask) => {
-            let zeros = ad.zeros(&full)?;
-            ad.select(mask, zeros, spread)?
-        }
-    };
-    let mut cts = vec![Some(out)];
-    cts.extend(std::iter::repeat_n(None, ins.len() - 1));
-    Ok(cts)
 }
 
 /// `slice` (unit strides): the cotangent padded with zeros back to the
