@@ -210,9 +210,12 @@ impl Emitter<'_> {
             Atom::Lit(_) => None,
         };
         match in_place {
-            Some(buf) => self
-                .stmts
-                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #buf;)),
+            Some(buf) => {
+                // Moved into the result: no longer this body's to recycle.
+                self.bufs.owned.remove(&buf.to_string());
+                self.stmts
+                    .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #buf;))
+            }
             None => {
                 let copy = self.copy_view(x, &x_aval);
                 self.stmts
