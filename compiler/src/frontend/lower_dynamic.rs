@@ -33,18 +33,21 @@ fn dynamic_slice(t: &mut Tracer, c: &Call) -> Result<Atom> {
     let x = c.atom(t, 0)?;
     let a = t.b.aval(&x);
     let Some(hint) = c.hint.as_ref().and_then(|h| h.aval()) else {
+        // An example window: at most 2 along each axis.
         let dims = a
             .shape
             .iter()
-            .map(|d| d.to_string())
+            .map(|d| match d {
+                Dim::Lit(n) => (*n).min(2).to_string(),
+                Dim::Sym(s) => s.clone(),
+            })
             .collect::<Vec<_>>()
             .join(", ");
         let d = a.dtype.short_name();
         return call_err(
             c.span,
             format!(
-                "`lax::dynamic_slice` takes its slice sizes from the type of its result, as eagerly: annotate it, e.g. `let y: Array<{d}, {dims}> = lax::dynamic_slice(&x, &[..]);` with the window's length on each axis in place of {x}'s, or name it: `lax::dynamic_slice::<Array<{d}, {dims}>, _, _>(&x, &[..])`",
-                x = a
+                "`lax::dynamic_slice` takes the window's size from the type of its result, as eagerly: annotate it, e.g. `let w: Array<{d}, {dims}> = lax::dynamic_slice(&x, &[..]);` (one length per axis of {a}), or name it: `lax::dynamic_slice::<Array<{d}, {dims}>, _, _>(&x, &[..])`"
             ),
         );
     };
