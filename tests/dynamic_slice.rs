@@ -190,7 +190,11 @@ fn one_axis_forms() {
     exact("di_in_dim", None, &eager);
 
     let i = start("di_in_dim_keepdims", 1);
-    exact("di_in_dim_keepdims", None, &di_in_dim_keepdims(x.clone(), i));
+    exact(
+        "di_in_dim_keepdims",
+        None,
+        &di_in_dim_keepdims(x.clone(), i),
+    );
     let eager: Array<f32, 1, 5> = lax::dynamic_index_in_dim(&x, i, 0, true);
     exact("di_in_dim_keepdims", None, &eager);
 
@@ -280,7 +284,12 @@ fn vjp_dus(
 }
 
 #[jax::jit]
-fn grad_in_dim(x: Array<f32, 4, 5>, u: Array<f32, 5>, i: i32) -> (Array<f32, 4, 5>, Array<f32, 5>) {
+fn grad_in_dim(
+    x: Array<f32, 4, 5>,
+    u: Array<f32, 5>,
+    one: Array<f32>,
+    i: i32,
+) -> (Array<f32, 4, 5>, Array<f32, 5>) {
     let (_y, pullback) = jax::vjp(
         |x, u| {
             let row: Array<f32, 1, 5> = lax::dynamic_index_in_dim(&x, i, 0, true);
@@ -289,7 +298,8 @@ fn grad_in_dim(x: Array<f32, 4, 5>, u: Array<f32, 5>, i: i32) -> (Array<f32, 4, 
         x,
         u,
     );
-    pullback(1.0)
+    // The seed as an f32 array: a literal is f64 under x64.
+    pullback(one)
 }
 
 #[test]
@@ -312,7 +322,11 @@ fn derivatives_in_jit() {
     exact(n, Some(1), &ty);
 
     let n = "grad_ds";
-    exact(n, None, &grad_ds(arg(n, 0), arg(n, 1), start(n, 2), start(n, 3)));
+    exact(
+        n,
+        None,
+        &grad_ds(arg(n, 0), arg(n, 1), start(n, 2), start(n, 3)),
+    );
 
     let n = "vjp_dus";
     let (cx, cu) = vjp_dus(arg(n, 0), arg(n, 1), arg(n, 2), start(n, 3), start(n, 4));
@@ -320,7 +334,12 @@ fn derivatives_in_jit() {
     exact(n, Some(1), &cu);
 
     let n = "grad_in_dim";
-    let (cx, cu) = grad_in_dim(arg(n, 0), arg(n, 1), start(n, 2));
+    let (cx, cu) = grad_in_dim(
+        arg(n, 0),
+        arg(n, 1),
+        Array::from_data(vec![1.0]),
+        start(n, 2),
+    );
     close(n, Some(0), &cx);
     close(n, Some(1), &cu);
 }
@@ -384,10 +403,7 @@ fn vmap_ds(x: Array<f32, 3, 4, 5>, i: i32) -> Array<f32, 3, 2, 2> {
 
 #[jax::jit]
 fn vmap_dus(x: Array<f32, 3, 4, 5>, u: Array<f32, 2, 3, 2>, i: i32) -> Array<f32, 3, 4, 5> {
-    jax::vmap(
-        |x, u| lax::dynamic_update_slice(&x, &u, &[i, -2]),
-        (0, 1),
-    )(x, u)
+    jax::vmap(|x, u| lax::dynamic_update_slice(&x, &u, &[i, -2]), (0, 1))(x, u)
 }
 
 #[jax::jit]

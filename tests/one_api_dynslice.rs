@@ -101,7 +101,11 @@ fn dynamic_update_slice_jit_equals_eager() {
             );
         }
         let eager = lax::dynamic_update_slice(&n, &m, &[i]);
-        assert_eq!(dynamic_update_slice_i32(n.clone(), m.clone(), i), eager, "{i}");
+        assert_eq!(
+            dynamic_update_slice_i32(n.clone(), m.clone(), i),
+            eager,
+            "{i}"
+        );
     }
 }
 
@@ -117,7 +121,11 @@ fn in_dim_forms_jit_equal_eager() {
         let eager: Array<i32, 5> = lax::dynamic_index_in_dim(&n, i, 0, false);
         assert_eq!(dynamic_index_in_dim_i32(n.clone(), i), eager, "{i}");
         let eager: Array<f32, 4, 1> = lax::dynamic_index_in_dim(&x, i, 1, true);
-        assert_eq!(dynamic_index_in_dim_keepdims_f32(x.clone(), i), eager, "{i}");
+        assert_eq!(
+            dynamic_index_in_dim_keepdims_f32(x.clone(), i),
+            eager,
+            "{i}"
+        );
         let eager = lax::dynamic_update_slice_in_dim(&x, &u, i, 0);
         assert_eq!(
             dynamic_update_slice_in_dim_f32(x.clone(), u.clone(), i),

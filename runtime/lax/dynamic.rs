@@ -184,14 +184,18 @@ mod tests {
     use crate::Array;
 
     #[test]
-    #[should_panic(expected = "dynamic_slice_in_dim gives i32[2,2] but the result type is i32[2,3]")]
+    #[should_panic(
+        expected = "dynamic_slice_in_dim gives i32[2,2] but the result type is i32[2,3]"
+    )]
     fn slice_size_must_match_the_result_type() {
         let x: Array<i32, 2, 4> = Array::arange();
         let _: Array<i32, 2, 3> = dynamic_slice_in_dim(&x, 0, 2, 1);
     }
 
     #[test]
-    #[should_panic(expected = "dynamic_update_slice_in_dim: an update i32[3] does not fit in i32[2]")]
+    #[should_panic(
+        expected = "dynamic_update_slice_in_dim: an update i32[3] does not fit in i32[2]"
+    )]
     fn update_must_fit() {
         let x: Array<i32, 2> = Array::zeros();
         let _ = dynamic_update_slice_in_dim(&x, Array::<i32, 3>::ones(), 0, 0);

@@ -104,9 +104,10 @@ impl Tracer {
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
                 // The rest inferred: `lax::dynamic_slice::<Array<f32, 2>, _, _>(..)`.
                 Some(syn::GenericArgument::Type(ty))
-                    if a.args.iter().skip(1).all(|g| {
-                        matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))
-                    }) =>
+                    if a.args
+                        .iter()
+                        .skip(1)
+                        .all(|g| matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))) =>
                 {
                     Some(type_spec_in(ty, &self.items)?)
                 }

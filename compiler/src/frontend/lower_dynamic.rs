@@ -136,7 +136,10 @@ fn slice_in_dim(t: &mut Tracer, c: &Call) -> Result<Atom> {
             Dim::Sym(s) => {
                 return call_err(
                     c.span,
-                    format!("`lax::{}` of an array with the symbolic axis {s} is not supported", c.name),
+                    format!(
+                        "`lax::{}` of an array with the symbolic axis {s} is not supported",
+                        c.name
+                    ),
                 )
             }
         }
@@ -226,7 +229,13 @@ fn starts_on_axis(
         }
     };
     Ok((0..rank)
-        .map(|j| if j == axis { (v.clone(), s) } else { (zero.clone(), s) })
+        .map(|j| {
+            if j == axis {
+                (v.clone(), s)
+            } else {
+                (zero.clone(), s)
+            }
+        })
         .collect())
 }
 
@@ -259,7 +268,10 @@ fn normalize_starts(
         traced.push(match v {
             Value::Static(Scalar::Int(i)) => Err(*i),
             Value::Static(_) => {
-                return call_err(*s, format!("the start indices of `lax::{}` are integers", c.name))
+                return call_err(
+                    *s,
+                    format!("the start indices of `lax::{}` are integers", c.name),
+                )
             }
             v => {
                 let atom = t.atom(v.clone(), *s)?;
@@ -287,7 +299,10 @@ fn normalize_starts(
             Dim::Sym(ref s) => {
                 return call_err(
                     c.span,
-                    format!("`lax::{}` along the symbolic axis {s} is not supported", c.name),
+                    format!(
+                        "`lax::{}` along the symbolic axis {s} is not supported",
+                        c.name
+                    ),
                 )
             }
         };

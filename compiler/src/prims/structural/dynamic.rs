@@ -10,8 +10,8 @@ use super::views::DYNAMIC_SLICE;
 use crate::ir::rules::tangent_aval;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    dim_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef,
-    Res, TransposeRule,
+    dim_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
+    TransposeRule,
 };
 
 /// A shape as Python prints a tuple: `(2, 3)`, `(4,)`.
@@ -25,7 +25,11 @@ pub(crate) fn check_start_indices(what: &str, starts: &[Aval]) -> Res<()> {
     if starts.iter().any(|i| i.rank() != 0) {
         return Err(format!(
             "start_indices arguments to {what} must be scalars, got indices {}",
-            starts.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+            starts
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if starts
@@ -174,7 +178,10 @@ fn dynamic_update_slice_transpose(
     let ct = crate::ir::rules::single_ct(cts);
     let starts: Vec<Atom> = ins[2..]
         .iter()
-        .map(|s| s.clone().ok_or("dynamic_update_slice start indices are not linear"))
+        .map(|s| {
+            s.clone()
+                .ok_or("dynamic_update_slice start indices are not linear")
+        })
         .collect::<Result<_, _>>()?;
     let operand_ct = if ins[0].is_none() {
         let zeros = ad.zeros(&tangent_aval(&avals[1]))?;
@@ -213,7 +220,10 @@ pub(crate) fn dynamic_slice_transpose(
     let zeros = ad.zeros(&tangent_aval(&avals[0]))?;
     let mut args = vec![zeros, ct];
     for s in &ins[1..] {
-        args.push(s.clone().ok_or("dynamic_slice start indices are not linear")?);
+        args.push(
+            s.clone()
+                .ok_or("dynamic_slice start indices are not linear")?,
+        );
     }
     let out = ad.bind(&DYNAMIC_UPDATE_SLICE, Params::None, args)?;
     let mut cts = vec![Some(out)];
