@@ -94,6 +94,11 @@ fn ds_static_start(x: Array<f32, 4, 5>, i: i32) -> Array<f32, 2, 2> {
 }
 
 #[jax::jit]
+fn ds_unsigned_start(x: Array<f32, 10>, i: u32) -> Array<f32, 3> {
+    lax::dynamic_slice(&x, &[i])
+}
+
+#[jax::jit]
 fn ds_int(x: Array<i32, 10>, i: i32) -> Array<i32, 3> {
     lax::dynamic_slice::<Array<i32, 3>, _, _>(&x, &[i])
 }
@@ -105,6 +110,13 @@ fn dynamic_slice_mixed_static_start_and_integers() {
     exact("ds_static_start", None, &ds_static_start(x.clone(), i));
     let eager: Array<f32, 2, 2> = lax::dynamic_slice(&x, &[i, -2]);
     exact("ds_static_start", None, &eager);
+    // An unsigned start is never negative: 4e9 clamps to the end.
+    let n = "ds_unsigned_start";
+    let x: Array<f32, 10> = arg(n, 0);
+    let i = case(n)["args"][1]["data"][0].as_u64().unwrap() as u32;
+    exact(n, None, &ds_unsigned_start(x.clone(), i));
+    let eager: Array<f32, 3> = lax::dynamic_slice(&x, &[i]);
+    exact(n, None, &eager);
     let x: Array<i32, 10> = arg("ds_int", 0);
     let i = start("ds_int", 1);
     exact("ds_int", None, &ds_int(x.clone(), i));

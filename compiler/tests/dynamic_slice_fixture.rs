@@ -26,6 +26,10 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: Array<f32, 4, 5>, i: i32) -> Array<f32, 2, 2> { let y: Array<f32, 2, 2> = lax::dynamic_slice(&x, &[i, -2]); y }",
     ),
     (
+        "ds_unsigned_start",
+        "fn f(x: Array<f32, 10>, i: u32) -> Array<f32, 3> { lax::dynamic_slice(&x, &[i]) }",
+    ),
+    (
         "ds_int",
         "fn f(x: Array<i32, 10>, i: i32) -> Array<i32, 3> { lax::dynamic_slice::<Array<i32, 3>, _, _>(&x, &[i]) }",
     ),
