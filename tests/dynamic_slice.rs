@@ -314,6 +314,26 @@ fn grad_in_dim(
     pullback(one)
 }
 
+#[jax::jit]
+fn jvp_ds_in_dim(
+    x: Array<f32, 4, 5>,
+    t: Array<f32, 4, 5>,
+    i: i32,
+) -> (Array<f32, 4, 2>, Array<f32, 4, 2>) {
+    jax::jvp(|x| lax::dynamic_slice_in_dim(&x, i, 2, 1), (x,), (t,))
+}
+
+#[jax::jit]
+fn vjp_dus_in_dim(
+    x: Array<f32, 4, 5>,
+    u: Array<f32, 2, 5>,
+    ct: Array<f32, 4, 5>,
+    i: i32,
+) -> (Array<f32, 4, 5>, Array<f32, 2, 5>) {
+    let (_y, pullback) = jax::vjp(|x, u| lax::dynamic_update_slice_in_dim(&x, &u, i, 0), x, u);
+    pullback(ct)
+}
+
 #[test]
 fn derivatives_in_jit() {
     let n = "jvp_ds";
@@ -342,6 +362,16 @@ fn derivatives_in_jit() {
 
     let n = "vjp_dus";
     let (cx, cu) = vjp_dus(arg(n, 0), arg(n, 1), arg(n, 2), start(n, 3), start(n, 4));
+    exact(n, Some(0), &cx);
+    exact(n, Some(1), &cu);
+
+    let n = "jvp_ds_in_dim";
+    let (y, ty) = jvp_ds_in_dim(arg(n, 0), arg(n, 1), start(n, 2));
+    exact(n, Some(0), &y);
+    exact(n, Some(1), &ty);
+
+    let n = "vjp_dus_in_dim";
+    let (cx, cu) = vjp_dus_in_dim(arg(n, 0), arg(n, 1), arg(n, 2), start(n, 3));
     exact(n, Some(0), &cx);
     exact(n, Some(1), &cu);
 
