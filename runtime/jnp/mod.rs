@@ -4,11 +4,13 @@
 //! [`AsArray`](crate::AsArray)) and works the same eagerly and inside
 //! `#[jax::jit]`.
 
+mod einsum;
 mod elementwise;
 mod linalg;
 mod manip;
 mod reduce;
 
+pub use einsum::*;
 pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;

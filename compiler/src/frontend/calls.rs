@@ -109,6 +109,10 @@ impl Tracer {
             },
             _ => hint,
         };
+        // Its subscripts are a string literal, read before the operands.
+        if module == Module::Jnp && name == "einsum" {
+            return self.einsum(c);
+        }
         let args = self.args(&c.args)?;
         self.op(module, name, args, hint, span)
     }

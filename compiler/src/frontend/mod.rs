@@ -16,6 +16,7 @@
 pub(crate) mod callables;
 pub(crate) mod calls;
 pub(crate) mod compose;
+pub(crate) mod einsum;
 pub(crate) mod expressions;
 pub(crate) mod index;
 pub(crate) mod jnp;
