@@ -27,10 +27,17 @@ impl Tracer {
                 "`einsum` takes the subscripts and a tuple of arrays: `jnp::einsum(\"ij,jk->ik\", (&a, &b))`",
             );
         }
+        // A literal passed through a `macro_rules!` fragment is in a group.
+        let mut first = &c.args[0];
+        while let syn::Expr::Group(syn::ExprGroup { expr, .. })
+        | syn::Expr::Paren(syn::ExprParen { expr, .. }) = first
+        {
+            first = expr;
+        }
         let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(subscripts),
             ..
-        }) = &c.args[0]
+        }) = first
         else {
             return Err(syn::Error::new(
                 c.args[0].span(),
