@@ -9,9 +9,11 @@ mod elementwise;
 mod linalg;
 mod manip;
 mod reduce;
+mod stacking;
 
 pub use einsum::*;
 pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;
 pub use reduce::*;
+pub use stacking::*;

@@ -38,6 +38,10 @@ impl Tracer {
                 "only functions of jnp:: and lax:: can be called in #[jax::jit]",
             );
         };
+        // An optional argument (`repeat(x, 2, Some(0))`): the value itself.
+        if p.path.is_ident("Some") && c.args.len() == 1 {
+            return self.expr(&c.args[0]);
+        }
         if let Some(id) = p.path.get_ident() {
             if let Some(Value::Pullback(pb)) = self.lookup(&id.to_string()).cloned() {
                 let args = self.args(&c.args)?;

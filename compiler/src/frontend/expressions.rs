@@ -178,6 +178,10 @@ impl Tracer {
 
     fn path(&mut self, p: &syn::ExprPath) -> Result<Value> {
         if let Some(id) = p.path.get_ident() {
+            // An absent optional argument (`repeat(x, 2, None)`).
+            if id == "None" && self.lookup("None").is_none() {
+                return Ok(Value::Unit);
+            }
             if let Some(v) = self.lookup(&id.to_string()) {
                 if matches!(v, Value::Poison) {
                     return Err(poisoned());

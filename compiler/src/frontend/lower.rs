@@ -18,6 +18,10 @@ use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
 };
+use crate::frontend::lower_manip::{
+    atleast_1d, lax_broadcast_in_dim, lax_slice, meshgrid, outer, permute_axes, repeat, roll,
+    squeeze_axis, stack_hv, tile, vector_products,
+};
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
@@ -54,6 +58,8 @@ use Lowering::{Binary, By, Inexact, Reduce, SameType};
 const ANY: &[Module] = &[Module::Jnp, Module::Lax, Module::Method];
 /// `lax::` only.
 const LAX: &[Module] = &[Module::Lax];
+/// `jnp::` only.
+const JNP: &[Module] = &[Module::Jnp];
 /// `jnp::` and methods, which follow NumPy.
 const NUMPY: &[Module] = &[Module::Jnp, Module::Method];
 
@@ -173,6 +179,24 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ANY,
         By(shape_from_value),
     ),
+    // Shape manipulation and small products (lower_manip.rs).
+    (&["outer"], NUMPY, By(outer)),
+    (&["vdot", "inner"], NUMPY, By(vector_products)),
+    (&["batch_matmul"], ANY, By(vector_products)),
+    (
+        &["swapaxes", "moveaxis", "transpose_axes"],
+        NUMPY,
+        By(permute_axes),
+    ),
+    (&["squeeze_axis"], NUMPY, By(squeeze_axis)),
+    (&["repeat"], NUMPY, By(repeat)),
+    (&["tile"], NUMPY, By(tile)),
+    (&["roll"], NUMPY, By(roll)),
+    (&["vstack", "hstack"], JNP, By(stack_hv)),
+    (&["atleast_1d"], JNP, By(atleast_1d)),
+    (&["meshgrid"], JNP, By(meshgrid)),
+    (&["slice"], LAX, By(lax_slice)),
+    (&["broadcast_in_dim"], LAX, By(lax_broadcast_in_dim)),
 ];
 
 impl Tracer {
