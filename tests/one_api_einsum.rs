@@ -241,3 +241,49 @@ fn lax_views_agree() {
     let e: Array<f32, 2, 3> = lax::broadcast_in_dim(&v, &[1]);
     assert_eq!(lax_broadcast_in_dim(v).to_vec(), e.to_vec());
 }
+
+#[jax::jit]
+fn flip(x: Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+    jnp::flip(&x, 1)
+}
+
+#[jax::jit]
+fn flip_all(x: Array<i32, 2, 3>) -> Array<i32, 2, 3> {
+    jnp::flip_all(&x)
+}
+
+#[jax::jit]
+fn lax_rev(x: Array<f32, 2, 3, 4>) -> Array<f32, 2, 3, 4> {
+    lax::rev(&x, &[0, 2])
+}
+
+#[jax::jit]
+fn jnp_pad(x: Array<f32, 2, 3>) -> Array<f32, 5, 4> {
+    jnp::pad(&x, &[(1, 2), (0, 1)])
+}
+
+#[jax::jit]
+fn lax_pad(x: Array<f32, 2, 3>) -> Array<f32, 4, 5> {
+    lax::pad(&x, -1.5, &[(1, 0, 1), (-1, 1, 1)])
+}
+
+#[jax::jit]
+fn lax_pad_ints(x: Array<i32, 2, 3>) -> Array<i32, 3, 3> {
+    lax::pad(&x, 7, &[(0, 1, 0), (0, 0, 0)])
+}
+
+#[test]
+fn flips_and_pads_agree() {
+    let x = f32s::<2, 3>(5);
+    assert_eq!(flip(x.clone()).to_vec(), jnp::flip(&x, 1).to_vec());
+    let m = ints::<2, 3>();
+    assert_eq!(flip_all(m.clone()).to_vec(), jnp::flip_all(&m).to_vec());
+    let c = cube();
+    assert_eq!(lax_rev(c.clone()).to_vec(), lax::rev(&c, &[0, 2]).to_vec());
+    let e: Array<f32, 5, 4> = jnp::pad(&x, &[(1, 2), (0, 1)]);
+    assert_eq!(jnp_pad(x.clone()).to_vec(), e.to_vec());
+    let e: Array<f32, 4, 5> = lax::pad(&x, -1.5, &[(1, 0, 1), (-1, 1, 1)]);
+    assert_eq!(lax_pad(x).to_vec(), e.to_vec());
+    let e: Array<i32, 3, 3> = lax::pad(&m, 7, &[(0, 1, 0), (0, 0, 0)]);
+    assert_eq!(lax_pad_ints(m).to_vec(), e.to_vec());
+}

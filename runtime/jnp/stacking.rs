@@ -1,4 +1,4 @@
-//! `roll`, `vstack`, `hstack`, `atleast_1d` and `meshgrid`, as NumPy and
+//! `roll`, `vstack`, `hstack`, `atleast_1d`, `meshgrid` and `pad`, as NumPy and
 //! JAX define them; each works the same inside `#[jax::jit]`.
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
@@ -174,4 +174,42 @@ pub fn meshgrid<T: Element, const M: usize, const N: usize>(
         Array::from_data(gx).set_weak(x.is_weak()),
         Array::from_data(gy).set_weak(y.is_weak()),
     )
+}
+
+/// Pads with zeros (`jnp.pad(x, pad_width)`, NumPy's default constant
+/// mode): `pad_width[k] = (before, after)` elements on axis `k`. The result
+/// type is the caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2>::from([1, 2]);
+/// let y: Array<i32, 5> = jnp::pad(&x, &[(1, 2)]);
+/// assert_eq!(y.to_vec(), [0, 1, 2, 0, 0]);
+/// ```
+#[track_caller]
+pub fn pad<Out, A>(x: A, pad_width: &[(usize, usize)]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    assert!(
+        pad_width.len() == src.len(),
+        "pad: pad_width has {} entries for an array of dimension {}",
+        pad_width.len(),
+        src.len()
+    );
+    let config: Vec<(i64, i64, i64)> = pad_width
+        .iter()
+        .map(|&(lo, hi)| (lo as i64, hi as i64, 0))
+        .collect();
+    let out: Vec<usize> = src
+        .iter()
+        .zip(pad_width)
+        .map(|(n, (lo, hi))| n + lo + hi)
+        .collect();
+    shape::check_result::<Out>("pad", <ElemOf<A> as Element>::DTYPE, &out);
+    let x = x.as_array();
+    let zero = <ElemOf<A> as Element>::ZERO;
+    Out::from_data(crate::__rt::pad(x.data(), src, &config, zero)).set_weak(x.is_weak())
 }

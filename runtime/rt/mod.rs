@@ -5,12 +5,14 @@
 pub mod debug;
 pub mod identity;
 pub mod kernels;
+pub mod layout;
 pub mod ops;
 pub mod par;
 pub mod pool;
 pub mod random;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
+pub use layout::{pad, rev};
 
 use crate::array::AsArray;
 use crate::element::Element;

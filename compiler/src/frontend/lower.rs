@@ -19,8 +19,8 @@ use crate::frontend::lower_math::{
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
 };
 use crate::frontend::lower_manip::{
-    atleast_1d, lax_broadcast_in_dim, lax_slice, meshgrid, outer, permute_axes, repeat, roll,
-    squeeze_axis, stack_hv, tile, vector_products,
+    atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, permute_axes, repeat, roll,
+    pad, squeeze_axis, stack_hv, tile, vector_products,
 };
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_shape::{
@@ -197,6 +197,9 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["meshgrid"], JNP, By(meshgrid)),
     (&["slice"], LAX, By(lax_slice)),
     (&["broadcast_in_dim"], LAX, By(lax_broadcast_in_dim)),
+    (&["flip", "flip_all"], NUMPY, By(flip)),
+    (&["rev"], LAX, By(flip)),
+    (&["pad"], &[Module::Jnp, Module::Lax], By(pad)),
 ];
 
 impl Tracer {

@@ -367,3 +367,87 @@ pub(crate) fn lax_broadcast_in_dim(t: &mut Tracer, c: Call) -> Result<Value> {
         c.span,
     )?)
 }
+
+/// `jnp::flip(x, axis)`, `jnp::flip_all(x)`, `lax::rev(x, &dims)`: one `rev`.
+pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
+    let x = c.atom(t, 0)?;
+    let rank = t.b.aval(&x).rank();
+    let dims: Vec<usize> = match c.name {
+        "flip_all" => {
+            c.want(1)?;
+            (0..rank).collect()
+        }
+        _ => {
+            c.want(2)?;
+            let (v, s) = &c.args[1];
+            let what = if c.name == "rev" { "dimensions" } else { "the axis" };
+            static_list(t, v, *s, what)?
+                .into_iter()
+                .map(|a| jnp::axis(&t.b, &x, a, *s))
+                .collect::<Result<_>>()?
+        }
+    };
+    traced(t.b.bind1(&prims::REV, Params::Rev { dims }, vec![x], c.span)?)
+}
+
+/// Static `(lo, hi)` or `(lo, hi, interior)` tuples, written as a slice of
+/// tuples (`&[(1, 2), (0, 1)]`).
+fn pad_config(t: &Tracer, v: &Value, span: Span, width: usize) -> Result<Vec<Vec<i64>>> {
+    let items = match v {
+        Value::List(items) | Value::Tuple(items) => items.clone(),
+        _ => return call_err(span, "the padding is a slice of tuples: `&[(1, 2), (0, 1)]`"),
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::Tuple(parts) if parts.len() == width => parts
+                .iter()
+                .map(|p| Ok(t.static_int(p, span, "padding")? as i64))
+                .collect(),
+            _ => call_err(
+                span,
+                format!("each axis's padding is a tuple of {width} static integers"),
+            ),
+        })
+        .collect()
+}
+
+/// `lax::pad(x, value, &[(lo, hi, interior), ..])` and `jnp::pad(x,
+/// &[(lo, hi), ..])` (zeros, NumPy's default constant).
+pub(crate) fn pad(t: &mut Tracer, c: Call) -> Result<Value> {
+    let lax = c.module == crate::frontend::lower_call::Module::Lax;
+    c.want(if lax { 3 } else { 2 })?;
+    let x = c.atom(t, 0)?;
+    let a = t.b.aval(&x);
+    let (value, cfg_arg) = if lax {
+        let v = c.atom(t, 1)?;
+        let av = t.b.aval(&v);
+        // A literal takes the operand's type; a typed value must match it.
+        let v = if av.weak {
+            jnp::convert(&mut t.b, v, a.dtype, false, c.args[1].1)?
+        } else {
+            v
+        };
+        (v, &c.args[2])
+    } else {
+        let zero = crate::ir::builder::literal(
+            crate::ir::cast_scalar(crate::ir::Scalar::Int(0), a.dtype),
+            crate::ir::Aval::scalar(a.dtype, false),
+        );
+        (zero, &c.args[1])
+    };
+    let width = if lax { 3 } else { 2 };
+    let config = pad_config(t, &cfg_arg.0, cfg_arg.1, width)?
+        .into_iter()
+        .map(|p| (p[0], p[1], if lax { p[2] } else { 0 }))
+        .collect();
+    traced(t.b.bind1(
+        &prims::PAD,
+        Params::Pad {
+            config,
+            np_ints: !lax,
+        },
+        vec![x, value],
+        c.span,
+    )?)
+}

@@ -291,6 +291,16 @@ pub enum Params {
         rhs_batch: Vec<usize>,
         preferred: DType,
     },
+    /// `pad`: `(lo, hi, interior)` per axis, and whether JAX holds the
+    /// edges as NumPy integers (`jnp.pad` computes them with NumPy).
+    Pad {
+        config: Vec<(i64, i64, i64)>,
+        np_ints: bool,
+    },
+    /// `rev`: the reversed axes.
+    Rev {
+        dims: Vec<usize>,
+    },
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

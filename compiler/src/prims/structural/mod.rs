@@ -29,11 +29,13 @@ macro_rules! same_op_jvp {
 
 mod assemble;
 mod dot;
+mod pad;
 mod reductions;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
+pub use pad::*;
 pub use reductions::*;
 pub use views::*;
 
@@ -64,6 +66,8 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &SCATTER_MUL,
     &SCATTER_MIN,
     &SCATTER_MAX,
+    &PAD,
+    &REV,
 ];
 
 #[cfg(test)]
