@@ -440,12 +440,13 @@ pub(crate) fn pad(t: &mut Tracer, c: Call) -> Result<Value> {
     let config = pad_config(t, &cfg_arg.0, cfg_arg.1, width)?
         .into_iter()
         .map(|p| (p[0], p[1], if lax { p[2] } else { 0 }))
-        .collect();
+        .collect::<Vec<_>>();
+    let rank = config.len() as u32;
     traced(t.b.bind1(
         &prims::PAD,
         Params::Pad {
             config,
-            np_ints: !lax,
+            np_ints: if lax { 0 } else { (1u32 << rank) - 1 },
         },
         vec![x, value],
         c.span,

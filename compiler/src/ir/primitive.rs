@@ -291,11 +291,12 @@ pub enum Params {
         rhs_batch: Vec<usize>,
         preferred: DType,
     },
-    /// `pad`: `(lo, hi, interior)` per axis, and whether JAX holds the
-    /// edges as NumPy integers (`jnp.pad` computes them with NumPy).
+    /// `pad`: `(lo, hi, interior)` per axis, and the axes whose edges JAX
+    /// holds as NumPy integers (bit `k` for axis `k`: `jnp.pad` computes
+    /// them with NumPy).
     Pad {
         config: Vec<(i64, i64, i64)>,
-        np_ints: bool,
+        np_ints: u32,
     },
     /// `rev`: the reversed axes.
     Rev {

@@ -48,7 +48,7 @@ pub static PAD: PrimDef = PrimDef {
             if interior < 0 {
                 return Err(format!(
                     "interior padding in padding_config must be nonnegative, got padding_config {}",
-                    config_text(config, false)
+                    config_text(config, 0)
                 ));
             }
             let n = *n as i64;
@@ -56,7 +56,7 @@ pub static PAD: PrimDef = PrimDef {
             if len < 0 {
                 return Err(format!(
                     "Dimension size after padding is not at least 0, got result shape with an axis of {len} from padding_config {}",
-                    config_text(config, false)
+                    config_text(config, 0)
                 ));
             }
             shape.push(Dim::Lit(len as usize));
@@ -86,11 +86,12 @@ pub static PAD: PrimDef = PrimDef {
 
 /// `((lo, hi, interior), ..)`; `jnp.pad` computes the edges with NumPy, so
 /// its jaxprs print them `np.int64(k)`.
-fn config_text(config: &[(i64, i64, i64)], np_ints: bool) -> String {
+fn config_text(config: &[(i64, i64, i64)], np_ints: u32) -> String {
     let items: Vec<String> = config
         .iter()
-        .map(|&(lo, hi, i)| {
-            if np_ints {
+        .enumerate()
+        .map(|(k, &(lo, hi, i))| {
+            if np_ints >> k & 1 == 1 {
                 format!("(np.int64({lo}), np.int64({hi}), {i})")
             } else {
                 format!("({lo}, {hi}, {i})")
@@ -151,7 +152,7 @@ fn pad_transpose(
         &PAD,
         Params::Pad {
             config: unpad,
-            np_ints: false,
+            np_ints: 0,
         },
         vec![ct.clone(), zero],
     )?;
@@ -206,12 +207,12 @@ fn pad_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec
     };
     let mut config = config.clone();
     config.insert(d, (0, 0, 0));
+    // The inserted axis's edges are Python integers.
+    let low = np_ints & ((1u32 << d) - 1);
+    let np_ints = low | (np_ints & !((1u32 << d) - 1)) << 1;
     let out = bx.bind(
         &PAD,
-        Params::Pad {
-            config,
-            np_ints: *np_ints,
-        },
+        Params::Pad { config, np_ints },
         vec![ins[0].clone(), ins[1].clone()],
     )?;
     Ok(vec![(out, Some(d))])
