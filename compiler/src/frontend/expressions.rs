@@ -22,7 +22,11 @@ impl Tracer {
         let hint = self.hint.take();
         match e {
             syn::Expr::Lit(l) => self.lit(&l.lit),
-            syn::Expr::Group(g) => self.expr(&g.expr),
+            // A `macro_rules!` fragment: its value and the type hint pass through.
+            syn::Expr::Group(g) => {
+                self.hint = hint;
+                self.expr(&g.expr)
+            }
             syn::Expr::Block(b) => self.block(&b.block),
             syn::Expr::Path(p) => self.path(p),
             syn::Expr::Tuple(t) => Ok(Value::Tuple(
