@@ -111,6 +111,8 @@ case!(values, transposed_result, "ij,jk->ki", |a: Array<f32, 2, 3>, b: Array<f32
 case!(values, sum_unique, "ij,k->ik", |a: Array<f32, 2, 3>, b: Array<f32, 4>| -> Array<f32, 2, 4>);
 case!(values, batched_outer, "bi,bj->bij", |a: Array<f32, 2, 3>, b: Array<f32, 2, 4>| -> Array<f32, 2, 3, 4>);
 case!(values, int_matmul, "ij,jk->ik", |a: Array<i32, 2, 3>, b: Array<i32, 3, 4>| -> Array<i32, 2, 4>);
+case!(grads, diagonal_partial, "iij->j", |a: Array<f32, 3, 3, 2>| -> Array<f32, 2>);
+case!(values, diagonal_three, "iii->", |a: Array<f32, 3, 3, 3>| -> Array<f32>);
 
 #[test]
 fn values_derivatives_and_paths_match_jax() {
@@ -135,10 +137,12 @@ fn values_derivatives_and_paths_match_jax() {
     sum_unique::check();
     batched_outer::check();
     int_matmul::check();
+    diagonal_partial::check();
+    diagonal_three::check();
 }
 
 /// Every case of the fixture is checked above.
 #[test]
 fn every_fixture_case_is_written() {
-    assert_eq!(common::cases("einsum").len(), 21);
+    assert_eq!(common::cases("einsum").len(), 23);
 }

@@ -1,14 +1,28 @@
 //! Printed jaxprs of `jnp::einsum` against `jax.make_jaxpr` of
 //! `jnp.einsum(.., optimize='greedy')` (tests/fixtures/einsum.json, made by
-//! tests/fixtures/gen/einsum.py). Not here: `trace` and `diagonal`, whose
-//! diagonal mask JAX builds with `iota` and `eq` (`lax._delta`); this
-//! compiler has no `iota` primitive yet, so its mask is a constant (the
-//! values agree, tests/einsum.rs).
+//! tests/fixtures/gen/einsum.py), diagonals (`iota`, `eq`, `select_n`)
+//! included.
 
 mod jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[
+    (
+        "trace",
+        r#"fn f(a: Array<f32, 3, 3>) -> Array<f32> { jnp::einsum("ii->", (&a,)) }"#,
+    ),
+    (
+        "diagonal",
+        r#"fn f(a: Array<f32, 3, 3>) -> Array<f32, 3> { jnp::einsum("ii->i", (&a,)) }"#,
+    ),
+    (
+        "diagonal_partial",
+        r#"fn f(a: Array<f32, 3, 3, 2>) -> Array<f32, 2> { jnp::einsum("iij->j", (&a,)) }"#,
+    ),
+    (
+        "diagonal_three",
+        r#"fn f(a: Array<f32, 3, 3, 3>) -> Array<f32> { jnp::einsum("iii->", (&a,)) }"#,
+    ),
     (
         "matmul",
         r#"fn f(a: Array<f32, 2, 3>, b: Array<f32, 3, 4>) -> Array<f32, 2, 4> { jnp::einsum("ij,jk->ik", (&a, &b)) }"#,

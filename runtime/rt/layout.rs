@@ -1,5 +1,5 @@
-//! Kernels that move elements to new places: `pad` and `rev`, on row-major
-//! data (the eager `lax::pad` runs the same `pad`).
+//! Kernels that move elements to new places, `pad` and `rev`, on row-major
+//! data (the eager `lax::pad` runs the same `pad`), and `iota`.
 
 use crate::element::Element;
 use crate::shape;
@@ -50,5 +50,14 @@ pub fn rev<T: Element>(x: &[T], src: &[usize], dims: &[usize]) -> Vec<T> {
             }
             x[off]
         })
+        .collect()
+}
+
+/// `lax.broadcasted_iota`: each element's index along `dimension`.
+pub fn iota<T: Element>(shape: &[usize], dimension: usize) -> Vec<T> {
+    let strides = shape::strides(shape);
+    let size: usize = shape.iter().product();
+    (0..size)
+        .map(|o| T::from_value(crate::element::Value::Int((o / strides[dimension] % shape[dimension]) as i128)))
         .collect()
 }

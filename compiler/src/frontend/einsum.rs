@@ -154,39 +154,8 @@ impl Tracer {
             ),
             Step::Sum(axes) => sum(self, x, axes),
             Step::Diagonal { axes, sum: summed } => {
-                // JAX's `lax._delta` mask, here a constant (this compiler
-                // has no `iota` primitive yet).
                 let a = self.b.aval(&x);
-                let shape: Vec<usize> = a
-                    .shape
-                    .iter()
-                    .map(|d| match d {
-                        Dim::Lit(n) => *n,
-                        Dim::Sym(_) => 0,
-                    })
-                    .collect();
-                let mut strides = vec![1usize; shape.len()];
-                for k in (0..shape.len().saturating_sub(1)).rev() {
-                    strides[k] = strides[k + 1] * shape[k + 1];
-                }
-                let size: usize = shape.iter().product();
-                let values = (0..size)
-                    .map(|flat| {
-                        let first = flat / strides[axes[0]] % shape[axes[0]];
-                        Scalar::Bool(
-                            axes.iter()
-                                .all(|&ax| flat / strides[ax] % shape[ax] == first),
-                        )
-                    })
-                    .collect();
-                let mask = self.b.constant(
-                    Aval {
-                        dtype: DType::Bool,
-                        shape: a.shape.clone(),
-                        weak: false,
-                    },
-                    values,
-                );
+                let mask = delta(self, &a.shape, axes, span)?;
                 let zero = literal(
                     cast_scalar(Scalar::Int(0), dtype),
                     Aval::scalar(dtype, false),
@@ -202,4 +171,45 @@ impl Tracer {
             }
         }
     }
+}
+
+/// JAX's `lax._delta(bool, shape, axes)`: true where the indices along
+/// `axes` are all equal (an `iota` per axis, compared pairwise).
+fn delta(t: &mut Tracer, shape: &[Dim], axes: &[usize], span: Span) -> Result<Atom> {
+    let base: Vec<Dim> = axes.iter().map(|&a| shape[a].clone()).collect();
+    let iotas = (0..base.len())
+        .map(|dimension| {
+            t.b.bind1(
+                &prims::IOTA,
+                Params::Iota {
+                    dtype: DType::U32,
+                    shape: base.clone(),
+                    dimension,
+                },
+                vec![],
+                span,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let eyes = iotas
+        .windows(2)
+        .map(|w| t.b.bind1(&prims::EQ, Params::None, w.to_vec(), span))
+        .collect::<Result<Vec<_>>>()?;
+    let mut mask = eyes[0].clone();
+    for e in &eyes[1..] {
+        mask = t.b.bind1(&prims::AND, Params::None, vec![mask, e.clone()], span)?;
+    }
+    if base == shape && axes.iter().copied().eq(0..shape.len()) {
+        return Ok(mask);
+    }
+    t.b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: shape.to_vec(),
+            dims: axes.to_vec(),
+            np_ints: 0,
+        },
+        vec![mask],
+        span,
+    )
 }

@@ -302,6 +302,12 @@ pub enum Params {
     Rev {
         dims: Vec<usize>,
     },
+    /// `iota`: the result's dtype and shape, and the axis it counts along.
+    Iota {
+        dtype: DType,
+        shape: Shape,
+        dimension: usize,
+    },
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

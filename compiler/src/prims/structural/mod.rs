@@ -29,12 +29,14 @@ macro_rules! same_op_jvp {
 
 mod assemble;
 mod dot;
+mod iota;
 mod pad;
 mod reductions;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
+pub use iota::*;
 pub use pad::*;
 pub use reductions::*;
 pub use views::*;
@@ -68,6 +70,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &SCATTER_MAX,
     &PAD,
     &REV,
+    &IOTA,
 ];
 
 #[cfg(test)]
