@@ -140,6 +140,34 @@ mod meshgrid {
     }
 }
 
+#[jax::jit]
+fn eye() -> Array<f32, 3, 4> {
+    jnp::eye()
+}
+
+#[jax::jit]
+fn linspace() -> Array<f32, 5> {
+    Array::<f32, 5>::linspace(0.0, 1.0)
+}
+
+#[jax::jit]
+fn linspace_7() -> Array<f32, 7> {
+    jnp::linspace(-0.7, 2.5)
+}
+
+#[test]
+fn eye_and_linspace_match_jax() {
+    let out = |name: &str| common::case("manip_jit", name)["output"].clone();
+    let e: Array<f32, 3, 4> = jnp::eye();
+    common::assert_matches(&e, &out("eye"));
+    common::assert_matches(&eye(), &out("eye"));
+    common::assert_matches(&Array::<f32, 5>::linspace(0.0, 1.0), &out("linspace"));
+    common::assert_matches(&linspace(), &out("linspace"));
+    let e: Array<f32, 7> = jnp::linspace(-0.7, 2.5);
+    common::assert_matches(&e, &out("linspace_7"));
+    common::assert_matches(&linspace_7(), &out("linspace_7"));
+}
+
 #[test]
 fn values_and_derivatives_match_jax() {
     pad_jnp::check();
@@ -174,5 +202,5 @@ fn values_and_derivatives_match_jax() {
 /// Every case of the fixture is checked above.
 #[test]
 fn every_fixture_case_is_written() {
-    assert_eq!(common::cases("manip_jit").len(), 27);
+    assert_eq!(common::cases("manip_jit").len(), 30);
 }

@@ -287,3 +287,36 @@ fn flips_and_pads_agree() {
     let e: Array<i32, 3, 3> = lax::pad(&m, 7, &[(0, 1, 0), (0, 0, 0)]);
     assert_eq!(lax_pad_ints(m).to_vec(), e.to_vec());
 }
+
+#[jax::jit]
+fn jnp_eye() -> Array<f32, 3, 4> {
+    jnp::eye()
+}
+
+#[jax::jit]
+fn array_eye(x: Array<i32, 3, 3>) -> Array<i32, 3, 3> {
+    x + Array::<i32, 3, 3>::eye()
+}
+
+#[jax::jit]
+fn jnp_linspace(lo: Array<f32>) -> Array<f32, 7> {
+    jnp::linspace(lo, 2.5)
+}
+
+#[jax::jit]
+fn array_linspace() -> Array<f32, 6> {
+    Array::<f32, 6>::linspace(-1.0, 0.3)
+}
+
+#[test]
+fn eye_and_linspace_agree() {
+    let e: Array<f32, 3, 4> = jnp::eye();
+    assert_eq!(jnp_eye().to_vec(), e.to_vec());
+    let m = ints::<3, 3>();
+    let e = &m + &Array::<i32, 3, 3>::eye();
+    assert_eq!(array_eye(m).to_vec(), e.to_vec());
+    let e: Array<f32, 7> = jnp::linspace(-0.7, 2.5);
+    assert_eq!(jnp_linspace(Array::from(-0.7f32)).to_vec(), e.to_vec());
+    let e = Array::<f32, 6>::linspace(-1.0, 0.3);
+    assert_eq!(array_linspace().to_vec(), e.to_vec());
+}

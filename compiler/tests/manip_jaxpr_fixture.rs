@@ -2,7 +2,9 @@
 //! `jax.disable_jit()` (tests/fixtures/manip_jit.json, made by
 //! tests/fixtures/gen/manip_jit.py). Checked by value only
 //! (tests/manip_jit.rs): `tile`, which JAX 0.10 binds as a `tile`
-//! primitive; here it is JAX's earlier lowering, a broadcast and a reshape.
+//! primitive; here it is JAX's earlier lowering, a broadcast and a reshape;
+//! `linspace_7`, whose bound -0.7 JAX prints as the float32 value's double
+//! digits (`-0.699999988079071:f32[]`).
 
 mod jaxpr_cases;
 
@@ -34,6 +36,8 @@ const CASES: &[(&str, &str)] = &[
     ("vstack", "fn f(a: Array<f32, 3>, b: Array<f32, 3>) -> Array<f32, 2, 3> { jnp::vstack((&a, &b)) }"),
     ("hstack", "fn f(a: Array<f32, 2, 3>, b: Array<f32, 2, 3>) -> Array<f32, 2, 6> { jnp::hstack((&a, &b)) }"),
     ("atleast_1d", "fn f(s: Array<f32>) -> Array<f32, 1> { jnp::atleast_1d(&s) }"),
+    ("eye", "fn f() -> Array<f32, 3, 4> { jnp::eye() }"),
+    ("linspace", "fn f() -> Array<f32, 5> { Array::<f32, 5>::linspace(0.0, 1.0) }"),
 ];
 
 #[test]

@@ -213,3 +213,69 @@ where
     let zero = <ElemOf<A> as Element>::ZERO;
     Out::from_data(crate::__rt::pad(x.data(), src, &config, zero)).set_weak(x.is_weak())
 }
+
+/// The identity matrix of the result type (`jnp.eye`): ones where the row
+/// and column indices are equal.
+///
+/// ```
+/// use jax::prelude::*;
+/// let i: Array<f32, 2, 3> = jnp::eye();
+/// assert_eq!(i.to_vec(), [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+/// ```
+pub fn eye<Out: ArrayType>() -> Out {
+    const {
+        if Out::SHAPE.len() != 2 {
+            panic!("eye: the result type must be a matrix");
+        }
+    }
+    let cols = Out::SHAPE[1];
+    Out::from_data(
+        (0..Out::SIZE)
+            .map(|i| {
+                let v = (i / cols == i % cols) as i128;
+                <Out::Elem as Element>::from_value(crate::element::Value::Int(v))
+            })
+            .collect(),
+    )
+}
+
+/// Evenly spaced values from `start` to `stop`, both included, as many as
+/// the result type holds (`jnp.linspace(start, stop, num)`), computed as
+/// JAX does in the element type: `start * (1 - s) + stop * s` with
+/// `s = i * (1 / (num - 1))`, and `stop` itself last.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 5> = jnp::linspace(0.0, 1.0);
+/// assert_eq!(x.to_vec(), [0.0, 0.25, 0.5, 0.75, 1.0]);
+/// ```
+pub fn linspace<Out: ArrayType>(start: Out::Elem, stop: Out::Elem) -> Out
+where
+    Out::Elem: crate::element::Float,
+{
+    const {
+        if Out::SHAPE.len() != 1 {
+            panic!("linspace: the result type must be a vector");
+        }
+    }
+    let n = Out::SIZE;
+    // Each operation rounded to the element type, as XLA computes it.
+    let r = |v: f64| <Out::Elem as Element>::from_f64(v).to_f64();
+    let (a, b) = (start.to_f64(), stop.to_f64());
+    let div = n.saturating_sub(1) as f64;
+    let data = (0..n)
+        .map(|i| {
+            if i + 1 == n && n > 1 {
+                return stop;
+            }
+            if n == 1 {
+                return start;
+            }
+            // XLA divides by a constant as a product with its reciprocal.
+            let s = r(i as f64 * r(1.0 / div));
+            let v = r(r(a * r(1.0 - s)) + r(b * s));
+            <Out::Elem as Element>::from_f64(v)
+        })
+        .collect();
+    Out::from_data(data)
+}

@@ -284,6 +284,7 @@ impl Tracer {
         }
         let name = segs[n - 1].ident.to_string();
         let fill = match (name.as_str(), c.args.len()) {
+            ("eye", 0) | ("linspace", 2) => None,
             ("zeros", 0) => Some(Value::Static(Scalar::Int(0))),
             ("ones", 0) => Some(Value::Static(Scalar::Int(1))),
             ("full", 1) => Some(self.expr(&c.args[0])?),
@@ -302,6 +303,20 @@ impl Tracer {
         else {
             return Ok(None);
         };
+        // `eye()` and `linspace(start, stop)`, as JAX builds them.
+        if name == "eye" {
+            let out = crate::frontend::lower_ranges::eye_of(self, aval, c.span())?;
+            return Ok(Some(Value::Traced(out)));
+        }
+        if name == "linspace" {
+            let start = self.expr(&c.args[0])?;
+            let start = self.atom(start, c.args[0].span())?;
+            let stop = self.expr(&c.args[1])?;
+            let stop = self.atom(stop, c.args[1].span())?;
+            let out =
+                crate::frontend::lower_ranges::linspace_of(self, aval, start, stop, c.span())?;
+            return Ok(Some(Value::Traced(out)));
+        }
         let Some(fill) = fill else {
             let Some(n) = aval.shape.iter().try_fold(1usize, |acc, d| match d {
                 crate::ir::Dim::Lit(n) => Some(acc * n),

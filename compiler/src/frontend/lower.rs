@@ -23,6 +23,7 @@ use crate::frontend::lower_manip::{
     pad, squeeze_axis, stack_hv, tile, vector_products,
 };
 use crate::frontend::lower_random::sample;
+use crate::frontend::lower_ranges::{eye, linspace};
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
 };
@@ -173,9 +174,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     ),
     (&["array", "asarray"], ANY, By(array_value)),
     (
-        &[
-            "arange", "linspace", "zeros", "ones", "full", "empty", "eye",
-        ],
+        &["arange", "zeros", "ones", "full", "empty"],
         ANY,
         By(shape_from_value),
     ),
@@ -200,6 +199,8 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["flip", "flip_all"], NUMPY, By(flip)),
     (&["rev"], LAX, By(flip)),
     (&["pad"], &[Module::Jnp, Module::Lax], By(pad)),
+    (&["eye"], JNP, By(eye)),
+    (&["linspace"], JNP, By(linspace)),
 ];
 
 impl Tracer {
@@ -224,7 +225,7 @@ impl Tracer {
         if module == Module::Random {
             return sample(self, call);
         }
-        if call.args.is_empty() {
+        if call.args.is_empty() && !(module == Module::Jnp && name == "eye") {
             if matches!(name, "zeros" | "ones" | "full" | "empty") {
                 return call_err(
                     span,
