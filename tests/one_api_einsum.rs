@@ -84,16 +84,26 @@ fn lax_batch_matmul(a: Array<f32, 2, 3, 4>, b: Array<f32, 2, 4, 5>) -> Array<f32
 #[test]
 fn products_agree() {
     let (a, b) = (vec_f32::<3>(0), vec_f32::<4>(1));
-    assert_eq!(outer(a.clone(), b.clone()).to_vec(), jnp::outer(&a, &b).to_vec());
+    assert_eq!(
+        outer(a.clone(), b.clone()).to_vec(),
+        jnp::outer(&a, &b).to_vec()
+    );
     let (a, b) = (vec_f32::<5>(0), vec_f32::<5>(2));
-    assert_eq!(vdot(a.clone(), b.clone()).to_vec(), jnp::vdot(&a, &b).to_vec());
+    assert_eq!(
+        vdot(a.clone(), b.clone()).to_vec(),
+        jnp::vdot(&a, &b).to_vec()
+    );
     let (a, b) = (
         Array::<i32, 4>::from([1, -2, 3, 4]),
         Array::<i32, 4>::from([5, 6, -7, 8]),
     );
-    assert_eq!(inner(a.clone(), b.clone()).to_vec(), jnp::inner(&a, &b).to_vec());
+    assert_eq!(
+        inner(a.clone(), b.clone()).to_vec(),
+        jnp::inner(&a, &b).to_vec()
+    );
     let a = cube();
-    let b: Array<f32, 2, 4, 5> = Array::from_data((0..40).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect());
+    let b: Array<f32, 2, 4, 5> =
+        Array::from_data((0..40).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect());
     assert_eq!(
         batch_matmul(a.clone(), b.clone()).to_vec(),
         jnp::batch_matmul(&a, &b).to_vec()
@@ -202,7 +212,8 @@ fn stacks_and_grids_agree() {
     let (a, b) = (vec_f32::<3>(0), vec_f32::<3>(1));
     let e: Array<f32, 2, 3> = jnp::vstack((&a, &b));
     assert_eq!(vstack(a.clone(), b.clone()).to_vec(), e.to_vec());
-    let (m, n): (Array<i32, 2, 3>, Array<i32, 2, 3>) = (ints(), Array::from_data(vec![9, 8, 7, -6, 5, 4]));
+    let (m, n): (Array<i32, 2, 3>, Array<i32, 2, 3>) =
+        (ints(), Array::from_data(vec![9, 8, 7, -6, 5, 4]));
     let e: Array<i32, 2, 6> = jnp::hstack((&m, &n));
     assert_eq!(hstack(m, n).to_vec(), e.to_vec());
     let s = Array::<f32>::from(1.25);

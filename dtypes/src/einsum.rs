@@ -125,7 +125,7 @@ pub fn parse(subscripts: &str, ranks: &[usize]) -> Result<Subscripts, String> {
     let terms: Vec<&str> = lhs.split(',').collect();
     if terms.len() != ranks.len() {
         return Err(format!(
-            "einsum subscripts `{subscripts}` name {} operand(s), but {} were given",
+            "einsum subscripts `{subscripts}` name {} operand(s), but the tuple holds {}: give one array per comma-separated term",
             terms.len(),
             ranks.len()
         ));
@@ -148,7 +148,7 @@ pub fn parse(subscripts: &str, ranks: &[usize]) -> Result<Subscripts, String> {
             rank - named
         } else {
             if named != rank {
-                return Err(format!("einsum operand {k} has rank {rank}, but its subscripts `{term}` name {named} axes"));
+                return Err(format!("einsum operand {k} has rank {rank}, but its subscripts `{term}` name {named} axes: write one letter per axis, or `...` for the leading ones"));
             }
             0
         };
@@ -178,7 +178,9 @@ pub fn parse(subscripts: &str, ranks: &[usize]) -> Result<Subscripts, String> {
                     ));
                 }
                 if !inputs.iter().any(|t| t.contains(c)) {
-                    return Err(format!("einsum output subscript `{c}` does not appear in any operand's subscripts"));
+                    return Err(format!(
+                        "einsum output subscript `{c}` does not appear in any operand's subscripts"
+                    ));
                 }
             }
             out
@@ -235,7 +237,7 @@ pub fn label_sizes(s: &Subscripts, shapes: &[Vec<usize>]) -> Result<BTreeMap<cha
                 }
                 Some(&(m, first)) => {
                     return Err(format!(
-                        "einsum subscript `{c}` has size {m} in operand {first} but size {n} in operand {k}"
+                        "einsum subscript `{c}` has size {m} in operand {first} but size {n} in operand {k}: the axes one letter names must have the same size (or size 1)"
                     ))
                 }
             }
@@ -263,10 +265,7 @@ pub fn greedy_path(
     }
     type Key = BTreeSet<char>;
     let sets: Vec<Key> = inputs.iter().map(|t| t.iter().copied().collect()).collect();
-    let all_share: Key = sets
-        .iter()
-        .skip(1)
-        .fold(sets[0].clone(), |acc, s| &acc & s);
+    let all_share: Key = sets.iter().skip(1).fold(sets[0].clone(), |acc, s| &acc & s);
     let output: Key = &output.iter().copied().collect::<Key>() | &all_share;
     let mut next_id = n;
     let mut ssa_path: Vec<(usize, usize)> = Vec::new();
@@ -295,8 +294,10 @@ pub fn greedy_path(
     };
     let mut ref2 = count_at_least(&dim_to_keys, 2);
     let mut ref3 = count_at_least(&dim_to_keys, 3);
-    let mut footprints: BTreeMap<Key, i128> =
-        remaining.keys().map(|k| (k.clone(), size_of(k, sizes))).collect();
+    let mut footprints: BTreeMap<Key, i128> = remaining
+        .keys()
+        .map(|k| (k.clone(), size_of(k, sizes)))
+        .collect();
     // A min-heap on (cost, larger id, smaller id); `Reverse` turns Rust's max-heap.
     type Cand = std::cmp::Reverse<((i128, usize, usize), Key, Key, Key)>;
     let mut queue: BinaryHeap<Cand> = BinaryHeap::new();
@@ -410,9 +411,8 @@ pub fn greedy_path(
 /// shrinking list.
 fn ssa_to_linear(ssa_path: &[(usize, usize)], n: usize) -> Vec<Vec<usize>> {
     let mut ids: Vec<usize> = (0..n).collect();
-    let mut next = n;
     let mut path = Vec::new();
-    for &(a, b) in ssa_path {
+    for (next, &(a, b)) in (n..).zip(ssa_path) {
         let mut con = vec![
             ids.partition_point(|&x| x < a),
             ids.partition_point(|&x| x < b),
@@ -422,7 +422,6 @@ fn ssa_to_linear(ssa_path: &[(usize, usize)], n: usize) -> Vec<Vec<usize>> {
             ids.remove(j);
         }
         ids.push(next);
-        next += 1;
         path.push(con);
     }
     path
@@ -447,12 +446,7 @@ pub fn plan(subscripts: &str, shapes: &[Vec<usize>]) -> Result<Plan, String> {
         for &p in &positions {
             others.remove(p);
         }
-        let needed: BTreeSet<char> = others
-            .iter()
-            .flatten()
-            .chain(&s.output)
-            .copied()
-            .collect();
+        let needed: BTreeSet<char> = others.iter().flatten().chain(&s.output).copied().collect();
         let removed: Vec<char> = taken.difference(&needed).copied().collect();
         let ins: Vec<Vec<char>> = positions.iter().map(|&p| labels.remove(p)).collect();
         let in_dims: Vec<Vec<usize>> = positions.iter().map(|&p| dims.remove(p)).collect();
@@ -615,7 +609,12 @@ fn contraction(
 }
 
 /// `sum_uniques`: one sum over the labels only this operand has.
-fn sum_uniques(steps: &mut Vec<Step>, names: &mut Vec<char>, dims: &mut Vec<usize>, uniques: &[char]) {
+fn sum_uniques(
+    steps: &mut Vec<Step>,
+    names: &mut Vec<char>,
+    dims: &mut Vec<usize>,
+    uniques: &[char],
+) {
     if uniques.is_empty() {
         return;
     }

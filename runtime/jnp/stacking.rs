@@ -34,7 +34,8 @@ pub fn roll<A: AsArray>(x: A, shift: isize, axis: isize) -> A::Array {
             let from = &data[o * n * inner..(o + 1) * n * inner];
             for i in 0..n {
                 let j = (i + k) % n;
-                block[j * inner..(j + 1) * inner].copy_from_slice(&from[i * inner..(i + 1) * inner]);
+                block[j * inner..(j + 1) * inner]
+                    .copy_from_slice(&from[i * inner..(i + 1) * inner]);
             }
         }
     }
@@ -100,7 +101,11 @@ where
     let parts = arrays.parts();
     assert!(!parts.is_empty(), "{op}: need at least one array");
     let shapes: Vec<Vec<usize>> = parts.iter().map(|p| shape_of(p.0)).collect();
-    let axis = if op == "hstack" && shapes[0].len() > 1 { 1 } else { 0 };
+    let axis = if op == "hstack" && shapes[0].len() > 1 {
+        1
+    } else {
+        0
+    };
     let rank = shapes[0].len();
     let mut out = shapes[0].clone();
     out[axis] = 0;
@@ -140,7 +145,11 @@ where
 {
     let x = x.as_array();
     let src = <A::Array as ArrayType>::SHAPE;
-    let shape = if src.is_empty() { vec![1] } else { src.to_vec() };
+    let shape = if src.is_empty() {
+        vec![1]
+    } else {
+        src.to_vec()
+    };
     shape::check_result::<Out>("atleast_1d", <ElemOf<A> as Element>::DTYPE, &shape);
     Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
 }

@@ -58,6 +58,10 @@ pub fn iota<T: Element>(shape: &[usize], dimension: usize) -> Vec<T> {
     let strides = shape::strides(shape);
     let size: usize = shape.iter().product();
     (0..size)
-        .map(|o| T::from_value(crate::element::Value::Int((o / strides[dimension] % shape[dimension]) as i128)))
+        .map(|o| {
+            T::from_value(crate::element::Value::Int(
+                (o / strides[dimension] % shape[dimension]) as i128,
+            ))
+        })
         .collect()
 }

@@ -161,12 +161,9 @@ impl Tracer {
                     Aval::scalar(dtype, false),
                 );
                 let zeros = jnp::broadcast_to(&mut self.b, zero, a.shape.clone(), span)?;
-                let kept = self.b.bind1(
-                    &prims::SELECT_N,
-                    Params::None,
-                    vec![mask, zeros, x],
-                    span,
-                )?;
+                let kept =
+                    self.b
+                        .bind1(&prims::SELECT_N, Params::None, vec![mask, zeros, x], span)?;
                 sum(self, kept, summed)
             }
         }
@@ -197,7 +194,8 @@ fn delta(t: &mut Tracer, shape: &[Dim], axes: &[usize], span: Span) -> Result<At
         .collect::<Result<Vec<_>>>()?;
     let mut mask = eyes[0].clone();
     for e in &eyes[1..] {
-        mask = t.b.bind1(&prims::AND, Params::None, vec![mask, e.clone()], span)?;
+        mask =
+            t.b.bind1(&prims::AND, Params::None, vec![mask, e.clone()], span)?;
     }
     if base == shape && axes.iter().copied().eq(0..shape.len()) {
         return Ok(mask);

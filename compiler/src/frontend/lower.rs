@@ -14,13 +14,13 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
+use crate::frontend::lower_manip::{
+    atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad, permute_axes, repeat,
+    roll, squeeze_axis, stack_hv, tile, vector_products,
+};
 use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
-};
-use crate::frontend::lower_manip::{
-    atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, permute_axes, repeat, roll,
-    pad, squeeze_axis, stack_hv, tile, vector_products,
 };
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_ranges::{eye, linspace};

@@ -19,10 +19,9 @@ use crate::prims::{self, Params};
 /// or one integer.
 fn static_list(t: &Tracer, v: &Value, span: Span, what: &str) -> Result<Vec<i128>> {
     match v {
-        Value::List(items) | Value::Tuple(items) => items
-            .iter()
-            .map(|i| t.static_int(i, span, what))
-            .collect(),
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter().map(|i| t.static_int(i, span, what)).collect()
+        }
         v => Ok(vec![t.static_int(v, span, what)?]),
     }
 }
@@ -39,10 +38,18 @@ fn lit(t: &Tracer, x: &Atom, k: usize, span: Span) -> Result<usize> {
 }
 
 fn lits(t: &Tracer, x: &Atom, span: Span) -> Result<Vec<usize>> {
-    (0..t.b.aval(x).rank()).map(|k| lit(t, x, k, span)).collect()
+    (0..t.b.aval(x).rank())
+        .map(|k| lit(t, x, k, span))
+        .collect()
 }
 
-fn broadcast_in_dim(t: &mut Tracer, x: Atom, shape: &[usize], dims: Vec<usize>, span: Span) -> Result<Atom> {
+fn broadcast_in_dim(
+    t: &mut Tracer,
+    x: Atom,
+    shape: &[usize],
+    dims: Vec<usize>,
+    span: Span,
+) -> Result<Atom> {
     t.b.bind1(
         &prims::BROADCAST_IN_DIM,
         Params::BroadcastInDim {
@@ -56,11 +63,23 @@ fn broadcast_in_dim(t: &mut Tracer, x: Atom, shape: &[usize], dims: Vec<usize>, 
 }
 
 fn reshape(t: &mut Tracer, x: Atom, shape: &[usize], span: Span) -> Result<Atom> {
-    jnp::reshape(&mut t.b, x, shape.iter().map(|&n| Dim::Lit(n)).collect(), span)
+    jnp::reshape(
+        &mut t.b,
+        x,
+        shape.iter().map(|&n| Dim::Lit(n)).collect(),
+        span,
+    )
 }
 
 /// `lax.slice_in_dim(x, start, limit, axis=axis)`: explicit unit strides.
-fn slice_in_dim(t: &mut Tracer, x: Atom, start: usize, limit: usize, axis: usize, span: Span) -> Result<Atom> {
+fn slice_in_dim(
+    t: &mut Tracer,
+    x: Atom,
+    start: usize,
+    limit: usize,
+    axis: usize,
+    span: Span,
+) -> Result<Atom> {
     let shape = lits(t, &x, span)?;
     let mut lo = vec![0; shape.len()];
     let mut hi = shape.clone();
@@ -151,7 +170,10 @@ pub(crate) fn permute_axes(t: &mut Tracer, c: Call) -> Result<Value> {
             let mut sorted = perm.clone();
             sorted.sort();
             if sorted != (0..rank).collect::<Vec<_>>() {
-                return call_err(*s, format!("the permutation {perm:?} is not a permutation of the {rank} axes"));
+                return call_err(
+                    *s,
+                    format!("the permutation {perm:?} is not a permutation of the {rank} axes"),
+                );
             }
             perm
         }
@@ -190,7 +212,12 @@ pub(crate) fn repeat(t: &mut Tracer, c: Call) -> Result<Value> {
             x = reshape(t, x, &[size], c.span)?;
             0
         }
-        v => jnp::axis(&t.b, &x, t.static_int(v, c.args[2].1, "the axis")?, c.args[2].1)?,
+        v => jnp::axis(
+            &t.b,
+            &x,
+            t.static_int(v, c.args[2].1, "the axis")?,
+            c.args[2].1,
+        )?,
     };
     let shape = lits(t, &x, c.span)?;
     let mut wide = shape.clone();
@@ -274,7 +301,10 @@ pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
     let Value::Tuple(items) = &c.args[0].0 else {
         return call_err(
             c.args[0].1,
-            format!("`{}` takes a tuple of arrays: `jnp::{}((&a, &b))`", c.name, c.name),
+            format!(
+                "`{}` takes a tuple of arrays: `jnp::{}((&a, &b))`",
+                c.name, c.name
+            ),
         );
     };
     let mut parts = Vec::new();
@@ -380,7 +410,11 @@ pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
         _ => {
             c.want(2)?;
             let (v, s) = &c.args[1];
-            let what = if c.name == "rev" { "dimensions" } else { "the axis" };
+            let what = if c.name == "rev" {
+                "dimensions"
+            } else {
+                "the axis"
+            };
             static_list(t, v, *s, what)?
                 .into_iter()
                 .map(|a| jnp::axis(&t.b, &x, a, *s))
@@ -395,7 +429,12 @@ pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
 fn pad_config(t: &Tracer, v: &Value, span: Span, width: usize) -> Result<Vec<Vec<i64>>> {
     let items = match v {
         Value::List(items) | Value::Tuple(items) => items.clone(),
-        _ => return call_err(span, "the padding is a slice of tuples: `&[(1, 2), (0, 1)]`"),
+        _ => {
+            return call_err(
+                span,
+                "the padding is a slice of tuples: `&[(1, 2), (0, 1)]`",
+            )
+        }
     };
     items
         .iter()

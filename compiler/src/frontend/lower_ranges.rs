@@ -14,7 +14,13 @@ use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
 use jax_dtypes::DType;
 
-fn iota(t: &mut Tracer, dtype: DType, shape: Vec<Dim>, dimension: usize, span: Span) -> Result<Atom> {
+fn iota(
+    t: &mut Tracer,
+    dtype: DType,
+    shape: Vec<Dim>,
+    dimension: usize,
+    span: Span,
+) -> Result<Atom> {
     t.b.bind1(
         &prims::IOTA,
         Params::Iota {
@@ -28,19 +34,27 @@ fn iota(t: &mut Tracer, dtype: DType, shape: Vec<Dim>, dimension: usize, span: S
 }
 
 fn scalar(v: f64, dtype: DType) -> Atom {
-    literal(cast_scalar(Scalar::Float(v), dtype), Aval::scalar(dtype, false))
+    literal(
+        cast_scalar(Scalar::Float(v), dtype),
+        Aval::scalar(dtype, false),
+    )
 }
 
 /// JAX's `lax._eye`: `iota(0) + 0 == iota(1)`, converted to the dtype.
 pub(crate) fn eye_of(t: &mut Tracer, aval: Aval, span: Span) -> Result<Atom> {
     if aval.rank() != 2 {
-        return call_err(span, format!("`eye` makes a matrix; the result type here is {aval}"));
+        return call_err(
+            span,
+            format!("`eye` makes a matrix; the result type here is {aval}"),
+        );
     }
     let rows = iota(t, DType::I32, aval.shape.clone(), 0, span)?;
     let cols = iota(t, DType::I32, aval.shape.clone(), 1, span)?;
     let zero = literal(Scalar::Int(0), Aval::scalar(DType::I32, false));
-    let rows = t.b.bind1(&prims::ADD, Params::None, vec![rows, zero], span)?;
-    let eq = t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
+    let rows =
+        t.b.bind1(&prims::ADD, Params::None, vec![rows, zero], span)?;
+    let eq =
+        t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
     jnp::convert(&mut t.b, eq, aval.dtype, false, span)
 }
 
@@ -67,12 +81,12 @@ pub(crate) fn linspace_of(
 ) -> Result<Atom> {
     let (dtype, n) = match aval.shape.as_slice() {
         [Dim::Lit(n)] if aval.dtype.is_float() => (aval.dtype, *n),
-        _ => {
-            return call_err(
-                span,
-                format!("`linspace` makes a float vector of known length; the result type here is {aval}"),
-            )
-        }
+        _ => return call_err(
+            span,
+            format!(
+                "`linspace` makes a float vector of known length; the result type here is {aval}"
+            ),
+        ),
     };
     let start = jnp::convert(&mut t.b, start, dtype, false, span)?;
     let stop = jnp::convert(&mut t.b, stop, dtype, false, span)?;
@@ -95,16 +109,29 @@ pub(crate) fn linspace_of(
     }
     let div = scalar((n - 1) as f64, dtype);
     // JAX computes the step and does not use it when the end is included.
-    let delta = t.b.bind1(&prims::SUB, Params::None, vec![stop.clone(), start.clone()], span)?;
+    let delta = t.b.bind1(
+        &prims::SUB,
+        Params::None,
+        vec![stop.clone(), start.clone()],
+        span,
+    )?;
     t.b.bind1(&prims::DIV, Params::None, vec![delta, div.clone()], span)?;
     let steps = iota(t, dtype, vec![Dim::Lit(n - 1)], 0, span)?;
-    let s = t.b.bind1(&prims::DIV, Params::None, vec![steps, div], span)?;
+    let s =
+        t.b.bind1(&prims::DIV, Params::None, vec![steps, div], span)?;
     let lo = reshape1(t, start)?;
-    let one_minus = t.b.bind1(&prims::SUB, Params::None, vec![scalar(1.0, dtype), s.clone()], span)?;
-    let left = t.b.bind1(&prims::MUL, Params::None, vec![lo, one_minus], span)?;
+    let one_minus = t.b.bind1(
+        &prims::SUB,
+        Params::None,
+        vec![scalar(1.0, dtype), s.clone()],
+        span,
+    )?;
+    let left =
+        t.b.bind1(&prims::MUL, Params::None, vec![lo, one_minus], span)?;
     let hi = reshape1(t, stop.clone())?;
     let right = t.b.bind1(&prims::MUL, Params::None, vec![hi, s], span)?;
-    let body = t.b.bind1(&prims::ADD, Params::None, vec![left, right], span)?;
+    let body =
+        t.b.bind1(&prims::ADD, Params::None, vec![left, right], span)?;
     let last = jnp::broadcast_to(&mut t.b, stop, vec![Dim::Lit(1)], span)?;
     t.b.bind1(
         &prims::CONCATENATE,

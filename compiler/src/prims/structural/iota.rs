@@ -9,8 +9,7 @@ use quote::quote;
 
 use crate::ir::rust_type;
 use crate::prims::{
-    dim_tokens, tuple, Ad, BDim, Batch, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef,
-    Res,
+    dim_tokens, tuple, Ad, BDim, Batch, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
 };
 
 /// `broadcasted_iota(dtype, shape, dimension)`: element `i` holds its index

@@ -281,7 +281,10 @@ fn rev_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec
     let (Params::Rev { dims: axes }, Some(d)) = (p, dims[0]) else {
         return Err(params_err("rev"));
     };
-    let axes = axes.iter().map(|&a| if a >= d { a + 1 } else { a }).collect();
+    let axes = axes
+        .iter()
+        .map(|&a| if a >= d { a + 1 } else { a })
+        .collect();
     let out = bx.bind(&REV, Params::Rev { dims: axes }, vec![ins[0].clone()])?;
     Ok(vec![(out, Some(d))])
 }
