@@ -1,7 +1,7 @@
 //! Shape functions in `#[jax::jit]` and eagerly against JAX
 //! (tests/fixtures/manip_jit.json, made by tests/fixtures/gen/manip_jit.py):
 //! values exactly (the inputs are multiples of 1/4), and jvp and vjp of
-//! `pad` (both operands), `flip` and `roll`.
+//! `pad` (both operands), `flip`, `roll` and `tile`.
 
 mod common;
 
@@ -139,10 +139,22 @@ case!(
     jnp::roll(&x, -4, 1)
 );
 case!(
-    values,
+    grads,
     tile,
     |x: Array<f32, 2, 3>| -> Array<f32, 4, 3> { jnp::tile(&x, &[2, 1]) },
     jnp::tile(&x, &[2, 1])
+);
+case!(
+    values,
+    tile_longer,
+    |x: Array<f32, 2, 3>| -> Array<f32, 2, 4, 3> { jnp::tile(&x, &[2, 2, 1]) },
+    jnp::tile(&x, &[2, 2, 1])
+);
+case!(
+    values,
+    tile_vmap,
+    |x: Array<f32, 4, 3>| -> Array<f32, 4, 6> { jax::vmap(|r| jnp::tile(&r, &[2]))(x) },
+    jnp::tile(&x, &[1, 2])
 );
 case!(
     values,
@@ -297,6 +309,8 @@ fn values_and_derivatives_match_jax() {
     roll::check();
     roll_negative::check();
     tile::check();
+    tile_longer::check();
+    tile_vmap::check();
     repeat::check();
     repeat_flat::check();
     outer::check();
@@ -318,5 +332,5 @@ fn values_and_derivatives_match_jax() {
 /// Every case of the fixture is checked above.
 #[test]
 fn every_fixture_case_is_written() {
-    assert_eq!(common::cases("manip_jit").len(), 30);
+    assert_eq!(common::cases("manip_jit").len(), 32);
 }

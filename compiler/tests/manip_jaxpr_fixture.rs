@@ -1,9 +1,7 @@
 //! Printed jaxprs of the shape functions against `jax.make_jaxpr` under
 //! `jax.disable_jit()` (tests/fixtures/manip_jit.json, made by
 //! tests/fixtures/gen/manip_jit.py). Checked by value only
-//! (tests/manip_jit.rs): `tile`, which JAX 0.10 binds as a `tile`
-//! primitive; here it is JAX's earlier lowering, a broadcast and a reshape;
-//! `linspace_7`, whose bound -0.7 JAX prints as the float32 value's double
+//! (tests/manip_jit.rs): `linspace_7`, whose bound -0.7 JAX prints as the float32 value's double
 //! digits (`-0.699999988079071:f32[]`).
 
 mod jaxpr_cases;
@@ -20,6 +18,9 @@ const CASES: &[(&str, &str)] = &[
     ("rev_vmap", "fn f(x: Array<f32, 3, 4>) -> Array<f32, 4, 3> { jax::vmap(|r| lax::rev(&r, &[0]), 1)(x) }"),
     ("roll", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 2, 3> { jnp::roll(&x, 1, 1) }"),
     ("roll_negative", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 2, 3> { jnp::roll(&x, -4, 1) }"),
+    ("tile", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 4, 3> { jnp::tile(&x, &[2, 1]) }"),
+    ("tile_longer", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 2, 4, 3> { jnp::tile(&x, &[2, 2, 1]) }"),
+    ("tile_vmap", "fn f(x: Array<f32, 4, 3>) -> Array<f32, 4, 6> { jax::vmap(|r| jnp::tile(&r, &[2]))(x) }"),
     ("repeat", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 4, 3> { jnp::repeat(&x, 2, Some(0)) }"),
     ("repeat_flat", "fn f(x: Array<f32, 2, 3>) -> Array<f32, 12> { jnp::repeat(&x, 2, None) }"),
     ("meshgrid", "fn f(x: Array<f32, 3>, y: Array<f32, 4>) -> (Array<f32, 4, 3>, Array<f32, 4, 3>) { jnp::meshgrid(&x, &y) }"),

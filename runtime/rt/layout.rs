@@ -1,5 +1,5 @@
 //! Kernels that move elements to new places, `pad` and `rev`, on row-major
-//! data (the eager `lax::pad` runs the same `pad`), and `iota`.
+//! data (the eager `lax::pad` runs the same `pad`), `tile`, and `iota`.
 
 use crate::element::Element;
 use crate::shape;
@@ -62,6 +62,22 @@ pub fn iota<T: Element>(shape: &[usize], dimension: usize) -> Vec<T> {
             T::from_value(crate::element::Value::Int(
                 (o / strides[dimension] % shape[dimension]) as i128,
             ))
+        })
+        .collect()
+}
+
+/// `lax.tile`: `x` repeated `reps[k]` times along axis `k` (same rank).
+pub fn tile<T: Element>(x: &[T], src: &[usize], reps: &[usize]) -> Vec<T> {
+    let out: Vec<usize> = src.iter().zip(reps).map(|(n, r)| n * r).collect();
+    let src_strides = shape::strides(src);
+    let out_strides = shape::strides(&out);
+    let size: usize = out.iter().product();
+    (0..size)
+        .map(|o| {
+            let off: usize = (0..src.len())
+                .map(|k| (o / out_strides[k] % out[k]) % src[k] * src_strides[k])
+                .sum();
+            x[off]
         })
         .collect()
 }

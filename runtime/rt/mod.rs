@@ -12,7 +12,7 @@ pub mod pool;
 pub mod random;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
-pub use layout::{iota, pad, rev};
+pub use layout::{iota, pad, rev, tile};
 
 use crate::array::AsArray;
 use crate::element::Element;

@@ -229,31 +229,32 @@ pub(crate) fn repeat(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(reshape(t, b, &out, c.span)?)
 }
 
-/// `jnp::tile(x, reps)`: a broadcast to `(r0, d0, r1, d1, ..)`, then a
-/// reshape to `(r0 d0, r1 d1, ..)` (JAX 0.10 has a `tile` primitive; this
-/// is its earlier lowering, same values).
+/// `jnp::tile(x, reps)`: JAX's `tile` primitive, after leading unit axes
+/// when `reps` is longer than the rank (and leading unit reps when shorter).
 pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let mut x = c.atom(t, 0)?;
-    let reps: Vec<usize> = static_list(t, &c.args[1].0, c.args[1].1, "reps")?
-        .into_iter()
-        .map(|r| r.max(0) as usize)
-        .collect();
-    let mut shape = lits(t, &x, c.span)?;
-    let rank = shape.len().max(reps.len());
-    if shape.len() < rank {
-        let mut s = vec![1; rank - shape.len()];
-        s.extend(&shape);
-        shape = s;
-        x = reshape(t, x, &shape, c.span)?;
+    let mut reps: Vec<usize> = Vec::new();
+    for r in static_list(t, &c.args[1].0, c.args[1].1, "reps")? {
+        match usize::try_from(r) {
+            Ok(r) => reps.push(r),
+            Err(_) => return call_err(c.args[1].1, "reps must not be negative"),
+        }
     }
-    let mut r = vec![1; rank - reps.len()];
-    r.extend(&reps);
-    let wide: Vec<usize> = (0..rank).flat_map(|k| [r[k], shape[k]]).collect();
-    let dims: Vec<usize> = (0..rank).map(|k| 2 * k + 1).collect();
-    let b = broadcast_in_dim(t, x, &wide, dims, c.span)?;
-    let out: Vec<usize> = (0..rank).map(|k| r[k] * shape[k]).collect();
-    traced(reshape(t, b, &out, c.span)?)
+    let shape = lits(t, &x, c.span)?;
+    if reps.len() < shape.len() {
+        let mut r = vec![1; shape.len() - reps.len()];
+        r.extend(&reps);
+        reps = r;
+    }
+    if reps.len() > shape.len() {
+        // `lax.expand_dims`: a broadcast_in_dim to leading unit axes.
+        let lead = reps.len() - shape.len();
+        let mut wide = vec![1; lead];
+        wide.extend(&shape);
+        x = broadcast_in_dim(t, x, &wide, (lead..wide.len()).collect(), c.span)?;
+    }
+    traced(t.b.bind1(&prims::TILE, Params::Tile { reps }, vec![x], c.span)?)
 }
 
 /// `jnp::roll(x, shift, axis)`: the last `shift` elements moved to the

@@ -81,12 +81,14 @@ pub(crate) fn linspace_of(
 ) -> Result<Atom> {
     let (dtype, n) = match aval.shape.as_slice() {
         [Dim::Lit(n)] if aval.dtype.is_float() => (aval.dtype, *n),
-        _ => return call_err(
-            span,
-            format!(
+        _ => {
+            return call_err(
+                span,
+                format!(
                 "`linspace` makes a float vector of known length; the result type here is {aval}"
             ),
-        ),
+            )
+        }
     };
     let start = jnp::convert(&mut t.b, start, dtype, false, span)?;
     let stop = jnp::convert(&mut t.b, stop, dtype, false, span)?;

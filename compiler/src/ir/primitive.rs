@@ -302,6 +302,10 @@ pub enum Params {
     Rev {
         dims: Vec<usize>,
     },
+    /// `tile`: the repetitions along each axis.
+    Tile {
+        reps: Vec<usize>,
+    },
     /// `iota`: the result's dtype and shape, and the axis it counts along.
     Iota {
         dtype: DType,

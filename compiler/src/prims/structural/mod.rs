@@ -71,6 +71,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &PAD,
     &REV,
     &IOTA,
+    &TILE,
 ];
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `pad` (edges and interior filled with a padding value; negative edges
-//! crop) and `rev` (axes reversed), run by runtime kernels. Both are linear:
-//! `pad` in its operand and padding value together, `rev` in its operand.
+//! crop), `rev` (axes reversed) and `tile` (the array repeated), run by
+//! runtime kernels. All are linear: `pad` in its operand and padding value
+//! together, `rev` and `tile` in their operand.
 
 use super::params_err;
 use super::reductions::REDUCE_SUM;
@@ -286,5 +287,102 @@ fn rev_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec
         .map(|&a| if a >= d { a + 1 } else { a })
         .collect();
     let out = bx.bind(&REV, Params::Rev { dims: axes }, vec![ins[0].clone()])?;
+    Ok(vec![(out, Some(d))])
+}
+
+/// `lax.tile(x, reps)`: the array repeated `reps[k]` times along axis `k`.
+pub static TILE: PrimDef = PrimDef {
+    name: "tile",
+    abstract_eval: |ops, p, _| {
+        let Params::Tile { reps } = p else {
+            return Err(params_err("tile"));
+        };
+        let x = &ops[0];
+        if reps.len() != x.rank() {
+            return Err(format!(
+                "reps length must be equal to the ndim of x, got len(reps)={} and x.ndim={}.",
+                reps.len(),
+                x.rank()
+            ));
+        }
+        let mut shape = Vec::new();
+        for (d, r) in x.shape.iter().zip(reps) {
+            let Dim::Lit(n) = d else {
+                return Err("tile of a symbolic dimension is not supported yet".into());
+            };
+            shape.push(Dim::Lit(n * r));
+        }
+        Ok(vec![Aval {
+            dtype: x.dtype,
+            shape,
+            weak: x.weak,
+        }])
+    },
+    print_params: |_, p| match p {
+        Params::Tile { reps } => vec![("reps", tuple(reps))],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: tile_call,
+    }),
+    jvp: same_op_jvp!(TILE),
+    transpose: Some(tile_transpose as TransposeRule),
+    batch: Some(tile_batch),
+    work: 1,
+    ..PrimDef::BASE
+};
+
+fn tile_call(a: KernelArgs<'_>) -> TokenStream {
+    let Params::Tile { reps } = a.params else {
+        unreachable!("{}", params_err("tile"))
+    };
+    let ty = rust_type(a.out_aval.dtype);
+    let shape: Vec<TokenStream> = a.avals[0].shape.iter().map(dim_tokens).collect();
+    let x = (a.bind)(0, Bind::Buffer);
+    quote!(::jax::__rt::tile::<#ty>(&#x[..], &[#(#shape),*], &[#(#reps),*]))
+}
+
+/// JAX's `_tile_transpose_rule`: the cotangent as `(r0, d0, r1, d1, ..)`,
+/// summed over the repetitions.
+fn tile_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ir::rules::single_ct(cts);
+    let Params::Tile { reps } = p else {
+        unreachable!()
+    };
+    let new_sizes: Vec<Dim> = reps
+        .iter()
+        .zip(&avals[0].shape)
+        .flat_map(|(&r, d)| [Dim::Lit(r), d.clone()])
+        .collect();
+    let wide = ad.bind(
+        &super::views::RESHAPE,
+        Params::Reshape { new_sizes },
+        vec![ct],
+    )?;
+    let axes = (0..reps.len()).map(|k| 2 * k).collect();
+    Ok(vec![Some(ad.bind(
+        &REDUCE_SUM,
+        Params::Axes(axes, 0),
+        vec![wide],
+    )?)])
+}
+
+/// JAX's `_tile_batch_rule`: one repetition along the batch axis.
+fn tile_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let (Params::Tile { reps }, Some(d)) = (p, dims[0]) else {
+        return Err(params_err("tile"));
+    };
+    let mut reps = reps.clone();
+    reps.insert(d, 1);
+    let out = bx.bind(&TILE, Params::Tile { reps }, vec![ins[0].clone()])?;
     Ok(vec![(out, Some(d))])
 }
