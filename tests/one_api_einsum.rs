@@ -331,3 +331,78 @@ fn eye_and_linspace_agree() {
     let e = Array::<f32, 6>::linspace(-1.0, 0.3);
     assert_eq!(array_linspace().to_vec(), e.to_vec());
 }
+
+mod random_inputs {
+    //! The same comparisons on random inputs: data movement bit for bit,
+    //! contractions within a few ulps (the same kernels; sums may group
+    //! differently).
+    use super::*;
+    use proptest::prelude::*;
+
+    #[jax::jit]
+    fn contractions(
+        a: Array<f32, 3, 4>,
+        b: Array<f32, 4, 5>,
+        c: Array<f32, 5, 3>,
+    ) -> (Array<f32, 3, 3>, Array<f32, 4>, Array<f32>) {
+        (
+            jnp::einsum("ij,jk,kl->il", (&a, &b, &c)),
+            jnp::einsum("ij,jk,ki->j", (&a, &b, &c)),
+            jnp::einsum("ij,jk,ki->", (&a, &b, &c)),
+        )
+    }
+
+    #[jax::jit]
+    fn moves(
+        x: Array<f32, 3, 4>,
+    ) -> (
+        Array<f32, 6, 6>,
+        Array<f32, 3, 4>,
+        Array<f32, 6, 8>,
+        Array<f32, 3, 4>,
+    ) {
+        (
+            lax::pad(&x, 0.5, &[(1, 2, 0), (-1, 0, 1)]),
+            jnp::flip(&x, 0),
+            jnp::tile(&x, &[2, 2]),
+            jnp::roll(&x, 3, 1),
+        )
+    }
+
+    fn close(what: &str, jit: &[f32], eager: &[f32]) {
+        for (i, (j, e)) in jit.iter().zip(eager).enumerate() {
+            let tol = 1e-5 * e.abs().max(1.0);
+            assert!((j - e).abs() <= tol, "{what}[{i}]: jit {j} vs eager {e}");
+        }
+    }
+
+    fn array<const M: usize, const N: usize>() -> impl Strategy<Value = Array<f32, M, N>> {
+        prop::collection::vec(-10.0f32..10.0, M * N).prop_map(Array::from_data)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn einsum_jit_equals_eager(a in array::<3, 4>(), b in array::<4, 5>(), c in array::<5, 3>()) {
+            let (chain, diag, total) = contractions(a.clone(), b.clone(), c.clone());
+            let e: Array<f32, 3, 3> = jnp::einsum("ij,jk,kl->il", (&a, &b, &c));
+            close("chain", chain.data(), e.data());
+            let e: Array<f32, 4> = jnp::einsum("ij,jk,ki->j", (&a, &b, &c));
+            close("diag", diag.data(), e.data());
+            let e: Array<f32> = jnp::einsum("ij,jk,ki->", (&a, &b, &c));
+            close("total", total.data(), e.data());
+        }
+
+        #[test]
+        fn moves_jit_equal_eager(x in array::<3, 4>()) {
+            let (p, f, t, r) = moves(x.clone());
+            let e: Array<f32, 6, 6> = lax::pad(&x, 0.5, &[(1, 2, 0), (-1, 0, 1)]);
+            prop_assert_eq!(p.to_vec(), e.to_vec());
+            prop_assert_eq!(f.to_vec(), jnp::flip(&x, 0).to_vec());
+            let e: Array<f32, 6, 8> = jnp::tile(&x, &[2, 2]);
+            prop_assert_eq!(t.to_vec(), e.to_vec());
+            prop_assert_eq!(r.to_vec(), jnp::roll(&x, 3, 1).to_vec());
+        }
+    }
+}
