@@ -492,16 +492,8 @@ impl<T: Float, const N: usize> Array<T, N> {
     /// assert_eq!(x.to_vec(), [0.0, 0.5, 1.0]);
     /// ```
     pub fn linspace(start: T, stop: T) -> Self {
-        let (a, b) = (start.to_f64(), stop.to_f64());
-        let div = N.saturating_sub(1).max(1) as f64;
-        let step = (b - a) / div;
-        Self::from_fn(|i| {
-            if N > 1 && i == N - 1 {
-                stop
-            } else {
-                T::from_f64(a + step * i as f64)
-            }
-        })
+        // As JAX computes it, so eager and jitted values agree.
+        crate::jnp::linspace(start, stop)
     }
 }
 

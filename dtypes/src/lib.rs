@@ -19,6 +19,8 @@
 
 #![warn(missing_docs)]
 
+pub mod einsum;
+
 /// An element type, named as in JAX.
 ///
 /// ```

@@ -4,12 +4,16 @@
 //! [`AsArray`](crate::AsArray)) and works the same eagerly and inside
 //! `#[jax::jit]`.
 
+mod einsum;
 mod elementwise;
 mod linalg;
 mod manip;
 mod reduce;
+mod stacking;
 
+pub use einsum::*;
 pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;
 pub use reduce::*;
+pub use stacking::*;

@@ -353,27 +353,7 @@ where
         .collect();
     shape::check_result::<Out>("pad", <ElemOf<A> as Element>::DTYPE, &out);
     let x = x.as_array();
-    let data = x.data();
-    let src_strides = shape::strides(src);
-    let out_strides = shape::strides(&out);
-    let size: usize = out.iter().product();
-    let result = (0..size)
-        .map(|o| {
-            let mut off = 0;
-            let mut rem = o;
-            for k in 0..src.len() {
-                let i = (rem / out_strides[k]) as i64;
-                rem %= out_strides[k];
-                let (lo, _, interior) = padding_config[k];
-                let j = i - lo;
-                if j < 0 || j % (interior + 1) != 0 || j / (interior + 1) >= src[k] as i64 {
-                    return padding_value;
-                }
-                off += (j / (interior + 1)) as usize * src_strides[k];
-            }
-            data[off]
-        })
-        .collect();
+    let result = crate::__rt::pad(x.data(), src, padding_config, padding_value);
     Out::from_data(result).set_weak(x.is_weak())
 }
 

@@ -5,6 +5,7 @@
 pub mod debug;
 pub mod identity;
 pub mod kernels;
+pub mod layout;
 pub mod ops;
 pub mod par;
 pub mod pool;
@@ -12,6 +13,7 @@ pub mod random;
 pub mod windows;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
+pub use layout::{iota, pad, rev, tile};
 
 use crate::array::AsArray;
 use crate::element::Element;

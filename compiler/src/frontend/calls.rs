@@ -38,6 +38,10 @@ impl Tracer {
                 "only functions of jnp:: and lax:: can be called in #[jax::jit]",
             );
         };
+        // An optional argument (`repeat(x, 2, Some(0))`): the value itself.
+        if p.path.is_ident("Some") && c.args.len() == 1 {
+            return self.expr(&c.args[0]);
+        }
         if let Some(id) = p.path.get_ident() {
             if let Some(Value::Pullback(pb)) = self.lookup(&id.to_string()).cloned() {
                 let args = self.args(&c.args)?;
@@ -115,6 +119,10 @@ impl Tracer {
             },
             _ => hint,
         };
+        // Its subscripts are a string literal, read before the operands.
+        if module == Module::Jnp && name == "einsum" {
+            return self.einsum(c);
+        }
         let args = self.args(&c.args)?;
         self.op(module, name, args, hint, span)
     }
@@ -282,6 +290,7 @@ impl Tracer {
         }
         let name = segs[n - 1].ident.to_string();
         let fill = match (name.as_str(), c.args.len()) {
+            ("eye", 0) | ("linspace", 2) => None,
             ("zeros", 0) => Some(Value::Static(Scalar::Int(0))),
             ("ones", 0) => Some(Value::Static(Scalar::Int(1))),
             ("full", 1) => Some(self.expr(&c.args[0])?),
@@ -300,6 +309,20 @@ impl Tracer {
         else {
             return Ok(None);
         };
+        // `eye()` and `linspace(start, stop)`, as JAX builds them.
+        if name == "eye" {
+            let out = crate::frontend::lower_ranges::eye_of(self, aval, c.span())?;
+            return Ok(Some(Value::Traced(out)));
+        }
+        if name == "linspace" {
+            let start = self.expr(&c.args[0])?;
+            let start = self.atom(start, c.args[0].span())?;
+            let stop = self.expr(&c.args[1])?;
+            let stop = self.atom(stop, c.args[1].span())?;
+            let out =
+                crate::frontend::lower_ranges::linspace_of(self, aval, start, stop, c.span())?;
+            return Ok(Some(Value::Traced(out)));
+        }
         let Some(fill) = fill else {
             let Some(n) = aval.shape.iter().try_fold(1usize, |acc, d| match d {
                 crate::ir::Dim::Lit(n) => Some(acc * n),

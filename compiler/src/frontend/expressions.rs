@@ -22,7 +22,11 @@ impl Tracer {
         let hint = self.hint.take();
         match e {
             syn::Expr::Lit(l) => self.lit(&l.lit),
-            syn::Expr::Group(g) => self.expr(&g.expr),
+            // A `macro_rules!` fragment: its value and the type hint pass through.
+            syn::Expr::Group(g) => {
+                self.hint = hint;
+                self.expr(&g.expr)
+            }
             syn::Expr::Block(b) => self.block(&b.block),
             syn::Expr::Path(p) => self.path(p),
             syn::Expr::Tuple(t) => Ok(Value::Tuple(
@@ -178,6 +182,10 @@ impl Tracer {
 
     fn path(&mut self, p: &syn::ExprPath) -> Result<Value> {
         if let Some(id) = p.path.get_ident() {
+            // An absent optional argument (`repeat(x, 2, None)`).
+            if id == "None" && self.lookup("None").is_none() {
+                return Ok(Value::Unit);
+            }
             if let Some(v) = self.lookup(&id.to_string()) {
                 if matches!(v, Value::Poison) {
                     return Err(poisoned());

@@ -14,11 +14,16 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
+use crate::frontend::lower_manip::{
+    atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad, permute_axes, repeat,
+    roll, squeeze_axis, stack_hv, tile, vector_products,
+};
 use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
 };
 use crate::frontend::lower_random::sample;
+use crate::frontend::lower_ranges::{eye, linspace};
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
 };
@@ -54,6 +59,8 @@ use Lowering::{Binary, By, Inexact, Reduce, SameType};
 const ANY: &[Module] = &[Module::Jnp, Module::Lax, Module::Method];
 /// `lax::` only.
 const LAX: &[Module] = &[Module::Lax];
+/// `jnp::` only.
+const JNP: &[Module] = &[Module::Jnp];
 /// `jnp::` and methods, which follow NumPy.
 const NUMPY: &[Module] = &[Module::Jnp, Module::Method];
 
@@ -167,9 +174,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     ),
     (&["array", "asarray"], ANY, By(array_value)),
     (
-        &[
-            "arange", "linspace", "zeros", "ones", "full", "empty", "eye",
-        ],
+        &["arange", "zeros", "ones", "full", "empty"],
         ANY,
         By(shape_from_value),
     ),
@@ -186,6 +191,29 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         LAX,
         By(crate::frontend::lower_dynamic::windows),
     ),
+    // Shape manipulation and small products (lower_manip.rs).
+    (&["outer"], NUMPY, By(outer)),
+    (&["vdot", "inner"], NUMPY, By(vector_products)),
+    (&["batch_matmul"], ANY, By(vector_products)),
+    (
+        &["swapaxes", "moveaxis", "transpose_axes"],
+        NUMPY,
+        By(permute_axes),
+    ),
+    (&["squeeze_axis"], NUMPY, By(squeeze_axis)),
+    (&["repeat"], NUMPY, By(repeat)),
+    (&["tile"], NUMPY, By(tile)),
+    (&["roll"], NUMPY, By(roll)),
+    (&["vstack", "hstack"], JNP, By(stack_hv)),
+    (&["atleast_1d"], JNP, By(atleast_1d)),
+    (&["meshgrid"], JNP, By(meshgrid)),
+    (&["slice"], LAX, By(lax_slice)),
+    (&["broadcast_in_dim"], LAX, By(lax_broadcast_in_dim)),
+    (&["flip", "flip_all"], NUMPY, By(flip)),
+    (&["rev"], LAX, By(flip)),
+    (&["pad"], &[Module::Jnp, Module::Lax], By(pad)),
+    (&["eye"], JNP, By(eye)),
+    (&["linspace"], JNP, By(linspace)),
 ];
 
 impl Tracer {
@@ -210,7 +238,7 @@ impl Tracer {
         if module == Module::Random {
             return sample(self, call);
         }
-        if call.args.is_empty() {
+        if call.args.is_empty() && !(module == Module::Jnp && name == "eye") {
             if matches!(name, "zeros" | "ones" | "full" | "empty") {
                 return call_err(
                     span,

@@ -16,6 +16,7 @@
 pub(crate) mod callables;
 pub(crate) mod calls;
 pub(crate) mod compose;
+pub(crate) mod einsum;
 pub(crate) mod expressions;
 pub(crate) mod index;
 pub(crate) mod jnp;
@@ -24,8 +25,10 @@ pub(crate) mod lower;
 pub(crate) mod lower_call;
 pub(crate) mod lower_create;
 pub(crate) mod lower_dynamic;
+pub(crate) mod lower_manip;
 pub(crate) mod lower_math;
 pub(crate) mod lower_random;
+pub(crate) mod lower_ranges;
 pub(crate) mod lower_shape;
 pub(crate) mod macros;
 pub(crate) mod module;

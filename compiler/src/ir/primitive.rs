@@ -291,6 +291,27 @@ pub enum Params {
         rhs_batch: Vec<usize>,
         preferred: DType,
     },
+    /// `pad`: `(lo, hi, interior)` per axis, and the axes whose edges JAX
+    /// holds as NumPy integers (bit `k` for axis `k`: `jnp.pad` computes
+    /// them with NumPy).
+    Pad {
+        config: Vec<(i64, i64, i64)>,
+        np_ints: u32,
+    },
+    /// `rev`: the reversed axes.
+    Rev {
+        dims: Vec<usize>,
+    },
+    /// `tile`: the repetitions along each axis.
+    Tile {
+        reps: Vec<usize>,
+    },
+    /// `iota`: the result's dtype and shape, and the axis it counts along.
+    Iota {
+        dtype: DType,
+        shape: Shape,
+        dimension: usize,
+    },
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

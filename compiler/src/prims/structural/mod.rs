@@ -30,12 +30,16 @@ macro_rules! same_op_jvp {
 mod assemble;
 mod dot;
 mod dynamic;
+mod iota;
+mod pad;
 mod reductions;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
 pub use dynamic::*;
+pub use iota::*;
+pub use pad::*;
 pub use reductions::*;
 pub use views::*;
 
@@ -67,6 +71,10 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &SCATTER_MIN,
     &SCATTER_MAX,
     &DYNAMIC_UPDATE_SLICE,
+    &PAD,
+    &REV,
+    &IOTA,
+    &TILE,
 ];
 
 #[cfg(test)]

@@ -1,0 +1,157 @@
+//! `eye` and `linspace`, as JAX builds them from `iota`: written
+//! `jnp::eye()` / `jnp::linspace(start, stop)` with the result type from
+//! the context, or `Array::<f32, 3, 3>::eye()` /
+//! `Array::<f32, 5>::linspace(start, stop)`.
+
+use proc_macro2::Span;
+
+use crate::frontend::jnp;
+use crate::frontend::lower_call::{call_err, Call};
+use crate::frontend::tracer::Tracer;
+use crate::frontend::value::Value;
+use crate::ir::builder::{literal, Result};
+use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
+use crate::prims::{self, Params};
+use jax_dtypes::DType;
+
+fn iota(
+    t: &mut Tracer,
+    dtype: DType,
+    shape: Vec<Dim>,
+    dimension: usize,
+    span: Span,
+) -> Result<Atom> {
+    t.b.bind1(
+        &prims::IOTA,
+        Params::Iota {
+            dtype,
+            shape,
+            dimension,
+        },
+        vec![],
+        span,
+    )
+}
+
+fn scalar(v: f64, dtype: DType) -> Atom {
+    literal(
+        cast_scalar(Scalar::Float(v), dtype),
+        Aval::scalar(dtype, false),
+    )
+}
+
+/// JAX's `lax._eye`: `iota(0) + 0 == iota(1)`, converted to the dtype.
+pub(crate) fn eye_of(t: &mut Tracer, aval: Aval, span: Span) -> Result<Atom> {
+    if aval.rank() != 2 {
+        return call_err(
+            span,
+            format!("`eye` makes a matrix; the result type here is {aval}"),
+        );
+    }
+    let rows = iota(t, DType::I32, aval.shape.clone(), 0, span)?;
+    let cols = iota(t, DType::I32, aval.shape.clone(), 1, span)?;
+    let zero = literal(Scalar::Int(0), Aval::scalar(DType::I32, false));
+    let rows =
+        t.b.bind1(&prims::ADD, Params::None, vec![rows, zero], span)?;
+    let eq =
+        t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
+    jnp::convert(&mut t.b, eq, aval.dtype, false, span)
+}
+
+/// `jnp::eye()`: the identity of the written result type.
+pub(crate) fn eye(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(0)?;
+    let Some(aval) = c.hint.as_ref().and_then(|h| h.aval()) else {
+        return call_err(
+            c.span,
+            "`eye` takes its shape and dtype from the context: annotate it (`let i: Array<f32, 3, 3> = jnp::eye();`)",
+        );
+    };
+    Ok(Value::Traced(eye_of(t, aval, c.span)?))
+}
+
+/// JAX's `jnp.linspace(start, stop, num)` (endpoint included):
+/// `start * (1 - s) + stop * s` with `s = iota / (num - 1)`, then `stop`.
+pub(crate) fn linspace_of(
+    t: &mut Tracer,
+    aval: Aval,
+    start: Atom,
+    stop: Atom,
+    span: Span,
+) -> Result<Atom> {
+    let (dtype, n) = match aval.shape.as_slice() {
+        [Dim::Lit(n)] if aval.dtype.is_float() => (aval.dtype, *n),
+        _ => {
+            return call_err(
+                span,
+                format!(
+                "`linspace` makes a float vector of known length; the result type here is {aval}"
+            ),
+            )
+        }
+    };
+    let start = jnp::convert(&mut t.b, start, dtype, false, span)?;
+    let stop = jnp::convert(&mut t.b, stop, dtype, false, span)?;
+    let reshape1 = |t: &mut Tracer, x: Atom| {
+        t.b.bind1(
+            &prims::RESHAPE,
+            Params::Reshape {
+                new_sizes: vec![Dim::Lit(1)],
+            },
+            vec![x],
+            span,
+        )
+    };
+    if n <= 1 {
+        return if n == 1 {
+            reshape1(t, start)
+        } else {
+            call_err(span, "`linspace` of zero elements is not supported")
+        };
+    }
+    let div = scalar((n - 1) as f64, dtype);
+    // JAX computes the step and does not use it when the end is included.
+    let delta = t.b.bind1(
+        &prims::SUB,
+        Params::None,
+        vec![stop.clone(), start.clone()],
+        span,
+    )?;
+    t.b.bind1(&prims::DIV, Params::None, vec![delta, div.clone()], span)?;
+    let steps = iota(t, dtype, vec![Dim::Lit(n - 1)], 0, span)?;
+    let s =
+        t.b.bind1(&prims::DIV, Params::None, vec![steps, div], span)?;
+    let lo = reshape1(t, start)?;
+    let one_minus = t.b.bind1(
+        &prims::SUB,
+        Params::None,
+        vec![scalar(1.0, dtype), s.clone()],
+        span,
+    )?;
+    let left =
+        t.b.bind1(&prims::MUL, Params::None, vec![lo, one_minus], span)?;
+    let hi = reshape1(t, stop.clone())?;
+    let right = t.b.bind1(&prims::MUL, Params::None, vec![hi, s], span)?;
+    let body =
+        t.b.bind1(&prims::ADD, Params::None, vec![left, right], span)?;
+    let last = jnp::broadcast_to(&mut t.b, stop, vec![Dim::Lit(1)], span)?;
+    t.b.bind1(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim: 0 },
+        vec![body, last],
+        span,
+    )
+}
+
+/// `jnp::linspace(start, stop)`: the length and dtype of the written result type.
+pub(crate) fn linspace(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let Some(aval) = c.hint.as_ref().and_then(|h| h.aval()) else {
+        return call_err(
+            c.span,
+            "`linspace` takes its length and dtype from the context: annotate it (`let x: Array<f32, 5> = jnp::linspace(0.0, 1.0);`)",
+        );
+    };
+    let (start, stop) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    Ok(Value::Traced(linspace_of(t, aval, start, stop, c.span)?))
+}

@@ -1,0 +1,290 @@
+//! `roll`, `vstack`, `hstack`, `atleast_1d`, `meshgrid` and `pad`, as NumPy and
+//! JAX define them; each works the same inside `#[jax::jit]`.
+
+use crate::array::{Array, ArrayType, AsArray, NONE};
+use crate::element::Element;
+use crate::jnp::ArrayList;
+use crate::shape;
+
+/// The element type of an array argument.
+type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// Rolls the elements along `axis` by `shift` (`jnp.roll(x, shift, axis)`):
+/// element `i` moves to `(i + shift) mod n`; a negative shift rolls the
+/// other way.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2, 3>::from([[0, 1, 2], [3, 4, 5]]);
+/// let y = jnp::roll(&x, 1, 1);
+/// assert_eq!(y.to_vec(), [2, 0, 1, 5, 3, 4]);
+/// ```
+#[track_caller]
+pub fn roll<A: AsArray>(x: A, shift: isize, axis: isize) -> A::Array {
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let a = shape::normalize_axis("roll", axis, src.len());
+    let n = src[a];
+    let inner: usize = src[a + 1..].iter().product();
+    let data = x.data();
+    let mut out = data.to_vec();
+    if n > 0 && inner > 0 {
+        let k = shift.rem_euclid(n as isize) as usize;
+        for (o, block) in out.chunks_exact_mut(n * inner).enumerate() {
+            let from = &data[o * n * inner..(o + 1) * n * inner];
+            for i in 0..n {
+                let j = (i + k) % n;
+                block[j * inner..(j + 1) * inner]
+                    .copy_from_slice(&from[i * inner..(i + 1) * inner]);
+            }
+        }
+    }
+    A::Array::from_data(out).set_weak(x.is_weak())
+}
+
+/// Stacks arrays as rows (`jnp.vstack`): vectors of length `n` become
+/// `1 x n` rows, then everything is joined along axis 0. The result type is
+/// the caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+/// let b = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+/// let m: Array<f32, 2, 3> = jnp::vstack((&a, &b));
+/// assert_eq!(m.to_vec(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+/// ```
+#[track_caller]
+pub fn vstack<Out, L>(arrays: L) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    join("vstack", arrays, |s| match s.len() {
+        0 => vec![1, 1],
+        1 => vec![1, s[0]],
+        _ => s.to_vec(),
+    })
+}
+
+/// Stacks arrays side by side (`jnp.hstack`): along axis 1, or along axis 0
+/// for vectors (scalars become one-element vectors). The result type is the
+/// caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2>::from([1, 2]);
+/// let b = Array::<i32, 3>::from([3, 4, 5]);
+/// let v: Array<i32, 5> = jnp::hstack((&a, &b));
+/// assert_eq!(v.to_vec(), [1, 2, 3, 4, 5]);
+/// ```
+#[track_caller]
+pub fn hstack<Out, L>(arrays: L) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    join("hstack", arrays, |s| {
+        if s.is_empty() {
+            vec![1]
+        } else {
+            s.to_vec()
+        }
+    })
+}
+
+#[track_caller]
+fn join<Out, L>(op: &str, arrays: L, shape_of: impl Fn(&[usize]) -> Vec<usize>) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    let parts = arrays.parts();
+    assert!(!parts.is_empty(), "{op}: need at least one array");
+    let shapes: Vec<Vec<usize>> = parts.iter().map(|p| shape_of(p.0)).collect();
+    let axis = if op == "hstack" && shapes[0].len() > 1 {
+        1
+    } else {
+        0
+    };
+    let rank = shapes[0].len();
+    let mut out = shapes[0].clone();
+    out[axis] = 0;
+    for s in &shapes {
+        assert!(
+            s.len() == rank && (0..rank).all(|k| k == axis || s[k] == shapes[0][k]),
+            "{op}: the arrays' shapes {:?} and {s:?} differ off axis {axis}",
+            shapes[0]
+        );
+        out[axis] += s[axis];
+    }
+    let raw: Vec<(&[usize], &[L::Elem])> = shapes
+        .iter()
+        .zip(&parts)
+        .map(|(s, p)| (s.as_slice(), p.1))
+        .collect();
+    let data = crate::jnp::concatenate_raw(&raw, axis);
+    shape::check_result::<Out>(op, <L::Elem as Element>::DTYPE, &out);
+    Out::from_data(data).set_weak(parts.iter().all(|p| p.2))
+}
+
+/// The array with at least one axis (`jnp.atleast_1d`): a scalar becomes a
+/// one-element vector, other arrays are unchanged. The result type is the
+/// caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let s = Array::<f32>::from(2.5);
+/// let v: Array<f32, 1> = jnp::atleast_1d(&s);
+/// assert_eq!(v.to_vec(), [2.5]);
+/// ```
+#[track_caller]
+pub fn atleast_1d<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let x = x.as_array();
+    let src = <A::Array as ArrayType>::SHAPE;
+    let shape = if src.is_empty() {
+        vec![1]
+    } else {
+        src.to_vec()
+    };
+    shape::check_result::<Out>("atleast_1d", <ElemOf<A> as Element>::DTYPE, &shape);
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+}
+
+/// Coordinate grids of two vectors (`jnp.meshgrid(x, y)`, NumPy's default
+/// `indexing='xy'`): `(X, Y)`, both `len(y) x len(x)`, `X[i, j] = x[j]`
+/// and `Y[i, j] = y[i]`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 3>::from([1, 2, 3]);
+/// let y = Array::<i32, 2>::from([10, 20]);
+/// let (gx, gy) = jnp::meshgrid(&x, &y);
+/// assert_eq!(gx.to_vec(), [1, 2, 3, 1, 2, 3]);
+/// assert_eq!(gy.to_vec(), [10, 10, 10, 20, 20, 20]);
+/// ```
+pub fn meshgrid<T: Element, const M: usize, const N: usize>(
+    x: impl AsArray<Array = Array<T, M>>,
+    y: impl AsArray<Array = Array<T, N>>,
+) -> (Array<T, N, M>, Array<T, N, M>) {
+    const {
+        if M == NONE || N == NONE {
+            panic!("meshgrid: operands must be 1-D");
+        }
+    }
+    let (x, y) = (x.as_array(), y.as_array());
+    let (xd, yd) = (x.data(), y.data());
+    let gx: Vec<T> = (0..N).flat_map(|_| xd.iter().copied()).collect();
+    let gy: Vec<T> = yd.iter().flat_map(|&v| std::iter::repeat_n(v, M)).collect();
+    (
+        Array::from_data(gx).set_weak(x.is_weak()),
+        Array::from_data(gy).set_weak(y.is_weak()),
+    )
+}
+
+/// Pads with zeros (`jnp.pad(x, pad_width)`, NumPy's default constant
+/// mode): `pad_width[k] = (before, after)` elements on axis `k`. The result
+/// type is the caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 2>::from([1, 2]);
+/// let y: Array<i32, 5> = jnp::pad(&x, &[(1, 2)]);
+/// assert_eq!(y.to_vec(), [0, 1, 2, 0, 0]);
+/// ```
+#[track_caller]
+pub fn pad<Out, A>(x: A, pad_width: &[(usize, usize)]) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let src = <A::Array as ArrayType>::SHAPE;
+    assert!(
+        pad_width.len() == src.len(),
+        "pad: pad_width has {} entries for an array of dimension {}",
+        pad_width.len(),
+        src.len()
+    );
+    let config: Vec<(i64, i64, i64)> = pad_width
+        .iter()
+        .map(|&(lo, hi)| (lo as i64, hi as i64, 0))
+        .collect();
+    let out: Vec<usize> = src
+        .iter()
+        .zip(pad_width)
+        .map(|(n, (lo, hi))| n + lo + hi)
+        .collect();
+    shape::check_result::<Out>("pad", <ElemOf<A> as Element>::DTYPE, &out);
+    let x = x.as_array();
+    let zero = <ElemOf<A> as Element>::ZERO;
+    Out::from_data(crate::__rt::pad(x.data(), src, &config, zero)).set_weak(x.is_weak())
+}
+
+/// The identity matrix of the result type (`jnp.eye`): ones where the row
+/// and column indices are equal.
+///
+/// ```
+/// use jax::prelude::*;
+/// let i: Array<f32, 2, 3> = jnp::eye();
+/// assert_eq!(i.to_vec(), [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+/// ```
+pub fn eye<Out: ArrayType>() -> Out {
+    const {
+        if Out::SHAPE.len() != 2 {
+            panic!("eye: the result type must be a matrix");
+        }
+    }
+    let cols = Out::SHAPE[1];
+    Out::from_data(
+        (0..Out::SIZE)
+            .map(|i| {
+                let v = (i / cols == i % cols) as i128;
+                <Out::Elem as Element>::from_value(crate::element::Value::Int(v))
+            })
+            .collect(),
+    )
+}
+
+/// Evenly spaced values from `start` to `stop`, both included, as many as
+/// the result type holds (`jnp.linspace(start, stop, num)`), computed as
+/// JAX does in the element type: `start * (1 - s) + stop * s` with
+/// `s = i * (1 / (num - 1))`, and `stop` itself last.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x: Array<f32, 5> = jnp::linspace(0.0, 1.0);
+/// assert_eq!(x.to_vec(), [0.0, 0.25, 0.5, 0.75, 1.0]);
+/// ```
+pub fn linspace<Out: ArrayType>(start: Out::Elem, stop: Out::Elem) -> Out
+where
+    Out::Elem: crate::element::Float,
+{
+    const {
+        if Out::SHAPE.len() != 1 {
+            panic!("linspace: the result type must be a vector");
+        }
+    }
+    let n = Out::SIZE;
+    // Each operation rounded to the element type, as XLA computes it.
+    let r = |v: f64| <Out::Elem as Element>::from_f64(v).to_f64();
+    let (a, b) = (start.to_f64(), stop.to_f64());
+    let div = n.saturating_sub(1) as f64;
+    let data = (0..n)
+        .map(|i| {
+            if i + 1 == n && n > 1 {
+                return stop;
+            }
+            if n == 1 {
+                return start;
+            }
+            // XLA divides by a constant as a product with its reciprocal.
+            let s = r(i as f64 * r(1.0 / div));
+            let v = r(r(a * r(1.0 - s)) + r(b * s));
+            <Out::Elem as Element>::from_f64(v)
+        })
+        .collect();
+    Out::from_data(data)
+}

@@ -1,0 +1,83 @@
+//! Kernels that move elements to new places, `pad` and `rev`, on row-major
+//! data (the eager `lax::pad` runs the same `pad`), `tile`, and `iota`.
+
+use crate::element::Element;
+use crate::shape;
+
+/// `lax.pad`: per axis `(lo, hi, interior)` elements of `value` before,
+/// after and between the elements of `x` (negative edges crop).
+pub fn pad<T: Element>(x: &[T], src: &[usize], config: &[(i64, i64, i64)], value: T) -> Vec<T> {
+    let out: Vec<usize> = src
+        .iter()
+        .zip(config)
+        .map(|(&n, &(lo, hi, interior))| {
+            let n = n as i64;
+            (lo + hi + n + (n - 1).max(0) * interior).max(0) as usize
+        })
+        .collect();
+    let src_strides = shape::strides(src);
+    let out_strides = shape::strides(&out);
+    let size: usize = out.iter().product();
+    (0..size)
+        .map(|o| {
+            let mut off = 0;
+            let mut rem = o;
+            for k in 0..src.len() {
+                let i = (rem / out_strides[k]) as i64;
+                rem %= out_strides[k];
+                let (lo, _, interior) = config[k];
+                let j = i - lo;
+                if j < 0 || j % (interior + 1) != 0 || j / (interior + 1) >= src[k] as i64 {
+                    return value;
+                }
+                off += (j / (interior + 1)) as usize * src_strides[k];
+            }
+            x[off]
+        })
+        .collect()
+}
+
+/// `lax.rev`: the order of elements along `dims` reversed.
+pub fn rev<T: Element>(x: &[T], src: &[usize], dims: &[usize]) -> Vec<T> {
+    let strides = shape::strides(src);
+    (0..x.len())
+        .map(|o| {
+            let mut off = 0;
+            for k in 0..src.len() {
+                let i = o / strides[k] % src[k];
+                let i = if dims.contains(&k) { src[k] - 1 - i } else { i };
+                off += i * strides[k];
+            }
+            x[off]
+        })
+        .collect()
+}
+
+/// `lax.broadcasted_iota`: each element's index along `dimension`.
+pub fn iota<T: Element>(shape: &[usize], dimension: usize) -> Vec<T> {
+    let strides = shape::strides(shape);
+    let size: usize = shape.iter().product();
+    (0..size)
+        .map(|o| {
+            T::from_value(crate::element::Value::Int(
+                (o / strides[dimension] % shape[dimension]) as i128,
+            ))
+        })
+        .collect()
+}
+
+/// `lax.tile`: `x` repeated `reps[k]` times along axis `k` (same rank).
+pub fn tile<T: Element>(x: &[T], src: &[usize], reps: &[usize]) -> Vec<T> {
+    let out: Vec<usize> = src.iter().zip(reps).map(|(n, r)| n * r).collect();
+    let src_strides = shape::strides(src);
+    let out_strides = shape::strides(&out);
+    let size: usize = out.iter().product();
+    (0..size)
+        .map(|o| {
+            let off: usize = (0..src.len())
+                .map(|k| (o / out_strides[k] % out[k]) % src[k] * src_strides[k])
+                .sum();
+            x[off]
+        })
+        .collect()
+}
