@@ -212,7 +212,10 @@ fn len_along(ad: &Ad, x: &Atom, axis: usize) -> usize {
     }
 }
 
-/// `slicing.slice_in_dim(x, start, limit, stride, axis)`.
+/// `slicing.slice_in_dim(x, start, limit, stride, axis)`, stride 1 or 2.
+/// A stride of 2 is written as contiguous slices and reshapes (pairs along
+/// a new axis, the first of each), whose transposes reverse mode has; the
+/// elements are the strided slice's.
 fn slice_in_dim(
     ad: &mut Ad,
     x: &Atom,
@@ -221,6 +224,41 @@ fn slice_in_dim(
     stride: usize,
     axis: usize,
 ) -> Res<Atom> {
+    if stride == 2 && limit > start {
+        let pairs = (limit - start) / 2;
+        let mut parts = Vec::new();
+        if pairs > 0 {
+            let run = slice_in_dim(ad, x, start, start + 2 * pairs, 1, axis)?;
+            let mut shape = ad.aval(&run).shape;
+            shape[axis] = Dim::Lit(pairs);
+            shape.insert(axis + 1, Dim::Lit(2));
+            let paired = ad.bind(
+                &super::RESHAPE,
+                Params::Reshape {
+                    new_sizes: shape.clone(),
+                },
+                vec![run],
+            )?;
+            let firsts = slice_in_dim(ad, &paired, 0, 1, 1, axis + 1)?;
+            shape.remove(axis + 1);
+            parts.push(ad.bind(
+                &super::RESHAPE,
+                Params::Reshape { new_sizes: shape },
+                vec![firsts],
+            )?);
+        }
+        if (limit - start) % 2 == 1 {
+            parts.push(slice_in_dim(ad, x, limit - 1, limit, 1, axis)?);
+        }
+        return match parts.len() {
+            1 => Ok(parts.pop().expect("one part")),
+            _ => ad.bind(
+                &super::CONCATENATE,
+                Params::Concatenate { dim: axis },
+                parts,
+            ),
+        };
+    }
     let shape = ad.aval(x).shape;
     let mut lo = vec![0; shape.len()];
     let mut hi: Vec<usize> = shape
@@ -232,7 +270,7 @@ fn slice_in_dim(
         .collect();
     lo[axis] = start;
     hi[axis] = limit;
-    let strides = (stride != 1).then(|| {
+    let strides = (stride != 1 && limit > start).then(|| {
         let mut s = vec![1; shape.len()];
         s[axis] = stride;
         s
