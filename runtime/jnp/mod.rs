@@ -9,6 +9,7 @@ mod elementwise;
 mod linalg;
 mod manip;
 mod reduce;
+mod sort;
 mod stacking;
 
 pub use einsum::*;
@@ -16,4 +17,5 @@ pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;
 pub use reduce::*;
+pub use sort::*;
 pub use stacking::*;

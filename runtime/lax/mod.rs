@@ -7,6 +7,7 @@ mod dynamic;
 mod elementwise;
 mod reduce;
 mod slicing;
+mod sort;
 
 pub use control::*;
 pub use dot::*;
@@ -14,3 +15,4 @@ pub use dynamic::*;
 pub use elementwise::*;
 pub use reduce::*;
 pub use slicing::*;
+pub use sort::*;

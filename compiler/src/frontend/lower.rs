@@ -27,6 +27,7 @@ use crate::frontend::lower_ranges::{eye, linspace};
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
 };
+use crate::frontend::lower_sort;
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
@@ -214,6 +215,35 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["pad"], &[Module::Jnp, Module::Lax], By(pad)),
     (&["eye"], JNP, By(eye)),
     (&["linspace"], JNP, By(linspace)),
+    // Sorting and cumulative operations (lower_sort.rs).
+    (&["sort"], &[Module::Jnp, Module::Lax], By(lower_sort::sort)),
+    (&["argsort"], &[Module::Jnp], By(lower_sort::argsort)),
+    (&["sort_key_val"], LAX, By(lower_sort::sort_key_val)),
+    (&["cumsum", "cumprod"], NUMPY, By(lower_sort::cumulative)),
+    (
+        &["cummax", "cummin"],
+        &[Module::Jnp],
+        By(lower_sort::cumulative),
+    ),
+    (&["top_k"], LAX, By(lower_sort::top_k)),
+    (&["diff"], &[Module::Jnp], By(lower_sort::diff)),
+    (
+        &["searchsorted"],
+        &[Module::Jnp],
+        By(lower_sort::searchsorted),
+    ),
+    (
+        &[
+            "median",
+            "median_axis",
+            "quantile",
+            "quantile_axis",
+            "percentile",
+            "percentile_axis",
+        ],
+        &[Module::Jnp],
+        By(lower_sort::quantile),
+    ),
 ];
 
 impl Tracer {
