@@ -7,9 +7,11 @@
 mod elementwise;
 mod linalg;
 mod manip;
+mod logaddexp;
 mod reduce;
 
 pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;
+pub use logaddexp::*;
 pub use reduce::*;

@@ -18,6 +18,7 @@ use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
 };
+use crate::frontend::lower_nn;
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
@@ -173,6 +174,15 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ANY,
         By(shape_from_value),
     ),
+    // Math that is a composition (lower_nn.rs).
+    (&["logaddexp", "logaddexp2"], NUMPY, By(lower_nn::logaddexp)),
+    (&["remainder"], NUMPY, By(lower_nn::remainder)),
+    (&["floor_divide"], NUMPY, By(lower_nn::floor_divide)),
+    (&["isinf", "isfinite"], NUMPY, By(lower_nn::isinf_isfinite)),
+    (&["log2", "log10"], NUMPY, By(lower_nn::log_base)),
+    (&["trunc"], NUMPY, By(lower_nn::trunc)),
+    (&["var", "std", "var_axis", "std_axis"], NUMPY, By(lower_nn::var_std)),
+    (&["logsumexp_axis"], NUMPY, By(lower_nn::logsumexp_axis)),
 ];
 
 impl Tracer {
@@ -196,6 +206,9 @@ impl Tracer {
         };
         if module == Module::Random {
             return sample(self, call);
+        }
+        if matches!(module, Module::Nn | Module::Special | Module::Norm) {
+            return crate::frontend::lower_nn::lower(self, call);
         }
         if call.args.is_empty() {
             if matches!(name, "zeros" | "ones" | "full" | "empty") {

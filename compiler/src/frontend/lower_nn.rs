@@ -1,0 +1,917 @@
+//! `jax::nn::NAME(..)` (or `nn::NAME` after `use jax::nn;`),
+//! `jax::scipy::special::NAME`, `jax::scipy::stats::norm::NAME`, and the
+//! `jnp` math functions that are compositions (`logaddexp`, `var`, `std`,
+//! `remainder`, `floor_divide`, `isinf`, ...), lowered to the primitives JAX
+//! emits for them. JAX's `custom_jvp` functions (`relu`, `relu6`,
+//! `logaddexp`, `xlogy`, `xlog1py`, `logit`) are `custom_jvp_call`s of their
+//! body and JAX's rule, so derivatives at the special points are JAX's
+//! (`relu'(0) = 0`, finite `logaddexp` gradients at infinities).
+
+use jax_dtypes::{DType, Kind};
+use proc_macro2::Span;
+
+use crate::frontend::jnp::{self, Reduction};
+use crate::frontend::lower_call::{call_err, Call, Module};
+use crate::frontend::lower_math;
+use crate::frontend::tracer::Tracer;
+use crate::frontend::value::Value;
+use crate::ir::builder::{literal, Builder, Result};
+use crate::ir::{Atom, Aval, Dim, Scalar};
+use crate::prims::{self, Params, Prim};
+
+type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+
+/// `jax::nn`'s functions.
+static NN: &[(&str, Handler)] = &[
+    ("relu", relu),
+    ("relu6", relu6),
+    ("sigmoid", unary_fn),
+    ("log_sigmoid", unary_fn),
+    ("softplus", unary_fn),
+    ("silu", unary_fn),
+    ("swish", unary_fn),
+    ("selu", unary_fn),
+    ("hard_tanh", unary_fn),
+    ("gelu", gelu),
+    ("elu", with_param),
+    ("leaky_relu", with_param),
+    ("celu", with_param),
+    ("glu", glu),
+    ("softmax", lower_math::softmax),
+    ("log_softmax", lower_math::softmax),
+    ("logsumexp", lower_math::logsumexp),
+    ("one_hot", one_hot),
+    ("standardize", standardize),
+];
+
+/// `jax::scipy::special`'s functions.
+static SPECIAL: &[(&str, Handler)] = &[
+    ("logsumexp", lower_math::logsumexp),
+    ("erf", unary_fn),
+    ("erfc", unary_fn),
+    ("erfinv", unary_fn),
+    ("expit", unary_fn),
+    ("logit", logit),
+    ("xlogy", xlogy),
+    ("xlog1py", xlogy),
+    ("gammaln", unary_fn),
+    ("digamma", unary_fn),
+];
+
+/// `jax::scipy::stats::norm`'s functions.
+static NORM: &[(&str, Handler)] = &[
+    ("pdf", norm),
+    ("logpdf", norm),
+    ("cdf", norm),
+    ("logcdf", norm),
+    ("ppf", norm),
+    ("pdf_with", norm),
+    ("logpdf_with", norm),
+    ("cdf_with", norm),
+    ("logcdf_with", norm),
+    ("ppf_with", norm),
+];
+
+/// Lowers a call of `nn::`, `special::` or `norm::` by its table.
+pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
+    let (table, module): (&[(&str, Handler)], &str) = match c.module {
+        Module::Nn => (NN, "jax::nn"),
+        Module::Special => (SPECIAL, "jax::scipy::special"),
+        _ => (NORM, "jax::scipy::stats::norm"),
+    };
+    match table.iter().find(|(n, _)| *n == c.name) {
+        Some((_, h)) => h(t, c),
+        None => {
+            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            call_err(
+                c.span,
+                format!(
+                    "`{}` is not a function of {module}; it has: {}",
+                    c.name,
+                    names.join(", ")
+                ),
+            )
+        }
+    }
+}
+
+// Builders of one step each, at the call's span.
+
+fn lit(b: &Builder, v: f64) -> Atom {
+    jnp::weak_literal(b, Scalar::Float(v))
+}
+
+fn int_lit(b: &Builder, v: i128) -> Atom {
+    jnp::weak_literal(b, Scalar::Int(v))
+}
+
+fn bin(b: &mut Builder, p: Prim, x: Atom, y: Atom, s: Span) -> Result<Atom> {
+    jnp::binary(b, p, x, y, s)
+}
+
+fn un(b: &mut Builder, p: Prim, x: Atom, s: Span) -> Result<Atom> {
+    jnp::unary(b, p, x, s)
+}
+
+fn select(b: &mut Builder, c: Atom, x: Atom, y: Atom, s: Span) -> Result<Atom> {
+    jnp::where_(b, c, x, y, s)
+}
+
+/// A scalar literal of `like`'s dtype, not weak (`np.array(v, dtype)`).
+fn typed_lit(b: &Builder, like: &Atom, v: f64) -> Atom {
+    let d = b.aval(like).dtype;
+    literal(
+        crate::ir::cast_scalar(Scalar::Float(v), d),
+        Aval::scalar(d, false),
+    )
+}
+
+/// A `custom_jvp_call` named `name`: `fun` computes the output from the
+/// inputs; `rule` the output's tangent from the primals, their tangents
+/// and the output (JAX's `defjvp`).
+fn custom_jvp(
+    t: &mut Tracer,
+    name: &str,
+    args: Vec<Atom>,
+    fun: fn(&mut Builder, &[Atom], Span) -> Result<Atom>,
+    rule: fn(&mut Builder, &[Atom], &[Atom], Atom, Span) -> Result<Atom>,
+    span: Span,
+) -> Result<Atom> {
+    let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();
+    let n = avals.len();
+    let (fun_j, _) = t.trace_with(avals.clone(), |t, ins| Ok(vec![fun(&mut t.b, &ins, span)?]))?;
+    let mut both = avals.clone();
+    both.extend(avals.iter().map(crate::ir::rules::tangent_aval));
+    let (jvp_j, _) = t.trace_with(both, |t, ins| {
+        let out = fun(&mut t.b, &ins[..n], span)?;
+        let tan = rule(&mut t.b, &ins[..n], &ins[n..], out.clone(), span)?;
+        // The tangent has the output's type, as JAX's rule's `astype`.
+        let oa = t.b.aval(&out);
+        let tan = jnp::convert(&mut t.b, tan, oa.dtype, false, span)?;
+        let tan = if t.b.aval(&tan).shape != oa.shape {
+            jnp::broadcast_to(&mut t.b, tan, oa.shape.clone(), span)?
+        } else {
+            tan
+        };
+        Ok(vec![out, tan])
+    })?;
+    let params = Params::CustomJvp(prims::Shared(std::rc::Rc::new(prims::CustomJvp {
+        name: name.to_string(),
+        fun: fun_j,
+        jvp: jvp_j,
+    })));
+    let outs = t.b.bind(&prims::CUSTOM_JVP_CALL, params, args, span)?;
+    Ok(outs[0].clone())
+}
+
+fn traced(a: Atom) -> Result<Value> {
+    Ok(Value::Traced(a))
+}
+
+// jax.nn
+
+fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    traced(custom_jvp(
+        t,
+        "relu",
+        vec![x],
+        |b, x, s| {
+            let zero = int_lit(b, 0);
+            bin(b, &prims::MAX, x[0].clone(), zero, s)
+        },
+        |b, x, g, _, s| {
+            let zero = int_lit(b, 0);
+            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
+            select(b, pos, g[0].clone(), zero, s)
+        },
+        c.span,
+    )?)
+}
+
+fn relu6(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    traced(custom_jvp(
+        t,
+        "relu6",
+        vec![x],
+        |b, x, s| {
+            let zero = int_lit(b, 0);
+            let m = bin(b, &prims::MAX, x[0].clone(), zero, s)?;
+            let six = lit(b, 6.0);
+            bin(b, &prims::MIN, m, six, s)
+        },
+        |b, x, g, _, s| {
+            let zero = int_lit(b, 0);
+            let six = int_lit(b, 6);
+            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
+            let below = bin(b, &prims::LT, x[0].clone(), six, s)?;
+            let inside = bin(b, &prims::AND, pos, below, s)?;
+            select(b, inside, g[0].clone(), zero, s)
+        },
+        c.span,
+    )?)
+}
+
+/// `jnp.logaddexp(x, y)`'s body (`lax_other.logaddexp`), or base 2.
+fn logaddexp_body(b: &mut Builder, xy: &[Atom], s: Span, base2: bool) -> Result<Atom> {
+    let (x, y) = (xy[0].clone(), xy[1].clone());
+    let amax = bin(b, &prims::MAX, x.clone(), y.clone(), s)?;
+    let delta = bin(b, &prims::SUB, x.clone(), y.clone(), s)?;
+    let nan = bin(b, &prims::NE, delta.clone(), delta.clone(), s)?;
+    let sum = bin(b, &prims::ADD, x, y, s)?;
+    let a = un(b, &prims::ABS, delta, s)?;
+    let n = un(b, &prims::NEG, a, s)?;
+    let e = un(b, if base2 { &prims::EXP2 } else { &prims::EXP }, n, s)?;
+    let mut l = un(b, &prims::LOG1P, e, s)?;
+    if base2 {
+        let inv = typed_lit(b, &amax, 1.0 / std::f64::consts::LN_2);
+        l = bin(b, &prims::MUL, inv, l, s)?;
+    }
+    let r = bin(b, &prims::ADD, amax, l, s)?;
+    select(b, nan, sum, r, s)
+}
+
+/// JAX's `_logaddexp_jvp`: `t1 exp(x1 - out) + t2 exp(x2 - out)`, with
+/// `+inf` replaced by 0 so the tangent stays finite at infinities.
+fn logaddexp_rule(b: &mut Builder, x: &[Atom], t: &[Atom], out: Atom, s: Span, base2: bool) -> Result<Atom> {
+    fn replace_inf(b: &mut Builder, v: Atom, s: Span) -> Result<Atom> {
+        let inf = lit(b, f64::INFINITY);
+        let is_inf = bin(b, &prims::EQ, v.clone(), inf, s)?;
+        let zero = lit(b, 0.0);
+        select(b, is_inf, zero, v, s)
+    }
+    let ro = replace_inf(b, out, s)?;
+    let mut terms = Vec::new();
+    for (xi, ti) in x.iter().zip(t) {
+        let rx = replace_inf(b, xi.clone(), s)?;
+        let d = bin(b, &prims::SUB, rx, ro.clone(), s)?;
+        let e = un(b, if base2 { &prims::EXP2 } else { &prims::EXP }, d, s)?;
+        terms.push(bin(b, &prims::MUL, ti.clone(), e, s)?);
+    }
+    bin(b, &prims::ADD, terms[0].clone(), terms[1].clone(), s)
+}
+
+/// `promote_args_inexact`: each operand to its inexact type, then one type.
+fn inexact_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
+    let xs = xs
+        .into_iter()
+        .map(|x| jnp::to_float(&mut t.b, x, s))
+        .collect::<Result<Vec<_>>>()?;
+    jnp::promote(&mut t.b, xs, s)
+}
+
+pub(crate) fn logaddexp_of(t: &mut Tracer, x: Atom, y: Atom, base2: bool, s: Span) -> Result<Atom> {
+    let xy = inexact_args(t, vec![x, y], s)?;
+    if base2 {
+        custom_jvp(
+            t,
+            "logaddexp2",
+            xy,
+            |b, xy, s| logaddexp_body(b, xy, s, true),
+            |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, true),
+            s,
+        )
+    } else {
+        custom_jvp(
+            t,
+            "logaddexp",
+            xy,
+            |b, xy, s| logaddexp_body(b, xy, s, false),
+            |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, false),
+            s,
+        )
+    }
+}
+
+/// `jnp::logaddexp(x, y)` and `jnp::logaddexp2(x, y)`.
+pub(crate) fn logaddexp(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    traced(logaddexp_of(t, x, y, c.name == "logaddexp2", c.span)?)
+}
+
+fn softplus(t: &mut Tracer, x: Atom, s: Span) -> Result<Atom> {
+    let zero = int_lit(&t.b, 0);
+    logaddexp_of(t, x, zero, false, s)
+}
+
+/// `jnp.where(x > 0, x, alpha * expm1(where(x > 0, 0, x)))`.
+fn elu_of(b: &mut Builder, x: Atom, alpha: Atom, s: Span) -> Result<Atom> {
+    let zero = int_lit(b, 0);
+    let pos = bin(b, &prims::GT, x.clone(), zero, s)?;
+    let fzero = lit(b, 0.0);
+    let safe = select(b, pos.clone(), fzero, x.clone(), s)?;
+    let e = un(b, &prims::EXPM1, safe, s)?;
+    let neg = bin(b, &prims::MUL, alpha, e, s)?;
+    select(b, pos, x, neg, s)
+}
+
+/// The functions of one array argument without their own handler.
+fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let x = jnp::to_float(&mut t.b, x, s)?;
+    let b = &mut t.b;
+    let v = match c.name {
+        "sigmoid" | "expit" => un(b, &prims::LOGISTIC, x, s)?,
+        "erf" => un(b, &prims::ERF, x, s)?,
+        "erfc" => un(b, &prims::ERFC, x, s)?,
+        "erfinv" => un(b, &prims::ERF_INV, x, s)?,
+        "gammaln" | "digamma" => {
+            return call_err(
+                s,
+                format!(
+                    "`special::{}` is not supported in #[jax::jit] yet (it needs the `{}` primitive); call it outside the jitted function",
+                    c.name,
+                    if c.name == "gammaln" { "lgamma" } else { "digamma" }
+                ),
+            )
+        }
+        "softplus" => softplus(t, x, s)?,
+        "log_sigmoid" => {
+            let n = un(&mut t.b, &prims::NEG, x, s)?;
+            let sp = softplus(t, n, s)?;
+            un(&mut t.b, &prims::NEG, sp, s)?
+        }
+        "silu" | "swish" => {
+            let sg = un(b, &prims::LOGISTIC, x.clone(), s)?;
+            bin(b, &prims::MUL, x, sg, s)?
+        }
+        "selu" => {
+            let alpha = lit(b, 1.6732632423543772848170429916717);
+            let e = elu_of(b, x, alpha, s)?;
+            let scale = lit(b, 1.0507009873554804934193349852946);
+            bin(b, &prims::MUL, scale, e, s)?
+        }
+        "hard_tanh" => {
+            let (one, m_one) = (int_lit(b, 1), int_lit(b, -1));
+            let below = bin(b, &prims::LT, x.clone(), m_one.clone(), s)?;
+            let inner = select(b, below, m_one, x.clone(), s)?;
+            let above = bin(b, &prims::GT, x, one.clone(), s)?;
+            select(b, above, one, inner, s)?
+        }
+        other => unreachable!("no lowering for {other}"),
+    };
+    traced(v)
+}
+
+/// `gelu(x, approximate)`: JAX's tanh form or the exact erfc form.
+fn gelu(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let approximate = match &c.args[1].0 {
+        Value::Static(Scalar::Bool(a)) => *a,
+        _ => return call_err(c.args[1].1, "`approximate` must be `true` or `false`"),
+    };
+    let x = c.atom(t, 0)?;
+    let x = jnp::to_float(&mut t.b, x, s)?;
+    let b = &mut t.b;
+    let v = if approximate {
+        let c0 = typed_lit(b, &x, (2.0 / std::f64::consts::PI).sqrt());
+        let cube = b.bind1(
+            &prims::INTEGER_POW,
+            Params::IntegerPow(3),
+            vec![x.clone()],
+            s,
+        )?;
+        let k = lit(b, 0.044715);
+        let kc = bin(b, &prims::MUL, k, cube, s)?;
+        let inner = bin(b, &prims::ADD, x.clone(), kc, s)?;
+        let arg = bin(b, &prims::MUL, c0, inner, s)?;
+        let th = un(b, &prims::TANH, arg, s)?;
+        let one = lit(b, 1.0);
+        let sum = bin(b, &prims::ADD, one, th, s)?;
+        let half = lit(b, 0.5);
+        let cdf = bin(b, &prims::MUL, half, sum, s)?;
+        bin(b, &prims::MUL, x, cdf, s)?
+    } else {
+        let sqrt_half = typed_lit(b, &x, 0.5f64.sqrt());
+        let half = lit(b, 0.5);
+        let hx = bin(b, &prims::MUL, half, x.clone(), s)?;
+        let nx = un(b, &prims::NEG, x, s)?;
+        let arg = bin(b, &prims::MUL, nx, sqrt_half, s)?;
+        let e = un(b, &prims::ERFC, arg, s)?;
+        bin(b, &prims::MUL, hx, e, s)?
+    };
+    traced(v)
+}
+
+/// `elu(x, alpha)`, `leaky_relu(x, negative_slope)`, `celu(x, alpha)`.
+fn with_param(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let p = c.atom(t, 1)?;
+    let b = &mut t.b;
+    let v = match c.name {
+        "elu" => {
+            let x = jnp::to_float(b, x, s)?;
+            elu_of(b, x, p, s)?
+        }
+        "leaky_relu" => {
+            let zero = int_lit(b, 0);
+            let nonneg = bin(b, &prims::GE, x.clone(), zero, s)?;
+            let scaled = bin(b, &prims::MUL, p, x.clone(), s)?;
+            select(b, nonneg, x, scaled, s)?
+        }
+        _ => {
+            let zero = lit(b, 0.0);
+            let hi = bin(b, &prims::MAX, x.clone(), zero.clone(), s)?;
+            let lo = bin(b, &prims::MIN, x, zero, s)?;
+            let q = bin(b, &prims::DIV, lo, p.clone(), s)?;
+            let e = un(b, &prims::EXPM1, q, s)?;
+            let r = bin(b, &prims::MUL, p, e, s)?;
+            bin(b, &prims::ADD, hi, r, s)?
+        }
+    };
+    traced(v)
+}
+
+/// The static axis argument `i` (normalized against `x`).
+fn axis_arg(t: &Tracer, c: &Call, i: usize, x: &Atom) -> Result<usize> {
+    let (v, s) = &c.args[i];
+    let ax = t.static_int(v, *s, "the axis")?;
+    jnp::axis(&t.b, x, ax, *s)
+}
+
+/// `glu(x, axis)`: the first half along `axis` times the sigmoid of the second.
+fn glu(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let ax = axis_arg(t, &c, 1, &x)?;
+    let a = t.b.aval(&x);
+    let Dim::Lit(n) = a.shape[ax] else {
+        return call_err(s, "glu needs a static size along its axis");
+    };
+    if n % 2 != 0 {
+        return call_err(s, format!("glu: axis size must be divisible by 2, got {n}"));
+    }
+    let lits: Vec<usize> = a
+        .shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(k) => Ok(*k),
+            _ => call_err(s, "glu needs static dimensions"),
+        })
+        .collect::<Result<_>>()?;
+    let mut halves = Vec::new();
+    for h in 0..2 {
+        let mut start = vec![0; lits.len()];
+        let mut limit = lits.clone();
+        start[ax] = h * n / 2;
+        limit[ax] = (h + 1) * n / 2;
+        halves.push(t.b.bind1(
+            &prims::SLICE,
+            Params::Slice {
+                start,
+                limit,
+                strides: None,
+            },
+            vec![x.clone()],
+            s,
+        )?);
+    }
+    let g = jnp::unary_inexact(&mut t.b, &prims::LOGISTIC, halves[1].clone(), s)?;
+    traced(bin(&mut t.b, &prims::MUL, halves[0].clone(), g, s)?)
+}
+
+/// `one_hot(labels, num_classes)`: `labels[.., None] == iota`, converted to
+/// the result's dtype (from the written type, else the default float).
+fn one_hot(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let n = t.static_int(&c.args[1].0, c.args[1].1, "num_classes")?;
+    if n < 0 {
+        return call_err(c.args[1].1, "num_classes must be non-negative");
+    }
+    let n = n as usize;
+    let a = t.b.aval(&x);
+    let dtype = c
+        .hint
+        .as_ref()
+        .and_then(|h| h.aval())
+        .map(|h| h.dtype)
+        .unwrap_or_else(|| jax_dtypes::default_dtype(Kind::Float, t.b.x64));
+    let mut lhs_shape = a.shape.clone();
+    lhs_shape.push(Dim::Lit(1));
+    let lhs = t.b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: lhs_shape,
+            dims: (0..a.rank()).collect(),
+            np_ints: 0,
+        },
+        vec![x],
+        s,
+    )?;
+    let mut rhs_shape = vec![Dim::Lit(1); a.rank()];
+    rhs_shape.push(Dim::Lit(n));
+    let values = (0..n)
+        .map(|k| crate::ir::cast_scalar(Scalar::Int(k as i128), a.dtype))
+        .collect();
+    let rhs = t.b.constant(
+        Aval {
+            dtype: a.dtype,
+            shape: rhs_shape,
+            weak: false,
+        },
+        values,
+    );
+    let eq = bin(&mut t.b, &prims::EQ, lhs, rhs, s)?;
+    traced(jnp::convert(&mut t.b, eq, dtype, false, s)?)
+}
+
+/// `standardize(x, axis, epsilon)`: JAX's "fast" variance, clipped at 0.
+fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let x = jnp::to_float(&mut t.b, x, s)?;
+    let ax = axis_arg(t, &c, 1, &x)?;
+    let eps = c.atom(t, 2)?;
+    let b = &mut t.b;
+    let mean = jnp::mean(b, x.clone(), Some(vec![ax]), true, s)?;
+    let sq = un(b, &prims::SQUARE, x.clone(), s)?;
+    let mean_sq = jnp::mean(b, sq, Some(vec![ax]), true, s)?;
+    let m2 = un(b, &prims::SQUARE, mean.clone(), s)?;
+    let var = bin(b, &prims::SUB, mean_sq, m2, s)?;
+    let zero = int_lit(b, 0);
+    let var = bin(b, &prims::MAX, zero, var, s)?;
+    let centered = bin(b, &prims::SUB, x, mean, s)?;
+    let ve = bin(b, &prims::ADD, var, eps, s)?;
+    let r = un(b, &prims::RSQRT, ve, s)?;
+    traced(bin(b, &prims::MUL, centered, r, s)?)
+}
+
+// jax.scipy.special
+
+/// `logit(x) = log(x / (1 - x))`, with JAX's rule `g / (x (1 - x))`.
+fn logit(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    let x = jnp::to_float(&mut t.b, x, c.span)?;
+    traced(custom_jvp(
+        t,
+        "logit",
+        vec![x],
+        |b, x, s| {
+            let one = lit(b, 1.0);
+            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
+            let q = bin(b, &prims::DIV, x[0].clone(), d, s)?;
+            un(b, &prims::LOG, q, s)
+        },
+        |b, x, g, _, s| {
+            let one = lit(b, 1.0);
+            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
+            let m = bin(b, &prims::MUL, x[0].clone(), d, s)?;
+            bin(b, &prims::DIV, g[0].clone(), m, s)
+        },
+        c.span,
+    )?)
+}
+
+/// `xlogy(x, y) = x log(y)` and `xlog1py(x, y) = x log1p(y)`, 0 where
+/// `x == 0` (unless `y` is NaN), with JAX's rules.
+fn xlogy(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    let xy = inexact_args(t, vec![x, y], c.span)?;
+    fn body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Result<Atom> {
+        let (x, y) = (xy[0].clone(), xy[1].clone());
+        let zero = lit(b, 0.0);
+        let x_ok = bin(b, &prims::NE, x.clone(), zero, s)?;
+        let y_nan = bin(b, &prims::NE, y.clone(), y.clone(), s)?;
+        let ok = bin(b, &prims::OR, x_ok, y_nan, s)?;
+        let l = un(b, log, y, s)?;
+        let v = bin(b, &prims::MUL, x.clone(), l, s)?;
+        let zeros = jnp::convert(b, lit(b, 0.0), b.aval(&x).dtype, false, s)?;
+        select(b, ok, v, zeros, s)
+    }
+    fn rule(b: &mut Builder, xy: &[Atom], t: &[Atom], s: Span, log1p: bool) -> Result<Atom> {
+        let (x, y) = (xy[0].clone(), xy[1].clone());
+        let (l, d) = if log1p {
+            let l = un(b, &prims::LOG1P, y.clone(), s)?;
+            let one = lit(b, 1.0);
+            (l, bin(b, &prims::ADD, one, y, s)?)
+        } else {
+            (un(b, &prims::LOG, y.clone(), s)?, y)
+        };
+        let a = bin(b, &prims::MUL, t[0].clone(), l, s)?;
+        let m = bin(b, &prims::MUL, t[1].clone(), x, s)?;
+        let q = bin(b, &prims::DIV, m, d, s)?;
+        bin(b, &prims::ADD, a, q, s)
+    }
+    let v = if c.name == "xlog1py" {
+        custom_jvp(
+            t,
+            "xlog1py",
+            xy,
+            |b, xy, s| body(b, xy, s, &prims::LOG1P),
+            |b, xy, tg, _, s| rule(b, xy, tg, s, true),
+            c.span,
+        )?
+    } else {
+        custom_jvp(
+            t,
+            "xlogy",
+            xy,
+            |b, xy, s| body(b, xy, s, &prims::LOG),
+            |b, xy, tg, _, s| rule(b, xy, tg, s, false),
+            c.span,
+        )?
+    };
+    traced(v)
+}
+
+// jax.scipy.stats.norm
+
+/// `norm::pdf(x)` .. `norm::ppf(q)`, and `*_with(x, loc, scale)`, as
+/// `jax.scipy.stats.norm` computes them.
+fn norm(t: &mut Tracer, c: Call) -> Result<Value> {
+    let s = c.span;
+    let name = c.name.trim_end_matches("_with");
+    let with = name.len() != c.name.len();
+    c.want(if with { 3 } else { 1 })?;
+    let x = c.atom(t, 0)?;
+    let (loc, scale) = if with {
+        (c.atom(t, 1)?, c.atom(t, 2)?)
+    } else {
+        (int_lit(&t.b, 0), int_lit(&t.b, 1))
+    };
+    let xs = inexact_args(t, vec![x, loc, scale], s)?;
+    let (x, loc, scale) = (xs[0].clone(), xs[1].clone(), xs[2].clone());
+    let b = &mut t.b;
+    let v = match name {
+        "logpdf" | "pdf" => {
+            let ss = un(b, &prims::SQUARE, scale, s)?;
+            let two_pi = typed_lit(b, &x, 2.0 * std::f64::consts::PI);
+            let m = bin(b, &prims::MUL, two_pi, ss.clone(), s)?;
+            let log_norm = un(b, &prims::LOG, m, s)?;
+            let d = bin(b, &prims::SUB, x.clone(), loc, s)?;
+            let d2 = un(b, &prims::SQUARE, d, s)?;
+            let quad = bin(b, &prims::DIV, d2, ss, s)?;
+            let sum = bin(b, &prims::ADD, log_norm, quad, s)?;
+            let m2 = typed_lit(b, &x, -2.0);
+            let lp = bin(b, &prims::DIV, sum, m2, s)?;
+            if name == "pdf" {
+                un(b, &prims::EXP, lp, s)?
+            } else {
+                lp
+            }
+        }
+        "cdf" => {
+            // ndtr((x - loc) / scale)
+            let d = bin(b, &prims::SUB, x, loc, s)?;
+            let z = bin(b, &prims::DIV, d, scale, s)?;
+            ndtr(b, z, s)?
+        }
+        "logcdf" => {
+            return call_err(
+                s,
+                "`norm::logcdf` is not supported in #[jax::jit] yet (JAX's log_ndtr series); call it outside the jitted function",
+            )
+        }
+        _ => {
+            // ppf = ndtri(q) * scale + loc
+            return call_err(
+                s,
+                "`norm::ppf` is not supported in #[jax::jit] yet (JAX's ndtri); call it outside the jitted function",
+            );
+        }
+    };
+    traced(v)
+}
+
+/// `jax.scipy.special.ndtr` (`lax.special.ndtr`): `0.5 (1 + erf(w))` near
+/// 0, `0.5 erfc(|w|)` or `0.5 (2 - erfc(|w|))` in the tails, `w = x/√2`.
+fn ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
+    let half_sqrt2 = typed_lit(b, &x, 0.5 * 2f64.sqrt());
+    let w = bin(b, &prims::MUL, x, half_sqrt2.clone(), s)?;
+    let z = un(b, &prims::ABS, w.clone(), s)?;
+    let small = bin(b, &prims::LT, z.clone(), half_sqrt2, s)?;
+    let one = typed_lit(b, &w, 1.0);
+    let e = un(b, &prims::ERF, w.clone(), s)?;
+    let mid = bin(b, &prims::ADD, one, e, s)?;
+    let zero = typed_lit(b, &w, 0.0);
+    let pos = bin(b, &prims::GT, w.clone(), zero, s)?;
+    let two = typed_lit(b, &w, 2.0);
+    let ec = un(b, &prims::ERFC, z, s)?;
+    let upper = bin(b, &prims::SUB, two, ec.clone(), s)?;
+    let tails = b.bind1(&prims::SELECT_N, Params::None, vec![pos, ec, upper], s)?;
+    let y = b.bind1(&prims::SELECT_N, Params::None, vec![small, tails, mid], s)?;
+    let half = typed_lit(b, &w, 0.5);
+    bin(b, &prims::MUL, half, y, s)
+}
+
+// jnp math that is a composition.
+
+/// `promote_args_numeric`: bool to the default int, then one type.
+fn numeric_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
+    let xs = jnp::promote(&mut t.b, xs, s)?;
+    let a = t.b.aval(&xs[0]);
+    if a.dtype == DType::Bool {
+        let d = jax_dtypes::default_dtype(Kind::Int, t.b.x64);
+        return xs
+            .into_iter()
+            .map(|x| jnp::convert(&mut t.b, x, d, a.weak, s))
+            .collect();
+    }
+    Ok(xs)
+}
+
+/// `jnp::remainder(x, y)`: the sign of the divisor, as JAX writes it.
+pub(crate) fn remainder(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let args = vec![c.atom(t, 0)?, c.atom(t, 1)?];
+    let xy = numeric_args(t, args, s)?;
+    let (x, mut y) = (xy[0].clone(), xy[1].clone());
+    let b = &mut t.b;
+    let zero = int_lit(b, 0);
+    if b.aval(&y).dtype.is_integer() {
+        let is0 = bin(b, &prims::EQ, y.clone(), zero.clone(), s)?;
+        let one = int_lit(b, 1);
+        y = select(b, is0, one, y, s)?;
+    }
+    let m = bin(b, &prims::REM, x, y.clone(), s)?;
+    let nz = bin(b, &prims::NE, m.clone(), zero.clone(), s)?;
+    let mneg = bin(b, &prims::LT, m.clone(), zero.clone(), s)?;
+    let yneg = bin(b, &prims::LT, y.clone(), zero, s)?;
+    let differ = bin(b, &prims::NE, mneg, yneg, s)?;
+    let plus = bin(b, &prims::AND, differ, nz, s)?;
+    let sum = bin(b, &prims::ADD, m.clone(), y, s)?;
+    traced(select(b, plus, sum, m, s)?)
+}
+
+/// `jnp::floor_divide(x, y)`: JAX's integer formula, or `_float_divmod`.
+pub(crate) fn floor_divide(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let args = vec![c.atom(t, 0)?, c.atom(t, 1)?];
+    let xy = numeric_args(t, args, s)?;
+    let (x, y) = (xy[0].clone(), xy[1].clone());
+    let b = &mut t.b;
+    let d = b.aval(&x).dtype;
+    let zero = int_lit(b, 0);
+    let one = int_lit(b, 1);
+    if d.kind() == Kind::UInt {
+        return traced(bin(b, &prims::DIV, x, y, s)?);
+    }
+    if d.is_integer() {
+        let q = bin(b, &prims::DIV, x.clone(), y.clone(), s)?;
+        let sx = un(b, &prims::SIGN, x.clone(), s)?;
+        let sy = un(b, &prims::SIGN, y.clone(), s)?;
+        let differ = bin(b, &prims::NE, sx, sy, s)?;
+        let r = bin(b, &prims::REM, x, y, s)?;
+        let nz = bin(b, &prims::NE, r, zero, s)?;
+        let sel = bin(b, &prims::AND, differ, nz, s)?;
+        let q1 = bin(b, &prims::SUB, q.clone(), one, s)?;
+        return traced(select(b, sel, q1, q, s)?);
+    }
+    let m = bin(b, &prims::REM, x.clone(), y.clone(), s)?;
+    let y0 = bin(b, &prims::EQ, y.clone(), zero.clone(), s)?;
+    let xm = bin(b, &prims::SUB, x.clone(), m.clone(), s)?;
+    let xc = select(b, y0, x, xm, s)?;
+    let div = bin(b, &prims::DIV, xc, y.clone(), s)?;
+    let mnz = bin(b, &prims::NE, m.clone(), zero, s)?;
+    let sy = un(b, &prims::SIGN, y, s)?;
+    let sm = un(b, &prims::SIGN, m, s)?;
+    let differ = bin(b, &prims::NE, sy, sm, s)?;
+    let ind = bin(b, &prims::AND, mnz, differ, s)?;
+    let fone = lit(b, 1.0);
+    let d1 = bin(b, &prims::SUB, div.clone(), fone, s)?;
+    let div = select(b, ind, d1, div, s)?;
+    traced(b.bind1(&prims::ROUND, Params::Rounding(0), vec![div], s)?)
+}
+
+/// A bool array of `x`'s shape, all `v` (`lax.full_like(x, v, bool)`).
+fn full_bool(b: &mut Builder, x: &Atom, v: bool, s: Span) -> Result<Atom> {
+    let a = b.aval(x);
+    let l = literal(Scalar::Bool(v), Aval::scalar(DType::Bool, false));
+    if a.rank() == 0 {
+        return Ok(l);
+    }
+    b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: a.shape,
+            dims: vec![],
+            np_ints: 0,
+        },
+        vec![l],
+        s,
+    )
+}
+
+/// `jnp::isinf(x)` and `jnp::isfinite(x)`: false and true for integers.
+pub(crate) fn isinf_isfinite(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let b = &mut t.b;
+    let float = b.aval(&x).dtype.is_float();
+    let v = match (c.name, float) {
+        ("isinf", true) => {
+            let a = un(b, &prims::ABS, x.clone(), s)?;
+            let inf = typed_lit(b, &x, f64::INFINITY);
+            bin(b, &prims::EQ, a, inf, s)?
+        }
+        ("isfinite", true) => un(b, &prims::IS_FINITE, x, s)?,
+        (name, _) => full_bool(b, &x, name == "isfinite", s)?,
+    };
+    traced(v)
+}
+
+/// `jnp::log2(x)` (`log(x) / log(2)`) and `jnp::log10(x)` (`log(x) * (1 / log(10))`).
+pub(crate) fn log_base(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let x = jnp::to_float(&mut t.b, x, s)?;
+    let b = &mut t.b;
+    let l = un(b, &prims::LOG, x.clone(), s)?;
+    let v = if c.name == "log2" {
+        let two = typed_lit(b, &x, 2.0);
+        let l2 = un(b, &prims::LOG, two, s)?;
+        bin(b, &prims::DIV, l, l2, s)?
+    } else {
+        let k = typed_lit(b, &x, 0.4342944819032518);
+        bin(b, &prims::MUL, l, k, s)?
+    };
+    traced(v)
+}
+
+/// `jnp::trunc(x)`: `where(x < 0, ceil(x), floor(x))`; integers unchanged.
+pub(crate) fn trunc(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let b = &mut t.b;
+    if !b.aval(&x).dtype.is_float() {
+        return traced(x);
+    }
+    let zero = int_lit(b, 0);
+    let neg = bin(b, &prims::LT, x.clone(), zero, s)?;
+    let c_ = un(b, &prims::CEIL, x.clone(), s)?;
+    let f = un(b, &prims::FLOOR, x, s)?;
+    traced(select(b, neg, c_, f, s)?)
+}
+
+/// `jnp::var(x[, axis, keepdims])`, `jnp::std`, and their `_axis` spellings
+/// (ddof 0): `sum(square(x - mean(x))) / n` in the computation type.
+pub(crate) fn var_std(t: &mut Tracer, c: Call) -> Result<Value> {
+    let s = c.span;
+    let name = c.name.trim_end_matches("_axis");
+    if name.len() != c.name.len() {
+        c.want(3)?;
+    }
+    let x = c.atom(t, 0)?;
+    let (axes, keepdims) = t.axis_args(&x, &c.args[1..], c.name, s)?;
+    let a = t.b.aval(&x);
+    let b = &mut t.b;
+    let out = jnp::to_float(b, x, s)?.clone();
+    let out_dtype = b.aval(&out).dtype;
+    // f16 and bf16 compute in f32, as `_var_promote_types`.
+    let comp = if matches!(out_dtype, DType::F16 | DType::BF16) {
+        DType::F32
+    } else {
+        out_dtype
+    };
+    let weak = b.aval(&out).weak;
+    let x = jnp::convert(b, out, comp, weak, s)?;
+    let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
+    let mut n = 1usize;
+    for &k in &axes {
+        match a.shape[k] {
+            Dim::Lit(d) => n *= d,
+            _ => return call_err(s, format!("{name} over a symbolic dimension is not supported")),
+        }
+    }
+    let mean = jnp::mean(b, x.clone(), Some(axes.clone()), true, s)?;
+    let centered = bin(b, &prims::SUB, x, mean, s)?;
+    let sq = un(b, &prims::SQUARE, centered, s)?;
+    let sum = jnp::reduce(b, Reduction::Sum, sq, Some(axes), keepdims, s)?;
+    let norm = literal(
+        crate::ir::cast_scalar(Scalar::Int(n as i128), comp),
+        Aval::scalar(comp, false),
+    );
+    let var = bin(b, &prims::DIV, sum, norm, s)?;
+    let var = jnp::convert(b, var, out_dtype, weak, s)?;
+    traced(if name == "std" {
+        un(b, &prims::SQRT, var, s)?
+    } else {
+        var
+    })
+}
+
+/// `jnp::logsumexp_axis(x, axis, keepdims)`: `jnp::logsumexp` with its axis.
+pub(crate) fn logsumexp_axis(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    lower_math::logsumexp(t, c)
+}
