@@ -321,16 +321,8 @@ fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
         "erf" => un(b, &prims::ERF, x, s)?,
         "erfc" => un(b, &prims::ERFC, x, s)?,
         "erfinv" => un(b, &prims::ERF_INV, x, s)?,
-        "gammaln" | "digamma" => {
-            return call_err(
-                s,
-                format!(
-                    "`special::{}` is not supported in #[jax::jit] yet (it needs the `{}` primitive); call it outside the jitted function",
-                    c.name,
-                    if c.name == "gammaln" { "lgamma" } else { "digamma" }
-                ),
-            )
-        }
+        "gammaln" => un(b, &prims::LGAMMA, x, s)?,
+        "digamma" => un(b, &prims::DIGAMMA, x, s)?,
         "softplus" => softplus(t, x, s)?,
         "log_sigmoid" => {
             let n = un(&mut t.b, &prims::NEG, x, s)?;
