@@ -376,3 +376,106 @@ fn norm_jit_equals_eager() {
     close(&j_logpdf_with(&x), &norm::logpdf_with(&x, -1.0, 0.5));
     close(&j_cdf_with(&x), &norm::cdf_with(&x, 1.0, 3.0));
 }
+
+#[jax::jit]
+fn j_nansum(x: &Array<f32, 2, 6>) -> Array<f32> {
+    jnp::nansum(x)
+}
+#[jax::jit]
+fn j_nanmax(x: &Array<f32, 2, 6>) -> Array<f32> {
+    jnp::nanmax(x)
+}
+#[jax::jit]
+fn j_nanmin(x: &Array<f32, 2, 6>) -> Array<f32> {
+    jnp::nanmin(x)
+}
+#[jax::jit]
+fn j_nansum_axis(x: &Array<f32, 2, 6>) -> Array<f32, 6> {
+    jnp::nansum_axis(x, 0, false)
+}
+#[jax::jit]
+fn j_nanmax_axis(x: &Array<f32, 2, 6>) -> Array<f32, 2, 1> {
+    jnp::nanmax_axis(x, 1, true)
+}
+#[jax::jit]
+fn j_nanmin_axis(x: &Array<f32, 2, 6>) -> Array<f32, 6> {
+    jnp::nanmin_axis(x, 0, false)
+}
+#[jax::jit]
+fn j_nanargmax(x: &Array<f32, 2, 6>) -> Array<i32> {
+    jnp::nanargmax(x)
+}
+#[jax::jit]
+fn j_nanargmin(x: &Array<f32, 2, 6>) -> Array<i32> {
+    jnp::nanargmin(x)
+}
+#[jax::jit]
+fn j_nanargmax_axis(x: &Array<f32, 2, 6>) -> Array<i32, 6> {
+    jnp::nanargmax_axis(x, 0, false)
+}
+#[jax::jit]
+fn j_nanargmin_axis(x: &Array<f32, 2, 6>) -> Array<i32, 2, 1> {
+    jnp::nanargmin_axis(x, 1, true)
+}
+#[jax::jit]
+fn j_argmax_axis(x: &Array<f32, 2, 6>) -> Array<i32, 2> {
+    jnp::argmax_axis(x, 1, false)
+}
+#[jax::jit]
+fn j_argmin_axis(x: &Array<f32, 2, 6>) -> Array<i32, 1, 6> {
+    jnp::argmin_axis(x, 0, true)
+}
+#[jax::jit]
+fn j_reduce_sum(x: &Array<f32, 2, 6>) -> Array<f32, 6> {
+    lax::reduce_sum(x, &[0])
+}
+#[jax::jit]
+fn j_reduce_prod(x: &Array<f32, 2, 6>) -> Array<f32, 2> {
+    lax::reduce_prod(x, &[1])
+}
+#[jax::jit]
+fn j_reduce_max(x: &Array<f32, 2, 6>) -> Array<f32> {
+    lax::reduce_max(x, &[0, 1])
+}
+#[jax::jit]
+fn j_reduce_min(x: &Array<i32, 6>) -> Array<i32> {
+    lax::reduce_min(x, &[0])
+}
+
+#[test]
+fn nan_and_arg_reductions_jit_equal_eager() {
+    // One lane all NaN (column 2), NaNs elsewhere, ties.
+    let x = Array::<f32, 2, 6>::from([
+        [1.0, f32::NAN, f32::NAN, 3.0, -2.0, 3.0],
+        [f32::NAN, 5.0, f32::NAN, -1.0, 0.5, 3.0],
+    ]);
+    close(&j_nansum(&x), &jnp::nansum(&x));
+    close(&j_nanmax(&x), &jnp::nanmax(&x));
+    close(&j_nanmin(&x), &jnp::nanmin(&x));
+    let e: Array<f32, 6> = jnp::nansum_axis(&x, 0, false);
+    close(&j_nansum_axis(&x), &e);
+    let e: Array<f32, 2, 1> = jnp::nanmax_axis(&x, 1, true);
+    close(&j_nanmax_axis(&x), &e);
+    let e: Array<f32, 6> = jnp::nanmin_axis(&x, 0, false);
+    close(&j_nanmin_axis(&x), &e);
+    assert_eq!(j_nanargmax(&x).item(), jnp::nanargmax(&x).item());
+    assert_eq!(j_nanargmin(&x).item(), jnp::nanargmin(&x).item());
+    let e: Array<i32, 6> = jnp::nanargmax_axis(&x, 0, false);
+    assert_eq!(j_nanargmax_axis(&x).to_vec(), e.to_vec());
+    let e: Array<i32, 2, 1> = jnp::nanargmin_axis(&x, 1, true);
+    assert_eq!(j_nanargmin_axis(&x).to_vec(), e.to_vec());
+    let f = finite();
+    let e: Array<i32, 2> = jnp::argmax_axis(&f, 1, false);
+    assert_eq!(j_argmax_axis(&f).to_vec(), e.to_vec());
+    let e: Array<i32, 1, 6> = jnp::argmin_axis(&f, 0, true);
+    assert_eq!(j_argmin_axis(&f).to_vec(), e.to_vec());
+    let e: Array<f32, 6> = lax::reduce_sum(&f, &[0]);
+    close(&j_reduce_sum(&f), &e);
+    let e: Array<f32, 2> = lax::reduce_prod(&f, &[1]);
+    close(&j_reduce_prod(&f), &e);
+    let e: Array<f32> = lax::reduce_max(&f, &[0, 1]);
+    close(&j_reduce_max(&f), &e);
+    let a = Array::<i32, 6>::from([7, -7, 7, -9, 5, 0]);
+    let e: Array<i32> = lax::reduce_min(&a, &[0]);
+    assert_eq!(j_reduce_min(&a).item(), e.item());
+}

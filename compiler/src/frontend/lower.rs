@@ -183,6 +183,22 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["trunc"], NUMPY, By(lower_nn::trunc)),
     (&["var", "std", "var_axis", "std_axis"], NUMPY, By(lower_nn::var_std)),
     (&["logsumexp_axis"], NUMPY, By(lower_nn::logsumexp_axis)),
+    (
+        &["nansum", "nanmax", "nanmin", "nansum_axis", "nanmax_axis", "nanmin_axis"],
+        NUMPY,
+        By(lower_nn::nan_reduce),
+    ),
+    (
+        &["nanargmax", "nanargmin", "argmax_axis", "argmin_axis"],
+        NUMPY,
+        By(lower_nn::arg_axis),
+    ),
+    (&["nanargmax_axis", "nanargmin_axis"], NUMPY, By(lower_nn::arg_axis)),
+    (
+        &["reduce_sum", "reduce_prod", "reduce_max", "reduce_min"],
+        LAX,
+        By(lower_nn::lax_reduce),
+    ),
 ];
 
 impl Tracer {

@@ -907,3 +907,159 @@ pub(crate) fn logsumexp_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     lower_math::logsumexp(t, c)
 }
+
+/// `use nn as _;` for each of `nn`, `special`, `norm`, `stats`, `scipy` that
+/// starts a path in the body: the body is traced, not compiled, so without
+/// it rustc would call the user's `use jax::nn;` unused (and a missing one
+/// is reported at the user's token, as it would be eagerly).
+pub(crate) fn module_uses(block: &syn::Block) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree;
+    fn scan(ts: proc_macro2::TokenStream, found: &mut Vec<proc_macro2::Ident>) {
+        let toks: Vec<TokenTree> = ts.into_iter().collect();
+        let colon = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        for (i, t) in toks.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => scan(g.stream(), found),
+                TokenTree::Ident(id) => {
+                    let name = id.to_string();
+                    let ours = matches!(name.as_str(), "nn" | "special" | "norm" | "stats" | "scipy");
+                    let starts_path = colon(toks.get(i + 1)) && !(i > 0 && colon(toks.get(i - 1)));
+                    if ours && starts_path && !found.iter().any(|f| *f == name) {
+                        found.push(id.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    scan(quote::quote!(#block), &mut found);
+    quote::quote!(#(#[allow(unused_imports)] use #found as _;)*)
+}
+
+/// `jnp::nansum`, `nanmax`, `nanmin` (and `_axis`): JAX's `_nan_reduction`,
+/// NaNs replaced by the reduction's identity, NaN where all were NaN.
+pub(crate) fn nan_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
+    let s = c.span;
+    let name = c.name.trim_end_matches("_axis");
+    if name.len() != c.name.len() {
+        c.want(3)?;
+    }
+    let x = c.atom(t, 0)?;
+    let (axes, keepdims) = t.axis_args(&x, &c.args[1..], c.name, s)?;
+    let kind = match name {
+        "nansum" => Reduction::Sum,
+        "nanmax" => Reduction::Max,
+        _ => Reduction::Min,
+    };
+    let b = &mut t.b;
+    if !b.aval(&x).dtype.is_inexact() {
+        return traced(jnp::reduce(b, kind, x, axes, keepdims, s)?);
+    }
+    let nan = bin(b, &prims::NE, x.clone(), x.clone(), s)?;
+    let init = match kind {
+        Reduction::Sum => 0.0,
+        Reduction::Max => f64::NEG_INFINITY,
+        _ => f64::INFINITY,
+    };
+    let init = typed_lit(b, &x, init);
+    let safe = select(b, nan.clone(), init, x.clone(), s)?;
+    let out = jnp::reduce(b, kind, safe, axes.clone(), keepdims, s)?;
+    if kind == Reduction::Sum {
+        return traced(out);
+    }
+    let all_nan = jnp::reduce(b, Reduction::All, nan, axes, keepdims, s)?;
+    let nan_lit = typed_lit(b, &x, f64::NAN);
+    traced(select(b, all_nan, nan_lit, out, s)?)
+}
+
+/// `jnp::argmax_axis(x, axis, keepdims)`, `argmin_axis`, and `nanargmax`,
+/// `nanargmin` (JAX's: NaNs replaced by -inf or inf, -1 where all are NaN).
+pub(crate) fn arg_axis(t: &mut Tracer, mut c: Call) -> Result<Value> {
+    let s = c.span;
+    let base = c.name.trim_end_matches("_axis");
+    let keepdims = if base.len() != c.name.len() {
+        c.want(3)?;
+        let (v, at) = c.args.pop().unwrap();
+        match v {
+            Value::Static(Scalar::Bool(k)) => k,
+            _ => return call_err(at, "keepdims must be `true` or `false`"),
+        }
+    } else {
+        false
+    };
+    let nan_variant = base.starts_with("nan");
+    let x = c.atom(t, 0)?;
+    let a = t.b.aval(&x);
+    let mut all_nan = None;
+    if nan_variant && a.dtype.is_inexact() {
+        let b = &mut t.b;
+        let nan = bin(b, &prims::NE, x.clone(), x.clone(), s)?;
+        let fill = typed_lit(b, &x, if base == "nanargmax" { f64::NEG_INFINITY } else { f64::INFINITY });
+        let safe = select(b, nan.clone(), fill, x.clone(), s)?;
+        let axes = match c.args.get(1) {
+            Some((v, at)) => {
+                let ax = t.static_int(v, *at, "the axis")?;
+                Some(vec![jnp::axis(&t.b, &x, ax, *at)?])
+            }
+            None => None,
+        };
+        all_nan = Some(jnp::reduce(&mut t.b, Reduction::All, nan, axes, false, s)?);
+        c.args[0].0 = Value::Traced(safe);
+    }
+    let axis = match c.args.get(1) {
+        Some((v, at)) => Some(jnp::axis(&t.b, &x, t.static_int(v, *at, "the axis")?, *at)?),
+        None => None,
+    };
+    let call = Call {
+        module: c.module,
+        name: base.trim_start_matches("nan"),
+        args: c.args,
+        hint: None,
+        span: s,
+    };
+    let Value::Traced(mut r) = lower_math::arg_reduce(t, call)? else {
+        unreachable!("arg_reduce gives a traced value")
+    };
+    if let Some(all) = all_nan {
+        let m1 = int_lit(&t.b, -1);
+        r = select(&mut t.b, all, m1, r, s)?;
+    }
+    if keepdims {
+        let shape: Vec<Dim> = match axis {
+            Some(k) => {
+                let mut sh = a.shape.clone();
+                sh[k] = Dim::Lit(1);
+                sh
+            }
+            None => vec![Dim::Lit(1); a.rank()],
+        };
+        r = jnp::reshape(&mut t.b, r, shape, s)?;
+    }
+    traced(r)
+}
+
+/// `lax::reduce_sum(x, &[axes])` and `reduce_prod`, `reduce_max`,
+/// `reduce_min`: no promotion, as lax.
+pub(crate) fn lax_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let s = c.span;
+    let x = c.atom(t, 0)?;
+    let (v, at) = &c.args[1];
+    let items: Vec<Value> = match v {
+        Value::List(items) | Value::Tuple(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    let mut axes = Vec::new();
+    for i in &items {
+        let k = t.static_int(i, *at, "the axes")?;
+        axes.push(jnp::axis(&t.b, &x, k, *at)?);
+    }
+    let prim: Prim = match c.name {
+        "reduce_sum" => &prims::REDUCE_SUM,
+        "reduce_prod" => &prims::REDUCE_PROD,
+        "reduce_max" => &prims::REDUCE_MAX,
+        _ => &prims::REDUCE_MIN,
+    };
+    traced(t.b.bind1(prim, Params::Axes(axes, 0), vec![x], s)?)
+}
