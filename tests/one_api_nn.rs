@@ -402,27 +402,27 @@ fn j_nanmin_axis(x: &Array<f32, 2, 6>) -> Array<f32, 6> {
     jnp::nanmin_axis(x, 0, false)
 }
 #[jax::jit]
-fn j_nanargmax(x: &Array<f32, 2, 6>) -> Array<i32> {
+fn j_nanargmax(x: &Array<f32, 2, 6>) -> Array<DefaultInt> {
     jnp::nanargmax(x)
 }
 #[jax::jit]
-fn j_nanargmin(x: &Array<f32, 2, 6>) -> Array<i32> {
+fn j_nanargmin(x: &Array<f32, 2, 6>) -> Array<DefaultInt> {
     jnp::nanargmin(x)
 }
 #[jax::jit]
-fn j_nanargmax_axis(x: &Array<f32, 2, 6>) -> Array<i32, 6> {
+fn j_nanargmax_axis(x: &Array<f32, 2, 6>) -> Array<DefaultInt, 6> {
     jnp::nanargmax_axis(x, 0, false)
 }
 #[jax::jit]
-fn j_nanargmin_axis(x: &Array<f32, 2, 6>) -> Array<i32, 2, 1> {
+fn j_nanargmin_axis(x: &Array<f32, 2, 6>) -> Array<DefaultInt, 2, 1> {
     jnp::nanargmin_axis(x, 1, true)
 }
 #[jax::jit]
-fn j_argmax_axis(x: &Array<f32, 2, 6>) -> Array<i32, 2> {
+fn j_argmax_axis(x: &Array<f32, 2, 6>) -> Array<DefaultInt, 2> {
     jnp::argmax_axis(x, 1, false)
 }
 #[jax::jit]
-fn j_argmin_axis(x: &Array<f32, 2, 6>) -> Array<i32, 1, 6> {
+fn j_argmin_axis(x: &Array<f32, 2, 6>) -> Array<DefaultInt, 1, 6> {
     jnp::argmin_axis(x, 0, true)
 }
 #[jax::jit]
@@ -460,14 +460,14 @@ fn nan_and_arg_reductions_jit_equal_eager() {
     close(&j_nanmin_axis(&x), &e);
     assert_eq!(j_nanargmax(&x).item(), jnp::nanargmax(&x).item());
     assert_eq!(j_nanargmin(&x).item(), jnp::nanargmin(&x).item());
-    let e: Array<i32, 6> = jnp::nanargmax_axis(&x, 0, false);
+    let e: Array<DefaultInt, 6> = jnp::nanargmax_axis(&x, 0, false);
     assert_eq!(j_nanargmax_axis(&x).to_vec(), e.to_vec());
-    let e: Array<i32, 2, 1> = jnp::nanargmin_axis(&x, 1, true);
+    let e: Array<DefaultInt, 2, 1> = jnp::nanargmin_axis(&x, 1, true);
     assert_eq!(j_nanargmin_axis(&x).to_vec(), e.to_vec());
     let f = finite();
-    let e: Array<i32, 2> = jnp::argmax_axis(&f, 1, false);
+    let e: Array<DefaultInt, 2> = jnp::argmax_axis(&f, 1, false);
     assert_eq!(j_argmax_axis(&f).to_vec(), e.to_vec());
-    let e: Array<i32, 1, 6> = jnp::argmin_axis(&f, 0, true);
+    let e: Array<DefaultInt, 1, 6> = jnp::argmin_axis(&f, 0, true);
     assert_eq!(j_argmin_axis(&f).to_vec(), e.to_vec());
     let e: Array<f32, 6> = lax::reduce_sum(&f, &[0]);
     close(&j_reduce_sum(&f), &e);
