@@ -36,7 +36,7 @@ logaddexp_fn! {
     /// ```
     /// use jax::prelude::*;
     /// let y = jnp::logaddexp(Array::<f32, 2>::from([0.0, 1000.0]), 0.0);
-    /// assert_eq!(y.to_vec(), [2f32.ln(), 1000.0]);
+    /// assert_eq!(y.to_vec(), [2f32.ln(), 1000.0f32]);
     /// ```
     logaddexp => scalar::logaddexp
 }
@@ -47,7 +47,7 @@ logaddexp_fn! {
     /// ```
     /// use jax::prelude::*;
     /// let y = jnp::logaddexp2(Array::<f32, 2>::from([1.0, 1000.0]), 1.0);
-    /// assert_eq!(y.to_vec(), [2.0, 1000.0]);
+    /// assert_eq!(y.to_vec(), [2.0f32, 1000.0]);
     /// ```
     logaddexp2 => scalar::logaddexp2
 }

@@ -6,7 +6,8 @@
 //! use jax::scipy::special;
 //!
 //! let x = Array::<f32, 2>::from([0.0, 1.0]);
-//! assert_eq!(special::xlogy(&x, &x).to_vec(), [0.0, 0.0]);
+//! let y: Array<f32, 2> = special::xlogy(&x, &x);
+//! assert_eq!(y.to_vec(), [0.0, 0.0]);
 //! ```
 
 use crate::__rt::ops as o;
@@ -165,7 +166,7 @@ xlog_fn! {
     /// ```
     /// use jax::prelude::*;
     /// let y = jax::scipy::special::xlogy(Array::<f32, 2>::from([0.0, 2.0]), 1.0);
-    /// assert_eq!(y.to_vec(), [0.0, 0.0]);
+    /// assert_eq!(y.to_vec(), [0.0f32, 0.0]);
     /// ```
     xlogy => o::log
 }
@@ -176,7 +177,7 @@ xlog_fn! {
     /// ```
     /// use jax::prelude::*;
     /// let y = jax::scipy::special::xlog1py(Array::<f32, 2>::from([0.0, 2.0]), -1.0);
-    /// assert_eq!(y.to_vec(), [0.0, f32::NEG_INFINITY]);
+    /// assert_eq!(y.to_vec(), [0.0f32, f32::NEG_INFINITY]);
     /// ```
     xlog1py => o::log1p
 }
