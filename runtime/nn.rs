@@ -164,8 +164,8 @@ unary! {
     /// assert_eq!(jax::nn::selu(Array::<f32, 1>::from([1.0])).to_vec(), [1.050701]);
     /// ```
     selu => |x| {
-        let alpha = lit(1.6732632423543772848170429916717);
-        o::mul(lit(1.0507009873554804934193349852946), scalar::elu(x, alpha))
+        let alpha = lit(1.673_263_242_354_377_2);
+        o::mul(lit(1.050_700_987_355_480_5), scalar::elu(x, alpha))
     };
     /// `x` clipped to `[-1, 1]`.
     ///
@@ -201,10 +201,7 @@ where
     } else {
         let sqrt_half = lit(0.5f64.sqrt());
         map_same(x.as_array(), |x| {
-            o::mul(
-                o::mul(lit(0.5), x),
-                o::erfc(o::mul(o::neg(x), sqrt_half)),
-            )
+            o::mul(o::mul(lit(0.5), x), o::erfc(o::mul(o::neg(x), sqrt_half)))
         })
     }
 }

@@ -140,7 +140,13 @@ fn unary_values_and_gradients_match_jax() {
         let scalar = |f: fn(Array<f32>) -> Array<f32>| -> Vec<f32> {
             x.iter().map(|&v| f(Array::from(v)).item()).collect()
         };
-        check(&format!("{name} eager"), &x, &scalar(eager), &want, ulps(name));
+        check(
+            &format!("{name} eager"),
+            &x,
+            &scalar(eager),
+            &want,
+            ulps(name),
+        );
         check(&format!("{name} jit"), &x, &scalar(jit), &want, ulps(name));
         let (gx, gwant) = (floats(&c["gx"]), floats(&c["grad"]));
         let got: Vec<f32> = gx.iter().map(|&v| grad(Array::from(v)).item()).collect();
@@ -149,7 +155,11 @@ fn unary_values_and_gradients_match_jax() {
         // is 2e-5 from the exact one at -3.5).
         let abs = if name == "gelu_tanh" { 1e-6 } else { 1e-35 };
         // erfinv' = √π/2 exp(erfinv(x)²) turns erfinv's ulps near 1 into ~100.
-        let gulps = if name == "erfinv" { 128 } else { ulps(name) + 4 };
+        let gulps = if name == "erfinv" {
+            128
+        } else {
+            ulps(name) + 4
+        };
         check_abs(&format!("{name} grad"), &gx, &got, &gwant, gulps, abs);
     }
 }
@@ -168,11 +178,17 @@ fn special_points_of_the_derivatives_are_jax_conventions() {
     let want = jax_grad_at("relu", 0.0);
     assert_eq!(relu::grad(Array::from(0.0f32)).item(), want);
     assert_ne!(want, 0.5);
-    assert_eq!(relu6::grad(Array::from(6.0f32)).item(), jax_grad_at("relu6", 6.0));
+    assert_eq!(
+        relu6::grad(Array::from(6.0f32)).item(),
+        jax_grad_at("relu6", 6.0)
+    );
     // softplus' = sigmoid, finite at large |x|.
     for x in [100.0f32, -100.0, 30.0] {
         let got = softplus::grad(Array::from(x)).item();
-        assert!(near(got, jax_grad_at("softplus", x), 2, 1e-35), "softplus'({x}) = {got}");
+        assert!(
+            near(got, jax_grad_at("softplus", x), 2, 1e-35),
+            "softplus'({x}) = {got}"
+        );
     }
 }
 
@@ -193,13 +209,21 @@ fn gamma_functions_match_jax() {
         let (x, want) = (floats(&c["x"]), floats(&c["y"]));
         let (eager, jit): (Vec<f32>, Vec<f32>) = if name == "gammaln" {
             (
-                x.iter().map(|&v| special::gammaln(Array::from(v)).item()).collect(),
-                x.iter().map(|&v| gammaln_jit(Array::from(v)).item()).collect(),
+                x.iter()
+                    .map(|&v| special::gammaln(Array::from(v)).item())
+                    .collect(),
+                x.iter()
+                    .map(|&v| gammaln_jit(Array::from(v)).item())
+                    .collect(),
             )
         } else {
             (
-                x.iter().map(|&v| special::digamma(Array::from(v)).item()).collect(),
-                x.iter().map(|&v| digamma_jit(Array::from(v)).item()).collect(),
+                x.iter()
+                    .map(|&v| special::digamma(Array::from(v)).item())
+                    .collect(),
+                x.iter()
+                    .map(|&v| digamma_jit(Array::from(v)).item())
+                    .collect(),
             )
         };
         check(&format!("{name} eager"), &x, &eager, &want, 4);
@@ -208,7 +232,10 @@ fn gamma_functions_match_jax() {
     // gammaln' = digamma.
     let c = case("gammaln");
     let (gx, gwant) = (floats(&c["gx"]), floats(&c["grad"]));
-    let got: Vec<f32> = gx.iter().map(|&v| gammaln_jit::grad(Array::from(v)).item()).collect();
+    let got: Vec<f32> = gx
+        .iter()
+        .map(|&v| gammaln_jit::grad(Array::from(v)).item())
+        .collect();
     check("gammaln grad", &gx, &got, &gwant, 8);
 }
 
@@ -231,7 +258,6 @@ fn xlog1py_jit(x: Array<f32>, y: Array<f32>) -> Array<f32> {
 
 type Binary = fn(Array<f32>, Array<f32>) -> Array<f32>;
 type BinaryGrad = fn(Array<f32>, Array<f32>) -> (Array<f32>, Array<f32>);
-
 
 #[test]
 fn binary_values_and_gradients_match_jax() {
@@ -345,7 +371,10 @@ fn axis_functions_match_jax() {
         let want = floats(&c["y"]);
         let (eager, jit): (Vec<f32>, Vec<f32>) = match name {
             "softmax" => (nn::softmax(&x, -1).to_vec(), softmax_jit(&x).to_vec()),
-            "log_softmax" => (nn::log_softmax(&x, 0).to_vec(), log_softmax_jit(&x).to_vec()),
+            "log_softmax" => (
+                nn::log_softmax(&x, 0).to_vec(),
+                log_softmax_jit(&x).to_vec(),
+            ),
             "standardize" => (
                 nn::standardize(&x, -1, 1e-5).to_vec(),
                 standardize_jit(&x).to_vec(),
@@ -383,7 +412,13 @@ fn softmax_jvp_matches_jax() {
     let x = Array::<f32, 2, 6>::from_vec(floats(&c["x"])).unwrap();
     let t = Array::<f32, 2, 6>::from_vec(floats(&c["t"])).unwrap();
     let (_, jt) = softmax_jvp_fn::jvp((&x,), (&t,));
-    check("softmax jvp", &x.to_vec(), &jt.to_vec(), &floats(&c["jvp"]), 16);
+    check(
+        "softmax jvp",
+        &x.to_vec(),
+        &jt.to_vec(),
+        &floats(&c["jvp"]),
+        16,
+    );
 }
 
 #[jax::jit]

@@ -12,7 +12,14 @@ use jax::scipy::stats::norm;
 fn xs() -> Array<f32, 2, 6> {
     Array::from([
         [-3.5, -1.0, -0.0, 0.0, 0.5, 2.0],
-        [f32::NEG_INFINITY, f32::INFINITY, f32::NAN, -100.0, 100.0, 6.0],
+        [
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            f32::NAN,
+            -100.0,
+            100.0,
+            6.0,
+        ],
     ])
 }
 

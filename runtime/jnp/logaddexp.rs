@@ -51,4 +51,3 @@ logaddexp_fn! {
     /// ```
     logaddexp2 => scalar::logaddexp2
 }
-

@@ -6,12 +6,12 @@
 
 mod elementwise;
 mod linalg;
-mod manip;
 mod logaddexp;
+mod manip;
 mod reduce;
 
 pub use elementwise::*;
 pub use linalg::*;
-pub use manip::*;
 pub use logaddexp::*;
+pub use manip::*;
 pub use reduce::*;

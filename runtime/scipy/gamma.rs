@@ -37,7 +37,7 @@ macro_rules! gamma_fns {
             let z = if need_to_reflect { -input } else { input - one };
             let mut x = c(BASE_LANCZOS_COEFF);
             for (i, &k) in LANCZOS_COEFFICIENTS.iter().enumerate() {
-                x = x + c(k) / (z + c(i as f64 + 1.0));
+                x += c(k) / (z + c(i as f64 + 1.0));
             }
             let t = lg_half + z;
             let log_t = log_lg_half + $log1p(z / lg_half);
@@ -45,7 +45,11 @@ macro_rules! gamma_fns {
             let log_y = (z + one_half - t / log_t).mul_add(log_t, log_sqrt_two_pi) + $log(x);
             let abs_input = input.abs();
             let abs_frac = abs_input - abs_input.floor();
-            let reduced = if abs_frac > c(0.5) { one - abs_frac } else { abs_frac };
+            let reduced = if abs_frac > c(0.5) {
+                one - abs_frac
+            } else {
+                abs_frac
+            };
             let reflection_denom = $log($sin(pi * reduced));
             let reflection = if reflection_denom.is_finite() {
                 log_pi - reflection_denom - log_y
@@ -76,8 +80,8 @@ macro_rules! gamma_fns {
             let mut denom = c(BASE_LANCZOS_COEFF);
             for (i, &k) in LANCZOS_COEFFICIENTS.iter().enumerate() {
                 let zi = z + c(i as f64 + 1.0);
-                num = num - c(k) / (zi * zi);
-                denom = denom + c(k) / zi;
+                num -= c(k) / (zi * zi);
+                denom += c(k) / zi;
             }
             let t = lg_half + z;
             let log_t = log_lg_half + $log1p(z / lg_half);
@@ -94,8 +98,24 @@ macro_rules! gamma_fns {
     };
 }
 
-gamma_fns!(f32, lgamma_f32, digamma_f32, math::log_f32, math::log1p_f32, math::sin_f32, math::cos_f32);
-gamma_fns!(f64, lgamma_f64, digamma_f64, math::log_f64, math::log1p_f64, math::sin_f64, math::cos_f64);
+gamma_fns!(
+    f32,
+    lgamma_f32,
+    digamma_f32,
+    math::log_f32,
+    math::log1p_f32,
+    math::sin_f32,
+    math::cos_f32
+);
+gamma_fns!(
+    f64,
+    lgamma_f64,
+    digamma_f64,
+    math::log_f64,
+    math::log1p_f64,
+    math::sin_f64,
+    math::cos_f64
+);
 
 /// `lgamma` of any float element.
 #[inline]

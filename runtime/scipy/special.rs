@@ -181,4 +181,3 @@ xlog_fn! {
     /// ```
     xlog1py => o::log1p
 }
-

@@ -181,10 +181,21 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["isinf", "isfinite"], NUMPY, By(lower_nn::isinf_isfinite)),
     (&["log2", "log10"], NUMPY, By(lower_nn::log_base)),
     (&["trunc"], NUMPY, By(lower_nn::trunc)),
-    (&["var", "std", "var_axis", "std_axis"], NUMPY, By(lower_nn::var_std)),
+    (
+        &["var", "std", "var_axis", "std_axis"],
+        NUMPY,
+        By(lower_nn::var_std),
+    ),
     (&["logsumexp_axis"], NUMPY, By(lower_nn::logsumexp_axis)),
     (
-        &["nansum", "nanmax", "nanmin", "nansum_axis", "nanmax_axis", "nanmin_axis"],
+        &[
+            "nansum",
+            "nanmax",
+            "nanmin",
+            "nansum_axis",
+            "nanmax_axis",
+            "nanmin_axis",
+        ],
         NUMPY,
         By(lower_nn::nan_reduce),
     ),
@@ -193,7 +204,11 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         NUMPY,
         By(lower_nn::arg_axis),
     ),
-    (&["nanargmax_axis", "nanargmin_axis"], NUMPY, By(lower_nn::arg_axis)),
+    (
+        &["nanargmax_axis", "nanargmin_axis"],
+        NUMPY,
+        By(lower_nn::arg_axis),
+    ),
     (
         &["reduce_sum", "reduce_prod", "reduce_max", "reduce_min"],
         LAX,

@@ -20,6 +20,13 @@ use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
 
 type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+/// A `custom_jvp` rule: the output's tangent from the primals, their
+/// tangents and the output.
+type JvpRule = fn(&mut Builder, &[Atom], &[Atom], Atom, Span) -> Result<Atom>;
+
+/// `jax.nn.selu`'s constants (Klambauer et al.), as f64 literals.
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_2;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
 
 /// `jax::nn`'s functions.
 static NN: &[(&str, Handler)] = &[
@@ -134,7 +141,7 @@ fn custom_jvp(
     name: &str,
     args: Vec<Atom>,
     fun: fn(&mut Builder, &[Atom], Span) -> Result<Atom>,
-    rule: fn(&mut Builder, &[Atom], &[Atom], Atom, Span) -> Result<Atom>,
+    rule: JvpRule,
     span: Span,
 ) -> Result<Atom> {
     let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();
@@ -236,7 +243,14 @@ fn logaddexp_body(b: &mut Builder, xy: &[Atom], s: Span, base2: bool) -> Result<
 
 /// JAX's `_logaddexp_jvp`: `t1 exp(x1 - out) + t2 exp(x2 - out)`, with
 /// `+inf` replaced by 0 so the tangent stays finite at infinities.
-fn logaddexp_rule(b: &mut Builder, x: &[Atom], t: &[Atom], out: Atom, s: Span, base2: bool) -> Result<Atom> {
+fn logaddexp_rule(
+    b: &mut Builder,
+    x: &[Atom],
+    t: &[Atom],
+    out: Atom,
+    s: Span,
+    base2: bool,
+) -> Result<Atom> {
     fn replace_inf(b: &mut Builder, v: Atom, s: Span) -> Result<Atom> {
         let inf = lit(b, f64::INFINITY);
         let is_inf = bin(b, &prims::EQ, v.clone(), inf, s)?;
@@ -334,9 +348,9 @@ fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
             bin(b, &prims::MUL, x, sg, s)?
         }
         "selu" => {
-            let alpha = lit(b, 1.6732632423543772848170429916717);
+            let alpha = lit(b, SELU_ALPHA);
             let e = elu_of(b, x, alpha, s)?;
-            let scale = lit(b, 1.0507009873554804934193349852946);
+            let scale = lit(b, SELU_SCALE);
             bin(b, &prims::MUL, scale, e, s)?
         }
         "hard_tanh" => {
@@ -833,7 +847,7 @@ pub(crate) fn log_base(t: &mut Tracer, c: Call) -> Result<Value> {
         let l2 = un(b, &prims::LOG, two, s)?;
         bin(b, &prims::DIV, l, l2, s)?
     } else {
-        let k = typed_lit(b, &x, 0.4342944819032518);
+        let k = typed_lit(b, &x, std::f64::consts::LOG10_E);
         bin(b, &prims::MUL, l, k, s)?
     };
     traced(v)
@@ -882,7 +896,12 @@ pub(crate) fn var_std(t: &mut Tracer, c: Call) -> Result<Value> {
     for &k in &axes {
         match a.shape[k] {
             Dim::Lit(d) => n *= d,
-            _ => return call_err(s, format!("{name} over a symbolic dimension is not supported")),
+            _ => {
+                return call_err(
+                    s,
+                    format!("{name} over a symbolic dimension is not supported"),
+                )
+            }
         }
     }
     let mean = jnp::mean(b, x.clone(), Some(axes.clone()), true, s)?;
@@ -916,13 +935,15 @@ pub(crate) fn module_uses(block: &syn::Block) -> proc_macro2::TokenStream {
     use proc_macro2::TokenTree;
     fn scan(ts: proc_macro2::TokenStream, found: &mut Vec<proc_macro2::Ident>) {
         let toks: Vec<TokenTree> = ts.into_iter().collect();
-        let colon = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        let colon =
+            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
         for (i, t) in toks.iter().enumerate() {
             match t {
                 TokenTree::Group(g) => scan(g.stream(), found),
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
-                    let ours = matches!(name.as_str(), "nn" | "special" | "norm" | "stats" | "scipy");
+                    let ours =
+                        matches!(name.as_str(), "nn" | "special" | "norm" | "stats" | "scipy");
                     let starts_path = colon(toks.get(i + 1)) && !(i > 0 && colon(toks.get(i - 1)));
                     if ours && starts_path && !found.iter().any(|f| *f == name) {
                         found.push(id.clone());
@@ -995,7 +1016,15 @@ pub(crate) fn arg_axis(t: &mut Tracer, mut c: Call) -> Result<Value> {
     if nan_variant && a.dtype.is_inexact() {
         let b = &mut t.b;
         let nan = bin(b, &prims::NE, x.clone(), x.clone(), s)?;
-        let fill = typed_lit(b, &x, if base == "nanargmax" { f64::NEG_INFINITY } else { f64::INFINITY });
+        let fill = typed_lit(
+            b,
+            &x,
+            if base == "nanargmax" {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            },
+        );
         let safe = select(b, nan.clone(), fill, x.clone(), s)?;
         let axes = match c.args.get(1) {
             Some((v, at)) => {
