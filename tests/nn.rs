@@ -114,6 +114,10 @@ scalar_fns! {
     norm_pdf_with: |x| norm::pdf_with(x, 1.0, 2.0), |x| norm::pdf_with(x, 1.0, 2.0);
     norm_logpdf_with: |x| norm::logpdf_with(x, -1.0, 0.5), |x| norm::logpdf_with(x, -1.0, 0.5);
     norm_cdf_with: |x| norm::cdf_with(x, 1.0, 3.0), |x| norm::cdf_with(x, 1.0, 3.0);
+    norm_logcdf: |x| norm::logcdf(x), |x| norm::logcdf(x);
+    norm_logcdf_with: |x| norm::logcdf_with(x, 1.0, 3.0), |x| norm::logcdf_with(x, 1.0, 3.0);
+    norm_ppf: |x| norm::ppf(x), |x| norm::ppf(x);
+    norm_ppf_with: |x| norm::ppf_with(x, 1.0, 2.0), |x| norm::ppf_with(x, 1.0, 2.0);
 }
 
 /// Ulps allowed per function: erfinv is computed differently from XLA's
@@ -127,7 +131,7 @@ fn ulps(name: &str) -> u32 {
         "gelu_tanh" | "celu" => 32,
         // ndtr's tails are erfc's deep tail, where libm's erfcf and XLA's
         // f32 erfc are ~60 ulps apart (2.4899754e-25 vs 2.4899561e-25).
-        "norm_cdf" | "norm_cdf_with" => 128,
+        "norm_cdf" | "norm_cdf_with" | "norm_logcdf" | "norm_logcdf_with" => 128,
         _ => 4,
     }
 }

@@ -373,8 +373,45 @@ fn j_cdf_with(x: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
     norm::cdf_with(x, 1.0, 3.0)
 }
 
+#[jax::jit]
+fn j_logcdf(x: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    norm::logcdf(x)
+}
+#[jax::jit]
+fn j_logcdf_with(x: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    norm::logcdf_with(x, 1.0, 3.0)
+}
+#[jax::jit]
+fn j_ppf(q: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    norm::ppf(q)
+}
+#[jax::jit]
+fn j_ppf_with(q: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    norm::ppf_with(q, 1.0, 2.0)
+}
+#[jax::jit]
+fn j_gammaln(x: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    special::gammaln(x)
+}
+#[jax::jit]
+fn j_digamma(x: &Array<f32, 2, 6>) -> Array<f32, 2, 6> {
+    special::digamma(x)
+}
+
+#[test]
+fn gamma_jit_equals_eager() {
+    let x = xs();
+    close(&j_gammaln(&x), &special::gammaln(&x));
+    close(&j_digamma(&x), &special::digamma(&x));
+}
+
 #[test]
 fn norm_jit_equals_eager() {
+    let (x, p) = (xs(), probs());
+    close(&j_logcdf(&x), &norm::logcdf(&x));
+    close(&j_logcdf_with(&x), &norm::logcdf_with(&x, 1.0, 3.0));
+    close(&j_ppf(&p), &norm::ppf(&p));
+    close(&j_ppf_with(&p), &norm::ppf_with(&p, 1.0, 2.0));
     let x = xs();
     close(&j_pdf(&x), &norm::pdf(&x));
     close(&j_logpdf(&x), &norm::logpdf(&x));
