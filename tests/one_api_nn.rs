@@ -523,3 +523,15 @@ fn nan_and_arg_reductions_jit_equal_eager() {
     let e: Array<i32> = lax::reduce_min(&a, &[0]);
     assert_eq!(j_reduce_min(&a).item(), e.item());
 }
+
+#[jax::jit]
+fn j_convert(x: &Array<f32, 2, 6>) -> Array<i32, 2, 6> {
+    lax::convert_element_type::<i32>(x)
+}
+
+#[test]
+fn convert_element_type_jit_equals_eager() {
+    let f = finite();
+    let e: Array<i32, 2, 6> = lax::convert_element_type::<i32, _>(&f);
+    assert_eq!(j_convert(&f).to_vec(), e.to_vec());
+}

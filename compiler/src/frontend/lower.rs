@@ -214,6 +214,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         LAX,
         By(lower_nn::lax_reduce),
     ),
+    (&["convert_element_type"], LAX, By(lower_nn::lax_convert)),
 ];
 
 impl Tracer {

@@ -1294,3 +1294,25 @@ pub(crate) fn lax_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
     };
     traced(t.b.bind1(prim, Params::Axes(axes, 0), vec![x], s)?)
 }
+
+/// `lax::convert_element_type::<U>(x)` (or `::<U, _>` with the result type
+/// written): the element type from the turbofish or the result's type.
+pub(crate) fn lax_convert(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    let Some(dtype) = c.hint.as_ref().and_then(|h| h.aval()).map(|a| a.dtype) else {
+        return call_err(
+            c.span,
+            "write the target element type: `lax::convert_element_type::<f32>(x)`",
+        );
+    };
+    traced(t.b.bind1(
+        &prims::CONVERT_ELEMENT_TYPE,
+        Params::Convert {
+            new_dtype: dtype,
+            weak: false,
+        },
+        vec![x],
+        c.span,
+    )?)
+}
