@@ -16,7 +16,7 @@ use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
-    numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
+    numpy_round, power, reciprocal, softmax, true_divide, where_,
 };
 use crate::frontend::lower_nn;
 use crate::frontend::lower_random::sample;
@@ -148,7 +148,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["reciprocal"], ANY, By(reciprocal)),
     (&["where_", "select"], ANY, By(where_)),
     (&["clip"], ANY, By(clip)),
-    (&["relu"], ANY, By(relu)),
+    (&["relu"], ANY, By(lower_nn::relu)),
     (&["softmax", "log_softmax"], ANY, By(softmax)),
     (&["matmul", "dot"], ANY, By(matmul)),
     // Shapes.

@@ -177,7 +177,9 @@ fn traced(a: Atom) -> Result<Value> {
 
 // jax.nn
 
-fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
+/// `relu(x)`: `max(x, 0)` with JAX's custom jvp (`relu'(0) = 0`); also
+/// `jnp::relu`, `lax::relu` and `.relu()`.
+pub(crate) fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     traced(custom_jvp(
