@@ -445,3 +445,44 @@ fn one_hot_matches_jax() {
     assert_eq!(eager.to_vec(), want);
     assert_eq!(one_hot_jit(&l).to_vec(), want);
 }
+
+#[jax::jit]
+fn relu2(x: Array<f32>, _y: Array<f32>) -> Array<f32> {
+    nn::relu(x)
+}
+#[jax::jit]
+fn softplus2(x: Array<f32>, _y: Array<f32>) -> Array<f32> {
+    nn::softplus(x)
+}
+
+#[test]
+fn jvps_at_special_points_match_jax() {
+    type Jvp = fn((Array<f32>, Array<f32>), (Array<f32>, Array<f32>)) -> (Array<f32>, Array<f32>);
+    let fns: [(&str, Jvp); 5] = [
+        ("relu", |p, t| relu2::jvp(p, t)),
+        ("softplus", |p, t| softplus2::jvp(p, t)),
+        ("logaddexp", |p, t| logaddexp_jit::jvp(p, t)),
+        ("xlogy", |p, t| xlogy_jit::jvp(p, t)),
+        ("xlog1py", |p, t| xlog1py_jit::jvp(p, t)),
+    ];
+    let cases: Vec<Value> = common::cases("nn")
+        .into_iter()
+        .filter(|c| c["kind"] == "jvp")
+        .collect();
+    assert_eq!(cases.len(), 8);
+    for c in cases {
+        let name = c["fn"].as_str().unwrap();
+        let f = fns.iter().find(|(n, _)| *n == name).unwrap().1;
+        let one = |k: &str| Array::from(floats(&c[k])[0]);
+        let (out, t) = f((one("x"), one("y")), (one("tx"), one("ty")));
+        let what = c["name"].as_str().unwrap();
+        check(what, &floats(&c["x"]), &[out.item()], &floats(&c["out"]), 4);
+        check(
+            what,
+            &floats(&c["x"]),
+            &[t.item()],
+            &floats(&c["tangent"]),
+            4,
+        );
+    }
+}
