@@ -172,9 +172,11 @@ mod jaxpr;
 pub mod jnp;
 pub mod lax;
 pub mod math;
+pub mod nn;
 pub mod ops;
 mod promote;
 pub mod random;
+pub mod scipy;
 pub mod shape;
 pub mod test_util;
 

@@ -7,6 +7,7 @@
 mod einsum;
 mod elementwise;
 mod linalg;
+mod logaddexp;
 mod manip;
 mod reduce;
 mod sort;
@@ -15,6 +16,7 @@ mod stacking;
 pub use einsum::*;
 pub use elementwise::*;
 pub use linalg::*;
+pub use logaddexp::*;
 pub use manip::*;
 pub use reduce::*;
 pub use sort::*;

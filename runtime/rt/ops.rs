@@ -22,6 +22,7 @@ float_unary! {
     acosh => float::arccosh, atanh => float::arctanh, sqrt => float::sqrt,
     rsqrt => float::rsqrt, cbrt => float::cbrt, logistic => float::logistic,
     erf => float::erf, erfc => float::erfc, erf_inv => float::erf_inv,
+    lgamma => crate::scipy::gamma::lgamma, digamma => crate::scipy::gamma::digamma,
 }
 
 /// `copy` (`jnp.array` of a traced value): the value itself.

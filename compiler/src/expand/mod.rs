@@ -118,11 +118,13 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
     let attrs = own_attrs(f.attrs);
     // A NaN panic names the caller's line, as JAX's traceback ends at the call.
     let track_caller = (!debug_check.is_empty()).then(|| quote!(#[track_caller]));
+    let uses = crate::frontend::lower_nn::module_uses(f.block);
     let body = quote! {
         #(#attrs)*
         #track_caller
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
         #vis #fsig {
+            #uses
             #(#checks)*
             #replay
             #(#stmts)*

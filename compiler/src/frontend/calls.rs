@@ -69,6 +69,9 @@ impl Tracer {
             [.., m, n] if m == "jnp" => (Module::Jnp, n.as_str()),
             [.., m, n] if m == "lax" => (Module::Lax, n.as_str()),
             [.., m, n] if m == "random" => (Module::Random, n.as_str()),
+            [.., m, n] if m == "nn" => (Module::Nn, n.as_str()),
+            [.., m, n] if m == "special" => (Module::Special, n.as_str()),
+            [.., m, n] if m == "norm" => (Module::Norm, n.as_str()),
             _ => {
                 let path = segs.join("::");
                 let effectful = segs.iter().any(|s| {

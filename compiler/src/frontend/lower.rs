@@ -20,8 +20,9 @@ use crate::frontend::lower_manip::{
 };
 use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
-    numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
+    numpy_round, power, reciprocal, softmax, true_divide, where_,
 };
+use crate::frontend::lower_nn;
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_ranges::{eye, linspace};
 use crate::frontend::lower_shape::{
@@ -155,7 +156,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["reciprocal"], ANY, By(reciprocal)),
     (&["where_", "select"], ANY, By(where_)),
     (&["clip"], ANY, By(clip)),
-    (&["relu"], ANY, By(relu)),
+    (&["relu"], ANY, By(lower_nn::relu)),
     (&["softmax", "log_softmax"], ANY, By(softmax)),
     (&["matmul", "dot"], ANY, By(matmul)),
     // Shapes.
@@ -244,6 +245,47 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &[Module::Jnp],
         By(lower_sort::quantile),
     ),
+    // Math that is a composition (lower_nn.rs).
+    (&["logaddexp", "logaddexp2"], NUMPY, By(lower_nn::logaddexp)),
+    (&["remainder"], NUMPY, By(lower_nn::remainder)),
+    (&["floor_divide"], NUMPY, By(lower_nn::floor_divide)),
+    (&["isinf", "isfinite"], NUMPY, By(lower_nn::isinf_isfinite)),
+    (&["log2", "log10"], NUMPY, By(lower_nn::log_base)),
+    (&["trunc"], NUMPY, By(lower_nn::trunc)),
+    (
+        &["var", "std", "var_axis", "std_axis"],
+        NUMPY,
+        By(lower_nn::var_std),
+    ),
+    (&["logsumexp_axis"], NUMPY, By(lower_nn::logsumexp_axis)),
+    (
+        &[
+            "nansum",
+            "nanmax",
+            "nanmin",
+            "nansum_axis",
+            "nanmax_axis",
+            "nanmin_axis",
+        ],
+        NUMPY,
+        By(lower_nn::nan_reduce),
+    ),
+    (
+        &["nanargmax", "nanargmin", "argmax_axis", "argmin_axis"],
+        NUMPY,
+        By(lower_nn::arg_axis),
+    ),
+    (
+        &["nanargmax_axis", "nanargmin_axis"],
+        NUMPY,
+        By(lower_nn::arg_axis),
+    ),
+    (
+        &["reduce_sum", "reduce_prod", "reduce_max", "reduce_min"],
+        LAX,
+        By(lower_nn::lax_reduce),
+    ),
+    (&["convert_element_type"], LAX, By(lower_nn::lax_convert)),
 ];
 
 impl Tracer {
@@ -267,6 +309,9 @@ impl Tracer {
         };
         if module == Module::Random {
             return sample(self, call);
+        }
+        if matches!(module, Module::Nn | Module::Special | Module::Norm) {
+            return crate::frontend::lower_nn::lower(self, call);
         }
         if call.args.is_empty() && !(module == Module::Jnp && name == "eye") {
             if matches!(name, "zeros" | "ones" | "full" | "empty") {

@@ -21,6 +21,12 @@ pub(crate) enum Module {
     Method,
     /// `jax::random`'s samplers.
     Random,
+    /// `jax::nn`.
+    Nn,
+    /// `jax::scipy::special`.
+    Special,
+    /// `jax::scipy::stats::norm`.
+    Norm,
 }
 
 impl Module {
@@ -31,6 +37,9 @@ impl Module {
             Module::Jnp => "jnp::",
             Module::Lax => "lax::",
             Module::Random => "random::",
+            Module::Nn => "nn::",
+            Module::Special => "special::",
+            Module::Norm => "norm::",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Handlers of the table in `lower.rs` for numeric operations that are no
 //! plain family member: rounding, division, powers, selections,
-//! compositions (softmax, logsumexp, matmul, relu) and reductions with
+//! compositions (softmax, logsumexp, matmul) and reductions with
 //! their own rules (mean, argmax).
 
 use crate::frontend::jnp;
@@ -128,20 +128,6 @@ pub(crate) fn clip(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     let (x, lo, hi) = (c.atom(t, 0)?, c.atom(t, 1)?, c.atom(t, 2)?);
     Ok(Value::Traced(jnp::clip(&mut t.b, x, lo, hi, c.span)?))
-}
-
-/// `max(x, 0.0)`.
-pub(crate) fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
-    c.want(1)?;
-    let x = c.atom(t, 0)?;
-    let zero = jnp::weak_literal(&t.b, Scalar::Float(0.0));
-    Ok(Value::Traced(jnp::binary(
-        &mut t.b,
-        &prims::MAX,
-        x,
-        zero,
-        c.span,
-    )?))
 }
 
 pub(crate) fn matmul(t: &mut Tracer, c: Call) -> Result<Value> {

@@ -27,6 +27,7 @@ pub(crate) mod lower_create;
 pub(crate) mod lower_dynamic;
 pub(crate) mod lower_manip;
 pub(crate) mod lower_math;
+pub(crate) mod lower_nn;
 pub(crate) mod lower_random;
 pub(crate) mod lower_ranges;
 pub(crate) mod lower_shape;

@@ -112,6 +112,8 @@ mod tests {
         // Without a jvp rule, each for its reason; differentiating through
         // one is a compile error naming it.
         const WITHOUT_JVP: &[&str] = &[
+            // Its derivative, polygamma(1, x), has no primitive yet.
+            "digamma",
             // Not written yet (README, Limitations).
             "scatter-mul",
             "scatter-min",

@@ -468,6 +468,11 @@ pub(super) fn erf_inv_dx(ad: &mut Ctx, x: Atom, ans: Atom) -> Res<Atom> {
     ad.mul(k, e)
 }
 
+/// lgamma' = digamma
+pub(super) fn lgamma_dx(ad: &mut Ctx, x: Atom, _ans: Atom) -> Res<Atom> {
+    ad.un(&DIGAMMA, x)
+}
+
 /// ∂(x y)/∂x = y
 pub(super) fn mul_dx(_ad: &mut Ctx, _x: Atom, y: Atom, _ans: Atom) -> Res<Atom> {
     Ok(y)

@@ -222,6 +222,9 @@ elementwise! {
     ERF = "erf", 1, Float -> Same, jvp: jvp1!(erf_dx), work: TRANSCENDENTAL_WORK;
     ERFC = "erfc", 1, Float -> Same, jvp: jvp1!(erfc_dx), work: TRANSCENDENTAL_WORK;
     ERF_INV = "erf_inv", 1, Float -> Same, jvp: jvp1!(erf_inv_dx), work: TRANSCENDENTAL_WORK;
+    LGAMMA = "lgamma", 1, Float -> Same, jvp: jvp1!(lgamma_dx), work: TRANSCENDENTAL_WORK;
+    // Its derivative is polygamma(1, x), which has no primitive yet.
+    DIGAMMA = "digamma", 1, Float -> Same, work: TRANSCENDENTAL_WORK;
     IS_FINITE = "is_finite", 1, Float -> Bool, jvp: ZERO;
     NOT = "not", 1, Logical -> Same, jvp: ZERO;
     STOP_GRADIENT = "stop_gradient", 1, Any -> Same, jvp: ZERO, forward: Some(|_, e, _| Some(e.ins[0].clone()));

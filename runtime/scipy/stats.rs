@@ -1,0 +1,3 @@
+//! `jax.scipy.stats`.
+
+pub mod norm;
