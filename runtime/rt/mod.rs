@@ -3,6 +3,7 @@
 //! API: its shape follows the compiler.
 
 pub mod debug;
+pub mod gather;
 pub mod identity;
 pub mod kernels;
 pub mod ops;

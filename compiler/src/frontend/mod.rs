@@ -18,6 +18,7 @@ pub(crate) mod calls;
 pub(crate) mod compose;
 pub(crate) mod expressions;
 pub(crate) mod index;
+pub(crate) mod index_gather;
 pub(crate) mod jnp;
 pub(crate) mod lax_control;
 pub(crate) mod lower;

@@ -254,6 +254,11 @@ pub enum Params {
         /// (the `i32[k]` operand carries the same values, as in JAX).
         indices: Vec<i128>,
     },
+    /// `gather` (see [`GatherParams`]).
+    Gather(GatherParams),
+    /// `scatter` and its combining forms at an indices operand (see
+    /// [`ScatterParams`]); `Params::Scatter` is the static-index form.
+    ScatterIndexed(ScatterParams),
     /// Random samplers: the result shape and dtype, and a range (`uniform`
     /// between bounds, `truncated_normal`'s limits).
     Random {
@@ -535,4 +540,53 @@ pub fn row_major_strides(shape: &[Dim]) -> Vec<proc_macro2::TokenStream> {
     (0..shape.len())
         .map(|k| size_tokens(&shape[k + 1..]))
         .collect()
+}
+
+/// The dimension numbers of a gather or a scatter (JAX's
+/// `GatherDimensionNumbers` names; the scatter's in brackets). The index
+/// vector is always the indices' last axis, as JAX builds them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexDims {
+    /// `offset_dims` (`update_window_dims`): the result's (update's) window axes.
+    pub offset: Vec<usize>,
+    /// `collapsed_slice_dims` (`inserted_window_dims`): operand axes of
+    /// size-1 windows that the result (update) lacks.
+    pub collapsed: Vec<usize>,
+    /// `start_index_map` (`scatter_dims_to_operand_dims`): the operand axis
+    /// each index component addresses.
+    pub index_map: Vec<usize>,
+    /// `operand_batching_dims`.
+    pub operand_batching: Vec<usize>,
+    /// `start_indices_batching_dims` (`scatter_indices_batching_dims`).
+    pub indices_batching: Vec<usize>,
+}
+
+/// JAX's `GatherScatterMode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMode {
+    Clip,
+    FillOrDrop,
+    PromiseInBounds,
+}
+
+/// `gather`'s parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatherParams {
+    pub dims: IndexDims,
+    pub slice_sizes: Vec<usize>,
+    pub mode: IndexMode,
+    /// The fill value of `FillOrDrop` (`None`: NaN, or the integer
+    /// minimum, as JAX's default).
+    pub fill_value: Option<f64>,
+    pub indices_are_sorted: bool,
+    pub unique_indices: bool,
+}
+
+/// The parameters of a scatter at an indices operand.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterParams {
+    pub dims: IndexDims,
+    pub mode: IndexMode,
+    pub indices_are_sorted: bool,
+    pub unique_indices: bool,
 }

@@ -172,13 +172,22 @@ macro_rules! scatter {
     ($($id:ident = $name:literal, $combine:expr, $jvp:expr, $transpose:expr;)*) => {$(
         pub static $id: PrimDef = PrimDef {
             name: $name,
-            abstract_eval: |ops, p, _| scatter_eval($name, ops, p),
-            print_params: |_, p| scatter_params(p, $combine.map(Monoid::op)),
+            abstract_eval: |ops, p, _| match p {
+                Params::ScatterIndexed(s) => super::gather::scatter_indexed_eval($name, ops, s),
+                _ => scatter_eval($name, ops, p),
+            },
+            print_params: |_, p| match p {
+                Params::ScatterIndexed(s) => super::gather::scatter_indexed_print(s, $combine.map(Monoid::op)),
+                _ => scatter_params(p, $combine.map(Monoid::op)),
+            },
             lowering: Lowering::Kernel,
             kernel: Some(Kernel {
                 updates: Some(0),
                 unread: &[1],
-                call: |a| scatter_call(a, $combine),
+                call: |a| match a.params {
+                    Params::ScatterIndexed(s) => super::gather::scatter_indexed_call(a, s, $combine),
+                    _ => scatter_call(a, $combine),
+                },
             }),
             jvp: $jvp,
             transpose: $transpose,
@@ -324,6 +333,9 @@ fn scatter_set_jvp(
     p: &Params,
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
+    if let Params::ScatterIndexed(s) = p {
+        super::gather::scatter_set_indexed_check(s)?;
+    }
     scatter_linear_jvp(&SCATTER, ad, ins, t, p)
 }
 
@@ -345,6 +357,10 @@ fn scatter_set_transpose(
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
     let ct = crate::ir::rules::single_ct(cts);
+    if let Params::ScatterIndexed(s) = p {
+        super::gather::scatter_set_indexed_check(s)?;
+        return super::gather::scatter_indexed_transpose(true, ad, ct, ins, avals, s);
+    }
     scatter_transpose(true, ad, ct, ins, avals, p)
 }
 
@@ -356,6 +372,9 @@ fn scatter_add_transpose(
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
     let ct = crate::ir::rules::single_ct(cts);
+    if let Params::ScatterIndexed(s) = p {
+        return super::gather::scatter_indexed_transpose(false, ad, ct, ins, avals, s);
+    }
     scatter_transpose(false, ad, ct, ins, avals, p)
 }
 
@@ -555,6 +574,9 @@ fn scatter_batch(
     dims: &[BDim],
     p: &Params,
 ) -> Res<Vec<(Atom, BDim)>> {
+    if let Params::ScatterIndexed(s) = p {
+        return super::gather::scatter_indexed_batch(bx, ins, dims, s);
+    }
     let Params::Scatter {
         lead,
         inserted,

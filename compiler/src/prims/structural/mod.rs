@@ -29,11 +29,13 @@ macro_rules! same_op_jvp {
 
 mod assemble;
 mod dot;
+mod gather;
 mod reductions;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
+pub use gather::GATHER;
 pub use reductions::*;
 pub use views::*;
 
@@ -64,6 +66,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &SCATTER_MUL,
     &SCATTER_MIN,
     &SCATTER_MAX,
+    &GATHER,
 ];
 
 #[cfg(test)]
