@@ -51,7 +51,7 @@ impl Tracer {
     /// An index position as `_normalize_index` makes it: negative ones
     /// count from the end (`select_n(i < 0, i, i + n)`; never for unsigned
     /// ones), converted to the index dtype.
-    fn normalized(&mut self, i: Atom, n: usize, dtype: DType, span: Span) -> Result<Atom> {
+    fn normalized(&mut self, i: Atom, n: usize, span: Span) -> Result<Atom> {
         let a = self.b.aval(&i);
         let i = if a.dtype.kind() == jax_dtypes::Kind::UInt {
             i
@@ -67,11 +67,7 @@ impl Tracer {
                 span,
             )?
         };
-        if self.b.aval(&i).dtype == dtype {
-            Ok(i)
-        } else {
-            jnp::convert(&mut self.b, i, dtype, false, span)
-        }
+        Ok(i)
     }
 
     /// Whether an index needs a gather: it holds an index array.
@@ -79,7 +75,10 @@ impl Tracer {
         items.iter().any(|i| matches!(i, Item::Array(_)))
     }
 
-    /// `_index_to_gather`.
+    /// `_index_to_gather`: when an index array is present, every integer
+    /// (static, traced or array) is an advanced index; they broadcast
+    /// together and their axes stand where the first was (or first, when a
+    /// slice separates them). Positions are normalized, then int32.
     pub(crate) fn indexer(&mut self, x: &Atom, items: &[Item], span: Span) -> Result<Indexer> {
         let a = self.b.aval(x);
         if items.len() > a.rank() {
@@ -95,30 +94,35 @@ impl Tracer {
             };
             sizes.push(*n);
         }
-        let arrays: Vec<(usize, Atom)> = items
-            .iter()
-            .enumerate()
-            .filter_map(|(k, i)| match i {
-                Item::Array(a) => Some((k, a.clone())),
-                _ => None,
-            })
-            .collect();
-        let adv_shape = broadcast_shapes(
-            &arrays.iter().map(|(_, a)| self.b.aval(a).shape).collect::<Vec<_>>(),
-            span,
-        )?;
-        let contiguous = arrays.windows(2).all(|w| w[1].0 == w[0].0 + 1);
-        // int64 positions stay int64 (x64); others go to int32, as JAX.
-        let idx_dtype = if items.iter().any(|i| match i {
-            Item::Array(a) | Item::Dynamic(a) => self.b.aval(a).dtype == DType::I64,
-            _ => false,
-        }) {
-            DType::I64
+        let advanced = Self::has_index_array(items);
+        let i32 = DType::I32;
+        // Normalized positions, item by item (`NDIndexer.normalize_indices`).
+        let mut normed: Vec<Option<Atom>> = Vec::new();
+        for (k, it) in items.iter().enumerate() {
+            normed.push(match it {
+                Item::Int(i) => {
+                    let i = if *i < 0 { i + sizes[k] as i128 } else { *i };
+                    // A Python int: weakly typed.
+                    Some(literal(Scalar::Int(i), Aval::scalar(i32, advanced)))
+                }
+                Item::Array(i) | Item::Dynamic(i) => {
+                    let ia = self.b.aval(i);
+                    if !ia.dtype.is_integer() {
+                        return err(span, format!("index arrays must be of an integer type, got {ia}; convert it with `.astype::<i32>()`"));
+                    }
+                    Some(self.normalized(i.clone(), sizes[k], span)?)
+                }
+                Item::Range { .. } => None,
+            });
+        }
+        let adv: Vec<usize> = if advanced {
+            (0..items.len()).filter(|&k| normed[k].is_some()).collect()
         } else {
-            DType::I32
+            Vec::new()
         };
-        // Each index component with the axis of the indices it starts at.
+        let contiguous = adv.windows(2).all(|w| w[1] == w[0] + 1);
         let mut parts: Vec<(Atom, usize)> = Vec::new();
+        let mut gather_shape: Vec<Dim> = Vec::new();
         let mut dims = IndexDims {
             offset: vec![],
             collapsed: vec![],
@@ -128,40 +132,35 @@ impl Tracer {
         };
         let mut slice_sizes = Vec::new();
         let mut shape: Vec<Dim> = Vec::new();
-        let adv_rank = adv_shape.len();
         let mut y = 0usize;
-        if !arrays.is_empty() && !contiguous {
-            shape.extend(adv_shape.iter().cloned());
-            y = adv_rank;
-        }
         for (k, &n) in sizes.iter().enumerate() {
-            let item = items.get(k);
-            if !arrays.is_empty() && contiguous && k == arrays[0].0 {
-                shape.extend(adv_shape.iter().cloned());
-                y += adv_rank;
+            if !adv.is_empty() && ((contiguous && k == adv[0]) || (!contiguous && k == 0)) {
+                let pieces: Vec<Atom> = adv.iter().map(|&j| normed[j].clone().unwrap()).collect();
+                let shapes: Vec<Vec<Dim>> = pieces.iter().map(|p| self.b.aval(p).shape).collect();
+                let common = broadcast_shapes(&shapes, span)?;
+                let start = gather_shape.len();
+                for p in pieces {
+                    let p = if self.b.aval(&p).shape == common {
+                        p
+                    } else {
+                        jnp::broadcast_to(&mut self.b, p, common.clone(), span)?
+                    };
+                    parts.push((self.to_index_dtype(p, span)?, start));
+                }
+                gather_shape.extend(common.iter().cloned());
+                dims.index_map.extend(adv.iter().copied());
+                dims.collapsed.extend(adv.iter().copied());
+                shape.extend(common.iter().cloned());
+                y += common.len();
             }
-            match item {
-                Some(Item::Array(i)) => {
-                    let ia = self.b.aval(i);
-                    if !ia.dtype.is_integer() {
-                        return err(span, format!("index arrays must be of an integer type, got {ia}; convert it with `.astype::<i32>()`"));
-                    }
-                    let i = self.normalized(i.clone(), n, idx_dtype, span)?;
-                    parts.push((i, adv_rank - ia.rank()));
-                    dims.collapsed.push(k);
-                    dims.index_map.push(k);
-                    slice_sizes.push(1);
-                }
-                Some(Item::Int(i)) => {
-                    let i = if *i < 0 { i + n as i128 } else { *i };
-                    parts.push((literal(Scalar::Int(i), Aval::scalar(idx_dtype, false)), adv_rank));
-                    dims.collapsed.push(k);
-                    dims.index_map.push(k);
-                    slice_sizes.push(1);
-                }
-                Some(Item::Dynamic(i)) => {
-                    let i = self.normalized(i.clone(), n, idx_dtype, span)?;
-                    parts.push((i, adv_rank));
+            if adv.contains(&k) {
+                slice_sizes.push(1);
+                continue;
+            }
+            match items.get(k) {
+                Some(Item::Int(_) | Item::Dynamic(_) | Item::Array(_)) => {
+                    let i = normed[k].clone().unwrap();
+                    parts.push((self.to_index_dtype(i, span)?, gather_shape.len()));
                     dims.collapsed.push(k);
                     dims.index_map.push(k);
                     slice_sizes.push(1);
@@ -175,43 +174,60 @@ impl Tracer {
                 Some(Item::Range { start, end, step: 1 }) => {
                     let norm = |v: i128| if v < 0 { (v + n as i128).max(0) } else { v.min(n as i128) };
                     let s = start.map_or(0, norm);
-                    let e = end.map_or(n as i128, norm).max(s);
-                    parts.push((literal(Scalar::Int(s), Aval::scalar(idx_dtype, false)), adv_rank));
-                    dims.index_map.push(k);
+                    let len = (end.map_or(n as i128, norm).max(s) - s) as usize;
+                    if len != n {
+                        parts.push((literal(Scalar::Int(s), Aval::scalar(i32, false)), gather_shape.len()));
+                        dims.index_map.push(k);
+                    }
                     dims.offset.push(y);
-                    shape.push(Dim::Lit((e - s) as usize));
-                    slice_sizes.push((e - s) as usize);
+                    shape.push(Dim::Lit(len));
+                    slice_sizes.push(len);
                     y += 1;
                 }
                 Some(Item::Range { .. }) => {
-                    return err(span, "a stepped slice beside an index array is not supported in #[jax::jit] yet; slice first with `x.slice(s![..])`, then index");
+                    return err(span, "a stepped slice in an index with arrays or traced positions is not supported in #[jax::jit] yet; slice first with `x.slice(s![..])`, then index");
                 }
             }
         }
-        // Each component broadcast to the indices' shape, then joined
-        // along a new last axis.
-        let mut full = adv_shape.clone();
-        full.push(Dim::Lit(1));
-        let mut cols = Vec::new();
-        for (p, at) in parts {
-            let r = self.b.aval(&p).rank();
-            cols.push(self.b.bind1(
+        dims.collapsed.sort_unstable();
+        let indices = if parts.is_empty() {
+            return err(span, "an index with neither integers nor index arrays needs no gather; use `x.slice(s![..])`");
+        } else if parts.len() == 1 {
+            let (g, _) = parts.remove(0);
+            let ga = self.b.aval(&g);
+            let mut full = ga.shape.clone();
+            full.push(Dim::Lit(1));
+            self.b.bind1(
                 &prims::BROADCAST_IN_DIM,
                 Params::BroadcastInDim {
-                    shape: full.clone(),
-                    dims: (at..at + r).collect(),
+                    shape: full,
+                    dims: (0..ga.rank()).collect(),
                     np_ints: 0,
                 },
-                vec![p],
+                vec![g],
                 span,
-            )?);
-        }
-        let indices = if cols.len() == 1 {
-            cols.remove(0)
+            )?
         } else {
+            let last = gather_shape.len();
+            let mut full = gather_shape.clone();
+            full.push(Dim::Lit(1));
+            let mut cols = Vec::new();
+            for (g, at) in parts {
+                let r = self.b.aval(&g).rank();
+                cols.push(self.b.bind1(
+                    &prims::BROADCAST_IN_DIM,
+                    Params::BroadcastInDim {
+                        shape: full.clone(),
+                        dims: (at..at + r).collect(),
+                        np_ints: 0,
+                    },
+                    vec![g],
+                    span,
+                )?);
+            }
             self.b.bind1(
                 &prims::CONCATENATE,
-                Params::Concatenate { dim: adv_rank },
+                Params::Concatenate { dim: last },
                 cols,
                 span,
             )?
@@ -221,8 +237,32 @@ impl Tracer {
             dims,
             slice_sizes,
             shape,
-            scalar_only: arrays.is_empty(),
+            scalar_only: !advanced,
         })
+    }
+
+    /// `lax.convert_element_type(i, int32)`: nothing for a strong int32.
+    fn to_index_dtype(&mut self, i: Atom, span: Span) -> Result<Atom> {
+        let a = self.b.aval(&i);
+        if a.dtype == DType::I32 && !a.weak {
+            return Ok(i);
+        }
+        if let Atom::Lit(crate::ir::Literal {
+            value: Scalar::Int(v),
+            ..
+        }) = i
+        {
+            return Ok(literal(Scalar::Int(v), Aval::scalar(DType::I32, false)));
+        }
+        self.b.bind1(
+            &prims::CONVERT_ELEMENT_TYPE,
+            Params::Convert {
+                new_dtype: DType::I32,
+                weak: false,
+            },
+            vec![i],
+            span,
+        )
     }
 
     /// `x.at(index).get()` (and `get_with(mode)`, `get_fill(v)`) with an

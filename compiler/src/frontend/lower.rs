@@ -173,6 +173,13 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ANY,
         By(shape_from_value),
     ),
+    // Gathers with index arrays.
+    (&["take"], &[Module::Jnp], By(crate::frontend::lower_gather::take)),
+    (
+        &["take_along_axis"],
+        &[Module::Jnp],
+        By(crate::frontend::lower_gather::take_along_axis),
+    ),
 ];
 
 impl Tracer {
