@@ -228,6 +228,10 @@ fn gather_call(a: KernelArgs<'_>) -> TokenStream {
     let mode = mode_tokens(g.mode);
     let fill = match g.fill_value {
         None => quote!(None),
+        // Non-finite values have no literal.
+        Some(v) if v.is_nan() => quote!(Some(f64::NAN)),
+        Some(v) if v.is_infinite() && v > 0.0 => quote!(Some(f64::INFINITY)),
+        Some(v) if v.is_infinite() => quote!(Some(f64::NEG_INFINITY)),
         Some(v) => quote!(Some(#v)),
     };
     quote!(::jax::__rt::gather::gather::<#ty, #ity>(
