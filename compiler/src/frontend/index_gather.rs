@@ -129,6 +129,7 @@ impl Tracer {
             index_map: vec![],
             operand_batching: vec![],
             indices_batching: vec![],
+            np_ints: [0; 5],
         };
         let mut slice_sizes = Vec::new();
         let mut shape: Vec<Dim> = Vec::new();
@@ -277,10 +278,19 @@ impl Tracer {
         span: Span,
     ) -> Result<Atom> {
         let ix = self.indexer(&x, items, span)?;
+        let mode = mode.unwrap_or(IndexMode::PromiseInBounds);
+        // `mode='fill'` without a value fills with the dtype's default,
+        // which JAX's jaxprs print.
+        let fill_value = match (mode, fill_value) {
+            (IndexMode::FillOrDrop, None) => Some(crate::frontend::lower_gather::default_fill(
+                self.b.aval(&x).dtype,
+            )),
+            (_, f) => f,
+        };
         let g = GatherParams {
             dims: ix.dims,
             slice_sizes: ix.slice_sizes,
-            mode: mode.unwrap_or(IndexMode::PromiseInBounds),
+            mode,
             fill_value,
             indices_are_sorted: false,
             unique_indices: false,

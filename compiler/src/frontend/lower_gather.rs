@@ -14,7 +14,7 @@ use crate::ir::{Aval, Dim, Scalar};
 use crate::prims::{self, GatherParams, IndexDims, IndexMode, Params};
 
 /// JAX's fill value for a `fill` gather of `dtype`, as its jaxprs print it.
-fn default_fill(dtype: DType) -> f64 {
+pub(crate) fn default_fill(dtype: DType) -> f64 {
     match dtype {
         d if d.is_float() => f64::NAN,
         DType::Bool => 1.0,
@@ -103,6 +103,7 @@ pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
         index_map: vec![axis],
         operand_batching: vec![],
         indices_batching: vec![],
+        np_ints: [0; 5],
     };
     let p = fill_gather(a.dtype, dims, slice_sizes);
     Ok(Value::Traced(t.b.bind1(&prims::GATHER, p, vec![x, idx], c.span)?))
@@ -143,6 +144,7 @@ pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
         index_map: vec![axis],
         operand_batching: others.clone(),
         indices_batching: others,
+        np_ints: [0; 5],
     };
     let p = fill_gather(a.dtype, dims, vec![1; a.rank()]);
     Ok(Value::Traced(t.b.bind1(&prims::GATHER, p, vec![x, idx], c.span)?))

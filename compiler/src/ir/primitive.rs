@@ -559,6 +559,10 @@ pub struct IndexDims {
     pub operand_batching: Vec<usize>,
     /// `start_indices_batching_dims` (`scatter_indices_batching_dims`).
     pub indices_batching: Vec<usize>,
+    /// Which entries JAX holds as NumPy integers (its batching rules shift
+    /// them with `np.add`), printed `np.int64(k)`: a bit mask per field, in
+    /// the order above.
+    pub np_ints: [u32; 5],
 }
 
 /// JAX's `GatherScatterMode`.

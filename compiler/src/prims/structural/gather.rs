@@ -12,7 +12,7 @@ use super::{SCATTER, SCATTER_ADD};
 use crate::ir::shapes::Constraints;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    dim_tokens, tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel,
+    dim_tokens, np_tuple, tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel,
     KernelArgs, Lowering, Monoid, Params, PrimDef, Res, ScatterParams, TransposeRule,
 };
 
@@ -160,11 +160,11 @@ fn gather_print(ops: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
             "dimension_numbers",
             format!(
                 "GatherDimensionNumbers(offset_dims={}, collapsed_slice_dims={}, start_index_map={}, operand_batching_dims={}, start_indices_batching_dims={})",
-                tuple(&d.offset),
-                tuple(&d.collapsed),
-                tuple(&d.index_map),
-                tuple(&d.operand_batching),
-                tuple(&d.indices_batching)
+                np_tuple(&d.offset, d.np_ints[0]),
+                np_tuple(&d.collapsed, d.np_ints[1]),
+                np_tuple(&d.index_map, d.np_ints[2]),
+                np_tuple(&d.operand_batching, d.np_ints[3]),
+                np_tuple(&d.indices_batching, d.np_ints[4])
             ),
         ),
         (
@@ -295,15 +295,22 @@ fn gather_transpose(
     Ok(vec![Some(out), None])
 }
 
-fn shift(v: &[usize]) -> Vec<usize> {
-    v.iter().map(|d| d + 1).collect()
-}
-
 fn lanes(bx: &Batch, ins: &[Atom], dims: &[BDim]) -> Dim {
     ins.iter()
         .zip(dims)
         .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
         .unwrap_or_else(|| bx.size.clone())
+}
+
+/// `np.add(1, v)`: every entry one further, each a NumPy integer.
+fn np_shift(v: &[usize]) -> (Vec<usize>, u32) {
+    (v.iter().map(|d| d + 1).collect(), (1u32 << v.len()) - 1)
+}
+
+/// `(0,) + tuple(np.add(1, v))`.
+fn np_shift_after_zero(v: &[usize]) -> (Vec<usize>, u32) {
+    let (s, m) = np_shift(v);
+    (std::iter::once(0).chain(s).collect(), m << 1)
 }
 
 /// `_gather_batching_rule`: a batched operand gets one more window axis; a
@@ -317,23 +324,27 @@ fn gather_batch(
     let g = gather_params(p)?;
     let d = &g.dims;
     let mut ng = g.clone();
+    let n = &mut ng.dims;
     let (x, idx) = match (dims[0], dims[1]) {
         (Some(bd), None) => {
             let x = bx.moveaxis(ins[0].clone(), bd, 0)?;
-            let Dim::Lit(n) = bx.aval(&x).shape[0] else {
+            let Dim::Lit(size) = bx.aval(&x).shape[0] else {
                 return Err("vmap of a gather over a symbolic batch size is not supported".into());
             };
-            ng.slice_sizes.insert(0, n);
-            ng.dims.offset = std::iter::once(0).chain(shift(&d.offset)).collect();
-            ng.dims.collapsed = shift(&d.collapsed);
-            ng.dims.index_map = shift(&d.index_map);
-            ng.dims.operand_batching = shift(&d.operand_batching);
+            ng.slice_sizes.insert(0, size);
+            (n.offset, n.np_ints[0]) = np_shift_after_zero(&d.offset);
+            (n.collapsed, n.np_ints[1]) = np_shift(&d.collapsed);
+            (n.index_map, n.np_ints[2]) = np_shift(&d.index_map);
+            (n.operand_batching, n.np_ints[3]) = np_shift(&d.operand_batching);
             (x, ins[1].clone())
         }
         (None, Some(bd)) => {
             let idx = bx.moveaxis(ins[1].clone(), bd, 0)?;
-            ng.dims.offset = shift(&d.offset);
-            ng.dims.indices_batching = shift(&d.indices_batching);
+            // `1 + d`: a Python integer stays one.
+            n.offset = d.offset.iter().map(|k| k + 1).collect();
+            (n.indices_batching, n.np_ints[4]) = np_shift(&d.indices_batching);
+            ng.unique_indices = false;
+            ng.indices_are_sorted = false;
             (ins[0].clone(), idx)
         }
         _ => {
@@ -341,11 +352,11 @@ fn gather_batch(
             let x = bx.at_front(ins[0].clone(), dims[0], size.clone())?;
             let idx = bx.at_front(ins[1].clone(), dims[1], size)?;
             ng.slice_sizes.insert(0, 1);
-            ng.dims.offset = shift(&d.offset);
-            ng.dims.collapsed = shift(&d.collapsed);
-            ng.dims.index_map = shift(&d.index_map);
-            ng.dims.operand_batching = std::iter::once(0).chain(shift(&d.operand_batching)).collect();
-            ng.dims.indices_batching = std::iter::once(0).chain(shift(&d.indices_batching)).collect();
+            (n.offset, n.np_ints[0]) = np_shift(&d.offset);
+            (n.collapsed, n.np_ints[1]) = np_shift(&d.collapsed);
+            (n.index_map, n.np_ints[2]) = np_shift(&d.index_map);
+            (n.operand_batching, n.np_ints[3]) = np_shift_after_zero(&d.operand_batching);
+            (n.indices_batching, n.np_ints[4]) = np_shift_after_zero(&d.indices_batching);
             (x, idx)
         }
     };
@@ -396,11 +407,11 @@ pub(super) fn scatter_indexed_print(
             "dimension_numbers",
             format!(
                 "ScatterDimensionNumbers(update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, operand_batching_dims={}, scatter_indices_batching_dims={})",
-                tuple(&d.offset),
-                tuple(&d.collapsed),
-                tuple(&d.index_map),
-                tuple(&d.operand_batching),
-                tuple(&d.indices_batching)
+                np_tuple(&d.offset, d.np_ints[0]),
+                np_tuple(&d.collapsed, d.np_ints[1]),
+                np_tuple(&d.index_map, d.np_ints[2]),
+                np_tuple(&d.operand_batching, d.np_ints[3]),
+                np_tuple(&d.indices_batching, d.np_ints[4])
             ),
         ),
         ("indices_are_sorted", py_bool(s.indices_are_sorted)),
@@ -532,18 +543,19 @@ pub(super) fn scatter_indexed_batch(
     let upd = bx.at_front(ins[2].clone(), dims[2], size.clone())?;
     let d = &s.dims;
     let mut ns = s.clone();
-    ns.dims.collapsed = shift(&d.collapsed);
-    ns.dims.index_map = shift(&d.index_map);
+    let n = &mut ns.dims;
+    (n.collapsed, n.np_ints[1]) = np_shift(&d.collapsed);
+    (n.index_map, n.np_ints[2]) = np_shift(&d.index_map);
     let idx = match dims[1] {
         None => {
-            ns.dims.offset = std::iter::once(0).chain(shift(&d.offset)).collect();
-            ns.dims.operand_batching = shift(&d.operand_batching);
+            (n.offset, n.np_ints[0]) = np_shift_after_zero(&d.offset);
+            (n.operand_batching, n.np_ints[3]) = np_shift(&d.operand_batching);
             ins[1].clone()
         }
         Some(bd) => {
-            ns.dims.offset = shift(&d.offset);
-            ns.dims.operand_batching = std::iter::once(0).chain(shift(&d.operand_batching)).collect();
-            ns.dims.indices_batching = std::iter::once(0).chain(shift(&d.indices_batching)).collect();
+            (n.offset, n.np_ints[0]) = np_shift(&d.offset);
+            (n.operand_batching, n.np_ints[3]) = np_shift_after_zero(&d.operand_batching);
+            (n.indices_batching, n.np_ints[4]) = np_shift_after_zero(&d.indices_batching);
             bx.moveaxis(ins[1].clone(), bd, 0)?
         }
     };
