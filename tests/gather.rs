@@ -407,6 +407,72 @@ fn derivatives_match_jax() {
     check("grad v", &gv, &out[1], 0.0);
 }
 
+#[jax::jit(argnums = (0, 1))]
+fn set_duplicates_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 4, 3>, i: &Array<i32, 4>) -> Array<f32> {
+    jnp::sum(jnp::sin(x.at(i).set(v)))
+}
+
+#[jax::jit]
+fn mul_operand_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3, 3>, i: &Array<i32, 3>) -> Array<f32> {
+    jnp::sum(x.at(i).mul(v).powi(2))
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn mul_position_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3>, k: i32) -> Array<f32> {
+    jnp::sum(x.at(k).mul(v).powi(2))
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn max_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 3, 3>,
+    i: &Array<i32, 3>,
+    w: &Array<f32, 5, 3>,
+) -> Array<f32> {
+    jnp::sum(x.at(i).max(v) * w)
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn min_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 3, 3>,
+    i: &Array<i32, 3>,
+    w: &Array<f32, 5, 3>,
+) -> Array<f32> {
+    jnp::sum(x.at(i).min(v) * w)
+}
+
+#[test]
+fn scatter_derivatives_match_jax() {
+    let n = "grad_set_duplicates";
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 4, 3>, Array<i32, 4>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (gx, gv) = set_duplicates_loss::grad(&x, &v, &i);
+    let out = items(&case(n)["output"]);
+    check("set grad x", &gx, &out[0], 1e-6);
+    check("set grad v", &gv, &out[1], 1e-6);
+    let n = "grad_mul_operand";
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    check(n, &mul_operand_loss::grad(&x, &v, &i), &case(n)["output"], 0.0);
+    let n = "grad_mul_traced_position";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
+    let (gx, gv) = mul_position_loss::grad(&x, &v, 2);
+    let out = items(&case(n)["output"]);
+    check("mul grad x", &gx, &out[0], 0.0);
+    check("mul grad v", &gv, &out[1], 0.0);
+    for n in ["grad_max_duplicates", "grad_min_duplicates"] {
+        let (x, v, i, w): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>, Array<f32, 5, 3>) =
+            (arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3));
+        let (gx, gv) = if n == "grad_max_duplicates" {
+            max_loss::grad(&x, &v, &i, &w)
+        } else {
+            min_loss::grad(&x, &v, &i, &w)
+        };
+        let out = items(&case(n)["output"]);
+        check(&format!("{n} x"), &gx, &out[0], 1e-6);
+        check(&format!("{n} v"), &gv, &out[1], 1e-6);
+    }
+}
+
 #[jax::jit]
 fn vmap_get_both_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4, 2>) -> Array<f32, 4, 2, 3> {
     jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get())(x, i)

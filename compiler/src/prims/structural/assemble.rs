@@ -200,9 +200,9 @@ macro_rules! scatter {
 scatter! {
     SCATTER = "scatter", None, Some(scatter_set_jvp as JvpRule), Some(scatter_set_transpose as TransposeRule);
     SCATTER_ADD = "scatter-add", Some(Monoid::Add), Some(scatter_add_jvp as JvpRule), Some(scatter_add_transpose as TransposeRule);
-    SCATTER_MUL = "scatter-mul", Some(Monoid::Mul), None, None;
-    SCATTER_MIN = "scatter-min", Some(Monoid::Min), None, None;
-    SCATTER_MAX = "scatter-max", Some(Monoid::Max), None, None;
+    SCATTER_MUL = "scatter-mul", Some(Monoid::Mul), Some(super::gather::scatter_mul_jvp as JvpRule), Some(super::gather::scatter_mul_transpose as TransposeRule);
+    SCATTER_MIN = "scatter-min", Some(Monoid::Min), Some(scatter_min_jvp as JvpRule), None;
+    SCATTER_MAX = "scatter-max", Some(Monoid::Max), Some(scatter_max_jvp as JvpRule), None;
 }
 
 /// A scatter's update of the result's buffer (which starts as the operand):
@@ -334,9 +334,31 @@ fn scatter_set_jvp(
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
     if let Params::ScatterIndexed(s) = p {
-        super::gather::scatter_set_indexed_check(s)?;
+        if !s.unique_indices {
+            return super::gather::scatter_set_repeated_jvp(ad, ins, t, s);
+        }
     }
     scatter_linear_jvp(&SCATTER, ad, ins, t, p)
+}
+
+fn scatter_min_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    super::gather::scatter_extremal_jvp(ad, ins, t, p, outs)
+}
+
+fn scatter_max_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    super::gather::scatter_extremal_jvp(ad, ins, t, p, outs)
 }
 
 fn scatter_add_jvp(

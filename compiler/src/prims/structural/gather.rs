@@ -563,3 +563,210 @@ pub(super) fn scatter_indexed_batch(
     let out = bx.bind(prim, Params::ScatterIndexed(ns), vec![x, idx, upd])?;
     Ok(vec![(out, Some(0))])
 }
+
+// Derivatives of the combining scatters and of `scatter` with repeated
+// indices, as JAX's rules build them.
+
+fn scatter_indexed_params(p: &Params, what: &str) -> Res<ScatterParams> {
+    match p {
+        Params::ScatterIndexed(s) => Ok(s.clone()),
+        _ => Err(format!(
+            "differentiating `{what}` at static indices is not supported yet"
+        )),
+    }
+}
+
+/// `scatter-mul` (`ad.defjvp`): the operand's tangent scattered-multiplied
+/// by the same updates; the updates' (`_scatter_mul_jvp_rhs`, unique
+/// indices only, as JAX) the operand times their scatter-add into zeros.
+pub(super) fn scatter_mul_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let s = scatter_indexed_params(p, "x.at(i).mul(v)")?;
+    let (x, idx, y) = (&ins[0], &ins[1], &ins[2]);
+    let mut terms = Vec::new();
+    if let Some(tx) = &t[0] {
+        terms.push(Some(ad.bind(
+            &super::SCATTER_MUL,
+            p.clone(),
+            vec![tx.clone(), idx.clone(), y.clone()],
+        )?));
+    }
+    if let Some(ty) = &t[2] {
+        if !s.unique_indices {
+            return Err("scatter_mul gradients are only implemented if `unique_indices=True` (JAX's rule): differentiating `x.at(idx).mul(v)` with respect to `v` with an index array is not supported".into());
+        }
+        let xa = crate::ir::rules::tangent_aval(&ad.aval(x));
+        let zeros = ad.zeros(&xa)?;
+        let added = ad.bind(&SCATTER_ADD, p.clone(), vec![zeros, idx.clone(), ty.clone()])?;
+        terms.push(Some(ad.mul(x.clone(), added)?));
+    }
+    Ok(vec![ad.sum(terms)?])
+}
+
+/// `scatter-mul` is linear in its operand alone: each element scaled by
+/// the updates landing on it, a diagonal map, so its own transpose.
+pub(super) fn scatter_mul_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    _: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ir::rules::single_ct(cts);
+    let (Some(idx), Some(y)) = (&ins[1], &ins[2]) else {
+        return Err("scatter-mul is linear in its operand only".into());
+    };
+    if ins[0].is_some() {
+        return Ok(vec![None, None, None]);
+    }
+    let out = ad.bind(&super::SCATTER_MUL, p.clone(), vec![ct, idx.clone(), y.clone()])?;
+    Ok(vec![Some(out), None, None])
+}
+
+/// `_scatter_extremal_jvp` (`scatter-min`/`-max`): the tangent of each
+/// result element is the mean of the tangents of the values that tie for
+/// the extremum there (the operand's, if it is retained, and each
+/// successful update's).
+pub(super) fn scatter_extremal_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let s = scatter_indexed_params(p, "x.at(i).min(v)` or `.max(v)")?;
+    if t[0].is_none() && t[2].is_none() {
+        return Ok(vec![None]);
+    }
+    let (x, idx, upd) = (&ins[0], &ins[1], &ins[2]);
+    let (xa, ua) = (ad.aval(x), ad.aval(upd));
+    let gx = ad.tangent_or_zeros(&t[0], x)?;
+    let gu = ad.tangent_or_zeros(&t[2], upd)?;
+    let mut g = gather_of(&s, &xa, &ua)?;
+    g.fill_value = None;
+    g.mode = IndexMode::FillOrDrop;
+    let gp = Params::Gather(g);
+    let plain = Params::ScatterIndexed(ScatterParams {
+        mode: IndexMode::FillOrDrop,
+        ..s.clone()
+    });
+    let gather = |ad: &mut Ad, a: &Atom| ad.bind(&GATHER, gp.clone(), vec![a.clone(), idx.clone()]);
+    let initial = gather(ad, x)?;
+    let target = gather(ad, &outs[0])?;
+    let successful = ad.bin(&crate::prims::EQ, upd.clone(), target.clone())?;
+    let retained = ad.bin(&crate::prims::EQ, initial, target)?;
+    let ones_u = ad.full(1.0, &crate::ir::rules::tangent_aval(&ua))?;
+    let zeros_u = ad.zeros(&crate::ir::rules::tangent_aval(&ua))?;
+    let zeros_x = ad.zeros(&crate::ir::rules::tangent_aval(&xa))?;
+    let counted = ad.select(successful.clone(), zeros_u.clone(), ones_u.clone())?;
+    let num_updates = ad.bind(&SCATTER_ADD, plain.clone(), vec![zeros_x.clone(), idx.clone(), counted])?;
+    let num_updates = gather(ad, &num_updates)?;
+    let num_refs = ad.bind(&SCATTER_ADD, plain, vec![zeros_x, idx.clone(), ones_u.clone()])?;
+    let num_refs = gather(ad, &num_refs)?;
+    let one = ad.lit(1.0, &num_updates);
+    let plus_one = ad.add(num_updates.clone(), one.clone())?;
+    let inv_plus_one = ad.div(one.clone(), plus_one)?;
+    let inv = ad.div(one.clone(), num_updates)?;
+    let updates_normalizer = ad.select(retained.clone(), inv, inv_plus_one.clone())?;
+    let updates_coef = ad.select(successful, zeros_u.clone(), updates_normalizer)?;
+    let operand_normalizer = ad.select(retained, zeros_u, inv_plus_one)?;
+    let minus_one = ad.lit(-1.0, &operand_normalizer);
+    let shifted = ad.add(minus_one, operand_normalizer)?;
+    let operand_coef = ad.div(shifted, num_refs)?;
+    let target_tangents = gather(ad, &gx)?;
+    let a = ad.mul(target_tangents, operand_coef)?;
+    let b = ad.mul(gu, updates_coef)?;
+    let tangent_updates = ad.add(a, b)?;
+    let out = ad.bind(&SCATTER_ADD, p.clone(), vec![gx, idx.clone(), tangent_updates])?;
+    Ok(vec![Some(out)])
+}
+
+/// `_scatter_jvp` with indices that may repeat: each update gets an id
+/// (1, 2, ..); scattering the ids finds which update won each position
+/// (the last, as the primal's scatter); the tangent is the scatter-add of
+/// the winners' tangents into the operand's tangent zeroed where updated.
+pub(super) fn scatter_set_repeated_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    s: &ScatterParams,
+) -> Res<Vec<Option<Atom>>> {
+    if t[0].is_none() && t[2].is_none() {
+        return Ok(vec![None]);
+    }
+    let (x, idx, upd) = (&ins[0], &ins[1], &ins[2]);
+    let (xa, ua) = (ad.aval(x), ad.aval(upd));
+    let gx = ad.tangent_or_zeros(&t[0], x)?;
+    let gu = ad.tangent_or_zeros(&t[2], upd)?;
+    // One id per scatter position, shared along the window.
+    let mut ids_shape = Vec::new();
+    for (k, d) in ua.shape.iter().enumerate() {
+        if s.dims.offset.contains(&k) {
+            ids_shape.push(Dim::Lit(1));
+        } else {
+            ids_shape.push(d.clone());
+        }
+    }
+    let n: usize = ids_shape
+        .iter()
+        .map(|d| {
+            lit(d).ok_or_else(|| {
+                "differentiating a scatter over a symbolic axis is not supported".to_string()
+            })
+        })
+        .product::<Res<usize>>()?;
+    let i32 = DType::I32;
+    let id_aval = Aval {
+        dtype: i32,
+        shape: ids_shape,
+        weak: false,
+    };
+    let ids = ad.b.constant(
+        id_aval.clone(),
+        (1..=n as i128).map(crate::ir::Scalar::Int).collect(),
+    );
+    let ids = if id_aval.shape == ua.shape {
+        ids
+    } else {
+        let dims: Vec<usize> = (0..ua.rank()).collect();
+        ad.bind(
+            &super::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: ua.shape.clone(),
+                dims,
+                np_ints: 0,
+            },
+            vec![ids],
+        )?
+    };
+    let x_ids = Aval {
+        dtype: i32,
+        ..xa.clone()
+    };
+    let zeros_ids = ad.zeros(&x_ids)?;
+    let scattered = ad.bind(
+        &SCATTER,
+        Params::ScatterIndexed(s.clone()),
+        vec![zeros_ids.clone(), idx.clone(), ids.clone()],
+    )?;
+    let mut g = gather_of(s, &xa, &ua)?;
+    g.fill_value = None;
+    let gathered = ad.bind(&GATHER, Params::Gather(g), vec![scattered.clone(), idx.clone()])?;
+    let untouched = ad.bin(&crate::prims::EQ, scattered, zeros_ids)?;
+    let won = ad.bin(&crate::prims::EQ, ids, gathered)?;
+    let zx = ad.zeros(&crate::ir::rules::tangent_aval(&xa))?;
+    let zu = ad.zeros(&crate::ir::rules::tangent_aval(&ua))?;
+    let masked_x = ad.select(untouched, zx, gx)?;
+    let masked_u = ad.select(won, zu, gu)?;
+    let out = ad.bind(
+        &SCATTER_ADD,
+        Params::ScatterIndexed(s.clone()),
+        vec![masked_x, idx.clone(), masked_u],
+    )?;
+    Ok(vec![Some(out)])
+}
