@@ -279,70 +279,7 @@ impl Tracer {
                 )
             }
         };
-        if items.iter().any(|i| !matches!(i, Item::Int(_)))
-            || mode != crate::prims::IndexMode::FillOrDrop
-        {
-            return self.indexed_update(x, items, prim, v, mode, span);
-        }
-        let a = self.b.aval(&x);
-        let mut indices = Vec::new();
-        for (k, it) in items.iter().enumerate() {
-            let Item::Int(i) = it else {
-                return err(span, "updates through slices or traced indices are not supported in #[jax::jit] yet; index with static integers");
-            };
-            let Some(Dim::Lit(n)) = a.shape.get(k) else {
-                return err(
-                    span,
-                    format!("too many indices, or a symbolic axis, for {a}"),
-                );
-            };
-            indices.push(if *i < 0 { i + *n as i128 } else { *i });
-        }
-        let k = indices.len();
-        let i32 = jax_dtypes::DType::I32;
-        let mut parts = Vec::new();
-        for &i in &indices {
-            let lit = crate::ir::builder::literal(Scalar::Int(i), Aval::scalar(i32, false));
-            parts.push(self.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape: vec![Dim::Lit(1)],
-                    dims: vec![],
-                    np_ints: 0,
-                },
-                vec![lit],
-                span,
-            )?);
-        }
-        let idx = if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            self.b.bind1(
-                &prims::CONCATENATE,
-                Params::Concatenate { dim: 0 },
-                parts,
-                span,
-            )?
-        };
-        let window: Vec<Dim> = a.shape[k..].to_vec();
-        let v = crate::frontend::jnp::convert(&mut self.b, v, a.dtype, false, span)?;
-        let va = self.b.aval(&v);
-        let v = if va.shape == window || (va.rank() == 0 && window.is_empty()) {
-            v
-        } else {
-            crate::frontend::jnp::broadcast_to(&mut self.b, v, window.clone(), span)?
-        };
-        self.b.bind1(
-            prim,
-            Params::Scatter {
-                lead: 0,
-                inserted: k,
-                window_rank: window.len(),
-                indices,
-            },
-            vec![x, idx, v],
-            span,
-        )
+        self.indexed_update(x, items, prim, v, mode, span)
     }
 
     /// `x[index]` read as JAX reads a static index: integers clamp into

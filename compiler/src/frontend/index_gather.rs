@@ -327,7 +327,7 @@ impl Tracer {
         };
         self.b.bind1(
             prim,
-            Params::ScatterIndexed(s),
+            Params::Scatter(s),
             vec![x, ix.indices, v],
             span,
         )

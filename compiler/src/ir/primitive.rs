@@ -242,23 +242,10 @@ pub enum Params {
         limit: Vec<usize>,
         strides: Option<Vec<usize>>,
     },
-    /// `scatter` and its combining forms, for static integer indices on the
-    /// `inserted` axes after the `lead` batch axes `vmap` adds in front
-    /// (each a window axis the update has too); the rest of the operand is
-    /// the update window.
-    Scatter {
-        lead: usize,
-        inserted: usize,
-        window_rank: usize,
-        /// The index on each inserted axis, known when the crate compiles
-        /// (the `i32[k]` operand carries the same values, as in JAX).
-        indices: Vec<i128>,
-    },
     /// `gather` (see [`GatherParams`]).
     Gather(GatherParams),
-    /// `scatter` and its combining forms at an indices operand (see
-    /// [`ScatterParams`]); `Params::Scatter` is the static-index form.
-    ScatterIndexed(ScatterParams),
+    /// `scatter` and its combining forms (see [`ScatterParams`]).
+    Scatter(ScatterParams),
     /// Random samplers: the result shape and dtype, and a range (`uniform`
     /// between bounds, `truncated_normal`'s limits).
     Random {
@@ -586,7 +573,7 @@ pub struct GatherParams {
     pub unique_indices: bool,
 }
 
-/// The parameters of a scatter at an indices operand.
+/// The parameters of `scatter` and its combining forms.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScatterParams {
     pub dims: IndexDims,

@@ -106,10 +106,6 @@ mod tests {
         // Without a jvp rule, each for its reason; differentiating through
         // one is a compile error naming it.
         const WITHOUT_JVP: &[&str] = &[
-            // Not written yet (README, Limitations).
-            "scatter-mul",
-            "scatter-min",
-            "scatter-max",
             // The linearized custom_vjp function: only ever transposed.
             "custom_vjp_lin",
         ];

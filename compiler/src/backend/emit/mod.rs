@@ -244,12 +244,7 @@ impl<'a> Emitter<'a> {
                 unread.extend(e.outs.iter().copied());
                 (0..e.ins.len()).collect()
             } else {
-                // A scatter at an indices operand reads them at run time.
-                let indexed = matches!(e.params, crate::ir::primitive::Params::ScatterIndexed(_));
-                e.prim
-                    .kernel
-                    .filter(|_| !indexed)
-                    .map_or(Vec::new(), |k| k.unread.to_vec())
+                e.prim.kernel.map_or(Vec::new(), |k| k.unread.to_vec())
             };
             for k in slots {
                 if let Some(Atom::Var(v)) = e.ins.get(k) {
