@@ -502,6 +502,26 @@ fn vmap_add_shared_indices(x: Array<f32, 4, 5>, i: Array<i32, 3>, v: Array<f32, 
     jax::vmap(|x: Array<f32, 5>, v: Array<f32, 3>| x.at(i).add(v))(x, v)
 }
 
+#[jax::jit]
+fn vmap_dynamic_index_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4, 3> {
+    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32>| x.at(i).get())(x, i)
+}
+
+#[jax::jit]
+fn vmap_dynamic_index_shared_operand(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4> {
+    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32>| x.at((i, 1)).get(), (None, 0))(x, i)
+}
+
+/// A dynamic index that differs by lane becomes a gather, as in JAX.
+#[test]
+fn vmap_of_a_traced_index_is_a_gather() {
+    let out = |n: &str| case(n)["output"].clone();
+    let n = "vmap_dynamic_index_batched";
+    check(n, &vmap_dynamic_index_batched(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    let n = "vmap_dynamic_index_shared_operand";
+    check(n, &vmap_dynamic_index_shared_operand(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+}
+
 #[test]
 fn vmap_of_gathers_and_scatters_matches_jax() {
     let out = |n: &str| case(n)["output"].clone();

@@ -353,3 +353,72 @@ fn gather_batch(
     Ok(vec![(out, Some(0))])
 }
 
+
+/// `_dynamic_slice_batching_rule` with a start index that differs by lane:
+/// the starts joined into one `[lanes, rank]` index array
+/// (`_batch_dynamic_slice_indices`), then a gather of the windows, batched
+/// by `_gather_batching_rule`.
+pub(super) fn batched_dynamic_slice(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    sizes: &[usize],
+) -> Res<Vec<(Atom, BDim)>> {
+    let starts = &ins[1..];
+    let size = starts
+        .iter()
+        .zip(&dims[1..])
+        .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
+        .ok_or("a batched start index")?;
+    let dtype = starts
+        .iter()
+        .zip(&dims[1..])
+        .find_map(|(x, d)| d.map(|_| bx.aval(x).dtype))
+        .unwrap_or(DType::I32);
+    let mut cols = Vec::new();
+    for (x, d) in starts.iter().zip(&dims[1..]) {
+        let x = if bx.aval(x).dtype == dtype {
+            x.clone()
+        } else {
+            bx.convert(x.clone(), dtype)?
+        };
+        cols.push(bx.bind(
+            &super::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: vec![size.clone(), Dim::Lit(1)],
+                dims: if d.is_some() { vec![0] } else { vec![] },
+                np_ints: 0,
+            },
+            vec![x],
+        )?);
+    }
+    let index = if cols.len() == 1 {
+        cols.remove(0)
+    } else {
+        bx.bind(&super::CONCATENATE, Params::Concatenate { dim: 1 }, cols)?
+    };
+    let rank = sizes.len();
+    let all: Vec<usize> = (0..rank).collect();
+    let g = GatherParams {
+        dims: IndexDims {
+            offset: all.clone(),
+            collapsed: vec![],
+            index_map: all,
+            operand_batching: vec![],
+            indices_batching: vec![],
+            np_ints: [0; 5],
+        },
+        slice_sizes: sizes.to_vec(),
+        // `dynamic_slice` clamps its start so the window fits.
+        mode: IndexMode::Clip,
+        fill_value: None,
+        indices_are_sorted: true,
+        unique_indices: true,
+    };
+    gather_batch(
+        bx,
+        &[ins[0].clone(), index],
+        &[dims[0], Some(0)],
+        &Params::Gather(g),
+    )
+}
