@@ -103,12 +103,20 @@ fn get_index_matrix(x: Array<f32, 5, 3>, i: Array<i32, 2, 2>) -> Array<f32, 2, 2
 }
 
 #[jax::jit]
-fn get_broadcast_arrays(x: Array<f32, 5, 3>, i: Array<i32, 2, 1>, j: Array<i32, 3>) -> Array<f32, 2, 3> {
+fn get_broadcast_arrays(
+    x: Array<f32, 5, 3>,
+    i: Array<i32, 2, 1>,
+    j: Array<i32, 3>,
+) -> Array<f32, 2, 3> {
     x.at((i, j)).get()
 }
 
 #[jax::jit]
-fn get_separated_arrays(x: Array<f32, 4, 3, 5>, i: Array<i32, 2>, j: Array<i32, 2>) -> Array<f32, 2, 3> {
+fn get_separated_arrays(
+    x: Array<f32, 4, 3, 5>,
+    i: Array<i32, 2>,
+    j: Array<i32, 2>,
+) -> Array<f32, 2, 3> {
     x.at((i, .., j)).get()
 }
 
@@ -152,35 +160,84 @@ fn gathers_match_jax() {
     let (x, i): (Array<f32, 5, 3>, Array<i32, 4>) = (arg("get_rows", 0), arg("get_rows", 1));
     both("get_rows", get_rows(x.clone(), i.clone()), x.at(&i).get());
     let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) = (arg("get_cols", 0), arg("get_cols", 1));
-    both("get_cols", get_cols(x.clone(), i.clone()), x.at((.., &i)).get());
-    let (x, i): (Array<f32, 5, 3>, Array<i32, 2>) = (arg("get_int_then_array", 0), arg("get_int_then_array", 1));
-    both("get_int_then_array", get_int_then_array(x.clone(), i.clone()), x.at((1, &i)).get());
-    let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) = (arg("get_array_then_int", 0), arg("get_array_then_int", 1));
-    both("get_array_then_int", get_array_then_int(x.clone(), i.clone()), x.at((&i, -1)).get());
-    let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 2>) = (arg("get_index_matrix", 0), arg("get_index_matrix", 1));
-    both("get_index_matrix", get_index_matrix(x.clone(), i.clone()), x.at(&i).get());
+    both(
+        "get_cols",
+        get_cols(x.clone(), i.clone()),
+        x.at((.., &i)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2>) =
+        (arg("get_int_then_array", 0), arg("get_int_then_array", 1));
+    both(
+        "get_int_then_array",
+        get_int_then_array(x.clone(), i.clone()),
+        x.at((1, &i)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) =
+        (arg("get_array_then_int", 0), arg("get_array_then_int", 1));
+    both(
+        "get_array_then_int",
+        get_array_then_int(x.clone(), i.clone()),
+        x.at((&i, -1)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 2>) =
+        (arg("get_index_matrix", 0), arg("get_index_matrix", 1));
+    both(
+        "get_index_matrix",
+        get_index_matrix(x.clone(), i.clone()),
+        x.at(&i).get(),
+    );
     let n = "get_broadcast_arrays";
-    let (x, i, j): (Array<f32, 5, 3>, Array<i32, 2, 1>, Array<i32, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, get_broadcast_arrays(x.clone(), i.clone(), j.clone()), x.at((&i, &j)).get());
+    let (x, i, j): (Array<f32, 5, 3>, Array<i32, 2, 1>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        get_broadcast_arrays(x.clone(), i.clone(), j.clone()),
+        x.at((&i, &j)).get(),
+    );
     let n = "get_separated_arrays";
-    let (x, i, j): (Array<f32, 4, 3, 5>, Array<i32, 2>, Array<i32, 2>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, get_separated_arrays(x.clone(), i.clone(), j.clone()), x.at((&i, .., &j)).get());
+    let (x, i, j): (Array<f32, 4, 3, 5>, Array<i32, 2>, Array<i32, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        get_separated_arrays(x.clone(), i.clone(), j.clone()),
+        x.at((&i, .., &j)).get(),
+    );
     let n = "get_slice_then_array";
     let (x, i): (Array<f32, 4, 5>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
-    both(n, get_slice_then_array(x.clone(), i.clone()), x.at((1..3, &i)).get());
+    both(
+        n,
+        get_slice_then_array(x.clone(), i.clone()),
+        x.at((1..3, &i)).get(),
+    );
     let n = "get_traced_int_and_array";
     let (x, i): (Array<f32, 5, 3>, Array<i32, 2>) = (arg(n, 0), arg(n, 2));
     let k = -2;
-    both(n, get_traced_int_and_array(x.clone(), k, i.clone()), x.at((k, &i)).get());
+    both(
+        n,
+        get_traced_int_and_array(x.clone(), k, i.clone()),
+        x.at((k, &i)).get(),
+    );
 }
 
 #[test]
 fn gather_modes_match_jax() {
     let x: Array<f32, 5, 3> = arg("get_clip", 0);
     let i: Array<i32, 3> = arg("get_clip", 1);
-    both("get_out_of_bounds", get_out_of_bounds(x.clone(), i.clone()), x.clone().at(&i).get());
-    both("get_clip", get_clip(x.clone(), i.clone()), x.clone().at(&i).get_with(Mode::Clip));
-    both("get_fill", get_fill(x.clone(), i.clone()), x.clone().at(&i).get_fill(-1.0));
+    both(
+        "get_out_of_bounds",
+        get_out_of_bounds(x.clone(), i.clone()),
+        x.clone().at(&i).get(),
+    );
+    both(
+        "get_clip",
+        get_clip(x.clone(), i.clone()),
+        x.clone().at(&i).get_with(Mode::Clip),
+    );
+    both(
+        "get_fill",
+        get_fill(x.clone(), i.clone()),
+        x.clone().at(&i).get_fill(-1.0),
+    );
     both(
         "get_fill_default",
         get_fill_default(x.clone(), i.clone()),
@@ -252,37 +309,80 @@ fn add_traced_position_2d(x: Array<f32, 5, 3>, k: i32, v: f32) -> Array<f32, 5, 
 #[test]
 fn scatters_match_jax() {
     let n = "add_duplicates";
-    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, add_duplicates(x.clone(), i.clone(), v.clone()), x.at(&i).add(&v));
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).add(&v),
+    );
     let n = "add_scalar";
     let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
     both(n, add_scalar(x.clone(), i.clone()), x.at(&i).add(1.0));
     let n = "add_cols";
-    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 2>, Array<f32, 5, 2>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, add_cols(x.clone(), i.clone(), v.clone()), x.at((.., &i)).add(&v));
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 2>, Array<f32, 5, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_cols(x.clone(), i.clone(), v.clone()),
+        x.at((.., &i)).add(&v),
+    );
     let n = "add_out_of_bounds_dropped";
-    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 3>, Array<f32, 3, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, add_dropped(x.clone(), i.clone(), v.clone()), x.clone().at(&i).add(&v));
-    both("add_clip", add_clip(x.clone(), i.clone(), v.clone()), x.at(&i).add_with(&v, Mode::Clip));
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 3>, Array<f32, 3, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_dropped(x.clone(), i.clone(), v.clone()),
+        x.clone().at(&i).add(&v),
+    );
+    both(
+        "add_clip",
+        add_clip(x.clone(), i.clone(), v.clone()),
+        x.at(&i).add_with(&v, Mode::Clip),
+    );
     type Upd = (Array<f32, 5, 3>, Array<i32, 3>, Array<f32, 3, 3>);
     let n = "mul_duplicates";
     let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, mul_duplicates(x.clone(), i.clone(), v.clone()), x.at(&i).mul(&v));
+    both(
+        n,
+        mul_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).mul(&v),
+    );
     let n = "min_duplicates";
     let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, min_duplicates(x.clone(), i.clone(), v.clone()), x.at(&i).min(&v));
+    both(
+        n,
+        min_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).min(&v),
+    );
     let n = "max_duplicates";
     let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, max_duplicates(x.clone(), i.clone(), v.clone()), x.at(&i).max(&v));
+    both(
+        n,
+        max_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).max(&v),
+    );
     let n = "set_unique";
     let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
-    both(n, set_unique(x.clone(), i.clone(), v.clone()), x.at(&i).set(&v));
+    both(
+        n,
+        set_unique(x.clone(), i.clone(), v.clone()),
+        x.at(&i).set(&v),
+    );
     let n = "set_traced_position";
     let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 2));
-    both(n, set_traced_position(x.clone(), -2, v.clone()), x.at(-2).set(&v));
+    both(
+        n,
+        set_traced_position(x.clone(), -2, v.clone()),
+        x.at(-2).set(&v),
+    );
     let n = "add_traced_position_2d";
     let x: Array<f32, 5, 3> = arg(n, 0);
-    both(n, add_traced_position_2d(x.clone(), 2, 10.0), x.at((1, 2)).add(10.0));
+    both(
+        n,
+        add_traced_position_2d(x.clone(), 2, 10.0),
+        x.at((1, 2)).add(10.0),
+    );
 }
 
 /// With duplicate indices `set` keeps the last update, as XLA on CPU
@@ -292,7 +392,10 @@ fn set_with_duplicates_keeps_the_last_update() {
     let x = Array::<f32, 4>::zeros();
     let i = Array::<i32, 3>::from([1, 1, 1]);
     let v = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
-    assert_eq!(set_dup(x.clone(), i.clone(), v.clone()).to_vec(), [0.0, 3.0, 0.0, 0.0]);
+    assert_eq!(
+        set_dup(x.clone(), i.clone(), v.clone()).to_vec(),
+        [0.0, 3.0, 0.0, 0.0]
+    );
     assert_eq!(x.at(&i).set(&v).to_vec(), [0.0, 3.0, 0.0, 0.0]);
 }
 
@@ -328,13 +431,25 @@ fn take_matches_jax() {
     both(n, take_axis1(x.clone(), i.clone()), jnp::take(&x, &i, 1));
     let n = "take_axis0_int";
     let (x, i): (Array<i32, 5, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
-    both(n, take_axis0_int(x.clone(), i.clone()), jnp::take(&x, &i, 0));
+    both(
+        n,
+        take_axis0_int(x.clone(), i.clone()),
+        jnp::take(&x, &i, 0),
+    );
     let n = "take_along_axis1";
     let (x, i): (Array<f32, 5, 3>, Array<i32, 5, 2>) = (arg(n, 0), arg(n, 1));
-    both(n, take_along_axis1(x.clone(), i.clone()), jnp::take_along_axis(&x, &i, 1));
+    both(
+        n,
+        take_along_axis1(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
     let n = "take_along_axis0";
     let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 3>) = (arg(n, 0), arg(n, 1));
-    both(n, take_along_axis0(x.clone(), i.clone()), jnp::take_along_axis(&x, &i, 0));
+    both(
+        n,
+        take_along_axis0(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 0),
+    );
 }
 
 #[jax::jit]
@@ -343,17 +458,29 @@ fn lookup_loss(e: &Array<f32, 5, 3>, i: &Array<i32, 4>, w: &Array<f32, 4, 3>) ->
 }
 
 #[jax::jit]
-fn grad_lookup_in_body(e: Array<f32, 5, 3>, i: Array<i32, 4>, w: Array<f32, 4, 3>) -> Array<f32, 5, 3> {
+fn grad_lookup_in_body(
+    e: Array<f32, 5, 3>,
+    i: Array<i32, 4>,
+    w: Array<f32, 4, 3>,
+) -> Array<f32, 5, 3> {
     jax::grad(|e: Array<f32, 5, 3>| jnp::sum(e.at(i).get() * w))(e)
 }
 
 #[jax::jit]
-fn jvp_gather(x: Array<f32, 5, 3>, t: Array<f32, 5, 3>, i: Array<i32, 3>) -> (Array<f32, 3, 3>, Array<f32, 3, 3>) {
+fn jvp_gather(
+    x: Array<f32, 5, 3>,
+    t: Array<f32, 5, 3>,
+    i: Array<i32, 3>,
+) -> (Array<f32, 3, 3>, Array<f32, 3, 3>) {
     jax::jvp(|x: Array<f32, 5, 3>| x.at(i).get() * 2.0, (x,), (t,))
 }
 
 #[jax::jit]
-fn vjp_take_along_axis(x: Array<f32, 5, 3>, i: Array<i32, 5, 2>, ct: Array<f32, 5, 2>) -> Array<f32, 5, 3> {
+fn vjp_take_along_axis(
+    x: Array<f32, 5, 3>,
+    i: Array<i32, 5, 2>,
+    ct: Array<f32, 5, 2>,
+) -> Array<f32, 5, 3> {
     let (_y, pullback) = jax::vjp(|x: Array<f32, 5, 3>| jnp::take_along_axis(x, i, 1), x);
     let (g,) = pullback(ct);
     g
@@ -376,7 +503,8 @@ fn items(v: &Value) -> Vec<Value> {
 #[test]
 fn the_gradient_of_a_lookup_is_a_scatter_add() {
     let n = "grad_lookup";
-    let (e, i, w): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (e, i, w): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
     let out = &case(n)["output"];
     check("grad companion", &lookup_loss::grad(&e, &i, &w), out, 0.0);
     check("grad in a body", &grad_lookup_in_body(e, i, w), out, 0.0);
@@ -385,16 +513,19 @@ fn the_gradient_of_a_lookup_is_a_scatter_add() {
 #[test]
 fn derivatives_match_jax() {
     let n = "jvp_gather";
-    let (x, t, i): (Array<f32, 5, 3>, Array<f32, 5, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (x, t, i): (Array<f32, 5, 3>, Array<f32, 5, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
     let (y, ty) = jvp_gather(x, t, i);
     let out = items(&case(n)["output"]);
     check("jvp primal", &y, &out[0], 0.0);
     check("jvp tangent", &ty, &out[1], 0.0);
     let n = "vjp_take_along_axis";
-    let (x, i, ct): (Array<f32, 5, 3>, Array<i32, 5, 2>, Array<f32, 5, 2>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (x, i, ct): (Array<f32, 5, 3>, Array<i32, 5, 2>, Array<f32, 5, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
     check(n, &vjp_take_along_axis(x, i, ct), &case(n)["output"], 0.0);
     let n = "grad_scatter_add";
-    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
     let (gx, gv) = scatter_add_loss::grad(&x, &v, &i);
     let out = items(&case(n)["output"]);
     check("grad x", &gx, &out[0], 1e-6);
@@ -408,7 +539,11 @@ fn derivatives_match_jax() {
 }
 
 #[jax::jit(argnums = (0, 1))]
-fn set_duplicates_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 4, 3>, i: &Array<i32, 4>) -> Array<f32> {
+fn set_duplicates_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 4, 3>,
+    i: &Array<i32, 4>,
+) -> Array<f32> {
     jnp::sum(jnp::sin(x.at(i).set(v)))
 }
 
@@ -445,14 +580,21 @@ fn min_loss(
 #[test]
 fn scatter_derivatives_match_jax() {
     let n = "grad_set_duplicates";
-    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 4, 3>, Array<i32, 4>) = (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 4, 3>, Array<i32, 4>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
     let (gx, gv) = set_duplicates_loss::grad(&x, &v, &i);
     let out = items(&case(n)["output"]);
     check("set grad x", &gx, &out[0], 1e-6);
     check("set grad v", &gv, &out[1], 1e-6);
     let n = "grad_mul_operand";
-    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1), arg(n, 2));
-    check(n, &mul_operand_loss::grad(&x, &v, &i), &case(n)["output"], 0.0);
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    check(
+        n,
+        &mul_operand_loss::grad(&x, &v, &i),
+        &case(n)["output"],
+        0.0,
+    );
     let n = "grad_mul_traced_position";
     let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
     let (gx, gv) = mul_position_loss::grad(&x, &v, 2);
@@ -460,8 +602,12 @@ fn scatter_derivatives_match_jax() {
     check("mul grad x", &gx, &out[0], 0.0);
     check("mul grad v", &gv, &out[1], 0.0);
     for n in ["grad_max_duplicates", "grad_min_duplicates"] {
-        let (x, v, i, w): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>, Array<f32, 5, 3>) =
-            (arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3));
+        let (x, v, i, w): (
+            Array<f32, 5, 3>,
+            Array<f32, 3, 3>,
+            Array<i32, 3>,
+            Array<f32, 5, 3>,
+        ) = (arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3));
         let (gx, gv) = if n == "grad_max_duplicates" {
             max_loss::grad(&x, &v, &i, &w)
         } else {
@@ -480,12 +626,18 @@ fn vmap_get_both_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4, 2>) -> Array<f
 
 #[jax::jit]
 fn vmap_get_operand_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 2>) -> Array<f32, 4, 2, 3> {
-    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(), (0, None))(x, i)
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(),
+        (0, None),
+    )(x, i)
 }
 
 #[jax::jit]
 fn vmap_get_indices_batched(x: Array<f32, 5, 3>, i: Array<i32, 4, 2>) -> Array<f32, 4, 2, 3> {
-    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(), (None, 0))(x, i)
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(),
+        (None, 0),
+    )(x, i)
 }
 
 #[jax::jit]
@@ -498,7 +650,11 @@ fn vmap_add_indices_batched(
 }
 
 #[jax::jit]
-fn vmap_add_shared_indices(x: Array<f32, 4, 5>, i: Array<i32, 3>, v: Array<f32, 4, 3>) -> Array<f32, 4, 5> {
+fn vmap_add_shared_indices(
+    x: Array<f32, 4, 5>,
+    i: Array<i32, 3>,
+    v: Array<f32, 4, 3>,
+) -> Array<f32, 4, 5> {
     jax::vmap(|x: Array<f32, 5>, v: Array<f32, 3>| x.at(i).add(v))(x, v)
 }
 
@@ -509,7 +665,10 @@ fn vmap_dynamic_index_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4>) -> Array
 
 #[jax::jit]
 fn vmap_dynamic_index_shared_operand(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4> {
-    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32>| x.at((i, 1)).get(), (None, 0))(x, i)
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32>| x.at((i, 1)).get(),
+        (None, 0),
+    )(x, i)
 }
 
 /// A dynamic index that differs by lane becomes a gather, as in JAX.
@@ -517,23 +676,58 @@ fn vmap_dynamic_index_shared_operand(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> A
 fn vmap_of_a_traced_index_is_a_gather() {
     let out = |n: &str| case(n)["output"].clone();
     let n = "vmap_dynamic_index_batched";
-    check(n, &vmap_dynamic_index_batched(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_dynamic_index_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
     let n = "vmap_dynamic_index_shared_operand";
-    check(n, &vmap_dynamic_index_shared_operand(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_dynamic_index_shared_operand(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
 }
 
 #[test]
 fn vmap_of_gathers_and_scatters_matches_jax() {
     let out = |n: &str| case(n)["output"].clone();
     let n = "vmap_get_both_batched";
-    check(n, &vmap_get_both_batched(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_get_both_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
     let n = "vmap_get_operand_batched";
-    check(n, &vmap_get_operand_batched(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_get_operand_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
     let n = "vmap_get_indices_batched";
-    check(n, &vmap_get_indices_batched(arg(n, 0), arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_get_indices_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
     let n = "vmap_add_indices_batched";
-    check(n, &vmap_add_indices_batched(arg(n, 0), arg(n, 1), arg(n, 2)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_add_indices_batched(arg(n, 0), arg(n, 1), arg(n, 2)),
+        &out(n),
+        0.0,
+    );
     let n = "vmap_add_shared_indices";
     let i = Array::<i32, 3>::from([1, 1, 3]);
-    check(n, &vmap_add_shared_indices(arg(n, 0), i, arg(n, 1)), &out(n), 0.0);
+    check(
+        n,
+        &vmap_add_shared_indices(arg(n, 0), i, arg(n, 1)),
+        &out(n),
+        0.0,
+    );
 }

@@ -33,7 +33,10 @@ fn take_jit_equals_eager() {
     let x = Array::<f32, 4, 3>::from_data((0..12).map(|v| v as f32 * 0.5 - 2.0).collect());
     let i = Array::<i32, 2, 2>::from([[2, -1], [3, -4]]);
     let want: Array<f32, 4, 2, 2> = jnp::take(&x, &i, -1);
-    assert_eq!(bits(&take_f32(x.clone(), i.clone()).to_vec()), bits(&want.to_vec()));
+    assert_eq!(
+        bits(&take_f32(x.clone(), i.clone()).to_vec()),
+        bits(&want.to_vec())
+    );
     let xi = Array::<i32, 4, 3>::from_data((0..12).map(|v| v * 3 - 7).collect());
     let i = Array::<i32, 5>::from([0, 3, -1, 4, -5]);
     let want: Array<i32, 5, 3> = jnp::take(&xi, &i, 0);

@@ -61,7 +61,9 @@ where
     idx_shape.push(1);
     let mut sizes = xs.to_vec();
     sizes[ax] = 1;
-    let offset: Vec<usize> = (0..ax).chain(ax + is.len()..xs.len() + is.len() - 1).collect();
+    let offset: Vec<usize> = (0..ax)
+        .chain(ax + is.len()..xs.len() + is.len() - 1)
+        .collect();
     let x = x.as_array();
     let data = gather(
         x.data(),

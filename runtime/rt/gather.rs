@@ -170,7 +170,7 @@ pub fn scatter<T: Element, I: Element>(
     }
     let n: usize = upd_shape.iter().product();
     let mut at = vec![0usize; upd_shape.len()];
-    for k in 0..n {
+    for &u in updates.iter().take(n) {
         let batch: Vec<usize> = (0..upd_shape.len())
             .filter(|u| !dims.offset.contains(u))
             .map(|u| at[u])
@@ -181,7 +181,7 @@ pub fn scatter<T: Element, I: Element>(
                 pos[d] += at[u];
             }
             let o: usize = pos.iter().zip(&xs).map(|(i, s)| i * s).sum();
-            out[o] = combine(out[o], updates[k]);
+            out[o] = combine(out[o], u);
         }
         next(&mut at, upd_shape);
     }

@@ -60,12 +60,8 @@ impl Tracer {
             let size = literal(Scalar::Int(n as i128), Aval::scalar(a.dtype, false));
             let neg = jnp::binary(&mut self.b, &prims::LT, i.clone(), zero, span)?;
             let wrapped = jnp::binary(&mut self.b, &prims::ADD, i.clone(), size, span)?;
-            self.b.bind1(
-                &prims::SELECT_N,
-                Params::None,
-                vec![neg, i, wrapped],
-                span,
-            )?
+            self.b
+                .bind1(&prims::SELECT_N, Params::None, vec![neg, i, wrapped], span)?
         };
         Ok(i)
     }
@@ -90,7 +86,10 @@ impl Tracer {
         let mut sizes = Vec::new();
         for d in &a.shape {
             let Dim::Lit(n) = d else {
-                return err(span, format!("indexing an axis of symbolic size {d} is not supported"));
+                return err(
+                    span,
+                    format!("indexing an axis of symbolic size {d} is not supported"),
+                );
             };
             sizes.push(*n);
         }
@@ -146,7 +145,7 @@ impl Tracer {
                     } else {
                         jnp::broadcast_to(&mut self.b, p, common.clone(), span)?
                     };
-                    parts.push((self.to_index_dtype(p, span)?, start));
+                    parts.push((self.as_index_dtype(p, span)?, start));
                 }
                 gather_shape.extend(common.iter().cloned());
                 dims.index_map.extend(adv.iter().copied());
@@ -161,23 +160,41 @@ impl Tracer {
             match items.get(k) {
                 Some(Item::Int(_) | Item::Dynamic(_) | Item::Array(_)) => {
                     let i = normed[k].clone().unwrap();
-                    parts.push((self.to_index_dtype(i, span)?, gather_shape.len()));
+                    parts.push((self.as_index_dtype(i, span)?, gather_shape.len()));
                     dims.collapsed.push(k);
                     dims.index_map.push(k);
                     slice_sizes.push(1);
                 }
-                None | Some(Item::Range { start: None, end: None, step: 1 }) => {
+                None
+                | Some(Item::Range {
+                    start: None,
+                    end: None,
+                    step: 1,
+                }) => {
                     dims.offset.push(y);
                     shape.push(Dim::Lit(n));
                     slice_sizes.push(n);
                     y += 1;
                 }
-                Some(Item::Range { start, end, step: 1 }) => {
-                    let norm = |v: i128| if v < 0 { (v + n as i128).max(0) } else { v.min(n as i128) };
+                Some(Item::Range {
+                    start,
+                    end,
+                    step: 1,
+                }) => {
+                    let norm = |v: i128| {
+                        if v < 0 {
+                            (v + n as i128).max(0)
+                        } else {
+                            v.min(n as i128)
+                        }
+                    };
                     let s = start.map_or(0, norm);
                     let len = (end.map_or(n as i128, norm).max(s) - s) as usize;
                     if len != n {
-                        parts.push((literal(Scalar::Int(s), Aval::scalar(i32, false)), gather_shape.len()));
+                        parts.push((
+                            literal(Scalar::Int(s), Aval::scalar(i32, false)),
+                            gather_shape.len(),
+                        ));
                         dims.index_map.push(k);
                     }
                     dims.offset.push(y);
@@ -243,7 +260,7 @@ impl Tracer {
     }
 
     /// `lax.convert_element_type(i, int32)`: nothing for a strong int32.
-    fn to_index_dtype(&mut self, i: Atom, span: Span) -> Result<Atom> {
+    fn as_index_dtype(&mut self, i: Atom, span: Span) -> Result<Atom> {
         let a = self.b.aval(&i);
         if a.dtype == DType::I32 && !a.weak {
             return Ok(i);
@@ -325,12 +342,8 @@ impl Tracer {
             indices_are_sorted: ix.scalar_only,
             unique_indices: ix.scalar_only,
         };
-        self.b.bind1(
-            prim,
-            Params::Scatter(s),
-            vec![x, ix.indices, v],
-            span,
-        )
+        self.b
+            .bind1(prim, Params::Scatter(s), vec![x, ix.indices, v], span)
     }
 }
 

@@ -174,7 +174,11 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         By(shape_from_value),
     ),
     // Gathers with index arrays.
-    (&["take"], &[Module::Jnp], By(crate::frontend::lower_gather::take)),
+    (
+        &["take"],
+        &[Module::Jnp],
+        By(crate::frontend::lower_gather::take),
+    ),
     (
         &["take_along_axis"],
         &[Module::Jnp],

@@ -32,7 +32,10 @@ fn take_args(t: &mut Tracer, c: &Call) -> Result<(crate::ir::Atom, crate::ir::At
     if !ia.dtype.is_integer() {
         return call_err(
             c.args[1].1,
-            format!("`{}` needs integer indices, got {ia}; convert them with `.astype::<i32>()`", c.name),
+            format!(
+                "`{}` needs integer indices, got {ia}; convert them with `.astype::<i32>()`",
+                c.name
+            ),
         );
     }
     let ax = t.static_int(&c.args[2].0, c.args[2].1, "the axis")?;
@@ -41,18 +44,31 @@ fn take_args(t: &mut Tracer, c: &Call) -> Result<(crate::ir::Atom, crate::ir::At
 }
 
 /// Negative indices count from the end (`select_n(i < 0, i, i + n)`).
-fn normalize(t: &mut Tracer, idx: crate::ir::Atom, n: &Dim, span: proc_macro2::Span) -> Result<crate::ir::Atom> {
+fn normalize(
+    t: &mut Tracer,
+    idx: crate::ir::Atom,
+    n: &Dim,
+    span: proc_macro2::Span,
+) -> Result<crate::ir::Atom> {
     let a = t.b.aval(&idx);
     if a.dtype.kind() == jax_dtypes::Kind::UInt {
         return Ok(idx);
     }
     let Dim::Lit(n) = n else {
-        return call_err(span, format!("indexing an axis of symbolic size {n} is not supported"));
+        return call_err(
+            span,
+            format!("indexing an axis of symbolic size {n} is not supported"),
+        );
     };
     let lit = |v: i128| crate::ir::builder::literal(Scalar::Int(v), Aval::scalar(a.dtype, false));
     let neg = jnp::binary(&mut t.b, &prims::LT, idx.clone(), lit(0), span)?;
     let wrapped = jnp::binary(&mut t.b, &prims::ADD, idx.clone(), lit(*n as i128), span)?;
-    t.b.bind1(&prims::SELECT_N, Params::None, vec![neg, idx, wrapped], span)
+    t.b.bind1(
+        &prims::SELECT_N,
+        Params::None,
+        vec![neg, idx, wrapped],
+        span,
+    )
 }
 
 fn fill_gather(dtype: DType, dims: IndexDims, slice_sizes: Vec<usize>) -> Params {
@@ -71,7 +87,10 @@ fn lit_sizes(a: &Aval, span: proc_macro2::Span) -> Result<Vec<usize>> {
         .iter()
         .map(|d| match d {
             Dim::Lit(n) => Ok(*n),
-            d => call_err(span, format!("a gather over an axis of symbolic size {d} is not supported")),
+            d => call_err(
+                span,
+                format!("a gather over an axis of symbolic size {d} is not supported"),
+            ),
         })
         .collect()
 }
@@ -106,7 +125,12 @@ pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
         np_ints: [0; 5],
     };
     let p = fill_gather(a.dtype, dims, slice_sizes);
-    Ok(Value::Traced(t.b.bind1(&prims::GATHER, p, vec![x, idx], c.span)?))
+    Ok(Value::Traced(t.b.bind1(
+        &prims::GATHER,
+        p,
+        vec![x, idx],
+        c.span,
+    )?))
 }
 
 /// `jnp::take_along_axis(x, idx, axis)`: `idx` has `x`'s rank and its
@@ -119,7 +143,11 @@ pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     if ia.rank() != a.rank() {
         return call_err(
             c.args[1].1,
-            format!("indices and arr must have the same number of dimensions; {} vs. {}", ia.rank(), a.rank()),
+            format!(
+                "indices and arr must have the same number of dimensions; {} vs. {}",
+                ia.rank(),
+                a.rank()
+            ),
         );
     }
     let others: Vec<usize> = (0..a.rank()).filter(|&k| k != axis).collect();
@@ -147,5 +175,10 @@ pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
         np_ints: [0; 5],
     };
     let p = fill_gather(a.dtype, dims, vec![1; a.rank()]);
-    Ok(Value::Traced(t.b.bind1(&prims::GATHER, p, vec![x, idx], c.span)?))
+    Ok(Value::Traced(t.b.bind1(
+        &prims::GATHER,
+        p,
+        vec![x, idx],
+        c.span,
+    )?))
 }

@@ -10,8 +10,8 @@ use quote::quote;
 
 use crate::ir::rust_type;
 use crate::prims::{
-    dim_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs,
-    Lowering, Params, PrimDef, Res, TransposeRule,
+    dim_tokens, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
+    TransposeRule,
 };
 
 /// Joins arrays along an axis.

@@ -11,8 +11,8 @@ use super::scatter::{gather_of_scatter, SCATTER_ADD};
 use crate::ir::shapes::Constraints;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    dim_tokens, np_tuple, tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel,
-    KernelArgs, Lowering, Params, PrimDef, Res, TransposeRule,
+    dim_tokens, np_tuple, tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode,
+    JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res, TransposeRule,
 };
 
 /// `lax.gather`: windows of the operand at the start positions the indices
@@ -304,12 +304,7 @@ pub(super) fn np_shift_after_zero(v: &[usize]) -> (Vec<usize>, u32) {
 
 /// `_gather_batching_rule`: a batched operand gets one more window axis; a
 /// batched index array one more batch axis; both, a batching axis pair.
-fn gather_batch(
-    bx: &mut Batch,
-    ins: &[Atom],
-    dims: &[BDim],
-    p: &Params,
-) -> Res<Vec<(Atom, BDim)>> {
+fn gather_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let g = gather_params(p)?;
     let d = &g.dims;
     let mut ng = g.clone();
@@ -352,7 +347,6 @@ fn gather_batch(
     let out = bx.bind(&GATHER, Params::Gather(ng), vec![x, idx])?;
     Ok(vec![(out, Some(0))])
 }
-
 
 /// `_dynamic_slice_batching_rule` with a start index that differs by lane:
 /// the starts joined into one `[lanes, rank]` index array

@@ -30,15 +30,15 @@ macro_rules! same_op_jvp {
 mod assemble;
 mod dot;
 mod gather;
-mod scatter;
 mod reductions;
+mod scatter;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
 pub use gather::GATHER;
-pub use scatter::{SCATTER, SCATTER_ADD, SCATTER_MAX, SCATTER_MIN, SCATTER_MUL};
 pub use reductions::*;
+pub use scatter::{SCATTER, SCATTER_ADD, SCATTER_MAX, SCATTER_MIN, SCATTER_MUL};
 pub use views::*;
 
 fn params_err(name: &str) -> String {

@@ -154,11 +154,7 @@ pub(super) fn gather_of_scatter(g: &GatherParams) -> ScatterParams {
 }
 
 /// JAX's `_scatter_shape_rule` (the essentials): the result is the operand.
-fn scatter_eval(
-    name: &str,
-    ops: &[Aval],
-    s: &ScatterParams,
-) -> Result<Vec<Aval>, String> {
+fn scatter_eval(name: &str, ops: &[Aval], s: &ScatterParams) -> Result<Vec<Aval>, String> {
     let (x, idx, upd) = (&ops[0], &ops[1], &ops[2]);
     if !idx.dtype.is_integer() {
         return Err(format!(
@@ -184,10 +180,7 @@ fn scatter_eval(
     Ok(vec![x.clone()])
 }
 
-fn scatter_print(
-    s: &ScatterParams,
-    combine: Option<&str>,
-) -> Vec<(&'static str, String)> {
+fn scatter_print(s: &ScatterParams, combine: Option<&str>) -> Vec<(&'static str, String)> {
     let d = &s.dims;
     vec![
         (
@@ -216,11 +209,7 @@ fn scatter_print(
 }
 
 /// The runtime's `scatter` into the result's buffer (a copy of the operand).
-fn scatter_call(
-    a: KernelArgs<'_>,
-    s: &ScatterParams,
-    combine: Option<Monoid>,
-) -> TokenStream {
+fn scatter_call(a: KernelArgs<'_>, s: &ScatterParams, combine: Option<Monoid>) -> TokenStream {
     let ty = rust_type(a.out_aval.dtype);
     let ity = rust_type(a.avals[1].dtype);
     let (xs, is, us) = (
@@ -393,7 +382,11 @@ fn scatter_mul_jvp(
         }
         let xa = crate::ir::rules::tangent_aval(&ad.aval(x));
         let zeros = ad.zeros(&xa)?;
-        let added = ad.bind(&SCATTER_ADD, p.clone(), vec![zeros, idx.clone(), ty.clone()])?;
+        let added = ad.bind(
+            &SCATTER_ADD,
+            p.clone(),
+            vec![zeros, idx.clone(), ty.clone()],
+        )?;
         terms.push(Some(ad.mul(x.clone(), added)?));
     }
     Ok(vec![ad.sum(terms)?])
@@ -455,9 +448,17 @@ fn scatter_extremal_jvp(
     let zeros_u = ad.zeros(&crate::ir::rules::tangent_aval(&ua))?;
     let zeros_x = ad.zeros(&crate::ir::rules::tangent_aval(&xa))?;
     let counted = ad.select(successful.clone(), zeros_u.clone(), ones_u.clone())?;
-    let num_updates = ad.bind(&SCATTER_ADD, plain.clone(), vec![zeros_x.clone(), idx.clone(), counted])?;
+    let num_updates = ad.bind(
+        &SCATTER_ADD,
+        plain.clone(),
+        vec![zeros_x.clone(), idx.clone(), counted],
+    )?;
     let num_updates = gather(ad, &num_updates)?;
-    let num_refs = ad.bind(&SCATTER_ADD, plain, vec![zeros_x, idx.clone(), ones_u.clone()])?;
+    let num_refs = ad.bind(
+        &SCATTER_ADD,
+        plain,
+        vec![zeros_x, idx.clone(), ones_u.clone()],
+    )?;
     let num_refs = gather(ad, &num_refs)?;
     let one = ad.lit(1.0, &num_updates);
     let plus_one = ad.add(num_updates.clone(), one.clone())?;
@@ -473,7 +474,11 @@ fn scatter_extremal_jvp(
     let a = ad.mul(target_tangents, operand_coef)?;
     let b = ad.mul(gu, updates_coef)?;
     let tangent_updates = ad.add(a, b)?;
-    let out = ad.bind(&SCATTER_ADD, p.clone(), vec![gx, idx.clone(), tangent_updates])?;
+    let out = ad.bind(
+        &SCATTER_ADD,
+        p.clone(),
+        vec![gx, idx.clone(), tangent_updates],
+    )?;
     Ok(vec![Some(out)])
 }
 
@@ -547,7 +552,11 @@ fn scatter_set_repeated_jvp(
     )?;
     let mut g = gather_of(s, &xa, &ua)?;
     g.fill_value = None;
-    let gathered = ad.bind(&GATHER, Params::Gather(g), vec![scattered.clone(), idx.clone()])?;
+    let gathered = ad.bind(
+        &GATHER,
+        Params::Gather(g),
+        vec![scattered.clone(), idx.clone()],
+    )?;
     let untouched = ad.bin(&crate::prims::EQ, scattered, zeros_ids)?;
     let won = ad.bin(&crate::prims::EQ, ids, gathered)?;
     let zx = ad.zeros(&crate::ir::rules::tangent_aval(&xa))?;
