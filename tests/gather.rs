@@ -731,3 +731,18 @@ fn vmap_of_gathers_and_scatters_matches_jax() {
         0.0,
     );
 }
+
+#[jax::jit]
+fn add_at_constant_indices(x: Array<f32, 5>) -> Array<f32, 5> {
+    x.at(jnp::array([0, 0])).add(1.0)
+}
+
+/// An index array written in the body (a constant, as `jnp.array([0, 0])`
+/// in JAX): duplicates accumulate.
+#[test]
+fn constant_index_arrays_accumulate() {
+    let x: Array<f32, 5> = Array::arange();
+    let eager = x.clone().at(Array::<i32, 2>::from([0, 0])).add(1.0);
+    assert_eq!(add_at_constant_indices(x).to_vec(), eager.to_vec());
+    assert_eq!(eager.to_vec(), [2.0, 1.0, 2.0, 3.0, 4.0]);
+}
