@@ -424,6 +424,34 @@ fn take_along_axis0(x: Array<f32, 5, 3>, i: Array<i32, 2, 3>) -> Array<f32, 2, 3
     jnp::take_along_axis(x, i, 0)
 }
 
+#[jax::jit]
+fn take_along_axis_broadcast_indices(x: Array<f32, 5, 3>, i: Array<i32, 1, 2>) -> Array<f32, 5, 2> {
+    jnp::take_along_axis(x, i, 1)
+}
+
+#[jax::jit]
+fn take_along_axis_broadcast_array(x: Array<f32, 1, 3>, i: Array<i32, 4, 3>) -> Array<f32, 4, 3> {
+    jnp::take_along_axis(x, i, 1)
+}
+
+#[test]
+fn take_along_axis_broadcasts_as_jax() {
+    let n = "take_along_axis_broadcast_indices";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 1, 2>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis_broadcast_indices(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
+    let n = "take_along_axis_broadcast_array";
+    let (x, i): (Array<f32, 1, 3>, Array<i32, 4, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis_broadcast_array(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
+}
+
 #[test]
 fn take_matches_jax() {
     let n = "take_axis1";

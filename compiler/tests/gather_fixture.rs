@@ -114,6 +114,14 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: Array<f32, 5, 3>, i: Array<i32, 2, 3>) -> Array<f32, 2, 3> { jnp::take_along_axis(x, i, 0) }",
     ),
     (
+        "take_along_axis_broadcast_indices",
+        "fn f(x: Array<f32, 5, 3>, i: Array<i32, 1, 2>) -> Array<f32, 5, 2> { jnp::take_along_axis(x, i, 1) }",
+    ),
+    (
+        "take_along_axis_broadcast_array",
+        "fn f(x: Array<f32, 1, 3>, i: Array<i32, 4, 3>) -> Array<f32, 4, 3> { jnp::take_along_axis(x, i, 1) }",
+    ),
+    (
         "grad_lookup",
         "fn f(e: Array<f32, 5, 3>, i: Array<i32, 4>, w: Array<f32, 4, 3>) -> Array<f32, 5, 3> { jax::grad(|e| jnp::sum(e.at(i).get() * w))(e) }",
     ),

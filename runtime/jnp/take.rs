@@ -86,9 +86,9 @@ where
 }
 
 /// The elements of `x` at `indices` along `axis`, position by position
-/// (`jnp.take_along_axis`): `indices` has `x`'s shape except along `axis`,
-/// and so has the result. Negative indices count from the end;
-/// out-of-bounds ones give the fill value.
+/// (`jnp.take_along_axis`): `indices` has `x`'s rank; off `axis` the two
+/// broadcast (a size-1 index axis reads the whole array axis). Negative
+/// indices count from the end; out-of-bounds ones give the fill value.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -96,6 +96,10 @@ where
 /// let i = Array::<i32, 2, 1>::from([[2], [0]]);
 /// let y: Array<f32, 2, 1> = jnp::take_along_axis(&x, &i, 1);
 /// assert_eq!(y.to_vec(), [3.0, 4.0]);
+/// // One row of indices for every row: the index axis broadcasts.
+/// let j = Array::<i32, 1, 2>::from([[1, 0]]);
+/// let z: Array<f32, 2, 2> = jnp::take_along_axis(&x, &j, 1);
+/// assert_eq!(z.to_vec(), [2.0, 1.0, 5.0, 4.0]);
 /// ```
 #[track_caller]
 pub fn take_along_axis<Out, A, I>(x: A, indices: I, axis: isize) -> Out
@@ -108,29 +112,65 @@ where
     let is = <I::Array as ArrayType>::SHAPE;
     let ax = shape::normalize_axis("take_along_axis", axis, xs.len());
     assert!(
-        is.len() == xs.len() && (0..xs.len()).all(|k| k == ax || is[k] == xs[k]),
-        "take_along_axis: indices of shape {is:?} must have the shape {xs:?} of the array off axis {ax}"
+        is.len() == xs.len()
+            && (0..xs.len()).all(|k| k == ax || is[k] == xs[k] || is[k] == 1 || xs[k] == 1),
+        "take_along_axis: indices of shape {is:?} do not broadcast with the array's {xs:?} off axis {ax}"
     );
-    shape::check_result::<Out>("take_along_axis", <ElemOf<A> as Element>::DTYPE, is);
+    let out: Vec<usize> = (0..xs.len())
+        .map(|k| if k == ax { is[k] } else { is[k].max(xs[k]) })
+        .collect();
+    shape::check_result::<Out>("take_along_axis", <ElemOf<A> as Element>::DTYPE, &out);
     let idx = normalized("take_along_axis", &indices, xs[ax]);
-    let mut idx_shape = is.to_vec();
+    // As `jnp.take_along_axis`: size-1 index axes read whole array axes
+    // (offset axes), size-1 array axes are squeezed, equal ones are batching.
+    let mut idx_shape: Vec<usize> = (0..xs.len())
+        .filter(|&k| k == ax || is[k] != 1)
+        .map(|k| out[k])
+        .collect();
     idx_shape.push(1);
-    let others: Vec<usize> = (0..xs.len()).filter(|&k| k != ax).collect();
+    let (mut offset, mut sizes, mut squeezed_shape) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ob, mut ib) = (Vec::new(), Vec::new());
+    let (mut new_i, mut j) = (0, 0);
+    for k in 0..xs.len() {
+        if k == ax {
+            sizes.push(1);
+            squeezed_shape.push(xs[k]);
+            new_i += 1;
+            j += 1;
+        } else if is[k] == 1 {
+            offset.push(k);
+            sizes.push(xs[k]);
+            squeezed_shape.push(xs[k]);
+            new_i += 1;
+        } else if xs[k] == 1 {
+            j += 1;
+        } else {
+            sizes.push(1);
+            squeezed_shape.push(xs[k]);
+            ob.push(new_i);
+            ib.push(j);
+            new_i += 1;
+            j += 1;
+        }
+    }
+    let at = (0..xs.len())
+        .filter(|&k| k < ax && !(xs[k] == 1 && is[k] != 1))
+        .count();
     let x = x.as_array();
     let data = gather(
         x.data(),
-        xs,
+        &squeezed_shape,
         &idx,
         &idx_shape,
         Dims {
-            offset: &[],
-            collapsed: &[ax],
-            index_map: &[ax],
-            operand_batching: &others,
-            indices_batching: &others,
+            offset: &offset,
+            collapsed: &[at],
+            index_map: &[at],
+            operand_batching: &ob,
+            indices_batching: &ib,
         },
-        &vec![1; xs.len()],
-        is,
+        &sizes,
+        &out,
         FILL_OR_DROP,
         crate::index::default_fill(),
     );

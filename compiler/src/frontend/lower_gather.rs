@@ -133,9 +133,10 @@ pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
     )?))
 }
 
-/// `jnp::take_along_axis(x, idx, axis)`: `idx` has `x`'s rank and its
-/// sizes off `axis`; each result element reads `x` at its own position
-/// with the index along `axis`.
+/// `jnp::take_along_axis(x, idx, axis)`: `idx` has `x`'s rank; off `axis`
+/// the two broadcast (a size-1 index axis reads the whole array axis, a
+/// size-1 array axis is read by every index); each result element reads
+/// `x` at its own position with the index along `axis`.
 pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     let (x, idx, axis) = take_args(t, &c)?;
     let a = t.b.aval(&x);
@@ -150,35 +151,105 @@ pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
             ),
         );
     }
-    let others: Vec<usize> = (0..a.rank()).filter(|&k| k != axis).collect();
-    if others.iter().any(|&k| ia.shape[k] != a.shape[k]) {
-        return call_err(
-            c.args[1].1,
-            format!("`take_along_axis` in #[jax::jit] needs the indices {ia} to match {a} off the axis (broadcasting them is not supported yet)"),
-        );
+    let xs = lit_sizes(&a, c.span)?;
+    let is = lit_sizes(&ia, c.span)?;
+    for k in (0..a.rank()).filter(|&k| k != axis) {
+        if is[k] != xs[k] && is[k] != 1 && xs[k] != 1 {
+            return call_err(
+                c.args[1].1,
+                format!(
+                    "take_along_axis: the indices {ia} do not broadcast with {a} off axis {axis}"
+                ),
+            );
+        }
     }
+    let along = take_along_axis_dims(&xs, &is, axis);
     let idx = normalize(t, idx, &a.shape[axis], c.span)?;
-    let mut full = ia.shape.clone();
-    full.push(Dim::Lit(1));
     let idx = t.b.bind1(
         &prims::RESHAPE,
-        Params::Reshape { new_sizes: full },
+        Params::Reshape {
+            new_sizes: along.index_shape.iter().map(|&n| Dim::Lit(n)).collect(),
+        },
         vec![idx],
         c.span,
     )?;
-    let dims = IndexDims {
-        offset: vec![],
-        collapsed: vec![axis],
-        index_map: vec![axis],
-        operand_batching: others.clone(),
-        indices_batching: others,
-        np_ints: [0; 5],
+    let x = if along.squeezed.is_empty() {
+        x
+    } else {
+        t.b.bind1(
+            &prims::SQUEEZE,
+            Params::Squeeze {
+                dims: along.squeezed.clone(),
+            },
+            vec![x],
+            c.span,
+        )?
     };
-    let p = fill_gather(a.dtype, dims, vec![1; a.rank()]);
+    let p = fill_gather(a.dtype, along.dims, along.slice_sizes);
     Ok(Value::Traced(t.b.bind1(
         &prims::GATHER,
         p,
         vec![x, idx],
         c.span,
     )?))
+}
+
+/// The gather `jnp.take_along_axis` builds for an array of shape `xs` and
+/// indices of shape `is`.
+struct Along {
+    /// The indices' shape for the gather (their size-1 axes off `axis` dropped, then 1).
+    index_shape: Vec<usize>,
+    /// The array's axes squeezed first (size 1 where the indices' are not).
+    squeezed: Vec<usize>,
+    dims: IndexDims,
+    slice_sizes: Vec<usize>,
+}
+
+fn take_along_axis_dims(xs: &[usize], is: &[usize], axis: usize) -> Along {
+    let out: Vec<usize> = (0..xs.len())
+        .map(|k| if k == axis { is[k] } else { is[k].max(xs[k]) })
+        .collect();
+    let mut index_shape: Vec<usize> = (0..xs.len())
+        .filter(|&k| k == axis || is[k] != 1)
+        .map(|k| out[k])
+        .collect();
+    index_shape.push(1);
+    let mut dims = IndexDims {
+        offset: vec![],
+        collapsed: vec![],
+        index_map: vec![],
+        operand_batching: vec![],
+        indices_batching: vec![],
+        np_ints: [0; 5],
+    };
+    let (mut slice_sizes, mut squeezed) = (Vec::new(), Vec::new());
+    let (mut new_i, mut j) = (0, 0);
+    for k in 0..xs.len() {
+        if k == axis {
+            slice_sizes.push(1);
+            dims.index_map.push(new_i);
+            dims.collapsed.push(new_i);
+            new_i += 1;
+            j += 1;
+        } else if is[k] == 1 {
+            dims.offset.push(k);
+            slice_sizes.push(xs[k]);
+            new_i += 1;
+        } else if xs[k] == 1 {
+            squeezed.push(k);
+            j += 1;
+        } else {
+            slice_sizes.push(1);
+            dims.operand_batching.push(new_i);
+            dims.indices_batching.push(j);
+            new_i += 1;
+            j += 1;
+        }
+    }
+    Along {
+        index_shape,
+        squeezed,
+        dims,
+        slice_sizes,
+    }
 }
