@@ -87,6 +87,59 @@ fn window_start<I: Element>(
     Some(start)
 }
 
+/// Where each window starts in the row-major operand, for every position of
+/// the indices' batch axes (row-major): `None` where a window does not fit
+/// and `clamp` is false.
+fn window_starts<I: Element>(
+    shape: &[usize],
+    window: &[usize],
+    indices: &[I],
+    idx_shape: &[usize],
+    dims: &Dims<'_>,
+    clamp: bool,
+) -> Vec<Option<usize>> {
+    let xs = strides(shape);
+    let is = strides(idx_shape);
+    let batch_shape = &idx_shape[..idx_shape.len() - 1];
+    let n: usize = batch_shape.iter().product();
+    let mut at = vec![0usize; batch_shape.len()];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = window_start(shape, window, indices, &is, &at, dims, clamp);
+        out.push(start.map(|s| s.iter().zip(&xs).map(|(i, s)| i * s).sum()));
+        next(&mut at, batch_shape);
+    }
+    out
+}
+
+/// For each axis of a gather's result (a scatter's updates): its stride in
+/// the indices' batch positions (a batch axis) and in the operand (a
+/// window axis).
+fn axis_strides(
+    rank: usize,
+    shape: &[usize],
+    idx_shape: &[usize],
+    dims: &Dims<'_>,
+) -> (Vec<usize>, Vec<usize>) {
+    let xs = strides(shape);
+    let bs = strides(&idx_shape[..idx_shape.len() - 1]);
+    let window_axes: Vec<usize> = (0..shape.len())
+        .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
+        .collect();
+    let (mut batch, mut window) = (vec![0; rank], vec![0; rank]);
+    let mut b = 0;
+    for k in 0..rank {
+        match dims.offset.iter().position(|&o| o == k) {
+            Some(w) => window[k] = xs[window_axes[w]],
+            None => {
+                batch[k] = bs[b];
+                b += 1;
+            }
+        }
+    }
+    (batch, window)
+}
+
 /// `lax.gather` of a row-major operand: the result (`out_shape`, row-major)
 /// from the operand, `indices` (last axis the index vector), `dims`, the
 /// window on each operand axis (`slice_sizes`) and a mode.
@@ -103,35 +156,24 @@ pub fn gather<T: Element, I: Element>(
     fill: T,
 ) -> Vec<T> {
     let n: usize = out_shape.iter().product();
+    let starts = window_starts(
+        shape,
+        slice_sizes,
+        indices,
+        idx_shape,
+        &dims,
+        mode != FILL_OR_DROP,
+    );
+    let (bstride, wstride) = axis_strides(out_shape.len(), shape, idx_shape, &dims);
     let mut out = Vec::with_capacity(n);
-    let xs = strides(shape);
-    let is = strides(idx_shape);
-    // The operand axes the window's offsets run along, in order.
-    let window_axes: Vec<usize> = (0..shape.len())
-        .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
-        .collect();
     let mut at = vec![0usize; out_shape.len()];
     for _ in 0..n {
-        let batch: Vec<usize> = (0..out_shape.len())
-            .filter(|k| !dims.offset.contains(k))
-            .map(|k| at[k])
-            .collect();
-        let start = window_start(
-            shape,
-            slice_sizes,
-            indices,
-            &is,
-            &batch,
-            &dims,
-            mode != FILL_OR_DROP,
-        );
-        out.push(match start {
+        let b: usize = at.iter().zip(&bstride).map(|(i, s)| i * s).sum();
+        out.push(match starts[b] {
             None => fill,
-            Some(mut pos) => {
-                for (&o, &d) in dims.offset.iter().zip(&window_axes) {
-                    pos[d] += at[o];
-                }
-                x[pos.iter().zip(&xs).map(|(i, s)| i * s).sum::<usize>()]
+            Some(start) => {
+                let w: usize = at.iter().zip(&wstride).map(|(i, s)| i * s).sum();
+                x[start + w]
             }
         });
         next(&mut at, out_shape);
@@ -157,8 +199,6 @@ pub fn scatter<T: Element, I: Element>(
     mode: u8,
     combine: impl Fn(T, T) -> T,
 ) {
-    let xs = strides(shape);
-    let is = strides(idx_shape);
     let window_axes: Vec<usize> = (0..shape.len())
         .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
         .collect();
@@ -168,19 +208,14 @@ pub fn scatter<T: Element, I: Element>(
     for (&u, &d) in dims.offset.iter().zip(&window_axes) {
         window[d] = upd_shape[u];
     }
+    let starts = window_starts(shape, &window, indices, idx_shape, &dims, mode == CLIP);
+    let (bstride, wstride) = axis_strides(upd_shape.len(), shape, idx_shape, &dims);
     let n: usize = upd_shape.iter().product();
     let mut at = vec![0usize; upd_shape.len()];
     for &u in updates.iter().take(n) {
-        let batch: Vec<usize> = (0..upd_shape.len())
-            .filter(|u| !dims.offset.contains(u))
-            .map(|u| at[u])
-            .collect();
-        let start = window_start(shape, &window, indices, &is, &batch, &dims, mode == CLIP);
-        if let Some(mut pos) = start {
-            for (&u, &d) in dims.offset.iter().zip(&window_axes) {
-                pos[d] += at[u];
-            }
-            let o: usize = pos.iter().zip(&xs).map(|(i, s)| i * s).sum();
+        let b: usize = at.iter().zip(&bstride).map(|(i, s)| i * s).sum();
+        if let Some(start) = starts[b] {
+            let o = start + at.iter().zip(&wstride).map(|(i, s)| i * s).sum::<usize>();
             out[o] = combine(out[o], u);
         }
         next(&mut at, upd_shape);

@@ -90,6 +90,7 @@ fn gather_eval(ops: &[Aval], p: &Params, _: &mut Constraints) -> Result<Vec<Aval
             ));
         }
     }
+    check_batching(x, idx, d)?;
     let window: Vec<Dim> = (0..x.rank())
         .filter(|k| !d.collapsed.contains(k) && !d.operand_batching.contains(k))
         .map(|k| Dim::Lit(g.slice_sizes[k]))
@@ -116,6 +117,23 @@ fn gather_eval(ops: &[Aval], p: &Params, _: &mut Constraints) -> Result<Vec<Aval
         shape,
         weak: x.weak,
     }])
+}
+
+/// The operand's and the indices' batching axes pair up with equal sizes.
+pub(super) fn check_batching(x: &Aval, idx: &Aval, d: &IndexDims) -> Result<(), String> {
+    let batch = idx.rank().saturating_sub(1);
+    if d.operand_batching.len() != d.indices_batching.len()
+        || d.operand_batching
+            .iter()
+            .zip(&d.indices_batching)
+            .any(|(&o, &i)| o >= x.rank() || i >= batch || x.shape[o] != idx.shape[i])
+    {
+        return Err(format!(
+            "operand_batching_dims {:?} of {x} and batching dims {:?} of the indices {idx} must have the same sizes",
+            d.operand_batching, d.indices_batching
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn mode_name(m: IndexMode) -> &'static str {

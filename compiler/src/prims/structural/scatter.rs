@@ -167,6 +167,7 @@ fn scatter_eval(name: &str, ops: &[Aval], s: &ScatterParams) -> Result<Vec<Aval>
         ));
     }
     let d = &s.dims;
+    super::gather::check_batching(x, idx, d)?;
     let batch = idx.rank().saturating_sub(1);
     if idx.rank() == 0
         || lit(&idx.shape[batch]) != Some(d.index_map.len())
@@ -175,6 +176,22 @@ fn scatter_eval(name: &str, ops: &[Aval], s: &ScatterParams) -> Result<Vec<Aval>
     {
         return Err(format!(
             "{name}: indices {idx} and updates {upd} do not index {x} with {d:?}"
+        ));
+    }
+    // The updates' scatter axes are the indices' batch axes; their window
+    // axes fit in the operand's.
+    let scatter_axes: Vec<&Dim> = (0..upd.rank())
+        .filter(|k| !d.offset.contains(k))
+        .map(|k| &upd.shape[k])
+        .collect();
+    let window_axes =
+        (0..x.rank()).filter(|k| !d.collapsed.contains(k) && !d.operand_batching.contains(k));
+    let fits = d.offset.iter().zip(window_axes).all(
+        |(&u, k)| !matches!((lit(&upd.shape[u]), lit(&x.shape[k])), (Some(w), Some(n)) if w > n),
+    );
+    if scatter_axes != idx.shape[..batch].iter().collect::<Vec<_>>() || !fits {
+        return Err(format!(
+            "{name}: updates {upd} do not match the indices {idx} and the windows of {x}"
         ));
     }
     Ok(vec![x.clone()])
