@@ -699,6 +699,22 @@ fn vmap_dynamic_index_shared_operand(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> A
     )(x, i)
 }
 
+#[jax::jit]
+fn vmap_set_traced_position(
+    x: Array<f32, 4, 5>,
+    k: Array<i32, 4>,
+    v: Array<f32, 4>,
+) -> Array<f32, 4, 5> {
+    jax::vmap(|x: Array<f32, 5>, k: Array<i32>, v: Array<f32>| x.at(k).set(v))(x, k, v)
+}
+
+#[test]
+fn vmap_of_an_update_at_a_traced_position() {
+    let n = "vmap_set_traced_position";
+    let got = vmap_set_traced_position(arg(n, 0), arg(n, 1), arg(n, 2));
+    check(n, &got, &case(n)["output"], 0.0);
+}
+
 /// A dynamic index that differs by lane becomes a gather, as in JAX.
 #[test]
 fn vmap_of_a_traced_index_is_a_gather() {

@@ -141,6 +141,10 @@ const CASES: &[(&str, &str)] = &[
         "vmap_add_indices_batched",
         "fn f(x: Array<f32, 4, 5>, i: Array<i32, 4, 2>, v: Array<f32, 4, 2>) -> Array<f32, 4, 5> { jax::vmap(|x, i, v| x.at(i).add(v))(x, i, v) }",
     ),
+    (
+        "vmap_set_traced_position",
+        "fn f(x: Array<f32, 4, 5>, k: Array<i32, 4>, v: Array<f32, 4>) -> Array<f32, 4, 5> { jax::vmap(|x, k, v| x.at(k).set(v))(x, k, v) }",
+    ),
 ];
 
 #[test]
