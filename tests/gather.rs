@@ -385,6 +385,41 @@ fn scatters_match_jax() {
     );
 }
 
+#[jax::jit]
+fn set_whole(x: Array<f32, 5, 3>) -> Array<f32, 5, 3> {
+    x.at(s![..]).set(2.0)
+}
+
+#[jax::jit]
+fn add_stepped_rows(x: Array<f32, 5, 3>, v: Array<f32, 2, 3>) -> Array<f32, 5, 3> {
+    x.at(s![1..;2]).add(v)
+}
+
+#[jax::jit]
+fn set_rows_slice(x: Array<f32, 5, 3>, v: f32) -> Array<f32, 5, 3> {
+    x.at(s![1..4]).set(v)
+}
+
+/// Updates through slices (whole, partial, stepped) are scatters too.
+#[test]
+fn updates_through_slices_match_jax() {
+    let x: Array<f32, 5, 3> = arg("set_whole", 0);
+    both("set_whole", set_whole(x.clone()), x.at(s![..]).set(2.0));
+    let n = "add_stepped_rows";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 2, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        add_stepped_rows(x.clone(), v.clone()),
+        x.at(s![1..;2]).add(&v),
+    );
+    let x: Array<f32, 5, 3> = arg("set_rows_slice", 0);
+    both(
+        "set_rows_slice",
+        set_rows_slice(x.clone(), 7.0),
+        x.at(s![1..4]).set(7.0),
+    );
+}
+
 /// With duplicate indices `set` keeps the last update, as XLA on CPU
 /// (JAX leaves the order unspecified).
 #[test]

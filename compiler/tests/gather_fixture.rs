@@ -98,6 +98,14 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: Array<f32, 5, 3>, k: Array<i32>, v: Array<f32>) -> Array<f32, 5, 3> { x.at((1, k)).add(v) }",
     ),
     (
+        "set_whole",
+        "fn f(x: Array<f32, 5, 3>) -> Array<f32, 5, 3> { x.at(s![..]).set(2.0) }",
+    ),
+    (
+        "set_rows_slice",
+        "fn f(x: Array<f32, 5, 3>, v: Array<f32>) -> Array<f32, 5, 3> { x.at(s![1..4]).set(v) }",
+    ),
+    (
         "take_axis1",
         "fn f(x: Array<f32, 5, 3>, i: Array<i32, 2, 2>) -> Array<f32, 5, 2, 2> { jnp::take(x, i, 1) }",
     ),

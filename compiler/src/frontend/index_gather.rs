@@ -202,14 +202,53 @@ impl Tracer {
                     slice_sizes.push(len);
                     y += 1;
                 }
-                Some(Item::Range { .. }) => {
-                    return err(span, "a stepped slice in an index with arrays or traced positions is not supported in #[jax::jit] yet; slice first with `x.slice(s![..])`, then index");
+                Some(Item::Range { start, end, step }) => {
+                    // `start + step * iota(len)`: one more index axis, collapsed.
+                    // (JAX's `iota` is a primitive; here the positions are a constant.)
+                    let norm = |v: i128| {
+                        if v < 0 {
+                            (v + n as i128).max(0)
+                        } else {
+                            v.min(n as i128)
+                        }
+                    };
+                    let s = start.map_or(0, norm);
+                    let e = end.map_or(n as i128, norm).max(s);
+                    let len = (e - s + step - 1) / step;
+                    let iota = self.b.constant(
+                        Aval {
+                            dtype: i32,
+                            shape: vec![Dim::Lit(len as usize)],
+                            weak: false,
+                        },
+                        (0..len).map(Scalar::Int).collect(),
+                    );
+                    let lit = |v: i128| literal(Scalar::Int(v), Aval::scalar(i32, false));
+                    let scaled =
+                        self.b
+                            .bind1(&prims::MUL, Params::None, vec![lit(*step), iota], span)?;
+                    let at = self
+                        .b
+                        .bind1(&prims::ADD, Params::None, vec![lit(s), scaled], span)?;
+                    parts.push((at, gather_shape.len()));
+                    gather_shape.push(Dim::Lit(len as usize));
+                    dims.collapsed.push(k);
+                    dims.index_map.push(k);
+                    slice_sizes.push(1);
+                    shape.push(Dim::Lit(len as usize));
+                    y += 1;
                 }
             }
         }
         dims.collapsed.sort_unstable();
         let indices = if parts.is_empty() {
-            return err(span, "an index with neither integers nor index arrays needs no gather; use `x.slice(s![..])`");
+            // Whole axes only: an empty index vector (a constant, as JAX's).
+            let empty = Aval {
+                dtype: i32,
+                shape: vec![Dim::Lit(0)],
+                weak: false,
+            };
+            self.b.constant(empty, Vec::new())
         } else if parts.len() == 1 {
             let (g, _) = parts.remove(0);
             let ga = self.b.aval(&g);
