@@ -448,7 +448,7 @@ pub struct Kernel {
     /// call returns the result.
     pub updates: Option<usize>,
     /// The operands it never binds, their values being in the parameters
-    /// (a scatter's static indices): what computes only them needs no code.
+    /// (static data a kernel takes from its parameters): what computes only them needs no code.
     pub unread: &'static [usize],
     /// The code: with `updates`, statements updating the result's buffer;
     /// otherwise an expression of the result's `Vec` in row-major order.
