@@ -447,8 +447,8 @@ pub struct Kernel {
     /// operand's own when nothing else reads it, else a copy. `None`: the
     /// call returns the result.
     pub updates: Option<usize>,
-    /// The operands it never binds, their values being in the parameters
-    /// (static data a kernel takes from its parameters): what computes only them needs no code.
+    /// The operands it never binds, their values being in its parameters:
+    /// what computes only them needs no code.
     pub unread: &'static [usize],
     /// The code: with `updates`, statements updating the result's buffer;
     /// otherwise an expression of the result's `Vec` in row-major order.
