@@ -109,6 +109,10 @@ const CASES: &[(&str, &str)] = &[
     ("index_negative_static@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32> { x.at(-1).get() }"),
     ("at_set@x64_off", "fn f(x: Array<f32, 5>) -> Array<f32, 5> { x.at(1).set(5.0) }"),
     (
+        "at_add_index_array@x64_off",
+        "fn f(x: Array<f32, 5>) -> Array<f32, 5> { x.at(jnp::array([0, 0])).add(1.0) }",
+    ),
+    (
         "closure_constant@x64_off",
         "fn f(x: Array<f32, 3>) -> Array<f32> { let c = jnp::array([1.0, 2.0, 3.0]); jnp::sum(x * c) }",
     ),

@@ -12,6 +12,7 @@ mod manip;
 mod reduce;
 mod sort;
 mod stacking;
+mod take;
 
 pub use einsum::*;
 pub use elementwise::*;
@@ -21,3 +22,4 @@ pub use manip::*;
 pub use reduce::*;
 pub use sort::*;
 pub use stacking::*;
+pub use take::*;

@@ -4,6 +4,7 @@
 
 pub mod cumulative;
 pub mod debug;
+pub mod gather;
 pub mod identity;
 pub mod kernels;
 pub mod layout;

@@ -106,6 +106,11 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
                     .product::<Option<f64>>()?;
                 c.flops += 2.0 * n * k;
             }
+            // A combining scatter: one operation per update element, as
+            // XLA counts it (a gather or a `set` does no arithmetic).
+            (Params::Scatter(_), _) if e.prim.name != "scatter" => {
+                c.flops += size(&j.atom_aval(&e.ins[2]).shape)?
+            }
             (_, Lowering::Elementwise) if e.prim.work >= crate::prims::TRANSCENDENTAL_WORK => {
                 c.transcendentals += n
             }
@@ -151,6 +156,19 @@ mod tests {
             (c.flops, c.transcendentals, c.bytes),
             (3000.0, 1000.0, 8000.0)
         );
+    }
+
+    #[test]
+    fn a_scatter_add_counts_its_updates() {
+        let add = cost(
+            "fn f(x: Array<f32, 50, 3>, i: Array<i32, 8>) -> Array<f32, 50, 3> { x.at(i).add(1.0) }",
+        );
+        let set = cost(
+            "fn f(x: Array<f32, 50, 3>, i: Array<i32, 8>) -> Array<f32, 50, 3> { x.at(i).set(1.0) }",
+        );
+        // Both normalize the 8 indices (3 operations each); the add adds.
+        assert_eq!(set.flops, 8.0 * 3.0);
+        assert_eq!(add.flops - set.flops, 8.0 * 3.0);
     }
 
     #[test]

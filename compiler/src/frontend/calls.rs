@@ -263,15 +263,33 @@ impl Tracer {
             ("get", Value::At(x, items)) if m.args.is_empty() => {
                 return Ok(Value::Traced(self.static_get(x.clone(), items, span)?));
             }
+            ("get_with" | "get_fill", Value::At(x, items)) if m.args.len() == 1 => {
+                let (mode, fill) = if name == "get_with" {
+                    (self.index_mode(&m.args[0])?, None)
+                } else {
+                    (crate::prims::IndexMode::FillOrDrop, Some(self.fill_value(&m.args[0])?))
+                };
+                return Ok(Value::Traced(self.gather_get(x.clone(), items, Some(mode), fill, span)?));
+            }
             ("set" | "add" | "mul" | "min" | "max", Value::At(x, items)) if m.args.len() == 1 => {
                 let v = self.expr(&m.args[0])?;
                 let v = self.atom(v, m.args[0].span())?;
-                return Ok(Value::Traced(self.static_update(x.clone(), items, &name, v, span)?));
+                let mode = crate::prims::IndexMode::FillOrDrop;
+                return Ok(Value::Traced(self.static_update(x.clone(), items, &name, v, mode, span)?));
+            }
+            ("set_with" | "add_with" | "mul_with" | "min_with" | "max_with", Value::At(x, items))
+                if m.args.len() == 2 =>
+            {
+                let v = self.expr(&m.args[0])?;
+                let v = self.atom(v, m.args[0].span())?;
+                let mode = self.index_mode(&m.args[1])?;
+                let kind = name.trim_end_matches("_with");
+                return Ok(Value::Traced(self.static_update(x.clone(), items, kind, v, mode, span)?));
             }
             (_, Value::At(..)) => {
                 return err(
                     m.method.span(),
-                    format!("`x.at(i).{name}(..)` is not supported in #[jax::jit]; use get, set, add, mul, min or max"),
+                    format!("`x.at(i).{name}(..)` is not supported in #[jax::jit]; use get, get_with, get_fill, set, add, mul, min or max (or their `_with(v, mode)` forms)"),
                 )
             }
             _ => {}

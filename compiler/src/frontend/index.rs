@@ -92,9 +92,36 @@ impl Tracer {
     pub(crate) fn index_items(&mut self, e: &syn::Expr) -> Result<Vec<Item>> {
         match e {
             syn::Expr::Macro(m) if m.mac.path.is_ident("s") => self.s_macro(&m.mac),
-            syn::Expr::Tuple(t) => t.elems.iter().map(|e| self.int_item(e)).collect(),
+            syn::Expr::Tuple(t) => t
+                .elems
+                .iter()
+                .map(|e| match e {
+                    syn::Expr::Range(r) => self.range_item(r),
+                    e => self.int_item(e),
+                })
+                .collect(),
             e => Ok(vec![self.int_item(e)?]),
         }
+    }
+
+    /// A range in an index tuple (`(idx, ..)`, `(1..3, i)`): static bounds.
+    fn range_item(&mut self, r: &syn::ExprRange) -> Result<Item> {
+        let mut bound = |b: &Option<Box<syn::Expr>>| -> Result<Option<i128>> {
+            match b {
+                Some(e) => self.static_index(e),
+                None => Ok(None),
+            }
+        };
+        let start = bound(&r.start)?;
+        let mut end = bound(&r.end)?;
+        if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            end = end.map(|e| e + 1);
+        }
+        Ok(Item::Range {
+            start,
+            end,
+            step: 1,
+        })
     }
 
     fn int_item(&mut self, e: &syn::Expr) -> Result<Item> {
@@ -103,9 +130,19 @@ impl Tracer {
             Value::Traced(a) if self.b.aval(&a).rank() == 0 && self.b.aval(&a).dtype.is_integer() => {
                 Ok(Item::Dynamic(a))
             }
+            Value::Traced(a) if self.b.aval(&a).rank() > 0 && self.b.aval(&a).dtype.is_integer() => {
+                Ok(Item::Array(a))
+            }
+            Value::Traced(a) => err(
+                e.span(),
+                format!(
+                    "an index must be an integer or an integer array, got {}; convert it with `.astype::<i32>()` (JAX: \"Indexer must have integer or boolean type\")",
+                    self.b.aval(&a)
+                ),
+            ),
             _ => err(
                 e.span(),
-                "an index must be an integer (a scalar; index arrays are not supported in #[jax::jit] yet)",
+                "an index must be an integer, an integer array, a range, or a tuple of them",
             ),
         }
     }
@@ -191,7 +228,7 @@ impl Tracer {
                     )?);
                     sizes.push(1);
                 }
-                Some(Item::Range { .. }) => {
+                Some(Item::Range { .. } | Item::Array(_)) => {
                     return err(
                         span,
                         "slices with a traced index are not supported in #[jax::jit] yet",
@@ -226,6 +263,7 @@ impl Tracer {
         items: &[Item],
         kind: &str,
         v: Atom,
+        mode: crate::prims::IndexMode,
         span: Span,
     ) -> Result<Atom> {
         let prim: crate::prims::Prim = match kind {
@@ -241,71 +279,16 @@ impl Tracer {
                 )
             }
         };
-        let a = self.b.aval(&x);
-        let mut indices = Vec::new();
-        for (k, it) in items.iter().enumerate() {
-            let Item::Int(i) = it else {
-                return err(span, "updates through slices or traced indices are not supported in #[jax::jit] yet; index with static integers");
-            };
-            let Some(Dim::Lit(n)) = a.shape.get(k) else {
-                return err(
-                    span,
-                    format!("too many indices, or a symbolic axis, for {a}"),
-                );
-            };
-            indices.push(if *i < 0 { i + *n as i128 } else { *i });
-        }
-        let k = indices.len();
-        let i32 = jax_dtypes::DType::I32;
-        let mut parts = Vec::new();
-        for &i in &indices {
-            let lit = crate::ir::builder::literal(Scalar::Int(i), Aval::scalar(i32, false));
-            parts.push(self.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape: vec![Dim::Lit(1)],
-                    dims: vec![],
-                    np_ints: 0,
-                },
-                vec![lit],
-                span,
-            )?);
-        }
-        let idx = if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            self.b.bind1(
-                &prims::CONCATENATE,
-                Params::Concatenate { dim: 0 },
-                parts,
-                span,
-            )?
-        };
-        let window: Vec<Dim> = a.shape[k..].to_vec();
-        let v = crate::frontend::jnp::convert(&mut self.b, v, a.dtype, false, span)?;
-        let va = self.b.aval(&v);
-        let v = if va.shape == window || (va.rank() == 0 && window.is_empty()) {
-            v
-        } else {
-            crate::frontend::jnp::broadcast_to(&mut self.b, v, window.clone(), span)?
-        };
-        self.b.bind1(
-            prim,
-            Params::Scatter {
-                lead: 0,
-                inserted: k,
-                window_rank: window.len(),
-                indices,
-            },
-            vec![x, idx, v],
-            span,
-        )
+        self.indexed_update(x, items, prim, v, mode, span)
     }
 
     /// `x[index]` read as JAX reads a static index: integers clamp into
     /// range (negative ones count from the end first), ranges clamp as
     /// Python slices; then `slice` and `squeeze`.
     pub(crate) fn static_get(&mut self, x: Atom, items: &[Item], span: Span) -> Result<Atom> {
+        if Self::has_index_array(items) {
+            return self.gather_get(x, items, None, None, span);
+        }
         if items.iter().any(|i| matches!(i, Item::Dynamic(_))) {
             return self.dynamic_get(x, items, span);
         }
@@ -337,7 +320,9 @@ impl Tracer {
                     limit.push(n as usize);
                     strides.push(1);
                 }
-                Some(Item::Dynamic(_)) => unreachable!("traced indices go through dynamic_get"),
+                Some(Item::Dynamic(_) | Item::Array(_)) => {
+                    unreachable!("traced indices go through dynamic_get, arrays through gather_get")
+                }
                 Some(Item::Int(i)) => {
                     let i = if *i < 0 { i + n } else { *i };
                     let i = i.clamp(0, (n - 1).max(0));

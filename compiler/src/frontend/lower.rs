@@ -286,6 +286,17 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         By(lower_nn::lax_reduce),
     ),
     (&["convert_element_type"], LAX, By(lower_nn::lax_convert)),
+    // Gathers with index arrays.
+    (
+        &["take"],
+        &[Module::Jnp],
+        By(crate::frontend::lower_gather::take),
+    ),
+    (
+        &["take_along_axis"],
+        &[Module::Jnp],
+        By(crate::frontend::lower_gather::take_along_axis),
+    ),
 ];
 
 impl Tracer {

@@ -87,6 +87,8 @@ pub(crate) enum Item {
     /// A position known only at run time (a traced integer): read with
     /// `dynamic_slice`, clamped into bounds as XLA does.
     Dynamic(Atom),
+    /// An integer index array (NumPy's advanced indexing): read with `gather`.
+    Array(Atom),
 }
 
 /// What `jax::vjp(f, x..)` returns besides the output: `f`'s reverse-mode

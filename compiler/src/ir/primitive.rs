@@ -242,18 +242,10 @@ pub enum Params {
         limit: Vec<usize>,
         strides: Option<Vec<usize>>,
     },
-    /// `scatter` and its combining forms, for static integer indices on the
-    /// `inserted` axes after the `lead` batch axes `vmap` adds in front
-    /// (each a window axis the update has too); the rest of the operand is
-    /// the update window.
-    Scatter {
-        lead: usize,
-        inserted: usize,
-        window_rank: usize,
-        /// The index on each inserted axis, known when the crate compiles
-        /// (the `i32[k]` operand carries the same values, as in JAX).
-        indices: Vec<i128>,
-    },
+    /// `gather` (see [`GatherParams`]).
+    Gather(GatherParams),
+    /// `scatter` and its combining forms (see [`ScatterParams`]).
+    Scatter(ScatterParams),
     /// Random samplers: the result shape and dtype, and a range (`uniform`
     /// between bounds, `truncated_normal`'s limits).
     Random {
@@ -493,8 +485,8 @@ pub struct Kernel {
     /// operand's own when nothing else reads it, else a copy. `None`: the
     /// call returns the result.
     pub updates: Option<usize>,
-    /// The operands it never binds, their values being in the parameters
-    /// (a scatter's static indices): what computes only them needs no code.
+    /// The operands it never binds, their values being in its parameters:
+    /// what computes only them needs no code.
     pub unread: &'static [usize],
     /// The code: with `updates`, statements updating the result's buffer;
     /// otherwise an expression of the result's `Vec` in row-major order.
@@ -576,4 +568,57 @@ pub fn row_major_strides(shape: &[Dim]) -> Vec<proc_macro2::TokenStream> {
     (0..shape.len())
         .map(|k| size_tokens(&shape[k + 1..]))
         .collect()
+}
+
+/// The dimension numbers of a gather or a scatter (JAX's
+/// `GatherDimensionNumbers` names; the scatter's in brackets). The index
+/// vector is always the indices' last axis, as JAX builds them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexDims {
+    /// `offset_dims` (`update_window_dims`): the result's (update's) window axes.
+    pub offset: Vec<usize>,
+    /// `collapsed_slice_dims` (`inserted_window_dims`): operand axes of
+    /// size-1 windows that the result (update) lacks.
+    pub collapsed: Vec<usize>,
+    /// `start_index_map` (`scatter_dims_to_operand_dims`): the operand axis
+    /// each index component addresses.
+    pub index_map: Vec<usize>,
+    /// `operand_batching_dims`.
+    pub operand_batching: Vec<usize>,
+    /// `start_indices_batching_dims` (`scatter_indices_batching_dims`).
+    pub indices_batching: Vec<usize>,
+    /// Which entries JAX holds as NumPy integers (its batching rules shift
+    /// them with `np.add`), printed `np.int64(k)`: a bit mask per field, in
+    /// the order above.
+    pub np_ints: [u32; 5],
+}
+
+/// JAX's `GatherScatterMode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMode {
+    Clip,
+    FillOrDrop,
+    PromiseInBounds,
+}
+
+/// `gather`'s parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatherParams {
+    pub dims: IndexDims,
+    pub slice_sizes: Vec<usize>,
+    pub mode: IndexMode,
+    /// The fill value of `FillOrDrop` (`None`: NaN, or the integer
+    /// minimum, as JAX's default).
+    pub fill_value: Option<f64>,
+    pub indices_are_sorted: bool,
+    pub unique_indices: bool,
+}
+
+/// The parameters of `scatter` and its combining forms.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterParams {
+    pub dims: IndexDims,
+    pub mode: IndexMode,
+    pub indices_are_sorted: bool,
+    pub unique_indices: bool,
 }

@@ -114,10 +114,6 @@ mod tests {
         const WITHOUT_JVP: &[&str] = &[
             // Its derivative, polygamma(1, x), has no primitive yet.
             "digamma",
-            // Not written yet (README, Limitations).
-            "scatter-mul",
-            "scatter-min",
-            "scatter-max",
             // The linearized custom_vjp function: only ever transposed.
             "custom_vjp_lin",
         ];

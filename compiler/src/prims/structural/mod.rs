@@ -30,17 +30,21 @@ macro_rules! same_op_jvp {
 mod assemble;
 mod dot;
 mod dynamic;
+mod gather;
 mod iota;
 mod pad;
 mod reductions;
+mod scatter;
 mod views;
 
 pub use assemble::*;
 pub use dot::*;
 pub use dynamic::*;
+pub use gather::GATHER;
 pub use iota::*;
 pub use pad::*;
 pub use reductions::*;
+pub use scatter::{SCATTER, SCATTER_ADD, SCATTER_MAX, SCATTER_MIN, SCATTER_MUL};
 pub use views::*;
 
 fn params_err(name: &str) -> String {
@@ -75,6 +79,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &REV,
     &IOTA,
     &TILE,
+    &GATHER,
 ];
 
 #[cfg(test)]

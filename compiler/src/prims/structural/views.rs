@@ -682,7 +682,7 @@ fn dynamic_slice_batch(
         return Err(params_err("dynamic_slice"));
     };
     if dims[1..].iter().any(Option::is_some) {
-        return Err("vmap of dynamic_slice with batched start indices (an index that differs by lane) needs a `gather` primitive, which is not implemented yet: index with a value every lane shares, or move the indexing out of the vmapped function".into());
+        return super::gather::batched_dynamic_slice(bx, ins, dims, sizes);
     }
     let Some(d) = dims[0] else {
         return Err(params_err("dynamic_slice"));

@@ -1,0 +1,232 @@
+//! `gather` and the scatters of generated code with index arrays, as XLA
+//! defines them (the index vector is the last axis of the indices). Bounds
+//! are handled per mode, so no index ever reads or writes outside a buffer.
+
+use crate::element::Element;
+
+/// `GatherScatterMode.CLIP`: start indices clamp so the window fits.
+pub const CLIP: u8 = 0;
+/// `GatherScatterMode.FILL_OR_DROP`: a window out of bounds gathers the fill
+/// value, or drops its update.
+pub const FILL_OR_DROP: u8 = 1;
+/// `GatherScatterMode.PROMISE_IN_BOUNDS`: as XLA's CPU backend, gathers
+/// clamp and scatters drop a window out of bounds.
+pub const PROMISE_IN_BOUNDS: u8 = 2;
+
+/// A gather's or scatter's dimension numbers (JAX's names, scatter's in
+/// brackets): `offset` (`update_window_dims`) are the result's (update's)
+/// window axes, `collapsed` (`inserted_window_dims`) the operand's axes of
+/// size-1 windows absent from the result, `index_map`
+/// (`scatter_dims_to_operand_dims`) the operand axis of each index
+/// component, and `operand_batching`/`indices_batching` the axes the operand
+/// and the indices share.
+pub struct Dims<'a> {
+    pub offset: &'a [usize],
+    pub collapsed: &'a [usize],
+    pub index_map: &'a [usize],
+    pub operand_batching: &'a [usize],
+    pub indices_batching: &'a [usize],
+}
+
+fn index_of<I: Element>(i: I) -> i64 {
+    match i.to_value() {
+        crate::element::Value::Int(v) => v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        crate::element::Value::Bool(b) => b as i64,
+        crate::element::Value::Float(f) => f as i64,
+    }
+}
+
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * shape[k + 1];
+    }
+    s
+}
+
+/// Counts `idx` up in row-major order within `shape`.
+fn next(idx: &mut [usize], shape: &[usize]) {
+    for k in (0..shape.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < shape[k] {
+            return;
+        }
+        idx[k] = 0;
+    }
+}
+
+/// The operand position of a window's start: from the index vector at
+/// `batch` (the indices' position without the vector axis), then its
+/// batching axes; `None` when a window does not fit and `clamp` is false.
+fn window_start<I: Element>(
+    shape: &[usize],
+    window: &[usize],
+    indices: &[I],
+    idx_strides: &[usize],
+    batch: &[usize],
+    dims: &Dims<'_>,
+    clamp: bool,
+) -> Option<Vec<usize>> {
+    let mut start = vec![0usize; shape.len()];
+    let base: usize = batch.iter().zip(idx_strides).map(|(i, s)| i * s).sum();
+    let last = idx_strides.len() - 1;
+    for (k, &d) in dims.index_map.iter().enumerate() {
+        let i = index_of(indices[base + k * idx_strides[last]]);
+        let hi = shape[d] as i64 - window[d] as i64;
+        if clamp {
+            start[d] = i.clamp(0, hi.max(0)) as usize;
+        } else if i < 0 || i > hi {
+            return None;
+        } else {
+            start[d] = i as usize;
+        }
+    }
+    for (&od, &id) in dims.operand_batching.iter().zip(dims.indices_batching) {
+        start[od] = batch[id];
+    }
+    Some(start)
+}
+
+/// Where each window starts in the row-major operand, for every position of
+/// the indices' batch axes (row-major): `None` where a window does not fit
+/// and `clamp` is false.
+fn window_starts<I: Element>(
+    shape: &[usize],
+    window: &[usize],
+    indices: &[I],
+    idx_shape: &[usize],
+    dims: &Dims<'_>,
+    clamp: bool,
+) -> Vec<Option<usize>> {
+    let xs = strides(shape);
+    let is = strides(idx_shape);
+    let batch_shape = &idx_shape[..idx_shape.len() - 1];
+    let n: usize = batch_shape.iter().product();
+    let mut at = vec![0usize; batch_shape.len()];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = window_start(shape, window, indices, &is, &at, dims, clamp);
+        out.push(start.map(|s| s.iter().zip(&xs).map(|(i, s)| i * s).sum()));
+        next(&mut at, batch_shape);
+    }
+    out
+}
+
+/// For each axis of a gather's result (a scatter's updates): its stride in
+/// the indices' batch positions (a batch axis) and in the operand (a
+/// window axis).
+fn axis_strides(
+    rank: usize,
+    shape: &[usize],
+    idx_shape: &[usize],
+    dims: &Dims<'_>,
+) -> (Vec<usize>, Vec<usize>) {
+    let xs = strides(shape);
+    let bs = strides(&idx_shape[..idx_shape.len() - 1]);
+    let window_axes: Vec<usize> = (0..shape.len())
+        .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
+        .collect();
+    let (mut batch, mut window) = (vec![0; rank], vec![0; rank]);
+    let mut b = 0;
+    for k in 0..rank {
+        match dims.offset.iter().position(|&o| o == k) {
+            Some(w) => window[k] = xs[window_axes[w]],
+            None => {
+                batch[k] = bs[b];
+                b += 1;
+            }
+        }
+    }
+    (batch, window)
+}
+
+/// `lax.gather` of a row-major operand: the result (`out_shape`, row-major)
+/// from the operand, `indices` (last axis the index vector), `dims`, the
+/// window on each operand axis (`slice_sizes`) and a mode.
+#[allow(clippy::too_many_arguments)]
+pub fn gather<T: Element, I: Element>(
+    x: &[T],
+    shape: &[usize],
+    indices: &[I],
+    idx_shape: &[usize],
+    dims: Dims<'_>,
+    slice_sizes: &[usize],
+    out_shape: &[usize],
+    mode: u8,
+    fill: T,
+) -> Vec<T> {
+    let n: usize = out_shape.iter().product();
+    let starts = window_starts(
+        shape,
+        slice_sizes,
+        indices,
+        idx_shape,
+        &dims,
+        mode != FILL_OR_DROP,
+    );
+    let (bstride, wstride) = axis_strides(out_shape.len(), shape, idx_shape, &dims);
+    let mut out = Vec::with_capacity(n);
+    let mut at = vec![0usize; out_shape.len()];
+    for _ in 0..n {
+        let b: usize = at.iter().zip(&bstride).map(|(i, s)| i * s).sum();
+        out.push(match starts[b] {
+            None => fill,
+            Some(start) => {
+                let w: usize = at.iter().zip(&wstride).map(|(i, s)| i * s).sum();
+                x[start + w]
+            }
+        });
+        next(&mut at, out_shape);
+    }
+    out
+}
+
+/// A scatter into `out` (the operand's row-major copy): each update element
+/// combined (`combine(old, update)`; `set` passes `|_, u| u`) into the
+/// element its index and window position name. Updates apply in row-major
+/// order, so with duplicate indices the last `set` wins and the combining
+/// forms accumulate. A window out of bounds is dropped, except under
+/// [`CLIP`], which clamps it into bounds.
+#[allow(clippy::too_many_arguments)]
+pub fn scatter<T: Element, I: Element>(
+    out: &mut [T],
+    shape: &[usize],
+    indices: &[I],
+    idx_shape: &[usize],
+    updates: &[T],
+    upd_shape: &[usize],
+    dims: Dims<'_>,
+    mode: u8,
+    combine: impl Fn(T, T) -> T,
+) {
+    let window_axes: Vec<usize> = (0..shape.len())
+        .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
+        .collect();
+    // The window's size on each operand axis: 1 on inserted and batching
+    // axes, the update's on the others.
+    let mut window = vec![1usize; shape.len()];
+    for (&u, &d) in dims.offset.iter().zip(&window_axes) {
+        window[d] = upd_shape[u];
+    }
+    let starts = window_starts(shape, &window, indices, idx_shape, &dims, mode == CLIP);
+    let (bstride, wstride) = axis_strides(upd_shape.len(), shape, idx_shape, &dims);
+    let n: usize = upd_shape.iter().product();
+    let mut at = vec![0usize; upd_shape.len()];
+    for &u in updates.iter().take(n) {
+        let b: usize = at.iter().zip(&bstride).map(|(i, s)| i * s).sum();
+        if let Some(start) = starts[b] {
+            let o = start + at.iter().zip(&wstride).map(|(i, s)| i * s).sum::<usize>();
+            out[o] = combine(out[o], u);
+        }
+        next(&mut at, upd_shape);
+    }
+}
+
+/// The value a `FILL_OR_DROP` gather reads out of bounds: the given one, or
+/// JAX's default (NaN, the integer minimum, the unsigned maximum, `true`).
+pub fn fill_value<T: Element>(given: Option<f64>) -> T {
+    match given {
+        Some(v) => T::from_f64(v),
+        None => crate::index::default_fill::<T>(),
+    }
+}
