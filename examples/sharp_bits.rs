@@ -393,7 +393,9 @@ pub fn each_snippet(out: &mut dyn FnMut(&'static str, Shown)) {
     reject!("dynamic_shape_arange_error", "dynamic_shape_arange_error");
     // error: Slice entries must be static integers: a traced bound would make the result's
     //     shape depend on run-time values. Use literals, consts or static loop indices; for a
-    //     window of static size at a traced start use lax::dynamic_slice
+    //     window of static size at a traced start write `let w: Array<f32, 3> =
+    //     lax::dynamic_slice(&x, &[i]);` (the window's size is its type) or
+    //     `lax::dynamic_slice_in_dim(&x, i, 3, 0)`
     reject!("dynamic_slice_size_error", "dynamic_slice_size_error");
     // Shapes that do not fit are found when the crate compiles, too.
     // error: Incompatible shapes for broadcasting: f32[3,4] and f32[5]
