@@ -102,8 +102,15 @@ impl Tracer {
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                Some(syn::GenericArgument::Type(ty)) if a.args.len() == 1 => {
+                // (`random::bernoulli::<A, F>`: the first names the result.)
+                Some(syn::GenericArgument::Type(ty))
+                    if a.args.len() == 1 || module == Module::Random =>
+                {
                     Some(type_spec_in(ty, &self.items)?)
+                }
+                // `random::split::<3>(k)`: three keys.
+                Some(syn::GenericArgument::Const(n)) if module == Module::Random => {
+                    crate::frontend::lower_random::key_count_hint(n).or(hint)
                 }
                 _ => hint,
             },

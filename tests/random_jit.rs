@@ -1,0 +1,258 @@
+//! `jax::random` keys computed inside `#[jax::jit]`: `split` and `fold_in`
+//! on traced keys (also through `fori_loop` and under `vmap`), and
+//! `randint`, `bernoulli`, `categorical` in bodies. Every value is compared
+//! bit for bit with real JAX (`tests/fixtures/random_jit.json`, from
+//! `tests/fixtures/gen/random_jit.py`) and with the eager functions.
+
+use jax::prelude::*;
+use jax::random::{self, Key};
+use serde_json::Value;
+
+fn fixture() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/random_jit.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The case's output: integers (key words, integer samples, float bits).
+fn want(name: &str) -> Vec<u64> {
+    fixture()["cases"][name]["output"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no case {name}"))
+        .iter()
+        .map(|v| match v {
+            Value::Bool(b) => *b as u64,
+            v => v.as_i64().map(|i| i as u64).or(v.as_u64()).unwrap(),
+        })
+        .collect()
+}
+
+fn words(keys: &[Key]) -> Vec<u64> {
+    keys.iter()
+        .flat_map(|k| random::key_data(*k).to_vec())
+        .map(u64::from)
+        .collect()
+}
+
+#[jax::jit]
+fn split_two(k: Key) -> (Key, Key) {
+    let [a, b] = random::split(k);
+    (a, b)
+}
+
+#[jax::jit]
+fn split_three_of_folded(k: Key) -> (Key, Key, Key) {
+    let ks = random::split::<3>(random::fold_in(k, 3));
+    (ks[0], ks[1], ks[2])
+}
+
+#[jax::jit]
+fn fold_in_traced(k: Key, i: i32) -> Key {
+    random::fold_in(k, i)
+}
+
+#[test]
+fn split_and_fold_in_match_jax_and_eager() {
+    let (a, b) = split_two(random::key(0));
+    assert_eq!(words(&[a, b]), want("split2_key0"));
+    assert_eq!([a, b], random::split::<2>(random::key(0)));
+
+    let (a, b, c) = split_three_of_folded(random::key(7));
+    assert_eq!(words(&[a, b, c]), want("split3_foldin7_3"));
+    assert_eq!([a, b, c], random::split::<3>(random::fold_in(random::key(7), 3)));
+
+    let k = fold_in_traced(random::key(1), 5);
+    assert_eq!(words(&[k]), want("foldin_traced_5"));
+    assert_eq!(k, random::fold_in(random::key(1), 5));
+}
+
+#[jax::jit]
+fn key_through_fori_loop(k: Key) -> Key {
+    lax::fori_loop(
+        0,
+        4,
+        |i, k| {
+            let ks: [Key; 2] = random::split(k);
+            random::fold_in(ks[0], i)
+        },
+        k,
+    )
+}
+
+#[test]
+fn keys_through_fori_loop() {
+    let got = key_through_fori_loop(random::key(2));
+    assert_eq!(words(&[got]), want("fori_split_foldin"));
+    let eager = lax::fori_loop(
+        0,
+        4,
+        |i, k| random::fold_in(random::split::<2>(k)[0], i),
+        random::key(2),
+    );
+    assert_eq!(got, eager);
+}
+
+#[jax::jit]
+fn normal_of_split(k: Key) -> Array<f32, 5> {
+    let [_, b] = random::split(k);
+    random::normal(b)
+}
+
+fn float_bits(v: Vec<f32>) -> Vec<u64> {
+    v.into_iter().map(|x| x.to_bits() as u64).collect()
+}
+
+#[test]
+fn samples_from_split_keys() {
+    let got = normal_of_split(random::key(3));
+    assert_eq!(float_bits(got.to_vec()), want("normal_of_split1"));
+    let [_, b] = random::split(random::key(3));
+    assert_eq!(got, random::normal::<Array<f32, 5>>(b));
+}
+
+#[jax::jit]
+fn randints(k: Key, k5: Key, k6: Key) -> (Array<i32, 6>, Array<i8, 6>, Array<u8, 6>, Array<i64, 6>) {
+    let a: Array<i32, 6> = random::randint(k, 0, 10);
+    let b: Array<i8, 6> = random::randint(k, -5, 100);
+    let c: Array<u8, 6> = random::randint(k5, 3, 300);
+    let d = random::randint::<Array<i64, 6>>(k6, -1000, 1_000_000_000_000);
+    (a, b, c, d)
+}
+
+#[test]
+fn randint_matches_jax_and_eager() {
+    let (k, k5, k6) = (random::key(4), random::key(5), random::key(6));
+    let (a, b, c, d) = randints(k, k5, k6);
+    let ints = |v: Vec<i64>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
+    assert_eq!(ints(a.to_vec().into_iter().map(i64::from).collect()), want("randint_i32"));
+    assert_eq!(ints(b.to_vec().into_iter().map(i64::from).collect()), want("randint_i8"));
+    assert_eq!(ints(c.to_vec().into_iter().map(i64::from).collect()), want("randint_u8_clipped"));
+    assert_eq!(ints(d.to_vec()), want("randint_i64"));
+    assert_eq!(a, random::randint::<Array<i32, 6>>(k, 0, 10));
+    assert_eq!(b, random::randint::<Array<i8, 6>>(k, -5, 100));
+    assert_eq!(c, random::randint::<Array<u8, 6>>(k5, 3, 300));
+    assert_eq!(d, random::randint::<Array<i64, 6>>(k6, -1000, 1_000_000_000_000));
+}
+
+#[jax::jit]
+fn bernoullis(k: Key, p: &Array<f32, 6>, k9: Key) -> (Array<bool, 8>, Array<bool, 6>) {
+    let a = random::bernoulli::<Array<bool, 8>, _>(k, 0.3);
+    (a, random::bernoulli_each(k9, p))
+}
+
+#[test]
+fn bernoulli_matches_jax_and_eager() {
+    let p = Array::<f32, 6>::from([0.1, 0.9, 0.5, 0.0, 1.0, 0.25]);
+    let (a, b) = bernoullis(random::key(8), &p, random::key(9));
+    let bools = |v: Vec<bool>| v.into_iter().map(u64::from).collect::<Vec<_>>();
+    // An unsuffixed probability is an f64, as JAX's Python float under x64.
+    assert_eq!(bools(a.to_vec()), want("bernoulli_f64"));
+    assert_eq!(bools(b.to_vec()), want("bernoulli_each"));
+    assert_eq!(a, random::bernoulli::<Array<bool, 8>, _>(random::key(8), 0.3));
+    assert_eq!(b, random::bernoulli_each(random::key(9), &p));
+}
+
+#[jax::jit]
+fn categoricals(k: Key, logits: &Array<f32, 3, 4>, k11: Key) -> (Array<i32, 3>, Array<i32, 2, 4>) {
+    let a: Array<i32, 3> = random::categorical(k, logits, -1);
+    let b: Array<i32, 2, 4> = random::categorical(k11, logits, 0);
+    (a, b)
+}
+
+#[test]
+fn categorical_matches_jax_and_eager() {
+    let logits = Array::<f32, 3, 4>::from([
+        [0.0, 1.0, 2.0, 3.0],
+        [3.0, 2.0, 1.0, 0.0],
+        [-1.0, 5.0, -1.0, 0.5],
+    ]);
+    let (a, b) = categoricals(random::key(10), &logits, random::key(11));
+    let ints = |v: Vec<i32>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
+    assert_eq!(ints(a.to_vec()), want("categorical_rows"));
+    assert_eq!(ints(b.to_vec()), want("categorical_samples_axis0"));
+    assert_eq!(a, random::categorical::<Array<i32, 3>, _>(random::key(10), &logits, -1));
+    assert_eq!(b, random::categorical::<Array<i32, 2, 4>, _>(random::key(11), &logits, 0));
+}
+
+/// Four keys' words, as `jax.random.split(key(12), 4)`.
+fn four_keys() -> Array<u32, 4, 2> {
+    let ks = random::split::<4>(random::key(12));
+    let w: Vec<u32> = ks.iter().flat_map(|k| random::key_data(*k).to_vec()).collect();
+    Array::from_data(w)
+}
+
+#[jax::jit]
+fn vmapped_normal(ks: &Array<u32, 4, 2>) -> Array<f32, 4, 3> {
+    jax::vmap(|k| random::normal::<Array<f32, 3>>(k))(ks)
+}
+
+#[jax::jit]
+fn vmapped_split_normal(ks: &Array<u32, 4, 2>) -> Array<f32, 4, 3> {
+    jax::vmap(|k| {
+        let [_, b] = random::split(k);
+        random::normal::<Array<f32, 3>>(b)
+    })(ks)
+}
+
+#[jax::jit]
+fn vmapped_fold_in(ks: &Array<u32, 4, 2>, data: &Array<i32, 4>) -> Array<u32, 4, 2> {
+    jax::vmap(|k, d| random::fold_in(k, d))(ks, data)
+}
+
+#[test]
+fn vmap_over_keys() {
+    let ks = four_keys();
+    assert_eq!(ks.to_vec().into_iter().map(u64::from).collect::<Vec<_>>(), want("vmap_keys"));
+    assert_eq!(float_bits(vmapped_normal(&ks).to_vec()), want("vmap_normal"));
+    assert_eq!(float_bits(vmapped_split_normal(&ks).to_vec()), want("vmap_split_normal"));
+    let data = Array::<i32, 4>::from([0, 1, 2, 3]);
+    let folded = vmapped_fold_in(&ks, &data);
+    assert_eq!(folded.to_vec().into_iter().map(u64::from).collect::<Vec<_>>(), want("vmap_fold_in"));
+    // Eagerly, lane by lane.
+    let keys = random::split::<4>(random::key(12));
+    let eager: Vec<u32> = (0..4)
+        .flat_map(|i| random::key_data(random::fold_in(keys[i], i as i32)).to_vec())
+        .collect();
+    assert_eq!(folded.to_vec(), eager);
+}
+
+/// JAX prints a typed key as `key<fry>[..]`; here a key is its two words,
+/// `u32[.., 2]`, and the equations are JAX's.
+fn as_words(jax_text: &str) -> String {
+    jax_text
+        .replace("key<fry>[]", "u32[2]")
+        .replace("key<fry>[2]", "u32[2,2]")
+}
+
+#[jax::jit]
+fn split_pair(k: Key) -> Key {
+    let [a, _] = random::split(k);
+    a
+}
+
+#[jax::jit]
+fn fold_in_three(k: Key) -> Key {
+    random::fold_in(k, 3)
+}
+
+#[test]
+fn split_and_fold_in_print_as_jax() {
+    let jaxprs = &fixture()["jaxprs"];
+    let line = |text: &str, prim: &str| -> String {
+        text.lines()
+            .find(|l| l.contains(prim))
+            .unwrap_or_else(|| panic!("no {prim} in {text}"))
+            .trim()
+            .trim_start_matches("{ lambda ; a:u32[2]. let ")
+            .trim_end_matches(" in (b,) }")
+            .to_string()
+    };
+    let ours = split_pair::jaxpr().to_string();
+    let theirs = as_words(jaxprs["split"].as_str().unwrap());
+    assert_eq!(line(&ours, "random_split"), line(&theirs, "random_split"), "{ours}");
+    let ours = fold_in_three::jaxpr().to_string();
+    let theirs = as_words(jaxprs["fold_in_static"].as_str().unwrap());
+    assert_eq!(line(&ours, "random_fold_in"), line(&theirs, "random_fold_in"), "{ours}");
+    let ours = fold_in_traced::jaxpr().to_string();
+    let theirs = as_words(jaxprs["fold_in_traced"].as_str().unwrap());
+    assert_eq!(ours, theirs);
+}
