@@ -8,8 +8,10 @@ mod elementwise;
 mod linalg;
 mod manip;
 mod reduce;
+mod sort;
 
 pub use elementwise::*;
 pub use linalg::*;
 pub use manip::*;
 pub use reduce::*;
+pub use sort::*;

@@ -6,9 +6,11 @@ mod dot;
 mod elementwise;
 mod reduce;
 mod slicing;
+mod sort;
 
 pub use control::*;
 pub use dot::*;
 pub use elementwise::*;
 pub use reduce::*;
 pub use slicing::*;
+pub use sort::*;

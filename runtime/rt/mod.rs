@@ -2,6 +2,7 @@
 //! primitive name, reduction identities, buffers, and kernels. Not a public
 //! API: its shape follows the compiler.
 
+pub mod cumulative;
 pub mod debug;
 pub mod identity;
 pub mod kernels;
@@ -9,6 +10,7 @@ pub mod ops;
 pub mod par;
 pub mod pool;
 pub mod random;
+pub mod sort;
 
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 

@@ -22,6 +22,7 @@ use crate::frontend::lower_random::sample;
 use crate::frontend::lower_shape::{
     broadcast_to, concatenate, expand_dims, ravel, reshape, reverse_axes, squeeze, transpose,
 };
+use crate::frontend::lower_sort;
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
@@ -172,6 +173,16 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ],
         ANY,
         By(shape_from_value),
+    ),
+    // Sorting and cumulative operations (lower_sort.rs).
+    (&["sort"], &[Module::Jnp, Module::Lax], By(lower_sort::sort)),
+    (&["argsort"], &[Module::Jnp], By(lower_sort::argsort)),
+    (&["sort_key_val"], LAX, By(lower_sort::sort_key_val)),
+    (&["cumsum", "cumprod"], NUMPY, By(lower_sort::cumulative)),
+    (
+        &["cummax", "cummin"],
+        &[Module::Jnp],
+        By(lower_sort::cumulative),
     ),
 ];
 

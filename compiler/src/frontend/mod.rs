@@ -26,6 +26,7 @@ pub(crate) mod lower_create;
 pub(crate) mod lower_math;
 pub(crate) mod lower_random;
 pub(crate) mod lower_shape;
+pub(crate) mod lower_sort;
 pub(crate) mod macros;
 pub(crate) mod module;
 pub(crate) mod operators;

@@ -283,6 +283,28 @@ pub enum Params {
         expr: String,
         dtype: DType,
     },
+    /// `sort`: operands sorted together along `dimension` by the first
+    /// `num_keys` of them.
+    Sort {
+        dimension: usize,
+        is_stable: bool,
+        num_keys: usize,
+    },
+    /// `iota`: `0, 1, ..` along `dimension` of an array of `shape`.
+    Iota {
+        dtype: DType,
+        shape: Shape,
+        dimension: usize,
+    },
+    /// `cumsum`, `cumprod`, `cummax`, `cummin`.
+    Cumulative {
+        axis: usize,
+        reverse: bool,
+    },
+    /// `top_k`: the `k` largest along the last axis.
+    TopK {
+        k: usize,
+    },
     /// `dot_general`.
     DotGeneral {
         lhs_contract: Vec<usize>,
@@ -475,6 +497,9 @@ pub struct KernelArgs<'a> {
     /// The result's buffer (a `Vec` of the result's element type).
     pub out: &'a proc_macro2::Ident,
     pub out_aval: &'a Aval,
+    /// Every result's aval (a primitive of several results, as `sort`,
+    /// gives an expression of a tuple of `Vec`s, one per result).
+    pub out_avals: &'a [Aval],
     /// Binds operand `k` (emitting any copy it needs, so operands are bound
     /// in the order the kernel asks for them, and only those it reads):
     /// see [`Bind`].

@@ -11,18 +11,22 @@
 mod call;
 mod cond;
 mod control;
+mod cumulative;
 mod debug;
 mod elementwise;
 mod random;
 mod rules;
+mod sort;
 mod structural;
 
 pub use call::*;
 pub use cond::*;
 pub use control::*;
+pub use cumulative::*;
 pub use debug::*;
 pub use elementwise::*;
 pub use random::*;
+pub use sort::*;
 pub use structural::*;
 
 // What a primitive is, defined below the IR's equations that name one;
@@ -79,6 +83,8 @@ pub fn all() -> &'static [Prim] {
         v.push(&WHILE);
         v.push(&SCAN);
         v.push(&DEBUG_CALLBACK);
+        v.extend_from_slice(SORTING);
+        v.extend_from_slice(CUMULATIVE);
         v
     });
     &ALL

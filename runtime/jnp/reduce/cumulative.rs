@@ -105,6 +105,42 @@ fn running_extreme<T: Element>(lane: &[T], out: &mut [T], max: bool) {
     }
 }
 
+/// The cumulative reduction `op` (`cumsum`, `cumprod`, `cummax`, `cummin`)
+/// of row-major `x` of `shape` along `axis`, in the element type, from the
+/// end when `reverse`: the kernel of the jitted primitives.
+pub(crate) fn cumulative_lanes<T: Element>(
+    op: &str,
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+    reverse: bool,
+) -> Vec<T> {
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let mut out = vec![T::ZERO; x.len()];
+    let mut lane = Vec::with_capacity(n);
+    let mut res = vec![T::ZERO; n];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * n + k) * inner + i;
+            let pos = |k: usize| if reverse { at(n - 1 - k) } else { at(k) };
+            lane.clear();
+            lane.extend((0..n).map(|k| x[pos(k)]));
+            match op {
+                "cumsum" => scan(&lane, &mut res, |a, b| a + b, i128::wrapping_add),
+                "cumprod" => scan(&lane, &mut res, |a, b| a * b, i128::wrapping_mul),
+                "cummax" => running_extreme(&lane, &mut res, true),
+                _ => running_extreme(&lane, &mut res, false),
+            }
+            for (k, &r) in res.iter().enumerate() {
+                out[pos(k)] = r;
+            }
+        }
+    }
+    out
+}
+
 /// Cumulative sum along `axis` (`jnp.cumsum`); the dtype is kept (bool
 /// counts in the default int) and integers wrap.
 ///

@@ -24,6 +24,7 @@ impl Emitter<'_> {
             self.start_as(&name, &ty, &e.ins[k]);
         }
         let avals: Vec<Aval> = e.ins.iter().map(|a| self.aval(a).clone()).collect();
+        let out_avals: Vec<Aval> = e.outs.iter().map(|v| self.j.aval(*v).clone()).collect();
         let mut bind = |k: usize, how: Bind| -> TokenStream {
             let a = &e.ins[k];
             let aval = self.aval(a).clone();
@@ -40,8 +41,20 @@ impl Emitter<'_> {
             avals: &avals,
             out: &name,
             out_aval: aval,
+            out_avals: &out_avals,
             bind: &mut bind,
         });
+        if e.outs.len() > 1 {
+            // Several results: the code is a tuple of their buffers.
+            let names: Vec<proc_macro2::Ident> = e.outs.iter().map(|v| Self::name(*v)).collect();
+            let tys: Vec<TokenStream> = out_avals.iter().map(|a| rust_type(a.dtype)).collect();
+            self.stmts
+                .push(quote!(let (#(#names),*): (#(::std::vec::Vec<#tys>),*) = #code;));
+            for ((v, a), n) in e.outs.iter().zip(&out_avals).zip(names) {
+                self.finish_buffer(*v, a, n);
+            }
+            return;
+        }
         if kernel.updates.is_some() {
             // Nothing when the update is dropped (names count statements).
             if !code.is_empty() {
