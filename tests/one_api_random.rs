@@ -142,6 +142,59 @@ fn eager_categorical(k: Key, logits: &Array<f32, 2, 3>) -> Array<i32, 4, 2> {
     random::categorical(k, logits, -1)
 }
 
+#[jax::jit]
+fn jit_permutation(k: Key) -> Array<i32, 2, 3> {
+    random::permutation(k)
+}
+
+fn eager_permutation(k: Key) -> Array<i32, 2, 3> {
+    random::permutation(k)
+}
+
+#[jax::jit]
+fn jit_permutation_of(k: Key, x: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+    random::permutation_of(k, x)
+}
+
+fn eager_permutation_of(k: Key, x: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+    random::permutation_of(k, x)
+}
+
+#[jax::jit]
+fn jit_choice(k: Key) -> (Array<i32, 4>, Array<i32, 2, 2>) {
+    let a: Array<i32, 4> = random::choice(k, 7, true);
+    let b: Array<i32, 2, 2> = random::choice(k, 7, false);
+    (a, b)
+}
+
+fn eager_choice(k: Key) -> (Array<i32, 4>, Array<i32, 2, 2>) {
+    let a: Array<i32, 4> = random::choice(k, 7, true);
+    let b: Array<i32, 2, 2> = random::choice(k, 7, false);
+    (a, b)
+}
+
+#[jax::jit]
+fn jit_choice_rows(k: Key, x: &Array<f32, 2, 3>) -> Array<f32, 1, 3> {
+    random::choice_rows(k, x, false)
+}
+
+fn eager_choice_rows(k: Key, x: &Array<f32, 2, 3>) -> Array<f32, 1, 3> {
+    random::choice_rows(k, x, false)
+}
+
+#[jax::jit]
+fn jit_choice_weighted(k: Key, p: &Array<f32, 6>) -> (Array<i32, 5>, Array<i32, 3>) {
+    let a: Array<i32, 5> = random::choice_weighted(k, p, true);
+    let b: Array<i32, 3> = random::choice_weighted(k, p, false);
+    (a, b)
+}
+
+fn eager_choice_weighted(k: Key, p: &Array<f32, 6>) -> (Array<i32, 5>, Array<i32, 3>) {
+    let a: Array<i32, 5> = random::choice_weighted(k, p, true);
+    let b: Array<i32, 3> = random::choice_weighted(k, p, false);
+    (a, b)
+}
+
 #[test]
 fn random_jitted_equals_eager() {
     let k = random::fold_in(random::key(42), 1);
@@ -163,4 +216,10 @@ fn random_jitted_equals_eager() {
     assert_eq!(jit_bernoulli_each(k, &p), eager_bernoulli_each(k, &p));
     let logits = Array::<f32, 2, 3>::from([[0.0, 1.0, -1.0], [2.0, 2.0, 0.5]]);
     assert_eq!(jit_categorical(k, &logits), eager_categorical(k, &logits));
+    assert_eq!(jit_permutation(k), eager_permutation(k));
+    assert_eq!(jit_permutation_of(k, &logits), eager_permutation_of(k, &logits));
+    assert_eq!(jit_choice(k), eager_choice(k));
+    assert_eq!(jit_choice_rows(k, &logits), eager_choice_rows(k, &logits));
+    let w = Array::<f32, 6>::from([0.1, 0.5, 0.9, 0.3, 0.7, 0.2]);
+    assert_eq!(jit_choice_weighted(k, &w), eager_choice_weighted(k, &w));
 }

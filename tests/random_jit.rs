@@ -256,3 +256,66 @@ fn split_and_fold_in_print_as_jax() {
     let theirs = as_words(jaxprs["fold_in_traced"].as_str().unwrap());
     assert_eq!(ours, theirs);
 }
+
+#[jax::jit]
+fn permutations(k13: Key, k14: Key, k15: Key, x: &Array<f32, 5, 2>) -> (Array<i32, 10>, Array<i32, 2000>, Array<f32, 5, 2>) {
+    let a: Array<i32, 10> = random::permutation(k13);
+    let b: Array<i32, 2000> = random::permutation(k14);
+    (a, b, random::permutation_of(k15, x))
+}
+
+#[test]
+fn permutation_matches_jax_and_eager() {
+    let x = Array::<f32, 10>::arange().reshape::<Array<f32, 5, 2>>();
+    let (k13, k14, k15) = (random::key(13), random::key(14), random::key(15));
+    let (a, b, c) = permutations(k13, k14, k15, &x);
+    let ints = |v: Vec<i32>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
+    assert_eq!(ints(a.to_vec()), want("permutation_10"));
+    assert_eq!(ints(b.to_vec()), want("permutation_2000"));
+    assert_eq!(float_bits(c.to_vec()), want("permutation_rows"));
+    assert_eq!(a, random::permutation::<Array<i32, 10>>(k13));
+    assert_eq!(b, random::permutation::<Array<i32, 2000>>(k14));
+    assert_eq!(c, random::permutation_of(k15, &x));
+}
+
+#[jax::jit]
+fn choices(k16: Key, k17: Key, k18: Key, x: &Array<f32, 5, 2>) -> (Array<i32, 2, 3>, Array<i32, 4>, Array<f32, 3, 2>) {
+    let a: Array<i32, 2, 3> = random::choice(k16, 10, true);
+    let b: Array<i32, 4> = random::choice(k17, 10, false);
+    let c: Array<f32, 3, 2> = random::choice_rows(k18, x, false);
+    (a, b, c)
+}
+
+#[jax::jit]
+fn weighted_choices(k19: Key, k20: Key, p: &Array<f32, 5>) -> (Array<i32, 6>, Array<i32, 3>) {
+    let a: Array<i32, 6> = random::choice_weighted(k19, p, true);
+    let b: Array<i32, 3> = random::choice_weighted(k20, p, false);
+    (a, b)
+}
+
+#[test]
+fn choice_matches_jax_and_eager() {
+    let x = Array::<f32, 10>::arange().reshape::<Array<f32, 5, 2>>();
+    let ks: Vec<Key> = (16..21).map(random::key).collect();
+    let (a, b, c) = choices(ks[0], ks[1], ks[2], &x);
+    let ints = |v: Vec<i32>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
+    // With replacement: `randint` in the default integer type.
+    let replace_case = if cfg!(feature = "x64") {
+        "choice_replace_x64_on"
+    } else {
+        "choice_replace_x64_off"
+    };
+    assert_eq!(ints(a.to_vec()), want(replace_case));
+    assert_eq!(ints(b.to_vec()), want("choice_no_replace"));
+    assert_eq!(float_bits(c.to_vec()), want("choice_rows_no_replace"));
+    assert_eq!(a, random::choice::<Array<i32, 2, 3>>(ks[0], 10, true));
+    assert_eq!(b, random::choice::<Array<i32, 4>>(ks[1], 10, false));
+    assert_eq!(c, random::choice_rows::<Array<f32, 3, 2>, _>(ks[2], &x, false));
+
+    let p = Array::<f32, 5>::from([0.1, 0.4, 0.2, 0.3, 0.0]);
+    let (a, b) = weighted_choices(ks[3], ks[4], &p);
+    assert_eq!(ints(a.to_vec()), want("choice_p_replace"));
+    assert_eq!(ints(b.to_vec()), want("choice_p_no_replace"));
+    assert_eq!(a, random::choice_weighted::<Array<i32, 6>, _>(ks[3], &p, true));
+    assert_eq!(b, random::choice_weighted::<Array<i32, 3>, _>(ks[4], &p, false));
+}
