@@ -51,7 +51,9 @@ fn hidden(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("doc")
             && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string().contains("hidden"))
-    }) || attrs.iter().any(|a| a.path().is_ident("cfg") && a.meta.to_token_stream_string().contains("test"))
+    }) || attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") && a.meta.to_token_stream_string().contains("test"))
 }
 
 trait MetaString {
@@ -129,13 +131,26 @@ fn module_functions(items: &[syn::Item], file: &Path, dir: &Path) -> Functions {
 /// the submodule that defines them. A re-export from elsewhere in the
 /// crate (`crate::math::erf`) counts when its name is a function's
 /// (lower case).
-fn re_exports(tree: &syn::UseTree, subs: &HashMap<String, (Functions, bool)>, file: &Path, out: &mut Functions) {
-    fn walk(tree: &syn::UseTree, sub: Option<&Functions>, subs: &HashMap<String, (Functions, bool)>, file: &Path, out: &mut Functions) {
+fn re_exports(
+    tree: &syn::UseTree,
+    subs: &HashMap<String, (Functions, bool)>,
+    file: &Path,
+    out: &mut Functions,
+) {
+    fn walk(
+        tree: &syn::UseTree,
+        sub: Option<&Functions>,
+        subs: &HashMap<String, (Functions, bool)>,
+        file: &Path,
+        out: &mut Functions,
+    ) {
         match tree {
             syn::UseTree::Path(p) => {
                 let name = p.ident.to_string();
                 match sub {
-                    None if subs.contains_key(&name) => walk(&p.tree, Some(&subs[&name].0), subs, file, out),
+                    None if subs.contains_key(&name) => {
+                        walk(&p.tree, Some(&subs[&name].0), subs, file, out)
+                    }
                     // `self::`, `super::`, `crate::`: outside this module's tree.
                     None => walk(&p.tree, None, subs, file, out),
                     Some(fns) => {
@@ -143,7 +158,10 @@ fn re_exports(tree: &syn::UseTree, subs: &HashMap<String, (Functions, bool)>, fi
                         let prefix = format!("{name}::");
                         let inner: Functions = fns
                             .iter()
-                            .filter_map(|(f, file)| f.strip_prefix(&prefix).map(|f| (f.to_string(), file.clone())))
+                            .filter_map(|(f, file)| {
+                                f.strip_prefix(&prefix)
+                                    .map(|f| (f.to_string(), file.clone()))
+                            })
                             .collect();
                         walk(&p.tree, Some(&inner), subs, file, out);
                     }
@@ -152,14 +170,24 @@ fn re_exports(tree: &syn::UseTree, subs: &HashMap<String, (Functions, bool)>, fi
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, sub, subs, file, out)),
             syn::UseTree::Glob(_) => {
                 if let Some(fns) = sub {
-                    out.extend(fns.iter().filter(|(f, _)| !f.contains("::")).map(|(f, p)| (f.clone(), p.clone())));
+                    out.extend(
+                        fns.iter()
+                            .filter(|(f, _)| !f.contains("::"))
+                            .map(|(f, p)| (f.clone(), p.clone())),
+                    );
                 }
             }
             syn::UseTree::Name(n) => add(&n.ident, &n.ident, sub, file, out),
             syn::UseTree::Rename(r) => add(&r.ident, &r.rename, sub, file, out),
         }
     }
-    fn add(from: &syn::Ident, to: &syn::Ident, sub: Option<&Functions>, file: &Path, out: &mut Functions) {
+    fn add(
+        from: &syn::Ident,
+        to: &syn::Ident,
+        sub: Option<&Functions>,
+        file: &Path,
+        out: &mut Functions,
+    ) {
         let name = from.to_string();
         match sub {
             Some(fns) => {
@@ -187,8 +215,13 @@ fn local_macros(items: &[syn::Item]) -> BTreeSet<String> {
             continue;
         }
         let Some(name) = &m.ident else { continue };
-        let body: Vec<String> = flatten(m.mac.tokens.clone()).into_iter().map(|t| t.to_string()).collect();
-        let writes_fn = body.windows(4).any(|w| w[0] == "pub" && w[1] == "fn" && w[2] == "$");
+        let body: Vec<String> = flatten(m.mac.tokens.clone())
+            .into_iter()
+            .map(|t| t.to_string())
+            .collect();
+        let writes_fn = body
+            .windows(4)
+            .any(|w| w[0] == "pub" && w[1] == "fn" && w[2] == "$");
         if writes_fn && !body.iter().any(|t| t == "impl") {
             out.insert(name.to_string());
         }
@@ -221,7 +254,9 @@ fn macro_functions(ts: TokenStream) -> Vec<String> {
         // Attributes: `#` then `[..]`.
         while i + 1 < entry.len() {
             match (&entry[i], &entry[i + 1]) {
-                (TokenTree::Punct(p), TokenTree::Group(g)) if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket => {
+                (TokenTree::Punct(p), TokenTree::Group(g))
+                    if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
+                {
                     let s = g.stream().to_string();
                     is_hidden |= s.starts_with("doc") && s.contains("hidden");
                     i += 2;
@@ -277,19 +312,28 @@ fn jitted_calls() -> BTreeMap<String, String> {
     impl<'ast> Visit<'ast> for Calls<'_> {
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
             if let syn::Expr::Path(p) = &*c.func {
-                let mut segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let mut segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 if segs.first().map(String::as_str) == Some("jax") {
                     segs.remove(0);
                 }
                 if segs.len() >= 2 {
-                    self.out.entry(segs.join("::")).or_insert_with(|| self.file.clone());
+                    self.out
+                        .entry(segs.join("::"))
+                        .or_insert_with(|| self.file.clone());
                 }
             }
             syn::visit::visit_expr_call(self, c);
         }
     }
     fn is_jit(attrs: &[syn::Attribute]) -> bool {
-        attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "jit"))
+        attrs
+            .iter()
+            .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "jit"))
     }
     fn items(list: &[syn::Item], in_jit_mod: bool, v: &mut Calls) {
         for item in list {
@@ -339,16 +383,31 @@ fn eager_only_rows() -> BTreeMap<String, (String, String)> {
     let mut heading: Option<String> = None;
     for line in readme.lines() {
         if line.starts_with('#') {
-            heading = line.starts_with("### Eager only").then(|| line.trim_start_matches('#').trim().to_string());
+            heading = line
+                .starts_with("### Eager only")
+                .then(|| line.trim_start_matches('#').trim().to_string());
             continue;
         }
         let Some(h) = &heading else { continue };
-        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
-        if !line.trim_start().starts_with('|') || cells.len() < 2 || cells[0].starts_with("---") || cells[0] == "function" {
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        if !line.trim_start().starts_with('|')
+            || cells.len() < 2
+            || cells[0].starts_with("---")
+            || cells[0] == "function"
+        {
             continue;
         }
         for name in cells[0].split(',') {
-            let name = name.trim().trim_matches('`').trim_start_matches("jax::").to_string();
+            let name = name
+                .trim()
+                .trim_matches('`')
+                .trim_start_matches("jax::")
+                .to_string();
             out.insert(name, (cells[1].to_string(), h.clone()));
         }
     }
@@ -358,7 +417,12 @@ fn eager_only_rows() -> BTreeMap<String, (String, String)> {
 /// The file to add a check of `f` to: the `tests/one_api_*.rs` file already
 /// checking another function of the same source file, else the current
 /// branch's own `tests/one_api_<branch>.rs`.
-fn file_for(f: &str, source: &Path, functions: &Functions, calls: &BTreeMap<String, String>) -> String {
+fn file_for(
+    f: &str,
+    source: &Path,
+    functions: &Functions,
+    calls: &BTreeMap<String, String>,
+) -> String {
     let sibling = functions
         .iter()
         .filter(|(g, p)| *g != f && *p == source)
@@ -422,8 +486,22 @@ fn every_public_function_is_jitted_or_listed_as_eager_only() {
 #[test]
 fn reads_functions_from_macros_and_re_exports() {
     let functions = public_functions();
-    for f in ["jnp::exp", "jnp::add", "jnp::less", "jnp::sum", "jnp::sum_axis", "lax::fori_loop", "random::split", "random::normal", "random::categorical"] {
-        assert!(functions.contains_key(f), "{f} not found among {:?}", functions.keys());
+    for f in [
+        "jnp::exp",
+        "jnp::add",
+        "jnp::less",
+        "jnp::sum",
+        "jnp::sum_axis",
+        "lax::fori_loop",
+        "random::split",
+        "random::normal",
+        "random::categorical",
+    ] {
+        assert!(
+            functions.contains_key(f),
+            "{f} not found among {:?}",
+            functions.keys()
+        );
     }
     // Defined in a private module and not re-exported.
     assert!(!functions.contains_key("random::block"));

@@ -13,7 +13,8 @@ use jax::prelude::*;
 fn check<A: ArrayType>(what: &str, jit: &A, eager: &A) {
     for (i, (j, e)) in jit.data().iter().zip(eager.data()).enumerate() {
         let (j, e) = (j.to_f64(), e.to_f64());
-        let close = j == e || (j.is_nan() && e.is_nan()) || (j - e).abs() <= 1e-6 * e.abs().max(1.0);
+        let close =
+            j == e || (j.is_nan() && e.is_nan()) || (j - e).abs() <= 1e-6 * e.abs().max(1.0);
         assert!(close, "{what}[{i}]: jit {j} vs eager {e}");
     }
 }
@@ -511,20 +512,36 @@ fn eager_jnp_logical_xor(c: &Array<bool, 2, 3>, d: &Array<bool, 2, 3>) -> Array<
 }
 
 #[jax::jit]
-fn jit_jnp_where_(c: &Array<bool, 2, 3>, x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn jit_jnp_where_(
+    c: &Array<bool, 2, 3>,
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     jnp::where_(c, x, y)
 }
 
-fn eager_jnp_where_(c: &Array<bool, 2, 3>, x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn eager_jnp_where_(
+    c: &Array<bool, 2, 3>,
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     jnp::where_(c, x, y)
 }
 
 #[jax::jit]
-fn jit_jnp_clip(x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>, z: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn jit_jnp_clip(
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+    z: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     jnp::clip(x, y, z)
 }
 
-fn eager_jnp_clip(x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>, z: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn eager_jnp_clip(
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+    z: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     jnp::clip(x, y, z)
 }
 
@@ -970,29 +987,37 @@ fn eager_lax_pow(x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 2, 3>
 }
 
 #[jax::jit]
-fn jit_lax_select(c: &Array<bool, 2, 3>, x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn jit_lax_select(
+    c: &Array<bool, 2, 3>,
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     lax::select(c, x, y)
 }
 
-fn eager_lax_select(c: &Array<bool, 2, 3>, x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+fn eager_lax_select(
+    c: &Array<bool, 2, 3>,
+    x: &Array<f32, 2, 3>,
+    y: &Array<f32, 2, 3>,
+) -> Array<f32, 2, 3> {
     lax::select(c, x, y)
 }
 
 #[jax::jit]
-fn jit_lax_argmax(x: &Array<f32, 2, 3>) -> Array<i32, 2> {
+fn jit_lax_argmax(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2> {
     lax::argmax(x, 1)
 }
 
-fn eager_lax_argmax(x: &Array<f32, 2, 3>) -> Array<i32, 2> {
+fn eager_lax_argmax(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2> {
     lax::argmax(x, 1)
 }
 
 #[jax::jit]
-fn jit_lax_argmin(x: &Array<f32, 2, 3>) -> Array<i32, 2> {
+fn jit_lax_argmin(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2> {
     lax::argmin(x, 1)
 }
 
-fn eager_lax_argmin(x: &Array<f32, 2, 3>) -> Array<i32, 2> {
+fn eager_lax_argmin(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2> {
     lax::argmin(x, 1)
 }
 
@@ -1064,78 +1089,290 @@ fn jitted_equals_eager() {
     check("jnp::tanh", &jit_jnp_tanh(&i.x), &eager_jnp_tanh(&i.x));
     check("jnp::sinh", &jit_jnp_sinh(&i.x), &eager_jnp_sinh(&i.x));
     check("jnp::cosh", &jit_jnp_cosh(&i.x), &eager_jnp_cosh(&i.x));
-    check("jnp::arcsin", &jit_jnp_arcsin(&i.x), &eager_jnp_arcsin(&i.x));
-    check("jnp::arccos", &jit_jnp_arccos(&i.x), &eager_jnp_arccos(&i.x));
-    check("jnp::arctan", &jit_jnp_arctan(&i.x), &eager_jnp_arctan(&i.x));
-    check("jnp::arcsinh", &jit_jnp_arcsinh(&i.x), &eager_jnp_arcsinh(&i.x));
-    check("jnp::arctanh", &jit_jnp_arctanh(&i.x), &eager_jnp_arctanh(&i.x));
+    check(
+        "jnp::arcsin",
+        &jit_jnp_arcsin(&i.x),
+        &eager_jnp_arcsin(&i.x),
+    );
+    check(
+        "jnp::arccos",
+        &jit_jnp_arccos(&i.x),
+        &eager_jnp_arccos(&i.x),
+    );
+    check(
+        "jnp::arctan",
+        &jit_jnp_arctan(&i.x),
+        &eager_jnp_arctan(&i.x),
+    );
+    check(
+        "jnp::arcsinh",
+        &jit_jnp_arcsinh(&i.x),
+        &eager_jnp_arcsinh(&i.x),
+    );
+    check(
+        "jnp::arctanh",
+        &jit_jnp_arctanh(&i.x),
+        &eager_jnp_arctanh(&i.x),
+    );
     check("jnp::sqrt", &jit_jnp_sqrt(&i.x), &eager_jnp_sqrt(&i.x));
     check("jnp::rsqrt", &jit_jnp_rsqrt(&i.x), &eager_jnp_rsqrt(&i.x));
     check("jnp::cbrt", &jit_jnp_cbrt(&i.x), &eager_jnp_cbrt(&i.x));
-    check("jnp::logistic", &jit_jnp_logistic(&i.x), &eager_jnp_logistic(&i.x));
-    check("jnp::sigmoid", &jit_jnp_sigmoid(&i.x), &eager_jnp_sigmoid(&i.x));
+    check(
+        "jnp::logistic",
+        &jit_jnp_logistic(&i.x),
+        &eager_jnp_logistic(&i.x),
+    );
+    check(
+        "jnp::sigmoid",
+        &jit_jnp_sigmoid(&i.x),
+        &eager_jnp_sigmoid(&i.x),
+    );
     check("jnp::erf", &jit_jnp_erf(&i.x), &eager_jnp_erf(&i.x));
     check("jnp::erfc", &jit_jnp_erfc(&i.x), &eager_jnp_erfc(&i.x));
-    check("jnp::erf_inv", &jit_jnp_erf_inv(&i.x), &eager_jnp_erf_inv(&i.x));
+    check(
+        "jnp::erf_inv",
+        &jit_jnp_erf_inv(&i.x),
+        &eager_jnp_erf_inv(&i.x),
+    );
     check("jnp::floor", &jit_jnp_floor(&i.x), &eager_jnp_floor(&i.x));
     check("jnp::ceil", &jit_jnp_ceil(&i.x), &eager_jnp_ceil(&i.x));
     check("jnp::round", &jit_jnp_round(&i.x), &eager_jnp_round(&i.x));
-    check("jnp::reciprocal", &jit_jnp_reciprocal(&i.x), &eager_jnp_reciprocal(&i.x));
-    check("jnp::arccosh", &jit_jnp_arccosh(&i.z), &eager_jnp_arccosh(&i.z));
+    check(
+        "jnp::reciprocal",
+        &jit_jnp_reciprocal(&i.x),
+        &eager_jnp_reciprocal(&i.x),
+    );
+    check(
+        "jnp::arccosh",
+        &jit_jnp_arccosh(&i.z),
+        &eager_jnp_arccosh(&i.z),
+    );
     check("jnp::abs", &jit_jnp_abs(&i.x), &eager_jnp_abs(&i.x));
     check("jnp::sign", &jit_jnp_sign(&i.x), &eager_jnp_sign(&i.x));
-    check("jnp::negative", &jit_jnp_negative(&i.x), &eager_jnp_negative(&i.x));
-    check("jnp::square", &jit_jnp_square(&i.x), &eager_jnp_square(&i.x));
-    check("jnp::logical_not", &jit_jnp_logical_not(&i.c), &eager_jnp_logical_not(&i.c));
+    check(
+        "jnp::negative",
+        &jit_jnp_negative(&i.x),
+        &eager_jnp_negative(&i.x),
+    );
+    check(
+        "jnp::square",
+        &jit_jnp_square(&i.x),
+        &eager_jnp_square(&i.x),
+    );
+    check(
+        "jnp::logical_not",
+        &jit_jnp_logical_not(&i.c),
+        &eager_jnp_logical_not(&i.c),
+    );
     check("jnp::isnan", &jit_jnp_isnan(&i.x), &eager_jnp_isnan(&i.x));
-    check("jnp::add", &jit_jnp_add(&i.x, &i.y), &eager_jnp_add(&i.x, &i.y));
-    check("jnp::subtract", &jit_jnp_subtract(&i.x, &i.y), &eager_jnp_subtract(&i.x, &i.y));
-    check("jnp::multiply", &jit_jnp_multiply(&i.x, &i.y), &eager_jnp_multiply(&i.x, &i.y));
-    check("jnp::divide", &jit_jnp_divide(&i.x, &i.y), &eager_jnp_divide(&i.x, &i.y));
-    check("jnp::maximum", &jit_jnp_maximum(&i.x, &i.y), &eager_jnp_maximum(&i.x, &i.y));
-    check("jnp::minimum", &jit_jnp_minimum(&i.x, &i.y), &eager_jnp_minimum(&i.x, &i.y));
-    check("jnp::arctan2", &jit_jnp_arctan2(&i.x, &i.y), &eager_jnp_arctan2(&i.x, &i.y));
-    check("jnp::power", &jit_jnp_power(&i.x, &i.y), &eager_jnp_power(&i.x, &i.y));
-    check("jnp::less", &jit_jnp_less(&i.x, &i.y), &eager_jnp_less(&i.x, &i.y));
-    check("jnp::less_equal", &jit_jnp_less_equal(&i.x, &i.y), &eager_jnp_less_equal(&i.x, &i.y));
-    check("jnp::greater", &jit_jnp_greater(&i.x, &i.y), &eager_jnp_greater(&i.x, &i.y));
-    check("jnp::greater_equal", &jit_jnp_greater_equal(&i.x, &i.y), &eager_jnp_greater_equal(&i.x, &i.y));
-    check("jnp::equal", &jit_jnp_equal(&i.x, &i.y), &eager_jnp_equal(&i.x, &i.y));
-    check("jnp::not_equal", &jit_jnp_not_equal(&i.x, &i.y), &eager_jnp_not_equal(&i.x, &i.y));
-    check("jnp::logical_and", &jit_jnp_logical_and(&i.c, &i.d), &eager_jnp_logical_and(&i.c, &i.d));
-    check("jnp::logical_or", &jit_jnp_logical_or(&i.c, &i.d), &eager_jnp_logical_or(&i.c, &i.d));
-    check("jnp::logical_xor", &jit_jnp_logical_xor(&i.c, &i.d), &eager_jnp_logical_xor(&i.c, &i.d));
-    check("jnp::where_", &jit_jnp_where_(&i.c, &i.x, &i.y), &eager_jnp_where_(&i.c, &i.x, &i.y));
-    check("jnp::clip", &jit_jnp_clip(&i.x, &i.y, &i.z), &eager_jnp_clip(&i.x, &i.y, &i.z));
+    check(
+        "jnp::add",
+        &jit_jnp_add(&i.x, &i.y),
+        &eager_jnp_add(&i.x, &i.y),
+    );
+    check(
+        "jnp::subtract",
+        &jit_jnp_subtract(&i.x, &i.y),
+        &eager_jnp_subtract(&i.x, &i.y),
+    );
+    check(
+        "jnp::multiply",
+        &jit_jnp_multiply(&i.x, &i.y),
+        &eager_jnp_multiply(&i.x, &i.y),
+    );
+    check(
+        "jnp::divide",
+        &jit_jnp_divide(&i.x, &i.y),
+        &eager_jnp_divide(&i.x, &i.y),
+    );
+    check(
+        "jnp::maximum",
+        &jit_jnp_maximum(&i.x, &i.y),
+        &eager_jnp_maximum(&i.x, &i.y),
+    );
+    check(
+        "jnp::minimum",
+        &jit_jnp_minimum(&i.x, &i.y),
+        &eager_jnp_minimum(&i.x, &i.y),
+    );
+    check(
+        "jnp::arctan2",
+        &jit_jnp_arctan2(&i.x, &i.y),
+        &eager_jnp_arctan2(&i.x, &i.y),
+    );
+    check(
+        "jnp::power",
+        &jit_jnp_power(&i.x, &i.y),
+        &eager_jnp_power(&i.x, &i.y),
+    );
+    check(
+        "jnp::less",
+        &jit_jnp_less(&i.x, &i.y),
+        &eager_jnp_less(&i.x, &i.y),
+    );
+    check(
+        "jnp::less_equal",
+        &jit_jnp_less_equal(&i.x, &i.y),
+        &eager_jnp_less_equal(&i.x, &i.y),
+    );
+    check(
+        "jnp::greater",
+        &jit_jnp_greater(&i.x, &i.y),
+        &eager_jnp_greater(&i.x, &i.y),
+    );
+    check(
+        "jnp::greater_equal",
+        &jit_jnp_greater_equal(&i.x, &i.y),
+        &eager_jnp_greater_equal(&i.x, &i.y),
+    );
+    check(
+        "jnp::equal",
+        &jit_jnp_equal(&i.x, &i.y),
+        &eager_jnp_equal(&i.x, &i.y),
+    );
+    check(
+        "jnp::not_equal",
+        &jit_jnp_not_equal(&i.x, &i.y),
+        &eager_jnp_not_equal(&i.x, &i.y),
+    );
+    check(
+        "jnp::logical_and",
+        &jit_jnp_logical_and(&i.c, &i.d),
+        &eager_jnp_logical_and(&i.c, &i.d),
+    );
+    check(
+        "jnp::logical_or",
+        &jit_jnp_logical_or(&i.c, &i.d),
+        &eager_jnp_logical_or(&i.c, &i.d),
+    );
+    check(
+        "jnp::logical_xor",
+        &jit_jnp_logical_xor(&i.c, &i.d),
+        &eager_jnp_logical_xor(&i.c, &i.d),
+    );
+    check(
+        "jnp::where_",
+        &jit_jnp_where_(&i.c, &i.x, &i.y),
+        &eager_jnp_where_(&i.c, &i.x, &i.y),
+    );
+    check(
+        "jnp::clip",
+        &jit_jnp_clip(&i.x, &i.y, &i.z),
+        &eager_jnp_clip(&i.x, &i.y, &i.z),
+    );
     check("jnp::sum", &jit_jnp_sum(&i.x), &eager_jnp_sum(&i.x));
     check("jnp::prod", &jit_jnp_prod(&i.x), &eager_jnp_prod(&i.x));
     check("jnp::max", &jit_jnp_max(&i.x), &eager_jnp_max(&i.x));
     check("jnp::min", &jit_jnp_min(&i.x), &eager_jnp_min(&i.x));
     check("jnp::mean", &jit_jnp_mean(&i.x), &eager_jnp_mean(&i.x));
-    check("jnp::logsumexp", &jit_jnp_logsumexp(&i.x), &eager_jnp_logsumexp(&i.x));
+    check(
+        "jnp::logsumexp",
+        &jit_jnp_logsumexp(&i.x),
+        &eager_jnp_logsumexp(&i.x),
+    );
     check("jnp::any", &jit_jnp_any(&i.c), &eager_jnp_any(&i.c));
     check("jnp::all", &jit_jnp_all(&i.c), &eager_jnp_all(&i.c));
-    check("jnp::sum_axis", &jit_jnp_sum_axis(&i.x), &eager_jnp_sum_axis(&i.x));
-    check("jnp::prod_axis", &jit_jnp_prod_axis(&i.x), &eager_jnp_prod_axis(&i.x));
-    check("jnp::max_axis", &jit_jnp_max_axis(&i.x), &eager_jnp_max_axis(&i.x));
-    check("jnp::min_axis", &jit_jnp_min_axis(&i.x), &eager_jnp_min_axis(&i.x));
-    check("jnp::mean_axis", &jit_jnp_mean_axis(&i.x), &eager_jnp_mean_axis(&i.x));
-    check("jnp::any_axis", &jit_jnp_any_axis(&i.c), &eager_jnp_any_axis(&i.c));
-    check("jnp::all_axis", &jit_jnp_all_axis(&i.c), &eager_jnp_all_axis(&i.c));
-    check("jnp::argmax", &jit_jnp_argmax(&i.x), &eager_jnp_argmax(&i.x));
-    check("jnp::argmin", &jit_jnp_argmin(&i.x), &eager_jnp_argmin(&i.x));
-    check("jnp::softmax", &jit_jnp_softmax(&i.x), &eager_jnp_softmax(&i.x));
-    check("jnp::log_softmax", &jit_jnp_log_softmax(&i.x), &eager_jnp_log_softmax(&i.x));
-    check("jnp::matmul", &jit_jnp_matmul(&i.x, &i.b), &eager_jnp_matmul(&i.x, &i.b));
-    check("jnp::dot", &jit_jnp_dot(&i.x, &i.b), &eager_jnp_dot(&i.x, &i.b));
-    check("jnp::transpose", &jit_jnp_transpose(&i.x), &eager_jnp_transpose(&i.x));
-    check("jnp::reshape", &jit_jnp_reshape(&i.x), &eager_jnp_reshape(&i.x));
+    check(
+        "jnp::sum_axis",
+        &jit_jnp_sum_axis(&i.x),
+        &eager_jnp_sum_axis(&i.x),
+    );
+    check(
+        "jnp::prod_axis",
+        &jit_jnp_prod_axis(&i.x),
+        &eager_jnp_prod_axis(&i.x),
+    );
+    check(
+        "jnp::max_axis",
+        &jit_jnp_max_axis(&i.x),
+        &eager_jnp_max_axis(&i.x),
+    );
+    check(
+        "jnp::min_axis",
+        &jit_jnp_min_axis(&i.x),
+        &eager_jnp_min_axis(&i.x),
+    );
+    check(
+        "jnp::mean_axis",
+        &jit_jnp_mean_axis(&i.x),
+        &eager_jnp_mean_axis(&i.x),
+    );
+    check(
+        "jnp::any_axis",
+        &jit_jnp_any_axis(&i.c),
+        &eager_jnp_any_axis(&i.c),
+    );
+    check(
+        "jnp::all_axis",
+        &jit_jnp_all_axis(&i.c),
+        &eager_jnp_all_axis(&i.c),
+    );
+    check(
+        "jnp::argmax",
+        &jit_jnp_argmax(&i.x),
+        &eager_jnp_argmax(&i.x),
+    );
+    check(
+        "jnp::argmin",
+        &jit_jnp_argmin(&i.x),
+        &eager_jnp_argmin(&i.x),
+    );
+    check(
+        "jnp::softmax",
+        &jit_jnp_softmax(&i.x),
+        &eager_jnp_softmax(&i.x),
+    );
+    check(
+        "jnp::log_softmax",
+        &jit_jnp_log_softmax(&i.x),
+        &eager_jnp_log_softmax(&i.x),
+    );
+    check(
+        "jnp::matmul",
+        &jit_jnp_matmul(&i.x, &i.b),
+        &eager_jnp_matmul(&i.x, &i.b),
+    );
+    check(
+        "jnp::dot",
+        &jit_jnp_dot(&i.x, &i.b),
+        &eager_jnp_dot(&i.x, &i.b),
+    );
+    check(
+        "jnp::transpose",
+        &jit_jnp_transpose(&i.x),
+        &eager_jnp_transpose(&i.x),
+    );
+    check(
+        "jnp::reshape",
+        &jit_jnp_reshape(&i.x),
+        &eager_jnp_reshape(&i.x),
+    );
     check("jnp::ravel", &jit_jnp_ravel(&i.x), &eager_jnp_ravel(&i.x));
-    check("jnp::broadcast_to", &jit_jnp_broadcast_to(&i.x), &eager_jnp_broadcast_to(&i.x));
-    check("jnp::expand_dims", &jit_jnp_expand_dims(&i.x), &eager_jnp_expand_dims(&i.x));
-    check("jnp::squeeze", &jit_jnp_squeeze(&i.w), &eager_jnp_squeeze(&i.w));
-    check("jnp::concatenate", &jit_jnp_concatenate(&i.x, &i.y), &eager_jnp_concatenate(&i.x, &i.y));
-    check("jnp::stack", &jit_jnp_stack(&i.x, &i.y), &eager_jnp_stack(&i.x, &i.y));
+    check(
+        "jnp::broadcast_to",
+        &jit_jnp_broadcast_to(&i.x),
+        &eager_jnp_broadcast_to(&i.x),
+    );
+    check(
+        "jnp::expand_dims",
+        &jit_jnp_expand_dims(&i.x),
+        &eager_jnp_expand_dims(&i.x),
+    );
+    check(
+        "jnp::squeeze",
+        &jit_jnp_squeeze(&i.w),
+        &eager_jnp_squeeze(&i.w),
+    );
+    check(
+        "jnp::concatenate",
+        &jit_jnp_concatenate(&i.x, &i.y),
+        &eager_jnp_concatenate(&i.x, &i.y),
+    );
+    check(
+        "jnp::stack",
+        &jit_jnp_stack(&i.x, &i.y),
+        &eager_jnp_stack(&i.x, &i.y),
+    );
     check("lax::abs", &jit_lax_abs(&i.x), &eager_lax_abs(&i.x));
     check("lax::ceil", &jit_lax_ceil(&i.x), &eager_lax_ceil(&i.x));
     check("lax::cos", &jit_lax_cos(&i.x), &eager_lax_cos(&i.x));
@@ -1145,26 +1382,78 @@ fn jitted_equals_eager() {
     check("lax::floor", &jit_lax_floor(&i.x), &eager_lax_floor(&i.x));
     check("lax::log", &jit_lax_log(&i.x), &eager_lax_log(&i.x));
     check("lax::log1p", &jit_lax_log1p(&i.x), &eager_lax_log1p(&i.x));
-    check("lax::logistic", &jit_lax_logistic(&i.x), &eager_lax_logistic(&i.x));
+    check(
+        "lax::logistic",
+        &jit_lax_logistic(&i.x),
+        &eager_lax_logistic(&i.x),
+    );
     check("lax::sign", &jit_lax_sign(&i.x), &eager_lax_sign(&i.x));
     check("lax::sin", &jit_lax_sin(&i.x), &eager_lax_sin(&i.x));
     check("lax::sqrt", &jit_lax_sqrt(&i.x), &eager_lax_sqrt(&i.x));
     check("lax::rsqrt", &jit_lax_rsqrt(&i.x), &eager_lax_rsqrt(&i.x));
     check("lax::tanh", &jit_lax_tanh(&i.x), &eager_lax_tanh(&i.x));
     check("lax::neg", &jit_lax_neg(&i.x), &eager_lax_neg(&i.x));
-    check("lax::bitwise_not", &jit_lax_bitwise_not(&i.n), &eager_lax_bitwise_not(&i.n));
-    check("lax::integer_pow", &jit_lax_integer_pow(&i.x), &eager_lax_integer_pow(&i.x));
+    check(
+        "lax::bitwise_not",
+        &jit_lax_bitwise_not(&i.n),
+        &eager_lax_bitwise_not(&i.n),
+    );
+    check(
+        "lax::integer_pow",
+        &jit_lax_integer_pow(&i.x),
+        &eager_lax_integer_pow(&i.x),
+    );
     check("lax::round", &jit_lax_round(&i.x), &eager_lax_round(&i.x));
-    check("lax::pow", &jit_lax_pow(&i.x, &i.y), &eager_lax_pow(&i.x, &i.y));
-    check("lax::select", &jit_lax_select(&i.c, &i.x, &i.y), &eager_lax_select(&i.c, &i.x, &i.y));
-    check("lax::argmax", &jit_lax_argmax(&i.x), &eager_lax_argmax(&i.x));
-    check("lax::argmin", &jit_lax_argmin(&i.x), &eager_lax_argmin(&i.x));
-    check("lax::dot", &jit_lax_dot(&i.x, &i.b), &eager_lax_dot(&i.x, &i.b));
-    check("lax::concatenate", &jit_lax_concatenate(&i.x, &i.y), &eager_lax_concatenate(&i.x, &i.y));
-    check("lax::transpose", &jit_lax_transpose(&i.x), &eager_lax_transpose(&i.x));
-    check("lax::reshape", &jit_lax_reshape(&i.x), &eager_lax_reshape(&i.x));
-    check("lax::squeeze", &jit_lax_squeeze(&i.w), &eager_lax_squeeze(&i.w));
-    check("lax::expand_dims", &jit_lax_expand_dims(&i.x), &eager_lax_expand_dims(&i.x));
+    check(
+        "lax::pow",
+        &jit_lax_pow(&i.x, &i.y),
+        &eager_lax_pow(&i.x, &i.y),
+    );
+    check(
+        "lax::select",
+        &jit_lax_select(&i.c, &i.x, &i.y),
+        &eager_lax_select(&i.c, &i.x, &i.y),
+    );
+    check(
+        "lax::argmax",
+        &jit_lax_argmax(&i.x),
+        &eager_lax_argmax(&i.x),
+    );
+    check(
+        "lax::argmin",
+        &jit_lax_argmin(&i.x),
+        &eager_lax_argmin(&i.x),
+    );
+    check(
+        "lax::dot",
+        &jit_lax_dot(&i.x, &i.b),
+        &eager_lax_dot(&i.x, &i.b),
+    );
+    check(
+        "lax::concatenate",
+        &jit_lax_concatenate(&i.x, &i.y),
+        &eager_lax_concatenate(&i.x, &i.y),
+    );
+    check(
+        "lax::transpose",
+        &jit_lax_transpose(&i.x),
+        &eager_lax_transpose(&i.x),
+    );
+    check(
+        "lax::reshape",
+        &jit_lax_reshape(&i.x),
+        &eager_lax_reshape(&i.x),
+    );
+    check(
+        "lax::squeeze",
+        &jit_lax_squeeze(&i.w),
+        &eager_lax_squeeze(&i.w),
+    );
+    check(
+        "lax::expand_dims",
+        &jit_lax_expand_dims(&i.x),
+        &eager_lax_expand_dims(&i.x),
+    );
 }
 
 // Control flow: the jitted closures are typed as jit bodies take them; the
@@ -1282,13 +1571,29 @@ fn control_flow_jitted_equals_eager() {
     let i = inputs();
     for p in [1.0f32, -1.0] {
         let p = Array::from(p);
-        check("lax::cond", &jit_lax_cond(p.clone(), &i.x), &eager_lax_cond(p, &i.x));
+        check(
+            "lax::cond",
+            &jit_lax_cond(p.clone(), &i.x),
+            &eager_lax_cond(p, &i.x),
+        );
     }
     for k in [0, 1, 5] {
-        check("lax::switch", &jit_lax_switch(k, &i.x), &eager_lax_switch(k, &i.x));
+        check(
+            "lax::switch",
+            &jit_lax_switch(k, &i.x),
+            &eager_lax_switch(k, &i.x),
+        );
     }
-    check("lax::fori_loop", &jit_lax_fori_loop(&i.x), &eager_lax_fori_loop(&i.x));
-    check("lax::while_loop", &jit_lax_while_loop(&i.x), &eager_lax_while_loop(&i.x));
+    check(
+        "lax::fori_loop",
+        &jit_lax_fori_loop(&i.x),
+        &eager_lax_fori_loop(&i.x),
+    );
+    check(
+        "lax::while_loop",
+        &jit_lax_while_loop(&i.x),
+        &eager_lax_while_loop(&i.x),
+    );
     let (jc, jy) = jit_lax_scan(&i.x);
     let (ec, ey) = eager_lax_scan(&i.x);
     check("lax::scan carry", &jc, &ec);

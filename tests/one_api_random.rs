@@ -217,7 +217,10 @@ fn random_jitted_equals_eager() {
     let logits = Array::<f32, 2, 3>::from([[0.0, 1.0, -1.0], [2.0, 2.0, 0.5]]);
     assert_eq!(jit_categorical(k, &logits), eager_categorical(k, &logits));
     assert_eq!(jit_permutation(k), eager_permutation(k));
-    assert_eq!(jit_permutation_of(k, &logits), eager_permutation_of(k, &logits));
+    assert_eq!(
+        jit_permutation_of(k, &logits),
+        eager_permutation_of(k, &logits)
+    );
     assert_eq!(jit_choice(k), eager_choice(k));
     assert_eq!(jit_choice_rows(k, &logits), eager_choice_rows(k, &logits));
     let w = Array::<f32, 6>::from([0.1, 0.5, 0.9, 0.3, 0.7, 0.2]);

@@ -9,7 +9,10 @@ use jax::random::{self, Key};
 use serde_json::Value;
 
 fn fixture() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/random_jit.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/random_jit.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -58,7 +61,10 @@ fn split_and_fold_in_match_jax_and_eager() {
 
     let (a, b, c) = split_three_of_folded(random::key(7));
     assert_eq!(words(&[a, b, c]), want("split3_foldin7_3"));
-    assert_eq!([a, b, c], random::split::<3>(random::fold_in(random::key(7), 3)));
+    assert_eq!(
+        [a, b, c],
+        random::split::<3>(random::fold_in(random::key(7), 3))
+    );
 
     let k = fold_in_traced(random::key(1), 5);
     assert_eq!(words(&[k]), want("foldin_traced_5"));
@@ -110,7 +116,11 @@ fn samples_from_split_keys() {
 }
 
 #[jax::jit]
-fn randints(k: Key, k5: Key, k6: Key) -> (Array<i32, 6>, Array<i8, 6>, Array<u8, 6>, Array<i64, 6>) {
+fn randints(
+    k: Key,
+    k5: Key,
+    k6: Key,
+) -> (Array<i32, 6>, Array<i8, 6>, Array<u8, 6>, Array<i64, 6>) {
     let a: Array<i32, 6> = random::randint(k, 0, 10);
     let b: Array<i8, 6> = random::randint(k, -5, 100);
     let c: Array<u8, 6> = random::randint(k5, 3, 300);
@@ -123,14 +133,26 @@ fn randint_matches_jax_and_eager() {
     let (k, k5, k6) = (random::key(4), random::key(5), random::key(6));
     let (a, b, c, d) = randints(k, k5, k6);
     let ints = |v: Vec<i64>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
-    assert_eq!(ints(a.to_vec().into_iter().map(i64::from).collect()), want("randint_i32"));
-    assert_eq!(ints(b.to_vec().into_iter().map(i64::from).collect()), want("randint_i8"));
-    assert_eq!(ints(c.to_vec().into_iter().map(i64::from).collect()), want("randint_u8_clipped"));
+    assert_eq!(
+        ints(a.to_vec().into_iter().map(i64::from).collect()),
+        want("randint_i32")
+    );
+    assert_eq!(
+        ints(b.to_vec().into_iter().map(i64::from).collect()),
+        want("randint_i8")
+    );
+    assert_eq!(
+        ints(c.to_vec().into_iter().map(i64::from).collect()),
+        want("randint_u8_clipped")
+    );
     assert_eq!(ints(d.to_vec()), want("randint_i64"));
     assert_eq!(a, random::randint::<Array<i32, 6>>(k, 0, 10));
     assert_eq!(b, random::randint::<Array<i8, 6>>(k, -5, 100));
     assert_eq!(c, random::randint::<Array<u8, 6>>(k5, 3, 300));
-    assert_eq!(d, random::randint::<Array<i64, 6>>(k6, -1000, 1_000_000_000_000));
+    assert_eq!(
+        d,
+        random::randint::<Array<i64, 6>>(k6, -1000, 1_000_000_000_000)
+    );
 }
 
 #[jax::jit]
@@ -147,7 +169,10 @@ fn bernoulli_matches_jax_and_eager() {
     // An unsuffixed probability is an f64, as JAX's Python float under x64.
     assert_eq!(bools(a.to_vec()), want("bernoulli_f64"));
     assert_eq!(bools(b.to_vec()), want("bernoulli_each"));
-    assert_eq!(a, random::bernoulli::<Array<bool, 8>, _>(random::key(8), 0.3));
+    assert_eq!(
+        a,
+        random::bernoulli::<Array<bool, 8>, _>(random::key(8), 0.3)
+    );
     assert_eq!(b, random::bernoulli_each(random::key(9), &p));
 }
 
@@ -169,14 +194,23 @@ fn categorical_matches_jax_and_eager() {
     let ints = |v: Vec<i32>| v.into_iter().map(|x| x as u64).collect::<Vec<_>>();
     assert_eq!(ints(a.to_vec()), want("categorical_rows"));
     assert_eq!(ints(b.to_vec()), want("categorical_samples_axis0"));
-    assert_eq!(a, random::categorical::<Array<i32, 3>, _>(random::key(10), &logits, -1));
-    assert_eq!(b, random::categorical::<Array<i32, 2, 4>, _>(random::key(11), &logits, 0));
+    assert_eq!(
+        a,
+        random::categorical::<Array<i32, 3>, _>(random::key(10), &logits, -1)
+    );
+    assert_eq!(
+        b,
+        random::categorical::<Array<i32, 2, 4>, _>(random::key(11), &logits, 0)
+    );
 }
 
 /// Four keys' words, as `jax.random.split(key(12), 4)`.
 fn four_keys() -> Array<u32, 4, 2> {
     let ks = random::split::<4>(random::key(12));
-    let w: Vec<u32> = ks.iter().flat_map(|k| random::key_data(*k).to_vec()).collect();
+    let w: Vec<u32> = ks
+        .iter()
+        .flat_map(|k| random::key_data(*k).to_vec())
+        .collect();
     Array::from_data(w)
 }
 
@@ -201,12 +235,28 @@ fn vmapped_fold_in(ks: &Array<u32, 4, 2>, data: &Array<i32, 4>) -> Array<u32, 4,
 #[test]
 fn vmap_over_keys() {
     let ks = four_keys();
-    assert_eq!(ks.to_vec().into_iter().map(u64::from).collect::<Vec<_>>(), want("vmap_keys"));
-    assert_eq!(float_bits(vmapped_normal(&ks).to_vec()), want("vmap_normal"));
-    assert_eq!(float_bits(vmapped_split_normal(&ks).to_vec()), want("vmap_split_normal"));
+    assert_eq!(
+        ks.to_vec().into_iter().map(u64::from).collect::<Vec<_>>(),
+        want("vmap_keys")
+    );
+    assert_eq!(
+        float_bits(vmapped_normal(&ks).to_vec()),
+        want("vmap_normal")
+    );
+    assert_eq!(
+        float_bits(vmapped_split_normal(&ks).to_vec()),
+        want("vmap_split_normal")
+    );
     let data = Array::<i32, 4>::from([0, 1, 2, 3]);
     let folded = vmapped_fold_in(&ks, &data);
-    assert_eq!(folded.to_vec().into_iter().map(u64::from).collect::<Vec<_>>(), want("vmap_fold_in"));
+    assert_eq!(
+        folded
+            .to_vec()
+            .into_iter()
+            .map(u64::from)
+            .collect::<Vec<_>>(),
+        want("vmap_fold_in")
+    );
     // Eagerly, lane by lane.
     let keys = random::split::<4>(random::key(12));
     let eager: Vec<u32> = (0..4)
@@ -248,17 +298,30 @@ fn split_and_fold_in_print_as_jax() {
     };
     let ours = split_pair::jaxpr().to_string();
     let theirs = as_words(jaxprs["split"].as_str().unwrap());
-    assert_eq!(line(&ours, "random_split"), line(&theirs, "random_split"), "{ours}");
+    assert_eq!(
+        line(&ours, "random_split"),
+        line(&theirs, "random_split"),
+        "{ours}"
+    );
     let ours = fold_in_three::jaxpr().to_string();
     let theirs = as_words(jaxprs["fold_in_static"].as_str().unwrap());
-    assert_eq!(line(&ours, "random_fold_in"), line(&theirs, "random_fold_in"), "{ours}");
+    assert_eq!(
+        line(&ours, "random_fold_in"),
+        line(&theirs, "random_fold_in"),
+        "{ours}"
+    );
     let ours = fold_in_traced::jaxpr().to_string();
     let theirs = as_words(jaxprs["fold_in_traced"].as_str().unwrap());
     assert_eq!(ours, theirs);
 }
 
 #[jax::jit]
-fn permutations(k13: Key, k14: Key, k15: Key, x: &Array<f32, 5, 2>) -> (Array<i32, 10>, Array<i32, 2000>, Array<f32, 5, 2>) {
+fn permutations(
+    k13: Key,
+    k14: Key,
+    k15: Key,
+    x: &Array<f32, 5, 2>,
+) -> (Array<i32, 10>, Array<i32, 2000>, Array<f32, 5, 2>) {
     let a: Array<i32, 10> = random::permutation(k13);
     let b: Array<i32, 2000> = random::permutation(k14);
     (a, b, random::permutation_of(k15, x))
@@ -279,7 +342,12 @@ fn permutation_matches_jax_and_eager() {
 }
 
 #[jax::jit]
-fn choices(k16: Key, k17: Key, k18: Key, x: &Array<f32, 5, 2>) -> (Array<i32, 2, 3>, Array<i32, 4>, Array<f32, 3, 2>) {
+fn choices(
+    k16: Key,
+    k17: Key,
+    k18: Key,
+    x: &Array<f32, 5, 2>,
+) -> (Array<i32, 2, 3>, Array<i32, 4>, Array<f32, 3, 2>) {
     let a: Array<i32, 2, 3> = random::choice(k16, 10, true);
     let b: Array<i32, 4> = random::choice(k17, 10, false);
     let c: Array<f32, 3, 2> = random::choice_rows(k18, x, false);
@@ -310,12 +378,21 @@ fn choice_matches_jax_and_eager() {
     assert_eq!(float_bits(c.to_vec()), want("choice_rows_no_replace"));
     assert_eq!(a, random::choice::<Array<i32, 2, 3>>(ks[0], 10, true));
     assert_eq!(b, random::choice::<Array<i32, 4>>(ks[1], 10, false));
-    assert_eq!(c, random::choice_rows::<Array<f32, 3, 2>, _>(ks[2], &x, false));
+    assert_eq!(
+        c,
+        random::choice_rows::<Array<f32, 3, 2>, _>(ks[2], &x, false)
+    );
 
     let p = Array::<f32, 5>::from([0.1, 0.4, 0.2, 0.3, 0.0]);
     let (a, b) = weighted_choices(ks[3], ks[4], &p);
     assert_eq!(ints(a.to_vec()), want("choice_p_replace"));
     assert_eq!(ints(b.to_vec()), want("choice_p_no_replace"));
-    assert_eq!(a, random::choice_weighted::<Array<i32, 6>, _>(ks[3], &p, true));
-    assert_eq!(b, random::choice_weighted::<Array<i32, 3>, _>(ks[4], &p, false));
+    assert_eq!(
+        a,
+        random::choice_weighted::<Array<i32, 6>, _>(ks[3], &p, true)
+    );
+    assert_eq!(
+        b,
+        random::choice_weighted::<Array<i32, 3>, _>(ks[4], &p, false)
+    );
 }

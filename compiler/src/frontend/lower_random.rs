@@ -127,11 +127,12 @@ fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
 /// The written result type's aval (samples take their shape from it).
 fn result_aval(c: &Call) -> Result<Aval> {
     let name = c.name;
+    let args = if c.args.len() > 1 { "k, .." } else { "k" };
     match c.hint.as_ref().and_then(TypeSpec::aval) {
         Some(a) => Ok(a),
         None => call_err(
             c.span,
-            format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}(k, ..);` or `random::{name}::<Array<f32, 3>>(k, ..)`)"),
+            format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}({args});` or `random::{name}::<Array<f32, 3>>({args})`)"),
         ),
     }
 }
@@ -159,7 +160,12 @@ fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
         vec![keys],
         span,
     )?;
-    t.b.bind1(&prims::SQUEEZE, Params::Squeeze { dims: vec![0] }, vec![s], span)
+    t.b.bind1(
+        &prims::SQUEEZE,
+        Params::Squeeze { dims: vec![0] },
+        vec![s],
+        span,
+    )
 }
 
 /// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
@@ -314,7 +320,8 @@ fn randint_draws(
         }
     };
     let hm = modulo(t, h)?;
-    let hm = t.b.bind1(&prims::MUL, Params::None, vec![hm, u(multiplier)], span)?;
+    let hm =
+        t.b.bind1(&prims::MUL, Params::None, vec![hm, u(multiplier)], span)?;
     let lm = modulo(t, l)?;
     let offset = t.b.bind1(&prims::ADD, Params::None, vec![hm, lm], span)?;
     let offset = modulo(t, offset)?;
@@ -323,7 +330,8 @@ fn randint_draws(
         crate::ir::cast_scalar(Scalar::Int(lo), dtype),
         Aval::scalar(dtype, false),
     );
-    let out = t.b.bind1(&prims::ADD, Params::None, vec![offset, lo], span)?;
+    let out =
+        t.b.bind1(&prims::ADD, Params::None, vec![offset, lo], span)?;
     jnp::convert(&mut t.b, out, out_dtype, false, span)
 }
 
@@ -360,10 +368,7 @@ fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
         } else {
             "a float probability (for one per element, `random::bernoulli_each(k, &p)`)"
         };
-        return call_err(
-            s,
-            format!("`random::{}` takes {want}, got {paval}", c.name),
-        );
+        return call_err(s, format!("`random::{}` takes {want}, got {paval}", c.name));
     }
     let shape = if each {
         paval.shape.clone()
@@ -385,11 +390,15 @@ fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
         dtype: paval.dtype,
         bounds: None,
     };
-    let u = t
-        .b
-        .bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
+    let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
     let p = jnp::convert(&mut t.b, p, paval.dtype, false, span)?;
-    Ok(Value::Traced(jnp::binary(&mut t.b, &prims::LT, u, p, span)?))
+    Ok(Value::Traced(jnp::binary(
+        &mut t.b,
+        &prims::LT,
+        u,
+        p,
+        span,
+    )?))
 }
 
 /// `random::categorical(k, &logits, axis)`: the argmax of Gumbel noise
@@ -432,9 +441,7 @@ fn categorical(t: &mut Tracer, c: Call) -> Result<Value> {
         dtype: laval.dtype,
         bounds: None,
     };
-    let noise = t
-        .b
-        .bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
+    let noise = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
     let scores = jnp::binary(&mut t.b, &prims::ADD, noise, logits, span)?;
     Ok(Value::Traced(t.b.bind1(
         &prims::ARGMAX,
@@ -488,7 +495,10 @@ pub(crate) fn key_array_hint(pat: &syn::Pat) -> Option<TypeSpec> {
 fn shuffle(t: &mut Tracer, mut key: Atom, mut x: Atom, span: Span) -> Result<Atom> {
     let aval = t.b.aval(&x);
     let Some(Dim::Lit(n)) = aval.shape.first().cloned() else {
-        return call_err(span, format!("a shuffle needs rows of a size known when the function compiles, got {aval}"));
+        return call_err(
+            span,
+            format!("a shuffle needs rows of a size known when the function compiles, got {aval}"),
+        );
     };
     let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
     for _ in 0..rounds {
@@ -564,7 +574,10 @@ fn static_size(shape: &[Dim], span: Span) -> Result<usize> {
         .iter()
         .map(|d| match d {
             Dim::Lit(n) => Ok(*n),
-            Dim::Sym(s) => call_err(span, format!("random draws need sizes known when the function compiles, not `{s}`")),
+            Dim::Sym(s) => call_err(
+                span,
+                format!("random draws need sizes known when the function compiles, not `{s}`"),
+            ),
         })
         .product()
 }
@@ -614,7 +627,10 @@ fn replace_flag(c: &Call) -> Result<bool> {
 /// JAX's errors for `draws` from `n`, found now (the sizes are static).
 fn check_population(c: &Call, n: usize, draws: usize, replace: bool) -> Result<()> {
     if draws > 0 && n == 0 {
-        return call_err(c.span, "choice: a must be greater than 0 unless no samples are taken");
+        return call_err(
+            c.span,
+            "choice: a must be greater than 0 unless no samples are taken",
+        );
     }
     if !replace && draws > n {
         return call_err(
@@ -632,7 +648,11 @@ fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
     want_args(&c, 3)?;
     let span = c.span;
     let key = key_arg(t, &c.args[0])?;
-    let n = t.static_int(&c.args[1].0, c.args[1].1, "the population of `random::choice`")?;
+    let n = t.static_int(
+        &c.args[1].0,
+        c.args[1].1,
+        "the population of `random::choice`",
+    )?;
     let n = usize::try_from(n).unwrap_or(0);
     let replace = replace_flag(&c)?;
     let aval = index_result(&c, n)?;
@@ -640,7 +660,11 @@ fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
     check_population(&c, n, draws, replace)?;
     let out = if replace {
         let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
-        let wide = if n as i128 > int_range(int).1 { DType::I64 } else { int };
+        let wide = if n as i128 > int_range(int).1 {
+            DType::I64
+        } else {
+            int
+        };
         let drawn = Aval {
             dtype: wide,
             shape: aval.shape.clone(),
@@ -692,7 +716,10 @@ fn choice_rows(t: &mut Tracer, c: Call) -> Result<Value> {
     let xaval = t.b.aval(&x);
     let aval = result_aval(&c)?;
     if xaval.rank() == 0 {
-        return call_err(c.args[1].1, "choice_rows: x must have at least one axis; use choice for 0..n");
+        return call_err(
+            c.args[1].1,
+            "choice_rows: x must have at least one axis; use choice for 0..n",
+        );
     }
     let row_shape = &xaval.shape[1..];
     if !aval.shape.ends_with(row_shape) || aval.dtype != xaval.dtype {
@@ -727,7 +754,10 @@ fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
     let replace = replace_flag(&c)?;
     let paval = t.b.aval(&p);
     if paval.rank() != 1 || !paval.dtype.is_float() {
-        return call_err(c.args[1].1, format!("choice_weighted: p must be a 1-D float array, got {paval}"));
+        return call_err(
+            c.args[1].1,
+            format!("choice_weighted: p must be a 1-D float array, got {paval}"),
+        );
     }
     let n = static_size(&paval.shape, span)?;
     let aval = index_result(&c, n)?;

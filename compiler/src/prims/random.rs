@@ -161,9 +161,7 @@ fn sample_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<
 fn key_batch(name: &str, a: &Aval) -> Result<Vec<Dim>, String> {
     match a.shape.split_last() {
         Some((Dim::Lit(2), lead)) if a.dtype == DType::U32 => Ok(lead.to_vec()),
-        _ => Err(format!(
-            "{name} takes a key (`jax::random::Key`), got {a}"
-        )),
+        _ => Err(format!("{name} takes a key (`jax::random::Key`), got {a}")),
     }
 }
 
