@@ -46,3 +46,40 @@ pub fn sort_key_val<K: AsArray, V: AsArray>(
         <V::Array as ArrayType>::from_data(v),
     )
 }
+
+/// The `k` largest elements along the last axis and their indices
+/// (`lax.top_k`): largest first, NaN largest, equal elements in their
+/// order; indices are int32 (as in JAX, also under `x64`). The caller names
+/// both result types, `k` long on the last axis.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 5>::from([1.0, 4.0, 2.0, 4.0, 3.0]);
+/// let (v, i): (Array<f32, 3>, Array<i32, 3>) = lax::top_k(&x, 3);
+/// assert_eq!(v.to_vec(), [4.0, 4.0, 3.0]);
+/// assert_eq!(i.to_vec(), [1, 3, 4]);
+/// ```
+#[track_caller]
+pub fn top_k<A, V, I>(operand: A, k: usize) -> (V, I)
+where
+    A: AsArray,
+    V: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
+    I: ArrayType<Elem = i32>,
+{
+    let shape = <A::Array as ArrayType>::SHAPE;
+    if shape.is_empty() {
+        panic!("top_k operand must have >= 1 dimension, got ()");
+    }
+    let axis = shape.len() - 1;
+    if shape[axis] < k {
+        panic!(
+            "k argument to top_k must be no larger than size along axis; got k={k} with shape={shape:?} and axis={axis}"
+        );
+    }
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = k;
+    crate::shape::check_result::<V>("top_k", <V::Elem as crate::Element>::DTYPE, &out_shape);
+    crate::shape::check_result::<I>("top_k", crate::DType::I32, &out_shape);
+    let (v, i) = crate::__rt::sort::top_k::<_, i32>(operand.as_array().data(), shape, axis, k);
+    (V::from_data(v), I::from_data(i))
+}

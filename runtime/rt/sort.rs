@@ -29,6 +29,17 @@ pub fn total_cmp<T: Element>(a: T, b: T) -> Ordering {
     }
 }
 
+/// IEEE 754's totalOrder, as XLA's `top_k` compares: `-NaN < -inf < .. <
+/// -0.0 < 0.0 < .. < inf < NaN`.
+#[inline]
+pub fn ieee_total_cmp<T: Element>(a: T, b: T) -> Ordering {
+    if T::DTYPE.is_float() {
+        a.to_f64().total_cmp(&b.to_f64())
+    } else {
+        a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+    }
+}
+
 impl<T: Element> SortKey for &[T] {
     #[inline]
     fn compare(&self, i: usize, j: usize) -> Ordering {
@@ -96,6 +107,46 @@ pub fn lane_positions<I: Element>(perm: &[usize], shape: &[usize], dim: usize) -
     perm.iter()
         .map(|&p| I::from_value(crate::element::Value::Int(((p / inner.max(1)) % n) as i128)))
         .collect()
+}
+
+/// The `k` largest elements of every lane along `axis` (`lax.top_k`),
+/// largest first in IEEE's total order (NaN largest, -NaN smallest, `0.0`
+/// before `-0.0`; equal elements in their order), and their indices in the
+/// lane.
+///
+/// # Panics
+///
+/// If `k` exceeds the lane length.
+pub fn top_k<T: Element, I: Element>(
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+    k: usize,
+) -> (Vec<T>, Vec<I>) {
+    let n = shape[axis];
+    assert!(k <= n, "top_k: k={k} exceeds the axis length {n}");
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let mut values = Vec::with_capacity(outer * k * inner);
+    let mut indices = Vec::with_capacity(outer * k * inner);
+    values.resize(outer * k * inner, T::ZERO);
+    indices.resize(outer * k * inner, I::ZERO);
+    let mut idx: Vec<usize> = Vec::with_capacity(n);
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |m: usize| (o * n + m) * inner + i;
+            idx.clear();
+            idx.extend(0..n);
+            // Stable, descending: equal elements keep their order.
+            idx.sort_by(|&a, &b| ieee_total_cmp(x[at(b)], x[at(a)]));
+            for (j, &m) in idx[..k].iter().enumerate() {
+                let to = (o * k + j) * inner + i;
+                values[to] = x[at(m)];
+                indices[to] = I::from_value(crate::element::Value::Int(m as i128));
+            }
+        }
+    }
+    (values, indices)
 }
 
 /// `0, 1, ..` along `dim` of an array of `shape`, row-major (`lax.iota`).

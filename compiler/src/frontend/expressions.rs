@@ -195,6 +195,7 @@ impl Tracer {
             syn::Lit::Int(i) => Ok(Value::Static(Scalar::Int(i.base10_parse()?))),
             syn::Lit::Float(f) => Ok(Value::Static(Scalar::Float(f.base10_parse()?))),
             syn::Lit::Bool(b) => Ok(Value::Static(Scalar::Bool(b.value))),
+            syn::Lit::Str(s) => Ok(Value::Str(s.value())),
             other => err(other.span(), "only number and bool literals are arrays"),
         }
     }

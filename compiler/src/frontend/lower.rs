@@ -184,6 +184,25 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &[Module::Jnp],
         By(lower_sort::cumulative),
     ),
+    (&["top_k"], LAX, By(lower_sort::top_k)),
+    (&["diff"], &[Module::Jnp], By(lower_sort::diff)),
+    (
+        &["searchsorted"],
+        &[Module::Jnp],
+        By(lower_sort::searchsorted),
+    ),
+    (
+        &[
+            "median",
+            "median_axis",
+            "quantile",
+            "quantile_axis",
+            "percentile",
+            "percentile_axis",
+        ],
+        &[Module::Jnp],
+        By(lower_sort::quantile),
+    ),
 ];
 
 impl Tracer {

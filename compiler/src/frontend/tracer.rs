@@ -132,6 +132,7 @@ impl Tracer {
             Value::Closure(_) => err(span, "a closure is not an array; call it"),
             Value::Pullback(_) => err(span, "a pullback is a function, not an array; call it with the output's cotangent"),
             Value::Unit => err(span, "this expression has no value"),
+            Value::Str(_) => err(span, "a string is not an array"),
             Value::Poison => Err(poisoned()),
         }
     }

@@ -35,6 +35,9 @@ pub(crate) enum Value {
     /// expression becomes a `static_value` equation.
     Symbolic(Symbolic),
     Unit,
+    /// A string literal: an option known when the function compiles
+    /// (`jnp::searchsorted(a, v, "right")`), never an array.
+    Str(String),
     /// A name whose definition failed: it was reported once, so its uses
     /// are skipped instead of reported again.
     Poison,

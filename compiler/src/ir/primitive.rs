@@ -301,9 +301,10 @@ pub enum Params {
         axis: usize,
         reverse: bool,
     },
-    /// `top_k`: the `k` largest along the last axis.
+    /// `top_k`: the `k` largest along `axis`.
     TopK {
         k: usize,
+        axis: usize,
     },
     /// `dot_general`.
     DotGeneral {

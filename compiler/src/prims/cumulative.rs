@@ -175,21 +175,210 @@ scan_jvp!(cumprod_jvp, &super::MUL);
 scan_jvp!(cummax_jvp, &super::MAX);
 scan_jvp!(cummin_jvp, &super::MIN);
 
+/// The tangent of `associative_scan(combine, x)` along `axis` (JAX's
+/// `lax.associative_scan`: pairs combined, the half-length scan by
+/// recursion, the even positions from the odd ones, interleaved), each
+/// combination's tangent by `combine`'s own jvp rule, so that ties and
+/// rounding follow JAX's tree.
 fn associative_scan_jvp(
-    _ad: &mut Ad,
-    _x: &Atom,
+    ad: &mut Ad,
+    x: &Atom,
     t: &Option<Atom>,
-    _p: &Params,
+    p: &Params,
     combine: super::Prim,
 ) -> Res<Vec<Option<Atom>>> {
-    if t.is_none() {
+    let Some(t) = t else {
         return Ok(vec![None]);
+    };
+    let Params::Cumulative { axis, reverse } = p else {
+        unreachable!("cumulative primitives carry Params::Cumulative")
+    };
+    if *reverse {
+        return Err(format!(
+            "differentiating a reverse cumulative {} is not supported yet",
+            combine.name
+        ));
     }
-    Err(format!(
-        "differentiating cum{} is not supported yet",
-        match combine.name {
-            "mul" => "prod",
-            n => n,
+    let (_, dt) = scan_pairs(ad, combine, *axis, (x.clone(), t.clone()))?;
+    Ok(vec![Some(dt)])
+}
+
+type Dual = (Atom, Atom);
+
+fn len_along(ad: &Ad, x: &Atom, axis: usize) -> usize {
+    match ad.aval(x).shape[axis] {
+        Dim::Lit(n) => n,
+        Dim::Sym(_) => unreachable!("abstract eval rejects symbolic dimensions"),
+    }
+}
+
+/// `slicing.slice_in_dim(x, start, limit, stride, axis)`, stride 1 or 2.
+/// A stride of 2 is written as contiguous slices and reshapes (pairs along
+/// a new axis, the first of each), whose transposes reverse mode has; the
+/// elements are the strided slice's.
+fn slice_in_dim(
+    ad: &mut Ad,
+    x: &Atom,
+    start: usize,
+    limit: usize,
+    stride: usize,
+    axis: usize,
+) -> Res<Atom> {
+    if stride == 2 && limit > start {
+        let pairs = (limit - start) / 2;
+        let mut parts = Vec::new();
+        if pairs > 0 {
+            let run = slice_in_dim(ad, x, start, start + 2 * pairs, 1, axis)?;
+            let mut shape = ad.aval(&run).shape;
+            shape[axis] = Dim::Lit(pairs);
+            shape.insert(axis + 1, Dim::Lit(2));
+            let paired = ad.bind(
+                &super::RESHAPE,
+                Params::Reshape {
+                    new_sizes: shape.clone(),
+                },
+                vec![run],
+            )?;
+            let firsts = slice_in_dim(ad, &paired, 0, 1, 1, axis + 1)?;
+            shape.remove(axis + 1);
+            parts.push(ad.bind(
+                &super::RESHAPE,
+                Params::Reshape { new_sizes: shape },
+                vec![firsts],
+            )?);
         }
+        if (limit - start) % 2 == 1 {
+            parts.push(slice_in_dim(ad, x, limit - 1, limit, 1, axis)?);
+        }
+        return match parts.len() {
+            1 => Ok(parts.pop().expect("one part")),
+            _ => ad.bind(
+                &super::CONCATENATE,
+                Params::Concatenate { dim: axis },
+                parts,
+            ),
+        };
+    }
+    let shape = ad.aval(x).shape;
+    let mut lo = vec![0; shape.len()];
+    let mut hi: Vec<usize> = shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(n) => *n,
+            Dim::Sym(_) => 0,
+        })
+        .collect();
+    lo[axis] = start;
+    hi[axis] = limit;
+    let strides = (stride != 1 && limit > start).then(|| {
+        let mut s = vec![1; shape.len()];
+        s[axis] = stride;
+        s
+    });
+    ad.bind(
+        &super::SLICE,
+        Params::Slice {
+            start: lo,
+            limit: hi,
+            strides,
+        },
+        vec![x.clone()],
+    )
+}
+
+fn combine_duals(ad: &mut Ad, prim: super::Prim, a: Dual, b: Dual) -> Res<Dual> {
+    let p = ad.bin(prim, a.0.clone(), b.0.clone())?;
+    let jvp = prim.jvp.expect("mul, max and min have jvp rules");
+    let t = jvp(
+        ad,
+        &[a.0, b.0],
+        &[Some(a.1), Some(b.1)],
+        &Params::None,
+        &[p.clone()],
+    )?;
+    let t = match t.into_iter().next().flatten() {
+        Some(t) => t,
+        None => {
+            let aval = crate::ir::rules::tangent_aval(&ad.aval(&p));
+            ad.zeros(&aval)?
+        }
+    };
+    Ok((p, t))
+}
+
+fn map_dual(ad: &mut Ad, x: &Dual, f: impl Fn(&mut Ad, &Atom) -> Res<Atom>) -> Res<Dual> {
+    Ok((f(ad, &x.0)?, f(ad, &x.1)?))
+}
+
+/// `_scan` of `lax.associative_scan` on a primal and its tangent.
+fn scan_pairs(ad: &mut Ad, prim: super::Prim, axis: usize, elems: Dual) -> Res<Dual> {
+    let n = len_along(ad, &elems.0, axis);
+    if n < 2 {
+        return Ok(elems);
+    }
+    let firsts = map_dual(ad, &elems, |ad, e| slice_in_dim(ad, e, 0, n - 1, 2, axis))?;
+    let seconds = map_dual(ad, &elems, |ad, e| slice_in_dim(ad, e, 1, n, 2, axis))?;
+    let reduced = combine_duals(ad, prim, firsts, seconds)?;
+    let odd = scan_pairs(ad, prim, axis, reduced)?;
+    let m = len_along(ad, &odd.0, axis);
+    let later = map_dual(ad, &elems, |ad, e| slice_in_dim(ad, e, 2, n, 2, axis))?;
+    let even = if n % 2 == 0 {
+        let head = map_dual(ad, &odd, |ad, e| slice_in_dim(ad, e, 0, m - 1, 1, axis))?;
+        combine_duals(ad, prim, head, later)?
+    } else {
+        combine_duals(ad, prim, odd.clone(), later)?
+    };
+    let first = map_dual(ad, &elems, |ad, e| slice_in_dim(ad, e, 0, 1, 1, axis))?;
+    let even = (
+        ad.bind(
+            &super::CONCATENATE,
+            Params::Concatenate { dim: axis },
+            vec![first.0, even.0],
+        )?,
+        ad.bind(
+            &super::CONCATENATE,
+            Params::Concatenate { dim: axis },
+            vec![first.1, even.1],
+        )?,
+    );
+    Ok((
+        interleave(ad, &even.0, &odd.0, axis)?,
+        interleave(ad, &even.1, &odd.1, axis)?,
     ))
+}
+
+/// `a0 b0 a1 b1 ..` along `axis` (`a` as long as `b` or one longer). JAX
+/// pads both with zeros and adds; stacking along a new axis and merging it
+/// gives the same elements without the additions.
+fn interleave(ad: &mut Ad, a: &Atom, b: &Atom, axis: usize) -> Res<Atom> {
+    let (na, nb) = (len_along(ad, a, axis), len_along(ad, b, axis));
+    let a_head = if na > nb {
+        slice_in_dim(ad, a, 0, nb, 1, axis)?
+    } else {
+        a.clone()
+    };
+    let a2 = ad.expand_dims(a_head, &[axis + 1])?;
+    let b2 = ad.expand_dims(b.clone(), &[axis + 1])?;
+    let pairs = ad.bind(
+        &super::CONCATENATE,
+        Params::Concatenate { dim: axis + 1 },
+        vec![a2, b2],
+    )?;
+    let mut shape = ad.aval(b).shape;
+    shape[axis] = Dim::Lit(2 * nb);
+    let merged = ad.bind(
+        &super::RESHAPE,
+        Params::Reshape { new_sizes: shape },
+        vec![pairs],
+    )?;
+    if na > nb {
+        let last = slice_in_dim(ad, a, nb, na, 1, axis)?;
+        ad.bind(
+            &super::CONCATENATE,
+            Params::Concatenate { dim: axis },
+            vec![merged, last],
+        )
+    } else {
+        Ok(merged)
+    }
 }

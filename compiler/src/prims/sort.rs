@@ -342,5 +342,137 @@ fn iota_call(a: KernelArgs<'_>) -> TokenStream {
     quote!(::jax::__rt::sort::iota::<#ty>(&[#(#shape),*], #dimension))
 }
 
+/// `lax.top_k_p`: the `k` largest elements along `axis`, largest first
+/// (NaN largest, equal ones in their order), and their indices as int32.
+pub static TOP_K: PrimDef = PrimDef {
+    name: "top_k",
+    abstract_eval: |ops, p, _| {
+        let Params::TopK { k, axis } = p else {
+            return Err("internal error: top_k got the wrong parameters".into());
+        };
+        let x = &ops[0];
+        if x.rank() == 0 {
+            return Err(format!(
+                "top_k operand must have >= 1 dimension, got {}",
+                tuple(&x.shape)
+            ));
+        }
+        if *axis >= x.rank() {
+            return Err(format!(
+                "axis argument out of range: axis={axis} for operand.shape={}",
+                tuple(&x.shape)
+            ));
+        }
+        let Dim::Lit(n) = x.shape[*axis] else {
+            return Err("top_k along a symbolic dimension is not supported yet".into());
+        };
+        if n < *k {
+            return Err(format!(
+                "k argument to top_k must be no larger than size along axis; got k={k} with shape={} and axis={axis}",
+                tuple(&x.shape)
+            ));
+        }
+        if x.dtype == DType::Bool {
+            return Err("top_k does not accept bool operands: convert them first".into());
+        }
+        let mut shape = x.shape.clone();
+        shape[*axis] = Dim::Lit(*k);
+        Ok(vec![
+            Aval {
+                dtype: x.dtype,
+                shape: shape.clone(),
+                weak: x.weak,
+            },
+            Aval {
+                dtype: DType::I32,
+                shape,
+                weak: false,
+            },
+        ])
+    },
+    print_params: |_, p| match p {
+        Params::TopK { k, axis } => vec![("axis", axis.to_string()), ("k", k.to_string())],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: top_k_call,
+    }),
+    jvp: Some(top_k_jvp as JvpRule),
+    batch: Some(top_k_batch),
+    work: 16,
+    ..PrimDef::BASE
+};
+
+fn top_k_call(a: KernelArgs<'_>) -> TokenStream {
+    let Params::TopK { k, axis } = a.params else {
+        unreachable!("top_k carries Params::TopK")
+    };
+    let ty = rust_type(a.avals[0].dtype);
+    let shape: Vec<TokenStream> = a.avals[0].shape.iter().map(dim_tokens).collect();
+    let x = (a.bind)(0, Bind::Buffer);
+    quote!(::jax::__rt::sort::top_k::<#ty, i32>(&#x[..], &[#(#shape),*], #axis, #k))
+}
+
+/// The tangent at the chosen indices. JAX gathers it; with no gather
+/// primitive here, each result picks its element with a one-hot mask along
+/// a new axis (`select_n` then a sum of one value and zeros), which is the
+/// same value and is linear in the tangent.
+fn top_k_jvp(
+    ad: &mut Ad,
+    _: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let (Some(t), Params::TopK { axis, .. }) = (&t[0], p) else {
+        return Ok(vec![None, None]);
+    };
+    let axis = *axis;
+    let tx = ad.aval(t);
+    let idx = ad.aval(&outs[1]);
+    // [.., k, n, ..]: result position along `axis`, source along `axis + 1`.
+    let mut wide = idx.shape.clone();
+    wide.insert(axis + 1, tx.shape[axis].clone());
+    let skip = |at: usize| -> Vec<usize> { (0..wide.len()).filter(|&d| d != at).collect() };
+    let source = ad.bind(
+        &IOTA,
+        Params::Iota {
+            dtype: DType::I32,
+            shape: wide.clone(),
+            dimension: axis + 1,
+        },
+        Vec::new(),
+    )?;
+    let chosen = super::broadcast_dims(ad, outs[1].clone(), &wide, &skip(axis + 1))?;
+    let mask = ad.bin(&super::EQ, chosen, source)?;
+    let spread = super::broadcast_dims(ad, t.clone(), &wide, &skip(axis))?;
+    let zeros = ad.zeros(&Aval {
+        dtype: tx.dtype,
+        shape: wide.clone(),
+        weak: false,
+    })?;
+    let picked = ad.select(mask, zeros, spread)?;
+    let out = ad.bind(
+        &super::REDUCE_SUM,
+        Params::Axes(vec![axis + 1], 0),
+        vec![picked],
+    )?;
+    Ok(vec![Some(out), None])
+}
+
+/// JAX's `_top_k_batch_rule`: the axis shifted past the batch axis.
+fn top_k_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::TopK { k, axis } = p else {
+        unreachable!("top_k carries Params::TopK")
+    };
+    let bdim = dims[0].expect("the one operand is batched");
+    let axis = if bdim <= *axis { axis + 1 } else { *axis };
+    let outs = bx.bind_all(&TOP_K, Params::TopK { k: *k, axis }, vec![ins[0].clone()])?;
+    Ok(outs.into_iter().map(|o| (o, Some(bdim))).collect())
+}
+
 /// The primitives of this file.
-pub static SORTING: &[&PrimDef] = &[&SORT, &IOTA];
+pub static SORTING: &[&PrimDef] = &[&SORT, &IOTA, &TOP_K];

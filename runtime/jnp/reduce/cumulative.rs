@@ -105,6 +105,11 @@ fn running_extreme<T: Element>(lane: &[T], out: &mut [T], max: bool) {
     }
 }
 
+/// The longest lane a reverse cumulative sum or product folds each
+/// output's window in index order, as XLA does for short lanes (longer
+/// lanes run from the end; XLA's own order there is a tree).
+const WINDOW_ORDER_MAX: usize = 32;
+
 /// The cumulative reduction `op` (`cumsum`, `cumprod`, `cummax`, `cummin`)
 /// of row-major `x` of `shape` along `axis`, in the element type, from the
 /// end when `reverse`: the kernel of the jitted primitives.
@@ -125,6 +130,23 @@ pub(crate) fn cumulative_lanes<T: Element>(
         for i in 0..inner {
             let at = |k: usize| (o * n + k) * inner + i;
             let pos = |k: usize| if reverse { at(n - 1 - k) } else { at(k) };
+            if reverse && n <= WINDOW_ORDER_MAX && matches!(op, "cumsum" | "cumprod") {
+                // XLA sums each output's window in index order (its
+                // reduce_window), which for a reverse scan is not the
+                // running sum from the end.
+                for i in 0..n {
+                    lane.clear();
+                    lane.extend((i..n).map(|k| x[at(k)]));
+                    match op {
+                        "cumsum" => {
+                            scan(&lane, &mut res[..n - i], |a, b| a + b, i128::wrapping_add)
+                        }
+                        _ => scan(&lane, &mut res[..n - i], |a, b| a * b, i128::wrapping_mul),
+                    }
+                    out[at(i)] = res[n - i - 1];
+                }
+                continue;
+            }
             lane.clear();
             lane.extend((0..n).map(|k| x[pos(k)]));
             match op {
