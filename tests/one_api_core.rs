@@ -1603,3 +1603,142 @@ fn control_flow_jitted_equals_eager() {
     check("lax::scan_with carry", &jc, &ec);
     check("lax::scan_with ys", &jy, &ey);
 }
+
+// Eager spellings brought to jit on this branch (compiler/src/frontend/lower_lax.rs).
+
+#[jax::jit]
+fn jit_jnp_argmax_axis(x: &Array<f32, 2, 3>) -> (Array<DefaultInt, 2>, Array<DefaultInt, 1, 3>) {
+    (jnp::argmax_axis(x, 1, false), jnp::argmax_axis(x, 0, true))
+}
+
+fn eager_jnp_argmax_axis(x: &Array<f32, 2, 3>) -> (Array<DefaultInt, 2>, Array<DefaultInt, 1, 3>) {
+    (jnp::argmax_axis(x, 1, false), jnp::argmax_axis(x, 0, true))
+}
+
+#[jax::jit]
+fn jit_jnp_argmin_axis(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2, 1> {
+    jnp::argmin_axis(x, -1, true)
+}
+
+fn eager_jnp_argmin_axis(x: &Array<f32, 2, 3>) -> Array<DefaultInt, 2, 1> {
+    jnp::argmin_axis(x, -1, true)
+}
+
+#[jax::jit]
+fn jit_lax_reductions(
+    x: &Array<f32, 2, 3>,
+    n: &Array<i32, 2, 3>,
+) -> (Array<f32, 3>, Array<i32, 2>, Array<f32>, Array<i32, 3>) {
+    (
+        lax::reduce_sum(x, &[0]),
+        lax::reduce_prod(n, &[1]),
+        lax::reduce_max(x, &[0, 1]),
+        lax::reduce_min(n, &[0]),
+    )
+}
+
+fn eager_lax_reductions(
+    x: &Array<f32, 2, 3>,
+    n: &Array<i32, 2, 3>,
+) -> (Array<f32, 3>, Array<i32, 2>, Array<f32>, Array<i32, 3>) {
+    (
+        lax::reduce_sum(x, &[0]),
+        lax::reduce_prod(n, &[1]),
+        lax::reduce_max(x, &[0, 1]),
+        lax::reduce_min(n, &[0]),
+    )
+}
+
+#[jax::jit]
+fn jit_lax_broadcast_in_dim(w: &Array<f32, 1, 3>) -> Array<f32, 2, 1, 3> {
+    lax::broadcast_in_dim(w, &[1, 2])
+}
+
+fn eager_lax_broadcast_in_dim(w: &Array<f32, 1, 3>) -> Array<f32, 2, 1, 3> {
+    lax::broadcast_in_dim(w, &[1, 2])
+}
+
+#[jax::jit]
+fn jit_lax_convert_element_type(
+    x: &Array<f32, 2, 3>,
+    n: &Array<i32, 2, 3>,
+) -> (Array<f64, 2, 3>, Array<f32, 2, 3>) {
+    (
+        lax::convert_element_type::<f64, _>(x),
+        lax::convert_element_type::<f32, _>(n),
+    )
+}
+
+fn eager_lax_convert_element_type(
+    x: &Array<f32, 2, 3>,
+    n: &Array<i32, 2, 3>,
+) -> (Array<f64, 2, 3>, Array<f32, 2, 3>) {
+    (
+        lax::convert_element_type::<f64, _>(x),
+        lax::convert_element_type::<f32, _>(n),
+    )
+}
+
+#[jax::jit]
+fn jit_lax_dot_general(x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 3, 3> {
+    lax::dot_general(x, y, ((&[0], &[0]), (&[], &[])))
+}
+
+fn eager_lax_dot_general(x: &Array<f32, 2, 3>, y: &Array<f32, 2, 3>) -> Array<f32, 3, 3> {
+    lax::dot_general(x, y, ((&[0], &[0]), (&[], &[])))
+}
+
+#[jax::jit]
+fn jit_batch_matmul(
+    a: &Array<f32, 2, 1, 3>,
+    b: &Array<f32, 2, 3, 2>,
+) -> (Array<f32, 2, 1, 2>, Array<f32, 2, 1, 2>) {
+    (jnp::batch_matmul(a, b), lax::batch_matmul(a, b))
+}
+
+fn eager_batch_matmul(
+    a: &Array<f32, 2, 1, 3>,
+    b: &Array<f32, 2, 3, 2>,
+) -> (Array<f32, 2, 1, 2>, Array<f32, 2, 1, 2>) {
+    (jnp::batch_matmul(a, b), lax::batch_matmul(a, b))
+}
+
+#[test]
+fn eager_spellings_jitted_equals_eager() {
+    let i = inputs();
+    let (a, b) = jit_jnp_argmax_axis(&i.x);
+    let (c, d) = eager_jnp_argmax_axis(&i.x);
+    check("jnp::argmax_axis", &a, &c);
+    check("jnp::argmax_axis keepdims", &b, &d);
+    check(
+        "jnp::argmin_axis",
+        &jit_jnp_argmin_axis(&i.x),
+        &eager_jnp_argmin_axis(&i.x),
+    );
+    let (a, b, c, d) = jit_lax_reductions(&i.x, &i.n);
+    let (e, f, g, h) = eager_lax_reductions(&i.x, &i.n);
+    check("lax::reduce_sum", &a, &e);
+    check("lax::reduce_prod", &b, &f);
+    check("lax::reduce_max", &c, &g);
+    check("lax::reduce_min", &d, &h);
+    check(
+        "lax::broadcast_in_dim",
+        &jit_lax_broadcast_in_dim(&i.w),
+        &eager_lax_broadcast_in_dim(&i.w),
+    );
+    let (a, b) = jit_lax_convert_element_type(&i.x, &i.n);
+    let (c, d) = eager_lax_convert_element_type(&i.x, &i.n);
+    check("lax::convert_element_type f64", &a, &c);
+    check("lax::convert_element_type f32", &b, &d);
+    check(
+        "lax::dot_general",
+        &jit_lax_dot_general(&i.x, &i.y),
+        &eager_lax_dot_general(&i.x, &i.y),
+    );
+    let a = Array::<f32, 2, 1, 3>::from([[[1.0, 2.0, 3.0]], [[-1.0, 0.5, 2.0]]]);
+    let b = Array::<f32, 6, 2>::arange().reshape::<Array<f32, 2, 3, 2>>();
+    let (j1, j2) = jit_batch_matmul(&a, &b);
+    let (e1, e2) = eager_batch_matmul(&a, &b);
+    check("jnp::batch_matmul", &j1, &e1);
+    check("lax::batch_matmul", &j2, &e2);
+}

@@ -102,9 +102,14 @@ impl Tracer {
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                // (`random::bernoulli::<A, F>`: the first names the result.)
+                // (`random::bernoulli::<A, F>`, `lax::convert_element_type::<f64, _>`:
+                // the first names the result.)
                 Some(syn::GenericArgument::Type(ty))
-                    if a.args.len() == 1 || module == Module::Random =>
+                    if a.args.len() == 1
+                        || module == Module::Random
+                        || a.args.iter().skip(1).all(|g| {
+                            matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))
+                        }) =>
                 {
                     Some(type_spec_in(ty, &self.items)?)
                 }

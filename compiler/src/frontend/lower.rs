@@ -14,6 +14,7 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
+use crate::frontend::lower_lax;
 use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, relu, softmax, true_divide, where_,
@@ -203,6 +204,25 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &[Module::Jnp],
         By(lower_sort::quantile),
     ),
+    // Eager spellings without a row before (lower_lax.rs).
+    (
+        &["argmax_axis", "argmin_axis"],
+        NUMPY,
+        By(lower_lax::arg_reduce_axis),
+    ),
+    (
+        &["reduce_sum", "reduce_prod", "reduce_max", "reduce_min"],
+        LAX,
+        By(lower_lax::lax_reduce),
+    ),
+    (
+        &["broadcast_in_dim"],
+        LAX,
+        By(lower_lax::lax_broadcast_in_dim),
+    ),
+    (&["convert_element_type"], LAX, By(lower_lax::lax_convert)),
+    (&["dot_general"], LAX, By(lower_lax::lax_dot_general)),
+    (&["batch_matmul"], ANY, By(lower_lax::batch_matmul)),
 ];
 
 impl Tracer {

@@ -23,6 +23,7 @@ pub(crate) mod lax_control;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
 pub(crate) mod lower_create;
+pub(crate) mod lower_lax;
 pub(crate) mod lower_math;
 pub(crate) mod lower_random;
 pub(crate) mod lower_shape;
