@@ -396,3 +396,62 @@ fn choice_matches_jax_and_eager() {
         random::choice_weighted::<Array<i32, 3>, _>(ks[4], &p, false)
     );
 }
+
+/// Dropout with a key split inside a differentiated closure: keys and
+/// samples have no derivative, the mask multiplies the gradient.
+#[jax::jit]
+fn dropout_grad(x: &Array<f32, 8>, k: Key) -> Array<f32, 8> {
+    jax::grad(|x: Array<f32, 8>| {
+        let [_, mask_key] = random::split(k);
+        let keep: Array<bool, 8> = random::bernoulli(mask_key, 0.5);
+        jnp::sum(jnp::where_(keep, x * x, 0.0))
+    })(x.clone())
+}
+
+#[test]
+fn gradients_through_keys_made_inside() {
+    let x = Array::<f32, 8>::arange();
+    let k = random::key(21);
+    let [_, mask_key] = random::split(k);
+    let keep: Array<bool, 8> = random::bernoulli(mask_key, 0.5);
+    let want: Vec<f32> = x
+        .to_vec()
+        .iter()
+        .zip(keep.to_vec())
+        .map(|(&v, kept)| if kept { 2.0 * v } else { 0.0 })
+        .collect();
+    assert_eq!(dropout_grad(&x, k).to_vec(), want);
+    assert!(keep.to_vec().contains(&true) && keep.to_vec().contains(&false));
+}
+
+/// A key as a `scan` carry: each step splits it and draws from the new key.
+#[jax::jit]
+fn noisy_steps(k: Key, xs: &Array<f32, 4, 3>) -> (Key, Array<f32, 4, 3>) {
+    lax::scan(
+        |k: Key, x: Array<f32, 3>| {
+            let [next, sub] = random::split(k);
+            let noise: Array<f32, 3> = random::normal(sub);
+            (next, x + noise)
+        },
+        k,
+        xs.clone(),
+    )
+}
+
+#[test]
+fn keys_through_scan() {
+    let xs = Array::<f32, 12>::arange().reshape::<Array<f32, 4, 3>>();
+    let k = random::key(22);
+    let (kj, yj) = noisy_steps(k, &xs);
+    let (ke, ye): (Key, Array<f32, 4, 3>) = lax::scan(
+        |k: Key, x: Array<f32, 3>| {
+            let [next, sub] = random::split(k);
+            let noise: Array<f32, 3> = random::normal(sub);
+            (next, x + noise)
+        },
+        k,
+        xs.clone(),
+    );
+    assert_eq!(kj, ke);
+    assert_eq!(yj, ye);
+}
