@@ -66,7 +66,10 @@ fn lax_sort(x: &Array<f32, 4, 6>) -> Array<f32, 4, 6> {
 }
 
 #[jax::jit]
-fn lax_sort_key_val(k: &Array<i32, 4, 6>, v: &Array<f32, 4, 6>) -> (Array<i32, 4, 6>, Array<f32, 4, 6>) {
+fn lax_sort_key_val(
+    k: &Array<i32, 4, 6>,
+    v: &Array<f32, 4, 6>,
+) -> (Array<i32, 4, 6>, Array<f32, 4, 6>) {
     lax::sort_key_val(k, v, 1)
 }
 
@@ -114,12 +117,21 @@ fn searchsorted_right_i32(a: &Array<i32, 8>, v: &Array<i32, 4, 6>) -> Array<i32,
 
 #[test]
 fn searchsorted_jit_equals_eager() {
-    let a = jnp::sort(Array::<f32, 8>::from([3.0, -1.0, 0.0, f32::NAN, 2.5, -0.0, 2.5, 7.0]), 0);
+    let a = jnp::sort(
+        Array::<f32, 8>::from([3.0, -1.0, 0.0, f32::NAN, 2.5, -0.0, 2.5, 7.0]),
+        0,
+    );
     let v = floats::<4, 6>();
-    same(&searchsorted_left(&a, &v), &jnp::searchsorted(&a, &v, "left"));
+    same(
+        &searchsorted_left(&a, &v),
+        &jnp::searchsorted(&a, &v, "left"),
+    );
     let ai = jnp::sort(Array::<i32, 8>::from([3, -1, 0, 4, 2, 2, -5, 7]), 0);
     let vi = ints::<4, 6>();
-    same(&searchsorted_right_i32(&ai, &vi), &jnp::searchsorted(&ai, &vi, "right"));
+    same(
+        &searchsorted_right_i32(&ai, &vi),
+        &jnp::searchsorted(&ai, &vi, "right"),
+    );
 }
 
 #[jax::jit]
@@ -162,10 +174,19 @@ fn quantiles_jit_equal_eager() {
     let (x, f, i) = (floats::<4, 6>(), finite::<4, 6>(), ints::<4, 6>());
     same(&median_all(&f), &jnp::median(&f));
     same(&median_all(&x), &jnp::median(&x));
-    same(&median_rows(&x), &jnp::median_axis::<_, Array<f32, 4>>(&x, 1, false));
-    same(&median_i32(&i), &jnp::median_axis::<_, Array<f32, 1, 6>>(&i, 0, true));
+    same(
+        &median_rows(&x),
+        &jnp::median_axis::<_, Array<f32, 4>>(&x, 1, false),
+    );
+    same(
+        &median_i32(&i),
+        &jnp::median_axis::<_, Array<f32, 1, 6>>(&i, 0, true),
+    );
     same(&quantile_all(&f), &jnp::quantile(&f, 0.37));
-    same(&quantile_cols(&x), &jnp::quantile_axis::<_, Array<f32, 6>>(&x, 0.9, 0, false));
+    same(
+        &quantile_cols(&x),
+        &jnp::quantile_axis::<_, Array<f32, 6>>(&x, 0.9, 0, false),
+    );
     same(&percentile_all(&i), &jnp::percentile(&i, 62.5));
     same(
         &percentile_rows(&f),

@@ -291,7 +291,7 @@ fn top2_values(x: &Array<f32, 3, 4>) -> Array<f32, 3, 2> {
 #[jax::jit]
 fn top2_weighted(x: &Array<f32, 3, 4>) -> Array<f32> {
     let (v, _i) = lax::top_k(x, 2);
-    jnp::sum(v * jnp::array([1.0f32, 3.0]))
+    jnp::sum(v * jnp::array([1.0f32, 3.0]).astype::<f32>())
 }
 
 #[jax::jit]

@@ -1,8 +1,11 @@
-//! Printed jaxprs of sorting and cumulative operations against
+//! Printed jaxprs of sorting, `top_k`, cumulative operations and `diff` against
 //! `jax.make_jaxpr` under `jax.disable_jit()` (tests/fixtures/sort.json, made
 //! by tests/fixtures/gen/sort.py; `jaxpr_flat`, which inlines the `jit`
 //! JAX wraps `jnp.sort` etc. in, as the Rust tracer does). Values and
-//! derivatives are checked in tests/sort.rs and tests/cumulative_jit.rs.
+//! derivatives are checked in tests/sort.rs and tests/cumulative_jit.rs;
+//! `searchsorted`, `median`, `quantile` and `percentile` by value only
+//! (JAX's go through `gather`, a primitive not here: static slices at
+//! the ranks and `compare_all`'s comparisons instead).
 
 mod jaxpr_cases;
 
@@ -95,6 +98,26 @@ const CASES: &[(&str, &str)] = &[
     (
         "vmap_cummax",
         "fn f(x: Array<f32, 3, 4>) -> Array<f32, 4, 3> { jax::vmap(|x| jnp::cummax(x, 0), 1)(x) }",
+    ),
+    (
+        "top_k",
+        "fn f(x: Array<f32, 3, 4>) -> (Array<f32, 3, 3>, Array<i32, 3, 3>) { lax::top_k(x, 3) }",
+    ),
+    (
+        "vmap_top_k",
+        "fn f(x: Array<f32, 3, 4>) -> (Array<f32, 4, 2>, Array<i32, 4, 2>) { jax::vmap(|x| lax::top_k(x, 2), 1)(x) }",
+    ),
+    (
+        "diff",
+        "fn f(x: Array<f32, 3, 4>) -> Array<f32, 3, 3> { jnp::diff(x, 1, 1) }",
+    ),
+    (
+        "diff_n2_axis0",
+        "fn f(x: Array<f32, 4, 3>) -> Array<f32, 2, 3> { jnp::diff(x, 2, 0) }",
+    ),
+    (
+        "diff_int",
+        "fn f(x: Array<i32, 2, 5>) -> Array<i32, 2, 4> { jnp::diff(x, 1, -1) }",
     ),
 ];
 

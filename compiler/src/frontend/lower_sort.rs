@@ -267,7 +267,6 @@ pub(crate) fn diff(t: &mut Tracer, c: Call) -> Result<Value> {
 pub(crate) fn searchsorted(t: &mut Tracer, c: Call) -> Result<Value> {
     let span = c.span;
     let right = match c.args.len() {
-        2 => false,
         3 => match &c.args[2].0 {
             Value::Str(s) if s == "left" => false,
             Value::Str(s) if s == "right" => true,
@@ -281,7 +280,7 @@ pub(crate) fn searchsorted(t: &mut Tracer, c: Call) -> Result<Value> {
         _ => {
             return call_err(
                 span,
-                "`searchsorted` takes the sorted array, the values and optionally the side: `jnp::searchsorted(a, v, \"left\")`",
+                "`searchsorted` takes the sorted array, the values and the side: `jnp::searchsorted(a, v, \"left\")` (or \"right\")",
             )
         }
     };

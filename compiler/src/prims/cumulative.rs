@@ -294,7 +294,7 @@ fn combine_duals(ad: &mut Ad, prim: super::Prim, a: Dual, b: Dual) -> Res<Dual> 
         &[a.0, b.0],
         &[Some(a.1), Some(b.1)],
         &Params::None,
-        &[p.clone()],
+        std::slice::from_ref(&p),
     )?;
     let t = match t.into_iter().next().flatten() {
         Some(t) => t,

@@ -175,8 +175,8 @@ fn sort_transpose(
         unreachable!("sort carries Params::Sort")
     };
     let mut keys = Vec::new();
-    for k in 0..*num_keys {
-        match &ins[k] {
+    for key in &ins[..*num_keys] {
+        match key {
             Some(x) => keys.push(x.clone()),
             None => {
                 return Err(
