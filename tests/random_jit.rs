@@ -455,3 +455,32 @@ fn keys_through_scan() {
     assert_eq!(kj, ke);
     assert_eq!(yj, ye);
 }
+
+/// Keys computed by array operations: a `where_` between two keys' words,
+/// and the words of a filled array.
+#[jax::jit]
+fn keys_from_arrays(
+    a: Key,
+    b: Key,
+    pick_a: bool,
+    w: &Array<u32, 2>,
+) -> (Array<f32, 3>, Array<f32, 3>) {
+    let k = jnp::where_(pick_a, random::key_data(a), random::key_data(b));
+    let zero = random::wrap_key_data(&jnp::zeros_like(w));
+    (
+        random::normal::<Array<f32, 3>>(k),
+        random::normal::<Array<f32, 3>>(zero),
+    )
+}
+
+#[test]
+fn keys_from_array_operations() {
+    let (a, b) = (random::key(23), random::key(24));
+    let w = Array::<u32, 2>::from([5, 6]);
+    for pick_a in [true, false] {
+        let (x, z) = keys_from_arrays(a, b, pick_a, &w);
+        let k = if pick_a { a } else { b };
+        assert_eq!(x, random::normal::<Array<f32, 3>>(k));
+        assert_eq!(z, random::normal::<Array<f32, 3>>(random::key(0)));
+    }
+}
