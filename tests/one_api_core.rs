@@ -1742,3 +1742,27 @@ fn eager_spellings_jitted_equals_eager() {
     check("jnp::batch_matmul", &j1, &e1);
     check("lax::batch_matmul", &j2, &e2);
 }
+
+#[jax::jit]
+fn jit_lax_slice(x: &Array<f32, 2, 3>) -> (Array<f32, 1, 2>, Array<f32, 2, 2>) {
+    (
+        lax::slice(x, &[1, 0], &[2, 2], None),
+        lax::slice(x, &[0, 0], &[2, 3], Some(&[1, 2])),
+    )
+}
+
+fn eager_lax_slice(x: &Array<f32, 2, 3>) -> (Array<f32, 1, 2>, Array<f32, 2, 2>) {
+    (
+        lax::slice(x, &[1, 0], &[2, 2], None),
+        lax::slice(x, &[0, 0], &[2, 3], Some(&[1, 2])),
+    )
+}
+
+#[test]
+fn lax_slice_jitted_equals_eager() {
+    let i = inputs();
+    let (a, b) = jit_lax_slice(&i.x);
+    let (c, d) = eager_lax_slice(&i.x);
+    check("lax::slice", &a, &c);
+    check("lax::slice strided", &b, &d);
+}

@@ -121,7 +121,12 @@ impl Tracer {
             },
             _ => hint,
         };
-        let args = self.args(&c.args)?;
+        let args = if module == Module::Lax && name == "slice" {
+            // `strides: Option<&[usize]>`, as eagerly.
+            crate::frontend::lower_lax::option_args(self, &c.args)?
+        } else {
+            self.args(&c.args)?
+        };
         self.op(module, name, args, hint, span)
     }
 

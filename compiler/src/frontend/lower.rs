@@ -223,6 +223,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["convert_element_type"], LAX, By(lower_lax::lax_convert)),
     (&["dot_general"], LAX, By(lower_lax::lax_dot_general)),
     (&["batch_matmul"], ANY, By(lower_lax::batch_matmul)),
+    (&["slice"], LAX, By(lower_lax::lax_slice)),
 ];
 
 impl Tracer {

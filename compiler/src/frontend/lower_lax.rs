@@ -80,6 +80,52 @@ pub(crate) fn lax_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
     )?))
 }
 
+/// Arguments where an eager `Option` is written: `None` is `Value::Unit`,
+/// `Some(x)` is `x`.
+pub(crate) fn option_args(
+    t: &mut Tracer,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Result<Vec<(Value, proc_macro2::Span)>> {
+    use syn::spanned::Spanned;
+    args.iter()
+        .map(|a| {
+            let v = match a {
+                syn::Expr::Path(p) if p.path.is_ident("None") => Value::Unit,
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+                {
+                    t.expr(&c.args[0])?
+                }
+                a => t.expr(a)?,
+            };
+            Ok((v, a.span()))
+        })
+        .collect()
+}
+
+/// `lax::slice(x, &start, &limit, None | Some(&strides))`.
+pub(crate) fn lax_slice(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(4)?;
+    let x = c.atom(t, 0)?;
+    let start = usizes(t, &c, 1, "the start indices")?;
+    let limit = usizes(t, &c, 2, "the limit indices")?;
+    let strides = match &c.args[3].0 {
+        Value::Unit => None,
+        _ => Some(usizes(t, &c, 3, "the strides")?),
+    };
+    Ok(Value::Traced(t.b.bind1(
+        &prims::SLICE,
+        Params::Slice {
+            start,
+            limit,
+            strides,
+        },
+        vec![x],
+        c.span,
+    )?))
+}
+
 /// `lax::broadcast_in_dim::<Out>(x, &[dims])`: the shape from the result type.
 pub(crate) fn lax_broadcast_in_dim(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
