@@ -161,6 +161,11 @@ fn bernoullis(k: Key, p: &Array<f32, 6>, k9: Key) -> (Array<bool, 8>, Array<bool
     (a, random::bernoulli_each(k9, p))
 }
 
+#[jax::jit]
+fn bernoulli_f32(k: Key) -> Array<bool, 8> {
+    random::bernoulli(k, 0.3f32)
+}
+
 #[test]
 fn bernoulli_matches_jax_and_eager() {
     let p = Array::<f32, 6>::from([0.1, 0.9, 0.5, 0.0, 1.0, 0.25]);
@@ -174,6 +179,13 @@ fn bernoulli_matches_jax_and_eager() {
         random::bernoulli::<Array<bool, 8>, _>(random::key(8), 0.3)
     );
     assert_eq!(b, random::bernoulli_each(random::key(9), &p));
+    // A suffixed probability is that type's, as eagerly: float32 draws.
+    let c = bernoulli_f32(random::key(8));
+    assert_eq!(bools(c.to_vec()), want("bernoulli_f32"));
+    assert_eq!(
+        c,
+        random::bernoulli::<Array<bool, 8>, _>(random::key(8), 0.3f32)
+    );
 }
 
 #[jax::jit]

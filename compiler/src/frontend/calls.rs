@@ -124,6 +124,9 @@ impl Tracer {
         let args = if module == Module::Lax && name == "slice" {
             // `strides: Option<&[usize]>`, as eagerly.
             crate::frontend::lower_lax::option_args(self, &c.args)?
+        } else if module == Module::Random && name == "bernoulli" {
+            // `bernoulli(k, 0.5f32)`: the suffix picks the eager `F`.
+            crate::frontend::lower_random::suffixed_args(self, &c.args)?
         } else {
             self.args(&c.args)?
         };

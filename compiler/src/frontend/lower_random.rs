@@ -830,3 +830,37 @@ fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
     };
     Ok(Value::Traced(out))
 }
+
+/// Arguments whose float literals keep their suffix's type (`0.5f32` is an
+/// `f32` probability, as the eager `bernoulli`'s `F` infers it; an
+/// unsuffixed one stays a number, an `f64` there).
+pub(crate) fn suffixed_args(
+    t: &mut Tracer,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Result<Vec<(Value, Span)>> {
+    use syn::spanned::Spanned;
+    args.iter()
+        .map(|a| {
+            let typed = match a {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Float(f),
+                    ..
+                }) => DType::from_name(match f.suffix() {
+                    "f32" => "float32",
+                    "f64" => "float64",
+                    _ => "",
+                })
+                .map(|d| (d, f.base10_parse::<f64>())),
+                _ => None,
+            };
+            let v = match typed {
+                Some((d, Ok(v))) => Value::Traced(literal(
+                    crate::ir::cast_scalar(Scalar::Float(v), d),
+                    Aval::scalar(d, false),
+                )),
+                _ => t.expr(a)?,
+            };
+            Ok((v, a.span()))
+        })
+        .collect()
+}
