@@ -304,6 +304,21 @@ fn median_rows_sum(x: &Array<f32, 3, 4>) -> Array<f32> {
     jnp::sum(jnp::median(x, 1, false))
 }
 
+#[jax::jit]
+fn sort_key_val_weighted(
+    v: &Array<f32, 3, 4>,
+    k: &Array<f32, 3, 4>,
+    w: &Array<f32, 3, 4>,
+) -> Array<f32> {
+    let (_ks, vs) = lax::sort_key_val(k, v, 1);
+    jnp::sum(vs * w)
+}
+
+#[jax::jit]
+fn sort_vector(x: &Array<f32, 4>) -> Array<f32, 4> {
+    jnp::sort(x, 0)
+}
+
 #[test]
 fn derivatives_match_jax() {
     let x: Array<f32, 3, 4> = fx::arg("sort_jvp", 0);
@@ -321,6 +336,11 @@ fn derivatives_match_jax() {
     let q: Array<f32, 3, 4> = fx::arg("quantile_grad", 0);
     fx::close("quantile_grad", None, &quantile_03::grad(&q), 1.0);
     fx::exact("median_grad", None, &median_rows_sum::grad(&x));
+    let v: Array<f32, 3, 4> = fx::arg("sort_key_val_grad", 0);
+    let g = sort_key_val_weighted::grad(&v, &fx::arg("sort_key_val_grad", 1), &arr34(0.1, 0.0));
+    fx::exact("sort_key_val_grad", None, &g);
+    let j: Array<f32, 4, 4> = sort_vector::jacfwd(&fx::arg("sort_jacfwd", 0));
+    fx::exact("sort_jacfwd", None, &j);
 }
 
 /// The fixture's `arr(3, 4, scale, shift)`.
