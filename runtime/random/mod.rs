@@ -194,12 +194,40 @@ pub fn split<const N: usize>(k: Key) -> [Key; N] {
 /// assert_eq!(random::fold_in(k, 1), random::fold_in(k, 1));
 /// assert_ne!(random::fold_in(k, 1), random::fold_in(k, 2));
 /// assert_ne!(random::fold_in(k, 1), k);
+/// // Any integer: JAX folds in its low 32 bits (`jnp.uint32(data)`).
+/// assert_eq!(random::fold_in(k, -1i32), random::fold_in(k, u32::MAX));
 /// ```
-pub fn fold_in(k: Key, data: u32) -> Key {
+pub fn fold_in(k: Key, data: impl FoldData) -> Key {
     Key {
-        data: threefry2x32(k.data, [0, data]),
+        data: threefry2x32(k.data, [0, data.to_u32()]),
     }
 }
+
+/// Integers [`fold_in`] takes (a loop index is `i32`): their low 32 bits,
+/// as JAX converts `data` to `uint32`.
+///
+/// ```
+/// use jax::random::FoldData;
+/// assert_eq!((-2i64).to_u32(), u32::MAX - 1);
+/// assert_eq!(7usize.to_u32(), 7);
+/// ```
+pub trait FoldData: Copy {
+    /// The low 32 bits, two's complement.
+    fn to_u32(self) -> u32;
+}
+
+macro_rules! fold_data {
+    ($($t:ty),*) => {$(
+        impl FoldData for $t {
+            #[inline(always)]
+            fn to_u32(self) -> u32 {
+                self as u32
+            }
+        }
+    )*};
+}
+
+fold_data!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
 /// `nbits` random bits from one element's threefry block: `y0 ^ y1` cut to
 /// width, or both words for 64 bits.
@@ -317,6 +345,20 @@ where
 {
     let [k_hi, k_lo] = split(k);
     let blocks = (0..A::SIZE).map(|i| (block(k_hi, i), block(k_lo, i)));
+    if A::Elem::NBITS < 32 {
+        // JAX samples 8- and 16-bit integers as int32 (less biased), the
+        // bounds cast to int32 and clipped to the type (`maxval` to one
+        // past its largest value), then casts the values.
+        let (lo, hi) = (A::Elem::MIN as i64, A::Elem::MAX as i64);
+        let minval = (minval as i32 as i64).clamp(lo, hi);
+        let maxval = (maxval as i32 as i64).clamp(lo, hi + 1);
+        let wide: Vec<i32> = randint::randint_values(minval, maxval, blocks);
+        return A::from_data(
+            wide.into_iter()
+                .map(|v| A::Elem::from_bits(v as i64 as u64))
+                .collect(),
+        );
+    }
     A::from_data(randint::randint_values(minval, maxval, blocks))
 }
 

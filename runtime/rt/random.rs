@@ -64,3 +64,26 @@ pub fn gumbel<T: Continuous>(key: [u32; 2], i: usize) -> T {
 pub fn truncated_normal<T: Continuous>(key: [u32; 2], i: usize, lower: f64, upper: f64) -> T {
     Truncation::new(lower, upper).sample(at(key, i))
 }
+
+/// `random::split` of each key of `keys` (their words, two per key) into
+/// `n` keys: for each key in order, its `n` new keys' words.
+pub fn split_keys(keys: &[u32], n: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(keys.len() * n);
+    for k in keys.chunks_exact(2) {
+        for i in 0..n {
+            out.extend_from_slice(&at([k[0], k[1]], i));
+        }
+    }
+    out
+}
+
+/// `random::fold_in` of each key of `keys` with its datum (one datum is
+/// shared by every key).
+pub fn fold_in_keys(keys: &[u32], data: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(keys.len());
+    for (j, k) in keys.chunks_exact(2).enumerate() {
+        let d = if data.len() == 1 { data[0] } else { data[j] };
+        out.extend_from_slice(&crate::random::threefry2x32([k[0], k[1]], [0, d]));
+    }
+    out
+}

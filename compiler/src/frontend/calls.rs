@@ -109,14 +109,20 @@ impl Tracer {
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                // The rest inferred: `lax::dynamic_slice::<Array<f32, 2>, _, _>(..)`.
+                // (`random::bernoulli::<A, F>`, `lax::convert_element_type::<f64, _>`:
+                // the first names the result.)
                 Some(syn::GenericArgument::Type(ty))
-                    if a.args
-                        .iter()
-                        .skip(1)
-                        .all(|g| matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))) =>
+                    if a.args.len() == 1
+                        || module == Module::Random
+                        || a.args.iter().skip(1).all(|g| {
+                            matches!(g, syn::GenericArgument::Type(syn::Type::Infer(_)))
+                        }) =>
                 {
                     Some(type_spec_in(ty, &self.items)?)
+                }
+                // `random::split::<3>(k)`: three keys.
+                Some(syn::GenericArgument::Const(n)) if module == Module::Random => {
+                    crate::frontend::lower_random::key_count_hint(n).or(hint)
                 }
                 _ => hint,
             },
@@ -126,7 +132,12 @@ impl Tracer {
         if module == Module::Jnp && name == "einsum" {
             return self.einsum(c);
         }
-        let args = self.args(&c.args)?;
+        let args = if module == Module::Random && name == "bernoulli" {
+            // `bernoulli(k, 0.5f32)`: the suffix picks the eager `F`.
+            crate::frontend::lower_random::suffixed_args(self, &c.args)?
+        } else {
+            self.args(&c.args)?
+        };
         self.op(module, name, args, hint, span)
     }
 

@@ -14,6 +14,7 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
+use crate::frontend::lower_lax;
 use crate::frontend::lower_manip::{
     atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad, permute_axes, repeat,
     roll, squeeze_axis, stack_hv, tile, vector_products,
@@ -297,6 +298,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &[Module::Jnp],
         By(crate::frontend::lower_gather::take_along_axis),
     ),
+    (&["dot_general"], LAX, By(lower_lax::lax_dot_general)),
 ];
 
 impl Tracer {

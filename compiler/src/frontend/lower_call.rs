@@ -146,10 +146,11 @@ impl Tracer {
         }
     }
 
-    /// One static integer or a tuple of them (a shape, a permutation).
+    /// One static integer or a tuple of them (a shape, a permutation), or
+    /// a Rust array of them as the eager `lax::` functions take (`&[1, 0]`).
     pub(crate) fn static_ints(&self, v: &Value, span: Span, what: &str) -> Result<Vec<i128>> {
         match v {
-            Value::Tuple(items) => items
+            Value::Tuple(items) | Value::List(items) => items
                 .iter()
                 .map(|i| self.static_int(i, span, what))
                 .collect(),

@@ -1,27 +1,26 @@
-//! `random::NAME(key, bounds..)` inside a jitted body: a sample of the
-//! result's written type (`let z: Array<f32, 3> = random::normal(k);`),
-//! drawn from a key parameter. Keys themselves are made outside.
+//! `random::NAME(key, ..)` inside a jitted body, as eagerly: keys are
+//! values (`u32[2]`, their two words) that `split` and `fold_in` compute,
+//! and samples take their shape and dtype from the result's written type
+//! (`let z: Array<f32, 3> = random::normal(k);`). `randint`, `bernoulli`
+//! and `categorical` are written with JAX's primitives as JAX composes them,
+//! from the same bits as the eager functions.
 
+use jax_dtypes::DType;
+use proc_macro2::Span;
+
+use crate::frontend::jnp;
 use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
-use crate::ir::builder::Result;
-use crate::ir::key_aval;
-use crate::ir::{Atom, Scalar};
+use crate::ir::builder::{literal, Result};
+use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
 
-/// `random::NAME(key, bounds..)`: a sample of the annotated type, from a
-/// key parameter.
-pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
-    let Call {
-        name,
-        args,
-        hint,
-        span,
-        ..
-    } = c;
-    let (prim, nbounds): (Prim, usize) = match name {
+/// The samplers that draw one primitive's values, and how many bounds
+/// (`minval`, `maxval`) follow the key.
+fn sampler(name: &str) -> Option<(Prim, usize)> {
+    Some(match name {
         "bits" => (&prims::RANDOM_BITS, 0),
         "uniform" => (&prims::RANDOM_UNIFORM, 0),
         "uniform_range" => (&prims::RANDOM_UNIFORM, 2),
@@ -29,40 +28,54 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
         "exponential" => (&prims::RANDOM_EXPONENTIAL, 0),
         "gumbel" => (&prims::RANDOM_GUMBEL, 0),
         "truncated_normal" => (&prims::RANDOM_TRUNCATED_NORMAL, 2),
-        "key" | "PRNGKey" | "split" | "fold_in" | "key_data" | "wrap_key_data" => {
+        _ => return None,
+    })
+}
+
+/// `random::NAME(key, ..)` in a body.
+pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
+    let name = c.name;
+    match name {
+        "split" => return split(t, c),
+        "fold_in" => return fold_in(t, c),
+        "randint" => return randint(t, c),
+        "bernoulli" | "bernoulli_each" => return bernoulli(t, c),
+        "categorical" => return categorical(t, c),
+        // A key's words are the key (JAX's `random_unwrap`/`random_wrap`
+        // change only its type).
+        "key_data" | "wrap_key_data" => {
+            c.want(1)?;
+            let (v, s) = c.args[0].clone();
+            let a = t.atom(v, s)?;
+            return if t.b.aval(&a) == key_aval() {
+                Ok(Value::Traced(a))
+            } else {
+                call_err(s, format!("`random::{name}` takes a key's two words (`u32[2]`), got {}", t.b.aval(&a)))
+            };
+        }
+        "key" | "PRNGKey" => {
             return call_err(
-                span,
-                format!("`random::{name}` is not supported inside #[jax::jit]: make keys outside the function (`random::split`, `random::fold_in`) and pass them in as `jax::random::Key` parameters"),
+                c.span,
+                format!("`random::{name}(seed)` makes a key from a Rust integer: make it outside the function and pass it in as a `jax::random::Key` parameter (split and fold it in inside)"),
             )
         }
-        _ => {
-            return call_err(
-                span,
-                format!("`random::{name}` is not supported inside #[jax::jit]; the samplers that are: bits, uniform, uniform_range, normal, exponential, gumbel, truncated_normal (draw others outside and pass the array in)"),
-            )
-        }
+        "permutation" => return permutation(t, c),
+        "permutation_of" => return permutation_of(t, c),
+        "choice" => return choice(t, c),
+        "choice_rows" => return choice_rows(t, c),
+        "choice_weighted" => return choice_weighted(t, c),
+        _ => {}
+    }
+    let Some((prim, nbounds)) = sampler(name) else {
+        return call_err(
+            c.span,
+            format!("`random::{name}` is not supported inside #[jax::jit]; the random functions that are: split, fold_in, key_data, wrap_key_data, bits, uniform, uniform_range, normal, exponential, gumbel, truncated_normal, randint, bernoulli, bernoulli_each, categorical, permutation, permutation_of, choice, choice_rows, choice_weighted"),
+        );
     };
-    if args.len() != 1 + nbounds {
-        return call_err(
-            span,
-            format!(
-                "`random::{name}` takes {} argument(s), got {}",
-                1 + nbounds,
-                args.len()
-            ),
-        );
-    }
-    let (key, key_span) = args[0].clone();
-    let key = t.atom(key, key_span)?;
-    let is_input = matches!(&key, Atom::Var(v) if t.b.jaxpr.invars.contains(v));
-    if !is_input || t.b.aval(&key) != key_aval() {
-        return call_err(
-            key_span,
-            "the key must be a parameter of type `jax::random::Key` (keys cannot be computed inside #[jax::jit]; split them outside)",
-        );
-    }
+    want_args(&c, 1 + nbounds)?;
+    let key = key_arg(t, &c.args[0])?;
     let mut bounds = Vec::new();
-    for (v, s) in &args[1..] {
+    for (v, s) in &c.args[1..] {
         match v {
             Value::Static(Scalar::Float(f)) => bounds.push(*f),
             Value::Static(Scalar::Int(i)) => bounds.push(*i as f64),
@@ -74,16 +87,780 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
             }
         }
     }
-    let Some(aval) = hint.as_ref().and_then(TypeSpec::aval) else {
-        return call_err(
-            span,
-            format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}(k);` or `random::{name}::<Array<f32, 3>>(k)`)"),
-        );
-    };
+    let aval = result_aval(&c)?;
     let params = Params::Random {
         shape: aval.shape,
         dtype: aval.dtype,
         bounds: (nbounds == 2).then(|| (bounds[0], bounds[1])),
     };
-    Ok(Value::Traced(t.b.bind1(prim, params, vec![key], span)?))
+    Ok(Value::Traced(t.b.bind1(prim, params, vec![key], c.span)?))
+}
+
+fn want_args(c: &Call, n: usize) -> Result<()> {
+    if c.args.len() == n {
+        return Ok(());
+    }
+    call_err(
+        c.span,
+        format!(
+            "`random::{}` takes {n} argument(s), got {}",
+            c.name,
+            c.args.len()
+        ),
+    )
+}
+
+/// A key argument: a `jax::random::Key` parameter, or one `split` or
+/// `fold_in` made.
+fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
+    let key = t.atom(v.clone(), *s)?;
+    let aval = t.b.aval(&key);
+    if aval != key_aval() {
+        return call_err(
+            *s,
+            format!("expected a key (`jax::random::Key`), got {aval}: make keys with `random::split`, `random::fold_in`, or pass one in"),
+        );
+    }
+    Ok(key)
+}
+
+/// The written result type's aval (samples take their shape from it).
+fn result_aval(c: &Call) -> Result<Aval> {
+    let name = c.name;
+    let args = if c.args.len() > 1 { "k, .." } else { "k" };
+    match c.hint.as_ref().and_then(TypeSpec::aval) {
+        Some(a) => Ok(a),
+        None => call_err(
+            c.span,
+            format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}({args});` or `random::{name}::<Array<f32, 3>>({args})`)"),
+        ),
+    }
+}
+
+/// `random_split[shape=(n,)]` of one key.
+fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
+    let params = Params::Random {
+        shape: vec![Dim::Lit(n)],
+        dtype: DType::U32,
+        bounds: None,
+    };
+    t.b.bind1(&prims::RANDOM_SPLIT, params, vec![key], span)
+}
+
+/// Key `i` of split keys `u32[n, 2]`: `keys[i]`, as JAX indexes an array
+/// of keys (a slice, then a squeeze).
+fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
+    let s = t.b.bind1(
+        &prims::SLICE,
+        Params::Slice {
+            start: vec![i, 0],
+            limit: vec![i + 1, 2],
+            strides: None,
+        },
+        vec![keys],
+        span,
+    )?;
+    t.b.bind1(
+        &prims::SQUEEZE,
+        Params::Squeeze { dims: vec![0] },
+        vec![s],
+        span,
+    )
+}
+
+/// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
+/// `let ks: [Key; 3] = random::split(k);`: the count comes from the
+/// pattern or the type, as eagerly; the result is a Rust array of keys.
+fn split(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 1)?;
+    let n = match &c.hint {
+        Some(TypeSpec::Tuple(ts)) if ts.iter().all(|s| matches!(s, TypeSpec::Key)) => ts.len(),
+        _ => {
+            return call_err(
+                c.span,
+                "`random::split` takes the number of keys from the pattern or the type: write `let [a, b] = random::split(k);`, `random::split::<3>(k)` or `let ks: [Key; 3] = random::split(k);`",
+            )
+        }
+    };
+    let key = key_arg(t, &c.args[0])?;
+    let words = split_words(t, key, n, c.span)?;
+    let keys = (0..n)
+        .map(|i| Ok(Value::Traced(key_at(t, words.clone(), i, c.span)?)))
+        .collect::<Result<_>>()?;
+    Ok(Value::List(keys))
+}
+
+/// `random::fold_in(k, data)`: data a static or traced integer, folded in
+/// as its low 32 bits (`uint32`, as JAX converts it).
+fn fold_in(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let key = key_arg(t, &c.args[0])?;
+    let (v, s) = c.args[1].clone();
+    let data = match v {
+        Value::Static(Scalar::Int(i)) => literal(
+            Scalar::Int(i as u32 as i128),
+            Aval::scalar(DType::U32, false),
+        ),
+        v => {
+            let a = t.atom(v, s)?;
+            let aval = t.b.aval(&a);
+            if !aval.dtype.is_integer() || aval.rank() != 0 {
+                return call_err(
+                    s,
+                    format!("`random::fold_in` folds in an integer scalar, got {aval}"),
+                );
+            }
+            jnp::convert(&mut t.b, a, DType::U32, false, s)?
+        }
+    };
+    Ok(Value::Traced(t.b.bind1(
+        &prims::RANDOM_FOLD_IN,
+        Params::None,
+        vec![key, data],
+        c.span,
+    )?))
+}
+
+/// The unsigned type of a width (what `random_bits` draws for `randint`).
+fn unsigned_of(d: DType) -> DType {
+    match d.bits() {
+        8 => DType::U8,
+        16 => DType::U16,
+        64 => DType::U64,
+        _ => DType::U32,
+    }
+}
+
+/// `random::randint(k, minval, maxval)`, as JAX draws it: the key split in
+/// two, `bits` from each, combined modulo the span with the type's
+/// wrapping arithmetic. The bounds are static, so the span and the
+/// multiplier are computed now, as the eager function computes them.
+fn randint(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let lo_hi: Vec<i128> = c.args[1..]
+        .iter()
+        .map(|(v, s)| t.static_int(v, *s, "a bound of `random::randint` in #[jax::jit]"))
+        .collect::<Result<_>>()?;
+    let aval = result_aval(&c)?;
+    if !aval.dtype.is_integer() {
+        return call_err(
+            span,
+            format!(
+                "`random::randint` draws integers, the result type says {}",
+                aval.dtype.name()
+            ),
+        );
+    }
+    let out = randint_draws(t, key, &aval, lo_hi[0], lo_hi[1], span)?;
+    Ok(Value::Traced(out))
+}
+
+/// `randint` draws of `aval`'s shape and integer dtype in `[min, max)`.
+fn randint_draws(
+    t: &mut Tracer,
+    key: Atom,
+    aval: &Aval,
+    min: i128,
+    max: i128,
+    span: Span,
+) -> Result<Atom> {
+    let out_dtype = aval.dtype;
+    let (mut min, mut max) = (min as i64 as i128, max as i64 as i128);
+    let dtype = if out_dtype.bits() < 32 {
+        // JAX samples 8- and 16-bit integers as int32, the bounds cast to
+        // int32 and clipped to the type (`maxval` to one past it), then
+        // casts the values.
+        let (lo, hi) = int_range(out_dtype);
+        min = (min as i32 as i128).clamp(lo, hi);
+        max = (max as i32 as i128).clamp(lo, hi + 1);
+        DType::I32
+    } else {
+        out_dtype
+    };
+    let nbits = dtype.bits();
+    let mask: u64 = if nbits == 64 {
+        u64::MAX
+    } else {
+        (1 << nbits) - 1
+    };
+    let (tmin, tmax) = int_range(dtype);
+    let rem = |a: u64, b: u64| if b == 0 { a } else { a % b };
+    let lo = min.clamp(tmin, tmax);
+    let hi = max.clamp(tmin, tmax);
+    let mut span_v = ((hi - lo) as u64) & mask;
+    if hi <= lo {
+        span_v = 1;
+    } else if max > tmax {
+        span_v = span_v.wrapping_add(1) & mask;
+    }
+    let multiplier = rem((1u64 << (nbits / 2)) & mask, span_v);
+    let multiplier = rem(multiplier.wrapping_mul(multiplier) & mask, span_v);
+
+    let udt = unsigned_of(dtype);
+    let words = split_words(t, key, 2, span)?;
+    let bits = |t: &mut Tracer, i: usize| -> Result<Atom> {
+        let k = key_at(t, words.clone(), i, span)?;
+        let params = Params::Random {
+            shape: aval.shape.clone(),
+            dtype: udt,
+            bounds: None,
+        };
+        t.b.bind1(&prims::RANDOM_BITS, params, vec![k], span)
+    };
+    let (h, l) = (bits(t, 0)?, bits(t, 1)?);
+    let u = |v: u64| literal(Scalar::Int(v as i128), Aval::scalar(udt, false));
+    // `x % 0` keeps `x` (XLA's unsigned remainder), so it is left out.
+    let modulo = |t: &mut Tracer, x: Atom| -> Result<Atom> {
+        if span_v == 0 {
+            Ok(x)
+        } else {
+            t.b.bind1(&prims::REM, Params::None, vec![x, u(span_v)], span)
+        }
+    };
+    let hm = modulo(t, h)?;
+    let hm =
+        t.b.bind1(&prims::MUL, Params::None, vec![hm, u(multiplier)], span)?;
+    let lm = modulo(t, l)?;
+    let offset = t.b.bind1(&prims::ADD, Params::None, vec![hm, lm], span)?;
+    let offset = modulo(t, offset)?;
+    let offset = jnp::convert(&mut t.b, offset, dtype, false, span)?;
+    let lo = literal(
+        crate::ir::cast_scalar(Scalar::Int(lo), dtype),
+        Aval::scalar(dtype, false),
+    );
+    let out =
+        t.b.bind1(&prims::ADD, Params::None, vec![offset, lo], span)?;
+    jnp::convert(&mut t.b, out, out_dtype, false, span)
+}
+
+/// The smallest and largest value of an integer type.
+fn int_range(d: DType) -> (i128, i128) {
+    let nbits = d.bits();
+    if d.kind() == jax_dtypes::Kind::Int {
+        (-(1i128 << (nbits - 1)), (1i128 << (nbits - 1)) - 1)
+    } else {
+        (0, (1i128 << nbits) - 1)
+    }
+}
+
+/// `random::bernoulli(k, p)` (the shape from the result type) and
+/// `random::bernoulli_each(k, &p)` (one probability per element):
+/// `uniform < p` in `p`'s float type. A number written without a suffix is
+/// an `f64`, as Rust infers it for the eager function.
+fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let (v, s) = c.args[1].clone();
+    let each = c.name == "bernoulli_each";
+    let p = match v {
+        Value::Static(Scalar::Float(f)) if !each => {
+            literal(Scalar::Float(f), Aval::scalar(DType::F64, false))
+        }
+        v => t.atom(v, s)?,
+    };
+    let paval = t.b.aval(&p);
+    if !paval.dtype.is_float() || (!each && paval.rank() != 0) {
+        let want = if each {
+            "an array of float probabilities"
+        } else {
+            "a float probability (for one per element, `random::bernoulli_each(k, &p)`)"
+        };
+        return call_err(s, format!("`random::{}` takes {want}, got {paval}", c.name));
+    }
+    let shape = if each {
+        paval.shape.clone()
+    } else {
+        let aval = result_aval(&c)?;
+        if aval.dtype != DType::Bool {
+            return call_err(
+                span,
+                format!(
+                    "`random::bernoulli` draws booleans, the result type says {}",
+                    aval.dtype.name()
+                ),
+            );
+        }
+        aval.shape
+    };
+    let params = Params::Random {
+        shape,
+        dtype: paval.dtype,
+        bounds: None,
+    };
+    let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
+    let p = jnp::convert(&mut t.b, p, paval.dtype, false, span)?;
+    Ok(Value::Traced(jnp::binary(
+        &mut t.b,
+        &prims::LT,
+        u,
+        p,
+        span,
+    )?))
+}
+
+/// `random::categorical(k, &logits, axis)`: the argmax of Gumbel noise
+/// plus the logits along `axis`; leading dimensions of the result type
+/// beyond the logits' other axes are independent samples (JAX's `shape`).
+fn categorical(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let logits = c.atom(t, 1)?;
+    let laval = t.b.aval(&logits);
+    if !laval.dtype.is_float() || laval.rank() == 0 {
+        return call_err(
+            c.args[1].1,
+            format!("`random::categorical` takes float logits with at least one axis, got {laval}"),
+        );
+    }
+    let axis = t.static_int(&c.args[2].0, c.args[2].1, "the axis")?;
+    let axis = jnp::axis(&t.b, &logits, axis, c.args[2].1)?;
+    if laval.shape[axis] == Dim::Lit(0) {
+        return call_err(
+            span,
+            "categorical: attempt to get argmax of an empty sequence",
+        );
+    }
+    let aval = result_aval(&c)?;
+    let mut batch = laval.shape.clone();
+    batch.remove(axis);
+    if !aval.dtype.is_integer() || !aval.shape.ends_with(&batch) {
+        return call_err(
+            span,
+            format!("`random::categorical` gives integer indices of shape (samples.., {}) (the logits' shape without axis {axis}), the result type says {aval}", crate::prims::tuple(&batch)),
+        );
+    }
+    let prefix = aval.shape[..aval.shape.len() - batch.len()].to_vec();
+    let mut noise_shape = prefix.clone();
+    noise_shape.extend(laval.shape.iter().cloned());
+    let params = Params::Random {
+        shape: noise_shape,
+        dtype: laval.dtype,
+        bounds: None,
+    };
+    let noise = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
+    let scores = jnp::binary(&mut t.b, &prims::ADD, noise, logits, span)?;
+    Ok(Value::Traced(t.b.bind1(
+        &prims::ARGMAX,
+        Params::ArgReduce {
+            axis: prefix.len() + axis,
+            index_dtype: aval.dtype,
+            np_int: false,
+        },
+        vec![scores],
+        span,
+    )?))
+}
+
+/// The hint `random::split` reads its count from: `n` keys.
+fn keys_hint(n: usize) -> TypeSpec {
+    TypeSpec::Tuple(vec![TypeSpec::Key; n])
+}
+
+/// `split::<N>` with a literal `N`.
+pub(crate) fn key_count_hint(n: &syn::Expr) -> Option<TypeSpec> {
+    match n {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok().map(keys_hint),
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => key_count_hint(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The count of keys a `let` pattern asks for: `[a, b]`, or a written
+/// `[Key; 3]` (a literal length).
+pub(crate) fn key_array_hint(pat: &syn::Pat) -> Option<TypeSpec> {
+    match pat {
+        syn::Pat::Slice(s) => Some(keys_hint(s.elems.len())),
+        syn::Pat::Type(pt) => match &*pt.ty {
+            syn::Type::Array(a) => key_count_hint(&a.len),
+            _ => key_array_hint(&pt.pat),
+        },
+        _ => None,
+    }
+}
+
+/// JAX's `_shuffle` along axis 0 of `x`: `ceil(3 ln n / ln(2^32 - 1))`
+/// rounds (`n` rows), each a stable `sort` of the rows by fresh 32-bit
+/// bits from a split of the key (the bits broadcast along the other axes,
+/// so every column moves with its row).
+fn shuffle(t: &mut Tracer, mut key: Atom, mut x: Atom, span: Span) -> Result<Atom> {
+    let aval = t.b.aval(&x);
+    let Some(Dim::Lit(n)) = aval.shape.first().cloned() else {
+        return call_err(
+            span,
+            format!("a shuffle needs rows of a size known when the function compiles, got {aval}"),
+        );
+    };
+    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    for _ in 0..rounds {
+        let words = split_words(t, key, 2, span)?;
+        key = key_at(t, words.clone(), 0, span)?;
+        let sub = key_at(t, words, 1, span)?;
+        let params = Params::Random {
+            shape: vec![Dim::Lit(n)],
+            dtype: DType::U32,
+            bounds: None,
+        };
+        let mut sort_keys = t.b.bind1(&prims::RANDOM_BITS, params, vec![sub], span)?;
+        if aval.rank() > 1 {
+            sort_keys = t.b.bind1(
+                &prims::BROADCAST_IN_DIM,
+                Params::BroadcastInDim {
+                    shape: aval.shape.clone(),
+                    dims: vec![0],
+                    np_ints: 0,
+                },
+                vec![sort_keys],
+                span,
+            )?;
+        }
+        let mut outs = t.b.bind(
+            &prims::SORT,
+            Params::Sort {
+                dimension: 0,
+                is_stable: true,
+                num_keys: 1,
+            },
+            vec![sort_keys, x],
+            span,
+        )?;
+        x = outs.remove(1);
+    }
+    Ok(x)
+}
+
+/// The annotated result must be integers that hold `0..n`.
+fn index_result(c: &Call, n: usize) -> Result<Aval> {
+    let aval = result_aval(c)?;
+    let fits = aval.dtype.is_integer() && n.saturating_sub(1) as i128 <= int_range(aval.dtype).1;
+    if !fits {
+        return call_err(
+            c.span,
+            format!(
+                "{}: the result type {} cannot hold the indices 0..{n}",
+                c.name, aval
+            ),
+        );
+    }
+    Ok(aval)
+}
+
+/// `0, 1, .., n - 1` in `dtype`.
+fn indices(t: &mut Tracer, n: usize, dtype: DType, span: Span) -> Result<Atom> {
+    t.b.bind1(
+        &prims::IOTA,
+        Params::Iota {
+            dtype,
+            shape: vec![Dim::Lit(n)],
+            dimension: 0,
+        },
+        Vec::new(),
+        span,
+    )
+}
+
+/// The number of elements of a static shape.
+fn static_size(shape: &[Dim], span: Span) -> Result<usize> {
+    shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(n) => Ok(*n),
+            Dim::Sym(s) => call_err(
+                span,
+                format!("random draws need sizes known when the function compiles, not `{s}`"),
+            ),
+        })
+        .product()
+}
+
+/// `x` (1-D) reshaped to `shape` when that is another shape.
+fn shaped(t: &mut Tracer, x: Atom, shape: &[Dim], span: Span) -> Result<Atom> {
+    if t.b.aval(&x).shape == shape {
+        return Ok(x);
+    }
+    jnp::reshape(&mut t.b, x, shape.to_vec(), span)
+}
+
+/// `random::permutation::<A>(k)`: `0..n` shuffled, `n` and the integer
+/// type from the result type.
+fn permutation(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 1)?;
+    let key = key_arg(t, &c.args[0])?;
+    let n = static_size(&result_aval(&c)?.shape, c.span)?;
+    let aval = index_result(&c, n)?;
+    let order = indices(t, n, aval.dtype, c.span)?;
+    let order = shuffle(t, key, order, c.span)?;
+    Ok(Value::Traced(shaped(t, order, &aval.shape, c.span)?))
+}
+
+/// `random::permutation_of(k, &x)`: the rows of `x` shuffled.
+fn permutation_of(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let key = key_arg(t, &c.args[0])?;
+    let x = c.atom(t, 1)?;
+    if t.b.aval(&x).rank() == 0 {
+        return Ok(Value::Traced(x));
+    }
+    Ok(Value::Traced(shuffle(t, key, x, c.span)?))
+}
+
+/// `choice`'s `replace` flag: static, as the eager function's.
+fn replace_flag(c: &Call) -> Result<bool> {
+    match &c.args[2].0 {
+        Value::Static(Scalar::Bool(b)) => Ok(*b),
+        _ => call_err(
+            c.args[2].1,
+            "`replace` must be `true` or `false` when the function compiles",
+        ),
+    }
+}
+
+/// JAX's errors for `draws` from `n`, found now (the sizes are static).
+fn check_population(c: &Call, n: usize, draws: usize, replace: bool) -> Result<()> {
+    if draws > 0 && n == 0 {
+        return call_err(
+            c.span,
+            "choice: a must be greater than 0 unless no samples are taken",
+        );
+    }
+    if !replace && draws > n {
+        return call_err(
+            c.span,
+            format!("choice: Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"),
+        );
+    }
+    Ok(())
+}
+
+/// `random::choice::<A>(k, n, replace)`: `randint(k, 0, n)` in the default
+/// integer type with replacement; the first draws of a shuffle of `0..n`
+/// without.
+fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let n = t.static_int(
+        &c.args[1].0,
+        c.args[1].1,
+        "the population of `random::choice`",
+    )?;
+    let n = usize::try_from(n).unwrap_or(0);
+    let replace = replace_flag(&c)?;
+    let aval = index_result(&c, n)?;
+    let draws = static_size(&aval.shape, span)?;
+    check_population(&c, n, draws, replace)?;
+    let out = if replace {
+        let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
+        let wide = if n as i128 > int_range(int).1 {
+            DType::I64
+        } else {
+            int
+        };
+        let drawn = Aval {
+            dtype: wide,
+            shape: aval.shape.clone(),
+            weak: false,
+        };
+        let d = randint_draws(t, key, &drawn, 0, n as i128, span)?;
+        jnp::convert(&mut t.b, d, aval.dtype, false, span)?
+    } else {
+        let order = indices(t, n, aval.dtype, span)?;
+        let order = shuffle(t, key, order, span)?;
+        let first = first_rows(t, order, draws, span)?;
+        shaped(t, first, &aval.shape, span)?
+    };
+    Ok(Value::Traced(out))
+}
+
+/// The first `k` rows of `x`.
+fn first_rows(t: &mut Tracer, x: Atom, k: usize, span: Span) -> Result<Atom> {
+    let aval = t.b.aval(&x);
+    if aval.shape[0] == Dim::Lit(k) {
+        return Ok(x);
+    }
+    let mut limit = Vec::with_capacity(aval.rank());
+    for d in &aval.shape {
+        limit.push(static_size(std::slice::from_ref(d), span)?);
+    }
+    limit[0] = k;
+    t.b.bind1(
+        &prims::SLICE,
+        Params::Slice {
+            start: vec![0; aval.rank()],
+            limit,
+            strides: None,
+        },
+        vec![x],
+        span,
+    )
+}
+
+/// `random::choice_rows(k, &x, replace)` without replacement: the first
+/// rows of `x` shuffled. With replacement the rows are gathered at random
+/// indices, which needs `gather` in jit.
+fn choice_rows(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let x = c.atom(t, 1)?;
+    let replace = replace_flag(&c)?;
+    let xaval = t.b.aval(&x);
+    let aval = result_aval(&c)?;
+    if xaval.rank() == 0 {
+        return call_err(
+            c.args[1].1,
+            "choice_rows: x must have at least one axis; use choice for 0..n",
+        );
+    }
+    let row_shape = &xaval.shape[1..];
+    if !aval.shape.ends_with(row_shape) || aval.dtype != xaval.dtype {
+        return call_err(
+            span,
+            format!("choice_rows: the result type {aval} must be rows of {xaval} (its shape ending with {})", crate::prims::tuple(row_shape)),
+        );
+    }
+    let n = static_size(&xaval.shape[..1], span)?;
+    let draws = static_size(&aval.shape[..aval.shape.len() - row_shape.len()], span)?;
+    check_population(&c, n, draws, replace)?;
+    if replace {
+        return call_err(
+            span,
+            "`random::choice_rows` with replacement is not in jit yet (it gathers rows at random indices): draw outside and pass the array in, or draw indices with `random::choice` and select rows",
+        );
+    }
+    let rows = shuffle(t, key, x, span)?;
+    let first = first_rows(t, rows, draws, span)?;
+    Ok(Value::Traced(shaped(t, first, &aval.shape, span)?))
+}
+
+/// `random::choice_weighted(k, &p, replace)`: with replacement, the
+/// inverse CDF (`searchsorted(cumsum(p), total * (1 - u))`, counted as the
+/// CDF values below each draw); without, the largest Gumbel-perturbed log
+/// weights (a stable sort by their negation).
+fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let p = c.atom(t, 1)?;
+    let replace = replace_flag(&c)?;
+    let paval = t.b.aval(&p);
+    if paval.rank() != 1 || !paval.dtype.is_float() {
+        return call_err(
+            c.args[1].1,
+            format!("choice_weighted: p must be a 1-D float array, got {paval}"),
+        );
+    }
+    let n = static_size(&paval.shape, span)?;
+    let aval = index_result(&c, n)?;
+    let draws = static_size(&aval.shape, span)?;
+    check_population(&c, n, draws, replace)?;
+    let fdt = paval.dtype;
+    let out = if replace {
+        let cdf = t.b.bind1(
+            &prims::CUMSUM,
+            Params::Cumulative {
+                axis: 0,
+                reverse: false,
+            },
+            vec![p],
+            span,
+        )?;
+        let total = t.b.bind1(
+            &prims::SLICE,
+            Params::Slice {
+                start: vec![n - 1],
+                limit: vec![n],
+                strides: None,
+            },
+            vec![cdf.clone()],
+            span,
+        )?;
+        let params = Params::Random {
+            shape: vec![Dim::Lit(draws)],
+            dtype: fdt,
+            bounds: Some((0.0, 1.0)),
+        };
+        let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
+        let one = literal(Scalar::Float(1.0), Aval::scalar(fdt, false));
+        let rest = jnp::binary(&mut t.b, &prims::SUB, one, u, span)?;
+        let r = jnp::binary(&mut t.b, &prims::MUL, total, rest, span)?;
+        // below[i, j] = cdf[j] < r[i]; the index is their count.
+        let r = jnp::expand_dims(&mut t.b, r, 1, span)?;
+        let below = jnp::binary(&mut t.b, &prims::LT, cdf, r, span)?;
+        let below = jnp::convert(&mut t.b, below, aval.dtype, false, span)?;
+        let count = t.b.bind1(
+            &prims::REDUCE_SUM,
+            Params::Axes(vec![1], 0),
+            vec![below],
+            span,
+        )?;
+        shaped(t, count, &aval.shape, span)?
+    } else {
+        let params = Params::Random {
+            shape: vec![Dim::Lit(n)],
+            dtype: fdt,
+            bounds: None,
+        };
+        let g = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
+        let logp = jnp::unary(&mut t.b, &prims::LOG, p, span)?;
+        let scores = jnp::binary(&mut t.b, &prims::ADD, g, logp, span)?;
+        let neg = jnp::unary(&mut t.b, &prims::NEG, scores, span)?;
+        let order = indices(t, n, aval.dtype, span)?;
+        let mut outs = t.b.bind(
+            &prims::SORT,
+            Params::Sort {
+                dimension: 0,
+                is_stable: true,
+                num_keys: 1,
+            },
+            vec![neg, order],
+            span,
+        )?;
+        let first = first_rows(t, outs.remove(1), draws, span)?;
+        shaped(t, first, &aval.shape, span)?
+    };
+    Ok(Value::Traced(out))
+}
+
+/// Arguments whose float literals keep their suffix's type (`0.5f32` is an
+/// `f32` probability, as the eager `bernoulli`'s `F` infers it; an
+/// unsuffixed one stays a number, an `f64` there).
+pub(crate) fn suffixed_args(
+    t: &mut Tracer,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Result<Vec<(Value, Span)>> {
+    use syn::spanned::Spanned;
+    args.iter()
+        .map(|a| {
+            let typed = match a {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Float(f),
+                    ..
+                }) => DType::from_name(match f.suffix() {
+                    "f32" => "float32",
+                    "f64" => "float64",
+                    _ => "",
+                })
+                .map(|d| (d, f.base10_parse::<f64>())),
+                _ => None,
+            };
+            let v = match typed {
+                Some((d, Ok(v))) => Value::Traced(literal(
+                    crate::ir::cast_scalar(Scalar::Float(v), d),
+                    Aval::scalar(d, false),
+                )),
+                _ => t.expr(a)?,
+            };
+            Ok((v, a.span()))
+        })
+        .collect()
 }

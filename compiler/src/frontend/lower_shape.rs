@@ -91,14 +91,14 @@ pub(crate) fn broadcast_to(t: &mut Tracer, c: Call) -> Result<Value> {
 
 pub(crate) fn expand_dims(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
-    let x = c.atom(t, 0)?;
-    let ax = t.static_int(&c.args[1].0, c.args[1].1, "the axis")?;
-    Ok(Value::Traced(jnp::expand_dims(
-        &mut t.b,
-        x,
-        ax,
-        c.args[1].1,
-    )?))
+    let mut x = c.atom(t, 0)?;
+    // One axis (`jnp::`), or the result's new axes (`lax::`, `&[0, 2]`).
+    let mut axes = t.static_ints(&c.args[1].0, c.args[1].1, "the axis")?;
+    axes.sort();
+    for ax in axes {
+        x = jnp::expand_dims(&mut t.b, x, ax, c.args[1].1)?;
+    }
+    Ok(Value::Traced(x))
 }
 
 /// `squeeze(x[, axis])`: every unit axis by default.
@@ -109,12 +109,12 @@ pub(crate) fn squeeze(t: &mut Tracer, c: Call) -> Result<Value> {
         1 => (0..a.rank())
             .filter(|&k| a.shape[k] == Dim::Lit(1))
             .collect(),
-        2 => vec![jnp::axis(
-            &t.b,
-            &x,
-            t.static_int(&c.args[1].0, c.args[1].1, "the axis")?,
-            c.args[1].1,
-        )?],
+        // One axis, or several (`lax::squeeze(x, &[0])`).
+        2 => t
+            .static_ints(&c.args[1].0, c.args[1].1, "the axis")?
+            .into_iter()
+            .map(|ax| jnp::axis(&t.b, &x, ax, c.args[1].1))
+            .collect::<Result<_>>()?,
         _ => return call_err(c.span, "`squeeze` takes the array and optionally an axis"),
     };
     Ok(Value::Traced(t.b.bind1(

@@ -27,6 +27,7 @@ pub(crate) mod lower_call;
 pub(crate) mod lower_create;
 pub(crate) mod lower_dynamic;
 pub(crate) mod lower_gather;
+pub(crate) mod lower_lax;
 pub(crate) mod lower_manip;
 pub(crate) mod lower_math;
 pub(crate) mod lower_nn;

@@ -85,6 +85,7 @@ impl Tracer {
             syn::Pat::Ident(id) => self.define(&id.ident.to_string(), Value::Poison),
             syn::Pat::Type(pt) => self.poison_pattern(&pt.pat),
             syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| self.poison_pattern(p)),
+            syn::Pat::Slice(t) => t.elems.iter().for_each(|p| self.poison_pattern(p)),
             _ => {}
         }
     }
@@ -102,6 +103,10 @@ impl Tracer {
         if let syn::Pat::Type(pt) = &local.pat {
             self.hint = type_spec_in(&pt.ty, &self.items).ok();
         }
+        // `let [a, b] = random::split(k);`, `let ks: [Key; 3] = ..`.
+        if let Some(keys) = crate::frontend::lower_random::key_array_hint(&local.pat) {
+            self.hint = Some(keys);
+        }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(&local.pat, v)
     }
@@ -115,6 +120,28 @@ impl Tracer {
                 Ok(())
             }
             syn::Pat::Wild(_) => Ok(()),
+            syn::Pat::Type(pt) if matches!(&*pt.ty, syn::Type::Array(_)) => {
+                self.bind_pattern(&pt.pat, v)
+            }
+            syn::Pat::Slice(sl) => {
+                let Value::List(items) = v else {
+                    return err(sl.span(), "this value is not a Rust array");
+                };
+                if items.len() != sl.elems.len() {
+                    return err(
+                        sl.span(),
+                        format!(
+                            "expected an array of {} values, got {}",
+                            sl.elems.len(),
+                            items.len()
+                        ),
+                    );
+                }
+                for (p, v) in sl.elems.iter().zip(items) {
+                    self.bind_pattern(p, v)?;
+                }
+                Ok(())
+            }
             syn::Pat::Type(pt) => {
                 let want = type_spec_in(&pt.ty, &self.items)?;
                 let v = self.check_type(v, &want, pt.ty.span())?;

@@ -7,7 +7,10 @@
 
 use jax_dtypes::DType;
 
-use super::{tuple, BDim, Batch, Lowering, Params, PrimDef, Res};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{tuple, BDim, Batch, Bind, Kernel, KernelArgs, Lowering, Params, PrimDef, Res};
 use crate::ir::shapes::Constraints;
 use crate::ir::Aval;
 use crate::ir::{key_aval, Atom, Dim};
@@ -91,8 +94,10 @@ sampler!(RANDOM_EXPONENTIAL, "random_exponential", floats: true);
 sampler!(RANDOM_GUMBEL, "random_gumbel", floats: true);
 sampler!(RANDOM_TRUNCATED_NORMAL, "random_truncated_normal", floats: true);
 
-/// All random samplers.
+/// All random primitives: the key operations and the samplers.
 pub static RANDOM: &[&PrimDef] = &[
+    &RANDOM_SPLIT,
+    &RANDOM_FOLD_IN,
     &RANDOM_BITS,
     &RANDOM_UNIFORM,
     &RANDOM_NORMAL,
@@ -147,5 +152,125 @@ fn sample_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<
     } else {
         bx.bind(&super::CONCATENATE, Params::Concatenate { dim: 0 }, lanes)?
     };
+    Ok(vec![(out, Some(0))])
+}
+
+/// Keys are their words, `u32[..., 2]`: an array of keys is the words of
+/// each key along a last axis of 2 (JAX prints the same values as
+/// `key<fry>[...]`). The leading axes of a key operand (`[]` for one key).
+fn key_batch(name: &str, a: &Aval) -> Result<Vec<Dim>, String> {
+    match a.shape.split_last() {
+        Some((Dim::Lit(2), lead)) if a.dtype == DType::U32 => Ok(lead.to_vec()),
+        _ => Err(format!("{name} takes a key (`jax::random::Key`), got {a}")),
+    }
+}
+
+/// `jax.random.split(key, n)` on typed keys: `random_split[shape=(n,)]`,
+/// each key's `n` new keys along a new axis before the words. A kernel:
+/// the few words are computed once and sampled from by reading them.
+pub static RANDOM_SPLIT: PrimDef = PrimDef {
+    name: "random_split",
+    abstract_eval: |ops: &[Aval], p: &Params, _: &mut Constraints| {
+        let Params::Random { shape, .. } = p else {
+            unreachable!("random_split carries Params::Random")
+        };
+        let mut out = key_batch("random_split", &ops[0])?;
+        out.extend(shape.iter().cloned());
+        out.push(Dim::Lit(2));
+        Ok(vec![Aval {
+            dtype: DType::U32,
+            shape: out,
+            weak: false,
+        }])
+    },
+    print_params: |_, p| match p {
+        Params::Random { shape, .. } => vec![("shape", tuple(shape))],
+        _ => Vec::new(),
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: split_call,
+    }),
+    work: 64,
+    jvp: Some(super::zero_jvp),
+    transpose: None,
+    batch: Some(split_batch),
+    ..PrimDef::BASE
+};
+
+fn split_call(a: KernelArgs<'_>) -> TokenStream {
+    let Params::Random { shape, .. } = a.params else {
+        unreachable!("random_split carries Params::Random")
+    };
+    let n = super::size_tokens(shape);
+    let keys = (a.bind)(0, Bind::Buffer);
+    quote!(::jax::__rt::random::split_keys(&#keys, #n))
+}
+
+/// A batch of keys splits as one array of keys: the batch axis first.
+fn split_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let size = bx.size.clone();
+    let keys = bx.at_front(ins[0].clone(), dims[0], size)?;
+    let out = bx.bind(&RANDOM_SPLIT, p.clone(), vec![keys])?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// `jax.random.fold_in(key, data)` on typed keys: `random_fold_in`, the
+/// data a `u32` (one per key, or one for all).
+pub static RANDOM_FOLD_IN: PrimDef = PrimDef {
+    name: "random_fold_in",
+    abstract_eval: |ops: &[Aval], _: &Params, _: &mut Constraints| {
+        let lead = key_batch("random_fold_in", &ops[0])?;
+        let d = &ops[1];
+        if d.dtype != DType::U32 || !(d.shape.is_empty() || d.shape == lead) {
+            return Err(format!(
+                "random_fold_in folds in uint32 data of shape () or {}, got {d}",
+                tuple(&lead)
+            ));
+        }
+        Ok(vec![Aval {
+            weak: false,
+            ..ops[0].clone()
+        }])
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: fold_in_call,
+    }),
+    work: 64,
+    jvp: Some(super::zero_jvp),
+    transpose: None,
+    batch: Some(fold_in_batch),
+    ..PrimDef::BASE
+};
+
+fn fold_in_call(a: KernelArgs<'_>) -> TokenStream {
+    let keys = (a.bind)(0, Bind::Buffer);
+    let data = (a.bind)(1, Bind::Buffer);
+    quote!(::jax::__rt::random::fold_in_keys(&#keys, &#data))
+}
+
+/// Batch axes first; data shared by every key stays a scalar.
+fn fold_in_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let size = bx.size.clone();
+    let keys = bx.at_front(ins[0].clone(), dims[0], size.clone())?;
+    let shared = dims[1].is_none() && bx.aval(&ins[1]).shape.is_empty();
+    let data = if shared {
+        ins[1].clone()
+    } else {
+        bx.at_front(ins[1].clone(), dims[1], size.clone())?
+    };
+    // A batched datum on one key: the key repeated per lane (above), and
+    // data of rank one less than the keys' words.
+    let out = bx.bind(&RANDOM_FOLD_IN, p.clone(), vec![keys, data])?;
     Ok(vec![(out, Some(0))])
 }

@@ -258,7 +258,7 @@ impl Emitter<'_> {
         quote!(::jax::__rt::random::#f::<#ty>(#key, #at #bounds))
     }
 
-    /// A key operand's two words, `[u32; 2]` (keys are inputs).
+    /// A key operand's two words, `[u32; 2]` (keys are stored: samples never fuse their key).
     pub(super) fn key_words(&self, a: &Atom) -> TokenStream {
         match a {
             Atom::Var(k) => match &self.locs[k] {
@@ -271,7 +271,9 @@ impl Emitter<'_> {
                     Some(s) => quote!([#buf[#offset], #buf[#offset + #s]]),
                     None => quote!([#buf[#offset], #buf[#offset + 1usize]]),
                 },
-                other => unreachable!("a key is an input, not {other:?}"),
+                // A key of two equal words (`wrap_key_data` of a filled array).
+                Loc::Splat(t) => quote!([#t, #t]),
+                other => unreachable!("a key is stored, not {other:?}"),
             },
             Atom::Lit(_) => unreachable!("a key is an input"),
         }

@@ -1,4 +1,5 @@
-// Keys are made outside the jitted function and passed in.
+// `random::split` in a body takes its count from the pattern or the type,
+// as the eager function's `N`.
 use jax::prelude::*;
 use jax::random::Key;
 
