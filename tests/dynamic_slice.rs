@@ -4,7 +4,8 @@
 //! tests/fixtures/gen/dynamic_slice.py): starts past either end clamped,
 //! negative starts counted from the end, jvp and vjp in jit, a
 //! `fori_loop` writing row `i` at the loop index and its gradient, and
-//! `vmap` with starts every lane shares.
+//! `vmap` with starts every lane shares and with a start per lane (a
+//! `scatter`, as JAX batches it).
 
 mod common;
 
@@ -465,4 +466,110 @@ fn vmap_with_starts_every_lane_shares() {
         None,
         &vmap_dus_unbatched_update(arg(n, 0), arg(n, 1), start(n, 2)),
     );
+}
+
+// A start per lane: JAX's batching rule makes `dynamic_update_slice` a
+// `scatter` with the starts as a `[lanes, rank]` index, clamped.
+
+#[jax::jit]
+fn vmap_dus_batched_start(
+    x: Array<f32, 3, 5, 4>,
+    u: Array<f32, 3, 2, 4>,
+    i: Array<i32, 3>,
+) -> Array<f32, 3, 5, 4> {
+    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, 0, 0))(x, u, i)
+}
+
+#[jax::jit]
+fn vmap_dus_batched_start_shared_operand(
+    x: Array<f32, 5, 4>,
+    u: Array<f32, 3, 2, 4>,
+    i: Array<i32, 3>,
+) -> Array<f32, 3, 5, 4> {
+    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (None, 0, 0))(x, u, i)
+}
+
+#[jax::jit]
+fn vmap_dus_batched_start_shared_update(
+    x: Array<f32, 3, 5, 4>,
+    u: Array<f32, 2, 4>,
+    i: Array<i32, 3>,
+) -> Array<f32, 3, 5, 4> {
+    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, None, 0))(x, u, i)
+}
+
+#[jax::jit]
+fn vmap_dus_two_batched_starts(
+    x: Array<f32, 3, 4, 5>,
+    u: Array<f32, 3, 2, 3>,
+    i: Array<i32, 3>,
+    j: Array<i32, 3>,
+) -> Array<f32, 3, 4, 5> {
+    jax::vmap(|x, u, i, j| lax::dynamic_update_slice(&x, &u, &[i, j]), (0, 0, 0, 0))(x, u, i, j)
+}
+
+#[jax::jit]
+fn vmap_dus_batched_start_int(
+    x: Array<i32, 2, 6>,
+    u: Array<i32, 2, 2>,
+    i: Array<i32, 2>,
+) -> Array<i32, 2, 6> {
+    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i]), (0, 0, 0))(x, u, i)
+}
+
+#[jax::jit]
+fn grad_vmap_dus_batched_start(
+    x: Array<f32, 3, 5, 4>,
+    u: Array<f32, 3, 2, 4>,
+    i: Array<i32, 3>,
+    one: Array<f32>,
+) -> (Array<f32, 3, 5, 4>, Array<f32, 3, 2, 4>) {
+    let (_y, pullback) = jax::vjp(
+        |x: Array<f32, 3, 5, 4>, u: Array<f32, 3, 2, 4>| {
+            let y = jax::vmap(
+                |x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]),
+                (0, 0, 0),
+            )(x.clone(), u, i.clone());
+            (jnp::sin(y) * x).sum()
+        },
+        x,
+        u,
+    );
+    // The seed as an f32 array: a literal is f64 under x64.
+    pullback(one)
+}
+
+#[test]
+fn vmap_with_a_start_per_lane_is_a_scatter() {
+    let n = "vmap_dus_batched_start";
+    exact(n, None, &vmap_dus_batched_start(arg(n, 0), arg(n, 1), arg(n, 2)));
+    let n = "vmap_dus_batched_start_shared_operand";
+    exact(
+        n,
+        None,
+        &vmap_dus_batched_start_shared_operand(arg(n, 0), arg(n, 1), arg(n, 2)),
+    );
+    let n = "vmap_dus_batched_start_shared_update";
+    exact(
+        n,
+        None,
+        &vmap_dus_batched_start_shared_update(arg(n, 0), arg(n, 1), arg(n, 2)),
+    );
+    let n = "vmap_dus_two_batched_starts";
+    exact(
+        n,
+        None,
+        &vmap_dus_two_batched_starts(arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3)),
+    );
+    let n = "vmap_dus_batched_start_int";
+    exact(n, None, &vmap_dus_batched_start_int(arg(n, 0), arg(n, 1), arg(n, 2)));
+}
+
+#[test]
+fn gradient_through_a_start_per_lane() {
+    let n = "grad_vmap_dus_batched_start";
+    let (gx, gu) =
+        grad_vmap_dus_batched_start(arg(n, 0), arg(n, 1), arg(n, 2), Array::from_data(vec![1.0]));
+    close(n, Some(0), &gx);
+    close(n, Some(1), &gu);
 }

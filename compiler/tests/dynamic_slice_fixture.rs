@@ -11,7 +11,8 @@
 //! `fori_rows` and `grad_fori_rows` (JAX's loop index is weakly typed, so
 //! its `i + n` converts it first, and JAX prints a body this long as a
 //! `let jaxpr = ..` binding) and `vmap_*` (JAX batches through `gather` and
-//! `scatter`; here a window over every lane).
+//! `scatter`; here a window over every lane). A start per lane prints as
+//! JAX's `scatter` (`VMAP_CASES`); its gradient is checked by value.
 
 mod jaxpr_cases;
 
@@ -87,4 +88,34 @@ fn dynamic_slices_print_as_jax() {
 #[test]
 fn index_in_dim_forms_print_as_jax_inlined() {
     jaxpr_cases::assert_print_as_jax("dynamic_slice", "jaxpr_flat", FLAT_CASES);
+}
+
+/// `vmap` with a start per lane: the starts joined into an index array and
+/// a `scatter`, as JAX's batching rule.
+const VMAP_CASES: &[(&str, &str)] = &[
+    (
+        "vmap_dus_batched_start",
+        "fn f(x: Array<f32, 3, 5, 4>, u: Array<f32, 3, 2, 4>, i: Array<i32, 3>) -> Array<f32, 3, 5, 4> { jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, 0, 0))(x, u, i) }",
+    ),
+    (
+        "vmap_dus_batched_start_shared_operand",
+        "fn f(x: Array<f32, 5, 4>, u: Array<f32, 3, 2, 4>, i: Array<i32, 3>) -> Array<f32, 3, 5, 4> { jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (None, 0, 0))(x, u, i) }",
+    ),
+    (
+        "vmap_dus_batched_start_shared_update",
+        "fn f(x: Array<f32, 3, 5, 4>, u: Array<f32, 2, 4>, i: Array<i32, 3>) -> Array<f32, 3, 5, 4> { jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, None, 0))(x, u, i) }",
+    ),
+    (
+        "vmap_dus_two_batched_starts",
+        "fn f(x: Array<f32, 3, 4, 5>, u: Array<f32, 3, 2, 3>, i: Array<i32, 3>, j: Array<i32, 3>) -> Array<f32, 3, 4, 5> { jax::vmap(|x, u, i, j| lax::dynamic_update_slice(&x, &u, &[i, j]), (0, 0, 0, 0))(x, u, i, j) }",
+    ),
+    (
+        "vmap_dus_batched_start_int",
+        "fn f(x: Array<i32, 2, 6>, u: Array<i32, 2, 2>, i: Array<i32, 2>) -> Array<i32, 2, 6> { jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i]), (0, 0, 0))(x, u, i) }",
+    ),
+];
+
+#[test]
+fn start_per_lane_prints_as_jax_scatter() {
+    jaxpr_cases::assert_print_as_jax("dynamic_slice", "jaxpr", VMAP_CASES);
 }

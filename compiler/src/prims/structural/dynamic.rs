@@ -233,7 +233,7 @@ pub(crate) fn dynamic_slice_transpose(
 
 /// Starts every lane shares: the operand and the update with their lanes
 /// first (an unbatched one repeated) and a whole-axis start 0 for the lanes.
-/// JAX batches through `scatter`; starts that differ by lane need it.
+/// Starts that differ by lane become a `scatter`, as JAX's rule.
 fn dynamic_update_slice_batch(
     bx: &mut Batch,
     ins: &[Atom],
@@ -241,7 +241,7 @@ fn dynamic_update_slice_batch(
     _: &Params,
 ) -> Res<Vec<(Atom, BDim)>> {
     if dims[2..].iter().any(Option::is_some) {
-        return Err("vmap over a batched start of dynamic_update_slice needs scatter, which is not implemented yet: use a start every lane shares, or move the update out of the vmapped function".into());
+        return super::scatter::batched_dynamic_update_slice(bx, ins, dims);
     }
     let size = bx.size.clone();
     let x = bx.at_front(ins[0].clone(), dims[0], size.clone())?;

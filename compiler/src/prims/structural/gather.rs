@@ -376,39 +376,7 @@ pub(super) fn batched_dynamic_slice(
     dims: &[BDim],
     sizes: &[usize],
 ) -> Res<Vec<(Atom, BDim)>> {
-    let starts = &ins[1..];
-    let size = starts
-        .iter()
-        .zip(&dims[1..])
-        .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
-        .ok_or("a batched start index")?;
-    let dtype = starts
-        .iter()
-        .zip(&dims[1..])
-        .find_map(|(x, d)| d.map(|_| bx.aval(x).dtype))
-        .unwrap_or(DType::I32);
-    let mut cols = Vec::new();
-    for (x, d) in starts.iter().zip(&dims[1..]) {
-        let x = if bx.aval(x).dtype == dtype {
-            x.clone()
-        } else {
-            bx.convert(x.clone(), dtype)?
-        };
-        cols.push(bx.bind(
-            &super::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape: vec![size.clone(), Dim::Lit(1)],
-                dims: if d.is_some() { vec![0] } else { vec![] },
-                np_ints: 0,
-            },
-            vec![x],
-        )?);
-    }
-    let index = if cols.len() == 1 {
-        cols.remove(0)
-    } else {
-        bx.bind(&super::CONCATENATE, Params::Concatenate { dim: 1 }, cols)?
-    };
+    let index = batch_dynamic_slice_indices(bx, &ins[1..], &dims[1..])?;
     let rank = sizes.len();
     let all: Vec<usize> = (0..rank).collect();
     let g = GatherParams {
@@ -433,4 +401,45 @@ pub(super) fn batched_dynamic_slice(
         &[dims[0], Some(0)],
         &Params::Gather(g),
     )
+}
+
+/// `_batch_dynamic_slice_indices`: scalar starts, at least one of them
+/// batched, joined into one `[lanes, rank]` index array batched along 0
+/// (a shared start repeated for every lane).
+pub(super) fn batch_dynamic_slice_indices(
+    bx: &mut Batch,
+    starts: &[Atom],
+    dims: &[BDim],
+) -> Res<Atom> {
+    let size = starts
+        .iter()
+        .zip(dims)
+        .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
+        .ok_or("a batched start index")?;
+    let dtype = starts
+        .iter()
+        .zip(dims)
+        .find_map(|(x, d)| d.map(|_| bx.aval(x).dtype))
+        .unwrap_or(DType::I32);
+    let mut cols = Vec::new();
+    for (x, d) in starts.iter().zip(dims) {
+        let x = if bx.aval(x).dtype == dtype {
+            x.clone()
+        } else {
+            bx.convert(x.clone(), dtype)?
+        };
+        cols.push(bx.bind(
+            &super::BROADCAST_IN_DIM,
+            Params::BroadcastInDim {
+                shape: vec![size.clone(), Dim::Lit(1)],
+                dims: if d.is_some() { vec![0] } else { vec![] },
+                np_ints: 0,
+            },
+            vec![x],
+        )?);
+    }
+    if cols.len() == 1 {
+        return Ok(cols.remove(0));
+    }
+    bx.bind(&super::CONCATENATE, Params::Concatenate { dim: 1 }, cols)
 }

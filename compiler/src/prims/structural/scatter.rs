@@ -16,7 +16,7 @@ use super::gather::{
 use super::params_err;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    np_tuple, Ad, BDim, Batch, Bind, GatherParams, IndexMode, JvpRule, Kernel, KernelArgs,
+    np_tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel, KernelArgs,
     Lowering, Monoid, Params, PrimDef, Res, ScatterParams, TransposeRule,
 };
 
@@ -139,7 +139,8 @@ fn scatter_batch(
     p: &Params,
 ) -> Res<Vec<(Atom, BDim)>> {
     let s = scatter_params(p)?.clone();
-    scatter_indexed_batch(bx, ins, dims, &s)
+    let prim = bx.prim;
+    scatter_indexed_batch(prim, bx, ins, dims, &s)
 }
 
 /// A gather's parameters for the scatter that writes what it reads (the
@@ -332,6 +333,7 @@ fn scatter_indexed_transpose(
 /// `_scatter_batching_rule`: the operand and the updates batched in front;
 /// shared indices add a window axis, batched ones a batching axis pair.
 fn scatter_indexed_batch(
+    prim: &'static PrimDef,
     bx: &mut Batch,
     ins: &[Atom],
     dims: &[BDim],
@@ -358,9 +360,41 @@ fn scatter_indexed_batch(
             bx.moveaxis(ins[1].clone(), bd, 0)?
         }
     };
-    let prim = bx.prim;
     let out = bx.bind(prim, Params::Scatter(ns), vec![x, idx, upd])?;
     Ok(vec![(out, Some(0))])
+}
+
+/// `_dynamic_update_slice_batching_rule` with a start index that differs
+/// by lane: the starts joined into one `[lanes, rank]` index array, then a
+/// `scatter` of the update windows (clamped as `dynamic_update_slice`),
+/// batched by `_scatter_batching_rule` (operands: operand, update, starts).
+pub(super) fn batched_dynamic_update_slice(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+) -> Res<Vec<(Atom, BDim)>> {
+    let index = super::gather::batch_dynamic_slice_indices(bx, &ins[2..], &dims[2..])?;
+    let all: Vec<usize> = (0..ins.len() - 2).collect();
+    let s = ScatterParams {
+        dims: IndexDims {
+            offset: all.clone(),
+            collapsed: vec![],
+            index_map: all,
+            operand_batching: vec![],
+            indices_batching: vec![],
+            np_ints: [0; 5],
+        },
+        mode: IndexMode::Clip,
+        indices_are_sorted: true,
+        unique_indices: true,
+    };
+    scatter_indexed_batch(
+        &SCATTER,
+        bx,
+        &[ins[0].clone(), index, ins[1].clone()],
+        &[dims[0], Some(0), dims[1]],
+        &s,
+    )
 }
 
 // Derivatives of the combining scatters and of `scatter` with repeated
