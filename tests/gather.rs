@@ -420,6 +420,44 @@ fn updates_through_slices_match_jax() {
     );
 }
 
+#[jax::jit]
+fn set_stepped(x: Array<f32, 7>, v: Array<f32, 4>) -> Array<f32, 7> {
+    x.at(s![..;2]).set(v)
+}
+
+#[jax::jit]
+fn add_stepped_cols(x: Array<f32, 4, 7>, v: Array<f32, 4, 2>) -> Array<f32, 4, 7> {
+    x.at(s![.., 1..;3]).add(v)
+}
+
+#[jax::jit]
+fn set_row_stepped(x: Array<f32, 4, 7>, v: Array<f32, 3>) -> Array<f32, 4, 7> {
+    x.at(s![-3, 1..6;2]).set(v)
+}
+
+/// Stepped slices in any position, with an integer beside them: positions
+/// `start + step * iota(len)` in jit.
+#[test]
+fn updates_through_stepped_slices_match_jax() {
+    let n = "set_stepped";
+    let (x, v): (Array<f32, 7>, Array<f32, 4>) = (arg(n, 0), arg(n, 1));
+    both(n, set_stepped(x.clone(), v.clone()), x.at(s![..;2]).set(&v));
+    let n = "add_stepped_cols";
+    let (x, v): (Array<f32, 4, 7>, Array<f32, 4, 2>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        add_stepped_cols(x.clone(), v.clone()),
+        x.at(s![.., 1..;3]).add(&v),
+    );
+    let n = "set_row_stepped";
+    let (x, v): (Array<f32, 4, 7>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        set_row_stepped(x.clone(), v.clone()),
+        x.at(s![-3, 1..6;2]).set(&v),
+    );
+}
+
 /// With duplicate indices `set` keeps the last update, as XLA on CPU
 /// (JAX leaves the order unspecified).
 #[test]

@@ -3,7 +3,7 @@
 //! gathers and scatters, against `jax.make_jaxpr` under `jax.disable_jit()`
 //! (tests/fixtures/gather.json, made by tests/fixtures/gen/gather.py;
 //! `jaxpr_flat`, which inlines the `jit` JAX wraps `jnp.take` in, as the
-//! Rust tracer does).
+//! Rust tracer does); updates through stepped slices against `jaxpr`.
 
 mod jaxpr_cases;
 
@@ -158,4 +158,30 @@ const CASES: &[(&str, &str)] = &[
 #[test]
 fn gathers_and_scatters_print_as_jax() {
     jaxpr_cases::assert_print_as_jax("gather", "jaxpr_flat", CASES);
+}
+
+/// Updates through stepped slices: the positions `start + step * iota(len)`
+/// as `_index_to_gather` builds them (an `iota`, a `mul`, an `add`).
+const STEPPED_CASES: &[(&str, &str)] = &[
+    (
+        "add_stepped_rows",
+        "fn f(x: Array<f32, 5, 3>, v: Array<f32, 2, 3>) -> Array<f32, 5, 3> { x.at(s![1..;2]).add(v) }",
+    ),
+    (
+        "set_stepped",
+        "fn f(x: Array<f32, 7>, v: Array<f32, 4>) -> Array<f32, 7> { x.at(s![..;2]).set(v) }",
+    ),
+    (
+        "add_stepped_cols",
+        "fn f(x: Array<f32, 4, 7>, v: Array<f32, 4, 2>) -> Array<f32, 4, 7> { x.at(s![.., 1..;3]).add(v) }",
+    ),
+    (
+        "set_row_stepped",
+        "fn f(x: Array<f32, 4, 7>, v: Array<f32, 3>) -> Array<f32, 4, 7> { x.at(s![-3, 1..6;2]).set(v) }",
+    ),
+];
+
+#[test]
+fn stepped_slice_updates_print_as_jax() {
+    jaxpr_cases::assert_print_as_jax("gather", "jaxpr", STEPPED_CASES);
 }

@@ -203,8 +203,8 @@ impl Tracer {
                     y += 1;
                 }
                 Some(Item::Range { start, end, step }) => {
-                    // `start + step * iota(len)`: one more index axis, collapsed.
-                    // (JAX's `iota` is a primitive; here the positions are a constant.)
+                    // `start + step * iota(len)`: one more index axis, collapsed
+                    // (`_index_to_gather`'s positions of a stepped slice).
                     let norm = |v: i128| {
                         if v < 0 {
                             (v + n as i128).max(0)
@@ -215,14 +215,16 @@ impl Tracer {
                     let s = start.map_or(0, norm);
                     let e = end.map_or(n as i128, norm).max(s);
                     let len = (e - s + step - 1) / step;
-                    let iota = self.b.constant(
-                        Aval {
+                    let iota = self.b.bind1(
+                        &prims::IOTA,
+                        Params::Iota {
                             dtype: i32,
                             shape: vec![Dim::Lit(len as usize)],
-                            weak: false,
+                            dimension: 0,
                         },
-                        (0..len).map(Scalar::Int).collect(),
-                    );
+                        vec![],
+                        span,
+                    )?;
                     let lit = |v: i128| literal(Scalar::Int(v), Aval::scalar(i32, false));
                     let scaled =
                         self.b
