@@ -477,7 +477,10 @@ fn vmap_dus_batched_start(
     u: Array<f32, 3, 2, 4>,
     i: Array<i32, 3>,
 ) -> Array<f32, 3, 5, 4> {
-    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, 0, 0))(x, u, i)
+    jax::vmap(
+        |x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]),
+        (0, 0, 0),
+    )(x, u, i)
 }
 
 #[jax::jit]
@@ -486,7 +489,10 @@ fn vmap_dus_batched_start_shared_operand(
     u: Array<f32, 3, 2, 4>,
     i: Array<i32, 3>,
 ) -> Array<f32, 3, 5, 4> {
-    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (None, 0, 0))(x, u, i)
+    jax::vmap(
+        |x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]),
+        (None, 0, 0),
+    )(x, u, i)
 }
 
 #[jax::jit]
@@ -495,7 +501,10 @@ fn vmap_dus_batched_start_shared_update(
     u: Array<f32, 2, 4>,
     i: Array<i32, 3>,
 ) -> Array<f32, 3, 5, 4> {
-    jax::vmap(|x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]), (0, None, 0))(x, u, i)
+    jax::vmap(
+        |x, u, i| lax::dynamic_update_slice(&x, &u, &[i, 0]),
+        (0, None, 0),
+    )(x, u, i)
 }
 
 #[jax::jit]
@@ -505,7 +514,10 @@ fn vmap_dus_two_batched_starts(
     i: Array<i32, 3>,
     j: Array<i32, 3>,
 ) -> Array<f32, 3, 4, 5> {
-    jax::vmap(|x, u, i, j| lax::dynamic_update_slice(&x, &u, &[i, j]), (0, 0, 0, 0))(x, u, i, j)
+    jax::vmap(
+        |x, u, i, j| lax::dynamic_update_slice(&x, &u, &[i, j]),
+        (0, 0, 0, 0),
+    )(x, u, i, j)
 }
 
 #[jax::jit]
@@ -542,7 +554,11 @@ fn grad_vmap_dus_batched_start(
 #[test]
 fn vmap_with_a_start_per_lane_is_a_scatter() {
     let n = "vmap_dus_batched_start";
-    exact(n, None, &vmap_dus_batched_start(arg(n, 0), arg(n, 1), arg(n, 2)));
+    exact(
+        n,
+        None,
+        &vmap_dus_batched_start(arg(n, 0), arg(n, 1), arg(n, 2)),
+    );
     let n = "vmap_dus_batched_start_shared_operand";
     exact(
         n,
@@ -562,7 +578,11 @@ fn vmap_with_a_start_per_lane_is_a_scatter() {
         &vmap_dus_two_batched_starts(arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3)),
     );
     let n = "vmap_dus_batched_start_int";
-    exact(n, None, &vmap_dus_batched_start_int(arg(n, 0), arg(n, 1), arg(n, 2)));
+    exact(
+        n,
+        None,
+        &vmap_dus_batched_start_int(arg(n, 0), arg(n, 1), arg(n, 2)),
+    );
 }
 
 #[test]

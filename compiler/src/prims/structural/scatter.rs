@@ -16,8 +16,8 @@ use super::gather::{
 use super::params_err;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    np_tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel, KernelArgs,
-    Lowering, Monoid, Params, PrimDef, Res, ScatterParams, TransposeRule,
+    np_tuple, Ad, BDim, Batch, Bind, GatherParams, IndexDims, IndexMode, JvpRule, Kernel,
+    KernelArgs, Lowering, Monoid, Params, PrimDef, Res, ScatterParams, TransposeRule,
 };
 
 fn scatter_params(p: &Params) -> Res<&ScatterParams> {
