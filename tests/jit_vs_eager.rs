@@ -227,14 +227,14 @@ fn int_gathers(
     d: &Array<i32, 6>,
     v: &Array<i32, 6, 3>,
     r: i32,
-) -> (Array<i32, 6, 3>, Array<i32, 6, 3>, Array<i32, 8, 3>, Array<i32, 2, 3>) {
+) -> (
+    Array<i32, 6, 3>,
+    Array<i32, 6, 3>,
+    Array<i32, 8, 3>,
+    Array<i32, 2, 3>,
+) {
     let window: Array<i32, 2, 3> = lax::dynamic_slice(x, &[r, 0]);
-    (
-        jnp::take(x, i, 0),
-        x.at(i).get(),
-        x.at(d).add(v),
-        window,
-    )
+    (jnp::take(x, i, 0), x.at(i).get(), x.at(d).add(v), window)
 }
 
 #[jax::jit]

@@ -534,5 +534,8 @@ fn choice_rows_with_replacement_matches_jax_and_eager() {
         a,
         random::choice_rows::<Array<f32, 2, 3, 2>, _>(k21, &x, true)
     );
-    assert_eq!(b, random::choice_rows::<Array<i32, 5, 3>, _>(k22, &xi, true));
+    assert_eq!(
+        b,
+        random::choice_rows::<Array<i32, 5, 3>, _>(k22, &xi, true)
+    );
 }

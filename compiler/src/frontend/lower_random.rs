@@ -8,11 +8,11 @@
 use jax_dtypes::DType;
 use proc_macro2::Span;
 
-use crate::frontend::{jnp, lower_gather};
 use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
+use crate::frontend::{jnp, lower_gather};
 use crate::ir::builder::{literal, Result};
 use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
