@@ -2,8 +2,12 @@
 //! on random inputs (NaN and infinities included) at two sizes. Elementwise
 //! results use the same scalar kernels, so they must agree bit for bit;
 //! reductions accumulate in another order, so they agree within a bound.
+//! The sorting, cumulative, gather/scatter, dynamic-slice, einsum and `nn`
+//! functions are checked the same way, on f32 and on i32 where they apply.
 
+use jax::nn;
 use jax::prelude::*;
+use jax::DefaultInt;
 use proptest::prelude::*;
 
 /// Bits equal, or both NaN.
@@ -148,6 +152,185 @@ fn array<const R: usize, const C: usize>(v: &[f32]) -> Array<f32, R, C> {
     Array::from_vec(v[..R * C].to_vec()).unwrap()
 }
 
+// Sorting and cumulative functions: permutations and running scans in the
+// same order as eagerly, so the results agree bit for bit.
+#[jax::jit]
+fn sorts(
+    x: &Array<f32, 8, 3>,
+) -> (
+    Array<f32, 8, 3>,
+    Array<DefaultInt, 8, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+) {
+    (
+        jnp::sort(x, 0),
+        jnp::argsort(x, -1),
+        jnp::cumsum(x, 0),
+        jnp::cumprod(x, 1),
+        jnp::cummax(x, 0),
+    )
+}
+
+#[jax::jit]
+fn int_sorts(
+    x: &Array<i32, 8, 3>,
+) -> (
+    Array<i32, 8, 3>,
+    Array<DefaultInt, 8, 3>,
+    Array<i32, 8, 3>,
+    Array<i32, 8, 3>,
+    Array<i32, 8, 3>,
+) {
+    (
+        jnp::sort(x, -1),
+        jnp::argsort(x, 0),
+        jnp::cumsum(x, 1),
+        jnp::cumprod(x, 0),
+        jnp::cummax(x, 1),
+    )
+}
+
+// Gathers with indices in and out of bounds (`take` fills, `.get()` uses
+// the indexing default), a scatter-add at `d`, whose 6 indices in -3..3
+// repeat, and a dynamic slice whose starts are clamped into range.
+#[jax::jit]
+fn gathers(
+    x: &Array<f32, 8, 3>,
+    i: &Array<i32, 6>,
+    d: &Array<i32, 6>,
+    v: &Array<f32, 6, 3>,
+    r: i32,
+    c: i32,
+) -> (
+    Array<f32, 6, 3>,
+    Array<f32, 8, 6>,
+    Array<f32, 6, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 3, 2>,
+) {
+    let window: Array<f32, 3, 2> = lax::dynamic_slice(x, &[r, c]);
+    (
+        jnp::take(x, i, 0),
+        jnp::take(x, i, 1),
+        x.at(i).get(),
+        x.at(d).add(v),
+        window,
+    )
+}
+
+#[jax::jit]
+fn int_gathers(
+    x: &Array<i32, 8, 3>,
+    i: &Array<i32, 6>,
+    d: &Array<i32, 6>,
+    v: &Array<i32, 6, 3>,
+    r: i32,
+) -> (
+    Array<i32, 6, 3>,
+    Array<i32, 6, 3>,
+    Array<i32, 8, 3>,
+    Array<i32, 2, 3>,
+) {
+    let window: Array<i32, 2, 3> = lax::dynamic_slice(x, &[r, 0]);
+    (jnp::take(x, i, 0), x.at(i).get(), x.at(d).add(v), window)
+}
+
+#[jax::jit]
+fn einsums(x: &Array<f32, 8, 3>, y: &Array<f32, 3>) -> (Array<f32, 8>, Array<f32, 3, 3>) {
+    (
+        jnp::einsum("ij,j->i", (x, y)),
+        jnp::einsum("ki,kj->ij", (x, x)),
+    )
+}
+
+#[jax::jit]
+fn activations(
+    x: &Array<f32, 8, 3>,
+    y: &Array<f32, 8, 3>,
+) -> (
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+    Array<f32, 8, 3>,
+) {
+    (
+        nn::relu(x),
+        nn::softplus(x),
+        nn::gelu(x, true),
+        nn::gelu(x, false),
+        jnp::logaddexp(x, y),
+    )
+}
+
+/// Within the sum's bound of `scale`, or both non-finite where `jit`
+/// accumulates in another order than the eager loop.
+fn assert_close<A: ArrayType<Elem = f32>>(what: &str, jit: &A, eager: &A, scale: f32) {
+    for (i, (&j, &e)) in jit.data().iter().zip(eager.data()).enumerate() {
+        let ok = close(j, e, scale) || (!j.is_finite() && !e.is_finite() && !scale.is_finite());
+        assert!(ok, "{what}[{i}]: jit {j} vs eager {e}");
+    }
+}
+
+fn check_new_functions(
+    x: &Array<f32, 8, 3>,
+    y: &Array<f32, 3>,
+    xi: &Array<i32, 8, 3>,
+    i: &Array<i32, 6>,
+    d: &Array<i32, 6>,
+    (r, c): (i32, i32),
+) {
+    let (s, a, cs, cp, cm) = sorts(x);
+    assert_same("sort", &s, &jnp::sort(x, 0));
+    assert_eq!(a, jnp::argsort(x, -1), "argsort");
+    assert_same("cumsum", &cs, &jnp::cumsum(x, 0));
+    assert_same("cumprod", &cp, &jnp::cumprod(x, 1));
+    assert_same("cummax", &cm, &jnp::cummax(x, 0));
+    let (s, a, cs, cp, cm) = int_sorts(xi);
+    assert_eq!(s, jnp::sort(xi, -1), "int sort");
+    assert_eq!(a, jnp::argsort(xi, 0), "int argsort");
+    assert_eq!(cs, jnp::cumsum(xi, 1), "int cumsum");
+    assert_eq!(cp, jnp::cumprod(xi, 0), "int cumprod");
+    assert_eq!(cm, jnp::cummax(xi, 1), "int cummax");
+
+    let v: Array<f32, 6, 3> = array(&x.data()[3..]);
+    let (t0, t1, g, add, ds) = gathers(x, i, d, &v, r, c);
+    let e_t0: Array<f32, 6, 3> = jnp::take(x, i, 0);
+    let e_t1: Array<f32, 8, 6> = jnp::take(x, i, 1);
+    let e_ds: Array<f32, 3, 2> = lax::dynamic_slice(x, &[r, c]);
+    assert_same("take axis 0", &t0, &e_t0);
+    assert_same("take axis 1", &t1, &e_t1);
+    assert_same("at.get", &g, &x.at(i).get());
+    assert_same("at.add", &add, &x.at(d).add(&v));
+    assert_same("dynamic_slice", &ds, &e_ds);
+    let vi: Array<i32, 6, 3> = Array::from_vec(xi.data()[..18].to_vec()).unwrap();
+    let (t0, g, add, ds) = int_gathers(xi, i, d, &vi, r);
+    let e_t0: Array<i32, 6, 3> = jnp::take(xi, i, 0);
+    let e_ds: Array<i32, 2, 3> = lax::dynamic_slice(xi, &[r, 0]);
+    assert_eq!(t0, e_t0, "int take");
+    assert_eq!(g, xi.at(i).get(), "int at.get");
+    assert_eq!(add, xi.at(d).add(&vi), "int at.add");
+    assert_eq!(ds, e_ds, "int dynamic_slice");
+
+    let (mv, gram) = einsums(x, y);
+    let e_mv: Array<f32, 8> = jnp::einsum("ij,j->i", (x, y));
+    let e_gram: Array<f32, 3, 3> = jnp::einsum("ki,kj->ij", (x, x));
+    let absum = |v: &[f32]| v.iter().map(|v| v.abs()).sum::<f32>();
+    let scale = absum(x.data()) * absum(x.data()).max(absum(y.data()));
+    assert_close("einsum ij,j->i", &mv, &e_mv, scale);
+    assert_close("einsum ki,kj->ij", &gram, &e_gram, scale);
+
+    let x2: Array<f32, 8, 3> = Array::from_vec(x.data().iter().rev().copied().collect()).unwrap();
+    let (relu, sp, ga, ge, lae) = activations(x, &x2);
+    assert_same("relu", &relu, &nn::relu(x));
+    assert_same("softplus", &sp, &nn::softplus(x));
+    assert_same("gelu approximate", &ga, &nn::gelu(x, true));
+    assert_same("gelu", &ge, &nn::gelu(x, false));
+    assert_same("logaddexp", &lae, &jnp::logaddexp(x, &x2));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -164,5 +347,22 @@ proptest! {
         check_rest(&x8, &y);
         let scale: f32 = x8.as_slice().iter().map(|v| v.abs()).filter(|v| v.is_finite()).sum();
         prop_assert!(close(mean8(&x8).item(), jnp::mean(&x8).item(), scale));
+    }
+
+    #[test]
+    fn new_functions_jit_agree_with_eager(
+        data in prop::collection::vec(floats(), 24),
+        bias in prop::collection::vec(floats(), 3),
+        ints in prop::collection::vec(-50i32..50, 24),
+        idx in prop::collection::vec(-11i32..11, 6),
+        dup in prop::collection::vec(-3i32..3, 6),
+        starts in (-10i32..10, -4i32..4),
+    ) {
+        let y: Array<f32, 3> = array::<3, 1>(&bias).reshape();
+        let x: Array<f32, 8, 3> = array(&data);
+        let xi: Array<i32, 8, 3> = Array::from_vec(ints).unwrap();
+        let i: Array<i32, 6> = Array::from_vec(idx).unwrap();
+        let d: Array<i32, 6> = Array::from_vec(dup).unwrap();
+        check_new_functions(&x, &y, &xi, &i, &d, starts);
     }
 }

@@ -183,6 +183,27 @@ fn eager_choice_rows(k: Key, x: &Array<f32, 2, 3>) -> Array<f32, 1, 3> {
 }
 
 #[jax::jit]
+fn jit_choice_rows_replace(
+    k: Key,
+    x: &Array<f32, 2, 3>,
+    xi: &Array<i32, 3, 2>,
+) -> (Array<f32, 4, 3>, Array<i32, 2, 2, 2>) {
+    let a: Array<f32, 4, 3> = random::choice_rows(k, x, true);
+    let b: Array<i32, 2, 2, 2> = random::choice_rows(k, xi, true);
+    (a, b)
+}
+
+fn eager_choice_rows_replace(
+    k: Key,
+    x: &Array<f32, 2, 3>,
+    xi: &Array<i32, 3, 2>,
+) -> (Array<f32, 4, 3>, Array<i32, 2, 2, 2>) {
+    let a: Array<f32, 4, 3> = random::choice_rows(k, x, true);
+    let b: Array<i32, 2, 2, 2> = random::choice_rows(k, xi, true);
+    (a, b)
+}
+
+#[jax::jit]
 fn jit_choice_weighted(k: Key, p: &Array<f32, 6>) -> (Array<i32, 5>, Array<i32, 3>) {
     let a: Array<i32, 5> = random::choice_weighted(k, p, true);
     let b: Array<i32, 3> = random::choice_weighted(k, p, false);
@@ -223,6 +244,11 @@ fn random_jitted_equals_eager() {
     );
     assert_eq!(jit_choice(k), eager_choice(k));
     assert_eq!(jit_choice_rows(k, &logits), eager_choice_rows(k, &logits));
+    let xi = Array::<i32, 3, 2>::from([[4, -1], [0, 9], [-7, 2]]);
+    assert_eq!(
+        jit_choice_rows_replace(k, &logits, &xi),
+        eager_choice_rows_replace(k, &logits, &xi)
+    );
     let w = Array::<f32, 6>::from([0.1, 0.5, 0.9, 0.3, 0.7, 0.2]);
     assert_eq!(jit_choice_weighted(k, &w), eager_choice_weighted(k, &w));
 }

@@ -496,3 +496,46 @@ fn keys_from_array_operations() {
         assert_eq!(z, random::normal::<Array<f32, 3>>(random::key(0)));
     }
 }
+
+#[jax::jit]
+fn rows_with_replacement(
+    k21: Key,
+    k22: Key,
+    x: &Array<f32, 5, 2>,
+    xi: &Array<i32, 4, 3>,
+) -> (Array<f32, 2, 3, 2>, Array<i32, 5, 3>) {
+    let a: Array<f32, 2, 3, 2> = random::choice_rows(k21, x, true);
+    let b: Array<i32, 5, 3> = random::choice_rows(k22, xi, true);
+    (a, b)
+}
+
+#[test]
+fn choice_rows_with_replacement_matches_jax_and_eager() {
+    let x = Array::<f32, 10>::arange().reshape::<Array<f32, 5, 2>>();
+    let xi = Array::<i32, 12>::arange().reshape::<Array<i32, 4, 3>>() * 7 - 20;
+    let (k21, k22) = (random::key(21), random::key(22));
+    let (a, b) = rows_with_replacement(k21, k22, &x, &xi);
+    // The indices are `randint` in the default integer type, as in JAX.
+    let (float_case, int_case) = if cfg!(feature = "x64") {
+        (
+            "choice_rows_replace_x64_on",
+            "choice_rows_replace_int_x64_on",
+        )
+    } else {
+        (
+            "choice_rows_replace_x64_off",
+            "choice_rows_replace_int_x64_off",
+        )
+    };
+    assert_eq!(float_bits(a.to_vec()), want(float_case));
+    let ints: Vec<u64> = b.to_vec().into_iter().map(|v| v as i64 as u64).collect();
+    assert_eq!(ints, want(int_case));
+    assert_eq!(
+        a,
+        random::choice_rows::<Array<f32, 2, 3, 2>, _>(k21, &x, true)
+    );
+    assert_eq!(
+        b,
+        random::choice_rows::<Array<i32, 5, 3>, _>(k22, &xi, true)
+    );
+}

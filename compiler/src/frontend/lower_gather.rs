@@ -98,9 +98,21 @@ fn lit_sizes(a: &Aval, span: proc_macro2::Span) -> Result<Vec<usize>> {
 /// `jnp::take(x, idx, axis)`: the result has `idx`'s axes where `axis` was.
 pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
     let (x, idx, axis) = take_args(t, &c)?;
+    Ok(Value::Traced(take_atoms(t, x, idx, axis, c.span)?))
+}
+
+/// `jnp.take(x, idx, axis)` on traced atoms (`idx` an integer array), for
+/// lowerings that gather, such as `random::choice_rows` with replacement.
+pub(crate) fn take_atoms(
+    t: &mut Tracer,
+    x: crate::ir::Atom,
+    idx: crate::ir::Atom,
+    axis: usize,
+    span: proc_macro2::Span,
+) -> Result<crate::ir::Atom> {
     let a = t.b.aval(&x);
     let ir = t.b.aval(&idx).rank();
-    let idx = normalize(t, idx, &a.shape[axis], c.span)?;
+    let idx = normalize(t, idx, &a.shape[axis], span)?;
     let mut full = t.b.aval(&idx).shape;
     full.push(Dim::Lit(1));
     let idx = t.b.bind1(
@@ -111,9 +123,9 @@ pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
             np_ints: 0,
         },
         vec![idx],
-        c.span,
+        span,
     )?;
-    let mut slice_sizes = lit_sizes(&a, c.span)?;
+    let mut slice_sizes = lit_sizes(&a, span)?;
     slice_sizes[axis] = 1;
     let offset: Vec<usize> = (0..axis).chain(axis + ir..a.rank() + ir - 1).collect();
     let dims = IndexDims {
@@ -125,12 +137,7 @@ pub(crate) fn take(t: &mut Tracer, c: Call) -> Result<Value> {
         np_ints: [0; 5],
     };
     let p = fill_gather(a.dtype, dims, slice_sizes);
-    Ok(Value::Traced(t.b.bind1(
-        &prims::GATHER,
-        p,
-        vec![x, idx],
-        c.span,
-    )?))
+    t.b.bind1(&prims::GATHER, p, vec![x, idx], span)
 }
 
 /// `jnp::take_along_axis(x, idx, axis)`: `idx` has `x`'s rank; off `axis`

@@ -8,11 +8,11 @@
 use jax_dtypes::DType;
 use proc_macro2::Span;
 
-use crate::frontend::jnp;
 use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
+use crate::frontend::{jnp, lower_gather};
 use crate::ir::builder::{literal, Result};
 use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
@@ -659,18 +659,7 @@ fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
     let draws = static_size(&aval.shape, span)?;
     check_population(&c, n, draws, replace)?;
     let out = if replace {
-        let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
-        let wide = if n as i128 > int_range(int).1 {
-            DType::I64
-        } else {
-            int
-        };
-        let drawn = Aval {
-            dtype: wide,
-            shape: aval.shape.clone(),
-            weak: false,
-        };
-        let d = randint_draws(t, key, &drawn, 0, n as i128, span)?;
+        let d = replace_indices(t, key, n, aval.shape.clone(), span)?;
         jnp::convert(&mut t.b, d, aval.dtype, false, span)?
     } else {
         let order = indices(t, n, aval.dtype, span)?;
@@ -679,6 +668,29 @@ fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
         shaped(t, first, &aval.shape, span)?
     };
     Ok(Value::Traced(out))
+}
+
+/// `choice`'s draws with replacement: `randint(key, shape, 0, n)` in the
+/// default integer type (int64 when `n` does not fit it, as JAX with x64).
+fn replace_indices(
+    t: &mut Tracer,
+    key: Atom,
+    n: usize,
+    shape: Vec<Dim>,
+    span: Span,
+) -> Result<Atom> {
+    let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
+    let wide = if n as i128 > int_range(int).1 {
+        DType::I64
+    } else {
+        int
+    };
+    let drawn = Aval {
+        dtype: wide,
+        shape,
+        weak: false,
+    };
+    randint_draws(t, key, &drawn, 0, n as i128, span)
 }
 
 /// The first `k` rows of `x`.
@@ -704,9 +716,9 @@ fn first_rows(t: &mut Tracer, x: Atom, k: usize, span: Span) -> Result<Atom> {
     )
 }
 
-/// `random::choice_rows(k, &x, replace)` without replacement: the first
-/// rows of `x` shuffled. With replacement the rows are gathered at random
-/// indices, which needs `gather` in jit.
+/// `random::choice_rows(k, &x, replace)`: without replacement the first
+/// rows of `x` shuffled; with replacement the rows gathered (`jnp.take`)
+/// at `randint` indices.
 fn choice_rows(t: &mut Tracer, c: Call) -> Result<Value> {
     want_args(&c, 3)?;
     let span = c.span;
@@ -732,10 +744,10 @@ fn choice_rows(t: &mut Tracer, c: Call) -> Result<Value> {
     let draws = static_size(&aval.shape[..aval.shape.len() - row_shape.len()], span)?;
     check_population(&c, n, draws, replace)?;
     if replace {
-        return call_err(
-            span,
-            "`random::choice_rows` with replacement is not in jit yet (it gathers rows at random indices): draw outside and pass the array in, or draw indices with `random::choice` and select rows",
-        );
+        // As JAX: `randint(key, draws_shape, 0, n)` indices, then `take`.
+        let draws_shape = aval.shape[..aval.shape.len() - row_shape.len()].to_vec();
+        let idx = replace_indices(t, key, n, draws_shape, span)?;
+        return Ok(Value::Traced(lower_gather::take_atoms(t, x, idx, 0, span)?));
     }
     let rows = shuffle(t, key, x, span)?;
     let first = first_rows(t, rows, draws, span)?;
