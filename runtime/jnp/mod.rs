@@ -13,6 +13,7 @@ mod reduce;
 mod sort;
 mod stacking;
 mod take;
+mod triangle;
 
 pub use einsum::*;
 pub use elementwise::*;
@@ -23,3 +24,4 @@ pub use reduce::*;
 pub use sort::*;
 pub use stacking::*;
 pub use take::*;
+pub use triangle::*;

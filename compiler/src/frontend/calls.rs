@@ -74,6 +74,17 @@ impl Tracer {
             [.., m, n] if m == "norm" => (Module::Norm, n.as_str()),
             _ => {
                 let path = segs.join("::");
+                // `jnp::linalg::solve`, `jax::fft::fft`: a JAX function this crate
+                // does not have; "move the helper" would mislead.
+                let jax_api = matches!(segs.first().map(String::as_str), Some("jnp" | "lax"))
+                    || (segs.first().is_some_and(|s| s == "jax")
+                        && segs.iter().all(|s| !s.starts_with(char::is_uppercase)));
+                if jax_api {
+                    return Err(syn::Error::new_spanned(
+                        &c.func,
+                        crate::frontend::lower_call::not_available_msg(&path),
+                    ));
+                }
                 let effectful = segs.iter().any(|s| {
                     matches!(
                         s.as_str(),

@@ -50,15 +50,18 @@ pub(crate) fn call_err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> 
     Err(crate::ir::builder::expression_error(span, msg))
 }
 
+/// The error for a JAX-style function this crate does not provide.
+pub(crate) fn not_available_msg(path: &str) -> String {
+    format!(
+        "`{path}` is not available in this crate's #[jax::jit] (no such function, or not jit-able yet); README.md's \"Compared with JAX\" table lists the jnp::, lax::, nn:: and scipy:: functions there are"
+    )
+}
+
 /// A name no row lowers (or not where it was written).
 pub(crate) fn unsupported(call: Call) -> Result<Value> {
     call_err(
         call.span,
-        format!(
-            "`{}{}` is not supported in #[jax::jit] yet",
-            call.module.prefix(),
-            call.name
-        ),
+        not_available_msg(&format!("{}{}", call.module.prefix(), call.name)),
     )
 }
 
