@@ -84,7 +84,11 @@ fn diagonal_data<T: Element>(
     assert!(a1 != a2, "{op}: axis1 and axis2 must differ");
     let (n, m) = (dims[a1] as isize, dims[a2] as isize);
     // Element t of the diagonal is at (t + row0, t + col0).
-    let (row0, col0) = if offset >= 0 { (0, offset) } else { (-offset, 0) };
+    let (row0, col0) = if offset >= 0 {
+        (0, offset)
+    } else {
+        (-offset, 0)
+    };
     let len = (n - row0).min(m - col0).max(0) as usize;
     let rest: Vec<usize> = (0..rank).filter(|&a| a != a1 && a != a2).collect();
     let strides = shape::strides(dims);
@@ -160,7 +164,10 @@ where
         vec![ElemOf::<A>::ZERO; s.iter().product()]
     } else {
         data.chunks(len)
-            .map(|c| c.iter().fold(ElemOf::<A>::ZERO, |acc, &v| Arith::add(acc, v)))
+            .map(|c| {
+                c.iter()
+                    .fold(ElemOf::<A>::ZERO, |acc, &v| Arith::add(acc, v))
+            })
             .collect()
     };
     shape::check_result::<Out>("trace", <Out::Elem as Element>::DTYPE, &s);
@@ -175,8 +182,8 @@ where
 /// use jax::prelude::*;
 /// let m: Array<i32, 3, 3> = jnp::diag(Array::<i32, 2>::from([1, 2]), 1);
 /// assert_eq!(m.to_vec(), [0, 1, 0, 0, 0, 2, 0, 0, 0]);
-/// let d: Array<i32, 1> = jnp::diag(&m, 1);
-/// assert_eq!(d.to_vec(), [1]);
+/// let d: Array<i32, 2> = jnp::diag(&m, 1);
+/// assert_eq!(d.to_vec(), [1, 2]);
 /// ```
 #[track_caller]
 pub fn diag<Out, A>(x: A, k: isize) -> Out
@@ -190,7 +197,11 @@ where
             let x = x.into_array();
             let n = dims[0] + k.unsigned_abs();
             let mut data = vec![ElemOf::<A>::ZERO; n * n];
-            let (row0, col0) = if k >= 0 { (0, k as usize) } else { (k.unsigned_abs(), 0) };
+            let (row0, col0) = if k >= 0 {
+                (0, k as usize)
+            } else {
+                (k.unsigned_abs(), 0)
+            };
             for (t, &v) in x.data().iter().enumerate() {
                 data[(t + row0) * n + t + col0] = v;
             }

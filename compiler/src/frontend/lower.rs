@@ -14,6 +14,7 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
+use crate::frontend::lower_diag;
 use crate::frontend::lower_lax;
 use crate::frontend::lower_manip::{
     atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad, permute_axes, repeat,
@@ -248,6 +249,10 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     ),
     // Math that is a composition (lower_nn.rs).
     (&["logaddexp", "logaddexp2"], NUMPY, By(lower_nn::logaddexp)),
+    (&["tril", "triu"], JNP, By(lower_diag::tril_triu)),
+    (&["trace"], JNP, By(lower_diag::trace)),
+    (&["diag"], JNP, By(lower_diag::diag)),
+    (&["diagonal"], JNP, By(lower_diag::diagonal)),
     (&["remainder"], NUMPY, By(lower_nn::remainder)),
     (&["floor_divide"], NUMPY, By(lower_nn::floor_divide)),
     (&["isinf", "isfinite"], NUMPY, By(lower_nn::isinf_isfinite)),

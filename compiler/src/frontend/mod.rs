@@ -25,6 +25,7 @@ pub(crate) mod lax_control;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
 pub(crate) mod lower_create;
+pub(crate) mod lower_diag;
 pub(crate) mod lower_dynamic;
 pub(crate) mod lower_gather;
 pub(crate) mod lower_lax;
