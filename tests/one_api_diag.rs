@@ -38,6 +38,11 @@ fn trace_f32(x: Array<f32, 3, 4>) -> (Array<f32>, Array<f32>, Array<f32>) {
 }
 
 #[jax::jit]
+fn trace_i32(x: Array<i32, 4, 3>) -> Array<DefaultInt> {
+    jnp::trace(&x, -1, 0, 1)
+}
+
+#[jax::jit]
 fn diag_f32(v: Array<f32, 3>) -> (Array<f32, 3, 3>, Array<f32, 5, 5>) {
     (jnp::diag(&v, 0), jnp::diag(&v, -2))
 }
@@ -75,6 +80,9 @@ fn trace_and_diag_jit_equal_eager() {
         (a.item(), b.item(), c.item()),
         (ea.item(), eb.item(), ec.item())
     );
+    let xi = i32_input::<4, 3>();
+    let e: Array<DefaultInt> = jnp::trace(&xi, -1, 0, 1);
+    assert_eq!(trace_i32(xi).item(), e.item());
     let v: Array<f32, 3> = Array::from([0.5, -1.25, 2.0]);
     let (a, b) = diag_f32(v.clone());
     let ea: Array<f32, 3, 3> = jnp::diag(&v, 0);

@@ -3,7 +3,7 @@
 //! A result shape that depends on an offset is checked when the call runs.
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::Element;
+use crate::element::{Element, SumType};
 use crate::ops::Arith;
 use crate::shape;
 
@@ -138,35 +138,38 @@ where
 }
 
 /// The sum of the `offset`-th diagonal over `axis1` and `axis2`
-/// (`jnp.trace(x, offset, axis1, axis2)`); the other axes remain. The result
-/// type is checked when the call runs.
+/// (`jnp.trace(x, offset, axis1, axis2)`) in [`SumType`]'s dtype, as
+/// `jnp.sum`; the other axes remain. The result type is checked when the
+/// call runs.
 ///
 /// ```
 /// use jax::prelude::*;
 /// let x: Array<i32, 3, 3> = Array::arange();
-/// let t: Array<i32> = jnp::trace(&x, 0, 0, 1);
+/// let t: Array<DefaultInt> = jnp::trace(&x, 0, 0, 1); // i64 under x64, as JAX
 /// assert_eq!(t.item(), 12);
-/// let t: Array<i32> = jnp::trace(&x, 1, 0, 1);
+/// let t: Array<DefaultInt> = jnp::trace(&x, 1, 0, 1);
 /// assert_eq!(t.item(), 6);
 /// ```
 #[track_caller]
 pub fn trace<Out, A>(x: A, offset: isize, axis1: isize, axis2: isize) -> Out
 where
     A: AsArray,
-    ElemOf<A>: Arith,
-    Out: ArrayType<Elem = ElemOf<A>>,
+    ElemOf<A>: SumType,
+    <ElemOf<A> as SumType>::Out: Arith,
+    Out: ArrayType<Elem = <ElemOf<A> as SumType>::Out>,
 {
     let x = x.into_array();
     let dims = <A::Array as ArrayType>::SHAPE;
     let (mut s, data) = diagonal_data("trace", x.data(), dims, offset, axis1, axis2);
     let len = s.pop().unwrap_or(0);
-    let sums: Vec<ElemOf<A>> = if len == 0 {
-        vec![ElemOf::<A>::ZERO; s.iter().product()]
+    // Accumulated in `jnp.sum`'s type (small ints in the default int).
+    let sums: Vec<Out::Elem> = if len == 0 {
+        vec![Out::Elem::ZERO; s.iter().product()]
     } else {
         data.chunks(len)
             .map(|c| {
                 c.iter()
-                    .fold(ElemOf::<A>::ZERO, |acc, &v| Arith::add(acc, v))
+                    .fold(Out::Elem::ZERO, |acc, &v| Arith::add(acc, v.cast()))
             })
             .collect()
     };
