@@ -1,7 +1,7 @@
-//! One API: `jnp::tril`, `triu`, `trace` and `diag` (of a vector), jitted,
+//! One API: `jnp::tril`, `triu`, `trace`, `diag` and `diagonal`, jitted,
 //! equal their eager calls on the same inputs (f32 and i32; offsets
-//! positive, negative and out of range). `jnp::diagonal` is eager only
-//! (README's "Eager only").
+//! positive, negative and out of range), and `diagonal` and `diag` of a
+//! matrix.
 
 use jax::prelude::*;
 
@@ -50,6 +50,30 @@ fn diag_f32(v: Array<f32, 3>) -> (Array<f32, 3, 3>, Array<f32, 5, 5>) {
 #[jax::jit]
 fn diag_i32(v: Array<i32, 2>) -> Array<i32, 3, 3> {
     jnp::diag(&v, 1)
+}
+
+#[jax::jit]
+fn diagonal_f32(x: Array<f32, 2, 3, 4>) -> (Array<f32, 2, 3>, Array<f32, 3, 1>) {
+    (jnp::diagonal(&x, 0, 1, 2), jnp::diagonal(&x, 1, 2, 0))
+}
+
+#[jax::jit]
+fn diagonal_i32(x: Array<i32, 4, 3>) -> (Array<i32, 3>, Array<i32, 2>) {
+    (jnp::diagonal(&x, -1, 0, 1), jnp::diag(&x, 1))
+}
+
+#[test]
+fn diagonals_jit_equal_eager() {
+    let x: Array<f32, 2, 3, 4> = Array::from_fn(|i| ((i * 7) % 11) as f32 * 0.25 - 1.0);
+    let (a, b) = diagonal_f32(x.clone());
+    let ea: Array<f32, 2, 3> = jnp::diagonal(&x, 0, 1, 2);
+    let eb: Array<f32, 3, 1> = jnp::diagonal(&x, 1, 2, 0);
+    assert_eq!((a.to_vec(), b.to_vec()), (ea.to_vec(), eb.to_vec()));
+    let xi = i32_input::<4, 3>();
+    let (a, b) = diagonal_i32(xi.clone());
+    let ea: Array<i32, 3> = jnp::diagonal(&xi, -1, 0, 1);
+    let eb: Array<i32, 2> = jnp::diag(&xi, 1);
+    assert_eq!((a.to_vec(), b.to_vec()), (ea.to_vec(), eb.to_vec()));
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Printed jaxprs of `jnp::tril`, `triu`, `trace` and `diag` of a vector
-//! against `jax.make_jaxpr` under `jax.disable_jit()` (tests/fixtures/diag.json,
-//! made by tests/fixtures/gen/diag.py). `diagonal` is eager only for now.
+//! Printed jaxprs of `jnp::tril`, `triu`, `trace`, `diag` and `diagonal`
+//! (a `gather`) against `jax.make_jaxpr` under `jax.disable_jit()`
+//! (tests/fixtures/diag.json, made by tests/fixtures/gen/diag.py).
 
 mod jaxpr_cases;
 
@@ -41,6 +41,26 @@ const CASES: &[(&str, &str)] = &[
     (
         "diag_vec_neg",
         "fn f(v: Array<f32, 3>) -> Array<f32, 5, 5> { jnp::diag(&v, -2) }",
+    ),
+    (
+        "diag_mat",
+        "fn f(x: Array<f32, 3, 4>) -> Array<f32, 3> { jnp::diag(&x, 1) }",
+    ),
+    (
+        "diag_mat_neg_i32",
+        "fn f(x: Array<i32, 3, 4>) -> Array<i32, 1> { jnp::diag(&x, -2) }",
+    ),
+    (
+        "diagonal",
+        "fn f(x: Array<f32, 3, 4>) -> Array<f32, 3> { jnp::diagonal(&x, 0, 0, 1) }",
+    ),
+    (
+        "diagonal_3d",
+        "fn f(x: Array<f32, 2, 3, 4>) -> Array<f32, 3, 1> { jnp::diagonal(&x, 1, 2, 0) }",
+    ),
+    (
+        "diagonal_neg_i32",
+        "fn f(x: Array<i32, 4, 3>) -> Array<i32, 3> { jnp::diagonal(&x, -1, 0, 1) }",
     ),
 ];
 

@@ -1,8 +1,7 @@
-//! `jnp::tril`, `triu`, `trace` and `diag` of a vector, lowered as
-//! `jax.numpy` lowers them: a mask from two `iota`s, `select_n`, and
-//! `reduce_sum` for `trace`; derivatives and `vmap` come from those
-//! primitives. `diagonal` (and `diag` of a matrix), a `gather` in JAX, is
-//! eager only for now.
+//! `jnp::tril`, `triu`, `trace`, `diag` and `diagonal`, lowered as
+//! `jax.numpy` 0.10.2 lowers them: a mask from two `iota`s, `select_n`,
+//! `reduce_sum` for `trace`, and a `gather` for `diagonal` (and `diag` of a
+//! matrix); derivatives and `vmap` come from those primitives.
 
 use proc_macro2::Span;
 
@@ -11,6 +10,7 @@ use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Result};
+use crate::ir::primitive::{GatherParams, IndexDims, IndexMode};
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
 use jax_dtypes::DType;
@@ -167,7 +167,7 @@ pub(crate) fn diag(t: &mut Tracer, c: Call) -> Result<Value> {
     let k = ints[0];
     let len = match a.shape.as_slice() {
         [Dim::Lit(n)] => *n as i128,
-        [_, _] => return call_err(span, "`diag` of a matrix (its diagonal, a `gather` in JAX) is not supported in #[jax::jit] yet; it works eagerly"),
+        [_, _] => return Ok(Value::Traced(diagonal_of(t, v, k, 0, 1, span)?)),
         _ => return call_err(span, format!("`diag` takes a vector or a matrix, not {a}")),
     };
     let n = len + k.abs();
@@ -199,10 +199,113 @@ pub(crate) fn diag(t: &mut Tracer, c: Call) -> Result<Value> {
     Ok(Value::Traced(out))
 }
 
-/// `jnp.diagonal`: a `gather` in JAX 0.10.2, not lowered yet.
-pub(crate) fn diagonal(_t: &mut Tracer, c: Call) -> Result<Value> {
-    call_err(
-        c.span,
-        "`jnp::diagonal` (a `gather` in JAX) is not supported in #[jax::jit] yet; it works eagerly, and `jnp::trace` works in jit",
+/// `x[..., i]` made non-negative as JAX's indexing does: `i < 0 ? i + n : i`.
+fn wrap_negative(t: &mut Tracer, i: Atom, n: usize, span: Span) -> Result<Atom> {
+    let zero = literal(Scalar::Int(0), Aval::scalar(DType::I32, false));
+    let neg =
+        t.b.bind1(&prims::LT, Params::None, vec![i.clone(), zero], span)?;
+    let wrapped = add_int(t, i.clone(), n as i128, span)?;
+    t.b.bind1(&prims::SELECT_N, Params::None, vec![neg, i, wrapped], span)
+}
+
+/// `jnp.diagonal(x, offset, axis1, axis2)` as JAX 0.10.2: the two axes
+/// moved last, then a `gather` of the `(i, i + offset)` positions.
+pub(crate) fn diagonal_of(
+    t: &mut Tracer,
+    x: Atom,
+    offset: i128,
+    axis1: i128,
+    axis2: i128,
+    span: Span,
+) -> Result<Atom> {
+    let r = t.b.aval(&x).rank();
+    if r < 2 {
+        return call_err(span, "`diagonal` needs an array of at least 2 dimensions");
+    }
+    let a1 = jnp::axis(&t.b, &x, axis1, span)?;
+    let a2 = jnp::axis(&t.b, &x, axis2, span)?;
+    if a1 == a2 {
+        return call_err(span, "`diagonal`: axis1 and axis2 must differ");
+    }
+    let mut perm: Vec<usize> = (0..r).filter(|&k| k != a1 && k != a2).collect();
+    perm.extend([a1, a2]);
+    let x = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        x
+    } else {
+        jnp::transpose(&mut t.b, x, perm, span)?
+    };
+    let a = t.b.aval(&x);
+    let lit = |d: &Dim| match d {
+        Dim::Lit(n) => Some(*n),
+        _ => None,
+    };
+    let (Some(n), Some(m)) = (lit(&a.shape[r - 2]), lit(&a.shape[r - 1])) else {
+        return call_err(span, "`diagonal` needs the sizes of its two axes");
+    };
+    let len = (n as i128 - (-offset).max(0)).min(m as i128 - offset.max(0));
+    if len <= 0 {
+        return call_err(
+            span,
+            "`diagonal` of an empty diagonal is not supported in #[jax::jit] yet",
+        );
+    }
+    let len = len as usize;
+    let first = iota(t, &[Dim::Lit(len)], 0, span)?;
+    let second = iota(t, &[Dim::Lit(len)], 0, span)?;
+    let shift = |t: &mut Tracer, i: Atom, k: i128| {
+        let k = literal(Scalar::Int(k), Aval::scalar(DType::I32, false));
+        t.b.bind1(&prims::ADD, Params::None, vec![k, i], span)
+    };
+    let (rows, cols) = match offset {
+        0 => (first, second),
+        k if k > 0 => (first, shift(t, second, k)?),
+        k => (shift(t, second, -k)?, first),
+    };
+    let rows = wrap_negative(t, rows, n, span)?;
+    let cols = wrap_negative(t, cols, m, span)?;
+    let column = [Dim::Lit(len), Dim::Lit(1)];
+    let rows = broadcast(t, rows, &column, vec![0], span)?;
+    let cols = broadcast(t, cols, &column, vec![0], span)?;
+    let idx = t.b.bind1(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim: 1 },
+        vec![rows, cols],
+        span,
+    )?;
+    let mut slice_sizes: Vec<usize> = a.shape[..r - 2]
+        .iter()
+        .map(|d| lit(d).unwrap_or(0))
+        .collect();
+    if a.shape[..r - 2].iter().any(|d| lit(d).is_none()) {
+        return call_err(span, "`diagonal` needs the sizes of the other axes");
+    }
+    slice_sizes.extend([1, 1]);
+    t.b.bind1(
+        &prims::GATHER,
+        Params::Gather(GatherParams {
+            dims: IndexDims {
+                offset: (0..r - 2).collect(),
+                collapsed: vec![r - 2, r - 1],
+                index_map: vec![r - 2, r - 1],
+                operand_batching: vec![],
+                indices_batching: vec![],
+                np_ints: [0; 5],
+            },
+            slice_sizes,
+            mode: IndexMode::PromiseInBounds,
+            fill_value: None,
+            indices_are_sorted: false,
+            unique_indices: false,
+        }),
+        vec![x, idx],
+        span,
     )
+}
+
+/// `jnp::diagonal(x, offset, axis1, axis2)`.
+pub(crate) fn diagonal(t: &mut Tracer, c: Call) -> Result<Value> {
+    let (x, ints) = operand_and_ints(t, &c, &[0, 0, 1])?;
+    Ok(Value::Traced(diagonal_of(
+        t, x, ints[0], ints[1], ints[2], c.span,
+    )?))
 }
