@@ -7,63 +7,12 @@
 mod common;
 
 use jax::prelude::*;
-use jax::{ArrayType, Element};
-use serde_json::Value;
 
-fn arg<A: ArrayType>(v: &Value) -> A {
-    A::from_data(
-        v["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| A::Elem::from_f64(d.as_f64().unwrap()))
-            .collect(),
-    )
-}
-
-/// A case: the jitted body, the eager expression on the same arguments,
-/// and with `grads` the jvp and vjp of the jitted function.
+/// A case of `diag.json` (`common::fixture_case!`).
 macro_rules! case {
-    ($kind:ident, $name:ident, |$($x:ident: $t:ty),+| -> $r:ty { $jit:expr }, $eager:expr) => {
-        mod $name {
-            use super::*;
-
-            #[jax::jit]
-            pub fn jitted($($x: $t),+) -> $r {
-                $jit
-            }
-
-            #[allow(unused_assignments)]
-            pub fn check() {
-                let c = common::case("diag", stringify!($name));
-                let mut k = 0;
-                $(let $x: $t = arg(&c["args"][k]); k += 1;)+
-                let eager: $r = $eager;
-                common::assert_matches(&eager, &c["output"]);
-                let jit = jitted($($x.clone()),+);
-                common::assert_matches(&jit, &c["output"]);
-                case!(@$kind c, $($x: $t),+);
-            }
-        }
+    ($($case:tt)*) => {
+        fixture_case!("diag", $($case)*);
     };
-    (@values $c:ident, $($x:ident: $t:ty),+) => {};
-    (@grads $c:ident, $($x:ident: $t:ty),+) => {{
-        let mut k = 0;
-        let tangents = ($({
-            let t: $t = arg(&$c["tangents"][k]);
-            k += 1;
-            t
-        },)+);
-        let (_, ty) = jitted::jvp(($($x.clone(),)+), tangents);
-        common::assert_matches(&ty, &$c["jvp"]);
-        let (_, pullback) = jitted::vjp($($x.clone()),+);
-        let ($($x,)+) = pullback(arg(&$c["cotangent"]));
-        let mut k = 0;
-        $(
-            common::assert_matches(&$x, &$c["vjp"]["items"][k]);
-            k += 1;
-        )+
-    }};
 }
 
 case!(
@@ -162,7 +111,7 @@ macro_rules! eager {
     ($name:ident, |$x:ident: $t:ty| -> $r:ty { $eager:expr }) => {
         fn $name() {
             let c = common::case("diag", stringify!($name));
-            let $x: $t = arg(&c["args"][0]);
+            let $x: $t = common::array_arg(&c["args"][0]);
             let got: $r = $eager;
             common::assert_matches(&got, &c["output"]);
         }

@@ -6,63 +6,13 @@
 mod common;
 
 use jax::prelude::*;
-use jax::{ArrayType, Element};
-use serde_json::Value;
+use jax::ArrayType;
 
-fn arg<A: ArrayType>(v: &Value) -> A {
-    A::from_data(
-        v["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| A::Elem::from_f64(d.as_f64().unwrap()))
-            .collect(),
-    )
-}
-
-/// A case: the jitted body, the eager expression on the same arguments,
-/// and with `grads` the jvp and vjp of the jitted function.
+/// A case of `manip_jit.json` (`common::fixture_case!`).
 macro_rules! case {
-    ($kind:ident, $name:ident, |$($x:ident: $t:ty),+| -> $r:ty { $jit:expr }, $eager:expr) => {
-        mod $name {
-            use super::*;
-
-            #[jax::jit]
-            pub fn jitted($($x: $t),+) -> $r {
-                $jit
-            }
-
-            #[allow(unused_assignments)]
-            pub fn check() {
-                let c = common::case("manip_jit", stringify!($name));
-                let mut k = 0;
-                $(let $x: $t = arg(&c["args"][k]); k += 1;)+
-                let eager: $r = $eager;
-                common::assert_matches(&eager, &c["output"]);
-                let jit = jitted($($x.clone()),+);
-                common::assert_matches(&jit, &c["output"]);
-                case!(@$kind c, $($x: $t),+);
-            }
-        }
+    ($($case:tt)*) => {
+        fixture_case!("manip_jit", $($case)*);
     };
-    (@values $c:ident, $($x:ident: $t:ty),+) => {};
-    (@grads $c:ident, $($x:ident: $t:ty),+) => {{
-        let mut k = 0;
-        let tangents = ($({
-            let t: $t = arg(&$c["tangents"][k]);
-            k += 1;
-            t
-        },)+);
-        let (_, ty) = jitted::jvp(($($x.clone(),)+), tangents);
-        common::assert_matches(&ty, &$c["jvp"]);
-        let (_, pullback) = jitted::vjp($($x.clone()),+);
-        let ($($x,)+) = pullback(arg(&$c["cotangent"]));
-        let mut k = 0;
-        $(
-            common::assert_matches(&$x, &$c["vjp"]["items"][k]);
-            k += 1;
-        )+
-    }};
 }
 
 case!(
@@ -259,7 +209,10 @@ mod meshgrid {
 
     pub fn check() {
         let c = common::case("manip_jit", "meshgrid");
-        let (x, y): (Array<f32, 3>, Array<f32, 4>) = (arg(&c["args"][0]), arg(&c["args"][1]));
+        let (x, y): (Array<f32, 3>, Array<f32, 4>) = (
+            common::array_arg(&c["args"][0]),
+            common::array_arg(&c["args"][1]),
+        );
         let (ex, ey) = jnp::meshgrid(&x, &y);
         let (jx, jy) = jitted(x, y);
         for (got, k) in [(ex, 0), (ey, 1), (jx, 0), (jy, 1)] {

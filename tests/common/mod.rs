@@ -93,3 +93,61 @@ pub fn config_id(name: &str) -> String {
     };
     format!("{name}@{config}")
 }
+
+/// A fixture array (`{"data": [..]}`) as an array of type `A`.
+pub fn array_arg<A: ArrayType>(v: &Value) -> A {
+    A::from_data(
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| A::Elem::from_f64(d.as_f64().unwrap()))
+            .collect(),
+    )
+}
+
+/// A case of fixture `$file`: the jitted body, the eager expression on the same arguments,
+/// and with `grads` the jvp and vjp of the jitted function.
+#[macro_export]
+macro_rules! fixture_case {
+    ($file:literal, $kind:ident, $name:ident, |$($x:ident: $t:ty),+| -> $r:ty { $jit:expr }, $eager:expr) => {
+        mod $name {
+            use super::*;
+
+            #[jax::jit]
+            pub fn jitted($($x: $t),+) -> $r {
+                $jit
+            }
+
+            #[allow(unused_assignments)]
+            pub fn check() {
+                let c = common::case($file, stringify!($name));
+                let mut k = 0;
+                $(let $x: $t = common::array_arg(&c["args"][k]); k += 1;)+
+                let eager: $r = $eager;
+                common::assert_matches(&eager, &c["output"]);
+                let jit = jitted($($x.clone()),+);
+                common::assert_matches(&jit, &c["output"]);
+                $crate::fixture_case!(@$kind c, $($x: $t),+);
+            }
+        }
+    };
+    (@values $c:ident, $($x:ident: $t:ty),+) => {};
+    (@grads $c:ident, $($x:ident: $t:ty),+) => {{
+        let mut k = 0;
+        let tangents = ($({
+            let t: $t = common::array_arg(&$c["tangents"][k]);
+            k += 1;
+            t
+        },)+);
+        let (_, ty) = jitted::jvp(($($x.clone(),)+), tangents);
+        common::assert_matches(&ty, &$c["jvp"]);
+        let (_, pullback) = jitted::vjp($($x.clone()),+);
+        let ($($x,)+) = pullback(common::array_arg(&$c["cotangent"]));
+        let mut k = 0;
+        $(
+            common::assert_matches(&$x, &$c["vjp"]["items"][k]);
+            k += 1;
+        )+
+    }};
+}
