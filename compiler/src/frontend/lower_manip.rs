@@ -15,17 +15,6 @@ use crate::ir::builder::Result;
 use crate::ir::{Atom, Dim};
 use crate::prims::{self, Params};
 
-/// Static integers written as a slice or array literal (`&[1, 0]`), a tuple
-/// or one integer.
-fn static_list(t: &Tracer, v: &Value, span: Span, what: &str) -> Result<Vec<i128>> {
-    match v {
-        Value::List(items) | Value::Tuple(items) => {
-            items.iter().map(|i| t.static_int(i, span, what)).collect()
-        }
-        v => Ok(vec![t.static_int(v, span, what)?]),
-    }
-}
-
 /// The literal size of axis `k` (these functions need known sizes).
 fn lit(t: &Tracer, x: &Atom, k: usize, span: Span) -> Result<usize> {
     match &t.b.aval(x).shape[k] {
@@ -163,7 +152,8 @@ pub(crate) fn permute_axes(t: &mut Tracer, c: Call) -> Result<Value> {
         _ => {
             c.want(2)?;
             let (v, s) = &c.args[1];
-            let perm = static_list(t, v, *s, "the permutation")?
+            let perm = t
+                .static_ints(v, *s, "the permutation")?
                 .into_iter()
                 .map(|a| jnp::axis(&t.b, &x, a, *s))
                 .collect::<Result<Vec<_>>>()?;
@@ -235,7 +225,7 @@ pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let mut x = c.atom(t, 0)?;
     let mut reps: Vec<usize> = Vec::new();
-    for r in static_list(t, &c.args[1].0, c.args[1].1, "reps")? {
+    for r in t.static_ints(&c.args[1].0, c.args[1].1, "reps")? {
         match usize::try_from(r) {
             Ok(r) => reps.push(r),
             Err(_) => return call_err(c.args[1].1, "reps must not be negative"),
@@ -353,7 +343,7 @@ pub(crate) fn lax_slice(t: &mut Tracer, c: Call) -> Result<Value> {
     let x = c.atom(t, 0)?;
     let ints = |t: &Tracer, i: usize, what: &str| -> Result<Vec<usize>> {
         let (v, s) = &c.args[i];
-        static_list(t, v, *s, what)?
+        t.static_ints(v, *s, what)?
             .into_iter()
             .map(|n| {
                 usize::try_from(n).or_else(|_| call_err(*s, format!("{what} must not be negative")))
@@ -383,7 +373,8 @@ pub(crate) fn lax_broadcast_in_dim(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let x = c.atom(t, 0)?;
     let shape = c.hinted_shape()?;
-    let dims = static_list(t, &c.args[1].0, c.args[1].1, "broadcast_dimensions")?
+    let dims = t
+        .static_ints(&c.args[1].0, c.args[1].1, "broadcast_dimensions")?
         .into_iter()
         .map(|d| d.max(0) as usize)
         .collect();
@@ -416,7 +407,7 @@ pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
             } else {
                 "the axis"
             };
-            static_list(t, v, *s, what)?
+            t.static_ints(v, *s, what)?
                 .into_iter()
                 .map(|a| jnp::axis(&t.b, &x, a, *s))
                 .collect::<Result<_>>()?
