@@ -6,9 +6,10 @@
 
 mod einsum;
 mod elementwise;
-mod linalg;
+pub mod linalg;
 mod logaddexp;
 mod manip;
+mod matmul;
 mod reduce;
 mod sort;
 mod stacking;
@@ -17,9 +18,9 @@ mod triangle;
 
 pub use einsum::*;
 pub use elementwise::*;
-pub use linalg::*;
 pub use logaddexp::*;
 pub use manip::*;
+pub use matmul::*;
 pub use reduce::*;
 pub use sort::*;
 pub use stacking::*;

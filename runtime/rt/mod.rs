@@ -8,6 +8,7 @@ pub mod gather;
 pub mod identity;
 pub mod kernels;
 pub mod layout;
+pub mod linalg;
 pub mod ops;
 pub mod par;
 pub mod pool;

@@ -2,8 +2,8 @@
 use jax::prelude::*;
 
 #[jax::jit]
-fn f(a: Array<f32, 3, 3>, b: Array<f32, 3>) -> Array<f32, 3> {
-    jnp::linalg::solve(&a, &b)
+fn f(a: Array<f32, 2, 3, 4>) -> Array<f32, 2, 3, 4> {
+    jnp::linalg::tensorsolve(&a, &a)
 }
 
 fn main() {}

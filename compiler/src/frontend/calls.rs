@@ -66,6 +66,8 @@ impl Tracer {
             .collect();
         let span = c.span();
         let (module, name) = match segs.as_slice() {
+            [.., s, m, n] if s == "scipy" && m == "linalg" => (Module::ScipyLinalg, n.as_str()),
+            [.., m, n] if m == "linalg" => (Module::Linalg, n.as_str()),
             [.., m, n] if m == "jnp" => (Module::Jnp, n.as_str()),
             [.., m, n] if m == "lax" => (Module::Lax, n.as_str()),
             [.., m, n] if m == "random" => (Module::Random, n.as_str()),

@@ -331,6 +331,9 @@ impl Tracer {
         if matches!(module, Module::Nn | Module::Special | Module::Norm) {
             return crate::frontend::lower_nn::lower(self, call);
         }
+        if matches!(module, Module::Linalg | Module::ScipyLinalg) {
+            return crate::frontend::lower_linalg::lower(self, call);
+        }
         if call.args.is_empty() && !(module == Module::Jnp && name == "eye") {
             if matches!(name, "zeros" | "ones" | "full" | "empty") {
                 return call_err(

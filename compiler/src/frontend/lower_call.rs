@@ -27,6 +27,10 @@ pub(crate) enum Module {
     Special,
     /// `jax::scipy::stats::norm`.
     Norm,
+    /// `jnp::linalg`.
+    Linalg,
+    /// `jax::scipy::linalg`.
+    ScipyLinalg,
 }
 
 impl Module {
@@ -40,6 +44,8 @@ impl Module {
             Module::Nn => "nn::",
             Module::Special => "special::",
             Module::Norm => "norm::",
+            Module::Linalg => "jnp::linalg::",
+            Module::ScipyLinalg => "scipy::linalg::",
         }
     }
 }

@@ -14,6 +14,7 @@ mod control;
 mod cumulative;
 mod debug;
 mod elementwise;
+mod linalg;
 mod random;
 mod rules;
 mod sort;
@@ -85,6 +86,7 @@ pub fn all() -> &'static [Prim] {
         v.push(&DEBUG_CALLBACK);
         v.extend_from_slice(SORTING);
         v.extend_from_slice(CUMULATIVE);
+        v.extend_from_slice(linalg::LINALG);
         v
     });
     &ALL

@@ -1,0 +1,29 @@
+//! `jnp::linalg::NAME(..)` and `jax::scipy::linalg::NAME(..)` (also after
+//! `use jax::scipy::linalg;`): each name's handler, composed of the
+//! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
+//! and `scipy/linalg.py` compose them.
+
+use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
+use crate::frontend::tracer::Tracer;
+use crate::frontend::value::Value;
+use crate::ir::builder::Result;
+
+type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+
+/// `jnp::linalg`'s functions.
+static LINALG: &[(&str, Handler)] = &[];
+
+/// `jax::scipy::linalg`'s functions.
+static SCIPY_LINALG: &[(&str, Handler)] = &[];
+
+/// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.
+pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
+    let (table, module): (&[(&str, Handler)], &str) = match c.module {
+        Module::Linalg => (LINALG, "jnp::linalg"),
+        _ => (SCIPY_LINALG, "jax::scipy::linalg"),
+    };
+    match table.iter().find(|(n, _)| *n == c.name) {
+        Some((_, h)) => h(t, c),
+        None => call_err(c.span, not_available_msg(&format!("{module}::{}", c.name))),
+    }
+}

@@ -1,0 +1,8 @@
+//! The linear-algebra primitives (JAX's `lax/linalg.py`), one file per
+//! family, each `PrimDef` with all its rules; their kernels are the runtime's
+//! `__rt::linalg` entry points over faer.
+
+use crate::ir::primitive::Prim;
+
+/// Every linear-algebra primitive.
+pub(crate) static LINALG: &[Prim] = &[];

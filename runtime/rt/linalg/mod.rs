@@ -1,0 +1,4 @@
+//! The kernels of the linear-algebra primitives over faer: non-generic entry
+//! points (one per element type) that jitted code and the eager
+//! `jnp::linalg`/`scipy::linalg` functions both call, each over a batch of
+//! row-major matrices laid out one after another.

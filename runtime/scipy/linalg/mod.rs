@@ -1,0 +1,2 @@
+//! `jax.scipy.linalg`: triangular solves and the Cholesky and LU
+//! factorizations with their solves, as SciPy's names and argument orders.
