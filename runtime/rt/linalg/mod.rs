@@ -4,3 +4,5 @@
 //! row-major matrices laid out one after another.
 pub mod triangular;
 pub use triangular::*;
+pub mod cholesky;
+pub use cholesky::*;

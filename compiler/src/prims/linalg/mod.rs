@@ -4,10 +4,12 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod cholesky;
 pub(crate) mod triangular;
 
+pub(crate) use cholesky::CHOLESKY;
 #[allow(unused_imports)]
 pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &CHOLESKY];
