@@ -365,16 +365,24 @@ fn vmap_cholesky_axis1(a: Array<f64, 3, 2, 3>) -> Array<f64, 2, 3, 3> {
 
 #[jax::jit]
 fn vmap_solve_shared_a(a: Array<f64, 3, 3>, b: Array<f64, 4, 3, 2>) -> Array<f64, 4, 3, 2> {
-    jax::vmap(|a, b| jax::scipy::linalg::solve_triangular(a, b, true), (None, 0))(a, b)
+    jax::vmap(
+        |a, b| jax::scipy::linalg::solve_triangular(a, b, true),
+        (None, 0),
+    )(a, b)
 }
 
 #[jax::jit]
 fn vmap_solve_shared_b(a: Array<f64, 3, 3, 4>, b: Array<f64, 3, 2>) -> Array<f64, 4, 3, 2> {
-    jax::vmap(|a, b| jax::scipy::linalg::solve_triangular(a, b, false), (2, None))(a, b)
+    jax::vmap(
+        |a, b| jax::scipy::linalg::solve_triangular(a, b, false),
+        (2, None),
+    )(a, b)
 }
 
 fn lanes<const N: usize>(k: usize, scale: f64) -> Vec<f64> {
-    (0..N).map(|i| ((i * 7 + k) % 11) as f64 * scale - 0.4).collect()
+    (0..N)
+        .map(|i| ((i * 7 + k) % 11) as f64 * scale - 0.4)
+        .collect()
 }
 
 #[test]
@@ -403,9 +411,7 @@ fn vmap_matches_the_batched_eager_call() {
         assert!((g - w).abs() < 1e-12, "{g} vs {w}");
     }
 
-    let u = Array::<f64, 4, 3, 3>::from_data(
-        (0..4).flat_map(|k| mats[k % 2].to_vec()).collect(),
-    );
+    let u = Array::<f64, 4, 3, 3>::from_data((0..4).flat_map(|k| mats[k % 2].to_vec()).collect());
     let u = jnp::triu(&u, 0);
     let a: Array<f64, 3, 3, 4> = jnp::transpose_axes(&u, &[1, 2, 0]);
     let rhs = Array::<f64, 3, 2>::from_data(lanes::<6>(5, 0.5));

@@ -170,3 +170,36 @@ fn cholesky_batch(
     let x = bx.at_front(ins[0].clone(), dims[0], size)?;
     Ok(vec![(cholesky(bx, x)?, Some(0))])
 }
+
+#[cfg(test)]
+mod tests {
+    /// The flops `cost_analysis` counts for a program's kernels.
+    fn flops(src: &str) -> f64 {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
+        crate::transform::simplify::simplify(&mut j);
+        crate::backend::cost::analyze(&j).unwrap().flops
+    }
+
+    #[test]
+    fn factorization_and_solve_cost_lapacks_counts() {
+        // scipy's cholesky(lower=True): the factorization (8 · 6³/3) and the
+        // mask's select (one per element).
+        let chol = flops(
+            "fn f(a: Array<f32, 8, 6, 6>) -> Array<f32, 8, 6, 6> { jax::scipy::linalg::cholesky(&a, true) }",
+        );
+        assert!(
+            chol >= 8.0 * 72.0 && chol < 8.0 * 72.0 + 8.0 * 36.0 * 4.0,
+            "{chol}"
+        );
+        // trsm: m² k.
+        let solve = flops(
+            "fn f(a: Array<f64, 5, 5>, b: Array<f64, 5, 3>) -> Array<f64, 5, 3> { jax::scipy::linalg::solve_triangular(&a, &b, true) }",
+        );
+        assert_eq!(solve, 75.0);
+    }
+}
