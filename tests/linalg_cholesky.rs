@@ -422,3 +422,21 @@ fn vmap_matches_the_batched_eager_call() {
         assert!((g - w).abs() < 1e-12, "{g} vs {w}");
     }
 }
+
+/// A size known only when the function is instantiated (a const generic).
+#[jax::jit]
+fn generic_cho_solve<const N: usize>(a: Array<f64, N, N>, b: Array<f64, N>) -> Array<f64, N> {
+    let c = jax::scipy::linalg::cho_factor(&a, true);
+    jax::scipy::linalg::cho_solve(c, &b)
+}
+
+#[test]
+fn const_generic_sizes() {
+    let a = spd3();
+    let b = Array::<f64, 3>::from([1.0, 2.0, 3.0]);
+    let x = generic_cho_solve(a.clone(), b.clone());
+    let back = a.matmul(&x);
+    for (p, q) in back.to_vec().iter().zip(b.to_vec()) {
+        assert!((p - q).abs() < 1e-12, "{p} vs {q}");
+    }
+}
