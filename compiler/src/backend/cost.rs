@@ -106,6 +106,9 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
                     .product::<Option<f64>>()?;
                 c.flops += 2.0 * n * k;
             }
+            _ if e.prim.name == "lu" => {
+                c.flops += crate::prims::lu_flops(&j.atom_aval(&e.ins[0]))?
+            }
             // A combining scatter: one operation per update element, as
             // XLA counts it (a gather or a `set` does no arithmetic).
             (Params::Scatter(_), _) if e.prim.name != "scatter" => {

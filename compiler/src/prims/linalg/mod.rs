@@ -4,5 +4,8 @@
 
 use crate::ir::primitive::Prim;
 
+mod lu;
+pub(crate) use lu::*;
+
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[];
+pub(crate) static LINALG: &[Prim] = &[&LU];
