@@ -83,6 +83,11 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
         let out = &j.aval(e.outs[0]).shape;
         let n = size(out)?;
         match (&e.params, e.prim.lowering) {
+            (_, _) if e.prim.flops.is_some() => {
+                let ins: Vec<_> = e.ins.iter().map(|a| j.atom_aval(a).clone()).collect();
+                let outs: Vec<_> = e.outs.iter().map(|v| j.aval(*v).clone()).collect();
+                c.flops += (e.prim.flops.expect("checked"))(&ins, &outs, &e.params)?
+            }
             (Params::Scan(s), _) => c += body(&s.0.body, false)? * s.0.length as f64,
             (Params::While(w), _) => {
                 c += body(&w.0.body, false)?;
@@ -105,9 +110,6 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
                     .map(|&a| size(&lhs[a..a + 1]))
                     .product::<Option<f64>>()?;
                 c.flops += 2.0 * n * k;
-            }
-            _ if e.prim.name == "lu" => {
-                c.flops += crate::prims::lu_flops(&j.atom_aval(&e.ins[0]))?
             }
             // A combining scatter: one operation per update element, as
             // XLA counts it (a gather or a `set` does no arithmetic).

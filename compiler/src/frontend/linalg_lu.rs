@@ -102,8 +102,8 @@ fn broadcast_batch(cx: &mut Ctx, x: Atom, batch: &[Dim], keep: usize) -> Res<Ato
 /// `[.., n, k]` with the factors' batch.
 fn lu_solve_core(cx: &mut Ctx, lu: Atom, perm: Atom, b: Atom) -> Res<Atom> {
     let pb = prims::permute_rows(cx, perm, b)?;
-    let y = prims::triangular_solve(cx, lu.clone(), pb, true, true, false, true)?;
-    prims::triangular_solve(cx, lu, y, true, false, false, false)
+    let y = prims::tri_solve(cx, lu.clone(), pb, true, true, false, true)?;
+    prims::tri_solve(cx, lu, y, true, false, false, false)
 }
 
 /// `solve(a, b)` for matrices `b` with `a`'s batch, from the LU of `a`.

@@ -75,6 +75,7 @@ pub static LU: PrimDef = PrimDef {
     // LU of an n×n matrix is 2n³/3 flops, about 2n/3 per element; the
     // kernel's cost per element of a typical 64×64 matrix.
     work: 48,
+    flops: Some(lu_flops),
     ..PrimDef::BASE
 };
 
@@ -239,8 +240,8 @@ fn lu_jvp(
     let l = cx.add(strict, eye)?;
     let u = triangle(cx, lu, 0, false)?;
     let pa = permute_rows(cx, outs[2].clone(), a_dot.clone())?;
-    let la = triangular_solve(cx, l.clone(), pa, true, true, false, true)?;
-    let lau = triangular_solve(cx, u.clone(), la, false, false, false, false)?;
+    let la = tri_solve(cx, l.clone(), pa, true, true, false, true)?;
+    let lau = tri_solve(cx, u.clone(), la, false, false, false, false)?;
     let lower = triangle(cx, lau.clone(), -1, true)?;
     let l_dot = matmul(cx, l, lower)?;
     let upper = triangle(cx, lau, 0, false)?;
@@ -261,7 +262,8 @@ fn lu_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<
 /// LAPACK's flop count of `lu` of a `[.., m, n]` operand
 /// (`m·n·k - (m+n)·k²/2 + k³/3`, twice for multiply-adds), for
 /// `cost_analysis`; `None` for symbolic shapes.
-pub(crate) fn lu_flops(a: &Aval) -> Option<f64> {
+fn lu_flops(ins: &[Aval], _: &[Aval], _: &Params) -> Option<f64> {
+    let a = &ins[0];
     let mut f = 1.0;
     for d in &a.shape[..a.rank() - 2] {
         f *= match d {
@@ -279,15 +281,26 @@ pub(crate) fn lu_flops(a: &Aval) -> Option<f64> {
 }
 
 /// `triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)`
-/// (`conjugate_a=False`), from the `la-chol` family.
-pub(crate) fn triangular_solve(
-    _cx: &mut Ctx,
-    _a: Atom,
-    _b: Atom,
-    _left_side: bool,
-    _lower: bool,
-    _transpose_a: bool,
-    _unit_diagonal: bool,
+/// (`conjugate_a=False`), through the `triangular_solve` family's helper.
+pub(crate) fn tri_solve(
+    cx: &mut Ctx,
+    a: Atom,
+    b: Atom,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    unit_diagonal: bool,
 ) -> Res<Atom> {
-    Err("differentiating lu needs the triangular_solve primitive, not available yet".into())
+    super::triangular_solve(
+        cx,
+        a,
+        b,
+        crate::prims::TriangularSolveParams {
+            left_side,
+            lower,
+            transpose_a,
+            conjugate_a: false,
+            unit_diagonal,
+        },
+    )
 }
