@@ -3,18 +3,29 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
+use crate::frontend::linalg_lu;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 
-type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
-static LINALG: &[(&str, Handler)] = &[];
+static LINALG: &[(&str, Handler)] = &[
+    ("solve", linalg_lu::solve),
+    ("inv", linalg_lu::inv),
+    ("det", linalg_lu::det),
+    ("slogdet", linalg_lu::slogdet),
+    ("matrix_power", linalg_lu::matrix_power),
+];
 
 /// `jax::scipy::linalg`'s functions.
-static SCIPY_LINALG: &[(&str, Handler)] = &[];
+static SCIPY_LINALG: &[(&str, Handler)] = &[
+    ("lu", linalg_lu::lu),
+    ("lu_factor", linalg_lu::lu_factor),
+    ("lu_solve", linalg_lu::lu_solve),
+];
 
 /// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.
 pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {

@@ -2,3 +2,19 @@
 //! functions of matrices, over the last two axes (leading axes are a batch,
 //! as in JAX). The factorizations run on faer's kernels (`runtime/rt/linalg/`);
 //! the same entry points serve the jitted calls.
+
+use crate::element::Float;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The element types of the linear-algebra functions: `f32` and `f64`.
+pub trait LinalgFloat: Float + sealed::Sealed {}
+impl LinalgFloat for f32 {}
+impl LinalgFloat for f64 {}
+
+pub(crate) mod lu;
+pub use lu::*;

@@ -4,5 +4,13 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod triangular;
+
+#[allow(unused_imports)]
+pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
+
+mod lu;
+pub(crate) use lu::*;
+
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU];
