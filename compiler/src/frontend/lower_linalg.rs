@@ -3,6 +3,7 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
+use crate::frontend::linalg_eigh;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
@@ -11,7 +12,13 @@ use crate::ir::builder::Result;
 type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
-static LINALG: &[(&str, Handler)] = &[];
+static LINALG: &[(&str, Handler)] = &[
+    ("eigh", linalg_eigh::eigh),
+    ("eigvalsh", linalg_eigh::eigvalsh),
+    ("svd", linalg_eigh::svd),
+    ("svdvals", linalg_eigh::svdvals),
+    ("norm", linalg_eigh::norm),
+];
 
 /// `jax::scipy::linalg`'s functions.
 static SCIPY_LINALG: &[(&str, Handler)] = &[];

@@ -321,6 +321,16 @@ pub enum Params {
         shape: Shape,
         dimension: usize,
     },
+    /// `eigh` (`subset_by_index=None`, `algorithm=None`).
+    Eigh {
+        lower: bool,
+        sort_eigenvalues: bool,
+    },
+    /// `svd` (`subset_by_index=None`, `algorithm=None`).
+    Svd {
+        full_matrices: bool,
+        compute_uv: bool,
+    },
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

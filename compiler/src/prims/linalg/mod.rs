@@ -4,5 +4,8 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod eigh;
+pub(crate) mod svd;
+
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[];
+pub(crate) static LINALG: &[Prim] = &[&eigh::EIGH, &svd::SVD];
