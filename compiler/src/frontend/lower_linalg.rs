@@ -4,6 +4,7 @@
 //! and `scipy/linalg.py` compose them.
 
 use crate::frontend::linalg_lu;
+use crate::frontend::linalg_eigh;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
@@ -18,6 +19,11 @@ static LINALG: &[(&str, Handler)] = &[
     ("det", linalg_lu::det),
     ("slogdet", linalg_lu::slogdet),
     ("matrix_power", linalg_lu::matrix_power),
+    ("eigh", linalg_eigh::eigh),
+    ("eigvalsh", linalg_eigh::eigvalsh),
+    ("svd", linalg_eigh::svd),
+    ("svdvals", linalg_eigh::svdvals),
+    ("norm", linalg_eigh::norm),
 ];
 
 /// `jax::scipy::linalg`'s functions.

@@ -331,6 +331,16 @@ pub enum Params {
     },
     /// `triangular_solve` (see [`TriangularSolveParams`]).
     TriangularSolve(TriangularSolveParams),
+    /// `eigh` (`subset_by_index=None`, `algorithm=None`).
+    Eigh {
+        lower: bool,
+        sort_eigenvalues: bool,
+    },
+    /// `svd` (`subset_by_index=None`, `algorithm=None`).
+    Svd {
+        full_matrices: bool,
+        compute_uv: bool,
+    },
 }
 
 /// `triangular_solve`'s parameters, JAX's names: `op(a) x = b` when

@@ -18,3 +18,6 @@ impl LinalgFloat for f64 {}
 
 pub(crate) mod lu;
 pub use lu::*;
+
+mod eigh;
+pub use eigh::*;

@@ -4,6 +4,8 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod eigh;
+pub(crate) mod svd;
 pub(crate) mod triangular;
 
 #[allow(unused_imports)]
@@ -13,4 +15,4 @@ mod lu;
 pub(crate) use lu::*;
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU, &eigh::EIGH, &svd::SVD];
