@@ -11,7 +11,12 @@ use crate::ir::builder::Result;
 type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
-static LINALG: &[(&str, Handler)] = &[];
+static LINALG: &[(&str, Handler)] = &[
+    ("qr", crate::frontend::linalg_qr::qr),
+    ("qr_with", crate::frontend::linalg_qr::qr),
+    ("eig", crate::frontend::linalg_qr::eig),
+    ("eigvals", crate::frontend::linalg_qr::eig),
+];
 
 /// `jax::scipy::linalg`'s functions.
 static SCIPY_LINALG: &[(&str, Handler)] = &[];

@@ -321,6 +321,17 @@ pub enum Params {
         shape: Shape,
         dimension: usize,
     },
+    /// `qr`: complete (`m × m`) or reduced (`m × min(m, n)`) Q, and column
+    /// pivoting (not supported yet: a compile error).
+    Qr {
+        full_matrices: bool,
+        pivoting: bool,
+    },
+    /// `eig`: which eigenvectors it also returns.
+    Eig {
+        left: bool,
+        right: bool,
+    },
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

@@ -14,7 +14,7 @@ mod control;
 mod cumulative;
 mod debug;
 mod elementwise;
-mod linalg;
+pub(crate) mod linalg;
 mod random;
 mod rules;
 mod sort;

@@ -4,5 +4,7 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod qr;
+
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[];
+pub(crate) static LINALG: &[Prim] = &[&qr::QR, &qr::EIG];
