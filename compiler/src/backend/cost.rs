@@ -83,6 +83,11 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
         let out = &j.aval(e.outs[0]).shape;
         let n = size(out)?;
         match (&e.params, e.prim.lowering) {
+            (_, _) if e.prim.flops.is_some() => {
+                let ins: Vec<_> = e.ins.iter().map(|a| j.atom_aval(a).clone()).collect();
+                let outs: Vec<_> = e.outs.iter().map(|v| j.aval(*v).clone()).collect();
+                c.flops += (e.prim.flops.expect("checked"))(&ins, &outs, &e.params)?
+            }
             (Params::Scan(s), _) => c += body(&s.0.body, false)? * s.0.length as f64,
             (Params::While(w), _) => {
                 c += body(&w.0.body, false)?;

@@ -107,7 +107,14 @@ pub struct PrimDef {
     /// A kernel's runtime call (see [`Kernel`]). Control flow has none: it
     /// holds programs (`nested`), which the backend emits itself.
     pub kernel: Option<Kernel>,
+    /// A kernel's floating-point operations for `cost_analysis`, from its
+    /// operands' and results' avals, where they are not one per element
+    /// (a factorization's `n³/3`); `None` for a symbolic shape.
+    pub flops: Option<FlopsRule>,
 }
+
+/// See [`PrimDef::flops`].
+pub type FlopsRule = fn(ins: &[Aval], outs: &[Aval], &Params) -> Option<f64>;
 
 /// See [`PrimDef::nested`].
 pub type NestedPrograms = for<'a> fn(&'a Params, &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>);
@@ -152,6 +159,7 @@ impl PrimDef {
         view: None,
         reduction: None,
         kernel: None,
+        flops: None,
     };
 
     /// The scalar expression of an elementwise primitive (see [`Self::scalar`]).
@@ -332,6 +340,20 @@ pub enum Params {
         left: bool,
         right: bool,
     },
+    /// `triangular_solve` (see [`TriangularSolveParams`]).
+    TriangularSolve(TriangularSolveParams),
+}
+
+/// `triangular_solve`'s parameters, JAX's names: `op(a) x = b` when
+/// `left_side`, else `x op(a) = b`; `op` transposes when `transpose_a`
+/// (and conjugates when `conjugate_a`, a no-op on real matrices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TriangularSolveParams {
+    pub left_side: bool,
+    pub lower: bool,
+    pub transpose_a: bool,
+    pub conjugate_a: bool,
+    pub unit_diagonal: bool,
 }
 
 /// What `print_params` gives for a parameter holding nested programs; the

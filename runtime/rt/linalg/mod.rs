@@ -4,3 +4,5 @@
 //! row-major matrices laid out one after another.
 pub mod qr;
 pub use qr::*;
+pub mod triangular;
+pub use triangular::*;

@@ -5,6 +5,10 @@
 use crate::ir::primitive::Prim;
 
 pub(crate) mod qr;
+pub(crate) mod triangular;
+
+#[allow(unused_imports)]
+pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&qr::QR, &qr::EIG];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &qr::QR, &qr::EIG];

@@ -10,6 +10,8 @@ use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, tril, triangular_solve};
+use crate::ir::primitive::TriangularSolveParams;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{
@@ -119,11 +121,23 @@ pub static QR: PrimDef = PrimDef {
     }),
     jvp: Some(qr_jvp as JvpRule),
     batch: Some(front_batch),
-    // Householder QR costs about 2·m·n² flops for m·n input elements:
-    // per element about 2·n, taken at a typical n of 32.
-    work: 64,
+    flops: Some(qr_flops),
+    work: 1,
     ..PrimDef::BASE
 };
+
+/// LAPACK's counts: `geqrf` (`2mnk - (m + n)k² + 2k³/3`, `k = min(m, n)`)
+/// then `orgqr` forming `q`'s `kq` columns from the `k` reflections
+/// (`4m·kq·k - 2(m + kq)k² + 4k³/3`), per matrix of the batch.
+fn qr_flops(ins: &[Aval], outs: &[Aval], _: &Params) -> Option<f64> {
+    let (batch, m, n) = matrix_dims("qr", &ins[0]).ok()?;
+    let kq = super::triangular::lit(&outs[0].shape[outs[0].rank() - 1])?;
+    let (b, m, n) = (batch as f64, m as f64, n as f64);
+    let k = m.min(n);
+    let geqrf = 2.0 * m * n * k - (m + n) * k * k + 2.0 * k * k * k / 3.0;
+    let orgqr = 4.0 * m * kq * k - 2.0 * (m + kq) * k * k + 4.0 * k * k * k / 3.0;
+    Some(b * (geqrf + orgqr))
+}
 
 fn qr_call(a: KernelArgs<'_>) -> TokenStream {
     let Params::Qr { full_matrices, .. } = a.params else {
@@ -156,86 +170,8 @@ fn front_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
     Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
 }
 
-// Matrix helpers of the derivative rules, over the last two axes of
-// arrays with equal leading (batch) axes, as JAX's `@`, `_H`, `_tril` and
-// slicing build them.
-
-/// `x @ y`: `dot_general` contracting `x`'s last axis with `y`'s
-/// second-to-last, the leading axes as batch axes.
-pub(crate) fn matmul(cx: &mut Ctx, x: Atom, y: Atom) -> Res<Atom> {
-    let r = cx.aval(&x).rank();
-    let batch: Vec<usize> = (0..r - 2).collect();
-    let preferred = cx.aval(&x).dtype;
-    cx.bind(
-        &prims::DOT_GENERAL,
-        Params::DotGeneral {
-            lhs_contract: vec![r - 1],
-            rhs_contract: vec![r - 2],
-            lhs_batch: batch.clone(),
-            rhs_batch: batch,
-            preferred,
-        },
-        vec![x, y],
-    )
-}
-
-/// The last two axes swapped (`_H` of a real matrix).
-pub(crate) fn mt(cx: &mut Ctx, x: Atom) -> Res<Atom> {
-    let r = cx.aval(&x).rank();
-    let mut perm: Vec<usize> = (0..r).collect();
-    perm.swap(r - 2, r - 1);
-    cx.bind(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x])
-}
-
-/// `iota0 + k >= iota1` (or `==`) over the last two axes of `like`,
-/// broadcast over the leading ones: JAX's `tri` and `_eye` masks.
-fn diagonal_mask(cx: &mut Ctx, like: &Aval, k: i64, equal: bool) -> Res<Atom> {
-    let r = like.rank();
-    let last2 = like.shape[r - 2..].to_vec();
-    let iota = |cx: &mut Ctx, dimension: usize| {
-        cx.bind(
-            &prims::IOTA,
-            Params::Iota {
-                dtype: DType::I32,
-                shape: last2.clone(),
-                dimension,
-            },
-            vec![],
-        )
-    };
-    let rows = iota(cx, 0)?;
-    let shift = crate::ir::builder::literal(
-        crate::ir::Scalar::Int(k as i128),
-        Aval::scalar(DType::I32, false),
-    );
-    let rows = cx.bin(&prims::ADD, rows, shift)?;
-    let cols = iota(cx, 1)?;
-    let cmp = if equal { &prims::EQ } else { &prims::GE };
-    let mask = cx.bin(cmp, rows, cols)?;
-    if r == 2 {
-        return Ok(mask);
-    }
-    cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: like.shape.clone(),
-            dims: vec![r - 2, r - 1],
-            np_ints: 0,
-        },
-        vec![mask],
-    )
-}
-
-/// `_tril(x, k)`: elements above the `k`-th diagonal zeroed.
-pub(crate) fn tril(cx: &mut Ctx, x: Atom, k: i64) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let mask = diagonal_mask(cx, &a, k, false)?;
-    let zeros = cx.zeros(&a)?;
-    cx.select(mask, zeros, x)
-}
-
 /// `x[..., rows, cols]` with static ranges over the last two axes.
-pub(crate) fn block(
+fn block(
     cx: &mut Ctx,
     x: Atom,
     rows: std::ops::Range<usize>,
@@ -273,8 +209,12 @@ pub(crate) fn block(
 /// `triangular_solve(r, b)` with JAX's defaults as `_thin_qr_jvp` calls it
 /// (`left_side=False, lower=False`): `b · r⁻¹` for an upper-triangular `r`.
 fn solve_right_upper(ad: &mut Ad, r: Atom, b: Atom) -> Res<Atom> {
-    let _ = (ad, r, b);
-    Err("the derivative of qr needs triangular_solve, which is not available yet (not supported yet)".into())
+    let p = TriangularSolveParams {
+        left_side: false,
+        lower: false,
+        ..TriangularSolveParams::default()
+    };
+    triangular_solve(ad, r, b, p)
 }
 
 /// JAX's `_thin_qr_jvp` for real `[.., m, n]`, `m >= n` (its complex
@@ -394,11 +334,20 @@ pub static EIG: PrimDef = PrimDef {
     }),
     jvp: Some(eig_jvp as JvpRule),
     batch: Some(front_batch),
-    // A Hessenberg reduction and QR iterations: about 10·n³ flops for n²
-    // elements, per element 10·n at a typical n of 32.
-    work: 320,
+    flops: Some(eig_flops),
+    work: 1,
     ..PrimDef::BASE
 };
+
+/// Golub and Van Loan's counts for the real Schur form by the Francis QR
+/// iteration: about `10n³` for eigenvalues alone, `25n³` with
+/// eigenvectors, per matrix of the batch.
+fn eig_flops(ins: &[Aval], outs: &[Aval], _: &Params) -> Option<f64> {
+    let (batch, n, _) = matrix_dims("eig", &ins[0]).ok()?;
+    let n = n as f64;
+    let per = if outs.len() > 1 { 25.0 } else { 10.0 };
+    Some(batch as f64 * per * n * n * n)
+}
 
 fn eig_call(a: KernelArgs<'_>) -> TokenStream {
     let Params::Eig { right, .. } = a.params else {
