@@ -24,6 +24,10 @@ static LINALG: &[(&str, Handler)] = &[
     ("svd", linalg_eigh::svd),
     ("svdvals", linalg_eigh::svdvals),
     ("norm", linalg_eigh::norm),
+    ("qr", crate::frontend::linalg_qr::qr),
+    ("qr_with", crate::frontend::linalg_qr::qr),
+    ("eig", crate::frontend::linalg_qr::eig),
+    ("eigvals", crate::frontend::linalg_qr::eig),
 ];
 
 /// `jax::scipy::linalg`'s functions.

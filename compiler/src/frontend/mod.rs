@@ -31,6 +31,7 @@ pub(crate) mod lower_gather;
 pub(crate) mod lower_lax;
 pub(crate) mod linalg_lu;
 pub(crate) mod linalg_eigh;
+pub(crate) mod linalg_qr;
 pub(crate) mod lower_linalg;
 pub(crate) mod lower_manip;
 pub(crate) mod lower_math;

@@ -21,3 +21,5 @@ pub use lu::*;
 
 mod eigh;
 pub use eigh::*;
+mod qr;
+pub use qr::*;

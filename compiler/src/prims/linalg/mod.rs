@@ -6,6 +6,7 @@ use crate::ir::primitive::Prim;
 
 pub(crate) mod eigh;
 pub(crate) mod svd;
+pub(crate) mod qr;
 pub(crate) mod triangular;
 
 #[allow(unused_imports)]
@@ -15,4 +16,4 @@ mod lu;
 pub(crate) use lu::*;
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU, &eigh::EIGH, &svd::SVD];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU, &eigh::EIGH, &svd::SVD, &qr::QR, &qr::EIG];
