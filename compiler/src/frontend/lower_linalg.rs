@@ -5,6 +5,7 @@
 
 use crate::frontend::linalg_lu;
 use crate::frontend::linalg_eigh;
+use crate::frontend::linalg_chol;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
@@ -14,6 +15,7 @@ pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
 static LINALG: &[(&str, Handler)] = &[
+    ("cholesky", linalg_chol::cholesky),
     ("solve", linalg_lu::solve),
     ("inv", linalg_lu::inv),
     ("det", linalg_lu::det),
@@ -32,6 +34,10 @@ static LINALG: &[(&str, Handler)] = &[
 
 /// `jax::scipy::linalg`'s functions.
 static SCIPY_LINALG: &[(&str, Handler)] = &[
+    ("cho_factor", linalg_chol::cho_factor),
+    ("cho_solve", linalg_chol::cho_solve),
+    ("cholesky", linalg_chol::scipy_cholesky),
+    ("solve_triangular", linalg_chol::solve_triangular),
     ("lu", linalg_lu::lu),
     ("lu_factor", linalg_lu::lu_factor),
     ("lu_solve", linalg_lu::lu_solve),

@@ -12,7 +12,7 @@ mod sealed {
 }
 
 /// The element types of the linear-algebra functions: `f32` and `f64`.
-pub trait LinalgFloat: Float + sealed::Sealed {}
+pub trait LinalgFloat: Float + sealed::Sealed + cholesky::sealed::CholeskyKernels {}
 impl LinalgFloat for f32 {}
 impl LinalgFloat for f64 {}
 
@@ -23,3 +23,6 @@ mod eigh;
 pub use eigh::*;
 mod qr;
 pub use qr::*;
+
+pub(crate) mod cholesky;
+pub use cholesky::*;

@@ -10,3 +10,5 @@ pub mod lu;
 pub use lu::*;
 pub mod eigh;
 pub use eigh::*;
+pub mod cholesky;
+pub use cholesky::*;
