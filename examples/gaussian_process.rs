@@ -12,7 +12,9 @@
 //! `tests/gaussian_process.rs` runs the same code (`gaussian_process/model.rs`)
 //! against JAX's numbers.
 
+// The per-step records of `model::train` are read by the test, not here.
 #[path = "gaussian_process/model.rs"]
+#[allow(dead_code)]
 mod model;
 
 use model::{gp, NTEST, NUMPTS, STEPS};
@@ -73,6 +75,7 @@ fn plot(
         .legend(|(x, y)| Circle::new((x + 7, y), 4, BLACK.filled()));
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
         .border_style(BLACK)
         .background_style(WHITE.mix(0.8))
         .label_font(("sans-serif", 16))
