@@ -36,8 +36,16 @@ fn plot(
     .map_err(|_| "the bundled font did not load")?;
     let root = BitMapBackend::new("gaussian_process.png", (800, 500)).into_drawing_area();
     root.fill(&WHITE)?;
-    let lo = mu.iter().zip(std).map(|(m, s)| m - 2.0 * s).fold(f32::INFINITY, f32::min);
-    let hi = mu.iter().zip(std).map(|(m, s)| m + 2.0 * s).fold(f32::NEG_INFINITY, f32::max);
+    let lo = mu
+        .iter()
+        .zip(std)
+        .map(|(m, s)| m - 2.0 * s)
+        .fold(f32::INFINITY, f32::min);
+    let hi = mu
+        .iter()
+        .zip(std)
+        .map(|(m, s)| m + 2.0 * s)
+        .fold(f32::NEG_INFINITY, f32::max);
     let mut chart = ChartBuilder::on(&root)
         .caption(
             "Gaussian-process regression: posterior mean ± 2σ",
@@ -70,7 +78,11 @@ fn plot(
         .label("posterior mean")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 15, y)], BLUE.stroke_width(2)));
     chart
-        .draw_series(x.iter().zip(y).map(|(&x, &y)| Circle::new((x, y), 4, BLACK.filled())))?
+        .draw_series(
+            x.iter()
+                .zip(y)
+                .map(|(&x, &y)| Circle::new((x, y), 4, BLACK.filled())),
+        )?
         .label("training data")
         .legend(|(x, y)| Circle::new((x + 7, y), 4, BLACK.filled()));
     chart

@@ -54,7 +54,10 @@ fn data_are_jaxs() {
     assert_eq!(as_bits(y.to_vec()), bits(&fx["y"]), "y");
     let want = bits(&fx["xtest"]);
     for (i, (got, want)) in as_bits(xtest.to_vec()).into_iter().zip(want).enumerate() {
-        assert!(got.abs_diff(want) <= 2, "xtest[{i}]: bits {got:#x}, JAX {want:#x}");
+        assert!(
+            got.abs_diff(want) <= 2,
+            "xtest[{i}]: bits {got:#x}, JAX {want:#x}"
+        );
     }
 }
 
@@ -84,10 +87,18 @@ fn first_twenty_steps_match_jax() {
     model::train(&x, &y, recorded.len(), |s, p| {
         let r = &recorded[s.step];
         let loss = gp::neg_marginal_likelihood(&p_before, &x, &y).item();
-        close(loss, r["loss"].as_f64().unwrap(), &format!("step {}: loss", s.step));
+        close(
+            loss,
+            r["loss"].as_f64().unwrap(),
+            &format!("step {}: loss", s.step),
+        );
         for (k, name) in NAMES.iter().enumerate() {
             let at = format!("step {}: {name}", s.step);
-            close(s.grads[k], r["grads"][name].as_f64().unwrap(), &format!("{at} gradient"));
+            close(
+                s.grads[k],
+                r["grads"][name].as_f64().unwrap(),
+                &format!("{at} gradient"),
+            );
             close(s.params[k], r["params"][name].as_f64().unwrap(), &at);
         }
         p_before = p.clone();
@@ -151,6 +162,11 @@ fn full_run_matches_jax() {
     let (mu, std) = model::predictions(&p, &x, &y, &xtest);
     assert_eq!((mu.len(), std.len()), (NTEST, NTEST));
     check("mu", &mu, &floats(&f32_run["mu"]), &floats(&f64_run["mu"]));
-    check("std", &std, &floats(&f32_run["std"]), &floats(&f64_run["std"]));
+    check(
+        "std",
+        &std,
+        &floats(&f32_run["std"]),
+        &floats(&f64_run["std"]),
+    );
     assert_eq!(NUMPTS, 7);
 }

@@ -51,7 +51,10 @@ pub mod gp {
     }
 
     /// `cov_map(k, xs, xs2)`: `k(xs2[i], xs[j])`, transposed.
-    fn cov_cross(xs: &Array<f32, NUMPTS, 1>, xs2: &Array<f32, NTEST, 1>) -> Array<f32, NUMPTS, NTEST> {
+    fn cov_cross(
+        xs: &Array<f32, NUMPTS, 1>,
+        xs2: &Array<f32, NTEST, 1>,
+    ) -> Array<f32, NUMPTS, NTEST> {
         jax::vmap(|x| jax::vmap(|y| exp_quadratic(x, y))(xs))(xs2).t()
     }
 
@@ -88,7 +91,11 @@ pub mod gp {
         );
         // The log-normal prior on the amplitude.
         let ml = ml
-            - jnp::sum(-0.5 * jnp::log(2.0 * 3.1415) - jnp::log(&amp) - 0.5 * jnp::power(jnp::log(&amp), 2));
+            - jnp::sum(
+                -0.5 * jnp::log(2.0 * 3.1415)
+                    - jnp::log(&amp)
+                    - 0.5 * jnp::power(jnp::log(&amp), 2),
+            );
         -ml
     }
 
@@ -127,7 +134,11 @@ pub use gp::Params;
 /// JAX's data: inputs uniform on `[1, 5)` and `sin(x)` plus noise, both
 /// drawn from `random.key(0)` (the same key twice, as the example does), and
 /// 200 test points on `[0, 6]`.
-pub fn data() -> (Array<f32, NUMPTS, 1>, Array<f32, NUMPTS, 1>, Array<f32, NTEST, 1>) {
+pub fn data() -> (
+    Array<f32, NUMPTS, 1>,
+    Array<f32, NUMPTS, 1>,
+    Array<f32, NTEST, 1>,
+) {
     let key = random::key(0);
     let u: Array<f32, NUMPTS, 1> = random::uniform(key);
     let x = u * 4.0f32 + 1.0f32;
@@ -196,7 +207,9 @@ pub fn train(
         let g = gp::neg_marginal_likelihood::grad(&p, x, y);
         let grads = [g.amplitude.item(), g.noise.item(), g.lengthscale.item()];
         let old = [p.amplitude.item(), p.noise.item(), p.lengthscale.item()];
-        let new: Vec<f32> = (0..3).map(|k| update(old[k], grads[k], &mut moments[k])).collect();
+        let new: Vec<f32> = (0..3)
+            .map(|k| update(old[k], grads[k], &mut moments[k]))
+            .collect();
         p = Params {
             amplitude: Array::full(new[0]),
             noise: Array::full(new[1]),
