@@ -118,6 +118,26 @@ ROWS = [
     ),
 ]
 
+# Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,
+# ours eager). JAX: `jax.jit` of the `jnp.linalg` function (jaxlib's LAPACK);
+# NumPy: `np.linalg` (its OpenBLAS) on the same kind of input, timed by the
+# same loop in the same Python process. Ours: a `#[jax::jit]` function calling
+# `jnp::linalg::NAME`, and the eager `jnp::linalg::NAME`.
+LINALG_ROWS = [
+    (f"`{f}` {n}×{n}", f"linalg_{f}_{n}", f"numpy_linalg_{f}_{n}", f"linalg_{f}_{n}", f"linalg_{f}_{n}_eager")
+    for f, sizes in (("cholesky", (512, 1024)), ("solve", (512, 1024)), ("inv", (512, 1024)),
+                     ("eigh", (256, 512)), ("svd", (256, 512)))
+    for n in sizes
+] + [
+    (
+        "`cholesky`, 64 batched 32×32",
+        "linalg_cholesky_batch_64x32",
+        "numpy_linalg_cholesky_batch_64x32",
+        "linalg_cholesky_batch_64x32",
+        "linalg_cholesky_batch_64x32_eager",
+    ),
+]
+
 # Bytes a streaming workload must move per call (inputs read, output written).
 STREAMING = [
     ("tanh chain 16M", "tanh_chain_16m", "tanh_chain_16m", 2 * M16 * F32),
@@ -245,6 +265,7 @@ def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
     w("")
     w("JAX/ours above 1 means ours is faster.")
     w("")
+    linalg_table(w, jax_r, ours_r)
     streaming = [(l, b, jax_r.get(jk), ours_r.get(ok)) for l, jk, ok, b in STREAMING]
     if any(j or o for _, _, j, o in streaming):
         w("Streaming workloads as bandwidth (bytes that must move per call / median time):")
@@ -264,6 +285,27 @@ def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
     w("donating against ours allocating its output; the second triad row has no allocation")
     w("on either side (ours: a plain rayon loop into a buffer made once, not jit).")
     return "\n".join(lines) + "\n"
+
+
+def linalg_table(w, jax_r, ours_r):
+    """The linear-algebra rows: JAX and NumPy against ours, jitted and eager;
+    the ratios use the faster of our two paths (what a user can get)."""
+    rows = [r for r in LINALG_ROWS if any(k in jax_r or k in ours_r for k in (r[1], r[2])) or r[3] in ours_r]
+    if not rows:
+        return
+    w("Linear algebra (float32; solve's right-hand side a vector; svd with `full_matrices=True`):")
+    w("")
+    w("| workload | JAX ms | NumPy ms | ours jit ms | ours eager ms | JAX/ours | NumPy/ours | JAX rounds, min–max | ours (best) rounds, min–max |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|---|")
+    for label, jname, nname, jit_name, eager_name in rows:
+        j, npy = jax_r.get(jname), jax_r.get(nname)
+        oj, oe = ours_r.get(jit_name), ours_r.get(eager_name)
+        best = min((o for o in (oj, oe) if o), key=lambda o: o["median_ms"], default=None)
+        ms = lambda r: fmt_ms(r["median_ms"]) if r else "–"  # noqa: E731
+        ratio = lambda r: f"{r['median_ms'] / best['median_ms']:.2f}" if (r and best) else "–"  # noqa: E731
+        spread = lambda r: f"{fmt_ms(r['lo_ms'])}–{fmt_ms(r['hi_ms'])}" if r else "–"  # noqa: E731
+        w(f"| {label} | {ms(j)} | {ms(npy)} | {ms(oj)} | {ms(oe)} | {ratio(j)} | {ratio(npy)} | {spread(j)} | {spread(best)} |")
+    w("")
 
 
 def progress(side, name, s):

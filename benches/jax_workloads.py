@@ -153,6 +153,50 @@ def noisy(x, k):
     return x + jax.random.normal(k, x.shape, jnp.float32) * 0.1
 
 
+def _spd(rng, n, batch=()):
+    """A well-conditioned symmetric positive definite matrix (or a batch):
+    m mᵀ / n + I with m uniform in [-1, 1), as float32 NumPy."""
+    m = rng.uniform(-1.0, 1.0, size=(*batch, n, n)).astype(np.float32)
+    return (m @ np.swapaxes(m, -1, -2) / n + np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
+def _symmetric(rng, n):
+    m = rng.uniform(-1.0, 1.0, size=(n, n)).astype(np.float32)
+    return ((m + m.T) / 2).astype(np.float32)
+
+
+def _general(rng, n):
+    return rng.uniform(-1.0, 1.0, size=(n, n)).astype(np.float32)
+
+
+def linalg_workloads(rng):
+    """The linear-algebra rows: each as (name, make inputs as NumPy float32
+    arrays, JAX function, NumPy function). JAX runs jitted on device copies
+    (jaxlib's LAPACK on CPU); NumPy runs `np.linalg` on the NumPy arrays
+    (its bundled OpenBLAS/LAPACK, which may use several threads)."""
+    rows = []
+    for n in (512, 1024):
+        rows.append((f"linalg_cholesky_{n}", lambda n=n: (_spd(rng, n),), jnp.linalg.cholesky, np.linalg.cholesky))
+        rows.append((
+            f"linalg_solve_{n}",
+            lambda n=n: (_general(rng, n), rng.uniform(-1.0, 1.0, size=n).astype(np.float32)),
+            jnp.linalg.solve,
+            np.linalg.solve,
+        ))
+        rows.append((f"linalg_inv_{n}", lambda n=n: (_general(rng, n),), jnp.linalg.inv, np.linalg.inv))
+    for n in (256, 512):
+        rows.append((f"linalg_eigh_{n}", lambda n=n: (_symmetric(rng, n),), jnp.linalg.eigh, np.linalg.eigh))
+        # full_matrices=True and compute_uv=True: both libraries' defaults.
+        rows.append((f"linalg_svd_{n}", lambda n=n: (_general(rng, n),), jnp.linalg.svd, np.linalg.svd))
+    rows.append((
+        "linalg_cholesky_batch_64x32",
+        lambda: (_spd(rng, 32, (64,)),),
+        jnp.linalg.cholesky,
+        np.linalg.cholesky,
+    ))
+    return rows
+
+
 def workloads():
     """(name, thunk) pairs; a thunk builds the inputs and returns a timing
     function `timing -> stats`, so inputs of one workload are freed before the
@@ -209,8 +253,28 @@ def workloads():
 
         return thunk
 
+    def jax_linalg(fn, make):
+        def thunk(t):
+            args = [jnp.asarray(a).block_until_ready() for a in make()]
+            f = jax.jit(fn)
+            return t.run(lambda _: jax.block_until_ready(f(*args)))
+
+        return thunk
+
+    def numpy_linalg(fn, make):
+        def thunk(t):
+            args = make()
+            return t.run(lambda _: fn(*args))
+
+        return thunk
+
+    linalg = []
+    for name, make, jax_fn, np_fn in linalg_workloads(rng):
+        linalg.append((name, jax_linalg(jax_fn, make)))
+        linalg.append(("numpy_" + name, numpy_linalg(np_fn, make)))
+
     u = lambda *shape: lambda: _uniform(rng, *shape)  # noqa: E731
-    return [
+    return linalg + [
         ("tanh_chain_1m", plain(tanh_chain, u(M1))),
         ("tanh_chain_16m", plain(tanh_chain, u(M16))),
         ("tanh_chain_16m_donated", donated(tanh_chain)),

@@ -192,6 +192,179 @@ fn tanh_layer_256(
     jnp::tanh(w.matmul(x) + b)
 }
 
+/// Linear algebra: each `jnp::linalg` function of README's table in a
+/// `#[jax::jit]` function, one compiled copy per size (the eager calls are
+/// timed beside them in `main`).
+#[jax::jit]
+fn linalg_cholesky<const N: usize>(a: &Array<f32, N, N>) -> Array<f32, N, N> {
+    jnp::linalg::cholesky(a)
+}
+
+#[jax::jit]
+fn linalg_cholesky_batch<const B: usize, const N: usize>(
+    a: &Array<f32, B, N, N>,
+) -> Array<f32, B, N, N> {
+    jnp::linalg::cholesky(a)
+}
+
+#[jax::jit]
+fn linalg_solve<const N: usize>(a: &Array<f32, N, N>, b: &Array<f32, N>) -> Array<f32, N> {
+    jnp::linalg::solve(a, b)
+}
+
+#[jax::jit]
+fn linalg_inv<const N: usize>(a: &Array<f32, N, N>) -> Array<f32, N, N> {
+    jnp::linalg::inv(a)
+}
+
+// eigh and svd compile for literal sizes only ("symbolic dimension N is
+// not supported yet"), so one function per size.
+#[jax::jit]
+fn linalg_eigh_256(a: &Array<f32, 256, 256>) -> (Array<f32, 256>, Array<f32, 256, 256>) {
+    jnp::linalg::eigh(a)
+}
+
+#[jax::jit]
+fn linalg_eigh_512(a: &Array<f32, 512, 512>) -> (Array<f32, 512>, Array<f32, 512, 512>) {
+    jnp::linalg::eigh(a)
+}
+
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn linalg_svd_256(
+    a: &Array<f32, 256, 256>,
+) -> (Array<f32, 256, 256>, Array<f32, 256>, Array<f32, 256, 256>) {
+    jnp::linalg::svd(a)
+}
+
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn linalg_svd_512(
+    a: &Array<f32, 512, 512>,
+) -> (Array<f32, 512, 512>, Array<f32, 512>, Array<f32, 512, 512>) {
+    jnp::linalg::svd(a)
+}
+
+/// `m mᵀ / n + I`, m uniform in [-1, 1): symmetric positive definite and well
+/// conditioned, as `_spd` in `jax_workloads.py`.
+fn spd<const N: usize>(seed: u32) -> Array<f32, N, N> {
+    let m = random2::<N, N>(seed);
+    m.matmul(m.t()) / (N as f32) + Array::<f32, N, N>::eye()
+}
+
+/// `(m + mᵀ) / 2`: symmetric, for `eigh`.
+fn symmetric<const N: usize>(seed: u32) -> Array<f32, N, N> {
+    let m = random2::<N, N>(seed);
+    (&m + m.t()) / 2.0f32
+}
+
+/// Times the jitted and the eager form of a linear-algebra workload: rows
+/// `NAME` and `NAME_eager`.
+fn linalg_rows<R, S>(
+    t: &Timing,
+    run: &dyn Fn(&str) -> bool,
+    name: &str,
+    mut jit: impl FnMut() -> R,
+    mut eager: impl FnMut() -> S,
+) {
+    if run(name) && filter_is_not_eager_only(name) {
+        let s = t.run(|| drop(black_box(jit())));
+        report(name, t, s);
+    }
+    let eager_name = format!("{name}_eager");
+    if run(&eager_name) {
+        let s = t.run(|| drop(black_box(eager())));
+        report(&eager_name, t, s);
+    }
+}
+
+/// A filter naming an `_eager` row selects only that row.
+fn filter_is_not_eager_only(_name: &str) -> bool {
+    !std::env::args()
+        .skip(1)
+        .any(|a| !a.starts_with('-') && a.ends_with("_eager"))
+}
+
+/// The linear-algebra rows (`linalg_*`); the same inputs as `jax_workloads.py`'s.
+fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
+    macro_rules! square {
+        ($n:literal) => {{
+            if run(concat!("linalg_cholesky_", $n)) {
+                let a = spd::<$n>(40);
+                linalg_rows(
+                    t,
+                    run,
+                    concat!("linalg_cholesky_", $n),
+                    || linalg_cholesky(black_box(&a)),
+                    || jnp::linalg::cholesky(black_box(&a)),
+                );
+            }
+            if run(concat!("linalg_solve_", $n)) {
+                let (a, b) = (random2::<$n, $n>(41), random::<$n>(42));
+                linalg_rows(
+                    t,
+                    run,
+                    concat!("linalg_solve_", $n),
+                    || linalg_solve(black_box(&a), black_box(&b)),
+                    || jnp::linalg::solve(black_box(&a), black_box(&b)),
+                );
+            }
+            if run(concat!("linalg_inv_", $n)) {
+                let a = random2::<$n, $n>(43);
+                linalg_rows(
+                    t,
+                    run,
+                    concat!("linalg_inv_", $n),
+                    || linalg_inv(black_box(&a)),
+                    || jnp::linalg::inv(black_box(&a)),
+                );
+            }
+        }};
+    }
+    macro_rules! spectral {
+        ($n:literal, $eigh:ident, $svd:ident) => {{
+            if run(concat!("linalg_eigh_", $n)) {
+                let a = symmetric::<$n>(44);
+                linalg_rows(
+                    t,
+                    run,
+                    concat!("linalg_eigh_", $n),
+                    || $eigh(black_box(&a)),
+                    || -> (Array<f32, $n>, Array<f32, $n, $n>) { jnp::linalg::eigh(black_box(&a)) },
+                );
+            }
+            if run(concat!("linalg_svd_", $n)) {
+                let a = random2::<$n, $n>(45);
+                linalg_rows(
+                    t,
+                    run,
+                    concat!("linalg_svd_", $n),
+                    || $svd(black_box(&a)),
+                    || -> (Array<f32, $n, $n>, Array<f32, $n>, Array<f32, $n, $n>) {
+                        jnp::linalg::svd(black_box(&a))
+                    },
+                );
+            }
+        }};
+    }
+    square!(512);
+    square!(1024);
+    spectral!(256, linalg_eigh_256, linalg_svd_256);
+    spectral!(512, linalg_eigh_512, linalg_svd_512);
+    if run("linalg_cholesky_batch_64x32") {
+        // 64 independent 32×32 SPD matrices.
+        let blocks: Vec<f32> = (0..64).flat_map(|i| spd::<32>(100 + i).to_vec()).collect();
+        let a: Array<f32, 64, 32, 32> = Array::from_vec(blocks).unwrap();
+        linalg_rows(
+            t,
+            run,
+            "linalg_cholesky_batch_64x32",
+            || linalg_cholesky_batch(black_box(&a)),
+            || jnp::linalg::cholesky(black_box(&a)),
+        );
+    }
+}
+
 /// How every workload is timed; `benches/compare.py` passes the same values
 /// to its JAX side so both halves of the table are measured alike.
 struct Timing {
@@ -318,6 +491,7 @@ fn main() {
         budget: Duration::from_secs_f64(flag(&args, "budget", 2.0)),
     };
 
+    linalg_workloads(&t, &run);
     if run("tanh_chain_1m") {
         let x = random::<M1>(1);
         let s = t.run(|| drop(black_box(tanh_chain_1m(black_box(&x)))));

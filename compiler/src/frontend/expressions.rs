@@ -236,6 +236,15 @@ impl Tracer {
             .map(|s| s.ident.to_string())
             .collect();
         let last = names.last().unwrap().as_str();
+        // `jnp::linalg::QrMode`'s variants: JAX's mode strings.
+        if names.len() >= 2 && names[names.len() - 2] == "QrMode" {
+            match last {
+                "Reduced" => return Ok(Value::Str("reduced".into())),
+                "Complete" => return Ok(Value::Str("complete".into())),
+                "R" => return Ok(Value::Str("r".into())),
+                _ => {}
+            }
+        }
         // `lax::RoundingMethod`'s variants, as JAX numbers them.
         if names.len() >= 2 && names[names.len() - 2] == "RoundingMethod" {
             match last {

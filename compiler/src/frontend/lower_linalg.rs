@@ -3,6 +3,8 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
+use crate::frontend::linalg_lu;
+use crate::frontend::linalg_eigh;
 use crate::frontend::linalg_chol;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
@@ -12,7 +14,23 @@ use crate::ir::builder::Result;
 pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
-static LINALG: &[(&str, Handler)] = &[("cholesky", linalg_chol::cholesky)];
+static LINALG: &[(&str, Handler)] = &[
+    ("cholesky", linalg_chol::cholesky),
+    ("solve", linalg_lu::solve),
+    ("inv", linalg_lu::inv),
+    ("det", linalg_lu::det),
+    ("slogdet", linalg_lu::slogdet),
+    ("matrix_power", linalg_lu::matrix_power),
+    ("eigh", linalg_eigh::eigh),
+    ("eigvalsh", linalg_eigh::eigvalsh),
+    ("svd", linalg_eigh::svd),
+    ("svdvals", linalg_eigh::svdvals),
+    ("norm", linalg_eigh::norm),
+    ("qr", crate::frontend::linalg_qr::qr),
+    ("qr_with", crate::frontend::linalg_qr::qr),
+    ("eig", crate::frontend::linalg_qr::eig),
+    ("eigvals", crate::frontend::linalg_qr::eig),
+];
 
 /// `jax::scipy::linalg`'s functions.
 static SCIPY_LINALG: &[(&str, Handler)] = &[
@@ -20,6 +38,9 @@ static SCIPY_LINALG: &[(&str, Handler)] = &[
     ("cho_solve", linalg_chol::cho_solve),
     ("cholesky", linalg_chol::scipy_cholesky),
     ("solve_triangular", linalg_chol::solve_triangular),
+    ("lu", linalg_lu::lu),
+    ("lu_factor", linalg_lu::lu_factor),
+    ("lu_solve", linalg_lu::lu_solve),
 ];
 
 /// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.

@@ -329,8 +329,29 @@ pub enum Params {
         shape: Shape,
         dimension: usize,
     },
+    /// `qr`: complete (`m × m`) or reduced (`m × min(m, n)`) Q, and column
+    /// pivoting (not supported yet: a compile error).
+    Qr {
+        full_matrices: bool,
+        pivoting: bool,
+    },
+    /// `eig`: which eigenvectors it also returns.
+    Eig {
+        left: bool,
+        right: bool,
+    },
     /// `triangular_solve` (see [`TriangularSolveParams`]).
     TriangularSolve(TriangularSolveParams),
+    /// `eigh` (`subset_by_index=None`, `algorithm=None`).
+    Eigh {
+        lower: bool,
+        sort_eigenvalues: bool,
+    },
+    /// `svd` (`subset_by_index=None`, `algorithm=None`).
+    Svd {
+        full_matrices: bool,
+        compute_uv: bool,
+    },
 }
 
 /// `triangular_solve`'s parameters, JAX's names: `op(a) x = b` when

@@ -29,6 +29,7 @@ pub use elementwise::*;
 pub use random::*;
 pub use sort::*;
 pub use structural::*;
+pub(crate) use linalg::*;
 
 // What a primitive is, defined below the IR's equations that name one;
 // re-exported, as every primitive's definition uses it.

@@ -4,6 +4,9 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod eigh;
+pub(crate) mod svd;
+pub(crate) mod qr;
 pub(crate) mod cholesky;
 pub(crate) mod triangular;
 
@@ -11,5 +14,16 @@ pub(crate) use cholesky::CHOLESKY;
 #[allow(unused_imports)]
 pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
 
+mod lu;
+pub(crate) use lu::*;
+
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &CHOLESKY];
+pub(crate) static LINALG: &[Prim] = &[
+    &TRIANGULAR_SOLVE,
+    &CHOLESKY,
+    &LU,
+    &eigh::EIGH,
+    &svd::SVD,
+    &qr::QR,
+    &qr::EIG,
+];

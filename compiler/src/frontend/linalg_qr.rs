@@ -1,0 +1,73 @@
+//! `jnp::linalg::qr`, `qr_with`, `eig`, `eigvals` (and
+//! `jax::scipy::linalg::qr`) as `jax.numpy.linalg` composes them: one `qr`
+//! equation (`full_matrices` from the mode, JAX's default "reduced"), or
+//! one `eig` equation. JAX wraps `qr` and `eigvals` in a named `jit`; the
+//! printed jaxpr inlines it (README: "Printed jaxprs inline .. nested jit").
+
+use crate::frontend::lower_call::{call_err, Call};
+use crate::frontend::tracer::Tracer;
+use crate::frontend::value::Value;
+use crate::ir::builder::Result;
+use crate::ir::rules::Ctx;
+use crate::prims::linalg::qr::{bind_qr, EIG};
+use crate::prims::Params;
+
+/// `jnp.linalg.qr`'s modes.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Reduced,
+    Complete,
+    R,
+}
+
+fn mode(c: &Call) -> Result<Mode> {
+    let Some((v, span)) = c.args.get(1) else {
+        return Ok(Mode::Reduced);
+    };
+    match v {
+        Value::Str(s) if s == "reduced" => Ok(Mode::Reduced),
+        Value::Str(s) if s == "complete" => Ok(Mode::Complete),
+        Value::Str(s) if s == "r" => Ok(Mode::R),
+        Value::Str(s) => call_err(*span, format!("Unsupported QR decomposition mode '{s}'")),
+        _ => call_err(
+            *span,
+            "the mode must be `QrMode::Reduced`, `QrMode::Complete` or `QrMode::R` (jnp::linalg::QrMode), known when the function compiles",
+        ),
+    }
+}
+
+/// `jnp::linalg::qr(a)` and `qr_with(a, mode)`: `(q, r)`, or `r` alone
+/// for `QrMode::R`.
+pub(crate) fn qr(t: &mut Tracer, c: Call) -> Result<Value> {
+    let with = c.name == "qr_with";
+    c.want(if with { 2 } else { 1 })?;
+    let mode = if with { mode(&c)? } else { Mode::Reduced };
+    let x = c.atom(t, 0)?;
+    let mut cx = Ctx::new(&mut t.b, c.span);
+    let (q, r) = match bind_qr(&mut cx, x, mode == Mode::Complete) {
+        Ok(qr) => qr,
+        Err(e) => return call_err(c.span, e),
+    };
+    Ok(match mode {
+        Mode::R => Value::Traced(r),
+        _ => Value::Tuple(vec![Value::Traced(q), Value::Traced(r)]),
+    })
+}
+
+/// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`.
+pub(crate) fn eig(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let right = c.name == "eig";
+    let x = c.atom(t, 0)?;
+    let outs = t.b.bind(
+        &EIG,
+        Params::Eig { left: false, right },
+        vec![x],
+        c.span,
+    )?;
+    Ok(if right {
+        Value::Tuple(outs.into_iter().map(Value::Traced).collect())
+    } else {
+        Value::Traced(outs[0].clone())
+    })
+}

@@ -1,0 +1,280 @@
+//! `jnp.linalg.eigh`, `eigvalsh`, `svd`, `svdvals` and `norm`: the
+//! symmetric eigendecomposition and the singular value decomposition of a
+//! matrix or of a batch of them (leading axes), on faer's kernels
+//! (`__rt::linalg::eigh_*`, `svd_*`, which jitted code calls too).
+//!
+//! A result whose shape the input's type does not give (eigenvalues
+//! `[.., N]`, singular values `[.., min(M, N)]`, the factors `u` and `vh`)
+//! is the caller's annotated type, checked when the call runs. A matrix that
+//! is not square where `eigh` needs one panics with JAX's message: shapes
+//! are types here, so a wrong one is a programming error, like an
+//! out-of-bounds index (in `#[jax::jit]` it is a compile error at the
+//! call). Ill-conditioned or non-finite input is not an error: it gives
+//! what LAPACK gives, or NaNs.
+
+use std::any::Any;
+
+use crate::array::{ArrayType, AsArray};
+use crate::element::Element;
+use crate::shape;
+
+use super::LinalgFloat;
+
+/// The element type of an array argument.
+type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// The batch size and the last two axes of `dims`, or a panic naming `op`.
+#[track_caller]
+fn matrix_dims(op: &str, dims: &[usize]) -> (usize, usize, usize) {
+    let r = dims.len();
+    assert!(
+        r >= 2,
+        "{op}: the input must be a matrix or a batch of them ([.., M, N]), got shape {dims:?}"
+    );
+    (dims[..r - 2].iter().product(), dims[r - 2], dims[r - 1])
+}
+
+/// Runs `f32_kernel` or `f64_kernel` on `T`'s buffers (`T` is one of them).
+fn dispatch<T: LinalgFloat>(
+    bufs: &mut [&mut Vec<T>],
+    f32_kernel: impl FnOnce(&mut [&mut Vec<f32>]),
+    f64_kernel: impl FnOnce(&mut [&mut Vec<f64>]),
+) {
+    fn cast<'a, T: 'static, U: 'static>(bufs: &'a mut [&mut Vec<T>]) -> Option<Vec<&'a mut Vec<U>>> {
+        bufs.iter_mut()
+            .map(|b| (&mut **b as &mut dyn Any).downcast_mut::<Vec<U>>())
+            .collect()
+    }
+    if let Some(mut b) = cast::<T, f32>(bufs) {
+        f32_kernel(&mut b)
+    } else if let Some(mut b) = cast::<T, f64>(bufs) {
+        f64_kernel(&mut b)
+    } else {
+        unreachable!("LinalgFloat is f32 or f64")
+    }
+}
+
+/// `(a + aᵀ) / 2`, as `jnp.linalg.eigh(symmetrize_input=True)`, rounded
+/// in the element type as JAX computes it.
+fn symmetrize<T: LinalgFloat>(a: &[T], n: usize) -> Vec<T> {
+    let f32s = T::DTYPE == crate::DType::F32;
+    let half_sum = |x: T, y: T| -> T {
+        if f32s {
+            T::from_f32((x.to_f32() + y.to_f32()) / 2.0)
+        } else {
+            T::from_f64((x.to_f64() + y.to_f64()) / 2.0)
+        }
+    };
+    let mut out = a.to_vec();
+    for (m, o) in a.chunks(n * n).zip(out.chunks_mut(n * n)) {
+        for i in 0..n {
+            for j in 0..n {
+                o[i * n + j] = half_sum(m[i * n + j], m[j * n + i]);
+            }
+        }
+    }
+    out
+}
+
+/// `(w, v)` of a batch of `n`×`n` matrices, reading the lower triangle.
+#[track_caller]
+fn eigh_data<T: LinalgFloat>(op: &str, a: &[T], dims: &[usize]) -> (Vec<T>, Vec<T>) {
+    let (batch, m, n) = matrix_dims(op, dims);
+    assert!(
+        m == n,
+        "{op}: Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ({m}, {n})"
+    );
+    let mut a = symmetrize(a, n);
+    let mut v = vec![T::ZERO; batch * n * n];
+    let mut w = vec![T::ZERO; batch * n];
+    dispatch(
+        &mut [&mut a, &mut v, &mut w],
+        |b| {
+            let [a, v, w] = b else { unreachable!() };
+            crate::__rt::linalg::eigh_f32(a, v, w, batch, n, true)
+        },
+        |b| {
+            let [a, v, w] = b else { unreachable!() };
+            crate::__rt::linalg::eigh_f64(a, v, w, batch, n, true)
+        },
+    );
+    (w, v)
+}
+
+/// `jnp.linalg.eigh(a)`: the eigenvalues (ascending) and eigenvectors (as
+/// columns: `v[.., :, i]` goes with `w[.., i]`) of a symmetric matrix or a
+/// batch of them, as `(w, v)` (`EighResult`'s order). JAX symmetrizes
+/// `a` first, `(a + aᵀ) / 2`. The eigenvalues' type `[.., N]` is the
+/// caller's annotation, checked when the call runs.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f64, 2, 2>::from([[2.0, 1.0], [1.0, 2.0]]);
+/// let (w, v): (Array<f64, 2>, _) = jnp::linalg::eigh(&a);
+/// assert!((w.to_vec()[0] - 1.0).abs() < 1e-12 && (w.to_vec()[1] - 3.0).abs() < 1e-12);
+/// // A v = v diag(w)
+/// let av = jnp::matmul(&a, &v);
+/// let vw = &v * &w.reshape::<Array<f64, 1, 2>>();
+/// assert!(jnp::allclose(&av, &vw, 1e-12, 1e-12));
+/// ```
+///
+/// # Panics
+/// When `a` is not square, with JAX's message.
+#[track_caller]
+pub fn eigh<W, A>(a: A) -> (W, A::Array)
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    W: ArrayType<Elem = ElemOf<A>>,
+{
+    let a = a.into_array();
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (w, v) = eigh_data("eigh", a.data(), dims);
+    shape::check_result::<W>("eigh", <ElemOf<A> as Element>::DTYPE, &dims[..dims.len() - 1]);
+    (W::from_data(w), A::Array::from_data(v))
+}
+
+/// `jnp.linalg.eigvalsh(a)`: the eigenvalues of a symmetric matrix (or a
+/// batch of them), ascending; the result type `[.., N]` is the caller's
+/// annotation, checked when the call runs.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 2>::from([[2.0, 1.0], [1.0, 2.0]]);
+/// let w: Array<f32, 2> = jnp::linalg::eigvalsh(&a);
+/// assert!(jnp::allclose(&w, &Array::from([1.0, 3.0]), 1e-6, 1e-6));
+/// ```
+///
+/// # Panics
+/// When `a` is not square, with JAX's message.
+#[track_caller]
+pub fn eigvalsh<W, A>(a: A) -> W
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    W: ArrayType<Elem = ElemOf<A>>,
+{
+    let a = a.into_array();
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (w, _) = eigh_data("eigvalsh", a.data(), dims);
+    shape::check_result::<W>(
+        "eigvalsh",
+        <ElemOf<A> as Element>::DTYPE,
+        &dims[..dims.len() - 1],
+    );
+    W::from_data(w)
+}
+
+/// `(s, u, vt)` of a batch of `m`×`n` matrices (`u`, `vt` empty without `uv`).
+fn svd_data<T: LinalgFloat>(
+    op: &str,
+    a: &[T],
+    dims: &[usize],
+    full: bool,
+    uv: bool,
+) -> (Vec<T>, Vec<T>, Vec<T>, [usize; 4]) {
+    let (batch, m, n) = matrix_dims(op, dims);
+    let k = m.min(n);
+    let (ku, kv) = match (uv, full) {
+        (false, _) => (0, 0),
+        (true, true) => (m, n),
+        (true, false) => (k, k),
+    };
+    let mut a = a.to_vec();
+    let mut s = vec![T::ZERO; batch * k];
+    let mut u = vec![T::ZERO; batch * m * ku];
+    let mut vt = vec![T::ZERO; batch * kv * n];
+    dispatch(
+        &mut [&mut a, &mut s, &mut u, &mut vt],
+        |b| {
+            let [a, s, u, vt] = b else { unreachable!() };
+            crate::__rt::linalg::svd_f32(a, s, u, vt, batch, m, n, full, uv)
+        },
+        |b| {
+            let [a, s, u, vt] = b else { unreachable!() };
+            crate::__rt::linalg::svd_f64(a, s, u, vt, batch, m, n, full, uv)
+        },
+    );
+    (s, u, vt, [m, ku, kv, n])
+}
+
+/// `jnp.linalg.svd(a)`: `(u, s, vh)` with `a = u · diag(s) · vh`, the
+/// singular values `s` descending, and full matrices (`u` is `[.., M, M]`,
+/// `vh` `[.., N, N]`), as JAX's defaults. The three result types are the
+/// caller's annotation, checked when the call runs.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f64, 2, 2>::from([[3.0, 0.0], [0.0, -2.0]]);
+/// let (u, s, vh): (Array<f64, 2, 2>, Array<f64, 2>, Array<f64, 2, 2>) = jnp::linalg::svd(&a);
+/// assert!(jnp::allclose(&s, &Array::from([3.0, 2.0]), 1e-12, 1e-12));
+/// let back = jnp::matmul(&u * &s.reshape::<Array<f64, 1, 2>>(), &vh);
+/// assert!(jnp::allclose(&back, &a, 1e-12, 1e-12));
+/// ```
+#[track_caller]
+pub fn svd<U, S, Vh, A>(a: A) -> (U, S, Vh)
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    U: ArrayType<Elem = ElemOf<A>>,
+    S: ArrayType<Elem = ElemOf<A>>,
+    Vh: ArrayType<Elem = ElemOf<A>>,
+{
+    let a = a.into_array();
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (s, u, vt, [m, ku, kv, n]) = svd_data("svd", a.data(), dims, true, true);
+    let dtype = <ElemOf<A> as Element>::DTYPE;
+    let lead = &dims[..dims.len() - 2];
+    let with = |last: &[usize]| [lead, last].concat();
+    shape::check_result::<U>("svd", dtype, &with(&[m, ku]));
+    shape::check_result::<S>("svd", dtype, &with(&[m.min(n)]));
+    shape::check_result::<Vh>("svd", dtype, &with(&[kv, n]));
+    (U::from_data(u), S::from_data(s), Vh::from_data(vt))
+}
+
+/// `jnp.linalg.svdvals(a)`: the singular values, descending, of a matrix
+/// or a batch of them; the result type `[.., min(M, N)]` is the caller's
+/// annotation, checked when the call runs.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 3>::from([[3.0, 0.0, 0.0], [0.0, 0.0, 4.0]]);
+/// let s: Array<f32, 2> = jnp::linalg::svdvals(&a);
+/// assert!(jnp::allclose(&s, &Array::from([4.0, 3.0]), 1e-6, 1e-6));
+/// ```
+#[track_caller]
+pub fn svdvals<S, A>(a: A) -> S
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    S: ArrayType<Elem = ElemOf<A>>,
+{
+    let a = a.into_array();
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (s, _, _, [m, _, _, n]) = svd_data("svdvals", a.data(), dims, true, false);
+    let mut shape = dims[..dims.len() - 2].to_vec();
+    shape.push(m.min(n));
+    shape::check_result::<S>("svdvals", <ElemOf<A> as Element>::DTYPE, &shape);
+    S::from_data(s)
+}
+
+/// `jnp.linalg.norm(x)`: the 2-norm of all of `x`'s elements (the
+/// Frobenius norm of a matrix), `sqrt(sum(x * x))`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2, 2>::from([[3.0, 0.0], [0.0, 4.0]]);
+/// assert_eq!(jnp::linalg::norm(&x).item(), 5.0);
+/// ```
+pub fn norm<A>(x: A) -> crate::Array<ElemOf<A>>
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+{
+    let x = x.into_array();
+    let sum = x.data().iter().fold(0.0f64, |acc, v| {
+        let v = v.to_f64();
+        acc + v * v
+    });
+    crate::Array::<ElemOf<A>>::from_data(vec![<ElemOf<A> as Element>::from_f64(sum.sqrt())])
+}

@@ -1,0 +1,501 @@
+//! Everything built on LU with partial pivoting: `solve`, `inv`, `det`,
+//! `slogdet` and `matrix_power` (and, through [`lu_parts`], SciPy's `lu`,
+//! `lu_factor` and `lu_solve`), computed as JAX computes them on the LU
+//! kernel `__rt::linalg::lu_f32`/`lu_f64` that jitted code calls too.
+//!
+//! A matrix that must be square and is not panics at the call with JAX's
+//! message: shapes are types here, so a wrong one is a programming error
+//! like an out-of-bounds index. A singular matrix is not an error: it gives
+//! inf/nan (and a zero determinant), as JAX (LAPACK) does.
+
+use std::any::Any;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use super::LinalgFloat;
+use crate::__rt::linalg as kernels;
+use crate::array::{ArrayType, AsArray};
+use crate::element::{DType, Element};
+use crate::shape;
+
+/// The element type of an array argument.
+type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+
+/// f32 and f64 as the kernels take them.
+pub(crate) trait Real:
+    Copy
+    + PartialOrd
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn abs(self) -> Self;
+    fn ln(self) -> Self;
+    fn exp(self) -> Self;
+    fn from_i(v: i64) -> Self;
+    #[allow(clippy::too_many_arguments)]
+    fn lu(
+        a: &[Self],
+        lu: &mut [Self],
+        piv: &mut [i32],
+        perm: &mut [i32],
+        b: usize,
+        m: usize,
+        n: usize,
+    );
+    #[allow(clippy::too_many_arguments)]
+    fn lu_solve(lu: &[Self], perm: &[i32], x: &mut [Self], b: usize, n: usize, r: usize, t: bool);
+}
+
+macro_rules! real {
+    ($t:ty, $lu:ident, $solve:ident) => {
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn from_i(v: i64) -> Self {
+                v as $t
+            }
+            fn lu(
+                a: &[Self],
+                lu: &mut [Self],
+                piv: &mut [i32],
+                perm: &mut [i32],
+                b: usize,
+                m: usize,
+                n: usize,
+            ) {
+                kernels::$lu(a, lu, piv, perm, b, m, n)
+            }
+            fn lu_solve(
+                lu: &[Self],
+                perm: &[i32],
+                x: &mut [Self],
+                b: usize,
+                n: usize,
+                r: usize,
+                t: bool,
+            ) {
+                kernels::$solve(lu, perm, x, b, n, r, t)
+            }
+        }
+    };
+}
+real!(f32, lu_f32, lu_solve_f32);
+real!(f64, lu_f64, lu_solve_f64);
+
+/// A buffer of `T` as the same buffer of `R` (they are the same type:
+/// `LinalgFloat` is only f32 and f64, and callers pick `R` by `T::DTYPE`).
+pub(crate) fn cast_vec<T: 'static, R: 'static>(v: Vec<T>) -> Vec<R> {
+    *(Box::new(v) as Box<dyn Any>)
+        .downcast::<Vec<R>>()
+        .unwrap_or_else(|_| unreachable!("LinalgFloat is f32 or f64"))
+}
+
+/// Runs `$f::<T, R>(..)` with `R` the kernels' type for element type `$t`.
+macro_rules! by_dtype {
+    ($t:ty, $f:ident($($arg:expr),*)) => {
+        if <$t as Element>::DTYPE == DType::F64 {
+            $f::<$t, f64>($($arg),*)
+        } else {
+            $f::<$t, f32>($($arg),*)
+        }
+    };
+}
+pub(crate) use by_dtype;
+
+/// `(batch, rows, cols)` of an array of matrices, or JAX's message for a
+/// rank below 2 (`what` names the function).
+#[track_caller]
+pub(crate) fn matrices(what: &str, dims: &[usize]) -> (usize, usize, usize) {
+    let r = dims.len();
+    assert!(
+        r >= 2,
+        "{what}: the input must have at least 2 dimensions [..., m, n], got {dims:?}"
+    );
+    (dims[..r - 2].iter().product(), dims[r - 2], dims[r - 1])
+}
+
+/// `(batch, n)` of an array of square matrices, or `message` (JAX's).
+#[track_caller]
+pub(crate) fn square(
+    what: &str,
+    dims: &[usize],
+    message: impl Fn(String) -> String,
+) -> (usize, usize) {
+    let (b, m, n) = matrices(what, dims);
+    if m != n {
+        let t: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+        let t = if t.len() == 1 {
+            format!("({},)", t[0])
+        } else {
+            format!("({})", t.join(", "))
+        };
+        panic!("{}", message(t));
+    }
+    (b, n)
+}
+
+/// The packed factors, pivots and permutation of each matrix.
+pub(crate) struct Lu<R> {
+    pub lu: Vec<R>,
+    pub pivots: Vec<i32>,
+    pub perm: Vec<i32>,
+}
+
+pub(crate) fn lu_parts<R: Real>(a: &[R], batch: usize, m: usize, n: usize) -> Lu<R> {
+    let mut out = Lu {
+        lu: vec![R::ZERO; batch * m * n],
+        pivots: vec![0; batch * m.min(n)],
+        perm: vec![0; batch * m],
+    };
+    R::lu(a, &mut out.lu, &mut out.pivots, &mut out.perm, batch, m, n);
+    out
+}
+
+/// `solve(a, b)` over matching batches: `b` holds `r` columns per system
+/// (`r = 1` for vectors), `a_batch` is 1 (shared) or the batch.
+fn solve_real<R: Real>(
+    a: &[R],
+    b: Vec<R>,
+    a_batch: usize,
+    batch: usize,
+    n: usize,
+    r: usize,
+) -> Vec<R> {
+    let f = lu_parts(a, a_batch, n, n);
+    let mut x = b;
+    if a_batch == batch {
+        R::lu_solve(&f.lu, &f.perm, &mut x, batch, n, r, false);
+    } else {
+        for chunk in x.chunks_mut(n * r) {
+            R::lu_solve(&f.lu, &f.perm, chunk, 1, n, r, false);
+        }
+    }
+    x
+}
+
+fn solve_impl<T: LinalgFloat, R: Real>(
+    a: Vec<T>,
+    b: Vec<T>,
+    a_batch: usize,
+    batch: usize,
+    n: usize,
+    r: usize,
+) -> Vec<T> {
+    cast_vec(solve_real::<R>(
+        &cast_vec(a),
+        cast_vec(b),
+        a_batch,
+        batch,
+        n,
+        r,
+    ))
+}
+
+/// The solution `x` of `a·x = b` (`jnp.linalg.solve`), through LU with
+/// partial pivoting. `a` is `[.., N, N]`; `b` is a vector `[N]` (then `a`
+/// must be one matrix) or matrices `[.., N, K]` whose leading axes equal
+/// `a`'s (or `a` is one matrix shared by them). The result has `b`'s shape.
+/// A singular `a` gives inf/nan, as JAX.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 2>::from([[3.0, 1.0], [1.0, 2.0]]);
+/// let b = Array::<f32, 2>::from([9.0, 8.0]);
+/// let x = jnp::linalg::solve(&a, &b);
+/// assert!((x.to_vec()[0] - 2.0).abs() < 1e-6 && (x.to_vec()[1] - 3.0).abs() < 1e-6);
+/// ```
+#[track_caller]
+pub fn solve<A, B>(a: A, b: B) -> B::Array
+where
+    A: AsArray,
+    B: AsArray,
+    ElemOf<A>: LinalgFloat,
+    B::Array: ArrayType<Elem = ElemOf<A>>,
+{
+    let (ad, bd) = (
+        <A::Array as ArrayType>::SHAPE,
+        <B::Array as ArrayType>::SHAPE,
+    );
+    let (a_batch, n) = square("solve", ad, |t| {
+        format!("solve: the left-hand side must have shape [..., n, n], got {t}")
+    });
+    let (batch, rows, r) = if bd.len() == 1 {
+        (1, bd[0], 1)
+    } else {
+        matrices("solve", bd)
+    };
+    let (abd, bbd) = (&ad[..ad.len() - 2], &bd[..bd.len().saturating_sub(2)]);
+    if rows != n || !(abd.is_empty() || abd == bbd) {
+        panic!(
+            "solve: inconsistent shapes {ad:?} and {bd:?}: `b` must be [{n}] (with one matrix) or [.., {n}, K] with the leading axes of `a`"
+        );
+    }
+    let (a, b) = (a.into_array(), b.into_array());
+    let x = by_dtype!(
+        ElemOf<A>,
+        solve_impl(a.data().to_vec(), b.data().to_vec(), a_batch, batch, n, r)
+    );
+    B::Array::from_data(x)
+}
+
+fn eye<R: Real>(batch: usize, n: usize) -> Vec<R> {
+    let mut e = vec![R::ZERO; batch * n * n];
+    for k in 0..batch {
+        for i in 0..n {
+            e[k * n * n + i * n + i] = R::ONE;
+        }
+    }
+    e
+}
+
+fn inv_real<R: Real>(a: &[R], batch: usize, n: usize) -> Vec<R> {
+    solve_real(a, eye(batch, n), batch, batch, n, n)
+}
+
+fn inv_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
+    cast_vec(inv_real::<R>(&cast_vec(a), batch, n))
+}
+
+/// The inverse of each matrix of `[.., N, N]` (`jnp.linalg.inv`: `solve`
+/// with the identity). A singular matrix gives inf/nan, as JAX.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f64, 2, 2>::from([[4.0, 7.0], [2.0, 6.0]]);
+/// let i = jnp::linalg::inv(&a).to_vec();
+/// let want = [0.6, -0.7, -0.2, 0.4];
+/// assert!(i.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn inv<A>(a: A) -> A::Array
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+{
+    let (batch, n) = square("inv", <A::Array as ArrayType>::SHAPE, |t| {
+        format!("Argument to inv must have shape [..., n, n], got {t}.")
+    });
+    let a = a.into_array();
+    A::Array::from_data(by_dtype!(ElemOf<A>, inv_impl(a.data().to_vec(), batch, n)))
+}
+
+/// `(sign, log|det|)` of each matrix, as JAX's `_slogdet_lu`: the product
+/// of `U`'s diagonal in logs, the sign from the pivots' parity and the
+/// negative diagonal entries; a zero on the diagonal gives `(0, -inf)`.
+pub(crate) fn slogdet_real<R: Real>(a: &[R], batch: usize, n: usize) -> (Vec<R>, Vec<R>) {
+    let f = lu_parts(a, batch, n, n);
+    let (mut sign, mut logdet) = (Vec::with_capacity(batch), Vec::with_capacity(batch));
+    for k in 0..batch {
+        let diag: Vec<R> = (0..n).map(|i| f.lu[k * n * n + i * n + i]).collect();
+        let zero = diag.iter().any(|&d| d == R::ZERO);
+        let swaps = (0..n).filter(|&i| f.pivots[k * n + i] != i as i32).count();
+        let negative = diag.iter().filter(|&&d| d < R::ZERO).count();
+        let parity = ((swaps + negative) % 2) as i64;
+        sign.push(if zero {
+            R::ZERO
+        } else {
+            R::from_i(-2 * parity + 1)
+        });
+        let mut sum = R::ZERO;
+        for d in &diag {
+            sum = sum + d.abs().ln();
+        }
+        logdet.push(if zero { -(R::ONE / R::ZERO) } else { sum });
+    }
+    (sign, logdet)
+}
+
+/// JAX's `_det`: closed forms for 2×2 and 3×3 (in its order of
+/// operations), `sign·exp(logdet)` otherwise.
+fn det_real<R: Real>(a: &[R], batch: usize, n: usize) -> Vec<R> {
+    let m = |k: usize, i: usize, j: usize| a[k * n * n + i * n + j];
+    match n {
+        2 => (0..batch)
+            .map(|k| m(k, 0, 0) * m(k, 1, 1) - m(k, 0, 1) * m(k, 1, 0))
+            .collect(),
+        3 => (0..batch)
+            .map(|k| {
+                let t = |a: (usize, usize), b: (usize, usize), c: (usize, usize)| {
+                    m(k, a.0, a.1) * m(k, b.0, b.1) * m(k, c.0, c.1)
+                };
+                t((0, 0), (1, 1), (2, 2)) + t((0, 1), (1, 2), (2, 0)) + t((0, 2), (1, 0), (2, 1))
+                    - t((0, 2), (1, 1), (2, 0))
+                    - t((0, 0), (1, 2), (2, 1))
+                    - t((0, 1), (1, 0), (2, 2))
+            })
+            .collect(),
+        _ => {
+            let (s, l) = slogdet_real(a, batch, n);
+            s.into_iter().zip(l).map(|(s, l)| s * l.exp()).collect()
+        }
+    }
+}
+
+fn det_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
+    cast_vec(det_real::<R>(&cast_vec(a), batch, n))
+}
+
+fn slogdet_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> (Vec<T>, Vec<T>) {
+    let (s, l) = slogdet_real::<R>(&cast_vec(a), batch, n);
+    (cast_vec(s), cast_vec(l))
+}
+
+/// The determinant of each matrix of `[.., N, N]` (`jnp.linalg.det`), an
+/// array of the leading axes' shape chosen by the annotation (checked when
+/// the call runs). A singular matrix gives 0.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+/// let d: Array<f32> = jnp::linalg::det(&a);
+/// assert_eq!(d.item(), -2.0);
+/// ```
+#[track_caller]
+pub fn det<Out, A>(a: A) -> Out
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (batch, n) = square("det", dims, |t| {
+        format!("Argument to _det() must have shape [..., n, n], got {t}")
+    });
+    shape::check_result::<Out>(
+        "det",
+        <ElemOf<A> as Element>::DTYPE,
+        &dims[..dims.len() - 2],
+    );
+    let a = a.into_array();
+    Out::from_data(by_dtype!(ElemOf<A>, det_impl(a.data().to_vec(), batch, n)))
+}
+
+/// The sign and the natural log of the absolute determinant of each matrix
+/// of `[.., N, N]` (`jnp.linalg.slogdet`), in JAX's order: `let (sign,
+/// logabsdet) = slogdet(&a)`. A singular matrix gives `(0, -inf)`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f64, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
+/// let (sign, logdet): (Array<f64>, Array<f64>) = jnp::linalg::slogdet(&a);
+/// assert_eq!(sign.item(), -1.0);
+/// assert!((logdet.item() - 2f64.ln()).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn slogdet<Out, A>(a: A) -> (Out, Out)
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (batch, n) = square("slogdet", dims, |t| {
+        format!("Argument to slogdet() must have shape [..., n, n], got {t}")
+    });
+    shape::check_result::<Out>(
+        "slogdet",
+        <ElemOf<A> as Element>::DTYPE,
+        &dims[..dims.len() - 2],
+    );
+    let a = a.into_array();
+    let (s, l) = by_dtype!(ElemOf<A>, slogdet_impl(a.data().to_vec(), batch, n));
+    (Out::from_data(s), Out::from_data(l))
+}
+
+/// Batched `x @ y` of square matrices.
+fn matmul_real<R: Real>(x: &[R], y: &[R], batch: usize, n: usize) -> Vec<R> {
+    let mut out = vec![R::ZERO; batch * n * n];
+    for k in 0..batch {
+        let o = k * n * n;
+        for i in 0..n {
+            for j in 0..n {
+                let mut s = R::ZERO;
+                for l in 0..n {
+                    s = s + x[o + i * n + l] * y[o + l * n + j];
+                }
+                out[o + i * n + j] = s;
+            }
+        }
+    }
+    out
+}
+
+/// JAX's binary powering: `a⁻¹` first for a negative power, then squares
+/// of `a` multiplied in for each set bit (2 and 3 written out).
+fn matrix_power_real<R: Real>(a: &[R], batch: usize, n: usize, p: i64) -> Vec<R> {
+    if p == 0 {
+        return eye(batch, n);
+    }
+    let base = if p < 0 {
+        inv_real(a, batch, n)
+    } else {
+        a.to_vec()
+    };
+    let mut p = p.unsigned_abs();
+    match p {
+        1 => return base,
+        2 => return matmul_real(&base, &base, batch, n),
+        3 => return matmul_real(&matmul_real(&base, &base, batch, n), &base, batch, n),
+        _ => {}
+    }
+    let (mut z, mut result): (Option<Vec<R>>, Option<Vec<R>>) = (None, None);
+    while p > 0 {
+        z = Some(match z {
+            None => base.clone(),
+            Some(z) => matmul_real(&z, &z, batch, n),
+        });
+        let bit = p % 2;
+        p /= 2;
+        if bit == 1 {
+            let zz = z.as_ref().expect("set above");
+            result = Some(match result {
+                None => zz.clone(),
+                Some(r) => matmul_real(&r, zz, batch, n),
+            });
+        }
+    }
+    result.expect("p > 3 has a set bit")
+}
+
+fn matrix_power_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize, p: i64) -> Vec<T> {
+    cast_vec(matrix_power_real::<R>(&cast_vec(a), batch, n, p))
+}
+
+/// `a` raised to the integer power `n` (`jnp.linalg.matrix_power`) by
+/// repeated squaring; a negative power inverts first, `0` gives the
+/// identity.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 2>::from([[1.0, 1.0], [0.0, 1.0]]);
+/// assert_eq!(jnp::linalg::matrix_power(&a, 5).to_vec(), [1.0, 5.0, 0.0, 1.0]);
+/// ```
+#[track_caller]
+pub fn matrix_power<A>(a: A, n: i64) -> A::Array
+where
+    A: AsArray,
+    ElemOf<A>: LinalgFloat,
+{
+    let (batch, size) = square("matrix_power", <A::Array as ArrayType>::SHAPE, |_| {
+        "Last 2 dimensions of the array must be square".to_string()
+    });
+    let a = a.into_array();
+    A::Array::from_data(by_dtype!(
+        ElemOf<A>,
+        matrix_power_impl(a.data().to_vec(), batch, size, n)
+    ))
+}
