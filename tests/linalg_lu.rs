@@ -42,7 +42,12 @@ fn arr<A: ArrayType>(v: &Value) -> A {
         .map(|d| d.as_u64().unwrap() as usize)
         .collect();
     assert_eq!(A::SHAPE, &shape[..], "fixture shape");
-    A::from_data(data(v).into_iter().map(<A::Elem as Element>::from_f64).collect())
+    A::from_data(
+        data(v)
+            .into_iter()
+            .map(<A::Elem as Element>::from_f64)
+            .collect(),
+    )
 }
 
 /// `got` ≈ `want`: same shape, each element within `tol` relative to the
@@ -207,24 +212,59 @@ macro_rules! check_values {
         close("slogdet sign jit", &sign_j, &v["slogdet"][0], 0.0);
         close("slogdet logdet", &logdet, &v["slogdet"][1], tol);
         close("slogdet logdet jit", &logdet_j, &v["slogdet"][1], tol);
-        close("power 0", &jnp::linalg::matrix_power(&a, 0), &v["matrix_power_0"], 0.0);
+        close(
+            "power 0",
+            &jnp::linalg::matrix_power(&a, 0),
+            &v["matrix_power_0"],
+            0.0,
+        );
         close("power 0 jit", &s::power_0(&a), &v["matrix_power_0"], 0.0);
         close("power 1", &s::power_1(&a), &v["matrix_power_1"], 1e-12);
-        close("power 2", &jnp::linalg::matrix_power(&a, 2), &v["matrix_power_2"], tol);
+        close(
+            "power 2",
+            &jnp::linalg::matrix_power(&a, 2),
+            &v["matrix_power_2"],
+            tol,
+        );
         close("power 2 jit", &s::power_2(&a), &v["matrix_power_2"], tol);
         close("power 3 jit", &s::power_3(&a), &v["matrix_power_3"], tol);
-        close("power 5", &jnp::linalg::matrix_power(&a, 5), &v["matrix_power_5"], tol);
+        close(
+            "power 5",
+            &jnp::linalg::matrix_power(&a, 5),
+            &v["matrix_power_5"],
+            tol,
+        );
         close("power 5 jit", &s::power_5(&a), &v["matrix_power_5"], tol);
         if !$singular {
             close("inv", &jnp::linalg::inv(&a), &v["inv"], tol);
             close("inv jit", &s::inv(&a), &v["inv"], tol);
             close("solve", &jnp::linalg::solve(&a, &b), &v["solve_mat"], tol);
             close("solve jit", &s::solve(&a, &b), &v["solve_mat"], tol);
-            close("lu_solve", &jax::scipy::linalg::lu_solve((&lu_e, &piv_e), &b), &v["lu_solve_mat"], tol);
-            close("lu_solve jit", &s::lu_solve(&lu_j, &piv_j, &b), &v["lu_solve_mat"], tol);
-            close("power -1", &jnp::linalg::matrix_power(&a, -1), &v["matrix_power_-1"], tol);
+            close(
+                "lu_solve",
+                &jax::scipy::linalg::lu_solve((&lu_e, &piv_e), &b),
+                &v["lu_solve_mat"],
+                tol,
+            );
+            close(
+                "lu_solve jit",
+                &s::lu_solve(&lu_j, &piv_j, &b),
+                &v["lu_solve_mat"],
+                tol,
+            );
+            close(
+                "power -1",
+                &jnp::linalg::matrix_power(&a, -1),
+                &v["matrix_power_-1"],
+                tol,
+            );
             close("power -1 jit", &s::power_m1(&a), &v["matrix_power_-1"], tol);
-            close("power -3", &jnp::linalg::matrix_power(&a, -3), &v["matrix_power_-3"], tol);
+            close(
+                "power -3",
+                &jnp::linalg::matrix_power(&a, -3),
+                &v["matrix_power_-3"],
+                tol,
+            );
             close("power -3 jit", &s::power_m3(&a), &v["matrix_power_-3"], tol);
         }
     }};
@@ -256,11 +296,26 @@ macro_rules! check_derivatives {
         close("solve grad b", &gb, &d["solve_grad"][1], tol);
         close("inv grad", &s::inv_w::grad(&a, &w), &d["inv_grad"], tol);
         close("det grad", &s::det_sum::grad(&a), &d["det_grad"], tol);
-        close("slogdet grad", &s::logdet_sum::grad(&a), &d["slogdet_grad"], tol);
-        close("matrix_power -2 grad", &s::power_m2_w::grad(&a, &w), &d["matrix_power_m2_grad"], tol);
+        close(
+            "slogdet grad",
+            &s::logdet_sum::grad(&a),
+            &d["slogdet_grad"],
+            tol,
+        );
+        close(
+            "matrix_power -2 grad",
+            &s::power_m2_w::grad(&a, &w),
+            &d["matrix_power_m2_grad"],
+            tol,
+        );
         close("lu grad", &s::lu_w::grad(&a, &w), &d["lu_grad"], tol);
         let (lu, piv) = s::lu_factor(&a);
-        close("lu_solve grad b", &s::lu_solve_w::grad(&b, &lu, &piv, &wb), &d["lu_solve_grad_b"], tol);
+        close(
+            "lu_solve grad b",
+            &s::lu_solve_w::grad(&b, &lu, &piv, &wb),
+            &d["lu_solve_grad_b"],
+            tol,
+        );
     }};
 }
 
@@ -304,7 +359,12 @@ fn singular_solves_give_jax_inf_and_nan() {
         close("inv", &jnp::linalg::inv(&a), &v["inv"], 1e-5);
         close("inv jit", &well3_f32::inv(&a), &v["inv"], 1e-5);
         close("solve", &jnp::linalg::solve(&a, &b), &v["solve_mat"], 1e-5);
-        close("solve jit", &well3_f32::solve(&a, &b), &v["solve_mat"], 1e-5);
+        close(
+            "solve jit",
+            &well3_f32::solve(&a, &b),
+            &v["solve_mat"],
+            1e-5,
+        );
     }
 }
 
@@ -391,17 +451,41 @@ fn vector_right_hand_sides_match_jax() {
         jnp::linalg::solve(a, b)
     }
     #[jax::jit]
-    fn lu_solve_vec(lu: &Array<f32, 3, 3>, piv: &Array<i32, 3>, b: &Array<f32, 3>) -> Array<f32, 3> {
+    fn lu_solve_vec(
+        lu: &Array<f32, 3, 3>,
+        piv: &Array<i32, 3>,
+        b: &Array<f32, 3>,
+    ) -> Array<f32, 3> {
         jax::scipy::linalg::lu_solve((lu, piv), b)
     }
     let c = case("pivot3", "float32");
     let a: Array<f32, 3, 3> = arr(&c["a"]);
     let b: Array<f32, 3> = arr(&c["b_vec"]);
-    close("solve vec", &jnp::linalg::solve(&a, &b), &c["values"]["solve_vec"], 1e-5);
-    close("solve vec jit", &solve_vec(&a, &b), &c["values"]["solve_vec"], 1e-5);
+    close(
+        "solve vec",
+        &jnp::linalg::solve(&a, &b),
+        &c["values"]["solve_vec"],
+        1e-5,
+    );
+    close(
+        "solve vec jit",
+        &solve_vec(&a, &b),
+        &c["values"]["solve_vec"],
+        1e-5,
+    );
     let (lu, piv): (_, Array<i32, 3>) = jax::scipy::linalg::lu_factor(&a);
-    close("lu_solve vec", &jax::scipy::linalg::lu_solve((&lu, &piv), &b), &c["values"]["lu_solve_vec"], 1e-5);
-    close("lu_solve vec jit", &lu_solve_vec(&lu, &piv, &b), &c["values"]["lu_solve_vec"], 1e-5);
+    close(
+        "lu_solve vec",
+        &jax::scipy::linalg::lu_solve((&lu, &piv), &b),
+        &c["values"]["lu_solve_vec"],
+        1e-5,
+    );
+    close(
+        "lu_solve vec jit",
+        &lu_solve_vec(&lu, &piv, &b),
+        &c["values"]["lu_solve_vec"],
+        1e-5,
+    );
 }
 
 #[test]
@@ -410,7 +494,9 @@ fn large_matrices_take_the_blocked_path() {
     // residual of a solve must agree with the unblocked loop's.
     const N: usize = 96;
     let m: Vec<f64> = (0..N * N)
-        .map(|k| ((k * 7919 % 1000) as f64) / 1000.0 - 0.5 + if k % (N + 1) == 0 { 3.0 } else { 0.0 })
+        .map(|k| {
+            ((k * 7919 % 1000) as f64) / 1000.0 - 0.5 + if k % (N + 1) == 0 { 3.0 } else { 0.0 }
+        })
         .collect();
     let a = Array::<f64, N, N>::from_vec(m.clone()).unwrap();
     let b = Array::<f64, N>::from_vec((0..N).map(|i| i as f64).collect()).unwrap();
@@ -423,5 +509,8 @@ fn large_matrices_take_the_blocked_path() {
     let (lu, piv) = (lu.to_vec(), piv.to_vec());
     // |L| entries are at most 1 (partial pivoting), pivots in range.
     assert!((0..N).all(|i| (0..i).all(|j| lu[i * N + j].abs() <= 1.0)));
-    assert!(piv.iter().enumerate().all(|(i, &p)| p as usize >= i && (p as usize) < N));
+    assert!(piv
+        .iter()
+        .enumerate()
+        .all(|(i, &p)| p as usize >= i && (p as usize) < N));
 }

@@ -17,12 +17,19 @@ fn input<const B: usize, const N: usize>() -> Array<f32, B, N, N> {
 fn close<A: ArrayType>(got: &A, want: &A) {
     for (g, w) in got.data().iter().zip(want.data()) {
         let (g, w) = (g.to_f64(), w.to_f64());
-        assert!((g - w).abs() <= 1e-5 * w.abs().max(1.0), "jit {g} vs eager {w}");
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "jit {g} vs eager {w}"
+        );
     }
 }
 
 #[jax::jit]
-fn solve_f32(a: Array<f32, 2, 3, 3>, b: Array<f32, 2, 3, 2>, v: Array<f32, 3>) -> (Array<f32, 2, 3, 2>, Array<f32, 3>) {
+fn solve_f32(
+    a: Array<f32, 2, 3, 3>,
+    b: Array<f32, 2, 3, 2>,
+    v: Array<f32, 3>,
+) -> (Array<f32, 2, 3, 2>, Array<f32, 3>) {
     let a0 = a.at(0).get();
     (jnp::linalg::solve(&a, &b), jnp::linalg::solve(&a0, &v))
 }
@@ -52,7 +59,13 @@ fn matrix_power_f32(a: Array<f32, 3, 3>) -> (Array<f32, 3, 3>, Array<f32, 3, 3>,
 }
 
 #[jax::jit]
-fn lu_f32(a: Array<f32, 2, 3, 3>) -> (Array<f32, 2, 3, 3>, Array<f32, 2, 3, 3>, Array<f32, 2, 3, 3>) {
+fn lu_f32(
+    a: Array<f32, 2, 3, 3>,
+) -> (
+    Array<f32, 2, 3, 3>,
+    Array<f32, 2, 3, 3>,
+    Array<f32, 2, 3, 3>,
+) {
     jax::scipy::linalg::lu(&a)
 }
 
@@ -62,7 +75,11 @@ fn lu_factor_f64(a: Array<f64, 3, 4>) -> (Array<f64, 3, 4>, Array<i32, 3>) {
 }
 
 #[jax::jit]
-fn lu_solve_f32(lu: Array<f32, 2, 3, 3>, piv: Array<i32, 2, 3>, b: Array<f32, 2, 3, 2>) -> Array<f32, 2, 3, 2> {
+fn lu_solve_f32(
+    lu: Array<f32, 2, 3, 3>,
+    piv: Array<i32, 2, 3>,
+    b: Array<f32, 2, 3, 2>,
+) -> Array<f32, 2, 3, 2> {
     jax::scipy::linalg::lu_solve((&lu, &piv), &b)
 }
 
