@@ -3,6 +3,7 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
+use crate::frontend::linalg_chol;
 use crate::frontend::linalg_lu;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
@@ -13,6 +14,7 @@ pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
 static LINALG: &[(&str, Handler)] = &[
+    ("cholesky", linalg_chol::cholesky),
     ("solve", linalg_lu::solve),
     ("inv", linalg_lu::inv),
     ("det", linalg_lu::det),
@@ -22,6 +24,10 @@ static LINALG: &[(&str, Handler)] = &[
 
 /// `jax::scipy::linalg`'s functions.
 static SCIPY_LINALG: &[(&str, Handler)] = &[
+    ("cho_factor", linalg_chol::cho_factor),
+    ("cho_solve", linalg_chol::cho_solve),
+    ("cholesky", linalg_chol::scipy_cholesky),
+    ("solve_triangular", linalg_chol::solve_triangular),
     ("lu", linalg_lu::lu),
     ("lu_factor", linalg_lu::lu_factor),
     ("lu_solve", linalg_lu::lu_solve),

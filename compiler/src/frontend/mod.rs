@@ -22,6 +22,7 @@ pub(crate) mod index;
 pub(crate) mod index_gather;
 pub(crate) mod jnp;
 pub(crate) mod lax_control;
+pub(crate) mod linalg_chol;
 pub(crate) mod linalg_lu;
 pub(crate) mod lower;
 pub(crate) mod lower_call;

@@ -3,16 +3,12 @@
 //! as in JAX). The factorizations run on faer's kernels (`runtime/rt/linalg/`);
 //! the same entry points serve the jitted calls.
 
-use crate::element::Float;
+pub(crate) mod cholesky;
+pub use cholesky::*;
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// The element types of the linear-algebra functions: `f32` and `f64`.
-pub trait LinalgFloat: Float + sealed::Sealed {}
+/// The element types the factorizations take: `f32` and `f64` (faer's real
+/// types). Sealed: each family's kernels are its supertraits.
+pub trait LinalgFloat: crate::element::Float + cholesky::sealed::CholeskyKernels {}
 impl LinalgFloat for f32 {}
 impl LinalgFloat for f64 {}
 

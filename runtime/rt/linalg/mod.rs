@@ -6,3 +6,5 @@ pub mod triangular;
 pub use triangular::*;
 pub mod lu;
 pub use lu::*;
+pub mod cholesky;
+pub use cholesky::*;

@@ -51,6 +51,7 @@ fn solve_one<T: faer::traits::RealField>(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn solve_batch<T: faer::traits::RealField + Copy + Send + Sync>(
     a: &[T],
     b: &[T],

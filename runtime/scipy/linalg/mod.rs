@@ -2,3 +2,6 @@
 //! factorizations with their solves, as SciPy's names and argument orders.
 mod lu;
 pub use lu::*;
+
+mod cholesky;
+pub use cholesky::*;

@@ -4,8 +4,10 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod cholesky;
 pub(crate) mod triangular;
 
+pub(crate) use cholesky::CHOLESKY;
 #[allow(unused_imports)]
 pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
 
@@ -13,4 +15,4 @@ mod lu;
 pub(crate) use lu::*;
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &LU];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &CHOLESKY, &LU];
