@@ -75,7 +75,11 @@ fn bind_lu(cx: &mut Ctx, a: Atom) -> Res<Vec<Atom>> {
 }
 
 fn reshape(cx: &mut Ctx, x: Atom, shape: Vec<Dim>) -> Res<Atom> {
-    cx.bind(&prims::RESHAPE, Params::Reshape { new_sizes: shape }, vec![x])
+    cx.bind(
+        &prims::RESHAPE,
+        Params::Reshape { new_sizes: shape },
+        vec![x],
+    )
 }
 
 /// `x` broadcast to `batch + x's last `keep` axes` (new leading axes).
@@ -112,6 +116,10 @@ fn solve_matrices(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     lu_solve_core(cx, f[0].clone(), f[2].clone(), b)
 }
 
+/// A custom rule: the outputs' tangents from the primals, the tangents
+/// and the outputs.
+type Rule = fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>;
+
 /// A `custom_jvp_call` named `name` of several outputs: `fun` the outputs
 /// from the inputs, `rule` their tangents from the primals, the tangents
 /// and the outputs (JAX's `defjvp`).
@@ -120,7 +128,7 @@ fn custom_jvp(
     name: &str,
     args: Vec<Atom>,
     fun: fn(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
-    rule: fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>,
+    rule: Rule,
     span: Span,
 ) -> Result<Vec<Atom>> {
     let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();
@@ -179,9 +187,15 @@ fn rhs_matrices(
     let (rows, b_batch) = if vector {
         (ba.shape[0].clone(), Vec::new())
     } else if ba.rank() >= 2 {
-        (ba.shape[ba.rank() - 2].clone(), ba.shape[..ba.rank() - 2].to_vec())
+        (
+            ba.shape[ba.rank() - 2].clone(),
+            ba.shape[..ba.rank() - 2].to_vec(),
+        )
     } else {
-        return call_err(span, format!("`{name}`: `b` must be a vector or matrices, got {ba}"));
+        return call_err(
+            span,
+            format!("`{name}`: `b` must be a vector or matrices, got {ba}"),
+        );
     };
     if rows != n || !(a_batch.is_empty() || a_batch == b_batch) {
         return call_err(
@@ -244,7 +258,11 @@ fn diagonal(cx: &mut Ctx, x: Atom) -> Res<Atom> {
     let a = cx.aval(&x);
     let eye = prims::eye_like(cx, &a)?;
     let d = cx.mul(x, eye)?;
-    cx.bind(&prims::REDUCE_SUM, Params::Axes(vec![a.rank() - 1], 0), vec![d])
+    cx.bind(
+        &prims::REDUCE_SUM,
+        Params::Axes(vec![a.rank() - 1], 0),
+        vec![d],
+    )
 }
 
 /// The trace over the last two axes.
@@ -447,7 +465,9 @@ pub(crate) fn matrix_power(t: &mut Tracer, c: Call) -> Result<Value> {
     let span = c.span;
     if n == 0 {
         let aa = t.b.aval(&a);
-        return Ok(Value::Traced(with_cx(t, span, |cx| prims::eye_like(cx, &aa))?));
+        return Ok(Value::Traced(with_cx(t, span, |cx| {
+            prims::eye_like(cx, &aa)
+        })?));
     }
     let base = if n < 0 { inv_traced(t, a, span)? } else { a };
     let mut n = n.unsigned_abs();
@@ -548,24 +568,37 @@ pub(crate) fn lu_solve(t: &mut Tracer, c: Call) -> Result<Value> {
             let s = c.args[0].1;
             (t.atom(items[0].clone(), s)?, t.atom(items[1].clone(), s)?)
         }
-        _ => return call_err(c.args[0].1, "`lu_solve` takes `(lu, piv)` then `b`: write `lu_solve((&lu, &piv), &b)`"),
+        _ => {
+            return call_err(
+                c.args[0].1,
+                "`lu_solve` takes `(lu, piv)` then `b`: write `lu_solve((&lu, &piv), &b)`",
+            )
+        }
     };
     let la = t.b.aval(&lu);
     let r = la.rank();
-    if r < 2 || la.shape[r - 1] != la.shape[r - 2] || !matches!(la.dtype, DType::F32 | DType::F64)
-    {
-        return call_err(span, format!("`lu_solve`: `lu` must be square f32 or f64 matrices [..., n, n], got {la}"));
+    if r < 2 || la.shape[r - 1] != la.shape[r - 2] || !matches!(la.dtype, DType::F32 | DType::F64) {
+        return call_err(
+            span,
+            format!("`lu_solve`: `lu` must be square f32 or f64 matrices [..., n, n], got {la}"),
+        );
     }
     let pa = t.b.aval(&piv);
     let mut want = la.shape[..r - 1].to_vec();
     want.truncate(r - 1);
     if pa.dtype != DType::I32 || pa.shape != want {
-        return call_err(span, format!("`lu_solve`: `piv` must be i32 [.., n] as `lu_factor` gives it, got {pa}"));
+        return call_err(
+            span,
+            format!("`lu_solve`: `piv` must be i32 [.., n] as `lu_factor` gives it, got {pa}"),
+        );
     }
     let b = c.atom(t, 1)?;
     let b_aval = t.b.aval(&b);
     if b_aval.dtype != la.dtype {
-        return call_err(c.args[1].1, format!("`lu_solve`: `b` must have `lu`'s dtype, got {b_aval}"));
+        return call_err(
+            c.args[1].1,
+            format!("`lu_solve`: `b` must have `lu`'s dtype, got {b_aval}"),
+        );
     }
     let (lu, b, vector) = rhs_matrices(t, &lu, b, "lu_solve", span)?;
     let x = with_cx(t, span, |cx| {
@@ -646,7 +679,11 @@ fn element_last(cx: &mut Ctx, x: Atom, j: usize) -> Res<Atom> {
         },
         vec![x],
     )?;
-    cx.bind(&prims::SQUEEZE, Params::Squeeze { dims: vec![r - 1] }, vec![s])
+    cx.bind(
+        &prims::SQUEEZE,
+        Params::Squeeze { dims: vec![r - 1] },
+        vec![s],
+    )
 }
 
 /// `x[.., k]` for a traced `k` per batch entry: the sum of `x` where the
@@ -667,7 +704,11 @@ fn take_last(cx: &mut Ctx, x: Atom, k: Atom) -> Res<Atom> {
     let hit = cx.bin(&prims::EQ, pos, kb)?;
     let zeros = cx.zeros(&tangent_aval(&a))?;
     let picked = cx.select(hit, zeros, x)?;
-    cx.bind(&prims::REDUCE_SUM, Params::Axes(vec![r - 1], 0), vec![picked])
+    cx.bind(
+        &prims::REDUCE_SUM,
+        Params::Axes(vec![r - 1], 0),
+        vec![picked],
+    )
 }
 
 /// A batch-shaped value repeated along a new last axis of `shape`.

@@ -26,10 +26,10 @@ pub use control::*;
 pub use cumulative::*;
 pub use debug::*;
 pub use elementwise::*;
+pub(crate) use linalg::*;
 pub use random::*;
 pub use sort::*;
 pub use structural::*;
-pub(crate) use linalg::*;
 
 // What a primitive is, defined below the IR's equations that name one;
 // re-exported, as every primitive's definition uses it.

@@ -301,7 +301,7 @@ pub(crate) fn slogdet_real<R: Real>(a: &[R], batch: usize, n: usize) -> (Vec<R>,
     let (mut sign, mut logdet) = (Vec::with_capacity(batch), Vec::with_capacity(batch));
     for k in 0..batch {
         let diag: Vec<R> = (0..n).map(|i| f.lu[k * n * n + i * n + i]).collect();
-        let zero = diag.iter().any(|&d| d == R::ZERO);
+        let zero = diag.contains(&R::ZERO);
         let swaps = (0..n).filter(|&i| f.pivots[k * n + i] != i as i32).count();
         let negative = diag.iter().filter(|&&d| d < R::ZERO).count();
         let parity = ((swaps + negative) % 2) as i64;

@@ -173,9 +173,8 @@ fn lu_batch<T: LuFloat>(
         }
         return;
     }
-    let work = |(((a, lu), piv), perm): (((&[T], &mut [T]), &mut [i32]), &mut [i32])| {
-        lu_one(a, lu, piv, perm, m, n)
-    };
+    type Item<'a, T> = (((&'a [T], &'a mut [T]), &'a mut [i32]), &'a mut [i32]);
+    let work = |(((a, lu), piv), perm): Item<'_, T>| lu_one(a, lu, piv, perm, m, n);
     let k1 = k.max(1);
     let items = a
         .chunks(mn)
