@@ -348,3 +348,8 @@ mod tests {
         }
     }
 }
+
+/// The element of `eig_f32`'s results (complex64), for callers that name it.
+pub type EigC32 = Complex<f32>;
+/// The element of `eig_f64`'s results (complex128).
+pub type EigC64 = Complex<f64>;
