@@ -156,7 +156,7 @@ fn mul<T: Element>(a: T, b: T) -> T {
 
 // min/max propagate NaN, as lax.min/lax.max.
 #[allow(clippy::eq_op)]
-fn min<T: Element>(a: T, b: T) -> T {
+fn min<T: Element + PartialOrd>(a: T, b: T) -> T {
     if a != a || b < a || b != b {
         if a != a {
             a
@@ -169,7 +169,7 @@ fn min<T: Element>(a: T, b: T) -> T {
 }
 
 #[allow(clippy::eq_op)]
-fn max<T: Element>(a: T, b: T) -> T {
+fn max<T: Element + PartialOrd>(a: T, b: T) -> T {
     if a != a || b > a || b != b {
         if a != a {
             a
@@ -366,13 +366,19 @@ impl_array! {
         /// assert_eq!(x.at(2).min(0.5).to_vec(), [1.0, 2.0, 0.5]);
         /// ```
         #[track_caller]
-        pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.min_with(v, Mode::FillOrDrop)
         }
 
         /// [`min`](At::min) with a [`Mode`].
         #[track_caller]
-        pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.scatter("min", v, mode, min)
         }
 
@@ -384,13 +390,19 @@ impl_array! {
         /// assert_eq!(x.at(0).max(5.0).to_vec(), [5.0, 2.0, 3.0]);
         /// ```
         #[track_caller]
-        pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.max_with(v, Mode::FillOrDrop)
         }
 
         /// [`max`](At::max) with a [`Mode`].
         #[track_caller]
-        pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.scatter("max", v, mode, max)
         }
     }

@@ -461,7 +461,7 @@ binary! {
 }
 
 macro_rules! comparison {
-    ($($(#[$doc:meta])* $name:ident $op:tt;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident $op:tt $Bound:ident;)*) => {$(
         $(#[$doc])*
         #[track_caller]
         pub fn $name<A, B, Out>(a: A, b: B) -> Out
@@ -469,6 +469,7 @@ macro_rules! comparison {
             A: PromoteWith<B> + ResultShape<B, Out>,
             B: Operand,
             Out: ArrayType<Elem = bool>,
+            Promoted<A, B>: $Bound,
         {
             zip_with(stringify!($name), a.view(), b.view(), |x: Promoted<A, B>, y| x $op y)
         }
@@ -483,7 +484,7 @@ comparison! {
     /// let c = jnp::less(Array::<i32, 3>::from([0, 1, 2]), 1);
     /// assert_eq!(c.to_vec(), [true, false, false]);
     /// ```
-    less <;
+    less < PartialOrd;
     /// Elementwise `a <= b` after promotion.
     ///
     /// ```
@@ -491,7 +492,7 @@ comparison! {
     /// let c = jnp::less_equal(Array::<i32, 3>::from([0, 1, 2]), 1);
     /// assert_eq!(c.to_vec(), [true, true, false]);
     /// ```
-    less_equal <=;
+    less_equal <= PartialOrd;
     /// Elementwise `a > b` after promotion.
     ///
     /// ```
@@ -499,7 +500,7 @@ comparison! {
     /// let c = jnp::greater(Array::<i32, 3>::from([0, 1, 2]), 1);
     /// assert_eq!(c.to_vec(), [false, false, true]);
     /// ```
-    greater >;
+    greater > PartialOrd;
     /// Elementwise `a >= b` after promotion.
     ///
     /// ```
@@ -507,7 +508,7 @@ comparison! {
     /// let c = jnp::greater_equal(Array::<i32, 3>::from([0, 1, 2]), 1);
     /// assert_eq!(c.to_vec(), [false, true, true]);
     /// ```
-    greater_equal >=;
+    greater_equal >= PartialOrd;
     /// Elementwise `a == b` after promotion (NaN equals nothing).
     ///
     /// ```
@@ -515,7 +516,7 @@ comparison! {
     /// let c = jnp::equal(Array::<i32, 2>::from([1, 2]), 1.0);
     /// assert_eq!(c.to_vec(), [true, false]);
     /// ```
-    equal ==;
+    equal == PartialEq;
     /// Elementwise `a != b` after promotion (true where either is NaN).
     ///
     /// ```
@@ -523,7 +524,7 @@ comparison! {
     /// let c = jnp::not_equal(Array::<i32, 2>::from([1, 2]), 1);
     /// assert_eq!(c.to_vec(), [false, true]);
     /// ```
-    not_equal !=;
+    not_equal != PartialEq;
 }
 
 macro_rules! logical {
