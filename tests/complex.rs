@@ -203,3 +203,49 @@ fn promotion_matches_jax() {
     check("f32_plus_c64", &(&real_array::<f32>(R) + &x), 0);
     check("f64_plus_c64", &(&real_array::<f64>(R) + &x), 0);
 }
+
+macro_rules! function_cases {
+    ($name:ident, $c:ty, $r:ty, $tag:literal) => {
+        #[test]
+        fn $name() {
+            let x = complex_array::<$c>(X);
+            let y = complex_array::<$c>(Y);
+            let r = real_array::<$r>(R);
+            let id = |op: &str| format!("{op}_{}", $tag);
+            check(&id("real"), &jnp::real(&x), 0);
+            check(&id("imag"), &jnp::imag(&x), 0);
+            check(&id("conj"), &jnp::conj(&x), 0);
+            check(&id("conj"), &jnp::conjugate(&x), 0);
+            check(&id("abs"), &jnp::abs(&x), 1);
+            check(&id("angle"), &jnp::angle(&x), 1);
+            check(&id("exp"), &jnp::exp(&x), 2);
+            check(&id("log"), &jnp::log(&x), 2);
+            check(&id("sqrt"), &jnp::sqrt(&x), 2);
+            check(&id("sum"), &jnp::sum(&x), 0);
+            check(&id("prod"), &jnp::prod(&x), 1);
+            let rev: Array<$r, 8> =
+                Array::from_data(R.iter().rev().map(|&v| <$r>::from_f64(v)).collect());
+            check(&id("complex"), &lax::complex(&r, &rev), 0);
+            let m: Array<$c, 2, 4> = Array::from_data(x.to_vec());
+            let n: Array<$c, 4, 2> = Array::from_data(y.to_vec());
+            // XLA accumulates complex64 products in its own order: 2 ulps.
+            check(&id("matmul"), &m.matmul(&n), 2);
+            let idx = Array::<i32, 3>::from([0, 2, 2]);
+            let upd: Array<$c, 3> = Array::from_data(y.to_vec()[..3].to_vec());
+            check(&id("scatter_add"), &x.at(&idx).add(&upd), 0);
+        }
+    };
+}
+function_cases!(functions_c64, Complex<f32>, f32, "c64");
+function_cases!(functions_c128, Complex<f64>, f64, "c128");
+
+#[test]
+fn real_arrays_keep_their_parts() {
+    let x = Array::<i32, 3>::from([-1, 0, 5]);
+    assert_eq!(jnp::real(&x).to_vec(), [-1, 0, 5]);
+    assert_eq!(jnp::imag(&x).to_vec(), [0, 0, 0]);
+    assert_eq!(jnp::conj(&x).to_vec(), [-1, 0, 5]);
+    let f = Array::<f32, 2>::from([-2.0, 3.0]);
+    assert_eq!(jnp::angle(&f).to_vec(), [std::f32::consts::PI, 0.0]);
+    assert_eq!(jnp::abs(&f).to_vec(), [2.0, 3.0]);
+}
