@@ -351,3 +351,43 @@ fn eig_kernel_matches_jax() {
         }
     }
 }
+
+/// The eager `jnp::linalg::eig` and `eigvals` give the kernel's values:
+/// JAX's eigenvalues as a set, `A·v = λ·v`.
+#[test]
+fn eig_and_eigvals_eagerly() {
+    let c = case("eig_pair_f32");
+    let a: Array<f32, 3, 3> = arg(&c, "a");
+    let (w, v): (Array<Complex<f32>, 3>, Array<Complex<f32>, 3, 3>) = jnp::linalg::eig(&a);
+    let want = pairs(&c["w"]);
+    for z in w.to_vec() {
+        assert!(
+            want.iter().any(|&(re, im)| (z.re as f64 - re).abs() < 1e-5 && (z.im as f64 - im).abs() < 1e-5),
+            "eigenvalue {z} is not among JAX's {want:?}"
+        );
+    }
+    let (a, v, w) = (a.to_vec(), v.to_vec(), w.to_vec());
+    for j in 0..3 {
+        for i in 0..3 {
+            let av: Complex<f32> = (0..3).map(|l| v[l * 3 + j] * a[i * 3 + l]).sum();
+            assert!((av - w[j] * v[i * 3 + j]).norm() < 1e-5);
+        }
+    }
+    let c = case("eig_random_f64");
+    let a: Array<f64, 5, 5> = arg(&c, "a");
+    let w: Array<Complex<f64>, 5> = jnp::linalg::eigvals(&a);
+    let mut got: Vec<(f64, f64)> = w.to_vec().iter().map(|z| (z.re, z.im)).collect();
+    let mut want = pairs(&c["w"]);
+    let order = |x: &(f64, f64), y: &(f64, f64)| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1));
+    got.sort_by(order);
+    want.sort_by(order);
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g.0 - w.0).abs() < 1e-10 && (g.1 - w.1).abs() < 1e-10, "{g:?} vs JAX {w:?}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "The input to eig must be a square matrix. Got shape (2, 3).")]
+fn eig_of_a_non_square_matrix_panics_with_jaxs_message() {
+    let _: Array<Complex<f32>, 2> = jnp::linalg::eigvals(Array::<f32, 2, 3>::ones());
+}
