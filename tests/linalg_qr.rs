@@ -391,3 +391,19 @@ fn eig_and_eigvals_eagerly() {
 fn eig_of_a_non_square_matrix_panics_with_jaxs_message() {
     let _: Array<Complex<f32>, 2> = jnp::linalg::eigvals(Array::<f32, 2, 3>::ones());
 }
+
+/// `Array::<T, N, N>::eye()` inside jit: `qᵀq - I` of a reduced qr is zero.
+#[jax::jit]
+fn qtq_minus_eye(a: Array<f32, 4, 3>) -> Array<f32, 3, 3> {
+    let (q, _r) = jnp::linalg::qr(&a);
+    q.t().matmul(&q) - Array::<f32, 3, 3>::eye()
+}
+
+#[test]
+fn eye_inside_jit() {
+    let c = case("tall_f32");
+    let a: Array<f32, 4, 3> = arg(&c, "a");
+    let d = qtq_minus_eye(a);
+    assert!(d.to_vec().iter().all(|x| x.abs() < 1e-6), "{d}");
+    assert!(qtq_minus_eye::jaxpr().to_string().contains("eq"), "eye is built from iotas");
+}
