@@ -86,14 +86,46 @@ macro_rules! qr_case {
 qr_case!(square_f32, qr_square_f32, f32, [3, 3], [3, 3], [3, 3], 1e-5);
 qr_case!(tall_f32, qr_tall_f32, f32, [4, 3], [4, 3], [3, 3], 1e-5);
 qr_case!(wide_f32, qr_wide_f32, f32, [2, 3], [2, 2], [2, 3], 1e-5);
-qr_case!(batched_f32, qr_batched_f32, f32, [2, 4, 3], [2, 4, 3], [2, 3, 3], 1e-5);
-qr_case!(square_f64, qr_square_f64, f64, [3, 3], [3, 3], [3, 3], 1e-12);
+qr_case!(
+    batched_f32,
+    qr_batched_f32,
+    f32,
+    [2, 4, 3],
+    [2, 4, 3],
+    [2, 3, 3],
+    1e-5
+);
+qr_case!(
+    square_f64,
+    qr_square_f64,
+    f64,
+    [3, 3],
+    [3, 3],
+    [3, 3],
+    1e-12
+);
 qr_case!(tall_f64, qr_tall_f64, f64, [5, 3], [5, 3], [3, 3], 1e-12);
 qr_case!(wide_f64, qr_wide_f64, f64, [3, 5], [3, 3], [3, 5], 1e-12);
-qr_case!(batched_f64, qr_batched_f64, f64, [3, 3, 3], [3, 3, 3], [3, 3, 3], 1e-12);
+qr_case!(
+    batched_f64,
+    qr_batched_f64,
+    f64,
+    [3, 3, 3],
+    [3, 3, 3],
+    [3, 3, 3],
+    1e-12
+);
 // Condition number 5e5: Q and R still agree with LAPACK's to about
 // cond · eps.
-qr_case!(hilbert_f64, qr_hilbert_f64, f64, [5, 5], [5, 5], [5, 5], 1e-9);
+qr_case!(
+    hilbert_f64,
+    qr_hilbert_f64,
+    f64,
+    [5, 5],
+    [5, 5],
+    [5, 5],
+    1e-9
+);
 
 #[jax::jit]
 fn qr_complete_tall(a: Array<f32, 4, 3>) -> (Array<f32, 4, 4>, Array<f32, 4, 3>) {
@@ -151,7 +183,10 @@ fn wrong_result_type_panics_naming_the_right_one() {
 }
 
 fn jaxpr_fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/linalg_qr.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/linalg_qr.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     all["jaxprs"][name].as_str().unwrap().to_string()
 }
@@ -160,9 +195,18 @@ fn jaxpr_fixture(name: &str) -> String {
 fn qr_jaxpr_is_jaxs() {
     // `jnp.linalg.qr` wraps this equation in a named `jit`, which our
     // printer inlines (README: "Printed jaxprs inline .. nested jit").
-    assert_eq!(qr_tall_f32::jaxpr().to_string(), jaxpr_fixture("qr_reduced_f32_4x3"));
-    assert_eq!(qr_complete_wide::jaxpr().to_string(), jaxpr_fixture("qr_full_f32_2x3"));
-    assert_eq!(qr_batched_f64::jaxpr().to_string(), jaxpr_fixture("qr_batched_f64"));
+    assert_eq!(
+        qr_tall_f32::jaxpr().to_string(),
+        jaxpr_fixture("qr_reduced_f32_4x3")
+    );
+    assert_eq!(
+        qr_complete_wide::jaxpr().to_string(),
+        jaxpr_fixture("qr_full_f32_2x3")
+    );
+    assert_eq!(
+        qr_batched_f64::jaxpr().to_string(),
+        jaxpr_fixture("qr_batched_f64")
+    );
 }
 
 /// The jvp of the jitted qr against JAX's, and its vjp (the gradient of
@@ -198,13 +242,83 @@ macro_rules! grad_case {
     };
 }
 
-grad_case!(square_f32, square_f32_grads, jvp_square_f32, loss_square_f32, f32, [3, 3], [3, 3], [3, 3], 1e-4);
-grad_case!(tall_f32, tall_f32_grads, jvp_tall_f32, loss_tall_f32, f32, [4, 3], [4, 3], [3, 3], 1e-4);
-grad_case!(wide_f32, wide_f32_grads, jvp_wide_f32, loss_wide_f32, f32, [2, 3], [2, 2], [2, 3], 1e-4);
-grad_case!(batched_f32, batched_f32_grads, jvp_batched_f32, loss_batched_f32, f32, [2, 4, 3], [2, 4, 3], [2, 3, 3], 1e-4);
-grad_case!(square_f64, square_f64_grads, jvp_square_f64, loss_square_f64, f64, [3, 3], [3, 3], [3, 3], 1e-10);
-grad_case!(tall_f64, tall_f64_grads, jvp_tall_f64, loss_tall_f64, f64, [5, 3], [5, 3], [3, 3], 1e-10);
-grad_case!(wide_f64, wide_f64_grads, jvp_wide_f64, loss_wide_f64, f64, [3, 5], [3, 3], [3, 5], 1e-10);
+grad_case!(
+    square_f32,
+    square_f32_grads,
+    jvp_square_f32,
+    loss_square_f32,
+    f32,
+    [3, 3],
+    [3, 3],
+    [3, 3],
+    1e-4
+);
+grad_case!(
+    tall_f32,
+    tall_f32_grads,
+    jvp_tall_f32,
+    loss_tall_f32,
+    f32,
+    [4, 3],
+    [4, 3],
+    [3, 3],
+    1e-4
+);
+grad_case!(
+    wide_f32,
+    wide_f32_grads,
+    jvp_wide_f32,
+    loss_wide_f32,
+    f32,
+    [2, 3],
+    [2, 2],
+    [2, 3],
+    1e-4
+);
+grad_case!(
+    batched_f32,
+    batched_f32_grads,
+    jvp_batched_f32,
+    loss_batched_f32,
+    f32,
+    [2, 4, 3],
+    [2, 4, 3],
+    [2, 3, 3],
+    1e-4
+);
+grad_case!(
+    square_f64,
+    square_f64_grads,
+    jvp_square_f64,
+    loss_square_f64,
+    f64,
+    [3, 3],
+    [3, 3],
+    [3, 3],
+    1e-10
+);
+grad_case!(
+    tall_f64,
+    tall_f64_grads,
+    jvp_tall_f64,
+    loss_tall_f64,
+    f64,
+    [5, 3],
+    [5, 3],
+    [3, 3],
+    1e-10
+);
+grad_case!(
+    wide_f64,
+    wide_f64_grads,
+    jvp_wide_f64,
+    loss_wide_f64,
+    f64,
+    [3, 5],
+    [3, 3],
+    [3, 5],
+    1e-10
+);
 
 #[jax::jit]
 fn r_diag_energy(a: Array<f64, 4, 3>) -> Array<f64> {
@@ -222,7 +336,11 @@ fn check_grads_of_qr() {
 
 #[jax::jit]
 fn vmapped_qr_r(a: Array<f32, 2, 4, 3>) -> Array<f32, 2, 3, 3> {
-    jax::vmap(|m: Array<f32, 4, 3>| jnp::linalg::qr_with(&m, QrMode::R), 0, 0)(a)
+    jax::vmap(
+        |m: Array<f32, 4, 3>| jnp::linalg::qr_with(&m, QrMode::R),
+        0,
+        0,
+    )(a)
 }
 
 #[test]
@@ -302,7 +420,13 @@ mod props {
 /// norm, largest component real).
 #[test]
 fn eig_kernel_matches_jax() {
-    for name in ["eig_pair_f64", "eig_random_f64", "eig_pair_f32", "eig_real_f32", "eig_batched_f32"] {
+    for name in [
+        "eig_pair_f64",
+        "eig_random_f64",
+        "eig_pair_f32",
+        "eig_real_f32",
+        "eig_batched_f32",
+    ] {
         let c = case(name);
         let a = floats(&c["a"]);
         let shape = c["a"]["shape"].as_array().unwrap().clone();
@@ -341,7 +465,8 @@ fn eig_kernel_matches_jax() {
                     let (jr, ji) = want_v[b * n * n + i * n + k];
                     let same = (gr - jr).abs() < tol * 10.0 && (gi - ji).abs() < tol * 10.0;
                     let flipped = (gr + jr).abs() < tol * 10.0 && (gi + ji).abs() < tol * 10.0;
-                    let mag = ((gr * gr + gi * gi).sqrt() - (jr * jr + ji * ji).sqrt()).abs() < tol * 10.0;
+                    let mag = ((gr * gr + gi * gi).sqrt() - (jr * jr + ji * ji).sqrt()).abs()
+                        < tol * 10.0;
                     assert!(
                         mag && (same || flipped || im == 0.0),
                         "{name}: eigenvector {j} element {i}: ({gr}, {gi}) vs JAX ({jr}, {ji})"
@@ -382,7 +507,10 @@ fn eig_and_eigvals_eagerly() {
     got.sort_by(order);
     want.sort_by(order);
     for (g, w) in got.iter().zip(&want) {
-        assert!((g.0 - w.0).abs() < 1e-10 && (g.1 - w.1).abs() < 1e-10, "{g:?} vs JAX {w:?}");
+        assert!(
+            (g.0 - w.0).abs() < 1e-10 && (g.1 - w.1).abs() < 1e-10,
+            "{g:?} vs JAX {w:?}"
+        );
     }
 }
 
@@ -405,5 +533,8 @@ fn eye_inside_jit() {
     let a: Array<f32, 4, 3> = arg(&c, "a");
     let d = qtq_minus_eye(a);
     assert!(d.to_vec().iter().all(|x| x.abs() < 1e-6), "{d}");
-    assert!(qtq_minus_eye::jaxpr().to_string().contains("eq"), "eye is built from iotas");
+    assert!(
+        qtq_minus_eye::jaxpr().to_string().contains("eq"),
+        "eye is built from iotas"
+    );
 }

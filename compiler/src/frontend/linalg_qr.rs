@@ -55,6 +55,18 @@ pub(crate) fn qr(t: &mut Tracer, c: Call) -> Result<Value> {
     })
 }
 
+/// `jax::scipy::linalg::qr(a)`: SciPy's default mode "full", `(q, r)`
+/// with a square `q`.
+pub(crate) fn scipy_qr(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    let mut cx = Ctx::new(&mut t.b, c.span);
+    match bind_qr(&mut cx, x, true) {
+        Ok((q, r)) => Ok(Value::Tuple(vec![Value::Traced(q), Value::Traced(r)])),
+        Err(e) => call_err(c.span, e),
+    }
+}
+
 /// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`. Their results are
 /// complex, which jitted code does not hold yet: a compile error saying so
 /// (the `eig` primitive and its rules are ready for when it does).
@@ -72,7 +84,8 @@ pub(crate) fn eig(t: &mut Tracer, c: Call) -> Result<Value> {
             ),
         );
     }
-    let outs = t.b.bind(&EIG, Params::Eig { left: false, right }, vec![x], c.span)?;
+    let outs =
+        t.b.bind(&EIG, Params::Eig { left: false, right }, vec![x], c.span)?;
     Ok(if right {
         Value::Tuple(outs.into_iter().map(Value::Traced).collect())
     } else {

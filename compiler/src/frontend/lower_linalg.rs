@@ -19,7 +19,7 @@ static LINALG: &[(&str, Handler)] = &[
 ];
 
 /// `jax::scipy::linalg`'s functions.
-static SCIPY_LINALG: &[(&str, Handler)] = &[];
+static SCIPY_LINALG: &[(&str, Handler)] = &[("qr", crate::frontend::linalg_qr::scipy_qr)];
 
 /// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.
 pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {

@@ -18,11 +18,22 @@ pub trait QrFloat: Element + sealed::Sealed {
     /// `q` and `r` of `batch` row-major `m × n` matrices (see
     /// `__rt::linalg::qr_f32`).
     #[doc(hidden)]
-    fn qr_kernel(a: &[Self], batch: usize, m: usize, n: usize, full: bool) -> (Vec<Self>, Vec<Self>);
+    fn qr_kernel(
+        a: &[Self],
+        batch: usize,
+        m: usize,
+        n: usize,
+        full: bool,
+    ) -> (Vec<Self>, Vec<Self>);
     /// Eigenvalues and, with `vectors`, right eigenvectors of `batch`
     /// row-major `n × n` matrices (see `__rt::linalg::eig_f32`).
     #[doc(hidden)]
-    fn eig_kernel(a: &[Self], batch: usize, n: usize, vectors: bool) -> (Vec<Complex<Self>>, Vec<Complex<Self>>);
+    fn eig_kernel(
+        a: &[Self],
+        batch: usize,
+        n: usize,
+        vectors: bool,
+    ) -> (Vec<Complex<Self>>, Vec<Complex<Self>>);
 }
 
 macro_rules! qr_float {
@@ -78,7 +89,14 @@ pub enum QrMode {
 /// there); the caller's annotation picks it.
 pub trait QrResult<T: QrFloat>: Sized {
     #[doc(hidden)]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, q: Vec<T>, r: Vec<T>, weak: bool) -> Self;
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        q: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self;
 }
 
 fn factor_shape(dims: &[usize], rows: usize, cols: usize) -> Vec<usize> {
@@ -89,7 +107,14 @@ fn factor_shape(dims: &[usize], rows: usize, cols: usize) -> Vec<usize> {
 
 impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for (Q, R) {
     #[track_caller]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, q: Vec<T>, r: Vec<T>, weak: bool) -> Self {
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        q: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self {
         assert!(
             mode != QrMode::R,
             "qr_with(a, QrMode::R) returns r alone: annotate one array, not a tuple"
@@ -97,17 +122,34 @@ impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for
         let (m, n) = (dims[dims.len() - 2], dims[dims.len() - 1]);
         shape::check_result::<Q>("qr's q", T::DTYPE, &factor_shape(dims, m, k));
         shape::check_result::<R>("qr's r", T::DTYPE, &factor_shape(dims, k, n));
-        (Q::from_data(q).set_weak(weak), R::from_data(r).set_weak(weak))
+        (
+            Q::from_data(q).set_weak(weak),
+            R::from_data(r).set_weak(weak),
+        )
     }
 }
 
-impl<T: QrFloat, const D0: usize, const D1: usize, const D2: usize, const D3: usize, const D4: usize, const D5: usize>
-    QrResult<T> for crate::Array<T, D0, D1, D2, D3, D4, D5>
+impl<
+        T: QrFloat,
+        const D0: usize,
+        const D1: usize,
+        const D2: usize,
+        const D3: usize,
+        const D4: usize,
+        const D5: usize,
+    > QrResult<T> for crate::Array<T, D0, D1, D2, D3, D4, D5>
 where
     crate::Array<T, D0, D1, D2, D3, D4, D5>: ArrayType<Elem = T>,
 {
     #[track_caller]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, _: Vec<T>, r: Vec<T>, weak: bool) -> Self {
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        _: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self {
         assert!(
             mode == QrMode::R,
             "qr_with(a, {mode:?}) returns (q, r): annotate a tuple of two arrays"

@@ -1,2 +1,5 @@
 //! `jax.scipy.linalg`: triangular solves and the Cholesky and LU
 //! factorizations with their solves, as SciPy's names and argument orders.
+
+mod qr;
+pub use qr::*;

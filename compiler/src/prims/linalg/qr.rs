@@ -10,13 +10,12 @@ use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, tril, triangular_solve};
+use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, triangular_solve, tril};
 use crate::ir::primitive::TriangularSolveParams;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{
-    self, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params,
-    PrimDef, Res,
+    self, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
 };
 
 fn py_bool(b: bool) -> String {
@@ -464,13 +463,30 @@ mod tests {
             weak: false,
         };
         let mut c = crate::ir::shapes::Constraints::default();
-        let e = (EIG.abstract_eval)(&[a.clone()], &Params::Eig { left: false, right: false }, &mut c);
-        assert_eq!(e.unwrap_err(), "The input to eig must be a square matrix. Got shape (3, 2).");
+        let e = (EIG.abstract_eval)(
+            std::slice::from_ref(&a),
+            &Params::Eig {
+                left: false,
+                right: false,
+            },
+            &mut c,
+        );
+        assert_eq!(
+            e.unwrap_err(),
+            "The input to eig must be a square matrix. Got shape (3, 2)."
+        );
         let sq = Aval {
             shape: vec![Dim::Lit(2), Dim::Lit(2)],
             ..a
         };
-        let e = (EIG.abstract_eval)(&[sq], &Params::Eig { left: true, right: false }, &mut c);
+        let e = (EIG.abstract_eval)(
+            &[sq],
+            &Params::Eig {
+                left: true,
+                right: false,
+            },
+            &mut c,
+        );
         assert!(e.unwrap_err().contains("not supported yet"));
         let p = Params::Qr {
             full_matrices: false,
@@ -482,6 +498,8 @@ mod tests {
             weak: false,
         };
         let e = (QR.abstract_eval)(&[m], &p, &mut c);
-        assert!(e.unwrap_err().contains("pivoting=True (column-pivoted QR) is not supported yet"));
+        assert!(e
+            .unwrap_err()
+            .contains("pivoting=True (column-pivoted QR) is not supported yet"));
     }
 }
