@@ -3,15 +3,17 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
+use crate::frontend::linalg_chol;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 
-type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 
 /// `jnp::linalg`'s functions.
 static LINALG: &[(&str, Handler)] = &[
+    ("cholesky", linalg_chol::cholesky),
     ("qr", crate::frontend::linalg_qr::qr),
     ("qr_with", crate::frontend::linalg_qr::qr),
     ("eig", crate::frontend::linalg_qr::eig),
@@ -19,7 +21,13 @@ static LINALG: &[(&str, Handler)] = &[
 ];
 
 /// `jax::scipy::linalg`'s functions.
-static SCIPY_LINALG: &[(&str, Handler)] = &[("qr", crate::frontend::linalg_qr::scipy_qr)];
+static SCIPY_LINALG: &[(&str, Handler)] = &[
+    ("cho_factor", linalg_chol::cho_factor),
+    ("cho_solve", linalg_chol::cho_solve),
+    ("cholesky", linalg_chol::scipy_cholesky),
+    ("qr", crate::frontend::linalg_qr::scipy_qr),
+    ("solve_triangular", linalg_chol::solve_triangular),
+];
 
 /// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.
 pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {

@@ -23,6 +23,7 @@ pub(crate) mod index_gather;
 pub(crate) mod jnp;
 pub(crate) mod lax_control;
 pub(crate) mod linalg_qr;
+pub(crate) mod linalg_chol;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
 pub(crate) mod lower_create;

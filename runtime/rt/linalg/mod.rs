@@ -6,3 +6,5 @@ pub mod qr;
 pub use qr::*;
 pub mod triangular;
 pub use triangular::*;
+pub mod cholesky;
+pub use cholesky::*;

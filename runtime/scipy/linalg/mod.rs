@@ -3,3 +3,5 @@
 
 mod qr;
 pub use qr::*;
+mod cholesky;
+pub use cholesky::*;

@@ -4,11 +4,13 @@
 
 use crate::ir::primitive::Prim;
 
+pub(crate) mod cholesky;
 pub(crate) mod qr;
 pub(crate) mod triangular;
 
+pub(crate) use cholesky::CHOLESKY;
 #[allow(unused_imports)]
 pub(crate) use triangular::{triangular_solve, TRIANGULAR_SOLVE};
 
 /// Every linear-algebra primitive.
-pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &qr::QR, &qr::EIG];
+pub(crate) static LINALG: &[Prim] = &[&TRIANGULAR_SOLVE, &CHOLESKY, &qr::QR, &qr::EIG];
