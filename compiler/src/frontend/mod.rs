@@ -24,6 +24,7 @@ pub(crate) mod jnp;
 pub(crate) mod lax_control;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
+pub(crate) mod lower_complex;
 pub(crate) mod lower_create;
 pub(crate) mod lower_diag;
 pub(crate) mod lower_dynamic;
