@@ -26,6 +26,7 @@ pub(crate) mod linalg_qr;
 pub(crate) mod linalg_chol;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
+pub(crate) mod lower_complex;
 pub(crate) mod lower_create;
 pub(crate) mod lower_diag;
 pub(crate) mod lower_dynamic;
