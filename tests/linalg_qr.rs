@@ -25,7 +25,10 @@ fn floats(v: &Value) -> Vec<f64> {
         .collect()
 }
 
-fn pairs(v: &Value) -> Vec<(f64, f64)> {
+/// A complex number as `(re, im)`.
+type Pair = (f64, f64);
+
+fn pairs(v: &Value) -> Vec<Pair> {
     v["data"]
         .as_array()
         .unwrap()
@@ -433,7 +436,7 @@ fn eig_kernel_matches_jax() {
         let n = shape[shape.len() - 1].as_u64().unwrap() as usize;
         let batch = a.len() / (n * n);
         let f32_case = c["a"]["dtype"] == "float32";
-        let (w, v): (Vec<(f64, f64)>, Vec<(f64, f64)>) = if f32_case {
+        let (w, v): (Vec<Pair>, Vec<Pair>) = if f32_case {
             let a: Vec<f32> = a.iter().map(|&x| x as f32).collect();
             let mut w = vec![Default::default(); batch * n];
             let mut v = vec![Default::default(); batch * n * n];

@@ -331,6 +331,11 @@ pub fn eig_f64(
     eig_impl(a, w, v, batch, n)
 }
 
+/// The element of `eig_f32`'s results (complex64), for callers that name it.
+pub type EigC32 = Complex<f32>;
+/// The element of `eig_f64`'s results (complex128).
+pub type EigC64 = Complex<f64>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,8 +366,3 @@ mod tests {
         }
     }
 }
-
-/// The element of `eig_f32`'s results (complex64), for callers that name it.
-pub type EigC32 = Complex<f32>;
-/// The element of `eig_f64`'s results (complex128).
-pub type EigC64 = Complex<f64>;
