@@ -29,7 +29,10 @@ fn mode(c: &Call) -> Result<Mode> {
         Value::Str(s) if s == "reduced" => Ok(Mode::Reduced),
         Value::Str(s) if s == "complete" => Ok(Mode::Complete),
         Value::Str(s) if s == "r" => Ok(Mode::R),
-        Value::Str(s) => call_err(*span, format!("Unsupported QR decomposition mode '{s}'")),
+        Value::Str(s) => call_err(
+            *span,
+            format!("Unsupported QR decomposition mode '{s}': write QrMode::Reduced, QrMode::Complete or QrMode::R (jnp::linalg::QrMode)"),
+        ),
         _ => call_err(
             *span,
             "the mode must be `QrMode::Reduced`, `QrMode::Complete` or `QrMode::R` (jnp::linalg::QrMode), known when the function compiles",
