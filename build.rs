@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use jax_dtypes::{result_type, sum_dtype, to_inexact, DType, Kind};
+use jax_dtypes::{result_type, result_type_explicit, sum_dtype, to_inexact, DType, Kind};
 
-/// Element types the runtime has (complex types are in the table, not yet in the runtime).
-const RUNTIME: [DType; 13] = [
+/// Element types the runtime has.
+const RUNTIME: [DType; 15] = [
     DType::Bool,
     DType::U8,
     DType::U16,
@@ -21,6 +21,8 @@ const RUNTIME: [DType; 13] = [
     DType::F16,
     DType::F32,
     DType::F64,
+    DType::C64,
+    DType::C128,
 ];
 
 fn rust_type(d: DType) -> &'static str {
@@ -38,7 +40,8 @@ fn rust_type(d: DType) -> &'static str {
         DType::F16 => "half::f16",
         DType::F32 => "f32",
         DType::F64 => "f64",
-        DType::C64 | DType::C128 => unreachable!("complex types are not runtime elements"),
+        DType::C64 => "num_complex::Complex<f32>",
+        DType::C128 => "num_complex::Complex<f64>",
     }
 }
 
@@ -65,7 +68,8 @@ fn main() {
             } else {
                 (b, true)
             };
-            let (w, _) = result_type(&[(a, false), weak], x64);
+            // An explicit 64-bit array type is kept (as in `Promote`): `Array<f64> * 2.0` is f64.
+            let (w, _) = result_type_explicit(&[(a, false), weak], x64);
             writeln!(
                 out,
                 "impl PromoteWeak<{}> for {ta} {{ type Out = {}; }}",
@@ -74,12 +78,15 @@ fn main() {
             )
             .unwrap();
         }
-        writeln!(
-            out,
-            "impl ToInexact for {ta} {{ type Out = {}; }}",
-            rust_type(to_inexact(a))
-        )
-        .unwrap();
+        // `ToInexact::Out` is a real float; complex inputs have their own functions.
+        if a.kind() != Kind::Complex {
+            writeln!(
+                out,
+                "impl ToInexact for {ta} {{ type Out = {}; }}",
+                rust_type(to_inexact(a))
+            )
+            .unwrap();
+        }
         writeln!(
             out,
             "impl SumType for {ta} {{ type Out = {}; }}",

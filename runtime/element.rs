@@ -9,6 +9,7 @@ use std::fmt;
 
 pub use half::{bf16, f16};
 pub use jax_dtypes::DType;
+pub use num_complex::Complex;
 
 mod sealed {
     pub trait Sealed {}
@@ -32,7 +33,13 @@ pub enum Value {
     Float(f64),
 }
 
-/// An element type of an array: `bool`, `u8`..`u64`, `i8`..`i64`, [`bf16`], [`f16`](struct@f16), `f32`, `f64`.
+/// An element type of an array: `bool`, `u8`..`u64`, `i8`..`i64`, [`bf16`],
+/// [`f16`](struct@f16), `f32`, `f64`, [`Complex<f32>`](Complex) (complex64) and
+/// [`Complex<f64>`](Complex) (complex128).
+///
+/// Ordering (`<`, `max`, sort) is not part of it: complex numbers have none,
+/// so those operations ask for [`PartialOrd`] themselves, as JAX raises a
+/// `TypeError` for `<` on complex arrays.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -41,7 +48,7 @@ pub enum Value {
 /// assert_eq!(Array::<bf16, 2>::zeros().dtype(), bf16::DTYPE);
 /// ```
 pub trait Element:
-    Copy + Send + Sync + Default + PartialEq + PartialOrd + fmt::Debug + 'static + sealed::Sealed
+    Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'static + sealed::Sealed
 {
     /// The dtype of this element type.
     const DTYPE: DType;
@@ -109,6 +116,19 @@ pub trait Element:
     fn cast<U: Element>(self) -> U {
         U::from_value(self.to_value())
     }
+
+    /// Converts a complex value with XLA's semantics: a real type keeps the
+    /// real part (JAX drops the imaginary part without a warning).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// assert_eq!(<f32 as Element>::from_parts(2.5, -1.0), 2.5);
+    /// assert_eq!(<Complex<f64> as Element>::from_parts(2.5, -1.0), Complex::new(2.5, -1.0));
+    /// ```
+    fn from_parts(re: f64, im: f64) -> Self {
+        let _ = im;
+        Self::from_value(Value::Float(re))
+    }
 }
 
 /// Integer elements (signed and unsigned), with two's-complement wrapping arithmetic as XLA.
@@ -153,7 +173,7 @@ pub trait Int: Element + Ord + Eq + std::hash::Hash {
 /// assert_eq!(<bf16 as Float>::EPSILON, bf16::from_f32(0.0078125));
 /// assert!(<f64 as Float>::NEG_INFINITY < f64::MIN);
 /// ```
-pub trait Float: Element {
+pub trait Float: Element + PartialOrd {
     /// Not a number.
     const NAN: Self;
     /// Positive infinity.
@@ -434,6 +454,41 @@ fn f64_to_bf16(f: f64) -> bf16 {
         r
     };
     bf16::from_f32(f32::from_bits(toward_zero.to_bits() | 1))
+}
+
+// complex64 and complex128: conversions from real values give a zero
+// imaginary part; to real values keep the real part, as XLA's
+// convert_element_type.
+macro_rules! impl_complex {
+    ($($t:ty => $d:ident;)*) => {$(
+        impl sealed::Sealed for Complex<$t> {}
+        impl Element for Complex<$t> {
+            const DTYPE: DType = DType::$d;
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            const ONE: Self = Complex::new(1.0, 0.0);
+            #[inline]
+            fn to_value(self) -> Value {
+                Value::Float(self.re as f64)
+            }
+            #[inline]
+            fn from_value(v: Value) -> Self {
+                Complex::new(<$t>::from_value(v), 0.0)
+            }
+            #[inline]
+            fn from_parts(re: f64, im: f64) -> Self {
+                Complex::new(re as $t, im as $t)
+            }
+            #[inline]
+            fn cast<U: Element>(self) -> U {
+                U::from_parts(self.re as f64, self.im as f64)
+            }
+        }
+    )*};
+}
+
+impl_complex! {
+    f32 => C64;
+    f64 => C128;
 }
 
 #[cfg(test)]

@@ -85,10 +85,16 @@ struct FloatFmt {
     pad_left: i32,
     pad_right: i32,
     exp_size: i32,
+    /// NumPy's `sign='+'`: the imaginary part of a complex number.
+    plus: bool,
 }
 
 impl FloatFmt {
     fn new(dtype: DType, values: &[f64]) -> FloatFmt {
+        Self::with_sign(dtype, values, false)
+    }
+
+    fn with_sign(dtype: DType, values: &[f64], plus: bool) -> FloatFmt {
         let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         let mut f = FloatFmt {
             dtype,
@@ -99,6 +105,7 @@ impl FloatFmt {
             pad_left: 0,
             pad_right: 0,
             exp_size: -1,
+            plus,
         };
         let abs_non_zero = finite.iter().filter(|&&x| x != 0.0).map(|x| x.abs());
         let max = abs_non_zero
@@ -122,6 +129,7 @@ impl FloatFmt {
             let opt = Options {
                 precision: PRECISION,
                 trim: Trim::Zeros,
+                sign: plus,
                 ..Options::default()
             };
             let (mut int_len, mut frac_len, mut exp_len) = (0, 0, 0);
@@ -143,6 +151,7 @@ impl FloatFmt {
             let opt = Options {
                 precision: PRECISION,
                 trim: Trim::Zeros,
+                sign: plus,
                 ..Options::default()
             };
             let (mut int_len, mut frac_len) = (0, 0);
@@ -157,7 +166,7 @@ impl FloatFmt {
             f.min_digits = 0;
         }
         if finite.len() != values.len() {
-            let neg_inf = values.contains(&f64::NEG_INFINITY) as i32;
+            let neg_inf = (plus || values.contains(&f64::NEG_INFINITY)) as i32;
             let offset = f.pad_right + 1;
             f.pad_left = f.pad_left.max(3 - offset).max(3 + neg_inf - offset);
         }
@@ -166,12 +175,12 @@ impl FloatFmt {
 
     fn format(&self, x: f64) -> String {
         if !x.is_finite() {
-            let s = if x.is_nan() {
-                "nan"
-            } else if x < 0.0 {
-                "-inf"
-            } else {
-                "inf"
+            let s = match (x.is_nan(), x < 0.0, self.plus) {
+                (true, _, false) => "nan",
+                (true, _, true) => "+nan",
+                (false, true, _) => "-inf",
+                (false, false, false) => "inf",
+                (false, false, true) => "+inf",
             };
             let width = (self.pad_left + self.pad_right + 1).max(0) as usize;
             return format!("{s:>width$}");
@@ -186,6 +195,7 @@ impl FloatFmt {
                     trim: self.trim,
                     pad_left: self.pad_left,
                     exp_digits: self.exp_size,
+                    sign: self.plus,
                     ..Options::default()
                 },
             )
@@ -198,6 +208,7 @@ impl FloatFmt {
                     trim: self.trim,
                     pad_left: self.pad_left,
                     pad_right: self.pad_right,
+                    sign: self.plus,
                     ..Options::default()
                 },
             )
@@ -216,6 +227,12 @@ enum ElemFmt {
         width: usize,
     },
     Float(FloatFmt),
+    /// NumPy's `ComplexFloatingFormat`: the real parts formatted together,
+    /// the imaginary parts together with a `+` sign, then `j`.
+    Complex {
+        re: FloatFmt,
+        im: FloatFmt,
+    },
     /// bfloat16 is not a NumPy float: each element is its `ml_dtypes` repr, unpadded.
     Generic {
         dtype: DType,
@@ -223,8 +240,20 @@ enum ElemFmt {
 }
 
 impl ElemFmt {
-    fn new(dtype: DType, values: &[Value], zero_d: bool) -> ElemFmt {
+    fn new(dtype: DType, values: &[Value], imag: &[f64], zero_d: bool) -> ElemFmt {
         match dtype {
+            DType::C64 | DType::C128 => {
+                let part = if dtype == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                };
+                let re: Vec<f64> = values.iter().map(|&v| as_f64(v)).collect();
+                ElemFmt::Complex {
+                    re: FloatFmt::new(part, &re),
+                    im: FloatFmt::with_sign(part, imag, true),
+                }
+            }
             DType::Bool => ElemFmt::Bool { aligned: !zero_d },
             DType::BF16 => ElemFmt::Generic { dtype },
             d if float_format(d).is_some() => {
@@ -242,8 +271,15 @@ impl ElemFmt {
         }
     }
 
-    fn format(&self, v: Value) -> String {
+    fn format(&self, v: Value, imag: f64) -> String {
         match self {
+            ElemFmt::Complex { re, im } => {
+                let r = re.format(as_f64(v));
+                let i = im.format(imag);
+                // The `j` goes before the imaginary part's trailing padding.
+                let end = i.trim_end().len();
+                format!("{r}{}j{}", &i[..end], &i[end..])
+            }
             ElemFmt::Bool { aligned } => match (as_i128(v) != 0, aligned) {
                 (true, true) => " True".into(),
                 (true, false) => "True".into(),
@@ -261,6 +297,8 @@ impl ElemFmt {
 struct Grid {
     /// The kept elements, row-major over `kept_shape`.
     values: Vec<Value>,
+    /// The imaginary parts of the kept elements (empty for real dtypes).
+    imag: Vec<f64>,
     shape: Vec<usize>,
     kept_shape: Vec<usize>,
     summarized: bool,
@@ -273,6 +311,7 @@ impl Grid {
         if size <= THRESHOLD {
             return Grid {
                 values: data.iter().map(|&x| to_value(x)).collect(),
+                imag: Vec::new(),
                 shape: shape.to_vec(),
                 kept_shape: shape.to_vec(),
                 summarized: false,
@@ -299,6 +338,7 @@ impl Grid {
         }
         Grid {
             values: offsets.iter().map(|&o| to_value(data[o])).collect(),
+            imag: Vec::new(),
             shape: shape.to_vec(),
             kept_shape: kept_axes.iter().map(Vec::len).collect(),
             summarized: true,
@@ -307,7 +347,7 @@ impl Grid {
 
     /// NumPy's `array2string` of a non-empty array.
     fn array2string(&self, dtype: DType, separator: &str, prefix: &str, suffix: &str) -> String {
-        let fmt = ElemFmt::new(dtype, &self.values, self.shape.is_empty());
+        let fmt = ElemFmt::new(dtype, &self.values, &self.imag, self.shape.is_empty());
         let hanging = " ".repeat(1 + prefix.len());
         let width = LINEWIDTH as isize - suffix.len() as isize;
         let strides = crate::shape::strides(&self.kept_shape);
@@ -328,7 +368,10 @@ impl Grid {
     ) -> String {
         let rank = self.shape.len();
         if axis == rank {
-            return fmt.format(self.values[offset]);
+            return fmt.format(
+                self.values[offset],
+                self.imag.get(offset).copied().unwrap_or(0.0),
+            );
         }
         let next_hanging = format!("{hanging} ");
         let len = self.kept_shape[axis];
@@ -470,7 +513,9 @@ fn scalar_str(dtype: DType, v: Value) -> String {
 }
 
 fn str_of(grid: &Grid, dtype: DType) -> String {
-    if grid.shape.is_empty() {
+    if grid.shape.is_empty() && matches!(dtype, DType::C64 | DType::C128) {
+        complex_scalar_str(dtype, as_f64(grid.values[0]), grid.imag[0])
+    } else if grid.shape.is_empty() {
         scalar_str(dtype, grid.values[0])
     } else if grid.shape.contains(&0) {
         "[]".into()
@@ -493,6 +538,39 @@ pub(crate) fn format_str(values: &[Value], shape: &[usize], dtype: DType) -> Str
     str_of(&Grid::new(values, shape, |v| v), dtype)
 }
 
+/// The grid of an array's elements, with the imaginary parts of complex ones.
+fn grid_of<T: Element>(data: &[T], shape: &[usize]) -> Grid {
+    let mut grid = Grid::new(data, shape, T::to_value);
+    if matches!(T::DTYPE, DType::C64 | DType::C128) {
+        let im = Grid::new(data, shape, |x| {
+            Value::Float(x.cast::<crate::element::Complex<f64>>().im)
+        });
+        grid.imag = im.values.into_iter().map(as_f64).collect();
+    }
+    grid
+}
+
+/// NumPy's str of a complex scalar: `(1+2j)`, `-0j`, `(nan+infj)`: each part
+/// as the float scalar's repr with `.0` dropped, the real part left out when
+/// it is +0.
+fn complex_scalar_str(dtype: DType, re: f64, im: f64) -> String {
+    let part = if dtype == DType::C64 {
+        DType::F32
+    } else {
+        DType::F64
+    };
+    let one = |x: f64| {
+        let s = scalar_str(part, Value::Float(x));
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let im_s = one(im);
+    if re == 0.0 && re.is_sign_positive() {
+        return format!("{im_s}j");
+    }
+    let sign = if im_s.starts_with('-') { "" } else { "+" };
+    format!("({}{sign}{im_s}j)", one(re))
+}
+
 impl_array! {
     impl<T: Element> fmt::Debug for Array<T, ..> {
         /// JAX's repr, with NumPy's layout:
@@ -504,7 +582,7 @@ impl_array! {
         /// assert_eq!(format!("{:?}", Array::from(9i32)), "Array(9, dtype=int32)");
         /// ```
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
+            let grid = grid_of(self.as_slice(), Self::SHAPE);
             f.write_str(&repr_of(&grid, T::DTYPE, self.weak_type()))
         }
     }
@@ -522,7 +600,7 @@ impl_array! {
         /// assert_eq!(Array::from([true, false]).to_string(), "[ True False]");
         /// ```
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            let grid = Grid::new(self.as_slice(), Self::SHAPE, T::to_value);
+            let grid = grid_of(self.as_slice(), Self::SHAPE);
             f.write_str(&str_of(&grid, T::DTYPE))
         }
     }

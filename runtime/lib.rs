@@ -182,7 +182,7 @@ pub mod test_util;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use device::{devices, Device};
-pub use element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element, Float, Int};
+pub use element::{bf16, f16, Complex, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
 /// Compiles a pure array function when the crate compiles, as `jax.jit`
 /// traces and compiles a Python function.
@@ -271,7 +271,7 @@ pub fn clear_caches() {
 /// Everything a typical user needs: `use jax::prelude::*;`.
 pub mod prelude {
     pub use crate::array::{Array, ArrayType, AsArray};
-    pub use crate::element::{bf16, f16, DType, DefaultFloat, DefaultInt, Element};
+    pub use crate::element::{bf16, f16, Complex, DType, DefaultFloat, DefaultInt, Element};
     pub use crate::index::AtRef;
     pub use crate::{jnp, lax, s};
 }

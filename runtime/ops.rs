@@ -82,6 +82,7 @@ use crate::array::{impl_array, Array};
 use crate::element::{bf16, f16, Element, Promote, PromoteWeak};
 
 mod binary;
+mod field;
 mod kernels;
 
 pub use binary::{
@@ -89,6 +90,7 @@ pub use binary::{
     ResultShape, View,
 };
 pub(crate) use binary::{with_dims, with_dims2};
+pub use field::{AddMul, SubDiv};
 pub use kernels::{
     float, float_apply, float_apply2, floor_divide, integer_pow, pow_float, pow_int_int, remainder,
     Arith, Bitwise, Numeric, ToNumeric,
@@ -192,10 +194,10 @@ macro_rules! binary_operator {
     };
 }
 
-binary_operator!(Add add Arith add "add");
-binary_operator!(Sub sub Numeric sub "subtract");
-binary_operator!(Mul mul Arith mul "multiply");
-binary_operator!(Div div Numeric div "divide");
+binary_operator!(Add add AddMul add "add");
+binary_operator!(Sub sub SubDiv sub "subtract");
+binary_operator!(Mul mul AddMul mul "multiply");
+binary_operator!(Div div SubDiv div "divide");
 binary_operator!(Rem rem Numeric rem "remainder");
 binary_operator!(BitAnd bitand Bitwise and "bitwise_and");
 binary_operator!(BitOr bitor Bitwise or "bitwise_or");
@@ -214,11 +216,11 @@ macro_rules! unary_operator {
         }
     };
 }
-with_dims!(unary_operator!(Neg neg Numeric neg));
+with_dims!(unary_operator!(Neg neg SubDiv neg));
 with_dims!(unary_operator!(Not not Bitwise not));
 
 macro_rules! comparison {
-    ($($(#[$doc:meta])* $name:ident $op:tt { $(#[$example:meta])* })*) => {
+    ($($(#[$doc:meta])* $name:ident $op:tt $Bound:ident { $(#[$example:meta])* })*) => {
         impl_array! {
             impl<T: Element> Array<T, ..> {
                 $(
@@ -233,6 +235,7 @@ macro_rules! comparison {
                     pub fn $name<B: Operand>(&self, other: B) -> Array<bool, D0, D1, D2, D3, D4, D5>
                     where
                         Self: PromoteWith<B>,
+                        <Self as PromoteWith<B>>::Out: $Bound,
                     {
                         const {
                             assert!(
@@ -257,7 +260,7 @@ macro_rules! comparison {
 
 comparison! {
     /// Elementwise `self < other` (`lax.lt`); false where either is NaN.
-    lt < {
+    lt < PartialOrd {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<f32, 3>::from([1.0, 2.0, f32::NAN]);
@@ -265,7 +268,7 @@ comparison! {
         /// ```
     }
     /// Elementwise `self <= other` (`lax.le`).
-    le <= {
+    le <= PartialOrd {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<i32, 3>::from([1, 2, 3]);
@@ -273,7 +276,7 @@ comparison! {
         /// ```
     }
     /// Elementwise `self > other` (`lax.gt`).
-    gt > {
+    gt > PartialOrd {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
@@ -282,7 +285,7 @@ comparison! {
         /// ```
     }
     /// Elementwise `self >= other` (`lax.ge`).
-    ge >= {
+    ge >= PartialOrd {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<i32, 3>::from([1, 2, 3]);
@@ -291,7 +294,7 @@ comparison! {
     }
     /// Elementwise `self == other` (`lax.eq`); named `eq_` because `==`
     /// (`PartialEq`) compares whole arrays.
-    eq_ == {
+    eq_ == PartialEq {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<i32, 3>::from([1, 2, 3]);
@@ -299,7 +302,7 @@ comparison! {
         /// ```
     }
     /// Elementwise `self != other` (`lax.ne`); true where either is NaN.
-    ne_ != {
+    ne_ != PartialEq {
         /// ```
         /// use jax::prelude::*;
         /// let x = Array::<f32, 3>::from([1.0, 2.0, f32::NAN]);

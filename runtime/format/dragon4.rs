@@ -244,6 +244,9 @@ pub(crate) struct Options {
     pub pad_left: i32,
     pub pad_right: i32,
     pub exp_digits: i32,
+    /// Print `+` before non-negative values (NumPy's `sign='+'`, used for
+    /// the imaginary part of complex numbers).
+    pub sign: bool,
 }
 
 impl Default for Options {
@@ -256,6 +259,7 @@ impl Default for Options {
             pad_left: -1,
             pad_right: -1,
             exp_digits: -1,
+            sign: false,
         }
     }
 }
@@ -411,6 +415,14 @@ fn digits(
     (out, out_exp)
 }
 
+fn sign_or_plus(negative: bool, plus: bool) -> &'static str {
+    match (negative, plus) {
+        (true, _) => "-",
+        (false, true) => "+",
+        (false, false) => "",
+    }
+}
+
 fn sign_str(negative: bool) -> &'static str {
     if negative {
         "-"
@@ -432,7 +444,7 @@ pub(crate) fn positional(parts: Parts, opt: &Options) -> String {
         opt.min_digits,
     );
     let digits = String::from_utf8(digits).expect("ASCII digits");
-    let mut s = String::from(sign_str(negative));
+    let mut s = String::from(sign_or_plus(negative, opt.sign));
     let whole;
     let mut frac;
     if exp >= 0 {
@@ -499,7 +511,7 @@ pub(crate) fn positional(parts: Parts, opt: &Options) -> String {
         }
         s.extend(std::iter::repeat_n(' ', opt.pad_right as usize - frac));
     }
-    let left = (whole + negative as usize) as i32;
+    let left = (whole + (negative || opt.sign) as usize) as i32;
     if opt.pad_left > left {
         s.insert_str(0, &" ".repeat((opt.pad_left - left) as usize));
     }
@@ -512,11 +524,11 @@ pub(crate) fn scientific(parts: Parts, opt: &Options) -> String {
         unreachable!("scientific formatting of a non-finite value")
     };
     let mut s = String::new();
-    let left = 1 + negative as i32;
+    let left = 1 + (negative || opt.sign) as i32;
     if opt.pad_left > left {
         s.extend(std::iter::repeat_n(' ', (opt.pad_left - left) as usize));
     }
-    s += sign_str(negative);
+    s += sign_or_plus(negative, opt.sign);
     let plus_one = |p: i32| if p < 0 { -1 } else { p + 1 };
     let (digits, exp) = digits(
         parts,

@@ -4,7 +4,7 @@
 use super::plan::Plan;
 use super::{IndexSpec, IntoIndex};
 use crate::array::{impl_array, Array, ArrayType, AsArray};
-use crate::element::{DType, Element, Value};
+use crate::element::{Complex, DType, Element, Value};
 use crate::shape;
 
 /// What gathers and scatters do with out-of-bounds indices, as JAX's
@@ -38,6 +38,7 @@ pub fn default_fill<T: Element>() -> T {
     match T::DTYPE {
         DType::Bool => T::ONE,
         d if d.is_float() => T::from_f64(f64::NAN),
+        DType::C64 | DType::C128 => T::from_parts(f64::NAN, f64::NAN),
         d if d.is_integer() && matches!(d, DType::U8 | DType::U16 | DType::U32 | DType::U64) => {
             T::from_value(Value::Int((1i128 << bits) - 1))
         }
@@ -143,6 +144,9 @@ fn combine<T: Element>(a: T, b: T, int_op: fn(i128, i128) -> i128, f_op: fn(f64,
 }
 
 fn add<T: Element>(a: T, b: T) -> T {
+    if let Some(z) = complex_op(a, b, crate::ops::AddMul::add, crate::ops::AddMul::add) {
+        return z;
+    }
     // XLA's add on bool is a logical or.
     if T::DTYPE == DType::Bool {
         return combine(a, b, |x, y| x | y, |x, y| x + y);
@@ -150,13 +154,30 @@ fn add<T: Element>(a: T, b: T) -> T {
     combine(a, b, i128::wrapping_add, |x, y| x + y)
 }
 
+/// `op` in the element's own complex arithmetic, for complex `T`.
+fn complex_op<T: Element>(
+    a: T,
+    b: T,
+    op64: fn(Complex<f32>, Complex<f32>) -> Complex<f32>,
+    op128: fn(Complex<f64>, Complex<f64>) -> Complex<f64>,
+) -> Option<T> {
+    match T::DTYPE {
+        DType::C64 => Some(op64(a.cast(), b.cast()).cast()),
+        DType::C128 => Some(op128(a.cast(), b.cast()).cast()),
+        _ => None,
+    }
+}
+
 fn mul<T: Element>(a: T, b: T) -> T {
+    if let Some(z) = complex_op(a, b, crate::ops::AddMul::mul, crate::ops::AddMul::mul) {
+        return z;
+    }
     combine(a, b, i128::wrapping_mul, |x, y| x * y)
 }
 
 // min/max propagate NaN, as lax.min/lax.max.
 #[allow(clippy::eq_op)]
-fn min<T: Element>(a: T, b: T) -> T {
+fn min<T: Element + PartialOrd>(a: T, b: T) -> T {
     if a != a || b < a || b != b {
         if a != a {
             a
@@ -169,7 +190,7 @@ fn min<T: Element>(a: T, b: T) -> T {
 }
 
 #[allow(clippy::eq_op)]
-fn max<T: Element>(a: T, b: T) -> T {
+fn max<T: Element + PartialOrd>(a: T, b: T) -> T {
     if a != a || b > a || b != b {
         if a != a {
             a
@@ -366,13 +387,19 @@ impl_array! {
         /// assert_eq!(x.at(2).min(0.5).to_vec(), [1.0, 2.0, 0.5]);
         /// ```
         #[track_caller]
-        pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn min(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.min_with(v, Mode::FillOrDrop)
         }
 
         /// [`min`](At::min) with a [`Mode`].
         #[track_caller]
-        pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn min_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.scatter("min", v, mode, min)
         }
 
@@ -384,13 +411,19 @@ impl_array! {
         /// assert_eq!(x.at(0).max(5.0).to_vec(), [5.0, 2.0, 3.0]);
         /// ```
         #[track_caller]
-        pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn max(self, v: impl Updates) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.max_with(v, Mode::FillOrDrop)
         }
 
         /// [`max`](At::max) with a [`Mode`].
         #[track_caller]
-        pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5> {
+        pub fn max_with(self, v: impl Updates, mode: Mode) -> Array<T, D0, D1, D2, D3, D4, D5>
+        where
+            T: PartialOrd,
+        {
             self.scatter("max", v, mode, max)
         }
     }

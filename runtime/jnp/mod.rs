@@ -4,6 +4,7 @@
 //! [`AsArray`](crate::AsArray)) and works the same eagerly and inside
 //! `#[jax::jit]`.
 
+mod complex;
 mod einsum;
 mod elementwise;
 pub mod linalg;
@@ -16,6 +17,7 @@ mod stacking;
 mod take;
 mod triangle;
 
+pub use complex::*;
 pub use einsum::*;
 pub use elementwise::*;
 pub use logaddexp::*;

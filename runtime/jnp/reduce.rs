@@ -126,7 +126,7 @@ fn nan_to_zero<T: Element>(lane: &[T]) -> Vec<T> {
 }
 
 #[track_caller]
-fn nan_extreme<T: Element>(op: &str, lane: &[T], max: bool) -> T {
+fn nan_extreme<T: Element + PartialOrd>(op: &str, lane: &[T], max: bool) -> T {
     if lane.is_empty() {
         panic!("{op}: zero-size array to reduction operation which has no identity");
     }
@@ -273,7 +273,7 @@ reduction! {
     /// assert_eq!(jnp::max(Array::<i32, 3>::from([4, 9, 2])).item(), 9);
     /// assert!(jnp::max(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item().is_nan());
     /// ```
-    fn max / max_axis -> E<A>, where [],
+    fn max / max_axis -> E<A>, where [E<A>: PartialOrd],
         kernel |l| max_lane("max", l);
 }
 
@@ -284,7 +284,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::min(Array::<i32, 3>::from([4, 9, 2])).item(), 2);
     /// ```
-    fn min / min_axis -> E<A>, where [],
+    fn min / min_axis -> E<A>, where [E<A>: PartialOrd],
         kernel |l| min_lane("min", l);
 }
 
@@ -296,7 +296,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::argmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1);
     /// ```
-    fn argmax / argmax_axis -> IndexInt, where [],
+    fn argmax / argmax_axis -> IndexInt, where [E<A>: PartialOrd],
         kernel |l| arg_lane("argmax", l, true, false) as IndexInt;
 }
 
@@ -308,7 +308,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::argmin(Array::<f32, 5>::from([2.0, 1.0, 1.0, 0.0, 0.0])).item(), 3);
     /// ```
-    fn argmin / argmin_axis -> IndexInt, where [],
+    fn argmin / argmin_axis -> IndexInt, where [E<A>: PartialOrd],
         kernel |l| arg_lane("argmin", l, false, false) as IndexInt;
 }
 
@@ -331,7 +331,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::nanmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 3.0);
     /// ```
-    fn nanmax / nanmax_axis -> E<A>, where [],
+    fn nanmax / nanmax_axis -> E<A>, where [E<A>: PartialOrd],
         kernel |l| nan_extreme("nanmax", l, true);
 }
 
@@ -342,7 +342,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::nanmin(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1.0);
     /// ```
-    fn nanmin / nanmin_axis -> E<A>, where [],
+    fn nanmin / nanmin_axis -> E<A>, where [E<A>: PartialOrd],
         kernel |l| nan_extreme("nanmin", l, false);
 }
 
@@ -354,7 +354,7 @@ reduction! {
     /// assert_eq!(jnp::nanargmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 2);
     /// assert_eq!(jnp::nanargmax(Array::<f32, 2>::from([f32::NAN, f32::NAN])).item(), -1);
     /// ```
-    fn nanargmax / nanargmax_axis -> IndexInt, where [],
+    fn nanargmax / nanargmax_axis -> IndexInt, where [E<A>: PartialOrd],
         kernel |l| arg_lane("nanargmax", l, true, true) as IndexInt;
 }
 
@@ -365,7 +365,7 @@ reduction! {
     /// use jax::prelude::*;
     /// assert_eq!(jnp::nanargmin(Array::<f32, 3>::from([1.0, f32::NAN, 0.0])).item(), 2);
     /// ```
-    fn nanargmin / nanargmin_axis -> IndexInt, where [],
+    fn nanargmin / nanargmin_axis -> IndexInt, where [E<A>: PartialOrd],
         kernel |l| arg_lane("nanargmin", l, false, true) as IndexInt;
 }
 
@@ -526,7 +526,7 @@ methods! {
     /// let cols: Array<i32, 2> = x.max_axis(0, false);
     /// assert_eq!(cols.to_vec(), [3, 5]);
     /// ```
-    fn max_axis -> T, where [];
+    fn max_axis -> T, where [T: PartialOrd];
 
     /// ```
     /// use jax::prelude::*;
@@ -540,7 +540,7 @@ methods! {
     /// let rows: Array<i32, 2> = x.min_axis(1, false);
     /// assert_eq!(rows.to_vec(), [1, 2]);
     /// ```
-    fn min_axis -> T, where [];
+    fn min_axis -> T, where [T: PartialOrd];
 
     /// ```
     /// use jax::prelude::*;
@@ -554,7 +554,7 @@ methods! {
     /// let rows: Array<DefaultInt, 2> = x.argmax_axis(1, false);
     /// assert_eq!(rows.to_vec(), [1, 0]);
     /// ```
-    fn argmax_axis -> IndexInt, where [];
+    fn argmax_axis -> IndexInt, where [T: PartialOrd];
 
     /// ```
     /// use jax::prelude::*;
@@ -568,7 +568,7 @@ methods! {
     /// let cols: Array<DefaultInt, 2> = x.argmin_axis(0, false);
     /// assert_eq!(cols.to_vec(), [0, 1]);
     /// ```
-    fn argmin_axis -> IndexInt, where [];
+    fn argmin_axis -> IndexInt, where [T: PartialOrd];
 
     /// ```
     /// use jax::prelude::*;

@@ -12,7 +12,10 @@ type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
 
 /// The permutation sorting `x` along `axis` (see `__rt::sort::permutation`).
 #[track_caller]
-pub(crate) fn sort_permutation<A: AsArray>(op: &str, x: &A, axis: isize) -> (Vec<usize>, usize) {
+pub(crate) fn sort_permutation<A: AsArray>(op: &str, x: &A, axis: isize) -> (Vec<usize>, usize)
+where
+    E<A>: PartialOrd,
+{
     let shape = <A::Array as ArrayType>::SHAPE;
     if shape.is_empty() {
         panic!("{op} needs an array of rank 1 or more, not a scalar");
@@ -34,7 +37,10 @@ pub(crate) fn sort_permutation<A: AsArray>(op: &str, x: &A, axis: isize) -> (Vec
 /// assert_eq!(jnp::sort(&m, 0).to_vec(), [2, 1, 4, 3]);
 /// ```
 #[track_caller]
-pub fn sort<A: AsArray>(x: A, axis: isize) -> A::Array {
+pub fn sort<A: AsArray>(x: A, axis: isize) -> A::Array
+where
+    E<A>: PartialOrd,
+{
     let (perm, _) = sort_permutation("sort", &x, axis);
     let data = crate::__rt::sort::permute(x.as_array().data(), &perm);
     <A::Array as ArrayType>::from_data(data)
@@ -49,7 +55,10 @@ pub fn sort<A: AsArray>(x: A, axis: isize) -> A::Array {
 /// assert_eq!(jnp::argsort(&x, -1).to_vec(), [3, 1, 0, 2]);
 /// ```
 #[track_caller]
-pub fn argsort<A: AsArray>(x: A, axis: isize) -> Same<A, IndexInt> {
+pub fn argsort<A: AsArray>(x: A, axis: isize) -> Same<A, IndexInt>
+where
+    E<A>: PartialOrd,
+{
     let (perm, ax) = sort_permutation("argsort", &x, axis);
     let shape = <A::Array as ArrayType>::SHAPE;
     <Same<A, IndexInt>>::from_data(crate::__rt::sort::lane_positions(&perm, shape, ax))
@@ -313,7 +322,12 @@ pub fn diff<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, n: usize, axis: isize
 
 /// `a - b` as `lax.sub` computes it (integers wrap), `a != b` for bool.
 fn difference<T: Element>(a: T, b: T) -> T {
-    use crate::element::Value;
+    use crate::element::{Complex, Value};
+    if T::DTYPE.kind() == crate::element::DType::C64.kind() {
+        // Per part, in f64: exact before the one rounding to the part type.
+        let (a, b) = (a.cast::<Complex<f64>>(), b.cast::<Complex<f64>>());
+        return T::from_parts(a.re - b.re, a.im - b.im);
+    }
     match (a.to_value(), b.to_value()) {
         (Value::Bool(x), Value::Bool(y)) => T::from_value(Value::Bool(x != y)),
         (Value::Int(x), Value::Int(y)) => T::from_value(Value::Int(x.wrapping_sub(y))),
@@ -339,6 +353,7 @@ fn difference<T: Element>(a: T, b: T) -> T {
 pub fn searchsorted<A: AsArray, V: AsArray>(a: A, v: V, side: &str) -> Same<V, i32>
 where
     E<A>: crate::element::Promote<E<V>>,
+    <E<A> as crate::element::Promote<E<V>>>::Out: PartialOrd,
 {
     let right = match side {
         "left" => false,

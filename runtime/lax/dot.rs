@@ -9,9 +9,10 @@
 use std::any::{Any, TypeId};
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
-use crate::element::{DType, Element, Value};
+use crate::element::{Complex, DType, Element, Value};
 use crate::jnp::MatMul;
 use crate::lax::{as_i128, permute};
+use crate::ops::AddMul;
 use crate::shape;
 use crate::shape::ConstMsg;
 
@@ -142,6 +143,21 @@ pub(crate) fn gemm<T: Element>(
     for i in 0..m {
         for j in 0..n {
             let v = match T::DTYPE {
+                // A plain loop in the element's own complex arithmetic.
+                DType::C64 => {
+                    let s = (0..k).fold(Complex::<f32>::ZERO, |s, p| {
+                        let x = AddMul::mul(at(i, p).cast(), bt(p, j).cast());
+                        AddMul::add(s, x)
+                    });
+                    s.cast::<T>()
+                }
+                DType::C128 => {
+                    let s = (0..k).fold(Complex::<f64>::ZERO, |s, p| {
+                        let x = AddMul::mul(at(i, p).cast(), bt(p, j).cast());
+                        AddMul::add(s, x)
+                    });
+                    s.cast::<T>()
+                }
                 DType::Bool => T::from_value(Value::Bool(
                     (0..k).any(|p| at(i, p).cast::<bool>() && bt(p, j).cast::<bool>()),
                 )),

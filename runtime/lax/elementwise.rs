@@ -158,9 +158,12 @@ where
 }
 
 macro_rules! comparison {
-    ($($(#[$doc:meta])* $name:ident $op:tt;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident $op:tt $Bound:ident;)*) => {$(
         $(#[$doc])*
-        pub fn $name<A: AsArray>(x: A, y: impl AsArray<Array = A::Array>) -> WithElem<A, bool> {
+        pub fn $name<A: AsArray>(x: A, y: impl AsArray<Array = A::Array>) -> WithElem<A, bool>
+        where
+            ElemOf<A>: $Bound,
+        {
             zip(stringify!($name), &x, &y, |a, b| a $op b)
         }
     )*};
@@ -174,7 +177,7 @@ comparison! {
     /// let x = Array::<f32, 2>::from([1.0, f32::NAN]);
     /// assert_eq!(lax::eq(&x, &x).to_vec(), [true, false]);
     /// ```
-    eq ==;
+    eq == PartialEq;
     /// Elementwise `x != y`.
     ///
     /// ```
@@ -182,7 +185,7 @@ comparison! {
     /// let x = Array::<f32, 2>::from([1.0, f32::NAN]);
     /// assert_eq!(lax::ne(&x, &x).to_vec(), [false, true]);
     /// ```
-    ne !=;
+    ne != PartialEq;
     /// Elementwise `x < y`.
     ///
     /// ```
@@ -190,7 +193,7 @@ comparison! {
     /// let x = Array::<i32, 2>::from([1, 2]);
     /// assert_eq!(lax::lt(&x, Array::from([2, 2])).to_vec(), [true, false]);
     /// ```
-    lt <;
+    lt < PartialOrd;
     /// Elementwise `x <= y`.
     ///
     /// ```
@@ -198,7 +201,7 @@ comparison! {
     /// let x = Array::<i32, 2>::from([1, 2]);
     /// assert_eq!(lax::le(&x, Array::from([2, 2])).to_vec(), [true, true]);
     /// ```
-    le <=;
+    le <= PartialOrd;
     /// Elementwise `x > y`.
     ///
     /// ```
@@ -206,7 +209,7 @@ comparison! {
     /// let x = Array::<i32, 2>::from([1, 3]);
     /// assert_eq!(lax::gt(&x, Array::from([2, 2])).to_vec(), [false, true]);
     /// ```
-    gt >;
+    gt > PartialOrd;
     /// Elementwise `x >= y`.
     ///
     /// ```
@@ -214,7 +217,7 @@ comparison! {
     /// let x = Array::<i32, 2>::from([1, 2]);
     /// assert_eq!(lax::ge(&x, Array::from([2, 2])).to_vec(), [false, true]);
     /// ```
-    ge >=;
+    ge >= PartialOrd;
 }
 
 macro_rules! strict_unary {

@@ -1,6 +1,7 @@
 //! The strict layer, as `jax.lax`: operands must have the same dtype (a
 //! mismatch is a compile error), and parameters are explicit.
 
+mod complex;
 mod control;
 mod dot;
 mod dynamic;
@@ -9,6 +10,7 @@ mod reduce;
 mod slicing;
 mod sort;
 
+pub use complex::*;
 pub use control::*;
 pub use dot::*;
 pub use dynamic::*;

@@ -13,7 +13,7 @@
 use std::ops::{Add, Div, Mul, Sub};
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::{DType, Element, Int, Value};
+use crate::element::{Complex, DType, Element, Int, Value};
 use crate::shape;
 
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
@@ -156,7 +156,19 @@ pub(crate) fn sum_lane<T: Element, O: Element>(lane: &[T]) -> O {
         let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
         pairwise_sum(&v).to::<O>()
     }
-    if O::DTYPE.is_float() {
+    // Complex addition is per part: the real and imaginary parts are summed
+    // as floats of the part type, in the same order.
+    fn complex<T: Element, O: Element, C: Real>(lane: &[T]) -> O {
+        let z: Vec<Complex<f64>> = lane.iter().map(|&x| x.cast::<O>().cast()).collect();
+        let re: Vec<C> = z.iter().map(|c| C::of(c.re)).collect();
+        let im: Vec<C> = z.iter().map(|c| C::of(c.im)).collect();
+        O::from_parts(pairwise_sum(&re).to::<f64>(), pairwise_sum(&im).to::<f64>())
+    }
+    if O::DTYPE == DType::C64 {
+        complex::<T, O, f32>(lane)
+    } else if O::DTYPE == DType::C128 {
+        complex::<T, O, f64>(lane)
+    } else if O::DTYPE.is_float() {
         if is_f64::<O>() {
             float::<T, O, f64>(lane)
         } else {
@@ -183,7 +195,17 @@ pub(crate) fn prod_lane<T: Element, O: Element>(lane: &[T]) -> O {
         }
         p.to::<O>()
     }
-    if O::DTYPE.is_float() {
+    if O::DTYPE == DType::C64 {
+        let p = lane.iter().fold(Complex::<f32>::ONE, |p, &x| {
+            crate::ops::AddMul::mul(p, x.cast::<Complex<f32>>())
+        });
+        O::from_parts(p.re as f64, p.im as f64)
+    } else if O::DTYPE == DType::C128 {
+        let p = lane.iter().fold(Complex::<f64>::ONE, |p, &x| {
+            crate::ops::AddMul::mul(p, x.cast::<Complex<f64>>())
+        });
+        O::from_parts(p.re, p.im)
+    } else if O::DTYPE.is_float() {
         if is_f64::<O>() {
             float::<T, O, f64>(lane)
         } else {
@@ -201,20 +223,25 @@ pub(crate) fn prod_lane<T: Element, O: Element>(lane: &[T]) -> O {
 
 /// The largest element, NaN if any element is NaN (XLA's `max`).
 #[track_caller]
-pub(crate) fn max_lane<T: Element>(op: &str, lane: &[T]) -> T {
+pub(crate) fn max_lane<T: Element + PartialOrd>(op: &str, lane: &[T]) -> T {
     extreme(op, lane, |a, b| a > b, false)
 }
 
 /// The smallest element, NaN if any element is NaN (XLA's `min`).
 #[track_caller]
-pub(crate) fn min_lane<T: Element>(op: &str, lane: &[T]) -> T {
+pub(crate) fn min_lane<T: Element + PartialOrd>(op: &str, lane: &[T]) -> T {
     extreme(op, lane, |a, b| a < b, true)
 }
 
 #[track_caller]
 /// Ties between zeros go to `-0` for min (`neg_zero`) and `+0` for max, in
 /// any order, as XLA's `min`/`max`.
-fn extreme<T: Element>(op: &str, lane: &[T], better: impl Fn(T, T) -> bool, neg_zero: bool) -> T {
+fn extreme<T: Element + PartialOrd>(
+    op: &str,
+    lane: &[T],
+    better: impl Fn(T, T) -> bool,
+    neg_zero: bool,
+) -> T {
     let Some(&first) = lane.first() else {
         panic!("{op}: zero-size array to reduction operation which has no identity");
     };
@@ -236,7 +263,12 @@ fn extreme<T: Element>(op: &str, lane: &[T], better: impl Fn(T, T) -> bool, neg_
 /// (`jnp.nanargmax`); without, the first NaN counts as the extreme
 /// (`jnp.argmax`).
 #[track_caller]
-pub(crate) fn arg_lane<T: Element>(op: &str, lane: &[T], max: bool, skip_nan: bool) -> i64 {
+pub(crate) fn arg_lane<T: Element + PartialOrd>(
+    op: &str,
+    lane: &[T],
+    max: bool,
+    skip_nan: bool,
+) -> i64 {
     if lane.is_empty() {
         panic!("{op}: attempt to get {op} of an empty sequence");
     }
@@ -397,7 +429,10 @@ pub fn reduce_prod<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize]
 /// assert_eq!(m.to_vec()[1], 4.0);
 /// ```
 #[track_caller]
-pub fn reduce_max<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize]) -> Out {
+pub fn reduce_max<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize]) -> Out
+where
+    E<A>: PartialOrd,
+{
     reduce_to("reduce_max", x, axes, |l| max_lane("reduce_max", l))
 }
 
@@ -410,7 +445,10 @@ pub fn reduce_max<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize])
 /// assert_eq!(m.item(), 0);
 /// ```
 #[track_caller]
-pub fn reduce_min<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize]) -> Out {
+pub fn reduce_min<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize]) -> Out
+where
+    E<A>: PartialOrd,
+{
     reduce_to("reduce_min", x, axes, |l| min_lane("reduce_min", l))
 }
 
@@ -428,6 +466,7 @@ pub fn reduce_min<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axes: &[usize])
 pub fn argmax<A: AsArray, Out: ArrayType>(x: A, axis: usize) -> Out
 where
     Out::Elem: Int,
+    E<A>: PartialOrd,
 {
     reduce_to("argmax", x, &[axis], |l| {
         <Out::Elem>::wrap(arg_lane("argmax", l, true, false) as i128)
@@ -447,6 +486,7 @@ where
 pub fn argmin<A: AsArray, Out: ArrayType>(x: A, axis: usize) -> Out
 where
     Out::Elem: Int,
+    E<A>: PartialOrd,
 {
     reduce_to("argmin", x, &[axis], |l| {
         <Out::Elem>::wrap(arg_lane("argmin", l, false, false) as i128)

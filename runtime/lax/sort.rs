@@ -11,7 +11,10 @@ use crate::array::{ArrayType, AsArray};
 /// assert_eq!(lax::sort(&x, 0).to_vec(), [0, 1, 2]);
 /// ```
 #[track_caller]
-pub fn sort<A: AsArray>(operand: A, dimension: isize) -> A::Array {
+pub fn sort<A: AsArray>(operand: A, dimension: isize) -> A::Array
+where
+    <A::Array as ArrayType>::Elem: PartialOrd,
+{
     crate::jnp::sort(operand, dimension)
 }
 
@@ -31,7 +34,10 @@ pub fn sort_key_val<K: AsArray, V: AsArray>(
     keys: K,
     values: V,
     dimension: isize,
-) -> (K::Array, V::Array) {
+) -> (K::Array, V::Array)
+where
+    <K::Array as ArrayType>::Elem: PartialOrd,
+{
     let ks = <K::Array as ArrayType>::SHAPE;
     let vs = <V::Array as ArrayType>::SHAPE;
     assert_eq!(
@@ -65,6 +71,7 @@ where
     A: AsArray,
     V: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
     I: ArrayType<Elem = i32>,
+    <A::Array as ArrayType>::Elem: PartialOrd,
 {
     let shape = <A::Array as ArrayType>::SHAPE;
     if shape.is_empty() {

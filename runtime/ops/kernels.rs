@@ -10,7 +10,7 @@ use crate::element::{bf16, f16, DType, Element, Float};
 
 /// Element types with `+`, `*`, `max`, `min`, `abs` and rounding: every
 /// element type. On `bool`, `+` is logical or and `*` logical and, as in JAX.
-pub trait Arith: Element {
+pub trait Arith: Element + PartialOrd {
     /// `a + b`: wrapping for integers, `a | b` for bool.
     fn add(a: Self, b: Self) -> Self;
     /// `a * b`: wrapping for integers, `a & b` for bool.

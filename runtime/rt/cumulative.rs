@@ -8,7 +8,7 @@ use crate::jnp::cumulative_lanes;
 macro_rules! cumulative {
     ($($name:ident),*) => {$(
         #[doc = concat!("`lax.", stringify!($name), "` of `x` (of `shape`) along `axis`, from the end when `reverse`.")]
-        pub fn $name<T: Element>(x: &[T], shape: &[usize], axis: usize, reverse: bool) -> Vec<T> {
+        pub fn $name<T: Element + PartialOrd>(x: &[T], shape: &[usize], axis: usize, reverse: bool) -> Vec<T> {
             cumulative_lanes(stringify!($name), x, shape, axis, reverse)
         }
     )*};

@@ -63,7 +63,7 @@ pub fn concatenate<T: Element>(parts: &[(&[T], &[usize])], axis: usize) -> Vec<T
     crate::jnp::concatenate_raw(&parts, axis)
 }
 
-fn arg<T: Element, I: Element>(
+fn arg<T: Element + PartialOrd, I: Element>(
     op: &str,
     x: &[T],
     shape: &[usize],
@@ -78,11 +78,19 @@ fn arg<T: Element, I: Element>(
 }
 
 /// The index of the largest element along `axis` (NaN counts as largest; first of equals).
-pub fn argmax<T: Element, I: Element>(x: &[T], shape: &[usize], axis: usize) -> Vec<I> {
+pub fn argmax<T: Element + PartialOrd, I: Element>(
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+) -> Vec<I> {
     arg("argmax", x, shape, axis, true)
 }
 
 /// The index of the smallest element along `axis` (NaN counts as smallest; first of equals).
-pub fn argmin<T: Element, I: Element>(x: &[T], shape: &[usize], axis: usize) -> Vec<I> {
+pub fn argmin<T: Element + PartialOrd, I: Element>(
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+) -> Vec<I> {
     arg("argmin", x, shape, axis, false)
 }

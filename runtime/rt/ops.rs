@@ -92,14 +92,15 @@ pub fn square<T: Arith>(x: T) -> T {
 }
 
 macro_rules! compare {
-    ($($name:ident => $op:tt),*) => {$(
+    ($($name:ident => $op:tt $Bound:ident),*) => {$(
         #[inline(always)]
-        pub fn $name<T: Element>(a: T, b: T) -> bool {
+        pub fn $name<T: Element + $Bound>(a: T, b: T) -> bool {
             a $op b
         }
     )*};
 }
-compare!(eq => ==, ne => !=, lt => <, le => <=, gt => >, ge => >=);
+compare!(eq => == PartialEq, ne => != PartialEq, lt => < PartialOrd, le => <= PartialOrd,
+    gt => > PartialOrd, ge => >= PartialOrd);
 
 /// The identity on values; it only matters to differentiation.
 #[inline(always)]

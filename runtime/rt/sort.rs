@@ -18,7 +18,7 @@ pub trait SortKey: Sync {
 /// JAX's order of two elements: NaN after everything and equal to any NaN,
 /// `-0.0` equal to `0.0` (so a stable sort keeps their order).
 #[inline]
-pub fn total_cmp<T: Element>(a: T, b: T) -> Ordering {
+pub fn total_cmp<T: Element + PartialOrd>(a: T, b: T) -> Ordering {
     #[allow(clippy::eq_op)]
     let (a_nan, b_nan) = (a != a, b != b);
     match (a_nan, b_nan) {
@@ -32,7 +32,7 @@ pub fn total_cmp<T: Element>(a: T, b: T) -> Ordering {
 /// IEEE 754's totalOrder, as XLA's `top_k` compares: `-NaN < -inf < .. <
 /// -0.0 < 0.0 < .. < inf < NaN`.
 #[inline]
-pub fn ieee_total_cmp<T: Element>(a: T, b: T) -> Ordering {
+pub fn ieee_total_cmp<T: Element + PartialOrd>(a: T, b: T) -> Ordering {
     if T::DTYPE.is_float() {
         a.to_f64().total_cmp(&b.to_f64())
     } else {
@@ -40,7 +40,7 @@ pub fn ieee_total_cmp<T: Element>(a: T, b: T) -> Ordering {
     }
 }
 
-impl<T: Element> SortKey for &[T] {
+impl<T: Element + PartialOrd> SortKey for &[T] {
     #[inline]
     fn compare(&self, i: usize, j: usize) -> Ordering {
         total_cmp(self[i], self[j])
@@ -117,7 +117,7 @@ pub fn lane_positions<I: Element>(perm: &[usize], shape: &[usize], dim: usize) -
 /// # Panics
 ///
 /// If `k` exceeds the lane length.
-pub fn top_k<T: Element, I: Element>(
+pub fn top_k<T: Element + PartialOrd, I: Element>(
     x: &[T],
     shape: &[usize],
     axis: usize,

@@ -231,6 +231,9 @@ impl Tracer {
                     "write the target type: `x.astype::<f32>()`",
                 );
             };
+            if crate::frontend::types::is_complex_type(t) {
+                return err(t.span(), crate::frontend::types::COMPLEX_NOT_IN_JIT);
+            }
             let Some(d) = crate::frontend::types::element_dtype(t) else {
                 return err(
                     t.span(),

@@ -11,6 +11,7 @@ use crate::ir::builder::Result;
 use crate::ir::rules::Ctx;
 use crate::prims::linalg::qr::{bind_qr, EIG};
 use crate::prims::Params;
+use jax_dtypes::DType;
 
 /// `jnp.linalg.qr`'s modes.
 #[derive(Clone, Copy, PartialEq)]
@@ -28,7 +29,10 @@ fn mode(c: &Call) -> Result<Mode> {
         Value::Str(s) if s == "reduced" => Ok(Mode::Reduced),
         Value::Str(s) if s == "complete" => Ok(Mode::Complete),
         Value::Str(s) if s == "r" => Ok(Mode::R),
-        Value::Str(s) => call_err(*span, format!("Unsupported QR decomposition mode '{s}'")),
+        Value::Str(s) => call_err(
+            *span,
+            format!("Unsupported QR decomposition mode '{s}': write QrMode::Reduced, QrMode::Complete or QrMode::R (jnp::linalg::QrMode)"),
+        ),
         _ => call_err(
             *span,
             "the mode must be `QrMode::Reduced`, `QrMode::Complete` or `QrMode::R` (jnp::linalg::QrMode), known when the function compiles",
@@ -54,17 +58,37 @@ pub(crate) fn qr(t: &mut Tracer, c: Call) -> Result<Value> {
     })
 }
 
-/// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`.
+/// `jax::scipy::linalg::qr(a)`: SciPy's default mode "full", `(q, r)`
+/// with a square `q`.
+pub(crate) fn scipy_qr(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    let mut cx = Ctx::new(&mut t.b, c.span);
+    match bind_qr(&mut cx, x, true) {
+        Ok((q, r)) => Ok(Value::Tuple(vec![Value::Traced(q), Value::Traced(r)])),
+        Err(e) => call_err(c.span, e),
+    }
+}
+
+/// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`. Their results are
+/// complex, which jitted code does not hold yet: a compile error saying so
+/// (the `eig` primitive and its rules are ready for when it does).
 pub(crate) fn eig(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
-    let right = c.name == "eig";
     let x = c.atom(t, 0)?;
-    let outs = t.b.bind(
-        &EIG,
-        Params::Eig { left: false, right },
-        vec![x],
-        c.span,
-    )?;
+    let dtype = t.b.aval(&x).dtype;
+    let right = c.name == "eig";
+    if matches!(dtype, DType::F32 | DType::F64) {
+        return call_err(
+            c.span,
+            format!(
+                "`jnp::linalg::{}` is not supported in #[jax::jit] yet: it returns complex arrays, which jitted code does not hold yet; call it outside the jitted function (eagerly)",
+                c.name
+            ),
+        );
+    }
+    let outs =
+        t.b.bind(&EIG, Params::Eig { left: false, right }, vec![x], c.span)?;
     Ok(if right {
         Value::Tuple(outs.into_iter().map(Value::Traced).collect())
     } else {

@@ -13,6 +13,7 @@ use proc_macro2::Span;
 
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
+use crate::frontend::lower_complex;
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lower_diag;
 use crate::frontend::lower_lax;
@@ -100,6 +101,15 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["ceil"], ANY, Inexact(&prims::CEIL)),
     (&["round"], LAX, By(lax_round)),
     (&["round"], NUMPY, By(numpy_round)),
+    // Complex parts (of real arrays: complex ones are eager-only for now).
+    (
+        &["real", "conj", "conjugate"],
+        JNP,
+        By(lower_complex::real_or_conj),
+    ),
+    (&["imag"], JNP, By(lower_complex::imag)),
+    (&["angle"], JNP, By(lower_complex::angle)),
+    (&["complex"], LAX, By(lower_complex::complex)),
     // Functions that keep their operand's type.
     (&["abs"], ANY, SameType(&prims::ABS)),
     (&["sign"], ANY, SameType(&prims::SIGN)),

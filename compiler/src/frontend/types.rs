@@ -53,6 +53,20 @@ impl TypeSpec {
     }
 }
 
+/// What to write instead of a complex element type in a jitted function.
+pub(crate) const COMPLEX_NOT_IN_JIT: &str = "complex arrays (`Complex<f32>`, `Complex<f64>`) are not supported in #[jax::jit] yet: \
+     compute with them in eager code (`+ - * /`, jnp::real, jnp::imag, jnp::conj, jnp::abs, jnp::exp, ...) \
+     outside the jitted function";
+
+/// Whether `ty` names `Complex<..>` (`jax::Complex`, num-complex's type).
+pub(crate) fn is_complex_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Group(g) => is_complex_type(&g.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Complex"),
+        _ => false,
+    }
+}
+
 /// The dtype a Rust element type names.
 pub(crate) fn element_dtype(ty: &syn::Type) -> Option<DType> {
     if let syn::Type::Group(g) = ty {
@@ -210,7 +224,11 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
             let mut it = args.args.iter();
             let elem = match it.next() {
                 Some(syn::GenericArgument::Type(t)) => element_dtype(t).ok_or_else(|| {
-                    syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32 or f64")
+                    if is_complex_type(t) {
+                        syn::Error::new(t.span(), COMPLEX_NOT_IN_JIT)
+                    } else {
+                        syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32 or f64")
+                    }
                 })?,
                 _ => return Err(syn::Error::new(ty.span(), "write the element type first: `Array<f32, 3, 4>`")),
             };

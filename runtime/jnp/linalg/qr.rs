@@ -1,9 +1,10 @@
-//! `jnp.linalg.qr` (modes "reduced", "complete", "r") over the last two
-//! axes, leading axes a batch, on the runtime's faer kernels
-//! (`__rt::linalg::qr_f32`/`qr_f64`, which jitted code calls too).
+//! `jnp.linalg.qr` (modes "reduced", "complete", "r"), `eig` and
+//! `eigvals` over the last two axes, leading axes a batch, on the
+//! runtime's faer kernels (`__rt::linalg::qr_f32`/`qr_f64`, which jitted
+//! code calls too, and `eig_f32`/`eig_f64`).
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::Element;
+use crate::element::{Complex, Element};
 use crate::shape;
 
 mod sealed {
@@ -17,12 +18,41 @@ pub trait QrFloat: Element + sealed::Sealed {
     /// `q` and `r` of `batch` row-major `m × n` matrices (see
     /// `__rt::linalg::qr_f32`).
     #[doc(hidden)]
-    fn qr_kernel(a: &[Self], batch: usize, m: usize, n: usize, full: bool) -> (Vec<Self>, Vec<Self>);
+    fn qr_kernel(
+        a: &[Self],
+        batch: usize,
+        m: usize,
+        n: usize,
+        full: bool,
+    ) -> (Vec<Self>, Vec<Self>);
+    /// Eigenvalues and, with `vectors`, right eigenvectors of `batch`
+    /// row-major `n × n` matrices (see `__rt::linalg::eig_f32`).
+    #[doc(hidden)]
+    fn eig_kernel(
+        a: &[Self],
+        batch: usize,
+        n: usize,
+        vectors: bool,
+    ) -> (Vec<Complex<Self>>, Vec<Complex<Self>>);
 }
 
 macro_rules! qr_float {
-    ($t:ty, $f:ident) => {
+    ($t:ty, $f:ident, $e:ident) => {
         impl QrFloat for $t {
+            fn eig_kernel(
+                a: &[$t],
+                batch: usize,
+                n: usize,
+                vectors: bool,
+            ) -> (Vec<Complex<$t>>, Vec<Complex<$t>>) {
+                let zero = Complex::new(0.0, 0.0);
+                let mut w = vec![zero; batch * n];
+                let mut v = vec![zero; if vectors { batch * n * n } else { 0 }];
+                let v_out = if vectors { Some(&mut v[..]) } else { None };
+                crate::__rt::linalg::$e(a, &mut w, v_out, batch, n);
+                (w, v)
+            }
+
             fn qr_kernel(
                 a: &[$t],
                 batch: usize,
@@ -39,8 +69,8 @@ macro_rules! qr_float {
         }
     };
 }
-qr_float!(f32, qr_f32);
-qr_float!(f64, qr_f64);
+qr_float!(f32, qr_f32, eig_f32);
+qr_float!(f64, qr_f64, eig_f64);
 
 /// `jnp.linalg.qr`'s `mode`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,7 +89,14 @@ pub enum QrMode {
 /// there); the caller's annotation picks it.
 pub trait QrResult<T: QrFloat>: Sized {
     #[doc(hidden)]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, q: Vec<T>, r: Vec<T>, weak: bool) -> Self;
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        q: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self;
 }
 
 fn factor_shape(dims: &[usize], rows: usize, cols: usize) -> Vec<usize> {
@@ -70,7 +107,14 @@ fn factor_shape(dims: &[usize], rows: usize, cols: usize) -> Vec<usize> {
 
 impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for (Q, R) {
     #[track_caller]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, q: Vec<T>, r: Vec<T>, weak: bool) -> Self {
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        q: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self {
         assert!(
             mode != QrMode::R,
             "qr_with(a, QrMode::R) returns r alone: annotate one array, not a tuple"
@@ -78,17 +122,34 @@ impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for
         let (m, n) = (dims[dims.len() - 2], dims[dims.len() - 1]);
         shape::check_result::<Q>("qr's q", T::DTYPE, &factor_shape(dims, m, k));
         shape::check_result::<R>("qr's r", T::DTYPE, &factor_shape(dims, k, n));
-        (Q::from_data(q).set_weak(weak), R::from_data(r).set_weak(weak))
+        (
+            Q::from_data(q).set_weak(weak),
+            R::from_data(r).set_weak(weak),
+        )
     }
 }
 
-impl<T: QrFloat, const D0: usize, const D1: usize, const D2: usize, const D3: usize, const D4: usize, const D5: usize>
-    QrResult<T> for crate::Array<T, D0, D1, D2, D3, D4, D5>
+impl<
+        T: QrFloat,
+        const D0: usize,
+        const D1: usize,
+        const D2: usize,
+        const D3: usize,
+        const D4: usize,
+        const D5: usize,
+    > QrResult<T> for crate::Array<T, D0, D1, D2, D3, D4, D5>
 where
     crate::Array<T, D0, D1, D2, D3, D4, D5>: ArrayType<Elem = T>,
 {
     #[track_caller]
-    fn from_factors(mode: QrMode, dims: &[usize], k: usize, _: Vec<T>, r: Vec<T>, weak: bool) -> Self {
+    fn from_factors(
+        mode: QrMode,
+        dims: &[usize],
+        k: usize,
+        _: Vec<T>,
+        r: Vec<T>,
+        weak: bool,
+    ) -> Self {
         assert!(
             mode == QrMode::R,
             "qr_with(a, {mode:?}) returns (q, r): annotate a tuple of two arrays"
@@ -164,4 +225,90 @@ where
     let x = a.into_array();
     let (q, r) = QrFloat::qr_kernel(x.data(), batch, m, n, full);
     Out::from_factors(mode, dims, k, q, r, x.is_weak())
+}
+
+/// The batch size and `n` of square matrices, or JAX's error as a panic
+/// (shapes are types: a non-square matrix is a programming error, like an
+/// out-of-bounds index).
+#[track_caller]
+fn square(name: &str, dims: &[usize]) -> (usize, usize) {
+    assert!(
+        dims.len() >= 2,
+        "Input 0 to {name} must have rank at least 2, but got shape={dims:?}"
+    );
+    let (m, n) = (dims[dims.len() - 2], dims[dims.len() - 1]);
+    assert!(
+        m == n,
+        "The input to eig must be a square matrix. Got shape ({m}, {n})."
+    );
+    (dims[..dims.len() - 2].iter().product(), n)
+}
+
+/// `jnp.linalg.eig(a)`: the eigenvalues `w [.., n]` and right eigenvectors
+/// `v [.., n, n]` (column `j` for `w[j]`) of each real square matrix, as
+/// complex arrays (`Complex<f32>` for f32 input, `Complex<f64>` for f64).
+/// The eigenvectors are normalized as LAPACK's `geev` (and so JAX's): unit
+/// norm, largest component real. A conjugate pair comes with the positive
+/// imaginary part first, as geev; the ORDER of the eigenvalues is faer's
+/// Schur form's, which can differ from LAPACK's (compare them as sets).
+/// A matrix with non-finite elements gives NaNs, as JAX. The result types
+/// are the caller's annotation, checked when the call runs; a non-square
+/// input panics with JAX's message. Eager only: `#[jax::jit]` has no
+/// complex arrays yet.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f64, 2, 2>::from([[0.0, -1.0], [1.0, 0.0]]); // a rotation
+/// let (w, v): (Array<Complex<f64>, 2>, Array<Complex<f64>, 2, 2>) = jnp::linalg::eig(&a);
+/// assert!((w.to_vec()[0] - Complex::new(0.0, 1.0)).norm() < 1e-12);
+/// // A v = λ v for the first column.
+/// let (v0, v1) = (v.to_vec()[0], v.to_vec()[2]);
+/// assert!((Complex::new(0.0, 0.0) * v0 - v1 - w.to_vec()[0] * v0).norm() < 1e-12);
+/// ```
+#[track_caller]
+pub fn eig<A, W, V>(a: A) -> (W, V)
+where
+    A: AsArray,
+    <A::Array as ArrayType>::Elem: QrFloat,
+    Complex<<A::Array as ArrayType>::Elem>: Element,
+    W: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
+    V: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
+{
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (batch, n) = square("eig", dims);
+    let x = a.into_array();
+    let (w, v) = QrFloat::eig_kernel(x.data(), batch, n, true);
+    let dtype = <Complex<<A::Array as ArrayType>::Elem> as Element>::DTYPE;
+    shape::check_result::<W>("eig's w", dtype, &dims[..dims.len() - 1]);
+    shape::check_result::<V>("eig's v", dtype, dims);
+    (W::from_data(w), V::from_data(v))
+}
+
+/// `jnp.linalg.eigvals(a)`: the eigenvalues `[.., n]` of each real square
+/// matrix, complex; see [`eig`] (their order is faer's, LAPACK's may
+/// differ). Eager only: `#[jax::jit]` has no complex arrays yet.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 2>::from([[2.0, 1.0], [0.0, 3.0]]);
+/// let w: Array<Complex<f32>, 2> = jnp::linalg::eigvals(&a);
+/// let mut re: Vec<f32> = w.to_vec().iter().map(|z| z.re).collect();
+/// re.sort_by(f32::total_cmp);
+/// assert_eq!(re, [2.0, 3.0]);
+/// ```
+#[track_caller]
+pub fn eigvals<A, W>(a: A) -> W
+where
+    A: AsArray,
+    <A::Array as ArrayType>::Elem: QrFloat,
+    Complex<<A::Array as ArrayType>::Elem>: Element,
+    W: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
+{
+    let dims = <A::Array as ArrayType>::SHAPE;
+    let (batch, n) = square("eigvals", dims);
+    let x = a.into_array();
+    let (w, _) = QrFloat::eig_kernel(x.data(), batch, n, false);
+    let dtype = <Complex<<A::Array as ArrayType>::Elem> as Element>::DTYPE;
+    shape::check_result::<W>("eigvals", dtype, &dims[..dims.len() - 1]);
+    W::from_data(w)
 }

@@ -92,7 +92,7 @@ fn scan<T: Element, O: Element>(
     }
 }
 
-fn running_extreme<T: Element>(lane: &[T], out: &mut [T], max: bool) {
+fn running_extreme<T: Element + PartialOrd>(lane: &[T], out: &mut [T], max: bool) {
     let mut acc: Option<T> = None;
     for (&x, o) in lane.iter().zip(out.iter_mut()) {
         let next = match acc {
@@ -113,7 +113,7 @@ const WINDOW_ORDER_MAX: usize = 32;
 /// The cumulative reduction `op` (`cumsum`, `cumprod`, `cummax`, `cummin`)
 /// of row-major `x` of `shape` along `axis`, in the element type, from the
 /// end when `reverse`: the kernel of the jitted primitives.
-pub(crate) fn cumulative_lanes<T: Element>(
+pub(crate) fn cumulative_lanes<T: Element + PartialOrd>(
     op: &str,
     x: &[T],
     shape: &[usize],
@@ -207,7 +207,10 @@ where
 /// assert_eq!(jnp::cummax(&x, 0).to_vec(), [1, 3, 3, 5]);
 /// ```
 #[track_caller]
-pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>> {
+pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
+where
+    E<A>: PartialOrd,
+{
     map_lanes("cummax", x, axis, |l, o| running_extreme(l, o, true))
 }
 
@@ -219,7 +222,10 @@ pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>> {
 /// assert_eq!(jnp::cummin(&x, -1).to_vec(), [3, 1, 1, 0]);
 /// ```
 #[track_caller]
-pub fn cummin<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>> {
+pub fn cummin<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
+where
+    E<A>: PartialOrd,
+{
     map_lanes("cummin", x, axis, |l, o| running_extreme(l, o, false))
 }
 

@@ -18,6 +18,7 @@ trait Real:
     + Sync
     + PartialOrd
     + std::ops::Add<Output = Self>
+    + std::ops::AddAssign
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
     + std::ops::Div<Output = Self>
@@ -170,12 +171,7 @@ pub fn qr_f64(
 /// One eigendecomposition: eigenvalues into `w`, right eigenvectors (columns,
 /// row-major `n × n`) into `v` when asked; NaNs when it does not converge
 /// (as JAX fills a failed batch element).
-fn eig_one<T: Real>(
-    x: &[T],
-    n: usize,
-    w: &mut [Complex<T>],
-    v: Option<&mut [Complex<T>]>,
-) {
+fn eig_one<T: Real>(x: &[T], n: usize, w: &mut [Complex<T>], v: Option<&mut [Complex<T>]>) {
     let nan = Complex::new(T::NAN, T::NAN);
     if n == 0 {
         return;
@@ -188,7 +184,10 @@ fn eig_one<T: Real>(
     let par = faer::Par::Seq;
     let mut s_re = Diag::<T>::zeros(n);
     let mut s_im = Diag::<T>::zeros(n);
-    let mut u = Mat::<T>::zeros(if v.is_some() { n } else { 0 }, if v.is_some() { n } else { 0 });
+    let mut u = Mat::<T>::zeros(
+        if v.is_some() { n } else { 0 },
+        if v.is_some() { n } else { 0 },
+    );
     let mut mem = MemBuffer::new(evd::evd_scratch::<T>(
         n,
         ComputeEigenvectors::No,
@@ -252,7 +251,7 @@ fn normalize_as_geev<T: Real>(v: &mut [Complex<T>], n: usize) {
         for i in 0..n {
             let e = v[i * n + j];
             let a = e.re * e.re + e.im * e.im;
-            norm2 = norm2 + a;
+            norm2 += a;
             if a > big_abs {
                 big_abs = a;
                 big = i;
@@ -311,14 +310,31 @@ fn eig_impl<T: Real>(
 /// first, as geev; the order of the pairs is faer's Schur form's, which may
 /// differ from LAPACK's. A matrix with a non-finite element, or on which the
 /// iteration fails, gives NaNs.
-pub fn eig_f32(a: &[f32], w: &mut [Complex<f32>], v: Option<&mut [Complex<f32>]>, batch: usize, n: usize) {
+pub fn eig_f32(
+    a: &[f32],
+    w: &mut [Complex<f32>],
+    v: Option<&mut [Complex<f32>]>,
+    batch: usize,
+    n: usize,
+) {
     eig_impl(a, w, v, batch, n)
 }
 
 /// [`eig_f32`] for f64.
-pub fn eig_f64(a: &[f64], w: &mut [Complex<f64>], v: Option<&mut [Complex<f64>]>, batch: usize, n: usize) {
+pub fn eig_f64(
+    a: &[f64],
+    w: &mut [Complex<f64>],
+    v: Option<&mut [Complex<f64>]>,
+    batch: usize,
+    n: usize,
+) {
     eig_impl(a, w, v, batch, n)
 }
+
+/// The element of `eig_f32`'s results (complex64), for callers that name it.
+pub type EigC32 = Complex<f32>;
+/// The element of `eig_f64`'s results (complex128).
+pub type EigC64 = Complex<f64>;
 
 #[cfg(test)]
 mod tests {
@@ -326,7 +342,9 @@ mod tests {
 
     #[test]
     fn qr_reconstructs_and_eig_satisfies_av_eq_lv() {
-        let a = [2.0f64, -1.0, 0.5, 1.0, 3.0, -2.0, 0.0, 1.0, 4.0, 1.5, 2.5, -0.5];
+        let a = [
+            2.0f64, -1.0, 0.5, 1.0, 3.0, -2.0, 0.0, 1.0, 4.0, 1.5, 2.5, -0.5,
+        ];
         let (m, n) = (4, 3);
         let (mut q, mut r) = (vec![0.0; 12], vec![0.0; 9]);
         qr_f64(&a, &mut q, &mut r, 1, m, n, false);

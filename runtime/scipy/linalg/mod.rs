@@ -3,5 +3,7 @@
 mod lu;
 pub use lu::*;
 
+mod qr;
+pub use qr::*;
 mod cholesky;
 pub use cholesky::*;

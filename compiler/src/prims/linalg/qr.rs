@@ -10,13 +10,12 @@ use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, tril, triangular_solve};
+use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, triangular_solve, tril};
 use crate::ir::primitive::TriangularSolveParams;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{
-    self, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params,
-    PrimDef, Res,
+    self, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
 };
 
 fn py_bool(b: bool) -> String {
@@ -411,4 +410,96 @@ pub(crate) fn bind_qr(cx: &mut Ctx, x: Atom, full_matrices: bool) -> Res<(Atom, 
         vec![x],
     )?;
     Ok((outs[0].clone(), outs[1].clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::builder::Builder;
+
+    fn fixture_jaxpr(name: &str) -> String {
+        let path = format!(
+            "{}/../tests/fixtures/linalg_qr.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        json["jaxprs"][name].as_str().unwrap().to_string()
+    }
+
+    /// One `eig` equation on a square input, printed as JAX prints
+    /// `lax.linalg.eig` (jitted code cannot return its complex results yet,
+    /// so this builds the equation directly).
+    fn eig_jaxpr(dtype: DType, right: bool) -> String {
+        let mut b = Builder::new(true);
+        let x = b.input(Aval {
+            dtype,
+            shape: vec![Dim::Lit(3), Dim::Lit(3)],
+            weak: false,
+        });
+        let outs = b
+            .bind(
+                &EIG,
+                Params::Eig { left: false, right },
+                vec![x],
+                proc_macro2::Span::call_site(),
+            )
+            .unwrap();
+        b.jaxpr.outvars = outs;
+        crate::ir::print::print_jaxpr(&b.jaxpr)
+    }
+
+    #[test]
+    fn eig_prints_as_jax() {
+        assert_eq!(eig_jaxpr(DType::F32, true), fixture_jaxpr("eig_f32"));
+        assert_eq!(eig_jaxpr(DType::F64, false), fixture_jaxpr("eigvals_f64"));
+    }
+
+    #[test]
+    fn eig_rejects_non_square_and_left_eigenvectors() {
+        let a = Aval {
+            dtype: DType::F32,
+            shape: vec![Dim::Lit(3), Dim::Lit(2)],
+            weak: false,
+        };
+        let mut c = crate::ir::shapes::Constraints::default();
+        let e = (EIG.abstract_eval)(
+            std::slice::from_ref(&a),
+            &Params::Eig {
+                left: false,
+                right: false,
+            },
+            &mut c,
+        );
+        assert_eq!(
+            e.unwrap_err(),
+            "The input to eig must be a square matrix. Got shape (3, 2)."
+        );
+        let sq = Aval {
+            shape: vec![Dim::Lit(2), Dim::Lit(2)],
+            ..a
+        };
+        let e = (EIG.abstract_eval)(
+            &[sq],
+            &Params::Eig {
+                left: true,
+                right: false,
+            },
+            &mut c,
+        );
+        assert!(e.unwrap_err().contains("not supported yet"));
+        let p = Params::Qr {
+            full_matrices: false,
+            pivoting: true,
+        };
+        let m = Aval {
+            shape: vec![Dim::Lit(3), Dim::Lit(2)],
+            dtype: DType::F32,
+            weak: false,
+        };
+        let e = (QR.abstract_eval)(&[m], &p, &mut c);
+        assert!(e
+            .unwrap_err()
+            .contains("pivoting=True (column-pivoted QR) is not supported yet"));
+    }
 }

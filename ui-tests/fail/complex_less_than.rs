@@ -1,0 +1,7 @@
+// JAX raises TypeError for `<` on complex arrays; here it does not compile.
+use jax::prelude::*;
+
+fn main() {
+    let x = Array::<Complex<f32>, 2>::zeros();
+    let _ = x.lt(&x);
+}
