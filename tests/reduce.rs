@@ -46,7 +46,7 @@ macro_rules! all_reductions {
 /// Every reduction of a 2-D input over axis None/0/1/-1, keepdims False/True.
 fn reductions_2d<T, const R: usize, const C: usize>(fx: &Fixture, name: &str)
 where
-    T: Element + SumType + ToInexact + CumType,
+    T: Element + PartialOrd + SumType + ToInexact + CumType,
 {
     let x: Array<T, R, C> = fx.input(name);
     macro_rules! ops {
@@ -77,7 +77,7 @@ where
 /// Every reduction of a 3-D input over axis None/0/1/-1, keepdims False/True.
 fn reductions_3d<T, const A: usize, const B: usize, const C: usize>(fx: &Fixture, name: &str)
 where
-    T: Element + SumType + ToInexact + CumType,
+    T: Element + PartialOrd + SumType + ToInexact + CumType,
 {
     let x: Array<T, A, B, C> = fx.input(name);
     macro_rules! ops {
@@ -112,7 +112,7 @@ fn scans<A, T>(fx: &Fixture, x: &A, name: &str)
 where
     A: ArrayType<Elem = T>,
     for<'a> &'a A: AsArray<Array = A>,
-    T: Element + CumType + ToInexact,
+    T: Element + PartialOrd + CumType + ToInexact,
 {
     for (axis, label) in [(0, "0"), (1, "1"), (-1, "-1")] {
         let id = |op: &str| format!("{op}|{name}|{label}");
