@@ -453,3 +453,39 @@ proptest! {
         } }
     }
 }
+
+// vmap: the batching rules move the mapped axis first.
+
+#[jax::jit]
+fn eigvalsh_mapped(a: &Array<f64, 3, 3, 2>) -> Array<f64, 3, 2> {
+    jax::vmap(|m| jnp::linalg::eigvalsh(m), 2, 1)(a)
+}
+
+#[jax::jit]
+fn svdvals_mapped(a: &Array<f64, 3, 2, 3>) -> Array<f64, 2, 3> {
+    jax::vmap(|m| jnp::linalg::svdvals(m), 1, 0)(a)
+}
+
+#[test]
+fn vmap_of_eigh_and_svd_equals_the_batched_call() {
+    let a: Array<f64, 3, 3, 2> = Array::from_fn(|i| ((i * 5) % 7) as f64 - 3.0);
+    let got = f64s(&eigvalsh_mapped(&a));
+    let d = f64s(&a);
+    for k in 0..2 {
+        let m: Array<f64, 3, 3> = Array::from_fn(|i| d[i * 2 + k]);
+        let w: Array<f64, 3> = jnp::linalg::eigvalsh(&m);
+        for (i, x) in f64s(&w).iter().enumerate() {
+            assert!((got[i * 2 + k] - x).abs() < 1e-12, "eigvalsh lane {k}");
+        }
+    }
+    let a: Array<f64, 3, 2, 3> = Array::from_fn(|i| ((i * 5) % 7) as f64 - 3.0);
+    let got = f64s(&svdvals_mapped(&a));
+    let d = f64s(&a);
+    for k in 0..2 {
+        let m: Array<f64, 3, 3> = Array::from_fn(|i| d[(i / 3) * 6 + k * 3 + i % 3]);
+        let s: Array<f64, 3> = jnp::linalg::svdvals(&m);
+        for (i, x) in f64s(&s).iter().enumerate() {
+            assert!((got[k * 3 + i] - x).abs() < 1e-12, "svdvals lane {k}");
+        }
+    }
+}
