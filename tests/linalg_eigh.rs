@@ -120,7 +120,10 @@ fn check_eigh<A: ArrayType, W: ArrayType>(name: &str, got: &(W, A), tol: f64, ve
         let got_abs = abs(v);
         let scale = 1.0;
         for (i, (g, w)) in got_abs.iter().zip(&want).enumerate() {
-            assert!((g - w).abs() <= tol * 10.0 * scale, "{name} |v|[{i}]: {g} vs {w}");
+            assert!(
+                (g - w).abs() <= tol * 10.0 * scale,
+                "{name} |v|[{i}]: {g} vs {w}"
+            );
         }
     }
     // Against the symmetrized input, which is what eigh decomposes.
@@ -130,7 +133,8 @@ fn check_eigh<A: ArrayType, W: ArrayType>(name: &str, got: &(W, A), tol: f64, ve
     for b in 0..a.len() / (n * n) {
         for i in 0..n {
             for j in 0..n {
-                sym[b * n * n + i * n + j] = (a[b * n * n + i * n + j] + a[b * n * n + j * n + i]) / 2.0;
+                sym[b * n * n + i * n + j] =
+                    (a[b * n * n + i * n + j] + a[b * n * n + j * n + i]) / 2.0;
             }
         }
     }
@@ -141,17 +145,37 @@ fn check_eigh<A: ArrayType, W: ArrayType>(name: &str, got: &(W, A), tol: f64, ve
 #[test]
 fn eigh_values_eager_and_jit() {
     let a: Array<f32, 3, 3> = arr(&case("eigh_f32_3")["a"]);
-    check_eigh("eigh_f32_3", &jnp::linalg::eigh::<Array<f32, 3>, _>(&a), 1e-5, true);
+    check_eigh(
+        "eigh_f32_3",
+        &jnp::linalg::eigh::<Array<f32, 3>, _>(&a),
+        1e-5,
+        true,
+    );
     check_eigh("eigh_f32_3", &eigh_f32_3(&a), 1e-5, true);
     let a: Array<f64, 4, 4> = arr(&case("eigh_f64_4")["a"]);
-    check_eigh("eigh_f64_4", &jnp::linalg::eigh::<Array<f64, 4>, _>(&a), 1e-12, true);
+    check_eigh(
+        "eigh_f64_4",
+        &jnp::linalg::eigh::<Array<f64, 4>, _>(&a),
+        1e-12,
+        true,
+    );
     check_eigh("eigh_f64_4", &eigh_f64_4(&a), 1e-12, true);
     let a: Array<f32, 2, 3, 3> = arr(&case("eigh_f32_batched")["a"]);
-    check_eigh("eigh_f32_batched", &jnp::linalg::eigh::<Array<f32, 2, 3>, _>(&a), 1e-5, true);
+    check_eigh(
+        "eigh_f32_batched",
+        &jnp::linalg::eigh::<Array<f32, 2, 3>, _>(&a),
+        1e-5,
+        true,
+    );
     check_eigh("eigh_f32_batched", &eigh_f32_batched(&a), 1e-5, true);
     // Not symmetric: JAX decomposes (a + aᵀ)/2.
     let a: Array<f32, 3, 3> = arr(&case("eigh_f32_nonsym")["a"]);
-    check_eigh("eigh_f32_nonsym", &jnp::linalg::eigh::<Array<f32, 3>, _>(&a), 1e-5, true);
+    check_eigh(
+        "eigh_f32_nonsym",
+        &jnp::linalg::eigh::<Array<f32, 3>, _>(&a),
+        1e-5,
+        true,
+    );
     check_eigh("eigh_f32_nonsym", &eigh_f32_3(&a), 1e-5, true);
 }
 
@@ -163,9 +187,19 @@ fn eigh_ill_conditioned_and_degenerate() {
     // A repeated eigenvalue: its eigenvectors are any basis of the
     // eigenspace, so only the values and A·v = λ·v are compared.
     let a: Array<f64, 3, 3> = arr(&case("eigh_f64_degenerate")["a"]);
-    check_eigh("eigh_f64_degenerate", &jnp::linalg::eigh::<Array<f64, 3>, _>(&a), 1e-12, false);
+    check_eigh(
+        "eigh_f64_degenerate",
+        &jnp::linalg::eigh::<Array<f64, 3>, _>(&a),
+        1e-12,
+        false,
+    );
     let w = eigvalsh_f64_3(&a);
-    close("degenerate eigvalsh jit", &w, &nums(&case("eigh_f64_degenerate")["w"]), 1e-12);
+    close(
+        "degenerate eigvalsh jit",
+        &w,
+        &nums(&case("eigh_f64_degenerate")["w"]),
+        1e-12,
+    );
 }
 
 #[test]
@@ -177,7 +211,9 @@ fn eigh_of_nan_is_nan_not_a_panic() {
 }
 
 #[test]
-#[should_panic(expected = "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape (2, 3)")]
+#[should_panic(
+    expected = "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape (2, 3)"
+)]
 fn eigh_of_a_non_square_matrix_panics_eagerly() {
     let a = Array::<f32, 2, 3>::zeros();
     let _: (Array<f32, 2>, _) = jnp::linalg::eigh(&a);
@@ -218,9 +254,19 @@ fn eigh_jvp_and_grad_match_jax() {
     let (_, vsq_dot) = vecs_sq::jvp((&a,), (&t,));
     close("eigh v² jvp", &vsq_dot, &nums(&c["vsq_dot"]), 1e-10);
     let cw: Array<f64, 3> = arr(&c["c"]);
-    close("grad of Σ c·w", &eigvals_weighted::grad(&a, &cw), &nums(&c["grad_w"]), 1e-10);
+    close(
+        "grad of Σ c·w",
+        &eigvals_weighted::grad(&a, &cw),
+        &nums(&c["grad_w"]),
+        1e-10,
+    );
     let cm: Array<f64, 3, 3> = arr(&c["cm"]);
-    close("grad of Σ cm·v²", &vecs_sq_weighted::grad(&a, &cm), &nums(&c["grad_vsq"]), 1e-10);
+    close(
+        "grad of Σ cm·v²",
+        &vecs_sq_weighted::grad(&a, &cm),
+        &nums(&c["grad_vsq"]),
+        1e-10,
+    );
 }
 
 #[jax::jit]
@@ -259,14 +305,21 @@ fn svdvals_batched(a: &Array<f32, 2, 3, 3>) -> Array<f32, 2, 3> {
 }
 
 #[jax::jit]
-fn svd_batched(a: &Array<f32, 2, 3, 3>) -> (Array<f32, 2, 3, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) {
+fn svd_batched(
+    a: &Array<f32, 2, 3, 3>,
+) -> (Array<f32, 2, 3, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) {
     jnp::linalg::svd(a)
 }
 
 /// Checks one svd case: s, |u| and |vh| on the singular vectors (when
 /// `vectors`), and u·diag(s)·vh = a, per matrix of the batch.
 #[track_caller]
-fn check_svd<U: ArrayType, S: ArrayType, V: ArrayType>(name: &str, got: &(U, S, V), tol: f64, vectors: bool) {
+fn check_svd<U: ArrayType, S: ArrayType, V: ArrayType>(
+    name: &str,
+    got: &(U, S, V),
+    tol: f64,
+    vectors: bool,
+) {
     let c = case(name);
     let (u, s, vt) = got;
     close(&format!("{name} s"), s, &nums(&c["s"]), tol);
@@ -295,14 +348,20 @@ fn check_svd<U: ArrayType, S: ArrayType, V: ArrayType>(name: &str, got: &(U, S, 
                 for l in 0..k {
                     let g = uu[b * m * m + i * m + l].abs();
                     let w = want_u[b * m * k + i * k + l];
-                    assert!((g - w).abs() <= tol * 10.0, "{name} |u|[{b},{i},{l}]: {g} vs {w}");
+                    assert!(
+                        (g - w).abs() <= tol * 10.0,
+                        "{name} |u|[{b},{i},{l}]: {g} vs {w}"
+                    );
                 }
             }
             for l in 0..k {
                 for j in 0..n {
                     let g = vv[b * n * n + l * n + j].abs();
                     let w = want_v[b * k * n + l * n + j];
-                    assert!((g - w).abs() <= tol * 10.0, "{name} |vh|[{b},{l},{j}]: {g} vs {w}");
+                    assert!(
+                        (g - w).abs() <= tol * 10.0,
+                        "{name} |vh|[{b},{l},{j}]: {g} vs {w}"
+                    );
                 }
             }
         }
@@ -325,9 +384,19 @@ fn svd_values_eager_and_jit() {
     check_svd("svd_f32_batched", &svd_batched(&a), 1e-5, true);
     let eager: (Array<f32, 2, 3, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) = jnp::linalg::svd(&a);
     check_svd("svd_f32_batched", &eager, 1e-5, true);
-    close("svdvals batched jit", &svdvals_batched(&a), &nums(&case("svd_f32_batched")["svdvals"]), 1e-5);
+    close(
+        "svdvals batched jit",
+        &svdvals_batched(&a),
+        &nums(&case("svd_f32_batched")["svdvals"]),
+        1e-5,
+    );
     let s: Array<f32, 2, 3> = jnp::linalg::svdvals(&a);
-    close("svdvals batched eager", &s, &nums(&case("svd_f32_batched")["svdvals"]), 1e-5);
+    close(
+        "svdvals batched eager",
+        &s,
+        &nums(&case("svd_f32_batched")["svdvals"]),
+        1e-5,
+    );
     // Singular values 1e-8 .. 1e4: relative to the largest.
     let a: Array<f64, 3, 3> = arr(&case("svd_f64_ill")["a"]);
     check_svd("svd_f64_ill", &svd_f64_3x3(&a), 1e-12, false);
@@ -358,13 +427,28 @@ fn svd_jvp_and_grad_match_jax() {
     let (_, s_dot) = svdvals_3x2::jvp((&a,), (&t,));
     close("svdvals jvp", &s_dot, &nums(&c["s_dot"]), 1e-10);
     let cs: Array<f64, 2> = arr(&c["cs"]);
-    close("grad of Σ cs·s", &svals_weighted::grad(&a, &cs), &nums(&c["grad_s"]), 1e-10);
+    close(
+        "grad of Σ cs·s",
+        &svals_weighted::grad(&a, &cs),
+        &nums(&c["grad_s"]),
+        1e-10,
+    );
     let sq: Array<f64, 3, 3> = arr(&c["sq"]);
     let tsq: Array<f64, 3, 3> = arr(&c["tsq"]);
     let cu: Array<f64, 3, 3> = arr(&c["cu"]);
     let (_, d) = uv_weighted::jvp((&sq, &cu), (&tsq, &Array::zeros()));
-    close("jvp of a function of u, s, vh", &d, &nums(&c["uv_dot"]), 1e-9);
-    close("grad of a function of u, s, vh", &uv_weighted::grad(&sq, &cu), &nums(&c["grad_uv"]), 1e-9);
+    close(
+        "jvp of a function of u, s, vh",
+        &d,
+        &nums(&c["uv_dot"]),
+        1e-9,
+    );
+    close(
+        "grad of a function of u, s, vh",
+        &uv_weighted::grad(&sq, &cu),
+        &nums(&c["grad_uv"]),
+        1e-9,
+    );
 }
 
 #[test]
@@ -394,15 +478,30 @@ fn norm_vec(v: &Array<f64, 5>) -> Array<f64> {
 fn norm_eager_jit_and_grad() {
     let c = case("norm");
     let x: Array<f32, 2, 3> = arr(&c["x"]);
-    close("norm eager", &jnp::linalg::norm(&x), &nums(&c["norm_x"]), 1e-6);
+    close(
+        "norm eager",
+        &jnp::linalg::norm(&x),
+        &nums(&c["norm_x"]),
+        1e-6,
+    );
     close("norm jit", &norm_2x3(&x), &nums(&c["norm_x"]), 1e-6);
     close("norm grad", &norm_2x3::grad(&x), &nums(&c["grad_x"]), 1e-6);
     let v: Array<f64, 5> = arr(&c["v"]);
-    close("vector norm eager", &jnp::linalg::norm(&v), &nums(&c["norm_v"]), 1e-14);
+    close(
+        "vector norm eager",
+        &jnp::linalg::norm(&v),
+        &nums(&c["norm_v"]),
+        1e-14,
+    );
     close("vector norm jit", &norm_vec(&v), &nums(&c["norm_v"]), 1e-14);
     for name in ["svd_f64_3x3", "svd_f64_ill"] {
         let a: Array<f64, 3, 3> = arr(&case(name)["a"]);
-        close(name, &jnp::linalg::norm(&a), &nums(&case(name)["norm"]), 1e-14);
+        close(
+            name,
+            &jnp::linalg::norm(&a),
+            &nums(&case(name)["norm"]),
+            1e-14,
+        );
     }
 }
 

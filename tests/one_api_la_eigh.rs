@@ -37,7 +37,9 @@ fn svd_wide_f32(a: Array<f32, 2, 3>) -> (Array<f32, 2, 2>, Array<f32, 2>, Array<
 }
 
 #[jax::jit]
-fn svd_batched_f64(a: Array<f64, 2, 4, 3>) -> (Array<f64, 2, 4, 4>, Array<f64, 2, 3>, Array<f64, 2, 3, 3>) {
+fn svd_batched_f64(
+    a: Array<f64, 2, 4, 3>,
+) -> (Array<f64, 2, 4, 4>, Array<f64, 2, 3>, Array<f64, 2, 3, 3>) {
     jnp::linalg::svd(&a)
 }
 

@@ -40,7 +40,9 @@ fn dispatch<T: LinalgFloat>(
     f32_kernel: impl FnOnce(&mut [&mut Vec<f32>]),
     f64_kernel: impl FnOnce(&mut [&mut Vec<f64>]),
 ) {
-    fn cast<'a, T: 'static, U: 'static>(bufs: &'a mut [&mut Vec<T>]) -> Option<Vec<&'a mut Vec<U>>> {
+    fn cast<'a, T: 'static, U: 'static>(
+        bufs: &'a mut [&mut Vec<T>],
+    ) -> Option<Vec<&'a mut Vec<U>>> {
         bufs.iter_mut()
             .map(|b| (&mut **b as &mut dyn Any).downcast_mut::<Vec<U>>())
             .collect()
@@ -130,7 +132,11 @@ where
     let a = a.into_array();
     let dims = <A::Array as ArrayType>::SHAPE;
     let (w, v) = eigh_data("eigh", a.data(), dims);
-    shape::check_result::<W>("eigh", <ElemOf<A> as Element>::DTYPE, &dims[..dims.len() - 1]);
+    shape::check_result::<W>(
+        "eigh",
+        <ElemOf<A> as Element>::DTYPE,
+        &dims[..dims.len() - 1],
+    );
     (W::from_data(w), A::Array::from_data(v))
 }
 
