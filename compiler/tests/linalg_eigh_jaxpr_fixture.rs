@@ -37,3 +37,15 @@ const CASES: &[(&str, &str)] = &[
 fn eigh_and_svd_print_as_jax() {
     jaxpr_cases::assert_print_as_jax("linalg_eigh", "jaxpr", CASES);
 }
+
+#[test]
+fn eigh_of_a_non_square_matrix_is_jaxs_error() {
+    let f: syn::ItemFn =
+        syn::parse_str("fn f(a: Array<f32, 2, 3>) -> Array<f32, 2> { jnp::linalg::eigvalsh(&a) }")
+            .unwrap();
+    let e = jax_compiler::jaxpr_text(&f).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape (2, 3): `jnp::linalg::eigvalsh` needs a square matrix"
+    );
+}
