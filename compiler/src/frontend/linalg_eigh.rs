@@ -42,7 +42,21 @@ fn matrix_arg(t: &mut Tracer, c: &Call) -> Result<Atom> {
 fn eigh_parts(t: &mut Tracer, c: &Call) -> Result<(Atom, Atom)> {
     let a = matrix_arg(t, c)?;
     let span = c.span;
-    let r = t.b.aval(&a).rank();
+    let shape = t.b.aval(&a).shape;
+    let r = shape.len();
+    // Checked before symmetrizing, whose `add` would report a broadcast
+    // (JAX's own message); the square-matrix requirement is clearer.
+    if shape[r - 2] != shape[r - 1] {
+        return call_err(
+            span,
+            format!(
+                "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ({}, {}): `jnp::linalg::{}` needs a square matrix",
+                shape[r - 2],
+                shape[r - 1],
+                c.name
+            ),
+        );
+    }
     let mut perm: Vec<usize> = (0..r).collect();
     perm.swap(r - 2, r - 1);
     let at = jnp::transpose(&mut t.b, a.clone(), perm, span)?;
@@ -83,7 +97,8 @@ pub(crate) fn svdvals(t: &mut Tracer, c: Call) -> Result<Value> {
     let a = matrix_arg(t, &c)?;
     let span = c.span;
     let mut cx = Ctx::new(&mut t.b, span);
-    let outs = prims::linalg::svd::bind_svd(&mut cx, a, true, false).or_else(|e| err_at(span, e))?;
+    let outs =
+        prims::linalg::svd::bind_svd(&mut cx, a, true, false).or_else(|e| err_at(span, e))?;
     Ok(Value::Traced(outs[0].clone()))
 }
 

@@ -4,10 +4,10 @@
 //! row-major matrices. Non-finite input, or a factorization that does not
 //! converge, gives NaNs (JAX's LAPACK calls report no error either).
 
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self_adjoint_evd, self_adjoint_evd_scratch, ComputeEigenvectors};
 use faer::linalg::svd::{svd as faer_svd, svd_scratch, ComputeSvdVectors};
-use faer::diag::Diag;
 use faer::{MatMut, MatRef, Par};
 use rayon::prelude::*;
 
@@ -57,10 +57,18 @@ fn eigh_one<T: Real>(a: &[T], v: &mut [T], w: &mut [T], n: usize, lower: bool, p
     let mut s = Diag::<T>::zeros(n);
     let vm = MatMut::from_row_major_slice_mut(v, n, n);
     let ok = finite && {
-        let req = self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, Default::default());
+        let req =
+            self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, Default::default());
         let mut mem = MemBuffer::new(req);
-        self_adjoint_evd(read, s.as_mut(), Some(vm), par, MemStack::new(&mut mem), Default::default())
-            .is_ok()
+        self_adjoint_evd(
+            read,
+            s.as_mut(),
+            Some(vm),
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .is_ok()
     };
     if ok {
         for (k, x) in w.iter_mut().enumerate() {
@@ -145,7 +153,16 @@ fn svd_one<T: Real>(
         } else {
             (None, None)
         };
-        faer_svd(am, d.as_mut(), um, vm, par, MemStack::new(&mut mem), Default::default()).is_ok()
+        faer_svd(
+            am,
+            d.as_mut(),
+            um,
+            vm,
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .is_ok()
     };
     if ok {
         for (i, x) in s.iter_mut().enumerate() {
@@ -157,6 +174,9 @@ fn svd_one<T: Real>(
         vt.fill(T::NAN);
     }
 }
+
+/// One matrix's input and its `s`, `u` and `vt` outputs, as zipped chunks.
+type Chunks<'a, T> = (((&'a [T], &'a mut [T]), &'a mut [T]), &'a mut [T]);
 
 #[allow(clippy::too_many_arguments)]
 fn svd_batch<T: Real>(
@@ -198,8 +218,12 @@ fn svd_batch<T: Real>(
         vt_pad = vec![T::NAN; batch];
         (&mut u_pad, &mut vt_pad)
     };
-    let one = |(((a, s), u), vt): (((&[T], &mut [T]), &mut [T]), &mut [T]), par| {
-        let (u, vt) = if uv { (u, vt) } else { (&mut u[..0], &mut vt[..0]) };
+    let one = |(((a, s), u), vt): Chunks<'_, T>, par| {
+        let (u, vt) = if uv {
+            (u, vt)
+        } else {
+            (&mut u[..0], &mut vt[..0])
+        };
         svd_one(a, s, u, vt, m, n, full, uv, par)
     };
     if batch == 1 || par != Par::Seq {

@@ -221,7 +221,11 @@ pub(crate) fn diagonal(cx: &mut Ctx, x: Atom) -> Res<Atom> {
     let r = a.rank();
     let e = eye(cx, a.dtype, &a.shape)?;
     let masked = cx.mul(x, e)?;
-    cx.bind(&prims::REDUCE_SUM, Params::Axes(vec![r - 1], 0), vec![masked])
+    cx.bind(
+        &prims::REDUCE_SUM,
+        Params::Axes(vec![r - 1], 0),
+        vec![masked],
+    )
 }
 
 /// JAX's `_eigh_jvp_rule`: with `F = 1/(w_j - w_i)` off the diagonal

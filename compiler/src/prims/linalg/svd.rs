@@ -6,9 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::eigh::{
-    check_float, diagonal, eye, lit_dim, matmul, mt, py_bool, scalar, spread, sub,
-};
+use super::eigh::{check_float, diagonal, eye, lit_dim, matmul, mt, py_bool, scalar, spread, sub};
 use crate::ir::primitive::size_tokens;
 use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
