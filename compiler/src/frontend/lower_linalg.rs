@@ -37,6 +37,7 @@ static SCIPY_LINALG: &[(&str, Handler)] = &[
     ("cho_factor", linalg_chol::cho_factor),
     ("cho_solve", linalg_chol::cho_solve),
     ("cholesky", linalg_chol::scipy_cholesky),
+    ("qr", crate::frontend::linalg_qr::scipy_qr),
     ("solve_triangular", linalg_chol::solve_triangular),
     ("lu", linalg_lu::lu),
     ("lu_factor", linalg_lu::lu_factor),
