@@ -3,9 +3,9 @@
 //! linear-algebra primitives (`prims/linalg/`) as JAX's `numpy/linalg.py`
 //! and `scipy/linalg.py` compose them.
 
-use crate::frontend::linalg_lu;
-use crate::frontend::linalg_eigh;
 use crate::frontend::linalg_chol;
+use crate::frontend::linalg_eigh;
+use crate::frontend::linalg_lu;
 use crate::frontend::lower_call::{call_err, not_available_msg, Call, Module};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;

@@ -4,10 +4,10 @@
 
 use crate::ir::primitive::Prim;
 
-pub(crate) mod eigh;
-pub(crate) mod svd;
-pub(crate) mod qr;
 pub(crate) mod cholesky;
+pub(crate) mod eigh;
+pub(crate) mod qr;
+pub(crate) mod svd;
 pub(crate) mod triangular;
 
 pub(crate) use cholesky::CHOLESKY;
