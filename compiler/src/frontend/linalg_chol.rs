@@ -15,7 +15,7 @@ use crate::ir::builder::{expression_error, Result};
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Dim, Scalar};
 use crate::prims::linalg::cholesky::cholesky as bind_cholesky;
-use crate::prims::linalg::triangular::{matrix_transpose, shape_tuple, tril};
+use crate::prims::linalg::matrix::{matrix_transpose, shape_tuple, tril};
 use crate::prims::{self, Params, TriangularSolveParams};
 
 /// A rule helper's message as an error at the call.

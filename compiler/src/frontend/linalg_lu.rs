@@ -19,17 +19,15 @@ use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::rules::{tangent_aval, Ctx, Res};
 use crate::ir::{Atom, Aval, Dim};
+use crate::prims::linalg::matrix::{
+    batch_matmul, diagonal, element, element_last, eye_like, shape_tuple, tril, triu,
+};
 use crate::prims::{self, Params};
 
 /// Runs a rule-style builder at the call's span.
 fn with_cx<T>(t: &mut Tracer, span: Span, f: impl FnOnce(&mut Ctx) -> Res<T>) -> Result<T> {
     let mut cx = Ctx::new(&mut t.b, span);
     f(&mut cx).or_else(|e| call_err(span, e))
-}
-
-fn shape_text(a: &Aval) -> String {
-    let dims: Vec<String> = a.shape.iter().map(|d| d.to_string()).collect();
-    prims::tuple(&dims)
 }
 
 /// The operand as a float matrix (or batch of them), square when `square`
@@ -64,7 +62,7 @@ fn matrix_arg(
     let r = a.rank();
     if let Some(msg) = square {
         if a.shape[r - 2] != a.shape[r - 1] {
-            return call_err(span, msg(&shape_text(&a)));
+            return call_err(span, msg(&shape_tuple(&a.shape)));
         }
     }
     Ok(x)
@@ -160,7 +158,7 @@ fn solve_traced(t: &mut Tracer, a: Atom, b: Atom, span: Span) -> Result<Atom> {
         |cx, ins| Ok(vec![solve_matrices(cx, ins[0].clone(), ins[1].clone())?]),
         |cx, ins, tans, outs| {
             // ẋ = solve(a, ḃ - ȧ·x)
-            let ax = prims::matmul(cx, tans[0].clone(), outs[0].clone())?;
+            let ax = batch_matmul(cx, tans[0].clone(), outs[0].clone())?;
             let rhs = cx.bin(&prims::SUB, tans[1].clone(), ax)?;
             Ok(vec![solve_matrices(cx, ins[0].clone(), rhs)?])
         },
@@ -249,20 +247,8 @@ pub(crate) fn inv(t: &mut Tracer, c: Call) -> Result<Value> {
 
 fn inv_traced(t: &mut Tracer, a: Atom, span: Span) -> Result<Atom> {
     let aa = t.b.aval(&a);
-    let eye = with_cx(t, span, |cx| prims::eye_like(cx, &aa))?;
+    let eye = with_cx(t, span, |cx| eye_like(cx, &aa))?;
     solve_traced(t, a, eye, span)
-}
-
-/// The diagonal of `[.., n, n]` as `[.., n]` (`x·I` summed over a row).
-fn diagonal(cx: &mut Ctx, x: Atom) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let eye = prims::eye_like(cx, &a)?;
-    let d = cx.mul(x, eye)?;
-    cx.bind(
-        &prims::REDUCE_SUM,
-        Params::Axes(vec![a.rank() - 1], 0),
-        vec![d],
-    )
 }
 
 /// The trace over the last two axes.
@@ -332,41 +318,6 @@ fn slogdet_body(cx: &mut Ctx, a: Atom) -> Res<Vec<Atom>> {
     )?;
     let logdet = cx.select(is_zero, logdet, ninf)?;
     Ok(vec![sign, logdet])
-}
-
-/// Element `(i, j)` of every matrix, as the batch's shape.
-fn element(cx: &mut Ctx, x: Atom, i: usize, j: usize) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let r = a.rank();
-    let mut start = vec![0; r];
-    let mut limit: Vec<usize> = a
-        .shape
-        .iter()
-        .map(|d| match d {
-            Dim::Lit(n) => *n,
-            Dim::Sym(_) => 0,
-        })
-        .collect();
-    start[r - 2] = i;
-    start[r - 1] = j;
-    limit[r - 2] = i + 1;
-    limit[r - 1] = j + 1;
-    let s = cx.bind(
-        &prims::SLICE,
-        Params::Slice {
-            start,
-            limit,
-            strides: None,
-        },
-        vec![x],
-    )?;
-    cx.bind(
-        &prims::SQUEEZE,
-        Params::Squeeze {
-            dims: vec![r - 2, r - 1],
-        },
-        vec![s],
-    )
 }
 
 /// JAX's `_det`: the closed forms of 2×2 and 3×3 (its order of
@@ -465,14 +416,12 @@ pub(crate) fn matrix_power(t: &mut Tracer, c: Call) -> Result<Value> {
     let span = c.span;
     if n == 0 {
         let aa = t.b.aval(&a);
-        return Ok(Value::Traced(with_cx(t, span, |cx| {
-            prims::eye_like(cx, &aa)
-        })?));
+        return Ok(Value::Traced(with_cx(t, span, |cx| eye_like(cx, &aa))?));
     }
     let base = if n < 0 { inv_traced(t, a, span)? } else { a };
     let mut n = n.unsigned_abs();
     let out = with_cx(t, span, |cx| {
-        let mm = |cx: &mut Ctx, x: &Atom, y: &Atom| prims::matmul(cx, x.clone(), y.clone());
+        let mm = |cx: &mut Ctx, x: &Atom, y: &Atom| batch_matmul(cx, x.clone(), y.clone());
         match n {
             1 => return Ok(base),
             2 => return mm(cx, &base, &base),
@@ -547,10 +496,10 @@ pub(crate) fn lu(t: &mut Tracer, c: Call) -> Result<Value> {
         let onehot = cx.bin(&prims::EQ, rows, cols)?;
         let p = cx.convert(onehot, aa.dtype)?;
         let p = cx.moveaxis(p, r - 1, r - 2)?;
-        let strict = prims::triangle(cx, f[0].clone(), -1, true)?;
-        let eye = prims::eye_like(cx, &aa)?;
+        let strict = tril(cx, f[0].clone(), -1)?;
+        let eye = eye_like(cx, &aa)?;
         let l = cx.add(strict, eye)?;
-        let u = prims::triangle(cx, f[0].clone(), 0, false)?;
+        let u = triu(cx, f[0].clone(), 0)?;
         Ok(vec![p, l, u])
     })?;
     Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))
@@ -653,37 +602,6 @@ fn pivots_to_permutation(cx: &mut Ctx, piv: Atom) -> Res<Atom> {
         perm = cx.select(is_j, p1, at_pb)?;
     }
     Ok(perm)
-}
-
-/// Entry `j` of the last axis, as the batch's shape.
-fn element_last(cx: &mut Ctx, x: Atom, j: usize) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let r = a.rank();
-    let mut start = vec![0; r];
-    let mut limit: Vec<usize> = a
-        .shape
-        .iter()
-        .map(|d| match d {
-            Dim::Lit(n) => *n,
-            Dim::Sym(_) => 0,
-        })
-        .collect();
-    start[r - 1] = j;
-    limit[r - 1] = j + 1;
-    let s = cx.bind(
-        &prims::SLICE,
-        Params::Slice {
-            start,
-            limit,
-            strides: None,
-        },
-        vec![x],
-    )?;
-    cx.bind(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims: vec![r - 1] },
-        vec![s],
-    )
 }
 
 /// `x[.., k]` for a traced `k` per batch entry: the sum of `x` where the

@@ -7,15 +7,16 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::triangular::{
-    batch_matmul, check_linalg_operands, entry, lit, shape_tuple, triangular_solve, tril,
+use super::matrix::{
+    batch_matmul, check_linalg_operands, decomposition, entry, lit, shape_tuple, tril,
 };
+use super::triangular::triangular_solve;
 use crate::ir::builder::literal;
 use crate::ir::shapes::same_dim;
 use crate::ir::{rust_type, Atom, Aval, Dim, Scalar};
 use crate::prims::{
-    self, dim_tokens, size_tokens, Ad, BDim, Batch, Bind, Ctx, Kernel, KernelArgs, Lowering,
-    Params, PrimDef, Res, TriangularSolveParams,
+    self, dim_tokens, size_tokens, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res,
+    TriangularSolveParams,
 };
 use jax_dtypes::DType;
 
@@ -68,21 +69,15 @@ fn cholesky_flops(ins: &[Aval], _: &[Aval], _: &Params) -> Option<f64> {
 }
 
 /// `lax.linalg.cholesky_p`.
-pub static CHOLESKY: PrimDef = PrimDef {
-    name: "cholesky",
-    abstract_eval: cholesky_eval,
-    lowering: Lowering::Kernel,
-    kernel: Some(Kernel {
-        updates: None,
-        unread: &[],
-        call: cholesky_call,
-    }),
-    jvp: Some(cholesky_jvp),
-    batch: Some(cholesky_batch),
-    flops: Some(cholesky_flops),
-    work: 1,
-    ..PrimDef::BASE
-};
+pub static CHOLESKY: PrimDef = decomposition(
+    "cholesky",
+    cholesky_eval,
+    |_, _| Vec::new(),
+    cholesky_call,
+    cholesky_jvp,
+    Some(cholesky_flops),
+    1,
+);
 
 /// Binds `cholesky(x)` (no symmetrization, no mask: the primitive alone).
 pub(crate) fn cholesky(cx: &mut Ctx, x: Atom) -> Res<Atom> {
@@ -156,19 +151,6 @@ fn cholesky_jvp(
     }
     let phi = ad.div(xl, divisor)?;
     Ok(vec![Some(batch_matmul(ad, l, phi)?)])
-}
-
-/// `expand_dims_batcher`: the batch axis first, where the primitive's own
-/// leading batch axes are.
-fn cholesky_batch(
-    bx: &mut Batch,
-    ins: &[Atom],
-    dims: &[BDim],
-    _: &Params,
-) -> Res<Vec<(Atom, BDim)>> {
-    let size = bx.size.clone();
-    let x = bx.at_front(ins[0].clone(), dims[0], size)?;
-    Ok(vec![(cholesky(bx, x)?, Some(0))])
 }
 
 #[cfg(test)]

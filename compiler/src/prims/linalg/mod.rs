@@ -6,6 +6,7 @@ use crate::ir::primitive::Prim;
 
 pub(crate) mod cholesky;
 pub(crate) mod eigh;
+pub(crate) mod matrix;
 pub(crate) mod qr;
 pub(crate) mod svd;
 pub(crate) mod triangular;

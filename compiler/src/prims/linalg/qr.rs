@@ -10,75 +10,21 @@ use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::triangular::{batch_matmul as matmul, matrix_transpose as mt, triangular_solve, tril};
+use super::matrix::{
+    batch_matmul as matmul, block, check_square, decomposition, decomposition_operand, lit,
+    matrix_dims, matrix_transpose as mt, py_bool, tril, with_last_two,
+};
+use super::triangular::triangular_solve;
 use crate::ir::primitive::TriangularSolveParams;
 use crate::ir::rules::Ctx;
-use crate::ir::{Atom, Aval, Dim};
-use crate::prims::{
-    self, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params, PrimDef, Res,
-};
-
-fn py_bool(b: bool) -> String {
-    if b { "True" } else { "False" }.into()
-}
-
-/// The last two axes' sizes and the batch's element count of a linalg
-/// operand, or JAX's rank error; symbolic sizes are not supported yet.
-fn matrix_dims(name: &str, a: &Aval) -> Result<(usize, usize, usize), String> {
-    if a.rank() < 2 {
-        return Err(format!(
-            "Input 0 to {name} must have rank at least 2, but got shape={}",
-            tuple(&a.shape)
-        ));
-    }
-    let mut lits = Vec::new();
-    for d in &a.shape {
-        match d {
-            Dim::Lit(n) => lits.push(*n),
-            Dim::Sym(s) => {
-                return Err(format!(
-                    "{name} of an array with the symbolic dimension {s} is not supported yet"
-                ))
-            }
-        }
-    }
-    let r = lits.len();
-    Ok((lits[..r - 2].iter().product(), lits[r - 2], lits[r - 1]))
-}
-
-/// JAX's dtype rule for the linalg primitives (`_float | _complex`).
-fn float_operand(name: &str, a: &Aval) -> Result<(), String> {
-    if matches!(a.dtype, DType::F32 | DType::F64) {
-        return Ok(());
-    }
-    if a.dtype.is_inexact() {
-        return Err(format!(
-            "{name} of {} is not supported yet: use f32 or f64",
-            a.dtype.name()
-        ));
-    }
-    Err(format!(
-        "{name} does not accept dtype {} at position 0. Accepted dtypes at position 0 are subtypes of floating, complexfloating.",
-        a.dtype.name()
-    ))
-}
-
-fn with_last_two(a: &Aval, rows: usize, cols: usize, dtype: DType) -> Aval {
-    let r = a.rank();
-    let mut shape = a.shape[..r - 2].to_vec();
-    shape.extend([Dim::Lit(rows), Dim::Lit(cols)]);
-    Aval {
-        dtype,
-        shape,
-        weak: false,
-    }
-}
+use crate::ir::{Atom, Aval};
+use crate::prims::{self, Ad, Bind, KernelArgs, Params, PrimDef, Res};
 
 /// `lax.linalg.qr_p`: `q [.., m, k]`, `r [.., k, n]`, `k = m` with
 /// `full_matrices`, else `min(m, n)`.
-pub static QR: PrimDef = PrimDef {
-    name: "qr",
-    abstract_eval: |ops, p, _| {
+pub static QR: PrimDef = decomposition(
+    "qr",
+    |ops, p, _| {
         let Params::Qr {
             full_matrices,
             pivoting,
@@ -87,8 +33,7 @@ pub static QR: PrimDef = PrimDef {
             return Err("internal error: qr got the wrong parameters".into());
         };
         let a = &ops[0];
-        let (_, m, n) = matrix_dims("qr", a)?;
-        float_operand("qr", a)?;
+        let (_, m, n) = decomposition_operand("qr", a)?;
         if *pivoting {
             return Err(
                 "qr with pivoting=True (column-pivoted QR) is not supported yet: use pivoting=False"
@@ -101,36 +46,29 @@ pub static QR: PrimDef = PrimDef {
             with_last_two(a, k, n, a.dtype),
         ])
     },
-    print_params: |_, p| match p {
+    |_, p| match p {
         Params::Qr {
             full_matrices,
             pivoting,
         } => vec![
-            ("full_matrices", py_bool(*full_matrices)),
-            ("pivoting", py_bool(*pivoting)),
+            ("full_matrices", py_bool(*full_matrices).into()),
+            ("pivoting", py_bool(*pivoting).into()),
             ("use_magma", "None".into()),
         ],
         _ => Vec::new(),
     },
-    lowering: Lowering::Kernel,
-    kernel: Some(Kernel {
-        updates: None,
-        unread: &[],
-        call: qr_call,
-    }),
-    jvp: Some(qr_jvp as JvpRule),
-    batch: Some(front_batch),
-    flops: Some(qr_flops),
-    work: 1,
-    ..PrimDef::BASE
-};
+    qr_call,
+    qr_jvp,
+    Some(qr_flops),
+    1,
+);
 
 /// LAPACK's counts: `geqrf` (`2mnk - (m + n)k² + 2k³/3`, `k = min(m, n)`)
 /// then `orgqr` forming `q`'s `kq` columns from the `k` reflections
 /// (`4m·kq·k - 2(m + kq)k² + 4k³/3`), per matrix of the batch.
 fn qr_flops(ins: &[Aval], outs: &[Aval], _: &Params) -> Option<f64> {
     let (batch, m, n) = matrix_dims("qr", &ins[0]).ok()?;
-    let kq = super::triangular::lit(&outs[0].shape[outs[0].rank() - 1])?;
+    let kq = lit(&outs[0].shape[outs[0].rank() - 1])?;
     let (b, m, n) = (batch as f64, m as f64, n as f64);
     let k = m.min(n);
     let geqrf = 2.0 * m * n * k - (m + n) * k * k + 2.0 * k * k * k / 3.0;
@@ -157,52 +95,6 @@ fn qr_call(a: KernelArgs<'_>) -> TokenStream {
         ::jax::__rt::linalg::#f(&#x[..], &mut __q, &mut __r, #batch, #m, #n, #full_matrices);
         (__q, __r)
     })
-}
-
-/// JAX's `expand_dims_batcher`: the batch axis moved first, where these
-/// primitives take their batch of matrices; results batched on axis 0.
-fn front_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
-    let size = bx.size.clone();
-    let x = bx.at_front(ins[0].clone(), dims[0], size)?;
-    let prim = bx.prim;
-    let outs = bx.bind_all(prim, p.clone(), vec![x])?;
-    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
-}
-
-/// `x[..., rows, cols]` with static ranges over the last two axes.
-fn block(
-    cx: &mut Ctx,
-    x: Atom,
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let r = a.rank();
-    let mut start = vec![0; r];
-    let mut limit: Vec<usize> = a
-        .shape
-        .iter()
-        .map(|d| match d {
-            Dim::Lit(n) => *n,
-            Dim::Sym(_) => 0,
-        })
-        .collect();
-    if rows == (0..limit[r - 2]) && cols == (0..limit[r - 1]) {
-        return Ok(x);
-    }
-    start[r - 2] = rows.start;
-    limit[r - 2] = rows.end;
-    start[r - 1] = cols.start;
-    limit[r - 1] = cols.end;
-    cx.bind(
-        &prims::SLICE,
-        Params::Slice {
-            start,
-            limit,
-            strides: None,
-        },
-        vec![x],
-    )
 }
 
 /// `triangular_solve(r, b)` with JAX's defaults as `_thin_qr_jvp` calls it
@@ -284,22 +176,18 @@ fn qr_jvp(
 /// `lax.linalg.eig_p` of a real matrix: eigenvalues `[.., n]` (complex64
 /// for f32, complex128 for f64), then right eigenvectors `[.., n, n]` when
 /// asked. Left eigenvectors are not supported yet.
-pub static EIG: PrimDef = PrimDef {
-    name: "eig",
-    abstract_eval: |ops, p, _| {
+pub static EIG: PrimDef = decomposition(
+    "eig",
+    |ops, p, _| {
         let Params::Eig { left, right } = p else {
             return Err("internal error: eig got the wrong parameters".into());
         };
         let a = &ops[0];
-        let (_, m, n) = matrix_dims("eig", a)?;
-        float_operand("eig", a)?;
-        if m != n {
-            let r = a.rank();
-            return Err(format!(
-                "The input to eig must be a square matrix. Got shape {}.",
-                tuple(&a.shape[r - 2..])
-            ));
-        }
+        let dims = decomposition_operand("eig", a)?;
+        check_square(a, (dims.1, dims.2), |s| {
+            format!("The input to eig must be a square matrix. Got shape {s}.")
+        })?;
+        let n = dims.2;
         if *left {
             return Err("eig with compute_left_eigenvectors=True is not supported yet".into());
         }
@@ -316,27 +204,20 @@ pub static EIG: PrimDef = PrimDef {
         }
         Ok(outs)
     },
-    print_params: |_, p| match p {
+    |_, p| match p {
         Params::Eig { left, right } => vec![
-            ("compute_left_eigenvectors", py_bool(*left)),
-            ("compute_right_eigenvectors", py_bool(*right)),
+            ("compute_left_eigenvectors", py_bool(*left).into()),
+            ("compute_right_eigenvectors", py_bool(*right).into()),
             ("enable_eigvec_derivs", "False".into()),
             ("implementation", "None".into()),
         ],
         _ => Vec::new(),
     },
-    lowering: Lowering::Kernel,
-    kernel: Some(Kernel {
-        updates: None,
-        unread: &[],
-        call: eig_call,
-    }),
-    jvp: Some(eig_jvp as JvpRule),
-    batch: Some(front_batch),
-    flops: Some(eig_flops),
-    work: 1,
-    ..PrimDef::BASE
-};
+    eig_call,
+    eig_jvp,
+    Some(eig_flops),
+    1,
+);
 
 /// Golub and Van Loan's counts for the real Schur form by the Francis QR
 /// iteration: about `10n³` for eigenvalues alone, `25n³` with
@@ -416,6 +297,7 @@ pub(crate) fn bind_qr(cx: &mut Ctx, x: Atom, full_matrices: bool) -> Res<(Atom, 
 mod tests {
     use super::*;
     use crate::ir::builder::Builder;
+    use crate::ir::Dim;
 
     fn fixture_jaxpr(name: &str) -> String {
         let path = format!(

@@ -6,13 +6,13 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::eigh::{check_float, diagonal, eye, lit_dim, matmul, mt, py_bool, scalar, spread, sub};
+use super::matrix::{
+    batch_matmul as matmul, decomposition, decomposition_operand, diagonal, eye, matrix_dims,
+    matrix_transpose as mt, py_bool, scalar, spread, sub, with_last_two,
+};
 use crate::ir::primitive::size_tokens;
 use crate::ir::{rust_type, Atom, Aval, Dim};
-use crate::prims::{
-    self, tuple, Ad, BDim, Batch, Bind, Ctx, JvpRule, Kernel, KernelArgs, Lowering, Params,
-    PrimDef, Res,
-};
+use crate::prims::{self, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res};
 
 /// `svd`'s abstract evaluation (JAX's `_svd_shape_rule`).
 fn svd_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
@@ -24,50 +24,26 @@ fn svd_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
         return Err("internal error: svd got the wrong parameters".into());
     };
     let a = &ops[0];
-    if a.rank() < 2 {
-        return Err(format!(
-            "svd: the operand must have at least two dimensions (a batch of matrices), got shape {}",
-            tuple(&a.shape)
-        ));
-    }
-    check_float("svd", a)?;
-    let r = a.rank();
-    for d in &a.shape {
-        lit_dim(d, "svd")?;
-    }
-    let (m, n) = (
-        lit_dim(&a.shape[r - 2], "svd")?,
-        lit_dim(&a.shape[r - 1], "svd")?,
-    );
+    let (_, m, n) = decomposition_operand("svd", a)?;
     let k = m.min(n);
-    let with = |last2: [usize; 2]| {
-        let mut shape = a.shape[..r - 2].to_vec();
-        shape.extend(last2.iter().map(|&d| Dim::Lit(d)));
-        Aval {
-            dtype: a.dtype,
-            shape,
-            weak: false,
-        }
-    };
-    let mut s_shape = a.shape[..r - 2].to_vec();
-    s_shape.push(Dim::Lit(k));
-    let s = Aval {
-        dtype: a.dtype,
-        shape: s_shape,
-        weak: false,
-    };
+    let mut s = with_last_two(a, k, k, a.dtype);
+    s.shape.pop();
     if !compute_uv {
         return Ok(vec![s]);
     }
     let (ku, kv) = if *full_matrices { (m, n) } else { (k, k) };
-    Ok(vec![s, with([m, ku]), with([kv, n])])
+    Ok(vec![
+        s,
+        with_last_two(a, m, ku, a.dtype),
+        with_last_two(a, kv, n, a.dtype),
+    ])
 }
 
 /// `lax.linalg.svd_p`.
-pub static SVD: PrimDef = PrimDef {
-    name: "svd",
-    abstract_eval: |ops, p, _| svd_eval(ops, p),
-    print_params: |_, p| match p {
+pub static SVD: PrimDef = decomposition(
+    "svd",
+    |ops, p, _| svd_eval(ops, p),
+    |_, p| match p {
         Params::Svd {
             full_matrices,
             compute_uv,
@@ -79,18 +55,26 @@ pub static SVD: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
-    lowering: Lowering::Kernel,
-    kernel: Some(Kernel {
-        updates: None,
-        unread: &[],
-        call: svd_call,
-    }),
-    jvp: Some(svd_jvp as JvpRule),
-    batch: Some(svd_batch),
-    // About 4mn² + 8n³ flops (`gesdd` with vectors) over its results.
-    work: 64,
-    ..PrimDef::BASE
-};
+    svd_call,
+    svd_jvp,
+    Some(svd_flops),
+    // About 4mn² + 8n³ flops over its results.
+    64,
+);
+
+/// Golub and Van Loan's counts for the R-SVD of an `m × n` matrix (`m >= n`,
+/// else transposed): `4m²n + 8mn² + 9n³` with the vectors, `4mn² - 4n³/3`
+/// for the values alone, per matrix.
+fn svd_flops(ins: &[Aval], outs: &[Aval], _: &Params) -> Option<f64> {
+    let (batch, m, n) = matrix_dims("svd", &ins[0]).ok()?;
+    let (m, n) = (m.max(n) as f64, m.min(n) as f64);
+    let per = if outs.len() > 1 {
+        4.0 * m * m * n + 8.0 * m * n * n + 9.0 * n * n * n
+    } else {
+        4.0 * m * n * n - 4.0 * n * n * n / 3.0
+    };
+    Some(batch as f64 * per)
+}
 
 fn svd_call(k: KernelArgs<'_>) -> TokenStream {
     let Params::Svd {
@@ -155,10 +139,7 @@ fn svd_jvp(
     };
     let a = ad.aval(&ins[0]);
     let r = a.rank();
-    let (m, n) = (
-        lit_dim(&a.shape[r - 2], "svd")?,
-        lit_dim(&a.shape[r - 1], "svd")?,
-    );
+    let (_, m, n) = matrix_dims("svd", &a)?;
     if *compute_uv && *full_matrices && m != n {
         return Err(
             "Singular value decomposition JVP not implemented for full matrices: differentiate `jnp::linalg::svd_with(a, SvdOptions { full_matrices: false, .. })` or a square matrix"
@@ -258,13 +239,6 @@ fn svd_jvp(
 /// A scalar broadcast to `shape`.
 fn half_full(cx: &mut Ctx, x: Atom, shape: &[Dim]) -> Res<Atom> {
     prims::broadcast_dims(cx, x, shape, &[])
-}
-
-/// The batch axis moved first: the leading axes are already a batch.
-fn svd_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
-    let x = bx.moveaxis(ins[0].clone(), dims[0].expect("batched"), 0)?;
-    let outs = bx.bind_all(&SVD, p.clone(), vec![x])?;
-    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
 }
 
 /// Binds `svd` (for the frontend's `jnp::linalg` functions): `s`, then

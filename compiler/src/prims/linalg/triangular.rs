@@ -3,96 +3,32 @@
 //! `::jax::__rt::linalg::triangular_solve_{f32,f64}` (faer), the entry
 //! points eager `scipy::linalg::solve_triangular` calls too. Nonlinear in
 //! `a`, linear in `b` (its transpose is the solve with `op` transposed).
-//!
-//! Also the matrix helpers other linear-algebra rules are written with, as
-//! JAX's `lax/linalg.py` has them: [`triangular_solve`] (the bind helper),
-//! [`tril`]/[`triu`] (`_tril`, `_triu`), [`matrix_transpose`] (`_T`) and
-//! [`batch_matmul`].
+//! [`triangular_solve`] is the bind helper other rules (cholesky's, lu's,
+//! qr's jvp) call; the matrix helpers live in `matrix.rs`.
 
-use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::builder::literal;
+// The helpers moved to `matrix.rs`, still reachable here for callers
+// that name them through this family.
+use super::matrix::py_bool;
+#[allow(unused_imports)]
+pub(crate) use super::matrix::{
+    batch_matmul, check_linalg_operands, entry, lit, matrix_transpose, shape_tuple, tril, triu,
+};
 use crate::ir::rules::single_ct;
 use crate::ir::shapes::same_dim;
-use crate::ir::{rust_type, Atom, Aval, Dim, Scalar};
+use crate::ir::{rust_type, Atom, Aval, Dim};
 use crate::prims::{
-    self, dim_tokens, size_tokens, tuple, Ad, BDim, Batch, Bind, Ctx, Kernel, KernelArgs, Lowering,
+    self, dim_tokens, size_tokens, Ad, BDim, Batch, Bind, Ctx, Kernel, KernelArgs, Lowering,
     Params, PrimDef, Res, TriangularSolveParams,
 };
-
-/// The shape's dims as JAX prints a shape tuple: `(3, 2)`.
-pub(crate) fn shape_tuple(dims: &[Dim]) -> String {
-    tuple(dims)
-}
-
-/// JAX's `linalg_shape_rule` and dtype rule for the operands of a linear-algebra
-/// primitive whose operands are batches of matrices (`ranks[i]` trailing
-/// axes each) over the same batch axes: float operands of one dtype.
-pub(crate) fn check_linalg_operands(
-    name: &str,
-    ops: &[Aval],
-    ranks: &[usize],
-    c: &mut crate::ir::shapes::Constraints,
-) -> Result<(), String> {
-    for (i, x) in ops.iter().enumerate() {
-        if !x.dtype.is_float() {
-            return Err(format!(
-                "{name} does not accept dtype {} at position {i}. Accepted dtypes at position {i} are subtypes of floating, complexfloating.",
-                x.dtype.name()
-            ));
-        }
-    }
-    for (i, (x, &r)) in ops.iter().zip(ranks).enumerate() {
-        if x.rank() < r {
-            return Err(format!(
-                "Input {i} to {name} must have rank at least {r}, but got shape={}",
-                shape_tuple(&x.shape)
-            ));
-        }
-    }
-    let batch: Vec<&[Dim]> = ops
-        .iter()
-        .zip(ranks)
-        .map(|(x, &r)| &x.shape[..x.rank() - r])
-        .collect();
-    if batch.iter().any(|b| b.len() != batch[0].len()) {
-        let lens: Vec<String> = batch.iter().map(|b| b.len().to_string()).collect();
-        return Err(format!(
-            "All inputs to {name} must have the same number of batch dimensions, but got [{}] batch dimensions for the inputs.",
-            lens.join(", ")
-        ));
-    }
-    for (i, b) in batch.iter().enumerate().skip(1) {
-        let why = format!("the batch dimensions of the inputs to {name} must be equal");
-        if !b.iter().zip(batch[0]).all(|(x, y)| same_dim(x, y, &why, c)) {
-            return Err(format!(
-                "All inputs to {name} must have the same batch dimensions, but input {i} has {} and input 0 has {}.",
-                shape_tuple(b),
-                shape_tuple(batch[0])
-            ));
-        }
-    }
-    if ops.iter().any(|x| x.dtype != ops[0].dtype) {
-        let names: Vec<&str> = ops.iter().map(|x| x.dtype.name()).collect();
-        return Err(format!(
-            "lax.{name} requires arguments to have the same dtypes, got {}.",
-            names.join(", ")
-        ));
-    }
-    Ok(())
-}
 
 fn params(p: &Params) -> TriangularSolveParams {
     match p {
         Params::TriangularSolve(t) => *t,
         _ => unreachable!("triangular_solve carries Params::TriangularSolve"),
     }
-}
-
-fn py_bool(b: bool) -> String {
-    if b { "True" } else { "False" }.to_string()
 }
 
 /// `_triangular_solve_shape_rule`: `a` square, its size `b`'s common axis;
@@ -141,21 +77,12 @@ fn triangular_solve_eval(
 fn print_triangular_solve(_: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
     let t = params(p);
     vec![
-        ("conjugate_a", py_bool(t.conjugate_a)),
-        ("left_side", py_bool(t.left_side)),
-        ("lower", py_bool(t.lower)),
-        ("transpose_a", py_bool(t.transpose_a)),
-        ("unit_diagonal", py_bool(t.unit_diagonal)),
+        ("conjugate_a", py_bool(t.conjugate_a).into()),
+        ("left_side", py_bool(t.left_side).into()),
+        ("lower", py_bool(t.lower).into()),
+        ("transpose_a", py_bool(t.transpose_a).into()),
+        ("unit_diagonal", py_bool(t.unit_diagonal).into()),
     ]
-}
-
-/// The runtime entry point of a float dtype: `NAME_f32` or `NAME_f64`.
-pub(crate) fn entry(name: &str, dtype: DType) -> proc_macro2::Ident {
-    let suffix = match dtype {
-        DType::F64 => "f64",
-        _ => "f32",
-    };
-    quote::format_ident!("{name}_{suffix}")
 }
 
 fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
@@ -201,13 +128,6 @@ fn triangular_solve_flops(ins: &[Aval], outs: &[Aval], _: &Params) -> Option<f64
     Some(m * n)
 }
 
-pub(crate) fn lit(d: &Dim) -> Option<f64> {
-    match d {
-        Dim::Lit(n) => Some(*n as f64),
-        Dim::Sym(_) => None,
-    }
-}
-
 /// `lax.linalg.triangular_solve_p`.
 pub static TRIANGULAR_SOLVE: PrimDef = PrimDef {
     name: "triangular_solve",
@@ -236,83 +156,6 @@ pub(crate) fn triangular_solve(
     p: TriangularSolveParams,
 ) -> Res<Atom> {
     cx.bind(&TRIANGULAR_SOLVE, Params::TriangularSolve(p), vec![a, b])
-}
-
-/// `_T(x)`: the last two axes swapped.
-pub(crate) fn matrix_transpose(cx: &mut Ctx, x: Atom) -> Res<Atom> {
-    let r = cx.aval(&x).rank();
-    let mut perm: Vec<usize> = (0..r).collect();
-    perm.swap(r - 2, r - 1);
-    cx.bind(&prims::TRANSPOSE, Params::Transpose { perm }, vec![x])
-}
-
-/// JAX's `lax._tri(bool, (n, m), k)` over the last two axes of `shape`,
-/// broadcast over the leading ones: `iota0 + k >= iota1`.
-fn tri_mask(cx: &mut Ctx, shape: &[Dim], k: i64) -> Res<Atom> {
-    let r = shape.len();
-    let last2 = shape[r - 2..].to_vec();
-    let iota = |cx: &mut Ctx, dimension| {
-        cx.bind(
-            &prims::IOTA,
-            Params::Iota {
-                dtype: DType::I32,
-                shape: last2.clone(),
-                dimension,
-            },
-            vec![],
-        )
-    };
-    let rows = iota(cx, 0)?;
-    let k = literal(Scalar::Int(k as i128), Aval::scalar(DType::I32, false));
-    let rows = cx.bin(&prims::ADD, rows, k)?;
-    let cols = iota(cx, 1)?;
-    let mask = cx.bin(&prims::GE, rows, cols)?;
-    if r == 2 {
-        return Ok(mask);
-    }
-    cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: shape.to_vec(),
-            dims: vec![r - 2, r - 1],
-            np_ints: 0,
-        },
-        vec![mask],
-    )
-}
-
-/// `_tril(m, k)`: the elements on and below diagonal `k`, zeros above.
-pub(crate) fn tril(cx: &mut Ctx, x: Atom, k: i64) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let mask = tri_mask(cx, &a.shape, k)?;
-    let z = cx.zeros(&crate::ir::rules::tangent_aval(&a))?;
-    cx.select(mask, z, x)
-}
-
-/// `_triu(m, k)`: the elements on and above diagonal `k`, zeros below.
-pub(crate) fn triu(cx: &mut Ctx, x: Atom, k: i64) -> Res<Atom> {
-    let a = cx.aval(&x);
-    let mask = tri_mask(cx, &a.shape, k - 1)?;
-    let z = cx.zeros(&crate::ir::rules::tangent_aval(&a))?;
-    cx.select(mask, x, z)
-}
-
-/// `lax.dot` of two matrices, or `lax.batch_matmul` over equal leading axes.
-pub(crate) fn batch_matmul(cx: &mut Ctx, x: Atom, y: Atom) -> Res<Atom> {
-    let r = cx.aval(&x).rank();
-    let batch: Vec<usize> = (0..r - 2).collect();
-    let preferred = cx.aval(&x).dtype;
-    cx.bind(
-        &prims::DOT_GENERAL,
-        Params::DotGeneral {
-            lhs_contract: vec![r - 1],
-            rhs_contract: vec![r - 2],
-            lhs_batch: batch.clone(),
-            rhs_batch: batch,
-            preferred,
-        },
-        vec![x, y],
-    )
 }
 
 /// `_triangular_solve_jvp_rule_a` plus the solve of `b`'s tangent
