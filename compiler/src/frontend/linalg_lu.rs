@@ -20,7 +20,8 @@ use crate::ir::builder::Result;
 use crate::ir::rules::{tangent_aval, Ctx, Res};
 use crate::ir::{Atom, Aval, Dim};
 use crate::prims::linalg::matrix::{
-    batch_matmul, diagonal, element, element_last, eye_like, shape_tuple, tril, triu,
+    batch_matmul, block, diagonal, element, element_last, eye, eye_like, matrix_dims,
+    matrix_transpose, shape_tuple, tril, triu,
 };
 use crate::prims::{self, Params};
 
@@ -80,7 +81,8 @@ fn reshape(cx: &mut Ctx, x: Atom, shape: Vec<Dim>) -> Res<Atom> {
     )
 }
 
-/// `x` broadcast to `batch + x's last `keep` axes` (new leading axes).
+/// `x` broadcast to `batch + x's last `keep` axes` (NumPy's rule: new
+/// leading axes, and its size-1 batch axes stretched).
 fn broadcast_batch(cx: &mut Ctx, x: Atom, batch: &[Dim], keep: usize) -> Res<Atom> {
     let a = cx.aval(&x);
     let mut shape = batch.to_vec();
@@ -88,7 +90,7 @@ fn broadcast_batch(cx: &mut Ctx, x: Atom, batch: &[Dim], keep: usize) -> Res<Ato
     if shape == a.shape {
         return Ok(x);
     }
-    let dims: Vec<usize> = (batch.len()..batch.len() + keep).collect();
+    let dims: Vec<usize> = (shape.len() - a.rank()..shape.len()).collect();
     cx.bind(
         &prims::BROADCAST_IN_DIM,
         Params::BroadcastInDim {
@@ -214,27 +216,106 @@ fn rhs_matrices(
     })
 }
 
-/// `jnp.linalg.solve(a, b)`.
+/// `jnp.linalg.solve(a, b)`: JAX's `jnp.vectorize` of the solve with
+/// signature `(m,m),(m)->(m)` for a vector `b`, else `(m,m),(m,n)->(m,n)`:
+/// the batch axes of `a` and `b` broadcast against each other.
 pub(crate) fn solve(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let msg = |s: &str| format!("solve: the left-hand side must have shape [..., n, n], got {s}");
     let a = matrix_arg(t, &c, 0, Some(&msg))?;
     let b = c.atom(t, 1)?;
-    let b_aval = t.b.aval(&b);
-    if b_aval.dtype != t.b.aval(&a).dtype {
+    let (aa, ba) = (t.b.aval(&a), t.b.aval(&b));
+    if ba.dtype != aa.dtype {
         return call_err(
             c.args[1].1,
-            format!("`solve`: `b` must have `a`'s dtype, got {b_aval}"),
+            format!("`solve`: `b` must have `a`'s dtype, got {ba}"),
         );
     }
-    let (a, b, vector) = rhs_matrices(t, &a, b, "solve", c.span)?;
+    let (ar, br) = (aa.rank(), ba.rank());
+    if br == 0 {
+        return call_err(
+            c.args[1].1,
+            format!("`solve`: `b` must be a vector or matrices, got {ba}"),
+        );
+    }
+    if br > 1
+        && ar == br + 1
+        && aa.shape[ar - 1] == ba.shape[br - 1]
+        && aa.shape[ar - 1] != ba.shape[br - 2]
+    {
+        return call_err(
+            c.span,
+            format!(
+                "Invalid shapes for solve: {}, {}. Prior to JAX v0.5.0, this would have been treated as a batched 1-dimensional solve. To recover this behavior, use solve(a, b[..., None]).squeeze(-1).",
+                shape_tuple(&aa.shape),
+                shape_tuple(&ba.shape)
+            ),
+        );
+    }
+    let vector = br == 1;
+    let n = aa.shape[ar - 1].clone();
+    let rows = if vector {
+        &ba.shape[0]
+    } else {
+        &ba.shape[br - 2]
+    };
+    if *rows != n {
+        let sig = if vector {
+            "(m,m),(m)->(m)"
+        } else {
+            "(m,m),(m,n)->(m,n)"
+        };
+        return call_err(
+            c.span,
+            format!("inconsistent size for core dimension 'm': {rows} vs {n} on vectorized function with excluded=frozenset() and signature='{sig}'"),
+        );
+    }
+    let b_batch = if vector { &[][..] } else { &ba.shape[..br - 2] };
+    let batch =
+        broadcast_batch_shapes(&aa.shape[..ar - 2], b_batch).or_else(|e| call_err(c.span, e))?;
+    let (a, b) = with_cx(t, c.span, |cx| {
+        let b = if vector {
+            reshape(cx, b, vec![n.clone(), Dim::Lit(1)])?
+        } else {
+            b
+        };
+        let a = broadcast_batch(cx, a, &batch, 2)?;
+        let b = broadcast_batch(cx, b, &batch, 2)?;
+        Ok((a, b))
+    })?;
     let x = solve_traced(t, a, b, c.span)?;
     let x = if vector {
-        with_cx(t, c.span, |cx| reshape(cx, x, b_aval.shape.clone()))?
+        let mut shape = batch.clone();
+        shape.push(n);
+        with_cx(t, c.span, |cx| reshape(cx, x, shape))?
     } else {
         x
     };
     Ok(Value::Traced(x))
+}
+
+/// NumPy's broadcast of two batch shapes (static sizes), or JAX's message.
+fn broadcast_batch_shapes(x: &[Dim], y: &[Dim]) -> std::result::Result<Vec<Dim>, String> {
+    let r = x.len().max(y.len());
+    let pad = |s: &[Dim]| -> Vec<Dim> {
+        std::iter::repeat_n(Dim::Lit(1), r - s.len())
+            .chain(s.iter().cloned())
+            .collect()
+    };
+    let (px, py) = (pad(x), pad(y));
+    px.iter()
+        .zip(&py)
+        .map(|(p, q)| match (p, q) {
+            (p, q) if p == q => Ok(p.clone()),
+            (Dim::Lit(1), q) => Ok(q.clone()),
+            (p, Dim::Lit(1)) => Ok(p.clone()),
+            _ => Err(format!(
+                "Incompatible shapes for broadcasting: shapes=[{}, {}]",
+                shape_tuple(x),
+                shape_tuple(y)
+            )),
+        })
+        .collect()
 }
 
 /// `jnp.linalg.inv(a)`: `solve(a, eye)`.
@@ -365,24 +446,145 @@ fn det_body(cx: &mut Ctx, a: Atom) -> Res<Atom> {
     }
 }
 
-/// `jnp.linalg.det(a)`.
+/// `jnp.linalg.det(a)`: JAX's closed forms for 2×2 and 3×3 (differentiated
+/// as they are, so finite at singular matrices), otherwise `_det`, a
+/// custom jvp whose rule is `trace(_cofactor_solve(a, ȧ))` (the adjugate's
+/// product, finite where `a` is singular).
 pub(crate) fn det(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let msg = |s: &str| format!("Argument to _det() must have shape [..., n, n], got {s}");
     let a = matrix_arg(t, &c, 0, Some(&msg))?;
+    let aa = t.b.aval(&a);
+    if matches!(aa.shape[aa.rank() - 1], Dim::Lit(2 | 3)) {
+        return Ok(Value::Traced(with_cx(t, c.span, |cx| det_body(cx, a))?));
+    }
     let outs = custom_jvp(
         t,
-        "det",
+        "_det",
         vec![a],
         |cx, ins| Ok(vec![det_body(cx, ins[0].clone())?]),
-        |cx, ins, tans, outs| {
-            let z = solve_matrices(cx, ins[0].clone(), tans[0].clone())?;
-            let tr = trace(cx, z)?;
-            Ok(vec![cx.mul(outs[0].clone(), tr)?])
+        |cx, ins, tans, _| {
+            let z = cofactor_solve(cx, ins[0].clone(), tans[0].clone())?;
+            Ok(vec![trace(cx, z)?])
         },
         c.span,
     )?;
     Ok(Value::Traced(outs[0].clone()))
+}
+
+/// JAX's `_cofactor_solve(a, b)`'s second result, `adj(a)·b` (`det(a)·
+/// solve(a, b)` where `a` is invertible), finite where `a` has rank `n - 1`
+/// and zero where its rank is lower: from `a`'s LU with `U`'s last diagonal
+/// entry replaced by `1 / partial_det[-2]`, the solve's result scaled by
+/// `det(a)` except its last row, and both filtered where the modified `U`
+/// is still singular.
+fn cofactor_solve(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
+    let aa = cx.aval(&a);
+    let r = aa.rank();
+    let n = match aa.shape[r - 1] {
+        Dim::Lit(n) => n,
+        Dim::Sym(_) => {
+            return Err("det's derivative of a symbolic size is not supported yet".into())
+        }
+    };
+    if n == 1 {
+        return Ok(b);
+    }
+    let f = bind_lu(cx, a)?;
+    let (lu, pivots, perm) = (f[0].clone(), f[1].clone(), f[2].clone());
+    let diag = diagonal(cx, lu.clone())?;
+    let sign = pivot_sign(cx, pivots, aa.dtype)?;
+    // partial_det[-2] and [-1]: the products of the first n - 1 and of all
+    // n diagonal entries, times the sign.
+    let mut prod = sign;
+    for i in 0..n - 1 {
+        let d = element_last(cx, diag.clone(), i)?;
+        prod = cx.mul(prod, d)?;
+    }
+    let before_last = prod.clone();
+    let last = element_last(cx, diag, n - 1)?;
+    let det = cx.mul(prod, last)?;
+    // lu.at[..., -1, -1].set(1 / partial_det[-2]).
+    let one = cx.lit(1.0, &before_last);
+    let corner = cx.div(one, before_last)?;
+    let corner = prims::broadcast_dims(cx, corner, &aa.shape, &(0..r - 2).collect::<Vec<_>>())?;
+    let rows = iota(cx, &aa.shape, r - 2)?;
+    let cols = iota(cx, &aa.shape, r - 1)?;
+    let sum = cx.add(rows, cols)?;
+    let far = cx.lit(2.0 * (n as f64 - 1.0), &sum);
+    let at_corner = cx.bin(&prims::EQ, sum, far)?;
+    let lu = cx.select(at_corner, lu, corner)?;
+    // Whether U⁻¹·1 is still non-finite: a rank below n - 1.
+    let mut col = aa.shape[..r - 1].to_vec();
+    col.push(Dim::Lit(1));
+    let ones = cx.full(
+        1.0,
+        &Aval {
+            shape: col,
+            ..aa.clone()
+        },
+    )?;
+    let probe = prims::tri_solve(cx, lu.clone(), ones, true, false, false, false)?;
+    let finite = cx.un(&prims::IS_FINITE, probe)?;
+    let bad = cx.un(&prims::NOT, finite)?;
+    let bad = cx.bind(
+        &prims::REDUCE_OR,
+        Params::Axes(vec![r - 2, r - 1], 0),
+        vec![bad],
+    )?;
+    let bad = prims::broadcast_dims(cx, bad, &aa.shape, &(0..r - 2).collect::<Vec<_>>())?;
+    let zeros = cx.zeros(&tangent_aval(&cx.aval(&b)))?;
+    let x = cx.select(bad.clone(), b, zeros.clone())?;
+    let x = prims::permute_rows(cx, perm, x)?;
+    let x = prims::tri_solve(cx, lu.clone(), x, true, true, false, true)?;
+    let head = block(cx, x.clone(), 0..n - 1, 0..n)?;
+    let mut head_shape = aa.shape.clone();
+    head_shape[r - 2] = Dim::Lit(n - 1);
+    let det_b = prims::broadcast_dims(cx, det, &head_shape, &(0..r - 2).collect::<Vec<_>>())?;
+    let head = cx.mul(head, det_b)?;
+    let tail = block(cx, x, n - 1..n, 0..n)?;
+    let x = cx.bind(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim: r - 2 },
+        vec![head, tail],
+    )?;
+    let x = prims::tri_solve(cx, lu, x, true, false, false, false)?;
+    cx.select(bad, x, zeros)
+}
+
+/// The sign of the pivots' permutation, `1 - 2·(swaps % 2)` in `dtype`
+/// (`_cofactor_solve`'s `sign`).
+fn pivot_sign(cx: &mut Ctx, pivots: Atom, dtype: DType) -> Res<Atom> {
+    let pa = cx.aval(&pivots);
+    let last = pa.rank() - 1;
+    let pos = iota(cx, &pa.shape, last)?;
+    let swapped = cx.bin(&prims::NE, pivots, pos)?;
+    let swapped = cx.convert(swapped, DType::I32)?;
+    let swaps = cx.bind(
+        &prims::REDUCE_SUM,
+        Params::Axes(vec![last], 0),
+        vec![swapped],
+    )?;
+    let two = cx.lit(2.0, &swaps);
+    let parity = cx.bin(&prims::REM, swaps, two)?;
+    let m2 = cx.lit(-2.0, &parity);
+    let one = cx.lit(1.0, &parity);
+    let s = cx.mul(m2, parity)?;
+    let s = cx.add(s, one)?;
+    cx.convert(s, dtype)
+}
+
+/// An `i32` iota along `dimension` of `shape`.
+fn iota(cx: &mut Ctx, shape: &[Dim], dimension: usize) -> Res<Atom> {
+    cx.bind(
+        &prims::IOTA,
+        Params::Iota {
+            dtype: DType::I32,
+            shape: shape.to_vec(),
+            dimension,
+        },
+        vec![],
+    )
 }
 
 /// `jnp.linalg.slogdet(a)`: `(sign, logabsdet)`.
@@ -463,43 +665,28 @@ pub(crate) fn lu_factor(t: &mut Tracer, c: Call) -> Result<Value> {
     ]))
 }
 
-/// `jax.scipy.linalg.lu(a)`: `(p, l, u)` of square matrices, `p` the
-/// permutation matrix (`permutation[..., None] == arange(m)`, transposed).
+/// `jax.scipy.linalg.lu(a)`: `(p, l, u)`, `p` the `m × m` permutation
+/// matrix (`permutation[..., None] == arange(m)`, transposed), `l` the
+/// unit-lower `m × k` and `u` the upper `k × n` factor, `k = min(m, n)`.
 pub(crate) fn lu(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
-    let msg = |s: &str| format!("lu: this crate's `lu` takes square matrices [..., n, n], got {s}");
-    let a = matrix_arg(t, &c, 0, Some(&msg))?;
+    let a = matrix_arg(t, &c, 0, None)?;
     let aa = t.b.aval(&a);
     let outs = with_cx(t, c.span, |cx| {
+        let (_, m, n) = matrix_dims("lu", &aa)?;
+        let k = m.min(n);
         let f = bind_lu(cx, a)?;
-        let r = aa.rank();
-        let perm = f[2].clone();
-        let dims: Vec<usize> = (0..r - 1).collect();
-        let rows = cx.bind(
-            &prims::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape: aa.shape.clone(),
-                dims,
-                np_ints: 0,
-            },
-            vec![perm],
-        )?;
-        let cols = cx.bind(
-            &prims::IOTA,
-            Params::Iota {
-                dtype: DType::I32,
-                shape: aa.shape.clone(),
-                dimension: r - 1,
-            },
-            vec![],
-        )?;
-        let onehot = cx.bin(&prims::EQ, rows, cols)?;
-        let p = cx.convert(onehot, aa.dtype)?;
-        let p = cx.moveaxis(p, r - 1, r - 2)?;
-        let strict = tril(cx, f[0].clone(), -1)?;
-        let eye = eye_like(cx, &aa)?;
+        let p = prims::permutation_matrix(cx, f[2].clone(), aa.dtype)?;
+        let p = matrix_transpose(cx, p)?;
+        let left = block(cx, f[0].clone(), 0..m, 0..k)?;
+        let strict = tril(cx, left, -1)?;
+        let mut eye_shape = aa.shape.clone();
+        let r = eye_shape.len();
+        eye_shape[r - 1] = Dim::Lit(k);
+        let eye = eye(cx, aa.dtype, &eye_shape)?;
         let l = cx.add(strict, eye)?;
-        let u = triu(cx, f[0].clone(), 0)?;
+        let top = block(cx, f[0].clone(), 0..k, 0..n)?;
+        let u = triu(cx, top, 0)?;
         Ok(vec![p, l, u])
     })?;
     Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))

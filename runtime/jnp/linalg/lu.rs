@@ -207,8 +207,10 @@ fn solve_impl<T: LinalgFloat, R: Real>(
 
 /// The solution `x` of `a·x = b` (`jnp.linalg.solve`), through LU with
 /// partial pivoting. `a` is `[.., N, N]`; `b` is a vector `[N]` (then `a`
-/// must be one matrix) or matrices `[.., N, K]` whose leading axes equal
-/// `a`'s (or `a` is one matrix shared by them). The result has `b`'s shape.
+/// must be one matrix) or matrices `[.., N, K]` whose leading axes `a`'s
+/// broadcast to, as JAX broadcasts them. The result has `b`'s shape (in
+/// jit, where the result's type is the caller's, `a`'s batch may also be
+/// the larger one, as JAX allows).
 /// A singular `a` gives inf/nan, as JAX.
 ///
 /// ```
@@ -239,17 +241,56 @@ where
         matrices("solve", bd)
     };
     let (abd, bbd) = (&ad[..ad.len() - 2], &bd[..bd.len().saturating_sub(2)]);
-    if rows != n || !(abd.is_empty() || abd == bbd) {
+    // JAX broadcasts the batch axes of `a` and `b`; the result here has
+    // `b`'s type, so `a`'s batch must broadcast to `b`'s.
+    let a_fits = abd.len() <= bbd.len()
+        && abd
+            .iter()
+            .rev()
+            .zip(bbd.iter().rev())
+            .all(|(x, y)| x == y || *x == 1);
+    if rows != n || !(abd.is_empty() || (bd.len() > 1 && a_fits)) {
         panic!(
-            "solve: inconsistent shapes {ad:?} and {bd:?}: `b` must be [{n}] (with one matrix) or [.., {n}, K] with the leading axes of `a`"
+            "solve: inconsistent shapes {ad:?} and {bd:?}: `b` must be [{n}] (with one matrix) or [.., {n}, K] whose leading axes `a`'s broadcast to (broadcast `b` first, e.g. with `jnp::broadcast_to`, when the result has more axes than `b`)"
         );
     }
     let (a, b) = (a.into_array(), b.into_array());
+    let mut a_data = a.data().to_vec();
+    let mut a_batch = a_batch;
+    if !abd.is_empty() && abd != bbd {
+        a_data = broadcast_batch(&a_data, abd, bbd, n * n);
+        a_batch = batch;
+    }
     let x = by_dtype!(
         ElemOf<A>,
-        solve_impl(a.data().to_vec(), b.data().to_vec(), a_batch, batch, n, r)
+        solve_impl(a_data, b.data().to_vec(), a_batch, batch, n, r)
     );
     B::Array::from_data(x)
+}
+
+/// Matrices of `size` elements over the batch `from`, repeated over the
+/// batch `to` that `from` broadcasts to (NumPy's rule).
+fn broadcast_batch<T: Copy>(data: &[T], from: &[usize], to: &[usize], size: usize) -> Vec<T> {
+    let lead = to.len() - from.len();
+    let count: usize = to.iter().product();
+    let mut out = Vec::with_capacity(count * size);
+    for k in 0..count {
+        // The source index: `k`'s digits in `to`, size-1 axes of `from` at 0.
+        let (mut rest, mut src, mut stride) = (k, 0, 1);
+        for (axis, &d) in to.iter().enumerate().rev() {
+            let digit = rest % d;
+            rest /= d;
+            if axis >= lead {
+                let f = from[axis - lead];
+                if f != 1 {
+                    src += digit * stride;
+                }
+                stride *= f;
+            }
+        }
+        out.extend_from_slice(&data[src * size..(src + 1) * size]);
+    }
+    out
 }
 
 fn eye<R: Real>(batch: usize, n: usize) -> Vec<R> {

@@ -13,7 +13,10 @@ use quote::quote;
 // for the frontend's handlers.
 #[allow(unused_imports)]
 pub(crate) use super::matrix::{batch_matmul as matmul, eye_like};
-use super::matrix::{check_matrix_rank, decomposition, float_operand, matrix_dims, tril, triu};
+use super::matrix::{
+    block, check_matrix_rank, decomposition, eye, float_operand, matrix_dims, matrix_transpose,
+    pad_block, tril, triu,
+};
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{self, dim_tokens, size_tokens, Ad, Bind, KernelArgs, Params, PrimDef, Res};
@@ -88,12 +91,9 @@ fn lu_call(a: KernelArgs<'_>) -> TokenStream {
     })
 }
 
-/// The rows of `x` ([.., m, c]) permuted: row `i` of the result is row
-/// `perm[i]` (`x[perm, :]`), as a product with the permutation matrix
-/// `P[i, j] = (perm[i] == j)`, which is linear in `x` (so reverse mode
-/// transposes it as a product).
-pub(crate) fn permute_rows(cx: &mut Ctx, perm: Atom, x: Atom) -> Res<Atom> {
-    let xa = cx.aval(&x);
+/// The permutation matrix of `perm` ([.., m]) in `dtype`: `P[i, j] =
+/// (perm[i] == j)`, so `P·x = x[perm, :]` and `Pᵀ·x` undoes it.
+pub(crate) fn permutation_matrix(cx: &mut Ctx, perm: Atom, dtype: DType) -> Res<Atom> {
     let pa = cx.aval(&perm);
     let r = pa.rank();
     let m = pa.shape[r - 1].clone();
@@ -119,13 +119,35 @@ pub(crate) fn permute_rows(cx: &mut Ctx, perm: Atom, x: Atom) -> Res<Atom> {
         vec![],
     )?;
     let onehot = cx.bin(&prims::EQ, rows, cols)?;
-    let p = cx.convert(onehot, xa.dtype)?;
+    cx.convert(onehot, dtype)
+}
+
+/// The rows of `x` ([.., m, c]) permuted: row `i` of the result is row
+/// `perm[i]` (`x[perm, :]`), as a product with the permutation matrix,
+/// which is linear in `x` (so reverse mode transposes it as a product).
+pub(crate) fn permute_rows(cx: &mut Ctx, perm: Atom, x: Atom) -> Res<Atom> {
+    let dtype = cx.aval(&x).dtype;
+    let p = permutation_matrix(cx, perm, dtype)?;
     matmul(cx, p, x)
 }
 
-/// JAX's `_lu_jvp_rule` for square matrices: with `L`, `U` from the
-/// factors, `X = L⁻¹·(P·ȧ)·U⁻¹` by two triangular solves, and
-/// `l̇u = L·tril(X, -1) + triu(X)·U`; the integer results get no tangent.
+/// JAX's `_lu_solve_core` with `trans=1` (`trans=2` for real matrices):
+/// `aᵀ·x = b` from `a`'s LU (`P a = L U`), `x = Pᵀ L⁻ᵀ U⁻ᵀ b`.
+pub(crate) fn lu_solve_transposed(cx: &mut Ctx, lu: Atom, perm: Atom, b: Atom) -> Res<Atom> {
+    let y = tri_solve(cx, lu.clone(), b, true, false, true, false)?;
+    let z = tri_solve(cx, lu, y, true, true, true, true)?;
+    let dtype = cx.aval(&z).dtype;
+    let p = permutation_matrix(cx, perm, dtype)?;
+    let pt = matrix_transpose(cx, p)?;
+    matmul(cx, pt, z)
+}
+
+/// JAX's `_lu_jvp_rule` (`_lu_jvp_inner`), square or not: with `k =
+/// min(m, n)`, `L` (`m × m`) the unit-lower part of `lu[.., :, :k]` padded
+/// with the identity's columns, `U` (`n × n`) the upper part of
+/// `lu[.., :k, :]` padded with the identity's rows, `X = L⁻¹·(P·ȧ)·U⁻¹` by
+/// two triangular solves, and `l̇u = L·tril(X, -1) + triu(X)·U`; the integer
+/// results get no tangent.
 fn lu_jvp(
     ad: &mut Ad,
     _: &[Atom],
@@ -137,18 +159,29 @@ fn lu_jvp(
         return Ok(vec![None, None, None]);
     };
     let lu_aval = ad.aval(&outs[0]);
-    let (_, m, n) = split(&lu_aval.shape);
-    if m != n {
-        return Err(
-            "the derivative of lu of a non-square matrix is not supported yet: differentiate through a square one".into(),
-        );
-    }
+    let (_, m, n) = matrix_dims("the derivative of lu", &lu_aval)?;
+    let k = m.min(n);
     let cx: &mut Ctx = ad;
     let lu = outs[0].clone();
-    let strict = tril(cx, lu.clone(), -1)?;
-    let eye = eye_like(cx, &lu_aval)?;
-    let l = cx.add(strict, eye)?;
-    let u = triu(cx, lu, 0)?;
+    let r = lu_aval.rank();
+    let square = |size: usize| {
+        let mut shape = lu_aval.shape[..r - 2].to_vec();
+        shape.extend([Dim::Lit(size), Dim::Lit(size)]);
+        shape
+    };
+    let left = block(cx, lu.clone(), 0..m, 0..k)?;
+    let strict = tril(cx, left, -1)?;
+    let strict = pad_block(cx, strict, m, m, (0, 0))?;
+    let eye_m = eye(cx, lu_aval.dtype, &square(m))?;
+    let l = cx.add(strict, eye_m)?;
+    let top = block(cx, lu, 0..k, 0..n)?;
+    let upper = triu(cx, top, 0)?;
+    let mut u = pad_block(cx, upper, n, n, (0, 0))?;
+    if n > k {
+        let eye_rest = eye(cx, lu_aval.dtype, &square(n - k))?;
+        let eye_rest = pad_block(cx, eye_rest, n, n, (k, k))?;
+        u = cx.add(u, eye_rest)?;
+    }
     let pa = permute_rows(cx, outs[2].clone(), a_dot.clone())?;
     let la = tri_solve(cx, l.clone(), pa, true, true, false, true)?;
     let lau = tri_solve(cx, u.clone(), la, false, false, false, false)?;

@@ -10,9 +10,10 @@ use jax_dtypes::DType;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::lu::lu_solve_transposed;
 use super::matrix::{
-    batch_matmul as matmul, block, check_square, decomposition, decomposition_operand, lit,
-    matrix_dims, matrix_transpose as mt, py_bool, tril, with_last_two,
+    batch_matmul as matmul, block, check_square, decomposition, decomposition_operand, eye, lit,
+    matrix_dims, matrix_transpose as mt, pad_block, py_bool, sub, tril, with_last_two,
 };
 use super::triangular::triangular_solve;
 use crate::ir::primitive::TriangularSolveParams;
@@ -164,13 +165,58 @@ fn qr_jvp(
         return Ok(vec![Some(dq), Some(dr)]);
     }
     if *full_matrices && m > n {
-        return Err(
-            "the derivative of qr with full_matrices=True (mode \"complete\") of a tall matrix is not supported yet: it needs lu; use the reduced mode"
-                .into(),
-        );
+        let (dq, dr) = complete_tall_qr_jvp(ad, q, r, dx, m, n)?;
+        return Ok(vec![Some(dq), Some(dr)]);
     }
     let (dq, dr) = thin_qr_jvp(ad, q, r, dx)?;
     Ok(vec![Some(dq), Some(dr)])
+}
+
+/// `qr_jvp_rule`'s complete mode of a tall matrix (`m > n`, after Roberts
+/// and Roberts, arXiv:2409.13374, eqs. 32-33): the thin rule on `Q[:, :n]`
+/// and `R[:n, :n]`, then the remaining columns of `dQ` through
+/// `Z = Q_pn (Q_nn - I)⁻¹` (an LU solve with the matrix transposed, as
+/// JAX's `lu_solve(.., trans=2)`), and `dR`'s last `m - n` rows zero.
+fn complete_tall_qr_jvp(
+    ad: &mut Ad,
+    q: Atom,
+    r: Atom,
+    dx: Atom,
+    m: usize,
+    n: usize,
+) -> Res<(Atom, Atom)> {
+    let q_mn = block(ad, q.clone(), 0..m, 0..n)?;
+    let r_nn = block(ad, r, 0..n, 0..n)?;
+    let (dq_mn, dr_nn) = thin_qr_jvp(ad, q_mn.clone(), r_nn, dx)?;
+    let q_nn = block(ad, q_mn.clone(), 0..n, 0..n)?;
+    let q_pn = block(ad, q_mn.clone(), n..m, 0..n)?;
+    let q_mp = block(ad, q, 0..m, n..m)?;
+    let dq_nn = block(ad, dq_mn.clone(), 0..n, 0..n)?;
+    let dq_pn = block(ad, dq_mn.clone(), n..m, 0..n)?;
+    let shape = ad.aval(&q_nn).shape;
+    let dtype = ad.aval(&q_nn).dtype;
+    let eye_n = eye(ad, dtype, &shape)?;
+    let shifted = sub(ad, q_nn, eye_n)?;
+    let f = ad.bind_all(&super::LU, Params::None, vec![shifted])?;
+    let q_pn_t = mt(ad, q_pn)?;
+    let z_t = lu_solve_transposed(ad, f[0].clone(), f[2].clone(), q_pn_t)?;
+    let z = mt(ad, z_t.clone())?;
+    let first = matmul(ad, dq_mn.clone(), z_t)?;
+    let q_mp_z = matmul(ad, q_mp, z.clone())?;
+    let left = ad.add(q_mn, q_mp_z)?;
+    let z_dq_nn = matmul(ad, z, dq_nn)?;
+    let gap = sub(ad, dq_pn, z_dq_nn)?;
+    let gap_t = mt(ad, gap)?;
+    let second = matmul(ad, left, gap_t)?;
+    let dq_mp = sub(ad, first, second)?;
+    let last = ad.aval(&dq_mn).rank() - 1;
+    let dq = ad.bind(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim: last },
+        vec![dq_mn, dq_mp],
+    )?;
+    let dr = pad_block(ad, dr_nn, m, n, (0, 0))?;
+    Ok((dq, dr))
 }
 
 /// `lax.linalg.eig_p` of a real matrix: eigenvalues `[.., n]` (complex64
