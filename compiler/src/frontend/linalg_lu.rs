@@ -5,10 +5,12 @@
 //!
 //! Derivatives are JAX's: `solve` (a `custom_linear_solve` in JAX) is a
 //! `custom_jvp_call` whose rule is `ẋ = solve(a, ḃ - ȧ·x)` (reverse mode
-//! transposes that rule: the transposed triangular solves); `det`'s rule is
-//! `det(a)·trace(solve(a, ȧ))` and `slogdet`'s `trace(solve(a, ȧ))`, through
-//! `lu`. The whole-function jaxprs differ from JAX's (no
-//! `custom_linear_solve`, no nested `jit`s); values and derivatives match.
+//! transposes that rule: the transposed triangular solves); `det` is JAX's
+//! closed form for 2×2 and 3×3 and otherwise a custom jvp with
+//! `_cofactor_solve`'s rule (finite at singular matrices), `slogdet`'s rule
+//! `trace(solve(a, ȧ))`, through `lu`. The whole-function jaxprs differ from
+//! JAX's (no `custom_linear_solve`, no nested `jit`s); values and
+//! derivatives match.
 
 use jax_dtypes::DType;
 use proc_macro2::Span;
