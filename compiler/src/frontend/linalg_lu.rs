@@ -430,9 +430,10 @@ fn det_body(cx: &mut Ctx, a: Atom) -> Res<Atom> {
             };
             let t1 = term(cx, [(0, 0), (1, 1), (2, 2)])?;
             let t2 = term(cx, [(0, 1), (1, 2), (2, 0)])?;
-            let s = cx.add(t1, t2)?;
+            // `add`, as JAX's `_det_3x3` prints (`cx.add` is `add_any`).
+            let s = cx.bin(&prims::ADD, t1, t2)?;
             let t3 = term(cx, [(0, 2), (1, 0), (2, 1)])?;
-            let s = cx.add(s, t3)?;
+            let s = cx.bin(&prims::ADD, s, t3)?;
             let t4 = term(cx, [(0, 2), (1, 1), (2, 0)])?;
             let s = cx.bin(&prims::SUB, s, t4)?;
             let t5 = term(cx, [(0, 0), (1, 2), (2, 1)])?;
