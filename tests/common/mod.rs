@@ -4,6 +4,8 @@
 use jax::{ArrayType, Element};
 use serde_json::Value;
 
+pub mod linalg;
+
 /// All cases of a fixture file, e.g. `cases("seed_examples")`.
 pub fn cases(file: &str) -> Vec<Value> {
     let path = format!("{}/tests/fixtures/{file}.json", env!("CARGO_MANIFEST_DIR"));
