@@ -440,7 +440,7 @@ pub(crate) fn element(cx: &mut Ctx, x: Atom, i: usize, j: usize) -> Res<Atom> {
 /// `x[..., j]`: entry `j` of the last axis, as the batch's shape.
 pub(crate) fn element_last(cx: &mut Ctx, x: Atom, j: usize) -> Res<Atom> {
     let r = cx.aval(&x).rank();
-    let s = slice_trailing(cx, x, &[j..j + 1])?;
+    let s = slice_trailing(cx, x, std::slice::from_ref(&(j..j + 1)))?;
     squeeze(cx, s, vec![r - 1])
 }
 
