@@ -240,7 +240,7 @@ impl Tracer {
                 }
                 return err(
                     t.span(),
-                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
+                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64, Complex<f32>, Complex<f64>",
                 );
             };
             let x = self.atom(recv, m.receiver.span())?;

@@ -245,7 +245,7 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
                     if is_complex_type(t) {
                         syn::Error::new(t.span(), COMPLEX_NOT_IN_JIT)
                     } else {
-                        syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32 or f64")
+                        syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32, f64, Complex<f32> or Complex<f64>")
                     }
                 })?,
                 _ => return Err(syn::Error::new(ty.span(), "write the element type first: `Array<f32, 3, 4>`")),
