@@ -65,14 +65,6 @@ impl<T: Float> Transcendental for T {
     }
 }
 
-/// A float type that is the part type of a complex one (`f32`, `f64`).
-pub trait ComplexPart: Element {
-    /// `Complex<Self>`.
-    type Complex: Element;
-    /// `re + i im`.
-    fn complex(re: Self, im: Self) -> Self::Complex;
-}
-
 /// `lax.conj`: the conjugate of a complex value; a real value becomes a
 /// complex one (with a zero imaginary part).
 pub trait Conj: Element {
@@ -84,14 +76,6 @@ pub trait Conj: Element {
 
 macro_rules! impl_complex {
     ($($t:ident),*) => {$(
-        impl ComplexPart for $t {
-            type Complex = Complex<$t>;
-            #[inline(always)]
-            fn complex(re: $t, im: $t) -> Complex<$t> {
-                Complex::new(re, im)
-            }
-        }
-
         impl Conj for $t {
             type Out = Complex<$t>;
             #[inline(always)]

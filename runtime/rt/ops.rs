@@ -4,10 +4,10 @@
 //! eager code compute the same values.
 
 use crate::element::{Element, Float};
-use crate::jnp::{Abs, Parts};
+use crate::jnp::{Abs, Parts, ToComplex};
 use crate::ops::{self as kernels, float, AddMul, Arith, Bitwise, Numeric, SubDiv};
 
-pub use super::complex::{ComplexPart, Conj, Transcendental};
+pub use super::complex::{Conj, Transcendental};
 
 macro_rules! float_unary {
     ($($name:ident => $f:path),* $(,)?) => {$(
@@ -63,7 +63,7 @@ pub fn conj<T: Conj>(x: T) -> T::Out {
 
 /// `re + i im` (`lax.complex`).
 #[inline(always)]
-pub fn complex<T: ComplexPart>(re: T, im: T) -> T::Complex {
+pub fn complex<T: ToComplex>(re: T, im: T) -> T::Out {
     T::complex(re, im)
 }
 
