@@ -91,7 +91,10 @@ fn check<A: ArrayType>(id: &str, got: &A) {
     };
     for (k, (&h, &w)) in have.iter().zip(&want).enumerate() {
         let ok = (h.is_nan() && w.is_nan()) || h == w || (h - w).abs() <= tol * (1.0 + w.abs());
-        assert!(ok, "{id}: part {k}: got {h}, expected {w}\n got {have:?}\nwant {want:?}");
+        assert!(
+            ok,
+            "{id}: part {k}: got {h}, expected {w}\n got {have:?}\nwant {want:?}"
+        );
     }
 }
 
@@ -104,33 +107,81 @@ macro_rules! complex_cases {
             mod f {
                 use super::*;
 
-                pub fn neg(x: Array<$c, 8>) -> Array<$c, 8> { -x }
-                pub fn exp(x: Array<$c, 8>) -> Array<$c, 8> { jnp::exp(x) }
-                pub fn log(x: Array<$c, 8>) -> Array<$c, 8> { jnp::log(x) }
-                pub fn sqrt(x: Array<$c, 8>) -> Array<$c, 8> { jnp::sqrt(x) }
-                pub fn sin(x: Array<$c, 8>) -> Array<$c, 8> { jnp::sin(x) }
-                pub fn cos(x: Array<$c, 8>) -> Array<$c, 8> { jnp::cos(x) }
-                pub fn tanh(x: Array<$c, 8>) -> Array<$c, 8> { jnp::tanh(x) }
-                pub fn expm1(x: Array<$c, 8>) -> Array<$c, 8> { jnp::expm1(x) }
-                pub fn log1p(x: Array<$c, 8>) -> Array<$c, 8> { jnp::log1p(x) }
-                pub fn square(x: Array<$c, 8>) -> Array<$c, 8> { jnp::square(x) }
-                pub fn cube(x: Array<$c, 8>) -> Array<$c, 8> { lax::integer_pow(x, 3) }
-                pub fn abs(x: Array<$c, 8>) -> Array<$r, 8> { jnp::abs(x) }
-                pub fn real(x: Array<$c, 8>) -> Array<$r, 8> { jnp::real(x) }
-                pub fn imag(x: Array<$c, 8>) -> Array<$r, 8> { jnp::imag(x) }
-                pub fn conj(x: Array<$c, 8>) -> Array<$c, 8> { jnp::conj(x) }
-                pub fn angle(x: Array<$c, 8>) -> Array<$r, 8> { jnp::angle(x) }
-                pub fn sum(x: Array<$c, 8>) -> Array<$c> { jnp::sum(x) }
-                pub fn mean(x: Array<$c, 8>) -> Array<$c> { jnp::mean(x) }
+                pub fn neg(x: Array<$c, 8>) -> Array<$c, 8> {
+                    -x
+                }
+                pub fn exp(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::exp(x)
+                }
+                pub fn log(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::log(x)
+                }
+                pub fn sqrt(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::sqrt(x)
+                }
+                pub fn sin(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::sin(x)
+                }
+                pub fn cos(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::cos(x)
+                }
+                pub fn tanh(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::tanh(x)
+                }
+                pub fn expm1(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::expm1(x)
+                }
+                pub fn log1p(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::log1p(x)
+                }
+                pub fn square(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::square(x)
+                }
+                pub fn cube(x: Array<$c, 8>) -> Array<$c, 8> {
+                    lax::integer_pow(x, 3)
+                }
+                pub fn abs(x: Array<$c, 8>) -> Array<$r, 8> {
+                    jnp::abs(x)
+                }
+                pub fn real(x: Array<$c, 8>) -> Array<$r, 8> {
+                    jnp::real(x)
+                }
+                pub fn imag(x: Array<$c, 8>) -> Array<$r, 8> {
+                    jnp::imag(x)
+                }
+                pub fn conj(x: Array<$c, 8>) -> Array<$c, 8> {
+                    jnp::conj(x)
+                }
+                pub fn angle(x: Array<$c, 8>) -> Array<$r, 8> {
+                    jnp::angle(x)
+                }
+                pub fn sum(x: Array<$c, 8>) -> Array<$c> {
+                    jnp::sum(x)
+                }
+                pub fn mean(x: Array<$c, 8>) -> Array<$c> {
+                    jnp::mean(x)
+                }
                 pub fn scaled(x: Array<$c, 8>) -> Array<$c, 8> {
                     x * Complex::new(1.0, 2.0) - Complex::new(0.0, 0.5)
                 }
-                pub fn add(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> { x + y }
-                pub fn sub(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> { x - y }
-                pub fn mul(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> { x * y }
-                pub fn div(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> { x / y }
-                pub fn eq(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<bool, 8> { x.eq_(&y) }
-                pub fn ne(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<bool, 8> { x.ne_(&y) }
+                pub fn add(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> {
+                    x + y
+                }
+                pub fn sub(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> {
+                    x - y
+                }
+                pub fn mul(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> {
+                    x * y
+                }
+                pub fn div(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> {
+                    x / y
+                }
+                pub fn eq(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<bool, 8> {
+                    x.eq_(&y)
+                }
+                pub fn ne(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<bool, 8> {
+                    x.ne_(&y)
+                }
                 pub fn matmul(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 2, 2> {
                     let a: Array<$c, 2, 4> = x.reshape();
                     let b: Array<$c, 4, 2> = y.reshape();
@@ -139,11 +190,15 @@ macro_rules! complex_cases {
                 pub fn select(x: Array<$c, 8>, y: Array<$c, 8>) -> Array<$c, 8> {
                     jnp::where_(jnp::abs(&x).gt(&jnp::abs(&y)), &x, &y)
                 }
-                pub fn complex(r: Array<$r, 8>, s: Array<$r, 8>) -> Array<$c, 8> { lax::complex(r, s) }
+                pub fn complex(r: Array<$r, 8>, s: Array<$r, 8>) -> Array<$c, 8> {
+                    lax::complex(r, s)
+                }
                 pub fn from_real(r: Array<$r, 8>) -> Array<$c, 8> {
                     r.astype::<$c>() * Complex::new(2.0, -1.0)
                 }
-                pub fn to_real(x: Array<$c, 8>) -> Array<$r, 8> { x.astype::<$r>() }
+                pub fn to_real(x: Array<$c, 8>) -> Array<$r, 8> {
+                    x.astype::<$r>()
+                }
                 pub fn transpose(x: Array<$c, 8>) -> Array<$c, 2> {
                     let m: Array<$c, 2, 4> = x.reshape();
                     let t = m.transpose();
@@ -212,9 +267,17 @@ macro_rules! complex_cases {
                 let x = complex_array::<$c>(X);
                 let y = y_array::<$c>();
                 let unary: [(&str, fn(Array<$c, 8>) -> Array<$c, 8>); 12] = [
-                    ("neg", f::neg), ("exp", f::exp), ("log", f::log), ("sqrt", f::sqrt),
-                    ("sin", f::sin), ("cos", f::cos), ("tanh", f::tanh), ("expm1", f::expm1),
-                    ("log1p", f::log1p), ("square", f::square), ("cube", f::cube),
+                    ("neg", f::neg),
+                    ("exp", f::exp),
+                    ("log", f::log),
+                    ("sqrt", f::sqrt),
+                    ("sin", f::sin),
+                    ("cos", f::cos),
+                    ("tanh", f::tanh),
+                    ("expm1", f::expm1),
+                    ("log1p", f::log1p),
+                    ("square", f::square),
+                    ("cube", f::cube),
                     ("conj", f::conj),
                 ];
                 for (name, op) in unary {
@@ -228,7 +291,10 @@ macro_rules! complex_cases {
                 check(&id("sum"), &f::sum(x.clone()));
                 check(&id("mean"), &f::mean(x.clone()));
                 let binary: [(&str, fn(Array<$c, 8>, Array<$c, 8>) -> Array<$c, 8>); 5] = [
-                    ("add", f::add), ("sub", f::sub), ("mul", f::mul), ("div", f::div),
+                    ("add", f::add),
+                    ("sub", f::sub),
+                    ("mul", f::mul),
+                    ("div", f::div),
                     ("where", f::select),
                 ];
                 for (name, op) in binary {
@@ -252,7 +318,11 @@ macro_rules! complex_cases {
             #[test]
             fn grads_through_complex_intermediates() {
                 let r = real_array::<$r>(R);
-                let cases: [(&str, fn(Array<$r, 8>) -> $r, fn(Array<$r, 8>) -> Array<$r, 8>); 6] = [
+                let cases: [(
+                    &str,
+                    fn(Array<$r, 8>) -> $r,
+                    fn(Array<$r, 8>) -> Array<$r, 8>,
+                ); 6] = [
                     ("abs_exp", g::abs_exp, g::abs_exp::grad),
                     ("real_conj", g::real_conj, g::real_conj::grad),
                     ("angle", g::angle, g::angle::grad),
@@ -261,7 +331,10 @@ macro_rules! complex_cases {
                     ("trig", g::trig, g::trig::grad),
                 ];
                 for (name, value, grad) in cases {
-                    check(&id(&format!("value_{name}")), &Array::<$r>::from(value(r.clone())));
+                    check(
+                        &id(&format!("value_{name}")),
+                        &Array::<$r>::from(value(r.clone())),
+                    );
                     check(&id(&format!("grad_{name}")), &grad(r.clone()));
                 }
             }

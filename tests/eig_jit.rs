@@ -63,7 +63,11 @@ fn eig_in_jit_matches_jax_and_eager() {
     let (we, ve): (Array<Complex<f32>, 3>, Array<Complex<f32>, 3, 3>) = jnp::linalg::eig(&a);
     assert_eq!(w.to_vec(), we.to_vec());
     assert_eq!(v.to_vec(), ve.to_vec());
-    let got = w.to_vec().iter().map(|z| (z.re as f64, z.im as f64)).collect();
+    let got = w
+        .to_vec()
+        .iter()
+        .map(|z| (z.re as f64, z.im as f64))
+        .collect();
     assert_same_eigenvalues(got, pairs(&c["w"]), 1e-5);
     // A·v = λ·v, and each eigenvector has unit norm as LAPACK's.
     let (a, v, w) = (a.to_vec(), v.to_vec(), w.to_vec());
@@ -111,7 +115,10 @@ fn eigenvectors_in_jit_match_jax_up_to_phase() {
                 .collect(),
         );
         for (x, y) in ours.iter().zip(&jax) {
-            assert!((x - y).norm() < 1e-4, "eigenvector {j}: {ours:?} vs JAX {jax:?}");
+            assert!(
+                (x - y).norm() < 1e-4,
+                "eigenvector {j}: {ours:?} vs JAX {jax:?}"
+            );
         }
     }
 }
@@ -133,7 +140,10 @@ fn eigvals_in_jit_match_jax() {
     let w = f::eigvals_batched(a).to_vec();
     let want = pairs(&c["w"]);
     for b in 0..2 {
-        let got = w[b * 3..b * 3 + 3].iter().map(|z| (z.re as f64, z.im as f64)).collect();
+        let got = w[b * 3..b * 3 + 3]
+            .iter()
+            .map(|z| (z.re as f64, z.im as f64))
+            .collect();
         assert_same_eigenvalues(got, want[b * 3..b * 3 + 3].to_vec(), 1e-4);
     }
 }

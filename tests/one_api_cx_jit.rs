@@ -11,30 +11,67 @@ type C64 = Complex<f64>;
 mod f {
     use super::*;
 
-    pub fn real(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> { jnp::real(x) }
-    pub fn imag(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> { jnp::imag(x) }
-    pub fn conj(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> { jnp::conj(x) }
-    pub fn conjugate(x: &Array<Complex<f64>, 6>) -> Array<Complex<f64>, 6> { jnp::conjugate(x) }
-    pub fn angle(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> { jnp::angle(x) }
-    pub fn abs(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> { jnp::abs(x) }
-    pub fn abs64(x: &Array<Complex<f64>, 6>) -> Array<f64, 6> { jnp::abs(x) }
-    pub fn exp(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> { jnp::exp(x) }
-    pub fn log(x: &Array<Complex<f64>, 6>) -> Array<Complex<f64>, 6> { jnp::log(x) }
-    pub fn sqrt(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> { jnp::sqrt(x) }
+    pub fn real(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> {
+        jnp::real(x)
+    }
+    pub fn imag(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> {
+        jnp::imag(x)
+    }
+    pub fn conj(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> {
+        jnp::conj(x)
+    }
+    pub fn conjugate(x: &Array<Complex<f64>, 6>) -> Array<Complex<f64>, 6> {
+        jnp::conjugate(x)
+    }
+    pub fn angle(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> {
+        jnp::angle(x)
+    }
+    pub fn abs(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> {
+        jnp::abs(x)
+    }
+    pub fn abs64(x: &Array<Complex<f64>, 6>) -> Array<f64, 6> {
+        jnp::abs(x)
+    }
+    pub fn exp(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> {
+        jnp::exp(x)
+    }
+    pub fn log(x: &Array<Complex<f64>, 6>) -> Array<Complex<f64>, 6> {
+        jnp::log(x)
+    }
+    pub fn sqrt(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> {
+        jnp::sqrt(x)
+    }
     pub fn complex(re: &Array<f32, 6>, im: &Array<f32, 6>) -> Array<Complex<f32>, 6> {
         lax::complex(re, im)
     }
-    pub fn lax_real(x: &Array<Complex<f64>, 6>) -> Array<f64, 6> { lax::real(x) }
-    pub fn lax_imag(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> { lax::imag(x) }
-    pub fn lax_conj(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> { lax::conj(x) }
-    pub fn lax_conj_real(x: &Array<f32, 6>) -> Array<Complex<f32>, 6> { lax::conj(x) }
+    pub fn lax_real(x: &Array<Complex<f64>, 6>) -> Array<f64, 6> {
+        lax::real(x)
+    }
+    pub fn lax_imag(x: &Array<Complex<f32>, 6>) -> Array<f32, 6> {
+        lax::imag(x)
+    }
+    pub fn lax_conj(x: &Array<Complex<f32>, 6>) -> Array<Complex<f32>, 6> {
+        lax::conj(x)
+    }
+    pub fn lax_conj_real(x: &Array<f32, 6>) -> Array<Complex<f32>, 6> {
+        lax::conj(x)
+    }
     pub fn eig(a: &Array<f32, 3, 3>) -> (Array<Complex<f32>, 3>, Array<Complex<f32>, 3, 3>) {
         jnp::linalg::eig(a)
     }
-    pub fn eigvals(a: &Array<f64, 3, 3>) -> Array<Complex<f64>, 3> { jnp::linalg::eigvals(a) }
+    pub fn eigvals(a: &Array<f64, 3, 3>) -> Array<Complex<f64>, 3> {
+        jnp::linalg::eigvals(a)
+    }
 }
 
-const Z: [(f64, f64); 6] = [(1.0, 2.0), (-3.5, 0.25), (0.1, -0.7), (-0.0, -1.0), (2.0, 0.0), (-2.5, -2.5)];
+const Z: [(f64, f64); 6] = [
+    (1.0, 2.0),
+    (-3.5, 0.25),
+    (0.1, -0.7),
+    (-0.0, -1.0),
+    (2.0, 0.0),
+    (-2.5, -2.5),
+];
 
 fn z32() -> Array<C32, 6> {
     Array::from(Z.map(|(re, im)| C32::new(re as f32, im as f32)))
@@ -59,7 +96,10 @@ fn complex_functions_agree_with_eager() {
     assert_eq!(f::sqrt(&x).to_vec(), jnp::sqrt(&x).to_vec());
     let re = jnp::real(&x);
     let im = jnp::imag(&x) * 3.0;
-    assert_eq!(f::complex(&re, &im).to_vec(), lax::complex(&re, &im).to_vec());
+    assert_eq!(
+        f::complex(&re, &im).to_vec(),
+        lax::complex(&re, &im).to_vec()
+    );
     assert_eq!(f::lax_real(&y).to_vec(), lax::real(&y).to_vec());
     assert_eq!(f::lax_imag(&x).to_vec(), lax::imag(&x).to_vec());
     assert_eq!(f::lax_conj(&x).to_vec(), lax::conj(&x).to_vec());

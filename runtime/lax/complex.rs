@@ -1,8 +1,8 @@
 //! `lax.complex`: a complex array from real and imaginary parts, and
 //! `lax.real`, `lax.imag`, `lax.conj`, which take complex arrays.
 
-use crate::array::AsArray;
 use crate::__rt::ops::Conj;
+use crate::array::AsArray;
 use crate::element::Complex;
 use crate::jnp::{ElemOf, Parts, ToComplex, WithElem};
 use crate::ops::zip_with;

@@ -104,9 +104,21 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     // Complex parts.
     (&["real"], JNP, By(lower_complex::real)),
     (&["conj", "conjugate"], JNP, By(lower_complex::conj)),
-    (&["real"], LAX, By(|t, c| lower_complex::lax_part(t, c, &prims::REAL))),
-    (&["imag"], LAX, By(|t, c| lower_complex::lax_part(t, c, &prims::IMAG))),
-    (&["conj"], LAX, By(|t, c| lower_complex::lax_part(t, c, &prims::CONJ))),
+    (
+        &["real"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::REAL)),
+    ),
+    (
+        &["imag"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::IMAG)),
+    ),
+    (
+        &["conj"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::CONJ)),
+    ),
     (&["imag"], JNP, By(lower_complex::imag)),
     (&["angle"], JNP, By(lower_complex::angle)),
     (&["complex"], LAX, By(lower_complex::complex)),

@@ -25,7 +25,12 @@ pub(crate) fn real(t: &mut Tracer, c: Call) -> Result<Value> {
     if !is_complex(t, &x) {
         return Ok(Value::Traced(x));
     }
-    Ok(Value::Traced(jnp::unary(&mut t.b, &prims::REAL, x, c.span)?))
+    Ok(Value::Traced(jnp::unary(
+        &mut t.b,
+        &prims::REAL,
+        x,
+        c.span,
+    )?))
 }
 
 /// `jnp::conj(x)`, `jnp::conjugate(x)`: `conj` of a complex array, `x`
@@ -36,7 +41,12 @@ pub(crate) fn conj(t: &mut Tracer, c: Call) -> Result<Value> {
     if !is_complex(t, &x) {
         return Ok(Value::Traced(x));
     }
-    Ok(Value::Traced(jnp::unary(&mut t.b, &prims::CONJ, x, c.span)?))
+    Ok(Value::Traced(jnp::unary(
+        &mut t.b,
+        &prims::CONJ,
+        x,
+        c.span,
+    )?))
 }
 
 /// `lax::real`, `lax::imag`, `lax::conj`: the primitive itself (its
@@ -63,7 +73,12 @@ pub(crate) fn imag(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     if is_complex(t, &x) {
-        return Ok(Value::Traced(jnp::unary(&mut t.b, &prims::IMAG, x, c.span)?));
+        return Ok(Value::Traced(jnp::unary(
+            &mut t.b,
+            &prims::IMAG,
+            x,
+            c.span,
+        )?));
     }
     Ok(Value::Traced(zeros_like(t, &x, c.span)?))
 }
@@ -122,13 +137,21 @@ pub(crate) fn complex_literal(
     p: &syn::ExprPath,
     c: &syn::ExprCall,
 ) -> Result<Option<Value>> {
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     if !segs.ends_with(&["Complex".to_string(), "new".to_string()]) {
         return Ok(None);
     }
     let span = syn::spanned::Spanned::span(c);
     if c.args.len() != 2 {
-        return call_err(span, "Complex::new takes two parts: `Complex::new(1.0, 2.0)`");
+        return call_err(
+            span,
+            "Complex::new takes two parts: `Complex::new(1.0, 2.0)`",
+        );
     }
     let mut parts = [0.0; 2];
     for (k, a) in c.args.iter().enumerate() {

@@ -174,7 +174,13 @@ pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
         // XLA's complex-to-real conversion keeps the real part.
         Scalar::Complex(re, _) => re,
     };
-    let round = |f: f64| if dtype == DType::C64 { f as f32 as f64 } else { f };
+    let round = |f: f64| {
+        if dtype == DType::C64 {
+            f as f32 as f64
+        } else {
+            f
+        }
+    };
     match dtype.kind() {
         Kind::Complex => match v {
             Scalar::Complex(re, im) => Scalar::Complex(round(re), round(im)),

@@ -86,7 +86,11 @@ pub fn python_complex(re: f64, im: f64) -> String {
     if re == 0.0 && re.is_sign_positive() {
         return format!("{}j", part(im));
     }
-    let sign = if im.is_sign_negative() && !im.is_nan() { "-" } else { "+" };
+    let sign = if im.is_sign_negative() && !im.is_nan() {
+        "-"
+    } else {
+        "+"
+    };
     format!("({}{sign}{}j)", part(re), part(im.abs()))
 }
 

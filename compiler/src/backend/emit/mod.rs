@@ -384,12 +384,19 @@ fn scalar_tokens(l: &Literal) -> TokenStream {
             let Scalar::Complex(re, im) = crate::ir::cast_scalar(v, l.aval.dtype) else {
                 unreachable!()
             };
-            let part = if l.aval.dtype == DType::C64 { quote!(f32) } else { quote!(f64) };
+            let part = if l.aval.dtype == DType::C64 {
+                quote!(f32)
+            } else {
+                quote!(f64)
+            };
             let (re, im) = (float_tokens(re, &part), float_tokens(im, &part));
             quote!(::jax::Complex::<#part>::new(#re, #im))
         }
         (Scalar::Complex(re, im), _) => {
-            let (re, im) = (float_tokens(re, &quote!(f64)), float_tokens(im, &quote!(f64)));
+            let (re, im) = (
+                float_tokens(re, &quote!(f64)),
+                float_tokens(im, &quote!(f64)),
+            );
             quote!(<#ty as ::jax::Element>::from_parts(#re, #im))
         }
         (Scalar::Int(i), d) if d.is_integer() => {
