@@ -49,6 +49,11 @@ mod f {
     pub fn eigvals_batched(a: Array<f32, 2, 3, 3>) -> Array<Complex<f32>, 2, 3> {
         jnp::linalg::eigvals(&a)
     }
+    /// The sum of the eigenvalues' real parts: the trace, whose gradient
+    /// is the identity (reverse mode through the eigenvalue jvp).
+    pub fn real_sum(a: Array<f64, 5, 5>) -> f64 {
+        jnp::sum(jnp::real(jnp::linalg::eigvals(&a)))
+    }
     /// Complex results used inside the body: the spectral abscissa.
     pub fn max_real_part(a: Array<f64, 5, 5>) -> f64 {
         jnp::max(jnp::real(jnp::linalg::eigvals(&a)))
@@ -145,5 +150,74 @@ fn eigvals_in_jit_match_jax() {
             .map(|z| (z.re as f64, z.im as f64))
             .collect();
         assert_same_eigenvalues(got, want[b * 3..b * 3 + 3].to_vec(), 1e-4);
+    }
+}
+
+/// The jvp of `eigvals` as JAX's `eig_jvp_rule`, paired with the
+/// eigenvalues (both sorted by eigenvalue).
+#[track_caller]
+fn assert_jvp(w: Vec<(f64, f64)>, dw: Vec<(f64, f64)>, c: &Value, tol: f64) {
+    let pair = |w: Vec<(f64, f64)>, dw: Vec<(f64, f64)>| {
+        let mut v: Vec<_> = w.into_iter().zip(dw).collect();
+        v.sort_by(|x, y| x.0 .0.total_cmp(&y.0 .0).then(x.0 .1.total_cmp(&y.0 .1)));
+        v
+    };
+    let got = pair(w, dw);
+    let want = pair(pairs(&c["w"]), pairs(&c["dw"]));
+    for ((gw, gd), (ww, wd)) in got.iter().zip(&want) {
+        assert!((gw.0 - ww.0).abs() < tol && (gw.1 - ww.1).abs() < tol);
+        assert!(
+            (gd.0 - wd.0).abs() < tol * (1.0 + wd.0.abs())
+                && (gd.1 - wd.1).abs() < tol * (1.0 + wd.1.abs()),
+            "dw {got:?} vs JAX {want:?}"
+        );
+    }
+}
+
+#[test]
+fn eigvals_jvp_matches_jax() {
+    let c = common::case("linalg_qr", "eig_random_f64");
+    let a: Array<f64, 5, 5> = common::array_arg(&c["a"]);
+    let t: Array<f64, 5, 5> = common::array_arg(&c["tangent"]);
+    let (w, dw) = f::eigvals5::jvp((a,), (t,));
+    let w = w.to_vec().iter().map(|z| (z.re, z.im)).collect();
+    let dw = dw.to_vec().iter().map(|z| (z.re, z.im)).collect();
+    assert_jvp(w, dw, &c, 1e-9);
+
+    let c = common::case("linalg_qr", "eig_batched_f32");
+    let a: Array<f32, 2, 3, 3> = common::array_arg(&c["a"]);
+    let t: Array<f32, 2, 3, 3> = common::array_arg(&c["tangent"]);
+    let (w, dw) = f::eigvals_batched::jvp((a,), (t,));
+    let f = |v: Vec<Complex<f32>>| {
+        v.iter()
+            .map(|z| (z.re as f64, z.im as f64))
+            .collect::<Vec<_>>()
+    };
+    let (w, dw) = (f(w.to_vec()), f(dw.to_vec()));
+    let (cw, cdw) = (pairs(&c["w"]), pairs(&c["dw"]));
+    for b in 0..2 {
+        let one = serde_json::json!({
+            "w": {"data": cw[b * 3..b * 3 + 3].iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()},
+            "dw": {"data": cdw[b * 3..b * 3 + 3].iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()},
+        });
+        assert_jvp(
+            w[b * 3..b * 3 + 3].to_vec(),
+            dw[b * 3..b * 3 + 3].to_vec(),
+            &one,
+            2e-4,
+        );
+    }
+}
+
+#[test]
+fn grad_through_eigvals_is_the_trace_gradient() {
+    let c = common::case("linalg_qr", "eig_random_f64");
+    let a: Array<f64, 5, 5> = common::array_arg(&c["a"]);
+    let g = f::real_sum::grad(a).to_vec();
+    for i in 0..5 {
+        for j in 0..5 {
+            let want = if i == j { 1.0 } else { 0.0 };
+            assert!((g[i * 5 + j] - want).abs() < 1e-9, "grad {g:?}");
+        }
     }
 }
