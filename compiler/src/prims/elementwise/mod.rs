@@ -349,7 +349,7 @@ fn forward_right_one<'a>(
     }
 }
 
-/// `x + 0` and `x - 0` are `x` for integers (for floats, `-0 + 0` is `+0`).
+/// `x + 0` and `x - 0` are `x` for integers (for floats and complex, `-0 + 0` is `+0`).
 fn forward_int_zero<'a>(
     j: &'a crate::ir::Jaxpr,
     e: &'a crate::ir::Eqn,
@@ -359,7 +359,7 @@ fn forward_int_zero<'a>(
         [x, y]
             if crate::ir::is_literal(y, 0.0)
                 && crate::prims::same_type(j, e, x)
-                && !j.aval(e.outs[0]).dtype.is_float() =>
+                && !j.aval(e.outs[0]).dtype.is_inexact() =>
         {
             Some(x.clone())
         }
