@@ -117,7 +117,13 @@ fn rel_err(got: &[(f64, f64)], want: &[(f64, f64)]) -> f64 {
                 (g.0 - w.0).hypot(g.1 - w.1) / scale
             }
         })
-        .fold(0.0, |m, e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) })
+        .fold(0.0, |m, e| {
+            if e.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(e)
+            }
+        })
 }
 
 #[track_caller]
@@ -139,7 +145,10 @@ where
         v.into_iter().map(|(re, im)| (re.hypot(im), 0.0)).collect()
     };
     let e = rel_err(&m(got_parts(got)), &m(parts_of(want)));
-    assert!(e <= tol, "{what} (magnitudes): relative error {e:e} > {tol:e}");
+    assert!(
+        e <= tol,
+        "{what} (magnitudes): relative error {e:e} > {tol:e}"
+    );
 }
 
 fn tolerance<T: Parts>(case: &Value) -> f64 {
@@ -147,14 +156,23 @@ fn tolerance<T: Parts>(case: &Value) -> f64 {
 }
 
 /// `u · diag(s) · vh` of one square `n × n` matrix at offset `o`.
-fn usv(u: &[(f64, f64)], s: &[(f64, f64)], vh: &[(f64, f64)], n: usize, k: usize) -> Vec<(f64, f64)> {
+fn usv(
+    u: &[(f64, f64)],
+    s: &[(f64, f64)],
+    vh: &[(f64, f64)],
+    n: usize,
+    k: usize,
+) -> Vec<(f64, f64)> {
     let mul = |a: (f64, f64), b: (f64, f64)| (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0);
     let mut out = vec![(0.0, 0.0); n * n];
     for i in 0..n {
         for j in 0..n {
             let mut acc = (0.0, 0.0);
             for l in 0..n {
-                let t = mul(mul(u[k * n * n + i * n + l], s[k * n + l]), vh[k * n * n + l * n + j]);
+                let t = mul(
+                    mul(u[k * n * n + i * n + l], s[k * n + l]),
+                    vh[k * n * n + l * n + j],
+                );
                 acc = (acc.0 + t.0, acc.1 + t.1);
             }
             out[i * n + j] = acc;
@@ -280,10 +298,38 @@ general_case!(batch2x3_c64, "batch2x3/c64", Complex<f32>, f32, [2], 3);
 general_case!(batch2x3_c128, "batch2x3/c128", Complex<f64>, f64, [2], 3);
 hpd_case!(hpd3_cholesky_c64, "hpd3/c64", Complex<f32>, f32, [], 3);
 hpd_case!(hpd3_cholesky_c128, "hpd3/c128", Complex<f64>, f64, [], 3);
-hpd_case!(hilbert4_cholesky_c64, "hilbert4/c64", Complex<f32>, f32, [], 4);
-hpd_case!(hilbert4_cholesky_c128, "hilbert4/c128", Complex<f64>, f64, [], 4);
-hpd_case!(batch2x3_cholesky_c64, "batch2x3/c64", Complex<f32>, f32, [2], 3);
-hpd_case!(batch2x3_cholesky_c128, "batch2x3/c128", Complex<f64>, f64, [2], 3);
+hpd_case!(
+    hilbert4_cholesky_c64,
+    "hilbert4/c64",
+    Complex<f32>,
+    f32,
+    [],
+    4
+);
+hpd_case!(
+    hilbert4_cholesky_c128,
+    "hilbert4/c128",
+    Complex<f64>,
+    f64,
+    [],
+    4
+);
+hpd_case!(
+    batch2x3_cholesky_c64,
+    "batch2x3/c64",
+    Complex<f32>,
+    f32,
+    [2],
+    3
+);
+hpd_case!(
+    batch2x3_cholesky_c128,
+    "batch2x3/c128",
+    Complex<f64>,
+    f64,
+    [2],
+    3
+);
 
 /// `solve` with a vector right-hand side.
 #[test]
@@ -292,12 +338,22 @@ fn solve_vector() {
         let case = common::case("linalg_complex", id);
         let a: Array<Complex<f64>, 3, 3> = arr(&case["a"]);
         let b: Array<Complex<f64>, 3> = arr(&case["out"]["b_vec"]);
-        close(id, &jnp::linalg::solve(&a, &b), &case["out"]["solve_vec"], tolerance::<f64>(&case));
+        close(
+            id,
+            &jnp::linalg::solve(&a, &b),
+            &case["out"]["solve_vec"],
+            tolerance::<f64>(&case),
+        );
     }
     let case = common::case("linalg_complex", "well3/c64");
     let a: Array<Complex<f32>, 3, 3> = arr(&case["a"]);
     let b: Array<Complex<f32>, 3> = arr(&case["out"]["b_vec"]);
-    close("c64", &jnp::linalg::solve(&a, &b), &case["out"]["solve_vec"], tolerance::<f32>(&case));
+    close(
+        "c64",
+        &jnp::linalg::solve(&a, &b),
+        &case["out"]["solve_vec"],
+        tolerance::<f32>(&case),
+    );
 }
 
 /// A singular complex matrix gives inf/nan and a zero determinant, never a
@@ -305,14 +361,160 @@ fn solve_vector() {
 #[test]
 fn singular_and_not_positive_definite() {
     let z = |re: f64, im: f64| Complex::new(re, im);
-    let a = Array::<Complex<f64>, 2, 2>::from([[z(1.0, 1.0), z(2.0, 2.0)], [z(1.0, 1.0), z(2.0, 2.0)]]);
+    let a =
+        Array::<Complex<f64>, 2, 2>::from([[z(1.0, 1.0), z(2.0, 2.0)], [z(1.0, 1.0), z(2.0, 2.0)]]);
     let d: Array<Complex<f64>> = jnp::linalg::det(&a);
     assert_eq!(d.item(), z(0.0, 0.0));
     let (sign, logdet): (Array<Complex<f64>>, Array<f64>) = jnp::linalg::slogdet(&a);
-    assert_eq!((sign.item(), logdet.item()), (z(0.0, 0.0), f64::NEG_INFINITY));
-    assert!(jnp::linalg::inv(&a).to_vec().iter().any(|v| !v.re.is_finite()));
-    let not_pd = Array::<Complex<f64>, 2, 2>::from([[z(1.0, 0.0), z(0.0, 2.0)], [z(0.0, -2.0), z(1.0, 0.0)]]);
+    assert_eq!(
+        (sign.item(), logdet.item()),
+        (z(0.0, 0.0), f64::NEG_INFINITY)
+    );
+    assert!(jnp::linalg::inv(&a)
+        .to_vec()
+        .iter()
+        .any(|v| !v.re.is_finite()));
+    let not_pd = Array::<Complex<f64>, 2, 2>::from([
+        [z(1.0, 0.0), z(0.0, 2.0)],
+        [z(0.0, -2.0), z(1.0, 0.0)],
+    ]);
     // NaN on and below the diagonal; JAX's `tril` mask zeroes the rest.
     let l = jnp::linalg::cholesky(&not_pd).to_vec();
     assert!([0, 2, 3].iter().all(|&i| l[i].re.is_nan()) && l[1] == z(0.0, 0.0));
+}
+
+/// Properties on random complex matrices (proptest): each factorization
+/// reconstructs its input and its factors have their structure. Residuals
+/// in plain f64 loops; tolerances 1e-10 (complex128) and 1e-4 (complex64)
+/// for matrices made well conditioned (random plus `N·I`, or `B Bᴴ + N·I`).
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const N: usize = 4;
+    type C = (f64, f64);
+
+    fn mul(a: C, b: C) -> C {
+        (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+    }
+
+    /// `a` (m×k) times `b` (k×n).
+    fn mm(a: &[C], b: &[C], m: usize, k: usize, n: usize) -> Vec<C> {
+        let mut c = vec![(0.0, 0.0); m * n];
+        for i in 0..m {
+            for j in 0..n {
+                for l in 0..k {
+                    let t = mul(a[i * k + l], b[l * n + j]);
+                    c[i * n + j].0 += t.0;
+                    c[i * n + j].1 += t.1;
+                }
+            }
+        }
+        c
+    }
+
+    /// The conjugate transpose of an m×n matrix.
+    fn adjoint(a: &[C], m: usize, n: usize) -> Vec<C> {
+        (0..n * m)
+            .map(|t| {
+                let (i, j) = (t / m, t % m);
+                (a[j * n + i].0, -a[j * n + i].1)
+            })
+            .collect()
+    }
+
+    fn eye(n: usize) -> Vec<C> {
+        (0..n * n)
+            .map(|t| {
+                if t / n == t % n {
+                    (1.0, 0.0)
+                } else {
+                    (0.0, 0.0)
+                }
+            })
+            .collect()
+    }
+
+    fn matrix<T: Parts>(v: &[f64], hermitian: bool) -> (Vec<C>, Vec<T>) {
+        let mut a: Vec<C> = (0..N * N).map(|i| (v[2 * i], v[2 * i + 1])).collect();
+        if hermitian {
+            a = mm(&a, &adjoint(&a, N, N), N, N, N);
+        }
+        for i in 0..N {
+            a[i * N + i].0 += N as f64;
+        }
+        // Rounded to T, so the residuals measure the factorization alone.
+        let t: Vec<T> = a.iter().map(|&(re, im)| T::make(re, im)).collect();
+        (t.iter().map(|x| x.parts()).collect(), t)
+    }
+
+    fn check<T: Parts>(v: &[f64], tol: f64) -> Result<(), TestCaseError>
+    where
+        T: jax::jnp::linalg::LinalgElement,
+        Array<T, N, N>: ArrayType<Elem = T>,
+        Array<T::Real, N>: ArrayType<Elem = T::Real>,
+        Array<T::Complex, N>: ArrayType<Elem = T::Complex>,
+        Array<T::Complex, N, N>: ArrayType<Elem = T::Complex>,
+        T::Real: Parts,
+        T::Complex: Parts,
+    {
+        let err = |x: &[C], y: &[C]| rel_err(x, y);
+        let (a, at) = matrix::<T>(v, false);
+        let arr = Array::<T, N, N>::from_data(at);
+        let parts = |x: &[T]| -> Vec<C> { x.iter().map(|v| v.parts()).collect() };
+
+        // A · inv(A) = I
+        let inv = parts(jnp::linalg::inv(&arr).data());
+        prop_assert!(err(&mm(&a, &inv, N, N, N), &eye(N)) < tol, "A inv(A)");
+        // Q unitary, Q R = A
+        let (q, r): (Array<T, N, N>, Array<T, N, N>) = jnp::linalg::qr(&arr);
+        let (q, r) = (parts(q.data()), parts(r.data()));
+        prop_assert!(
+            err(&mm(&adjoint(&q, N, N), &q, N, N, N), &eye(N)) < tol,
+            "QᴴQ"
+        );
+        prop_assert!(err(&mm(&q, &r, N, N, N), &a) < tol, "QR");
+        // U S Vᴴ = A
+        let (u, s, vh): (Array<T, N, N>, Array<T::Real, N>, Array<T, N, N>) =
+            jnp::linalg::svd(&arr);
+        let s: Vec<C> = s.data().iter().map(|x| x.parts()).collect();
+        prop_assert!(
+            err(&usv(&parts(u.data()), &s, &parts(vh.data()), N, 0), &a) < tol,
+            "USVᴴ"
+        );
+        // A v = λ v
+        let (w, vv): (Array<T::Complex, N>, Array<T::Complex, N, N>) = jnp::linalg::eig(&arr);
+        let w: Vec<C> = w.data().iter().map(|x| x.parts()).collect();
+        let vv: Vec<C> = vv.data().iter().map(|x| x.parts()).collect();
+        let av = mm(&a, &vv, N, N, N);
+        let lv: Vec<C> = (0..N * N).map(|t| mul(vv[t], w[t % N])).collect();
+        prop_assert!(err(&av, &lv) < tol, "A v = λ v");
+
+        // Hermitian: L Lᴴ = A, A v = v diag(w) with real ascending w.
+        let (h, ht) = matrix::<T>(v, true);
+        let harr = Array::<T, N, N>::from_data(ht);
+        let l = parts(jnp::linalg::cholesky(&harr).data());
+        prop_assert!(err(&mm(&l, &adjoint(&l, N, N), N, N, N), &h) < tol, "L Lᴴ");
+        let (w, vv): (Array<T::Real, N>, Array<T, N, N>) = jnp::linalg::eigh(&harr);
+        let w: Vec<C> = w.data().iter().map(|x| x.parts()).collect();
+        prop_assert!(w.windows(2).all(|p| p[0].0 <= p[1].0), "ascending");
+        let vv = parts(vv.data());
+        let hv = mm(&h, &vv, N, N, N);
+        let vw: Vec<C> = (0..N * N).map(|t| mul(vv[t], w[t % N])).collect();
+        prop_assert!(err(&hv, &vw) < tol, "H v = v w");
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn complex128(v in proptest::collection::vec(-1.0f64..1.0, 2 * N * N)) {
+            check::<Complex<f64>>(&v, 1e-10)?;
+        }
+
+        #[test]
+        fn complex64(v in proptest::collection::vec(-1.0f64..1.0, 2 * N * N)) {
+            check::<Complex<f32>>(&v, 1e-4)?;
+        }
+    }
 }
