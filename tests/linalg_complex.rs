@@ -518,3 +518,57 @@ mod properties {
         }
     }
 }
+
+/// Reverse mode through the jitted complex `solve` and `inv` (their
+/// `custom_jvp` rule, transposed), against `jax.grad` of the same real
+/// losses with JAX's convention for complex arguments.
+mod grads {
+    use super::*;
+
+    #[jax::jit]
+    mod losses {
+        use super::*;
+
+        pub fn solve_loss(a: Array<Complex<f64>, 3, 3>, b: Array<Complex<f64>, 3, 2>) -> f64 {
+            jnp::sum(jnp::abs(jnp::linalg::solve(&a, &b)))
+        }
+        pub fn inv_loss(a: Array<Complex<f64>, 3, 3>) -> f64 {
+            jnp::sum(jnp::abs(jnp::linalg::inv(&a)))
+        }
+        pub fn solve_loss_c64(a: Array<Complex<f32>, 3, 3>, b: Array<Complex<f32>, 3, 2>) -> f32 {
+            jnp::sum(jnp::abs(jnp::linalg::solve(&a, &b)))
+        }
+    }
+
+    #[test]
+    fn solve_and_inv_grads_match_jax() {
+        for id in ["well3/c128", "hpd3/c128"] {
+            let case = common::case("linalg_complex", id);
+            let tol = tolerance::<f64>(&case);
+            let a: Array<Complex<f64>, 3, 3> = arr(&case["a"]);
+            let b: Array<Complex<f64>, 3, 2> = arr(&case["out"]["b_mat"]);
+            close(
+                "grad solve",
+                &losses::solve_loss::grad(a.clone(), b),
+                &case["out"]["grad_solve"],
+                tol,
+            );
+            close(
+                "grad inv",
+                &losses::inv_loss::grad(a),
+                &case["out"]["grad_inv"],
+                tol,
+            );
+        }
+        let case = common::case("linalg_complex", "well3/c64");
+        let a: Array<Complex<f32>, 3, 3> = arr(&case["a"]);
+        let b: Array<Complex<f32>, 3, 2> = arr(&case["out"]["b_mat"]);
+        let g = losses::solve_loss_c64::grad(a, b);
+        close(
+            "grad solve c64",
+            &g,
+            &case["out"]["grad_solve"],
+            tolerance::<f32>(&case),
+        );
+    }
+}
