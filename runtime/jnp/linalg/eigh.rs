@@ -63,10 +63,12 @@ fn eigh_data<T: LinalgElement>(op: &str, a: &[T], dims: &[usize]) -> (Vec<T::Rea
 }
 
 /// `jnp.linalg.eigh(a)`: the eigenvalues (ascending) and eigenvectors (as
-/// columns: `v[.., :, i]` goes with `w[.., i]`) of a symmetric matrix or a
-/// batch of them, as `(w, v)` (`EighResult`'s order). JAX symmetrizes
-/// `a` first, `(a + aᵀ) / 2`. The eigenvalues' type `[.., N]` is the
-/// caller's annotation, checked when the call runs.
+/// columns: `v[.., :, i]` goes with `w[.., i]`) of a symmetric (complex:
+/// Hermitian) matrix or a batch of them, as `(w, v)` (`EighResult`'s
+/// order). JAX symmetrizes `a` first, `(a + aᴴ) / 2`. The eigenvalues are
+/// real (`f32` for `Complex<f32>` input); their type `[.., N]` is the
+/// caller's annotation, checked when the call runs. Complex eigenvectors
+/// are unique up to a phase per column, which can differ from LAPACK's.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -159,7 +161,7 @@ fn svd_data<T: LinalgElement>(
 }
 
 /// `jnp.linalg.svd(a)`: `(u, s, vh)` with `a = u · diag(s) · vh`, the
-/// singular values `s` descending, and full matrices (`u` is `[.., M, M]`,
+/// singular values `s` descending (real, also for a complex `a`), and full matrices (`u` is `[.., M, M]`,
 /// `vh` `[.., N, N]`), as JAX's defaults. The three result types are the
 /// caller's annotation, checked when the call runs.
 ///
