@@ -448,9 +448,9 @@ mod properties {
         (t.iter().map(|x| x.parts()).collect(), t)
     }
 
-    fn check<T: Parts>(v: &[f64], tol: f64) -> Result<(), TestCaseError>
+    fn check<T>(v: &[f64], tol: f64) -> Result<(), TestCaseError>
     where
-        T: jax::jnp::linalg::LinalgElement,
+        T: Parts + jax::jnp::linalg::LinalgElement,
         Array<T, N, N>: ArrayType<Elem = T>,
         Array<T::Real, N>: ArrayType<Elem = T::Real>,
         Array<T::Complex, N>: ArrayType<Elem = T::Complex>,
