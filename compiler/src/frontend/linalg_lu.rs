@@ -43,7 +43,19 @@ fn matrix_arg(
     let x = c.atom(t, i)?;
     let a = t.b.aval(&x);
     let span = c.args[i].1;
-    if !matches!(a.dtype, DType::F32 | DType::F64) {
+    // Complex matrices: `solve` and `inv` (their values, and derivatives by
+    // `solve`'s own rule); the rest are real-only in jit so far.
+    let complex_ok = matches!(c.name, "solve" | "inv");
+    if matches!(a.dtype, DType::C64 | DType::C128) && !complex_ok {
+        return call_err(
+            span,
+            format!(
+                "`{}` of complex matrices ({a}) is not supported in #[jax::jit] yet: call it eagerly, outside the jitted function",
+                c.name
+            ),
+        );
+    }
+    if !matches!(a.dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128) {
         return call_err(
             span,
             format!(

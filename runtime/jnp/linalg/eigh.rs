@@ -12,13 +12,11 @@
 //! call). Ill-conditioned or non-finite input is not an error: it gives
 //! what LAPACK gives, or NaNs.
 
-use std::any::Any;
-
 use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::LinalgFloat;
+use super::LinalgElement;
 
 /// The element type of an array argument.
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
@@ -34,44 +32,15 @@ fn matrix_dims(op: &str, dims: &[usize]) -> (usize, usize, usize) {
     (dims[..r - 2].iter().product(), dims[r - 2], dims[r - 1])
 }
 
-/// Runs `f32_kernel` or `f64_kernel` on `T`'s buffers (`T` is one of them).
-fn dispatch<T: LinalgFloat>(
-    bufs: &mut [&mut Vec<T>],
-    f32_kernel: impl FnOnce(&mut [&mut Vec<f32>]),
-    f64_kernel: impl FnOnce(&mut [&mut Vec<f64>]),
-) {
-    fn cast<'a, T: 'static, U: 'static>(
-        bufs: &'a mut [&mut Vec<T>],
-    ) -> Option<Vec<&'a mut Vec<U>>> {
-        bufs.iter_mut()
-            .map(|b| (&mut **b as &mut dyn Any).downcast_mut::<Vec<U>>())
-            .collect()
-    }
-    if let Some(mut b) = cast::<T, f32>(bufs) {
-        f32_kernel(&mut b)
-    } else if let Some(mut b) = cast::<T, f64>(bufs) {
-        f64_kernel(&mut b)
-    } else {
-        unreachable!("LinalgFloat is f32 or f64")
-    }
-}
-
-/// `(a + aᵀ) / 2`, as `jnp.linalg.eigh(symmetrize_input=True)`, rounded
+/// `(a + aᴴ) / 2`, as `jnp.linalg.eigh(symmetrize_input=True)`, rounded
 /// in the element type as JAX computes it.
-fn symmetrize<T: LinalgFloat>(a: &[T], n: usize) -> Vec<T> {
-    let f32s = T::DTYPE == crate::DType::F32;
-    let half_sum = |x: T, y: T| -> T {
-        if f32s {
-            T::from_f32((x.to_f32() + y.to_f32()) / 2.0)
-        } else {
-            T::from_f64((x.to_f64() + y.to_f64()) / 2.0)
-        }
-    };
+fn symmetrize<T: LinalgElement>(a: &[T], n: usize) -> Vec<T> {
+    let two = T::ONE + T::ONE;
     let mut out = a.to_vec();
     for (m, o) in a.chunks(n * n).zip(out.chunks_mut(n * n)) {
         for i in 0..n {
             for j in 0..n {
-                o[i * n + j] = half_sum(m[i * n + j], m[j * n + i]);
+                o[i * n + j] = (m[i * n + j] + m[j * n + i].conj()) / two;
             }
         }
     }
@@ -80,34 +49,26 @@ fn symmetrize<T: LinalgFloat>(a: &[T], n: usize) -> Vec<T> {
 
 /// `(w, v)` of a batch of `n`×`n` matrices, reading the lower triangle.
 #[track_caller]
-fn eigh_data<T: LinalgFloat>(op: &str, a: &[T], dims: &[usize]) -> (Vec<T>, Vec<T>) {
+fn eigh_data<T: LinalgElement>(op: &str, a: &[T], dims: &[usize]) -> (Vec<T::Real>, Vec<T>) {
     let (batch, m, n) = matrix_dims(op, dims);
     assert!(
         m == n,
         "{op}: Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ({m}, {n})"
     );
-    let mut a = symmetrize(a, n);
+    let a = symmetrize(a, n);
     let mut v = vec![T::ZERO; batch * n * n];
-    let mut w = vec![T::ZERO; batch * n];
-    dispatch(
-        &mut [&mut a, &mut v, &mut w],
-        |b| {
-            let [a, v, w] = b else { unreachable!() };
-            crate::__rt::linalg::eigh_f32(a, v, w, batch, n, true)
-        },
-        |b| {
-            let [a, v, w] = b else { unreachable!() };
-            crate::__rt::linalg::eigh_f64(a, v, w, batch, n, true)
-        },
-    );
+    let mut w = vec![<T::Real as Element>::ZERO; batch * n];
+    T::eigh_kernel(&a, &mut v, &mut w, batch, n, true);
     (w, v)
 }
 
 /// `jnp.linalg.eigh(a)`: the eigenvalues (ascending) and eigenvectors (as
-/// columns: `v[.., :, i]` goes with `w[.., i]`) of a symmetric matrix or a
-/// batch of them, as `(w, v)` (`EighResult`'s order). JAX symmetrizes
-/// `a` first, `(a + aᵀ) / 2`. The eigenvalues' type `[.., N]` is the
-/// caller's annotation, checked when the call runs.
+/// columns: `v[.., :, i]` goes with `w[.., i]`) of a symmetric (complex:
+/// Hermitian) matrix or a batch of them, as `(w, v)` (`EighResult`'s
+/// order). JAX symmetrizes `a` first, `(a + aᴴ) / 2`. The eigenvalues are
+/// real (`f32` for `Complex<f32>` input); their type `[.., N]` is the
+/// caller's annotation, checked when the call runs. Complex eigenvectors
+/// are unique up to a phase per column, which can differ from LAPACK's.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -130,15 +91,15 @@ fn eigh_data<T: LinalgFloat>(op: &str, a: &[T], dims: &[usize]) -> (Vec<T>, Vec<
 pub fn eigh<W, A>(a: A) -> (W, A::Array)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
-    W: ArrayType<Elem = ElemOf<A>>,
+    ElemOf<A>: LinalgElement,
+    W: ArrayType<Elem = <ElemOf<A> as LinalgElement>::Real>,
 {
     let a = a.into_array();
     let dims = <A::Array as ArrayType>::SHAPE;
     let (w, v) = eigh_data("eigh", a.data(), dims);
     shape::check_result::<W>(
         "eigh",
-        <ElemOf<A> as Element>::DTYPE,
+        <<ElemOf<A> as LinalgElement>::Real as Element>::DTYPE,
         &dims[..dims.len() - 1],
     );
     (W::from_data(w), A::Array::from_data(v))
@@ -162,28 +123,29 @@ where
 pub fn eigvalsh<W, A>(a: A) -> W
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
-    W: ArrayType<Elem = ElemOf<A>>,
+    ElemOf<A>: LinalgElement,
+    W: ArrayType<Elem = <ElemOf<A> as LinalgElement>::Real>,
 {
     let a = a.into_array();
     let dims = <A::Array as ArrayType>::SHAPE;
     let (w, _) = eigh_data("eigvalsh", a.data(), dims);
     shape::check_result::<W>(
         "eigvalsh",
-        <ElemOf<A> as Element>::DTYPE,
+        <<ElemOf<A> as LinalgElement>::Real as Element>::DTYPE,
         &dims[..dims.len() - 1],
     );
     W::from_data(w)
 }
 
 /// `(s, u, vt)` of a batch of `m`×`n` matrices (`u`, `vt` empty without `uv`).
-fn svd_data<T: LinalgFloat>(
+#[allow(clippy::type_complexity)]
+fn svd_data<T: LinalgElement>(
     op: &str,
     a: &[T],
     dims: &[usize],
     full: bool,
     uv: bool,
-) -> (Vec<T>, Vec<T>, Vec<T>, [usize; 4]) {
+) -> (Vec<T::Real>, Vec<T>, Vec<T>, [usize; 4]) {
     let (batch, m, n) = matrix_dims(op, dims);
     let k = m.min(n);
     let (ku, kv) = match (uv, full) {
@@ -191,26 +153,15 @@ fn svd_data<T: LinalgFloat>(
         (true, true) => (m, n),
         (true, false) => (k, k),
     };
-    let mut a = a.to_vec();
-    let mut s = vec![T::ZERO; batch * k];
+    let mut s = vec![<T::Real as Element>::ZERO; batch * k];
     let mut u = vec![T::ZERO; batch * m * ku];
     let mut vt = vec![T::ZERO; batch * kv * n];
-    dispatch(
-        &mut [&mut a, &mut s, &mut u, &mut vt],
-        |b| {
-            let [a, s, u, vt] = b else { unreachable!() };
-            crate::__rt::linalg::svd_f32(a, s, u, vt, batch, m, n, full, uv)
-        },
-        |b| {
-            let [a, s, u, vt] = b else { unreachable!() };
-            crate::__rt::linalg::svd_f64(a, s, u, vt, batch, m, n, full, uv)
-        },
-    );
+    T::svd_kernel(a, &mut s, &mut u, &mut vt, batch, m, n, full, uv);
     (s, u, vt, [m, ku, kv, n])
 }
 
 /// `jnp.linalg.svd(a)`: `(u, s, vh)` with `a = u · diag(s) · vh`, the
-/// singular values `s` descending, and full matrices (`u` is `[.., M, M]`,
+/// singular values `s` descending (real, also for a complex `a`), and full matrices (`u` is `[.., M, M]`,
 /// `vh` `[.., N, N]`), as JAX's defaults. The three result types are the
 /// caller's annotation, checked when the call runs.
 ///
@@ -232,9 +183,9 @@ fn svd_data<T: LinalgFloat>(
 pub fn svd<U, S, Vh, A>(a: A) -> (U, S, Vh)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
     U: ArrayType<Elem = ElemOf<A>>,
-    S: ArrayType<Elem = ElemOf<A>>,
+    S: ArrayType<Elem = <ElemOf<A> as LinalgElement>::Real>,
     Vh: ArrayType<Elem = ElemOf<A>>,
 {
     let a = a.into_array();
@@ -244,7 +195,8 @@ where
     let lead = &dims[..dims.len() - 2];
     let with = |last: &[usize]| [lead, last].concat();
     shape::check_result::<U>("svd", dtype, &with(&[m, ku]));
-    shape::check_result::<S>("svd", dtype, &with(&[m.min(n)]));
+    let real = <<ElemOf<A> as LinalgElement>::Real as Element>::DTYPE;
+    shape::check_result::<S>("svd", real, &with(&[m.min(n)]));
     shape::check_result::<Vh>("svd", dtype, &with(&[kv, n]));
     (U::from_data(u), S::from_data(s), Vh::from_data(vt))
 }
@@ -264,35 +216,43 @@ where
 pub fn svdvals<S, A>(a: A) -> S
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
-    S: ArrayType<Elem = ElemOf<A>>,
+    ElemOf<A>: LinalgElement,
+    S: ArrayType<Elem = <ElemOf<A> as LinalgElement>::Real>,
 {
     let a = a.into_array();
     let dims = <A::Array as ArrayType>::SHAPE;
     let (s, _, _, [m, _, _, n]) = svd_data("svdvals", a.data(), dims, true, false);
     let mut shape = dims[..dims.len() - 2].to_vec();
     shape.push(m.min(n));
-    shape::check_result::<S>("svdvals", <ElemOf<A> as Element>::DTYPE, &shape);
+    shape::check_result::<S>(
+        "svdvals",
+        <<ElemOf<A> as LinalgElement>::Real as Element>::DTYPE,
+        &shape,
+    );
     S::from_data(s)
 }
 
 /// `jnp.linalg.norm(x)`: the 2-norm of all of `x`'s elements (the
-/// Frobenius norm of a matrix), `sqrt(sum(x * x))`.
+/// Frobenius norm of a matrix), `sqrt(sum(|x|²))`, real for complex `x`.
 ///
 /// ```
 /// use jax::prelude::*;
 /// let x = Array::<f32, 2, 2>::from([[3.0, 0.0], [0.0, 4.0]]);
 /// assert_eq!(jnp::linalg::norm(&x).item(), 5.0);
+/// let z = Array::<Complex<f64>, 2>::from([Complex::new(3.0, 4.0), Complex::new(0.0, 0.0)]);
+/// assert_eq!(jnp::linalg::norm(&z).item(), 5.0);
 /// ```
-pub fn norm<A>(x: A) -> crate::Array<ElemOf<A>>
+pub fn norm<A>(x: A) -> crate::Array<<ElemOf<A> as LinalgElement>::Real>
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let x = x.into_array();
-    let sum = x.data().iter().fold(0.0f64, |acc, v| {
-        let v = v.to_f64();
-        acc + v * v
-    });
-    crate::Array::<ElemOf<A>>::from_data(vec![<ElemOf<A> as Element>::from_f64(sum.sqrt())])
+    let sum = x
+        .data()
+        .iter()
+        .fold(0.0f64, |acc, v| acc + v.modulus_squared_f64());
+    crate::Array::from_data(vec![
+        <<ElemOf<A> as LinalgElement>::Real as Element>::from_f64(sum.sqrt()),
+    ])
 }

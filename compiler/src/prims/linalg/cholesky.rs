@@ -52,8 +52,10 @@ fn cholesky_call(a: KernelArgs<'_>) -> TokenStream {
     let n = dim_tokens(&av.shape[r - 1]);
     let size = size_tokens(&av.shape);
     let x = (a.bind)(0, Bind::Buffer);
+    let _ = &ty;
+    let zero = super::triangular::zero_tokens(av.dtype);
     quote!({
-        let mut __out = ::std::vec![0.0 as #ty; #size];
+        let mut __out = ::std::vec![#zero; #size];
         ::jax::__rt::linalg::#f(&#x[..], &mut __out[..], #batch, #n);
         __out
     })
@@ -130,6 +132,7 @@ fn cholesky_jvp(
     let Some(sigma_dot) = t[0].clone() else {
         return Ok(vec![None]);
     };
+    super::triangular::real_derivative_only("cholesky", &ad.aval(&outs[0]))?;
     let l = tril(ad, outs[0].clone(), 0)?;
     let right = TriangularSolveParams {
         left_side: false,

@@ -25,12 +25,12 @@ pub(crate) fn py_bool(b: bool) -> &'static str {
     }
 }
 
-/// The dtypes the factorizations run on (complex ones are not supported yet).
+/// The dtypes the factorizations run on: f32, f64, complex64, complex128.
 pub(crate) fn check_float(what: &str, a: &Aval) -> Result<(), String> {
     match a.dtype {
-        DType::F32 | DType::F64 => Ok(()),
+        d if super::triangular::linalg_dtype(d) => Ok(()),
         d => Err(format!(
-            "{what} takes a float32 or float64 matrix, got {}: convert it first (complex matrices are not supported yet)",
+            "{what} takes a float32, float64, complex64 or complex128 matrix, got {}: convert it first",
             d.short_name()
         )),
     }
@@ -83,7 +83,8 @@ fn eigh_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
         ..a.clone()
     };
     let w = Aval {
-        dtype: a.dtype,
+        // Real eigenvalues, also of a Hermitian complex matrix.
+        dtype: super::triangular::real_dtype(a.dtype),
         shape: a.shape[..r - 1].to_vec(),
         weak: false,
     };
@@ -139,9 +140,12 @@ fn eigh_call(k: KernelArgs<'_>) -> TokenStream {
     let f = format_ident!("eigh_{}", a.dtype.short_name());
     let (batch, n) = batch_and_n(a);
     let x = (k.bind)(0, Bind::Buffer);
+    let _ = &ty;
+    let zero = super::triangular::zero_tokens(a.dtype);
+    let real_zero = super::triangular::zero_tokens(super::triangular::real_dtype(a.dtype));
     quote!({
-        let mut __v = ::std::vec![0.0 as #ty; #batch * #n * #n];
-        let mut __w = ::std::vec![0.0 as #ty; #batch * #n];
+        let mut __v = ::std::vec![#zero; #batch * #n * #n];
+        let mut __w = ::std::vec![#real_zero; #batch * #n];
         ::jax::__rt::linalg::#f(&#x[..], &mut __v, &mut __w, #batch, #n, #lower);
         (__v, __w)
     })
@@ -245,6 +249,7 @@ fn eigh_jvp(
     };
     let (v, w) = (outs[0].clone(), outs[1].clone());
     let av = ad.aval(&v);
+    super::triangular::real_derivative_only("eigh", &av)?;
     let (r, dtype) = (av.rank(), av.dtype);
     let shape = av.shape.clone();
     let eye_n = eye(ad, dtype, &shape)?;

@@ -45,9 +45,9 @@ pub static LU: PrimDef = PrimDef {
                 tuple(&a.shape)
             ));
         }
-        if !matches!(a.dtype, DType::F32 | DType::F64) {
+        if !super::triangular::linalg_dtype(a.dtype) {
             return Err(format!(
-                "lu does not accept dtype {} at position 0. Accepted dtypes at position 0 are subtypes of floating (f32 and f64 here)",
+                "lu does not accept dtype {} at position 0. Accepted dtypes at position 0 are subtypes of floating, complexfloating (f32, f64, complex64 and complex128 here)",
                 a.dtype.name()
             ));
         }
@@ -89,10 +89,8 @@ fn lu_call(a: KernelArgs<'_>) -> TokenStream {
     let piv = size_tokens(&a.out_avals[1].shape);
     let perm = size_tokens(&a.out_avals[2].shape);
     let x = (a.bind)(0, Bind::Buffer);
-    let (f, zero) = match av.dtype {
-        DType::F64 => (quote!(lu_f64), quote!(0f64)),
-        _ => (quote!(lu_f32), quote!(0f32)),
-    };
+    let f = super::triangular::entry("lu", av.dtype);
+    let zero = super::triangular::zero_tokens(av.dtype);
     quote!({
         let mut __lu = ::std::vec![#zero; #size];
         let mut __piv = ::std::vec![0i32; #piv];
@@ -227,6 +225,7 @@ fn lu_jvp(
         return Ok(vec![None, None, None]);
     };
     let lu_aval = ad.aval(&outs[0]);
+    super::triangular::real_derivative_only("lu", &lu_aval)?;
     let (_, m, n) = split(&lu_aval.shape);
     if m != n {
         return Err(

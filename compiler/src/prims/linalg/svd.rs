@@ -52,7 +52,8 @@ fn svd_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
     let mut s_shape = a.shape[..r - 2].to_vec();
     s_shape.push(Dim::Lit(k));
     let s = Aval {
-        dtype: a.dtype,
+        // Real singular values, also of a complex matrix.
+        dtype: super::triangular::real_dtype(a.dtype),
         shape: s_shape,
         weak: false,
     };
@@ -113,18 +114,21 @@ fn svd_call(k: KernelArgs<'_>) -> TokenStream {
     let sizes: Vec<TokenStream> = k.out_avals.iter().map(|o| size_tokens(&o.shape)).collect();
     let x = (k.bind)(0, Bind::Buffer);
     let s_size = &sizes[0];
+    let _ = &ty;
+    let zero = super::triangular::zero_tokens(a.dtype);
+    let real_zero = super::triangular::zero_tokens(super::triangular::real_dtype(a.dtype));
     if *compute_uv {
         let (u_size, vt_size) = (&sizes[1], &sizes[2]);
         quote!({
-            let mut __s = ::std::vec![0.0 as #ty; #s_size];
-            let mut __u = ::std::vec![0.0 as #ty; #u_size];
-            let mut __vt = ::std::vec![0.0 as #ty; #vt_size];
+            let mut __s = ::std::vec![#real_zero; #s_size];
+            let mut __u = ::std::vec![#zero; #u_size];
+            let mut __vt = ::std::vec![#zero; #vt_size];
             ::jax::__rt::linalg::#f(&#x[..], &mut __s, &mut __u, &mut __vt, #batch, #m, #n, #full_matrices, true);
             (__s, __u, __vt)
         })
     } else {
         quote!({
-            let mut __s = ::std::vec![0.0 as #ty; #s_size];
+            let mut __s = ::std::vec![#real_zero; #s_size];
             ::jax::__rt::linalg::#f(&#x[..], &mut __s, &mut [], &mut [], #batch, #m, #n, false, false);
             __s
         })
@@ -154,6 +158,7 @@ fn svd_jvp(
         return Ok(vec![None; outs.len()]);
     };
     let a = ad.aval(&ins[0]);
+    super::triangular::real_derivative_only("svd", &a)?;
     let r = a.rank();
     let (m, n) = (
         lit_dim(&a.shape[r - 2], "svd")?,

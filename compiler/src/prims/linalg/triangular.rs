@@ -37,7 +37,7 @@ pub(crate) fn check_linalg_operands(
     c: &mut crate::ir::shapes::Constraints,
 ) -> Result<(), String> {
     for (i, x) in ops.iter().enumerate() {
-        if !x.dtype.is_float() {
+        if !linalg_dtype(x.dtype) {
             return Err(format!(
                 "{name} does not accept dtype {} at position {i}. Accepted dtypes at position {i} are subtypes of floating, complexfloating.",
                 x.dtype.name()
@@ -149,13 +149,53 @@ fn print_triangular_solve(_: &[Aval], p: &Params) -> Vec<(&'static str, String)>
     ]
 }
 
-/// The runtime entry point of a float dtype: `NAME_f32` or `NAME_f64`.
+/// The runtime entry point of a dtype: `NAME_f32`, `NAME_f64`, `NAME_c64`
+/// or `NAME_c128`.
 pub(crate) fn entry(name: &str, dtype: DType) -> proc_macro2::Ident {
     let suffix = match dtype {
-        DType::F64 => "f64",
+        DType::F64 | DType::C64 | DType::C128 => dtype.short_name(),
         _ => "f32",
     };
     quote::format_ident!("{name}_{suffix}")
+}
+
+/// The dtypes the runtime's factorizations run on (as LAPACK's: f32, f64,
+/// complex64, complex128).
+pub(crate) fn linalg_dtype(d: DType) -> bool {
+    matches!(d, DType::F32 | DType::F64 | DType::C64 | DType::C128)
+}
+
+/// complex64 or complex128.
+pub(crate) fn is_complex(d: DType) -> bool {
+    matches!(d, DType::C64 | DType::C128)
+}
+
+/// The real dtype of a complex one (itself for a real one): the dtype of
+/// singular values and of `eigh`'s eigenvalues.
+pub(crate) fn real_dtype(d: DType) -> DType {
+    match d {
+        DType::C64 => DType::F32,
+        DType::C128 => DType::F64,
+        d => d,
+    }
+}
+
+/// A derivative rule written for real matrices only: an error naming `what`
+/// for a complex operand, never a wrong answer.
+pub(crate) fn real_derivative_only(what: &str, a: &Aval) -> Res<()> {
+    if is_complex(a.dtype) {
+        return Err(format!(
+            "the derivative of {what} of a {} matrix is not supported yet (complex matrices work in jit without derivatives, and eagerly)",
+            a.dtype.name()
+        ));
+    }
+    Ok(())
+}
+
+/// `<T as Element>::ZERO` of `dtype`'s Rust type, to fill output buffers.
+pub(crate) fn zero_tokens(dtype: DType) -> TokenStream {
+    let ty = rust_type(dtype);
+    quote!(<#ty as ::jax::Element>::ZERO)
 }
 
 fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
@@ -176,10 +216,18 @@ fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
         lower,
         transpose_a,
         unit_diagonal,
-        ..
+        conjugate_a,
     } = t;
+    // The complex entry points take `conjugate_a` (no effect on real ones).
+    let conjugate = if is_complex(a.out_aval.dtype) {
+        quote!(, #conjugate_a)
+    } else {
+        quote!()
+    };
+    let _ = &ty;
+    let zero = zero_tokens(a.out_aval.dtype);
     quote!({
-        let mut __out = ::std::vec![0.0 as #ty; #n];
+        let mut __out = ::std::vec![#zero; #n];
         ::jax::__rt::linalg::#f(
             &#xa[..], &#xb[..], &mut __out[..], #batch, #m, #rows, #cols,
             ::jax::__rt::linalg::TriangularSolve {
@@ -187,7 +235,8 @@ fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
                 lower: #lower,
                 transpose_a: #transpose_a,
                 unit_diagonal: #unit_diagonal,
-            },
+            }
+            #conjugate
         );
         __out
     })
@@ -330,6 +379,9 @@ fn triangular_solve_jvp(
     let da = match &t[0] {
         None => None,
         Some(g) => {
+            if tp.conjugate_a {
+                real_derivative_only("triangular_solve with conjugate_a", &ad.aval(a))?;
+            }
             let bs = ad.aval(&ins[1]).shape;
             let r = bs.len();
             let (m, n) = (lit(&bs[r - 2]), lit(&bs[r - 1]));
