@@ -520,7 +520,7 @@ fn option_fields<'a>(
     fields: &[&str],
     usage: &str,
 ) -> Result<Vec<(String, &'a syn::Expr)>> {
-    match e {
+    match peel(e) {
         syn::Expr::Struct(s) => {
             let mut out = Vec::new();
             for f in &s.fields {
@@ -539,7 +539,6 @@ fn option_fields<'a>(
             Ok(out)
         }
         syn::Expr::Call(c) if c.args.is_empty() && is_default_path(&c.func) => Ok(Vec::new()),
-        syn::Expr::Paren(p) => option_fields(&p.expr, ty, fields, usage),
         _ => call_err(
             e.span(),
             format!("the options must be written literally here: {usage}, with values known when the function compiles (a variable holding the options cannot be read by #[jax::jit])"),
@@ -567,9 +566,18 @@ fn static_int(t: &mut Tracer, e: &syn::Expr, what: &str) -> Result<i128> {
     }
 }
 
+/// `e` without parentheses and the invisible groups of macro arguments.
+fn peel(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => peel(&p.expr),
+        syn::Expr::Group(g) => peel(&g.expr),
+        _ => e,
+    }
+}
+
 /// The last segment of a path expression (`Uplo::U` → `U`).
 fn path_tail(e: &syn::Expr) -> Option<String> {
-    match e {
+    match peel(e) {
         syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     }
@@ -577,7 +585,7 @@ fn path_tail(e: &syn::Expr) -> Option<String> {
 
 /// `Variant(args..)`: the variant's name and its arguments.
 fn variant_call(e: &syn::Expr) -> Option<(String, Vec<&syn::Expr>)> {
-    match e {
+    match peel(e) {
         syn::Expr::Call(c) => path_tail(&c.func).map(|n| (n, c.args.iter().collect())),
         _ => None,
     }
