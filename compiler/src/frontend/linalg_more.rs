@@ -662,6 +662,14 @@ fn leading_call(
     })
 }
 
+/// The options structs and the function reading each.
+const OPTIONS: &[(&str, &str)] = &[
+    ("PinvOptions", "pinv_with"),
+    ("NormOptions", "norm_with"),
+    ("EighOptions", "eigh_with"),
+    ("SvdOptions", "svd_with"),
+];
+
 /// `pinv_with`, `norm_with`, `eigh_with` and `svd_with`, whose options
 /// are read from the literal before anything is evaluated; `None` for
 /// other calls.
@@ -669,6 +677,18 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
     let f = &*call.func;
     let span = call.span();
     let opts_expr = call.args.last();
+    if let syn::Expr::Path(p) = f {
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [.., ty, d] = segs.as_slice() {
+            if d == "default" && OPTIONS.iter().any(|(o, _)| o == ty) {
+                let with = OPTIONS.iter().find(|(o, _)| o == ty).unwrap().1;
+                return call_err(
+                    span,
+                    format!("`{ty}` is read from the literal written in the call when the function compiles: write `jnp::linalg::{with}(a, {ty}::default())` or `{ty} {{ .., ..Default::default() }}` inside the call, not in a variable"),
+                );
+            }
+        }
+    }
     if is_path(f, "linalg", "pinv_with") {
         let usage = "`PinvOptions { rtol: None, hermitian: false }` (or `..Default::default()`)";
         let mut o = PinvOpts::default();
