@@ -26,6 +26,12 @@ use crate::prims::linalg::eigh::{lit_dim, matmul, mt, scalar};
 use crate::prims::linalg::svd::bind_svd;
 use crate::prims::{self, Params};
 
+/// An error over the tokens of `e` (an option the user wrote), not the
+/// whole call.
+fn at<T>(e: &impl quote::ToTokens, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new_spanned(e, msg.to_string()))
+}
+
 /// A frontend (syn) error as a rule error.
 fn rs<T>(r: Result<T>) -> Res<T> {
     r.map_err(|e| e.to_string())
@@ -364,8 +370,9 @@ enum Axis {
 }
 
 struct NormOpts {
-    ord: (Ord, Span),
-    axis: (Axis, Span),
+    /// Each option with the tokens written for it (for errors).
+    ord: (Ord, proc_macro2::TokenStream),
+    axis: (Axis, proc_macro2::TokenStream),
     keepdims: bool,
 }
 
@@ -395,23 +402,24 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
     let rank = a.rank();
     let dtype = a.dtype;
     let keep = o.keepdims;
-    let (ord, ord_span) = o.ord;
+    let (ord, ord_tokens) = o.ord;
+    let axis_tokens = o.axis.1.clone();
     let axes: Vec<usize> = match o.axis.0 {
         Axis::All if ord == Ord::Default => return two_norm(&mut t.b, x, None, keep, span),
         Axis::All => {
             if rank != 1 && rank != 2 {
-                return call_err(
-                    o.axis.1,
+                return at(
+                    &axis_tokens,
                     format!("Improper number of axes for norm: axis={}. Pass one axis to compute a vector-norm, or two axes to compute a matrix-norm (`axis: NormAxis::Vector(..)` or `NormAxis::Matrix(..)`).", prims::tuple(&(0..rank).collect::<Vec<_>>())),
                 );
             }
             (0..rank).collect()
         }
-        Axis::Vector(v) => vec![jnp::axis(&t.b, &x, v, o.axis.1)?],
+        Axis::Vector(v) => vec![jnp::axis(&t.b, &x, v, span)?],
         Axis::Matrix(r0, c0) => {
-            let (r0, c0) = (jnp::axis(&t.b, &x, r0, o.axis.1)?, jnp::axis(&t.b, &x, c0, o.axis.1)?);
+            let (r0, c0) = (jnp::axis(&t.b, &x, r0, span)?, jnp::axis(&t.b, &x, c0, span)?);
             if r0 == c0 {
-                return call_err(o.axis.1, format!("Duplicate axes given: ({r0}, {c0})"));
+                return at(&axis_tokens, format!("Duplicate axes given: ({r0}, {c0})"));
             }
             vec![r0, c0]
         }
@@ -445,8 +453,8 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
                 let inv = round(1.0 / round(p, dtype), dtype);
                 b.bind1(&prims::POW, Params::None, vec![s, scalar(inv, dtype)], span)
             }
-            Ord::Fro | Ord::Nuc => call_err(
-                ord_span,
+            Ord::Fro | Ord::Nuc => at(
+                &ord_tokens,
                 format!("Invalid order '{}' for vector norm: a vector norm takes `NormOrd::Default`, `Inf`, `NegInf` or `P(p)`", ord_text(ord)),
             ),
         };
@@ -502,8 +510,8 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
             }
             Ok(y)
         }
-        _ => call_err(
-            ord_span,
+        _ => at(
+            &ord_tokens,
             format!("Invalid order '{}' for matrix norm: a matrix norm takes `NormOrd::Default`, `Fro`, `Nuc`, `Inf`, `NegInf` or `P(p)` with p = 1, -1, 2 or -2", ord_text(ord)),
         ),
     }
@@ -526,11 +534,11 @@ fn option_fields<'a>(
             for f in &s.fields {
                 let name = match &f.member {
                     syn::Member::Named(n) => n.to_string(),
-                    _ => return call_err(f.member.span(), usage),
+                    _ => return at(&f.member, usage),
                 };
                 if !fields.contains(&name.as_str()) {
-                    return call_err(
-                        f.member.span(),
+                    return at(
+                        &f.member,
                         format!("`{ty}` has no field `{name}`: it has {}", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
                     );
                 }
@@ -539,8 +547,8 @@ fn option_fields<'a>(
             Ok(out)
         }
         syn::Expr::Call(c) if c.args.is_empty() && is_default_path(&c.func) => Ok(Vec::new()),
-        _ => call_err(
-            e.span(),
+        _ => at(
+            e,
             format!("the options must be written literally here: {usage}, with values known when the function compiles (a variable holding the options cannot be read by #[jax::jit])"),
         ),
     }
@@ -555,14 +563,14 @@ fn static_number(t: &mut Tracer, e: &syn::Expr, what: &str) -> Result<f64> {
     match t.expr(e)? {
         Value::Static(Scalar::Float(v)) => Ok(v),
         Value::Static(Scalar::Int(v)) => Ok(v as f64),
-        _ => call_err(e.span(), format!("{what} must be a number known when the function compiles")),
+        _ => at(e, format!("{what} must be a number known when the function compiles")),
     }
 }
 
 fn static_int(t: &mut Tracer, e: &syn::Expr, what: &str) -> Result<i128> {
     match t.expr(e)? {
         Value::Static(Scalar::Int(v)) => Ok(v),
-        _ => call_err(e.span(), format!("{what} must be an integer known when the function compiles")),
+        _ => at(e, format!("{what} must be an integer known when the function compiles")),
     }
 }
 
@@ -600,7 +608,7 @@ fn option_f64(t: &mut Tracer, e: &syn::Expr) -> Result<Option<f64>> {
         Some((n, args)) if n == "Some" && args.len() == 1 => {
             Ok(Some(static_number(t, args[0], "`rtol`")?))
         }
-        _ => call_err(e.span(), "`rtol` is `None` or `Some(x)` with a number known when the function compiles"),
+        _ => at(e, "`rtol` is `None` or `Some(x)` with a number known when the function compiles"),
     }
 }
 
@@ -613,12 +621,12 @@ fn read_ord(t: &mut Tracer, e: &syn::Expr) -> Result<Ord> {
             "Nuc" => Ok(Ord::Nuc),
             "Inf" => Ok(Ord::P(f64::INFINITY)),
             "NegInf" => Ok(Ord::P(f64::NEG_INFINITY)),
-            _ => call_err(e.span(), usage),
+            _ => at(e, usage),
         };
     }
     match variant_call(e) {
         Some((n, args)) if n == "P" && args.len() == 1 => Ok(Ord::P(static_number(t, args[0], "`NormOrd::P`'s p")?)),
-        _ => call_err(e.span(), usage),
+        _ => at(e, usage),
     }
 }
 
@@ -633,7 +641,7 @@ fn read_axis(t: &mut Tracer, e: &syn::Expr) -> Result<Axis> {
             static_int(t, args[0], "the row axis")?,
             static_int(t, args[1], "the column axis")?,
         )),
-        _ => call_err(e.span(), usage),
+        _ => at(e, usage),
     }
 }
 
@@ -682,8 +690,8 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
         if let [.., ty, d] = segs.as_slice() {
             if d == "default" && OPTIONS.iter().any(|(o, _)| o == ty) {
                 let with = OPTIONS.iter().find(|(o, _)| o == ty).unwrap().1;
-                return call_err(
-                    span,
+                return at(
+                    call,
                     format!("`{ty}` is read from the literal written in the call when the function compiles: write `jnp::linalg::{with}(a, {ty}::default())` or `{ty} {{ .., ..Default::default() }}` inside the call, not in a variable"),
                 );
             }
@@ -707,15 +715,15 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
     if is_path(f, "linalg", "norm_with") {
         let usage = "`NormOptions { ord: NormOrd::Nuc, axis: NormAxis::Matrix(-2, -1), keepdims: false }` (or `..Default::default()`)";
         let mut o = NormOpts {
-            ord: (Ord::Default, span),
-            axis: (Axis::All, span),
+            ord: (Ord::Default, quote::ToTokens::to_token_stream(call)),
+            axis: (Axis::All, quote::ToTokens::to_token_stream(call)),
             keepdims: false,
         };
         if let Some(e) = opts_expr {
             for (name, e) in option_fields(e, "NormOptions", &["ord", "axis", "keepdims"], usage)? {
                 match name.as_str() {
-                    "ord" => o.ord = (read_ord(t, e)?, e.span()),
-                    "axis" => o.axis = (read_axis(t, e)?, e.span()),
+                    "ord" => o.ord = (read_ord(t, e)?, quote::ToTokens::to_token_stream(e)),
+                    "axis" => o.axis = (read_axis(t, e)?, quote::ToTokens::to_token_stream(e)),
                     _ => o.keepdims = t.static_bool(e, "`keepdims`")?,
                 }
             }
@@ -734,7 +742,7 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
                         lower = match path_tail(e).as_deref() {
                             Some("L") => true,
                             Some("U") => false,
-                            _ => return call_err(e.span(), "`uplo` is `Uplo::L` or `Uplo::U`"),
+                            _ => return at(e, "`uplo` is `Uplo::L` or `Uplo::U`"),
                         }
                     }
                     _ => sym = t.static_bool(e, "`symmetrize_input`")?,
@@ -753,8 +761,8 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
                     "full_matrices" => full = t.static_bool(e, "`full_matrices`")?,
                     "hermitian" => herm = t.static_bool(e, "`hermitian`")?,
                     _ => {
-                        return call_err(
-                            e.span(),
+                        return at(
+                            e,
                             "`SvdOptions` has no `compute_uv`: for the singular values alone call `jnp::linalg::svdvals(a)` (JAX's `svd(a, compute_uv=False)`)",
                         )
                     }
