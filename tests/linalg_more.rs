@@ -44,7 +44,10 @@ fn close<A: ArrayType>(what: &str, got: &A, want: &[f64], tol: f64) {
     let scale = want.iter().fold(1e-300f64, |m, x| m.max(x.abs()));
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let ok = (g - w).abs() <= tol * scale || (g.is_infinite() && g == w);
-        assert!(ok, "{what}[{i}]: got {g}, JAX {w} (tolerance {tol} × {scale})");
+        assert!(
+            ok,
+            "{what}[{i}]: got {g}, JAX {w} (tolerance {tol} × {scale})"
+        );
     }
 }
 
@@ -81,22 +84,83 @@ macro_rules! pinv_case {
     };
 }
 
-pinv_case!(pinv_f32_3x2, pinv_f32_3x2_jit, "pinv_f32_3x2", f32, [3, 2], [2, 3]);
-pinv_case!(pinv_f64_2x4, pinv_f64_2x4_jit, "pinv_f64_2x4", f64, [2, 4], [4, 2]);
-pinv_case!(pinv_f64_3x3, pinv_f64_3x3_jit, "pinv_f64_3x3", f64, [3, 3], [3, 3]);
-pinv_case!(pinv_f32_batched, pinv_f32_batched_jit, "pinv_f32_batched", f32, [2, 3, 3], [2, 3, 3]);
-pinv_case!(pinv_f64_batched_2x3, pinv_f64_batched_2x3_jit, "pinv_f64_batched_2x3", f64, [2, 2, 3], [2, 3, 2]);
-pinv_case!(pinv_f64_rank1, pinv_f64_rank1_jit, "pinv_f64_rank1", f64, [3, 3], [3, 3]);
-pinv_case!(pinv_f32_rank1_4x3, pinv_f32_rank1_4x3_jit, "pinv_f32_rank1_4x3", f32, [4, 3], [3, 4]);
+pinv_case!(
+    pinv_f32_3x2,
+    pinv_f32_3x2_jit,
+    "pinv_f32_3x2",
+    f32,
+    [3, 2],
+    [2, 3]
+);
+pinv_case!(
+    pinv_f64_2x4,
+    pinv_f64_2x4_jit,
+    "pinv_f64_2x4",
+    f64,
+    [2, 4],
+    [4, 2]
+);
+pinv_case!(
+    pinv_f64_3x3,
+    pinv_f64_3x3_jit,
+    "pinv_f64_3x3",
+    f64,
+    [3, 3],
+    [3, 3]
+);
+pinv_case!(
+    pinv_f32_batched,
+    pinv_f32_batched_jit,
+    "pinv_f32_batched",
+    f32,
+    [2, 3, 3],
+    [2, 3, 3]
+);
+pinv_case!(
+    pinv_f64_batched_2x3,
+    pinv_f64_batched_2x3_jit,
+    "pinv_f64_batched_2x3",
+    f64,
+    [2, 2, 3],
+    [2, 3, 2]
+);
+pinv_case!(
+    pinv_f64_rank1,
+    pinv_f64_rank1_jit,
+    "pinv_f64_rank1",
+    f64,
+    [3, 3],
+    [3, 3]
+);
+pinv_case!(
+    pinv_f32_rank1_4x3,
+    pinv_f32_rank1_4x3_jit,
+    "pinv_f32_rank1_4x3",
+    f32,
+    [4, 3],
+    [3, 4]
+);
 
 #[jax::jit]
 fn pinv_rtol_jit(a: &Array<f64, 3, 3>) -> Array<f64, 3, 3> {
-    jnp::linalg::pinv_with(a, PinvOptions { rtol: Some(0.1), ..Default::default() })
+    jnp::linalg::pinv_with(
+        a,
+        PinvOptions {
+            rtol: Some(0.1),
+            ..Default::default()
+        },
+    )
 }
 
 #[jax::jit]
 fn pinv_hermitian_jit(a: &Array<f64, 3, 3>) -> Array<f64, 3, 3> {
-    jnp::linalg::pinv_with(a, PinvOptions { rtol: None, hermitian: true })
+    jnp::linalg::pinv_with(
+        a,
+        PinvOptions {
+            rtol: None,
+            hermitian: true,
+        },
+    )
 }
 
 #[test]
@@ -104,14 +168,20 @@ fn pinv_with_rtol_and_hermitian() {
     let c = case("pinv_f64_rtol");
     let a: Array<f64, 3, 3> = arr(&c["a"]);
     let want = nums(&c["pinv"]);
-    let opts = PinvOptions { rtol: Some(0.1), hermitian: false };
+    let opts = PinvOptions {
+        rtol: Some(0.1),
+        hermitian: false,
+    };
     let eager: Array<f64, 3, 3> = jnp::linalg::pinv_with(&a, opts);
     close("pinv rtol eager", &eager, &want, 1e-10);
     close("pinv rtol jit", &pinv_rtol_jit(&a), &want, 1e-10);
     let c = case("pinv_f64_hermitian");
     let a: Array<f64, 3, 3> = arr(&c["a"]);
     let want = nums(&c["pinv"]);
-    let opts = PinvOptions { rtol: None, hermitian: true };
+    let opts = PinvOptions {
+        rtol: None,
+        hermitian: true,
+    };
     let eager: Array<f64, 3, 3> = jnp::linalg::pinv_with(&a, opts);
     close("pinv hermitian eager", &eager, &want, 1e-10);
     close("pinv hermitian jit", &pinv_hermitian_jit(&a), &want, 1e-10);
@@ -146,14 +216,24 @@ fn pinv_jvp_and_grad_match_jax() {
         (arr(&c["a"]), arr(&c["t"]), arr(&c["c"]));
     let (_, dp) = pinv_tall::jvp((&a,), (&t,));
     close("pinv tall jvp", &dp, &nums(&c["jvp"]), 1e-10);
-    close("pinv tall grad", &pinv_tall_weighted::grad(&a, &w), &nums(&c["grad"]), 1e-10);
+    close(
+        "pinv tall grad",
+        &pinv_tall_weighted::grad(&a, &w),
+        &nums(&c["grad"]),
+        1e-10,
+    );
     jax::test_util::check_grads!(pinv_tall_weighted, (&a, &w));
     let c = case("pinv_grads_wide");
     let (a, t, w): (Array<f64, 2, 3>, Array<f64, 2, 3>, Array<f64, 3, 2>) =
         (arr(&c["a"]), arr(&c["t"]), arr(&c["c"]));
     let (_, dp) = pinv_wide::jvp((&a,), (&t,));
     close("pinv wide jvp", &dp, &nums(&c["jvp"]), 1e-10);
-    close("pinv wide grad", &pinv_wide_weighted::grad(&a, &w), &nums(&c["grad"]), 1e-10);
+    close(
+        "pinv wide grad",
+        &pinv_wide_weighted::grad(&a, &w),
+        &nums(&c["grad"]),
+        1e-10,
+    );
     jax::test_util::check_grads!(pinv_wide_weighted, (&a, &w));
 }
 
@@ -178,11 +258,39 @@ macro_rules! rank_case {
     };
 }
 
-rank_case!(rank_f32_full, rank_f32_full_jit, "rank_f32_full", f32, [3, 3], Array<DefaultInt>);
-rank_case!(rank_f64_rank1, rank_f64_rank1_jit, "rank_f64_rank1", f64, [3, 4], Array<DefaultInt>);
-rank_case!(rank_f32_rank2_4x3, rank_f32_rank2_4x3_jit, "rank_f32_rank2_4x3", f32, [4, 3], Array<DefaultInt>);
+rank_case!(
+    rank_f32_full,
+    rank_f32_full_jit,
+    "rank_f32_full",
+    f32,
+    [3, 3],
+    Array<DefaultInt>
+);
+rank_case!(
+    rank_f64_rank1,
+    rank_f64_rank1_jit,
+    "rank_f64_rank1",
+    f64,
+    [3, 4],
+    Array<DefaultInt>
+);
+rank_case!(
+    rank_f32_rank2_4x3,
+    rank_f32_rank2_4x3_jit,
+    "rank_f32_rank2_4x3",
+    f32,
+    [4, 3],
+    Array<DefaultInt>
+);
 rank_case!(rank_f64_batched, rank_f64_batched_jit, "rank_f64_batched", f64, [2, 3, 3], Array<DefaultInt, 2>);
-rank_case!(rank_f64_zero, rank_f64_zero_jit, "rank_f64_zero", f64, [2, 3], Array<DefaultInt>);
+rank_case!(
+    rank_f64_zero,
+    rank_f64_zero_jit,
+    "rank_f64_zero",
+    f64,
+    [2, 3],
+    Array<DefaultInt>
+);
 
 #[jax::jit]
 fn rank_tol_jit(a: &Array<f64, 3, 3>) -> Array<DefaultInt> {
@@ -236,30 +344,92 @@ macro_rules! lstsq_case {
     };
 }
 
-lstsq_case!(lstsq_f64_tall_vec, lstsq_f64_tall_vec_jit, "lstsq_f64_tall_vec", f64, [4, 2], [4], [2], 1, 2);
-lstsq_case!(lstsq_f32_tall_mat, lstsq_f32_tall_mat_jit, "lstsq_f32_tall_mat", f32, [5, 3], [5, 2], [3, 2], 2, 3);
-lstsq_case!(lstsq_f64_wide_mat, lstsq_f64_wide_mat_jit, "lstsq_f64_wide_mat", f64, [2, 3], [2, 2], [3, 2], 2, 2);
-lstsq_case!(lstsq_f64_rankdef, lstsq_f64_rankdef_jit, "lstsq_f64_rankdef", f64, [3, 3], [3, 2], [3, 2], 2, 3);
-lstsq_case!(lstsq_f32_square_vec, lstsq_f32_square_vec_jit, "lstsq_f32_square_vec", f32, [3, 3], [3], [3], 1, 3);
+lstsq_case!(
+    lstsq_f64_tall_vec,
+    lstsq_f64_tall_vec_jit,
+    "lstsq_f64_tall_vec",
+    f64,
+    [4, 2],
+    [4],
+    [2],
+    1,
+    2
+);
+lstsq_case!(
+    lstsq_f32_tall_mat,
+    lstsq_f32_tall_mat_jit,
+    "lstsq_f32_tall_mat",
+    f32,
+    [5, 3],
+    [5, 2],
+    [3, 2],
+    2,
+    3
+);
+lstsq_case!(
+    lstsq_f64_wide_mat,
+    lstsq_f64_wide_mat_jit,
+    "lstsq_f64_wide_mat",
+    f64,
+    [2, 3],
+    [2, 2],
+    [3, 2],
+    2,
+    2
+);
+lstsq_case!(
+    lstsq_f64_rankdef,
+    lstsq_f64_rankdef_jit,
+    "lstsq_f64_rankdef",
+    f64,
+    [3, 3],
+    [3, 2],
+    [3, 2],
+    2,
+    3
+);
+lstsq_case!(
+    lstsq_f32_square_vec,
+    lstsq_f32_square_vec_jit,
+    "lstsq_f32_square_vec",
+    f32,
+    [3, 3],
+    [3],
+    [3],
+    1,
+    3
+);
 
 #[jax::jit]
 fn lstsq_x(a: &Array<f64, 4, 3>, b: &Array<f64, 4, 2>) -> Array<f64, 3, 2> {
-    let (x, _, _, _): (Array<f64, 3, 2>, Array<f64, 2>, Array<DefaultInt>, Array<f64, 3>) =
-        jnp::linalg::lstsq(a, b);
+    let (x, _, _, _): (
+        Array<f64, 3, 2>,
+        Array<f64, 2>,
+        Array<DefaultInt>,
+        Array<f64, 3>,
+    ) = jnp::linalg::lstsq(a, b);
     x
 }
 
 #[jax::jit]
 fn lstsq_sum(a: &Array<f64, 4, 3>, b: &Array<f64, 4, 2>) -> Array<f64> {
-    let (x, _, _, _): (Array<f64, 3, 2>, Array<f64, 2>, Array<DefaultInt>, Array<f64, 3>) =
-        jnp::linalg::lstsq(a, b);
+    let (x, _, _, _): (
+        Array<f64, 3, 2>,
+        Array<f64, 2>,
+        Array<DefaultInt>,
+        Array<f64, 3>,
+    ) = jnp::linalg::lstsq(a, b);
     jnp::sum(x)
 }
 
 #[jax::jit]
 fn lstsq_sum_b(b: &Array<f64, 4, 2>, a: &Array<f64, 4, 3>) -> Array<f64> {
-    let (x, _, _, _): (Array<f64, 3, 2>, Array<f64, 2>, Array<DefaultInt>, Array<f64, 3>) =
-        jnp::linalg::lstsq(a, b);
+    let (x, _, _, _): (
+        Array<f64, 3, 2>,
+        Array<f64, 2>,
+        Array<DefaultInt>,
+        Array<f64, 3>,
+    ) = jnp::linalg::lstsq(a, b);
     jnp::sum(x)
 }
 
@@ -270,8 +440,18 @@ fn lstsq_jvp_and_grad_match_jax() {
     let (ta, tb): (Array<f64, 4, 3>, Array<f64, 4, 2>) = (arr(&c["ta"]), arr(&c["tb"]));
     let (_, dx) = lstsq_x::jvp((&a, &b), (&ta, &tb));
     close("lstsq jvp", &dx, &nums(&c["jvp"]), 1e-9);
-    close("lstsq grad a", &lstsq_sum::grad(&a, &b), &nums(&c["grad_a"]), 1e-9);
-    close("lstsq grad b", &lstsq_sum_b::grad(&b, &a), &nums(&c["grad_b"]), 1e-9);
+    close(
+        "lstsq grad a",
+        &lstsq_sum::grad(&a, &b),
+        &nums(&c["grad_a"]),
+        1e-9,
+    );
+    close(
+        "lstsq grad b",
+        &lstsq_sum_b::grad(&b, &a),
+        &nums(&c["grad_b"]),
+        1e-9,
+    );
     jax::test_util::check_grads!(lstsq_sum, (&a, &b));
 }
 
@@ -297,24 +477,50 @@ fn norm_every_ord_eagerly() {
         if !(name.starts_with("norm_vec_") || name.starts_with("norm_mat_")) {
             continue;
         }
-        let opts = NormOptions { ord: ord_of(&c["ord"]), ..Default::default() };
+        let opts = NormOptions {
+            ord: ord_of(&c["ord"]),
+            ..Default::default()
+        };
         let want = nums(&c["norm"]);
-        match (name.starts_with("norm_vec_"), c["x"]["dtype"].as_str().unwrap()) {
+        match (
+            name.starts_with("norm_vec_"),
+            c["x"]["dtype"].as_str().unwrap(),
+        ) {
             (true, "float64") => {
                 let x: Array<f64, 5> = arr(&c["x"]);
-                close(name, &jnp::linalg::norm_with::<Array<f64>, _>(&x, opts), &want, 1e-12);
+                close(
+                    name,
+                    &jnp::linalg::norm_with::<Array<f64>, _>(&x, opts),
+                    &want,
+                    1e-12,
+                );
             }
             (true, _) => {
                 let x: Array<f32, 5> = arr(&c["x"]);
-                close(name, &jnp::linalg::norm_with::<Array<f32>, _>(&x, opts), &want, 1e-6);
+                close(
+                    name,
+                    &jnp::linalg::norm_with::<Array<f32>, _>(&x, opts),
+                    &want,
+                    1e-6,
+                );
             }
             (false, "float64") => {
                 let x: Array<f64, 4, 3> = arr(&c["x"]);
-                close(name, &jnp::linalg::norm_with::<Array<f64>, _>(&x, opts), &want, 1e-12);
+                close(
+                    name,
+                    &jnp::linalg::norm_with::<Array<f64>, _>(&x, opts),
+                    &want,
+                    1e-12,
+                );
             }
             (false, _) => {
                 let x: Array<f32, 3, 4> = arr(&c["x"]);
-                close(name, &jnp::linalg::norm_with::<Array<f32>, _>(&x, opts), &want, 1e-6);
+                close(
+                    name,
+                    &jnp::linalg::norm_with::<Array<f32>, _>(&x, opts),
+                    &want,
+                    1e-6,
+                );
             }
         }
     }
@@ -473,51 +679,105 @@ eigh_with_case! {
 
 #[jax::jit]
 fn svd_thin_f64(a: &Array<f64, 3, 2>) -> (Array<f64, 3, 2>, Array<f64, 2>, Array<f64, 2, 2>) {
-    jnp::linalg::svd_with(a, SvdOptions { full_matrices: false, hermitian: false })
+    jnp::linalg::svd_with(
+        a,
+        SvdOptions {
+            full_matrices: false,
+            hermitian: false,
+        },
+    )
 }
 
 #[jax::jit]
 fn svd_thin_f32_batched(
     a: &Array<f32, 2, 2, 3>,
 ) -> (Array<f32, 2, 2, 2>, Array<f32, 2, 2>, Array<f32, 2, 2, 3>) {
-    jnp::linalg::svd_with(a, SvdOptions { full_matrices: false, ..Default::default() })
+    jnp::linalg::svd_with(
+        a,
+        SvdOptions {
+            full_matrices: false,
+            ..Default::default()
+        },
+    )
 }
 
 #[jax::jit]
 fn svd_hermitian(a: &Array<f64, 3, 3>) -> (Array<f64, 3, 3>, Array<f64, 3>, Array<f64, 3, 3>) {
-    jnp::linalg::svd_with(a, SvdOptions { hermitian: true, ..Default::default() })
+    jnp::linalg::svd_with(
+        a,
+        SvdOptions {
+            hermitian: true,
+            ..Default::default()
+        },
+    )
 }
 
 #[test]
 fn svd_with_thin_and_hermitian() {
     let c = case("svd_thin_f64_3x2");
     let a: Array<f64, 3, 2> = arr(&c["a"]);
-    let opts = SvdOptions { full_matrices: false, hermitian: false };
-    let eager: (Array<f64, 3, 2>, Array<f64, 2>, Array<f64, 2, 2>) = jnp::linalg::svd_with(&a, opts);
+    let opts = SvdOptions {
+        full_matrices: false,
+        hermitian: false,
+    };
+    let eager: (Array<f64, 3, 2>, Array<f64, 2>, Array<f64, 2, 2>) =
+        jnp::linalg::svd_with(&a, opts);
     for (how, (u, s, vh)) in [("eager", eager), ("jit", svd_thin_f64(&a))] {
         close(&format!("thin {how} s"), &s, &nums(&c["s"]), 1e-10);
-        close(&format!("thin {how} |u|"), &jnp::abs(&u), &nums(&c["u_abs"]), 1e-10);
-        close(&format!("thin {how} |vh|"), &jnp::abs(&vh), &nums(&c["vh_abs"]), 1e-10);
+        close(
+            &format!("thin {how} |u|"),
+            &jnp::abs(&u),
+            &nums(&c["u_abs"]),
+            1e-10,
+        );
+        close(
+            &format!("thin {how} |vh|"),
+            &jnp::abs(&vh),
+            &nums(&c["vh_abs"]),
+            1e-10,
+        );
     }
     let c = case("svd_thin_f32_batched_2x3");
     let a: Array<f32, 2, 2, 3> = arr(&c["a"]);
-    let opts = SvdOptions { full_matrices: false, hermitian: false };
+    let opts = SvdOptions {
+        full_matrices: false,
+        hermitian: false,
+    };
     let eager: (Array<f32, 2, 2, 2>, Array<f32, 2, 2>, Array<f32, 2, 2, 3>) =
         jnp::linalg::svd_with(&a, opts);
     for (how, (u, s, vh)) in [("eager", eager), ("jit", svd_thin_f32_batched(&a))] {
         close(&format!("batched {how} s"), &s, &nums(&c["s"]), 1e-5);
-        close(&format!("batched {how} |u|"), &jnp::abs(&u), &nums(&c["u_abs"]), 1e-4);
-        close(&format!("batched {how} |vh|"), &jnp::abs(&vh), &nums(&c["vh_abs"]), 1e-4);
+        close(
+            &format!("batched {how} |u|"),
+            &jnp::abs(&u),
+            &nums(&c["u_abs"]),
+            1e-4,
+        );
+        close(
+            &format!("batched {how} |vh|"),
+            &jnp::abs(&vh),
+            &nums(&c["vh_abs"]),
+            1e-4,
+        );
     }
     // hermitian: s as JAX's; u·diag(s)·vh is the symmetrized matrix.
     let c = case("svd_hermitian");
     let a: Array<f64, 3, 3> = arr(&c["a"]);
-    let opts = SvdOptions { full_matrices: true, hermitian: true };
-    let eager: (Array<f64, 3, 3>, Array<f64, 3>, Array<f64, 3, 3>) = jnp::linalg::svd_with(&a, opts);
+    let opts = SvdOptions {
+        full_matrices: true,
+        hermitian: true,
+    };
+    let eager: (Array<f64, 3, 3>, Array<f64, 3>, Array<f64, 3, 3>) =
+        jnp::linalg::svd_with(&a, opts);
     for (how, (u, s, vh)) in [("eager", eager), ("jit", svd_hermitian(&a))] {
         close(&format!("hermitian {how} s"), &s, &nums(&c["s"]), 1e-10);
         let back = jnp::matmul(&u * &s.reshape::<Array<f64, 1, 3>>(), &vh);
-        close(&format!("hermitian {how} u s vh"), &back, &nums(&c["usvh"]), 1e-10);
+        close(
+            &format!("hermitian {how} u s vh"),
+            &back,
+            &nums(&c["usvh"]),
+            1e-10,
+        );
     }
 }
 
@@ -525,5 +785,11 @@ fn svd_with_thin_and_hermitian() {
 #[should_panic(expected = "Invalid order '3' for matrix norm")]
 fn norm_of_a_matrix_with_ord_3_panics_eagerly() {
     let x = Array::<f64, 2, 2>::from([[1.0, 2.0], [3.0, 4.0]]);
-    let _: Array<f64> = jnp::linalg::norm_with(&x, NormOptions { ord: NormOrd::P(3.0), ..Default::default() });
+    let _: Array<f64> = jnp::linalg::norm_with(
+        &x,
+        NormOptions {
+            ord: NormOrd::P(3.0),
+            ..Default::default()
+        },
+    );
 }

@@ -48,7 +48,13 @@ fn pinv_batched_f64(a: Array<f64, 2, 2, 3>) -> Array<f64, 2, 3, 2> {
 
 #[jax::jit]
 fn pinv_with_f64(a: Array<f64, 3, 3>) -> Array<f64, 3, 3> {
-    jnp::linalg::pinv_with(&a, PinvOptions { rtol: Some(0.05), hermitian: true })
+    jnp::linalg::pinv_with(
+        &a,
+        PinvOptions {
+            rtol: Some(0.05),
+            hermitian: true,
+        },
+    )
 }
 
 #[test]
@@ -58,7 +64,10 @@ fn pinv_jit_equals_eager() {
     let a = input::<Array<f64, 2, 2, 3>>();
     same(&pinv_batched_f64(a.clone()), &jnp::linalg::pinv(&a));
     let a = input::<Array<f64, 3, 3>>();
-    let opts = PinvOptions { rtol: Some(0.05), hermitian: true };
+    let opts = PinvOptions {
+        rtol: Some(0.05),
+        hermitian: true,
+    };
     same(&pinv_with_f64(a.clone()), &jnp::linalg::pinv_with(&a, opts));
 }
 
@@ -90,20 +99,32 @@ fn matrix_rank_jit_equals_eager() {
     assert_eq!(rank_with_f64(a).to_vec(), eager.to_vec());
 }
 
-type Lstsq<T, const N: usize, const K: usize> = (
-    Array<T, N, K>,
-    Array<T, K>,
-    Array<DefaultInt>,
-    Array<T, N>,
-);
+type Lstsq<T, const N: usize, const K: usize> =
+    (Array<T, N, K>, Array<T, K>, Array<DefaultInt>, Array<T, N>);
 
 #[jax::jit]
-fn lstsq_f64(a: Array<f64, 4, 3>, b: Array<f64, 4, 2>) -> (Array<f64, 3, 2>, Array<f64, 2>, Array<DefaultInt>, Array<f64, 3>) {
+fn lstsq_f64(
+    a: Array<f64, 4, 3>,
+    b: Array<f64, 4, 2>,
+) -> (
+    Array<f64, 3, 2>,
+    Array<f64, 2>,
+    Array<DefaultInt>,
+    Array<f64, 3>,
+) {
     jnp::linalg::lstsq(&a, &b)
 }
 
 #[jax::jit]
-fn lstsq_vec_f32(a: Array<f32, 3, 3>, b: Array<f32, 3>) -> (Array<f32, 3>, Array<f32, 1>, Array<DefaultInt>, Array<f32, 3>) {
+fn lstsq_vec_f32(
+    a: Array<f32, 3, 3>,
+    b: Array<f32, 3>,
+) -> (
+    Array<f32, 3>,
+    Array<f32, 1>,
+    Array<DefaultInt>,
+    Array<f32, 3>,
+) {
     jnp::linalg::lstsq(&a, &b)
 }
 
@@ -117,8 +138,12 @@ fn lstsq_jit_equals_eager() {
     assert_eq!(jit.2.to_vec(), eager.2.to_vec());
     same(&jit.3, &eager.3);
     let (a, b) = (input::<Array<f32, 3, 3>>(), input::<Array<f32, 3>>());
-    let eager: (Array<f32, 3>, Array<f32, 1>, Array<DefaultInt>, Array<f32, 3>) =
-        jnp::linalg::lstsq(&a, &b);
+    let eager: (
+        Array<f32, 3>,
+        Array<f32, 1>,
+        Array<DefaultInt>,
+        Array<f32, 3>,
+    ) = jnp::linalg::lstsq(&a, &b);
     let jit = lstsq_vec_f32(a, b);
     same(&jit.0, &eager.0);
     assert_eq!(jit.2.to_vec(), eager.2.to_vec());
@@ -127,51 +152,105 @@ fn lstsq_jit_equals_eager() {
 
 #[jax::jit]
 fn norm_nuc_f32(x: Array<f32, 3, 4>) -> Array<f32> {
-    jnp::linalg::norm_with(&x, NormOptions { ord: NormOrd::Nuc, ..Default::default() })
+    jnp::linalg::norm_with(
+        &x,
+        NormOptions {
+            ord: NormOrd::Nuc,
+            ..Default::default()
+        },
+    )
 }
 
 #[jax::jit]
 fn norm_rows_f64(x: Array<f64, 2, 3, 4>) -> Array<f64, 2, 1, 4> {
-    jnp::linalg::norm_with(&x, NormOptions { ord: NormOrd::P(3.0), axis: NormAxis::Vector(1), keepdims: true })
+    jnp::linalg::norm_with(
+        &x,
+        NormOptions {
+            ord: NormOrd::P(3.0),
+            axis: NormAxis::Vector(1),
+            keepdims: true,
+        },
+    )
 }
 
 #[jax::jit]
 fn norm_inf_batched_f64(x: Array<f64, 2, 3, 4>) -> Array<f64, 2> {
-    jnp::linalg::norm_with(&x, NormOptions { ord: NormOrd::Inf, axis: NormAxis::Matrix(-2, -1), keepdims: false })
+    jnp::linalg::norm_with(
+        &x,
+        NormOptions {
+            ord: NormOrd::Inf,
+            axis: NormAxis::Matrix(-2, -1),
+            keepdims: false,
+        },
+    )
 }
 
 #[test]
 fn norm_with_jit_equals_eager() {
     let x = input::<Array<f32, 3, 4>>();
-    let opts = NormOptions { ord: NormOrd::Nuc, ..Default::default() };
+    let opts = NormOptions {
+        ord: NormOrd::Nuc,
+        ..Default::default()
+    };
     same(&norm_nuc_f32(x.clone()), &jnp::linalg::norm_with(&x, opts));
     let x = input::<Array<f64, 2, 3, 4>>();
-    let opts = NormOptions { ord: NormOrd::P(3.0), axis: NormAxis::Vector(1), keepdims: true };
+    let opts = NormOptions {
+        ord: NormOrd::P(3.0),
+        axis: NormAxis::Vector(1),
+        keepdims: true,
+    };
     same(&norm_rows_f64(x.clone()), &jnp::linalg::norm_with(&x, opts));
-    let opts = NormOptions { ord: NormOrd::Inf, axis: NormAxis::Matrix(-2, -1), keepdims: false };
-    same(&norm_inf_batched_f64(x.clone()), &jnp::linalg::norm_with(&x, opts));
+    let opts = NormOptions {
+        ord: NormOrd::Inf,
+        axis: NormAxis::Matrix(-2, -1),
+        keepdims: false,
+    };
+    same(
+        &norm_inf_batched_f64(x.clone()),
+        &jnp::linalg::norm_with(&x, opts),
+    );
 }
 
 #[jax::jit]
 fn eigh_upper_f64(a: Array<f64, 3, 3>) -> (Array<f64, 3>, Array<f64, 3, 3>) {
-    jnp::linalg::eigh_with(&a, EighOptions { uplo: Uplo::U, symmetrize_input: false })
+    jnp::linalg::eigh_with(
+        &a,
+        EighOptions {
+            uplo: Uplo::U,
+            symmetrize_input: false,
+        },
+    )
 }
 
 #[jax::jit]
-fn svd_thin_f32(a: Array<f32, 2, 4, 3>) -> (Array<f32, 2, 4, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) {
-    jnp::linalg::svd_with(&a, SvdOptions { full_matrices: false, hermitian: false })
+fn svd_thin_f32(
+    a: Array<f32, 2, 4, 3>,
+) -> (Array<f32, 2, 4, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) {
+    jnp::linalg::svd_with(
+        &a,
+        SvdOptions {
+            full_matrices: false,
+            hermitian: false,
+        },
+    )
 }
 
 #[test]
 fn eigh_with_and_svd_with_jit_equal_eager() {
     let a = input::<Array<f64, 3, 3>>();
-    let opts = EighOptions { uplo: Uplo::U, symmetrize_input: false };
+    let opts = EighOptions {
+        uplo: Uplo::U,
+        symmetrize_input: false,
+    };
     let eager: (Array<f64, 3>, Array<f64, 3, 3>) = jnp::linalg::eigh_with(&a, opts);
     let jit = eigh_upper_f64(a);
     same(&jit.0, &eager.0);
     same(&jit.1, &eager.1);
     let a = input::<Array<f32, 2, 4, 3>>();
-    let opts = SvdOptions { full_matrices: false, hermitian: false };
+    let opts = SvdOptions {
+        full_matrices: false,
+        hermitian: false,
+    };
     let eager: (Array<f32, 2, 4, 3>, Array<f32, 2, 3>, Array<f32, 2, 3, 3>) =
         jnp::linalg::svd_with(&a, opts);
     let jit = svd_thin_f32(a);

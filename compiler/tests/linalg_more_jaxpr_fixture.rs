@@ -31,7 +31,10 @@ fn norm_prints_as_jax() {
 /// spelling replaced.
 #[test]
 fn matrix_rank_prints_as_jax() {
-    let path = format!("{}/../tests/fixtures/linalg_more.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../tests/fixtures/linalg_more.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let want = json["cases"]
@@ -43,10 +46,9 @@ fn matrix_rank_prints_as_jax() {
         .as_str()
         .unwrap()
         .replace("1.1920928955078125e-07:f32[]", "1.1920929e-07:f32[]");
-    let f: syn::ItemFn = syn::parse_str(
-        "fn f(a: Array<f32, 3, 3>) -> Array<i32> { jnp::linalg::matrix_rank(&a) }",
-    )
-    .unwrap();
+    let f: syn::ItemFn =
+        syn::parse_str("fn f(a: Array<f32, 3, 3>) -> Array<i32> { jnp::linalg::matrix_rank(&a) }")
+            .unwrap();
     let got = jax_compiler::jaxpr_text(&f).unwrap();
     assert_eq!(got.trim(), want.trim());
 }
@@ -69,14 +71,18 @@ fn bad_options_are_compile_errors() {
     let e = error_of(
         "fn f(a: Array<f32, 3, 3>) -> Array<f32, 3, 3> { let o = PinvOptions::default(); jnp::linalg::pinv_with(&a, o) }",
     );
-    assert!(e.contains("is read from the literal written in the call"), "{e}");
+    assert!(
+        e.contains("is read from the literal written in the call"),
+        "{e}"
+    );
     let e = error_of(
         "fn f(a: Array<f32, 3, 3>) -> Array<f32, 3, 3> { jnp::linalg::pinv_with(&a, OPTS) }",
     );
-    assert!(e.starts_with("the options must be written literally here"), "{e}");
-    let e = error_of(
-        "fn f(a: Array<f32, 3>) -> Array<f32, 3> { jnp::linalg::pinv(&a) }",
+    assert!(
+        e.starts_with("the options must be written literally here"),
+        "{e}"
     );
+    let e = error_of("fn f(a: Array<f32, 3>) -> Array<f32, 3> { jnp::linalg::pinv(&a) }");
     assert!(e.contains("takes a matrix or a batch of them"), "{e}");
     let e = error_of(
         "fn f(a: Array<f32, 3, 2>) -> (Array<f32, 3, 3>, Array<f32, 2>, Array<f32, 2, 2>) { jnp::linalg::svd_with(&a, SvdOptions { compute_uv: false, ..Default::default() }) }",

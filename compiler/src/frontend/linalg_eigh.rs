@@ -44,7 +44,12 @@ fn eigh_parts(t: &mut Tracer, c: &Call) -> Result<(Atom, Atom)> {
 }
 
 /// `lax.linalg.eigh(a, lower, symmetrize_input)`: `(v, w)`.
-fn eigh_parts_with(t: &mut Tracer, c: &Call, lower: bool, symmetrize: bool) -> Result<(Atom, Atom)> {
+fn eigh_parts_with(
+    t: &mut Tracer,
+    c: &Call,
+    lower: bool,
+    symmetrize: bool,
+) -> Result<(Atom, Atom)> {
     let a = matrix_arg(t, c)?;
     let span = c.span;
     let shape = t.b.aval(&a).shape;

@@ -116,7 +116,6 @@ fn solve_matrices(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     lu_solve_core(cx, f[0].clone(), f[2].clone(), b)
 }
 
-
 /// A `custom_jvp_call` named `name` of several outputs: `fun` the outputs
 /// from the inputs, `rule` their tangents from the primals, the tangents
 /// and the outputs (JAX's `defjvp`).

@@ -67,7 +67,9 @@ fn matrix_dims(t: &mut Tracer, x: Atom, name: &str, span: Span) -> Result<(Atom,
     if a.rank() < 2 {
         return call_err(
             span,
-            format!("`jnp::linalg::{name}` takes a matrix or a batch of them ([.., M, N]), got {a}"),
+            format!(
+                "`jnp::linalg::{name}` takes a matrix or a batch of them ([.., M, N]), got {a}"
+            ),
         );
     }
     let r = a.rank();
@@ -109,7 +111,14 @@ fn pinv_value(cx: &mut Ctx, a: Atom, rtol: f64) -> Res<Atom> {
     let outs = bind_svd(cx, a, false, true)?;
     let (s, u, vh) = (outs[0].clone(), outs[1].clone(), outs[2].clone());
     // s is descending, so its max is `s[.., 0:1]`.
-    let s0 = rs(jnp::reduce(cx.b, Reduction::Max, s.clone(), Some(vec![r - 2]), true, span))?;
+    let s0 = rs(jnp::reduce(
+        cx.b,
+        Reduction::Max,
+        s.clone(),
+        Some(vec![r - 2]),
+        true,
+        span,
+    ))?;
     let cutoff = cx.bin(&prims::MUL, scalar(rtol, dtype), s0)?;
     let keep = rs(jnp::binary(cx.b, &prims::GT, s.clone(), cutoff, span))?;
     let inf = scalar(f64::INFINITY, dtype);
@@ -179,7 +188,10 @@ fn pinv_traced(
         check_square(m, n, "pinv_with", span)?;
     }
     if m == 0 || n == 0 {
-        return call_err(span, "`jnp::linalg::pinv` of an empty matrix is not supported yet");
+        return call_err(
+            span,
+            "`jnp::linalg::pinv` of an empty matrix is not supported yet",
+        );
     }
     // JAX: `10. * max(M, N) * eps` in the element type.
     let rtol = round(
@@ -224,7 +236,13 @@ struct PinvOpts {
 pub(crate) fn pinv(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let (a, m, n) = matrix_arg(t, &c, 0)?;
-    Ok(Value::Traced(pinv_traced(t, a, (m, n), PinvOpts::default(), c.span)?))
+    Ok(Value::Traced(pinv_traced(
+        t,
+        a,
+        (m, n),
+        PinvOpts::default(),
+        c.span,
+    )?))
 }
 
 // ---- matrix_rank ----
@@ -247,14 +265,28 @@ pub(crate) fn matrix_rank(t: &mut Tracer, c: Call) -> Result<Value> {
         let rank = t.b.aval(&tol).rank();
         jnp::expand_dims(&mut t.b, tol, rank as i128, span)?
     } else {
-        let smax = jnp::reduce(&mut t.b, Reduction::Max, s.clone(), Some(vec![r - 2]), false, span)?;
+        let smax = jnp::reduce(
+            &mut t.b,
+            Reduction::Max,
+            s.clone(),
+            Some(vec![r - 2]),
+            false,
+            span,
+        )?;
         let big = scalar(m.max(n) as f64, dtype);
         let x = jnp::binary(&mut t.b, &prims::MUL, smax, big, span)?;
         let x = jnp::binary(&mut t.b, &prims::MUL, x, scalar(eps(dtype), dtype), span)?;
         jnp::expand_dims(&mut t.b, x, (r - 2) as i128, span)?
     };
     let above = jnp::binary(&mut t.b, &prims::GT, s, tol, span)?;
-    let count = jnp::reduce(&mut t.b, Reduction::Sum, above, Some(vec![r - 2]), false, span)?;
+    let count = jnp::reduce(
+        &mut t.b,
+        Reduction::Sum,
+        above,
+        Some(vec![r - 2]),
+        false,
+        span,
+    )?;
     Ok(Value::Traced(count))
 }
 
@@ -279,7 +311,10 @@ pub(crate) fn lstsq(t: &mut Tracer, c: Call) -> Result<Value> {
     if ba.rank() != 1 && ba.rank() != 2 {
         return call_err(
             c.args[1].1,
-            format!("{}-dimensional array given. Array must be one or two-dimensional", ba.rank()),
+            format!(
+                "{}-dimensional array given. Array must be one or two-dimensional",
+                ba.rank()
+            ),
         );
     }
     if aa.shape[0] != ba.shape[0] {
@@ -290,7 +325,10 @@ pub(crate) fn lstsq(t: &mut Tracer, c: Call) -> Result<Value> {
     }
     let (_, m, n) = matrix_dims(t, a.clone(), "lstsq", c.args[0].1)?;
     if m == 0 || n == 0 {
-        return call_err(span, "`jnp::linalg::lstsq` of an empty matrix is not supported yet");
+        return call_err(
+            span,
+            "`jnp::linalg::lstsq` of an empty matrix is not supported yet",
+        );
     }
     let dtype = aa.dtype;
     let vector = ba.rank() == 1;
@@ -389,7 +427,13 @@ fn max0(b: &mut Builder, x: Atom, axis: usize, keepdims: bool, span: Span) -> Re
 }
 
 /// `sqrt(sum(x * x, axes, keepdims))`.
-fn two_norm(b: &mut Builder, x: Atom, axes: Option<Vec<usize>>, keepdims: bool, span: Span) -> Result<Atom> {
+fn two_norm(
+    b: &mut Builder,
+    x: Atom,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+    span: Span,
+) -> Result<Atom> {
     let sq = jnp::binary(b, &prims::MUL, x.clone(), x, span)?;
     let s = jnp::reduce(b, Reduction::Sum, sq, axes, keepdims, span)?;
     b.bind1(&prims::SQRT, Params::None, vec![s], span)
@@ -417,7 +461,10 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
         }
         Axis::Vector(v) => vec![jnp::axis(&t.b, &x, v, span)?],
         Axis::Matrix(r0, c0) => {
-            let (r0, c0) = (jnp::axis(&t.b, &x, r0, span)?, jnp::axis(&t.b, &x, c0, span)?);
+            let (r0, c0) = (
+                jnp::axis(&t.b, &x, r0, span)?,
+                jnp::axis(&t.b, &x, c0, span)?,
+            );
             if r0 == c0 {
                 return at(&axis_tokens, format!("Duplicate axes given: ({r0}, {c0})"));
             }
@@ -465,7 +512,13 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
         jnp::reduce(b, Reduction::Sum, ab, Some(vec![over]), keep, span)
     };
     // After summing one axis away (without keepdims), the other shifts.
-    let shifted = |other: usize, gone: usize| if !keep && other > gone { other - 1 } else { other };
+    let shifted = |other: usize, gone: usize| {
+        if !keep && other > gone {
+            other - 1
+        } else {
+            other
+        }
+    };
     match ord {
         Ord::Default | Ord::Fro => two_norm(b, x, Some(axes), keep, span),
         Ord::P(1.0) => {
@@ -563,14 +616,20 @@ fn static_number(t: &mut Tracer, e: &syn::Expr, what: &str) -> Result<f64> {
     match t.expr(e)? {
         Value::Static(Scalar::Float(v)) => Ok(v),
         Value::Static(Scalar::Int(v)) => Ok(v as f64),
-        _ => at(e, format!("{what} must be a number known when the function compiles")),
+        _ => at(
+            e,
+            format!("{what} must be a number known when the function compiles"),
+        ),
     }
 }
 
 fn static_int(t: &mut Tracer, e: &syn::Expr, what: &str) -> Result<i128> {
     match t.expr(e)? {
         Value::Static(Scalar::Int(v)) => Ok(v),
-        _ => at(e, format!("{what} must be an integer known when the function compiles")),
+        _ => at(
+            e,
+            format!("{what} must be an integer known when the function compiles"),
+        ),
     }
 }
 
@@ -608,12 +667,16 @@ fn option_f64(t: &mut Tracer, e: &syn::Expr) -> Result<Option<f64>> {
         Some((n, args)) if n == "Some" && args.len() == 1 => {
             Ok(Some(static_number(t, args[0], "`rtol`")?))
         }
-        _ => at(e, "`rtol` is `None` or `Some(x)` with a number known when the function compiles"),
+        _ => at(
+            e,
+            "`rtol` is `None` or `Some(x)` with a number known when the function compiles",
+        ),
     }
 }
 
 fn read_ord(t: &mut Tracer, e: &syn::Expr) -> Result<Ord> {
-    let usage = "`ord` is `NormOrd::Default`, `Fro`, `Nuc`, `Inf`, `NegInf` or `P(p)` with a number p";
+    let usage =
+        "`ord` is `NormOrd::Default`, `Fro`, `Nuc`, `Inf`, `NegInf` or `P(p)` with a number p";
     if let Some(n) = path_tail(e) {
         return match n.as_str() {
             "Default" => Ok(Ord::Default),
@@ -625,7 +688,9 @@ fn read_ord(t: &mut Tracer, e: &syn::Expr) -> Result<Ord> {
         };
     }
     match variant_call(e) {
-        Some((n, args)) if n == "P" && args.len() == 1 => Ok(Ord::P(static_number(t, args[0], "`NormOrd::P`'s p")?)),
+        Some((n, args)) if n == "P" && args.len() == 1 => {
+            Ok(Ord::P(static_number(t, args[0], "`NormOrd::P`'s p")?))
+        }
         _ => at(e, usage),
     }
 }
@@ -636,7 +701,9 @@ fn read_axis(t: &mut Tracer, e: &syn::Expr) -> Result<Axis> {
         return Ok(Axis::All);
     }
     match variant_call(e) {
-        Some((n, args)) if n == "Vector" && args.len() == 1 => Ok(Axis::Vector(static_int(t, args[0], "the axis")?)),
+        Some((n, args)) if n == "Vector" && args.len() == 1 => {
+            Ok(Axis::Vector(static_int(t, args[0], "the axis")?))
+        }
         Some((n, args)) if n == "Matrix" && args.len() == 2 => Ok(Axis::Matrix(
             static_int(t, args[0], "the row axis")?,
             static_int(t, args[1], "the column axis")?,
@@ -655,7 +722,10 @@ fn leading_call(
 ) -> Result<Call<'static>> {
     let span = call.span();
     if call.args.len() != n + 1 {
-        return call_err(span, format!("`{name}` takes {n} array argument(s) and the options: {usage}"));
+        return call_err(
+            span,
+            format!("`{name}` takes {n} array argument(s) and the options: {usage}"),
+        );
     }
     let mut args = Vec::new();
     for a in call.args.iter().take(n) {
@@ -686,7 +756,12 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
     let span = call.span();
     let opts_expr = call.args.last();
     if let syn::Expr::Path(p) = f {
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         if let [.., ty, d] = segs.as_slice() {
             if d == "default" && OPTIONS.iter().any(|(o, _)| o == ty) {
                 let with = OPTIONS.iter().find(|(o, _)| o == ty).unwrap().1;
@@ -733,10 +808,12 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
         return Ok(Some(Value::Traced(norm_traced(t, x, o, span)?)));
     }
     if is_path(f, "linalg", "eigh_with") {
-        let usage = "`EighOptions { uplo: Uplo::L, symmetrize_input: true }` (or `..Default::default()`)";
+        let usage =
+            "`EighOptions { uplo: Uplo::L, symmetrize_input: true }` (or `..Default::default()`)";
         let (mut lower, mut sym) = (true, true);
         if let Some(e) = opts_expr {
-            for (name, e) in option_fields(e, "EighOptions", &["uplo", "symmetrize_input"], usage)? {
+            for (name, e) in option_fields(e, "EighOptions", &["uplo", "symmetrize_input"], usage)?
+            {
                 match name.as_str() {
                     "uplo" => {
                         lower = match path_tail(e).as_deref() {
@@ -753,10 +830,16 @@ pub(crate) fn call_with_options(t: &mut Tracer, call: &syn::ExprCall) -> Result<
         return crate::frontend::linalg_eigh::eigh_with(t, c, lower, sym).map(Some);
     }
     if is_path(f, "linalg", "svd_with") {
-        let usage = "`SvdOptions { full_matrices: false, hermitian: false }` (or `..Default::default()`)";
+        let usage =
+            "`SvdOptions { full_matrices: false, hermitian: false }` (or `..Default::default()`)";
         let (mut full, mut herm) = (true, false);
         if let Some(e) = opts_expr {
-            for (name, e) in option_fields(e, "SvdOptions", &["full_matrices", "hermitian", "compute_uv"], usage)? {
+            for (name, e) in option_fields(
+                e,
+                "SvdOptions",
+                &["full_matrices", "hermitian", "compute_uv"],
+                usage,
+            )? {
                 match name.as_str() {
                     "full_matrices" => full = t.static_bool(e, "`full_matrices`")?,
                     "hermitian" => herm = t.static_bool(e, "`hermitian`")?,

@@ -32,7 +32,10 @@ static LINALG: &[(&str, Handler)] = &[
     ("eigvals", crate::frontend::linalg_qr::eig),
     ("pinv", crate::frontend::linalg_more::pinv),
     ("matrix_rank", crate::frontend::linalg_more::matrix_rank),
-    ("matrix_rank_with", crate::frontend::linalg_more::matrix_rank),
+    (
+        "matrix_rank_with",
+        crate::frontend::linalg_more::matrix_rank,
+    ),
     ("lstsq", crate::frontend::linalg_more::lstsq),
 ];
 

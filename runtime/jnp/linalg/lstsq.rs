@@ -46,7 +46,10 @@ where
     S: ArrayType<Elem = ElemOf<A>>,
 {
     let (a, b) = (a.into_array(), b.into_array());
-    let (ad, bd) = (<A::Array as ArrayType>::SHAPE, <B::Array as ArrayType>::SHAPE);
+    let (ad, bd) = (
+        <A::Array as ArrayType>::SHAPE,
+        <B::Array as ArrayType>::SHAPE,
+    );
     assert!(
         ad.len() == 2,
         "lstsq: {}-dimensional array given. Array must be two-dimensional",
@@ -66,7 +69,10 @@ where
     let k = m.min(n);
     let rd = rounder::<ElemOf<A>>();
     let f = |v: &ElemOf<A>| v.to_f64();
-    let (ad_, bd_): (Vec<f64>, Vec<f64>) = (a.data().iter().map(f).collect(), b.data().iter().map(f).collect());
+    let (ad_, bd_): (Vec<f64>, Vec<f64>) = (
+        a.data().iter().map(f).collect(),
+        b.data().iter().map(f).collect(),
+    );
     let mut x = vec![0.0; n * kb];
     let mut rank = 0;
     let mut s_out = Vec::new();
@@ -129,7 +135,11 @@ where
     shape::check_result::<X>("lstsq", dtype, &x_shape);
     shape::check_result::<R>("lstsq", dtype, &[kb]);
     shape::check_result::<S>("lstsq", dtype, &[k]);
-    let to = |v: Vec<f64>| v.into_iter().map(<ElemOf<A> as Element>::from_f64).collect();
+    let to = |v: Vec<f64>| {
+        v.into_iter()
+            .map(<ElemOf<A> as Element>::from_f64)
+            .collect()
+    };
     (
         X::from_data(to(x)),
         R::from_data(to(resid)),

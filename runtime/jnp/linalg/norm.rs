@@ -110,7 +110,11 @@ fn canonical_axis(a: isize, rank: usize) -> usize {
 
 /// The norm of `data` (shape `dims`) as `opts` says, and its shape.
 #[track_caller]
-fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (Vec<T>, Vec<usize>) {
+fn norm_data<T: LinalgFloat>(
+    data: &[T],
+    dims: &[usize],
+    opts: NormOptions,
+) -> (Vec<T>, Vec<usize>) {
     let rank = dims.len();
     let r = rounder::<T>();
     let axes: Vec<usize> = match opts.axis {
@@ -156,8 +160,16 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
     }
     let sum_sq = |v: &[f64]| r(v.iter().fold(0.0, |acc, x| r(acc + r(x * x))).sqrt());
     let abs_sum = |v: &mut dyn Iterator<Item = f64>| v.fold(0.0, |acc, x| r(acc + x.abs()));
-    let invalid_matrix = || -> ! { panic!("norm: Invalid order '{}' for matrix norm.", ord_text(opts.ord)) };
-    let out: Vec<f64> = if axes.len() == rank && opts.ord == NormOrd::Default && opts.axis == NormAxis::All {
+    let invalid_matrix = || -> ! {
+        panic!(
+            "norm: Invalid order '{}' for matrix norm.",
+            ord_text(opts.ord)
+        )
+    };
+    let out: Vec<f64> = if axes.len() == rank
+        && opts.ord == NormOrd::Default
+        && opts.axis == NormAxis::All
+    {
         vec![sum_sq(&moved)]
     } else if axes.len() == 1 {
         moved
@@ -167,7 +179,9 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
                 NormOrd::Default | NormOrd::P(2.0) => sum_sq(v),
                 NormOrd::Inf => v.iter().fold(0.0f64, |acc, x| acc.max(x.abs())),
                 NormOrd::NegInf => v.iter().fold(f64::INFINITY, |acc, x| acc.min(x.abs())),
-                NormOrd::P(p) if p == f64::INFINITY => v.iter().fold(0.0f64, |acc, x| acc.max(x.abs())),
+                NormOrd::P(p) if p == f64::INFINITY => {
+                    v.iter().fold(0.0f64, |acc, x| acc.max(x.abs()))
+                }
                 NormOrd::P(p) if p == f64::NEG_INFINITY => {
                     v.iter().fold(f64::INFINITY, |acc, x| acc.min(x.abs()))
                 }
@@ -179,7 +193,10 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
                     r(s.powf(r(1.0 / p)))
                 }
                 NormOrd::Fro | NormOrd::Nuc => {
-                    panic!("norm: Invalid order '{}' for vector norm.", ord_text(opts.ord))
+                    panic!(
+                        "norm: Invalid order '{}' for vector norm.",
+                        ord_text(opts.ord)
+                    )
                 }
             })
             .collect()
@@ -191,10 +208,14 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
             moved.chunks(inner).collect()
         };
         let col_sums = |m: &[f64]| -> Vec<f64> {
-            (0..cols).map(|j| abs_sum(&mut (0..rows).map(|i| m[i * cols + j]))).collect()
+            (0..cols)
+                .map(|j| abs_sum(&mut (0..rows).map(|i| m[i * cols + j])))
+                .collect()
         };
         let row_sums = |m: &[f64]| -> Vec<f64> {
-            (0..rows).map(|i| abs_sum(&mut (0..cols).map(|j| m[i * cols + j]))).collect()
+            (0..rows)
+                .map(|i| abs_sum(&mut (0..cols).map(|j| m[i * cols + j])))
+                .collect()
         };
         let max0 = |v: Vec<f64>| v.into_iter().fold(0.0, f64::max);
         let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
@@ -205,7 +226,9 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
             NormOrd::Inf => mats.iter().map(|m| max0(row_sums(m))).collect(),
             NormOrd::P(p) if p == f64::INFINITY => mats.iter().map(|m| max0(row_sums(m))).collect(),
             NormOrd::NegInf => mats.iter().map(|m| min(row_sums(m))).collect(),
-            NormOrd::P(p) if p == f64::NEG_INFINITY => mats.iter().map(|m| min(row_sums(m))).collect(),
+            NormOrd::P(p) if p == f64::NEG_INFINITY => {
+                mats.iter().map(|m| min(row_sums(m))).collect()
+            }
             NormOrd::Nuc | NormOrd::P(2.0) | NormOrd::P(-2.0) => {
                 let flat: Vec<T> = moved.iter().map(|&v| T::from_f64(v)).collect();
                 let k = rows.min(cols);
@@ -226,7 +249,9 @@ fn norm_data<T: LinalgFloat>(data: &[T], dims: &[usize], opts: NormOptions) -> (
         }
     };
     let shape: Vec<usize> = if opts.keepdims {
-        (0..rank).map(|d| if axes.contains(&d) { 1 } else { dims[d] }).collect()
+        (0..rank)
+            .map(|d| if axes.contains(&d) { 1 } else { dims[d] })
+            .collect()
     } else {
         kept.iter().map(|&d| dims[d]).collect()
     };

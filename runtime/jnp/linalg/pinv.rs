@@ -53,9 +53,15 @@ fn pinv_data<T: LinalgFloat>(a: &[T], dims: &[usize], opts: PinvOptions) -> (Vec
     let data = hermitian_input("pinv", a, dims, opts.hermitian);
     let (s, u, vt, _) = svd_data("pinv", &data, dims, false, true);
     // JAX: `10. * max(M, N) * eps` in the element type.
-    let rtol = r(opts.rtol.unwrap_or_else(|| r(10.0 * m.max(n) as f64) * eps::<T>()));
+    let rtol = r(opts
+        .rtol
+        .unwrap_or_else(|| r(10.0 * m.max(n) as f64) * eps::<T>()));
     for b in 0..batch {
-        let (s, u, vt) = (&s[b * k..][..k], &u[b * m * k..][..m * k], &vt[b * k * n..][..k * n]);
+        let (s, u, vt) = (
+            &s[b * k..][..k],
+            &u[b * m * k..][..m * k],
+            &vt[b * k * n..][..k * n],
+        );
         let cutoff = r(rtol * s[0].to_f64());
         // Singular values at or below the cutoff become inf: 1/s = 0.
         let s: Vec<f64> = s
@@ -140,7 +146,12 @@ where
 /// The ranks of a batch of matrices: singular values above `tol`, or
 /// above JAX's default `s_max · max(M, N) · eps`.
 #[track_caller]
-fn rank_data<T: LinalgFloat>(op: &str, a: &[T], dims: &[usize], tol: Option<f64>) -> Vec<DefaultInt> {
+fn rank_data<T: LinalgFloat>(
+    op: &str,
+    a: &[T],
+    dims: &[usize],
+    tol: Option<f64>,
+) -> Vec<DefaultInt> {
     let (batch, m, n) = matrix_dims(op, dims);
     let k = m.min(n);
     let r = rounder::<T>();
@@ -148,7 +159,9 @@ fn rank_data<T: LinalgFloat>(op: &str, a: &[T], dims: &[usize], tol: Option<f64>
     (0..batch)
         .map(|b| {
             let s = &s[b * k..][..k];
-            let smax = s.iter().fold(f64::NEG_INFINITY, |acc, v| acc.max(v.to_f64()));
+            let smax = s
+                .iter()
+                .fold(f64::NEG_INFINITY, |acc, v| acc.max(v.to_f64()));
             let tol = match tol {
                 Some(t) => r(t),
                 None => r(r(smax * m.max(n) as f64) * eps::<T>()),

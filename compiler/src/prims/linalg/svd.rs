@@ -336,7 +336,8 @@ mod flops_tests {
     #[test]
     fn svd_and_eigh_cost_textbook_counts() {
         // svdvals of 2 × (6×4): 2 · (4·6·16 − 4·64/3).
-        let s = flops("fn f(a: Array<f32, 2, 6, 4>) -> Array<f32, 2, 4> { jnp::linalg::svdvals(&a) }");
+        let s =
+            flops("fn f(a: Array<f32, 2, 6, 4>) -> Array<f32, 2, 4> { jnp::linalg::svdvals(&a) }");
         let want = 2.0 * (4.0 * 6.0 * 16.0 - 4.0 * 64.0 / 3.0);
         assert!((s - want).abs() < 1e-6, "{s} vs {want}");
         // Full svd of 5×3: 4·25·3 + 22·27, and nothing else is counted
