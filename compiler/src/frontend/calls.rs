@@ -36,6 +36,9 @@ impl Tracer {
         if crate::frontend::callables::is_path(&c.func, "linalg", "solve_triangular_with") {
             return crate::frontend::linalg_chol::solve_triangular_with(self, c);
         }
+        if let Some(v) = crate::frontend::linalg_more::call_with_options(self, c)? {
+            return Ok(v);
+        }
         let syn::Expr::Path(p) = &*c.func else {
             return err(
                 c.func.span(),

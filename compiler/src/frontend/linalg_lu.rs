@@ -128,19 +128,15 @@ fn solve_matrices(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     lu_solve_core(cx, f[0].clone(), f[2].clone(), b)
 }
 
-/// A custom rule: the outputs' tangents from the primals, the tangents
-/// and the outputs.
-type Rule = fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>;
-
 /// A `custom_jvp_call` named `name` of several outputs: `fun` the outputs
 /// from the inputs, `rule` their tangents from the primals, the tangents
 /// and the outputs (JAX's `defjvp`).
-fn custom_jvp(
+pub(crate) fn custom_jvp(
     t: &mut Tracer,
     name: &str,
     args: Vec<Atom>,
-    fun: fn(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
-    rule: Rule,
+    fun: impl Fn(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
+    rule: impl Fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>,
     span: Span,
 ) -> Result<Vec<Atom>> {
     let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();

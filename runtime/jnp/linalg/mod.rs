@@ -380,3 +380,10 @@ pub use qr::*;
 
 pub(crate) mod cholesky;
 pub use cholesky::*;
+
+mod lstsq;
+pub use lstsq::*;
+mod norm;
+pub use norm::*;
+mod pinv;
+pub use pinv::*;

@@ -115,6 +115,7 @@ pub static EIGH: PrimDef = PrimDef {
     }),
     jvp: Some(eigh_jvp as JvpRule),
     batch: Some(eigh_batch),
+    flops: Some(eigh_flops),
     // About 9n³ flops (LAPACK's count for `syevd` with vectors) over the
     // n² results: 9n per element; 64 stands for a typical n.
     work: 64,
@@ -286,4 +287,19 @@ pub(crate) fn bind_eigh(cx: &mut Ctx, a: Atom, lower: bool) -> Res<(Atom, Atom)>
         vec![a],
     )?;
     Ok((outs[0].clone(), outs[1].clone()))
+}
+
+/// `eigh`'s flops for `cost_analysis`: `9n³` per matrix, the textbook
+/// count for the symmetric QR algorithm with eigenvectors (Golub & Van
+/// Loan, *Matrix Computations*, §8.3). XLA's cost analysis has no count
+/// of its own here: on CPU `eigh` is a LAPACK custom call, which it counts
+/// as zero.
+fn eigh_flops(ins: &[Aval], _: &[Aval], _: &Params) -> Option<f64> {
+    let s = &ins[0].shape;
+    let n = super::triangular::lit(&s[s.len() - 1])?;
+    let batch: f64 = s[..s.len() - 2]
+        .iter()
+        .map(super::triangular::lit)
+        .product::<Option<f64>>()?;
+    Some(batch * 9.0 * n * n * n)
 }

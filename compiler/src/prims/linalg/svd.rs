@@ -88,6 +88,7 @@ pub static SVD: PrimDef = PrimDef {
     }),
     jvp: Some(svd_jvp as JvpRule),
     batch: Some(svd_batch),
+    flops: Some(svd_flops),
     // About 4mn² + 8n³ flops (`gesdd` with vectors) over its results.
     work: 64,
     ..PrimDef::BASE
@@ -288,4 +289,68 @@ pub(crate) fn bind_svd(
         },
         vec![a],
     )
+}
+
+/// `svd`'s flops for `cost_analysis`, per matrix with `p = max(M, N)`,
+/// `q = min(M, N)`: the textbook counts of the R-SVD (Golub & Van Loan,
+/// *Matrix Computations*, §8.6, Fig. 8.6.1): `4pq² − 4q³/3` for the
+/// singular values alone, `14pq² + 8q³` with thin factors, `4p²q + 22q³`
+/// with full ones. XLA's cost analysis has no count of its own here: on
+/// CPU `svd` is a LAPACK custom call, which it counts as zero.
+fn svd_flops(ins: &[Aval], _: &[Aval], p: &Params) -> Option<f64> {
+    let Params::Svd {
+        full_matrices,
+        compute_uv,
+    } = p
+    else {
+        return None;
+    };
+    let s = &ins[0].shape;
+    let r = s.len();
+    let (m, n) = (
+        super::triangular::lit(&s[r - 2])?,
+        super::triangular::lit(&s[r - 1])?,
+    );
+    let batch: f64 = s[..r - 2]
+        .iter()
+        .map(super::triangular::lit)
+        .product::<Option<f64>>()?;
+    let (p, q) = (m.max(n), m.min(n));
+    let one = match (compute_uv, full_matrices) {
+        (false, _) => 4.0 * p * q * q - 4.0 * q * q * q / 3.0,
+        (true, false) => 14.0 * p * q * q + 8.0 * q * q * q,
+        (true, true) => 4.0 * p * p * q + 22.0 * q * q * q,
+    };
+    Some(batch * one)
+}
+
+#[cfg(test)]
+mod flops_tests {
+    /// The flops `cost_analysis` counts for a program's kernels.
+    fn flops(src: &str) -> f64 {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
+        crate::transform::simplify::simplify(&mut j);
+        crate::backend::cost::analyze(&j).unwrap().flops
+    }
+
+    #[test]
+    fn svd_and_eigh_cost_textbook_counts() {
+        // svdvals of 2 × (6×4): 2 · (4·6·16 − 4·64/3).
+        let s =
+            flops("fn f(a: Array<f32, 2, 6, 4>) -> Array<f32, 2, 4> { jnp::linalg::svdvals(&a) }");
+        let want = 2.0 * (4.0 * 6.0 * 16.0 - 4.0 * 64.0 / 3.0);
+        assert!((s - want).abs() < 1e-6, "{s} vs {want}");
+        // Full svd of 5×3: 4·25·3 + 22·27, and nothing else is counted
+        // beyond one per element of the results.
+        let s = flops("fn f(a: Array<f64, 5, 3>) -> (Array<f64, 5, 5>, Array<f64, 3>, Array<f64, 3, 3>) { jnp::linalg::svd(&a) }");
+        assert!((894.0..894.0 + 40.0).contains(&s), "{s}");
+        // eigh of 4×4 (9·64), plus the symmetrize's elementwise ops.
+        let e = flops("fn f(a: Array<f32, 4, 4>) -> Array<f32, 4> { jnp::linalg::eigvalsh(&a) }");
+        assert!((576.0..576.0 + 4.0 * 16.0).contains(&e), "{e}");
+    }
 }
