@@ -75,7 +75,11 @@ fn assert_close<T: Into<f64> + Copy>(x: &[T], y: &[T], n: usize, tol: f64) {
             .fold(1.0f64, f64::max);
         for (i, (&p, &q)) in mx.iter().zip(my).enumerate() {
             let (p, q) = (p.into(), q.into());
-            assert_eq!(p.is_nan(), q.is_nan(), "NaN pattern differs at {i}: {p} vs {q}");
+            assert_eq!(
+                p.is_nan(),
+                q.is_nan(),
+                "NaN pattern differs at {i}: {p} vs {q}"
+            );
             if !p.is_nan() {
                 assert!(
                     (p - q).abs() <= tol * scale,
@@ -152,7 +156,10 @@ fn direct_cholesky_fails_as_faer_does() {
         let (d, f) = both_f64(&batch, 3, n);
         assert_close(&d, &f, n, 1e-13);
         assert!(d[n * n..2 * n * n].iter().all(|v| v.is_nan()), "case {c}");
-        assert!(d[..n * n].iter().chain(&d[2 * n * n..]).all(|v| v.is_finite()));
+        assert!(d[..n * n]
+            .iter()
+            .chain(&d[2 * n * n..])
+            .all(|v| v.is_finite()));
         let (d, f) = both_f32(&batch, 3, n);
         assert_close(&d, &f, n, 1e-5);
         assert!(d[n * n..2 * n * n].iter().all(|v| v.is_nan()), "case {c}");
@@ -210,7 +217,10 @@ fn lu_solve_on_the_blocked_path_solves() {
             let b = uniform(n * r, 6 + r as u64);
             let mut x = b.clone();
             k::lu_solve_f64(&lu, &perm, &mut x, 1, n, r, trans);
-            assert!(residual(&a, &x, &b, n, r, trans) < 1e-12, "r {r} trans {trans}");
+            assert!(
+                residual(&a, &x, &b, n, r, trans) < 1e-12,
+                "r {r} trans {trans}"
+            );
             // f32 the same way.
             let a32: Vec<f32> = a.iter().map(|&v| v as f32).collect();
             let (mut lu32, mut piv32, mut perm32) = (vec![0.0f32; n * n], vec![0; n], vec![0; n]);
@@ -220,18 +230,23 @@ fn lu_solve_on_the_blocked_path_solves() {
             let x: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
             let a: Vec<f64> = a32.iter().map(|&v| v as f64).collect();
             let b: Vec<f64> = b.iter().map(|&v| v as f32 as f64).collect();
-            assert!(residual(&a, &x, &b, n, r, trans) < 1e-4, "f32 r {r} trans {trans}");
+            assert!(
+                residual(&a, &x, &b, n, r, trans) < 1e-4,
+                "f32 r {r} trans {trans}"
+            );
         }
     }
 }
 
 #[test]
 fn lu_solve_of_a_singular_matrix_gives_inf_or_nan() {
-    // Two equal rows: U has a zero on its diagonal; no panic, non-finite x.
+    // A zero column stays exactly zero through elimination, so U has an
+    // exact zero on its diagonal: no panic, non-finite x (as LAPACK).
     let n = 80;
     let mut a = uniform(n * n, 9);
-    let row: Vec<f64> = a[..n].to_vec();
-    a[n..2 * n].copy_from_slice(&row);
+    for i in 0..n {
+        a[i * n + 7] = 0.0;
+    }
     let (mut lu, mut piv, mut perm) = (vec![0.0; n * n], vec![0; n], vec![0; n]);
     k::lu_f64(&a, &mut lu, &mut piv, &mut perm, 1, n, n);
     let mut x = vec![1.0; n * n];

@@ -280,7 +280,14 @@ fn lu_solve_one<T: LuFloat>(
 }
 
 /// [`lu_solve_one`] for small systems: substitution loops, row by row.
-fn lu_solve_small<T: LuFloat>(lu: &[T], perm: &[i32], b: &mut [T], n: usize, r: usize, trans: bool) {
+fn lu_solve_small<T: LuFloat>(
+    lu: &[T],
+    perm: &[i32],
+    b: &mut [T],
+    n: usize,
+    r: usize,
+    trans: bool,
+) {
     let mut x = vec![T::ZERO; n * r];
     if !trans {
         for (i, &p) in perm.iter().enumerate() {
