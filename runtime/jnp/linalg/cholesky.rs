@@ -4,7 +4,6 @@
 
 use super::LinalgElement;
 use crate::array::{ArrayType, AsArray};
-use crate::element::Element;
 
 /// The element type of an array argument.
 pub(crate) type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
@@ -34,6 +33,27 @@ pub(crate) fn adjoint_each<T: LinalgElement>(x: &[T], n: usize) -> Vec<T> {
         for i in 0..n {
             for j in 0..n {
                 dst[j * n + i] = src[i * n + j].conj();
+            }
+        }
+    }
+    out
+}
+
+/// `(a + aᴴ) / 2` of each matrix, on and below the diagonal only (the
+/// Cholesky kernel reads nothing else; the upper triangle is left zero),
+/// in 32×32 tiles so the transposed reads stay in cache.
+fn symmetrized_lower<T: LinalgElement>(x: &[T], n: usize) -> Vec<T> {
+    const TILE: usize = 32;
+    let two = T::ONE + T::ONE;
+    let mut out = vec![T::ZERO; x.len()];
+    for (src, dst) in x.chunks(n * n).zip(out.chunks_mut(n * n)) {
+        for bi in (0..n).step_by(TILE) {
+            for bj in (0..=bi).step_by(TILE) {
+                for i in bi..(bi + TILE).min(n) {
+                    for j in bj..(bj + TILE).min(i + 1) {
+                        dst[i * n + j] = (src[i * n + j] + src[j * n + i].conj()) / two;
+                    }
+                }
             }
         }
     }
@@ -89,9 +109,6 @@ where
 {
     let (batch, n) = square_batch("cholesky", <A::Array as ArrayType>::SHAPE);
     let a = a.into_array();
-    let x = a.data();
-    let t = adjoint_each(x, n);
-    let two = ElemOf::<A>::ONE + ElemOf::<A>::ONE;
-    let sym: Vec<ElemOf<A>> = x.iter().zip(&t).map(|(&p, &q)| (p + q) / two).collect();
+    let sym = symmetrized_lower(a.data(), n);
     A::Array::from_data(lower_factors(&sym, batch, n)).set_weak(a.is_weak())
 }
