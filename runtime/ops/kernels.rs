@@ -372,7 +372,7 @@ impl_float!(f32, f64, f16, bf16);
 /// lowers `lax.integer_pow` (so float results round the same way); a negative
 /// `n` takes the reciprocal at the end. Integers must not get a negative `n`.
 #[inline]
-pub fn integer_pow<T: Numeric>(x: T, n: i32) -> T {
+pub fn integer_pow<T: crate::ops::SubDiv>(x: T, n: i32) -> T {
     if n == 0 {
         return T::ONE;
     }

@@ -55,15 +55,25 @@ pub fn rev<T: Element>(x: &[T], src: &[usize], dims: &[usize]) -> Vec<T> {
 
 /// `lax.broadcasted_iota`: each element's index along `dimension`.
 pub fn iota<T: Element>(shape: &[usize], dimension: usize) -> Vec<T> {
-    let strides = shape::strides(shape);
+    // Runs of `inner` equal values, `0..n` in turn, repeated: one value
+    // conversion per index, not a division and a conversion per element
+    // (this is the mask of `tril`/`triu` in every jitted Cholesky).
     let size: usize = shape.iter().product();
-    (0..size)
-        .map(|o| {
-            T::from_value(crate::element::Value::Int(
-                (o / strides[dimension] % shape[dimension]) as i128,
-            ))
-        })
-        .collect()
+    let n = shape[dimension];
+    let inner: usize = shape[dimension + 1..].iter().product();
+    let values: Vec<T> = (0..n)
+        .map(|k| T::from_value(crate::element::Value::Int(k as i128)))
+        .collect();
+    let mut out = Vec::with_capacity(size);
+    if size == 0 {
+        return out;
+    }
+    while out.len() < size {
+        for v in &values {
+            out.extend(std::iter::repeat_n(*v, inner));
+        }
+    }
+    out
 }
 
 /// `lax.tile`: `x` repeated `reps[k]` times along axis `k` (same rank).
@@ -80,4 +90,26 @@ pub fn tile<T: Element>(x: &[T], src: &[usize], reps: &[usize]) -> Vec<T> {
             x[off]
         })
         .collect()
+}
+
+#[cfg(test)]
+mod iota_tests {
+    use super::iota;
+
+    #[test]
+    fn iota_is_the_index_along_its_axis() {
+        // Each element's index along `dimension`, from its row-major offset.
+        for shape in [vec![3usize, 4, 2], vec![5], vec![2, 0, 3], vec![1, 6]] {
+            let strides = crate::shape::strides(&shape);
+            let size: usize = shape.iter().product();
+            for d in 0..shape.len() {
+                let got = iota::<i32>(&shape, d);
+                let want: Vec<i32> = (0..size)
+                    .map(|o| (o / strides[d] % shape[d]) as i32)
+                    .collect();
+                assert_eq!(got, want, "shape {shape:?} dimension {d}");
+            }
+        }
+        assert_eq!(iota::<f32>(&[2, 2], 1), [0.0, 1.0, 0.0, 1.0]);
+    }
 }

@@ -4,7 +4,10 @@
 //! eager code compute the same values.
 
 use crate::element::{Element, Float};
-use crate::ops::{self as kernels, float, Arith, Bitwise, Numeric};
+use crate::jnp::{Abs, Parts, ToComplex};
+use crate::ops::{self as kernels, float, AddMul, Arith, Bitwise, Numeric, SubDiv};
+
+pub use super::complex::{Conj, Transcendental};
 
 macro_rules! float_unary {
     ($($name:ident => $f:path),* $(,)?) => {$(
@@ -15,14 +18,53 @@ macro_rules! float_unary {
     )*};
 }
 float_unary! {
-    exp => float::exp, exp2 => float::exp2, log => float::log, log1p => float::log1p,
-    expm1 => float::expm1, sin => float::sin, cos => float::cos, tan => float::tan,
-    tanh => float::tanh, sinh => float::sinh, cosh => float::cosh, asin => float::arcsin,
+    exp2 => float::exp2, tan => float::tan, sinh => float::sinh, cosh => float::cosh, asin => float::arcsin,
     acos => float::arccos, atan => float::arctan, asinh => float::arcsinh,
-    acosh => float::arccosh, atanh => float::arctanh, sqrt => float::sqrt,
+    acosh => float::arccosh, atanh => float::arctanh,
     rsqrt => float::rsqrt, cbrt => float::cbrt, logistic => float::logistic,
     erf => float::erf, erfc => float::erfc, erf_inv => float::erf_inv,
     lgamma => crate::scipy::gamma::lgamma, digamma => crate::scipy::gamma::digamma,
+}
+
+macro_rules! inexact_unary {
+    ($($name:ident),* $(,)?) => {$(
+        #[inline(always)]
+        pub fn $name<T: Transcendental>(x: T) -> T {
+            T::$name(x)
+        }
+    )*};
+}
+// Float and complex operands (JAX's `_float | _complex`).
+inexact_unary!(exp, log, log1p, expm1, sin, cos, tanh, sqrt);
+
+/// `abs`: real for a complex operand.
+#[inline(always)]
+pub fn abs<T: Abs>(x: T) -> T::Out {
+    Abs::abs(x)
+}
+
+/// The real part of a complex number.
+#[inline(always)]
+pub fn real<T: Parts>(x: T) -> T::Real {
+    x.real()
+}
+
+/// The imaginary part of a complex number.
+#[inline(always)]
+pub fn imag<T: Parts>(x: T) -> T::Real {
+    x.imag()
+}
+
+/// The complex conjugate; a real operand becomes complex (`lax.conj`).
+#[inline(always)]
+pub fn conj<T: Conj>(x: T) -> T::Out {
+    x.conj_complex()
+}
+
+/// `re + i im` (`lax.complex`).
+#[inline(always)]
+pub fn complex<T: ToComplex>(re: T, im: T) -> T::Out {
+    T::complex(re, im)
 }
 
 /// `copy` (`jnp.array` of a traced value): the value itself.
@@ -76,18 +118,20 @@ macro_rules! forward {
         }
     )*};
 }
-forward!(Arith: add(a, b), mul(a, b), max(a, b), min(a, b), abs(a));
-forward!(Numeric: sub(a, b), div(a, b), rem(a, b), neg(a), sign(a));
+forward!(AddMul: add(a, b), mul(a, b));
+forward!(Arith: max(a, b), min(a, b));
+forward!(SubDiv: sub(a, b), div(a, b), neg(a));
+forward!(Numeric: rem(a, b), sign(a));
 forward!(Bitwise: and(a, b), or(a, b), xor(a, b), not(a));
 
 /// `add_any`: the sum of two cotangents.
 #[inline(always)]
-pub fn add_any<T: Arith>(a: T, b: T) -> T {
+pub fn add_any<T: AddMul>(a: T, b: T) -> T {
     T::add(a, b)
 }
 
 #[inline(always)]
-pub fn square<T: Arith>(x: T) -> T {
+pub fn square<T: AddMul>(x: T) -> T {
     T::mul(x, x)
 }
 
@@ -160,6 +204,6 @@ pub fn convert<F: Element, T: Element>(x: F) -> T {
 
 /// `x ** y` for a static integer `y`.
 #[inline(always)]
-pub fn integer_pow<T: Numeric>(x: T, y: i32) -> T {
+pub fn integer_pow<T: SubDiv>(x: T, y: i32) -> T {
     kernels::integer_pow(x, y)
 }

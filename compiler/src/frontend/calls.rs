@@ -36,6 +36,9 @@ impl Tracer {
         if crate::frontend::callables::is_path(&c.func, "linalg", "solve_triangular_with") {
             return crate::frontend::linalg_chol::solve_triangular_with(self, c);
         }
+        if let Some(v) = crate::frontend::linalg_more::call_with_options(self, c)? {
+            return Ok(v);
+        }
         let syn::Expr::Path(p) = &*c.func else {
             return err(
                 c.func.span(),
@@ -45,6 +48,9 @@ impl Tracer {
         // An optional argument (`repeat(x, 2, Some(0))`): the value itself.
         if p.path.is_ident("Some") && c.args.len() == 1 {
             return self.expr(&c.args[0]);
+        }
+        if let Some(v) = crate::frontend::lower_complex::complex_literal(self, p, c)? {
+            return Ok(v);
         }
         if let Some(id) = p.path.get_ident() {
             if let Some(Value::Pullback(pb)) = self.lookup(&id.to_string()).cloned() {
@@ -231,13 +237,13 @@ impl Tracer {
                     "write the target type: `x.astype::<f32>()`",
                 );
             };
-            if crate::frontend::types::is_complex_type(t) {
-                return err(t.span(), crate::frontend::types::COMPLEX_NOT_IN_JIT);
-            }
             let Some(d) = crate::frontend::types::element_dtype(t) else {
+                if crate::frontend::types::is_complex_type(t) {
+                    return err(t.span(), crate::frontend::types::COMPLEX_NOT_IN_JIT);
+                }
                 return err(
                     t.span(),
-                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64",
+                    "astype takes an element type: bool, u8..u64, i8..i64, bf16, f16, f32, f64, Complex<f32>, Complex<f64>",
                 );
             };
             let x = self.atom(recv, m.receiver.span())?;

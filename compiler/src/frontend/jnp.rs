@@ -16,6 +16,7 @@ pub(crate) fn weak_literal(b: &Builder, v: Scalar) -> Atom {
         Scalar::Bool(_) => (DType::Bool, false),
         Scalar::Int(_) => (jax_dtypes::default_dtype(Kind::Int, b.x64), true),
         Scalar::Float(_) => (jax_dtypes::default_dtype(Kind::Float, b.x64), true),
+        Scalar::Complex(..) => (jax_dtypes::default_dtype(Kind::Complex, b.x64), true),
     };
     literal(cast_scalar(v, dtype), Aval::scalar(dtype, weak))
 }

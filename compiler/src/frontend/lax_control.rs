@@ -261,6 +261,7 @@ impl Tracer {
                 crate::ir::Scalar::Bool(b) => *b,
                 crate::ir::Scalar::Int(i) => *i != 0,
                 crate::ir::Scalar::Float(f) => *f != 0.0,
+                crate::ir::Scalar::Complex(re, im) => *re != 0.0 || *im != 0.0,
             };
             crate::ir::builder::literal(crate::ir::Scalar::Int(truth as i128), i32_scalar)
         } else {

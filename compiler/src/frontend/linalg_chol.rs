@@ -12,10 +12,10 @@ use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{expression_error, Result};
-use crate::ir::rules::Ctx;
+use crate::ir::rules::{Ctx, Res};
 use crate::ir::{Atom, Dim, Scalar};
 use crate::prims::linalg::cholesky::cholesky as bind_cholesky;
-use crate::prims::linalg::matrix::{matrix_transpose, shape_tuple, tril};
+use crate::prims::linalg::matrix::{is_complex, matrix_transpose, shape_tuple, tril};
 use crate::prims::{self, Params, TriangularSolveParams};
 
 /// A rule helper's message as an error at the call.
@@ -63,7 +63,17 @@ fn square_matrices(t: &mut Tracer, x: Atom, what: &str, span: Span) -> Result<At
     Ok(x)
 }
 
-/// `jnp.linalg.cholesky(a)`: `symmetrize` (`(a + aᵀ) / 2`), the
+/// JAX's `_H`: the matrices transposed, and conjugated when complex.
+pub(crate) fn adjoint(cx: &mut Ctx, x: Atom) -> Res<Atom> {
+    let xt = matrix_transpose(cx, x)?;
+    if is_complex(cx.aval(&xt).dtype) {
+        cx.bind(&prims::CONJ, Params::None, vec![xt])
+    } else {
+        Ok(xt)
+    }
+}
+
+/// `jnp.linalg.cholesky(a)`: `symmetrize` (`(a + aᴴ) / 2`), the
 /// primitive, then `_tril`.
 pub(crate) fn cholesky(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
@@ -71,7 +81,7 @@ pub(crate) fn cholesky(t: &mut Tracer, c: Call) -> Result<Value> {
     let x = c.atom(t, 0)?;
     let x = square_matrices(t, x, "cholesky", span)?;
     let mut cx = Ctx::new(&mut t.b, span);
-    let xt = at(span, matrix_transpose(&mut cx, x.clone()))?;
+    let xt = at(span, adjoint(&mut cx, x.clone()))?;
     let sum = at(span, cx.bin(&prims::ADD, x, xt))?;
     let two = cx.lit(2.0, &sum);
     let sym = at(span, cx.div(sum, two))?;
@@ -80,21 +90,21 @@ pub(crate) fn cholesky(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `scipy.linalg.cholesky(a, lower)` (`_cholesky`): the primitive of `a`
-/// (of `aᵀ` for the upper factor), `_tril`, transposed back for `upper`.
+/// (of `aᴴ` for the upper factor), `_tril`, `ᴴ` back for `upper`.
 fn lower_or_upper_factor(t: &mut Tracer, x: Atom, lower: bool, span: Span) -> Result<Atom> {
     let x = square_matrices(t, x, "cholesky", span)?;
     let mut cx = Ctx::new(&mut t.b, span);
     let x = if lower {
         x
     } else {
-        at(span, matrix_transpose(&mut cx, x))?
+        at(span, adjoint(&mut cx, x))?
     };
     let l = at(span, bind_cholesky(&mut cx, x))?;
     let l = at(span, tril(&mut cx, l, 0))?;
     if lower {
         Ok(l)
     } else {
-        at(span, matrix_transpose(&mut cx, l))
+        at(span, adjoint(&mut cx, l))
     }
 }
 
@@ -137,9 +147,11 @@ fn solve_left(
     t: &mut Tracer,
     a: Atom,
     b: Atom,
-    p: TriangularSolveParams,
+    mut p: TriangularSolveParams,
     span: Span,
 ) -> Result<Atom> {
+    // As `lax.linalg.triangular_solve`: conjugation only of a complex `a`.
+    p.conjugate_a &= is_complex(t.b.aval(&a).dtype);
     let (ra, rb) = (t.b.aval(&a).rank(), t.b.aval(&b).rank());
     let vector = rb + 1 == ra || rb == 1;
     let b = if vector {
@@ -248,15 +260,18 @@ pub(crate) fn cho_solve(t: &mut Tracer, c: Call) -> Result<Value> {
     let f = square_matrices(t, ab[0].clone(), "cho_solve", span)?;
     let dtype = t.b.aval(&f).dtype;
     let b = jnp::convert(&mut t.b, ab[1].clone(), dtype, false, span)?;
+    // Each transposed solve conjugated too, as JAX's `_cho_solve`.
     let first = TriangularSolveParams {
         left_side: true,
         lower,
         transpose_a: !lower,
+        conjugate_a: !lower,
         ..Default::default()
     };
     let y = solve_left(t, f.clone(), b, first, span)?;
     let second = TriangularSolveParams {
         transpose_a: lower,
+        conjugate_a: lower,
         ..first
     };
     Ok(Value::Traced(solve_left(t, f, y, second, span)?))
@@ -304,8 +319,11 @@ pub(crate) fn solve_triangular_with(t: &mut Tracer, call: &syn::ExprCall) -> Res
                 match last.as_deref() {
                     Some("N") => p.transpose_a = false,
                     Some("T") => p.transpose_a = true,
-                    // Conjugation is a no-op on real matrices.
-                    Some("C") => p.transpose_a = true,
+                    // Conjugated only when `a` is complex (`solve_left`).
+                    Some("C") => {
+                        p.transpose_a = true;
+                        p.conjugate_a = true;
+                    }
                     _ => {
                         return call_err(fspan, "`trans` is `Trans::N`, `Trans::T` or `Trans::C`")
                     }

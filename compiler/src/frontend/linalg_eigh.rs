@@ -14,6 +14,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Scalar};
+use crate::prims::linalg::matrix::is_complex;
 use crate::prims::{self, Params};
 
 fn err_at<T>(span: Span, e: String) -> Result<T> {
@@ -40,6 +41,16 @@ fn matrix_arg(t: &mut Tracer, c: &Call) -> Result<Atom> {
 
 /// `lax.linalg.eigh(a, lower=True, symmetrize_input=True)`: `(v, w)`.
 fn eigh_parts(t: &mut Tracer, c: &Call) -> Result<(Atom, Atom)> {
+    eigh_parts_with(t, c, true, true)
+}
+
+/// `lax.linalg.eigh(a, lower, symmetrize_input)`: `(v, w)`.
+fn eigh_parts_with(
+    t: &mut Tracer,
+    c: &Call,
+    lower: bool,
+    symmetrize: bool,
+) -> Result<(Atom, Atom)> {
     let a = matrix_arg(t, c)?;
     let span = c.span;
     let shape = t.b.aval(&a).shape;
@@ -57,14 +68,31 @@ fn eigh_parts(t: &mut Tracer, c: &Call) -> Result<(Atom, Atom)> {
             ),
         );
     }
-    let mut perm: Vec<usize> = (0..r).collect();
-    perm.swap(r - 2, r - 1);
-    let at = jnp::transpose(&mut t.b, a.clone(), perm, span)?;
-    let sum = jnp::binary(&mut t.b, &prims::ADD, a, at, span)?;
-    let two = jnp::weak_literal(&t.b, Scalar::Float(2.0));
-    let sym = jnp::binary(&mut t.b, &prims::DIV, sum, two, span)?;
+    let sym = if symmetrize {
+        let mut perm: Vec<usize> = (0..r).collect();
+        perm.swap(r - 2, r - 1);
+        let at = jnp::transpose(&mut t.b, a.clone(), perm, span)?;
+        // `(a + aᴴ) / 2`: conjugated when complex, as JAX's `symmetrize`.
+        let at = if is_complex(t.b.aval(&at).dtype) {
+            jnp::unary(&mut t.b, &prims::CONJ, at, span)?
+        } else {
+            at
+        };
+        let sum = jnp::binary(&mut t.b, &prims::ADD, a, at, span)?;
+        let two = jnp::weak_literal(&t.b, Scalar::Float(2.0));
+        jnp::binary(&mut t.b, &prims::DIV, sum, two, span)?
+    } else {
+        a
+    };
     let mut cx = Ctx::new(&mut t.b, span);
-    prims::linalg::eigh::bind_eigh(&mut cx, sym, true).or_else(|e| err_at(span, e))
+    prims::linalg::eigh::bind_eigh(&mut cx, sym, lower).or_else(|e| err_at(span, e))
+}
+
+/// `jnp::linalg::eigh_with(a, EighOptions { uplo, symmetrize_input })`
+/// (options read by `linalg_more::call_with_options`): `(w, v)`.
+pub(crate) fn eigh_with(t: &mut Tracer, c: Call, lower: bool, symmetrize: bool) -> Result<Value> {
+    let (v, w) = eigh_parts_with(t, &c, lower, symmetrize)?;
+    Ok(Value::Tuple(vec![Value::Traced(w), Value::Traced(v)]))
 }
 
 /// `jnp::linalg::eigh(a)`: `(w, v)`, eigenvalues first as `EighResult`.
@@ -103,13 +131,20 @@ pub(crate) fn svdvals(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `jnp::linalg::norm(x)`: the 2-norm of the flattened array,
-/// `sqrt(sum(x * x))`, as `jnp.linalg.norm` with `ord=None, axis=None`.
+/// `sqrt(sum(x * x))` (`sqrt(sum(real(x * conj(x))))` when complex), as
+/// `jnp.linalg.norm` with `ord=None, axis=None`.
 pub(crate) fn norm(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let span = c.span;
     let x = c.atom(t, 0)?;
     let x = jnp::to_float(&mut t.b, x, span)?;
-    let sq = jnp::binary(&mut t.b, &prims::MUL, x.clone(), x, span)?;
+    let sq = if is_complex(t.b.aval(&x).dtype) {
+        let xc = jnp::unary(&mut t.b, &prims::CONJ, x.clone(), span)?;
+        let p = jnp::binary(&mut t.b, &prims::MUL, x, xc, span)?;
+        jnp::unary(&mut t.b, &prims::REAL, p, span)?
+    } else {
+        jnp::binary(&mut t.b, &prims::MUL, x.clone(), x, span)?
+    };
     let s = jnp::reduce(&mut t.b, Reduction::Sum, sq, None, false, span)?;
     let r = t.b.bind1(&prims::SQRT, Params::None, vec![s], span)?;
     Ok(Value::Traced(r))

@@ -44,7 +44,19 @@ fn matrix_arg(
     let x = c.atom(t, i)?;
     let a = t.b.aval(&x);
     let span = c.args[i].1;
-    if !matches!(a.dtype, DType::F32 | DType::F64) {
+    // Complex matrices: `solve` and `inv` (their values, and derivatives by
+    // `solve`'s own rule); the rest are real-only in jit so far.
+    let complex_ok = matches!(c.name, "solve" | "inv");
+    if matches!(a.dtype, DType::C64 | DType::C128) && !complex_ok {
+        return call_err(
+            span,
+            format!(
+                "`{}` of complex matrices ({a}) is not supported in #[jax::jit] yet: call it eagerly, outside the jitted function",
+                c.name
+            ),
+        );
+    }
+    if !matches!(a.dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128) {
         return call_err(
             span,
             format!(
@@ -118,19 +130,15 @@ fn solve_matrices(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     lu_solve_core(cx, f[0].clone(), f[2].clone(), b)
 }
 
-/// A custom rule: the outputs' tangents from the primals, the tangents
-/// and the outputs.
-type Rule = fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>;
-
 /// A `custom_jvp_call` named `name` of several outputs: `fun` the outputs
 /// from the inputs, `rule` their tangents from the primals, the tangents
 /// and the outputs (JAX's `defjvp`).
-fn custom_jvp(
+pub(crate) fn custom_jvp(
     t: &mut Tracer,
     name: &str,
     args: Vec<Atom>,
-    fun: fn(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
-    rule: Rule,
+    fun: impl Fn(&mut Ctx, &[Atom]) -> Res<Vec<Atom>>,
+    rule: impl Fn(&mut Ctx, &[Atom], &[Atom], &[Atom]) -> Res<Vec<Atom>>,
     span: Span,
 ) -> Result<Vec<Atom>> {
     let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();

@@ -11,7 +11,6 @@ use crate::ir::builder::Result;
 use crate::ir::rules::Ctx;
 use crate::prims::linalg::qr::{bind_qr, EIG};
 use crate::prims::Params;
-use jax_dtypes::DType;
 
 /// `jnp.linalg.qr`'s modes.
 #[derive(Clone, Copy, PartialEq)]
@@ -70,23 +69,14 @@ pub(crate) fn scipy_qr(t: &mut Tracer, c: Call) -> Result<Value> {
     }
 }
 
-/// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`. Their results are
-/// complex, which jitted code does not hold yet: a compile error saying so
-/// (the `eig` primitive and its rules are ready for when it does).
+/// `jnp::linalg::eig(a)`: `(w, v)`; `eigvals(a)`: `w`, complex64 for a
+/// float32 matrix and complex128 for float64 (integers convert first, as
+/// `promote_dtypes_inexact`).
 pub(crate) fn eig(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
-    let dtype = t.b.aval(&x).dtype;
+    let x = crate::frontend::jnp::to_float(&mut t.b, x, c.span)?;
     let right = c.name == "eig";
-    if matches!(dtype, DType::F32 | DType::F64) {
-        return call_err(
-            c.span,
-            format!(
-                "`jnp::linalg::{}` is not supported in #[jax::jit] yet: it returns complex arrays, which jitted code does not hold yet; call it outside the jitted function (eagerly)",
-                c.name
-            ),
-        );
-    }
     let outs =
         t.b.bind(&EIG, Params::Eig { left: false, right }, vec![x], c.span)?;
     Ok(if right {

@@ -101,11 +101,23 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["ceil"], ANY, Inexact(&prims::CEIL)),
     (&["round"], LAX, By(lax_round)),
     (&["round"], NUMPY, By(numpy_round)),
-    // Complex parts (of real arrays: complex ones are eager-only for now).
+    // Complex parts.
+    (&["real"], JNP, By(lower_complex::real)),
+    (&["conj", "conjugate"], JNP, By(lower_complex::conj)),
     (
-        &["real", "conj", "conjugate"],
-        JNP,
-        By(lower_complex::real_or_conj),
+        &["real"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::REAL)),
+    ),
+    (
+        &["imag"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::IMAG)),
+    ),
+    (
+        &["conj"],
+        LAX,
+        By(|t, c| lower_complex::lax_part(t, c, &prims::CONJ)),
     ),
     (&["imag"], JNP, By(lower_complex::imag)),
     (&["angle"], JNP, By(lower_complex::angle)),

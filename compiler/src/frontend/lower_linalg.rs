@@ -30,6 +30,13 @@ static LINALG: &[(&str, Handler)] = &[
     ("qr_with", crate::frontend::linalg_qr::qr),
     ("eig", crate::frontend::linalg_qr::eig),
     ("eigvals", crate::frontend::linalg_qr::eig),
+    ("pinv", crate::frontend::linalg_more::pinv),
+    ("matrix_rank", crate::frontend::linalg_more::matrix_rank),
+    (
+        "matrix_rank_with",
+        crate::frontend::linalg_more::matrix_rank,
+    ),
+    ("lstsq", crate::frontend::linalg_more::lstsq),
 ];
 
 /// `jax::scipy::linalg`'s functions.

@@ -25,6 +25,7 @@ pub(crate) mod lax_control;
 pub(crate) mod linalg_chol;
 pub(crate) mod linalg_eigh;
 pub(crate) mod linalg_lu;
+pub(crate) mod linalg_more;
 pub(crate) mod linalg_qr;
 pub(crate) mod lower;
 pub(crate) mod lower_call;

@@ -53,10 +53,9 @@ impl TypeSpec {
     }
 }
 
-/// What to write instead of a complex element type in a jitted function.
-pub(crate) const COMPLEX_NOT_IN_JIT: &str = "complex arrays (`Complex<f32>`, `Complex<f64>`) are not supported in #[jax::jit] yet: \
-     compute with them in eager code (`+ - * /`, jnp::real, jnp::imag, jnp::conj, jnp::abs, jnp::exp, ...) \
-     outside the jitted function";
+/// What to write instead of an unsupported complex element type (`Complex<i32>`).
+pub(crate) const COMPLEX_NOT_IN_JIT: &str =
+    "complex element types are `Complex<f32>` (complex64) and `Complex<f64>` (complex128)";
 
 /// Whether `ty` names `Complex<..>` (`jax::Complex`, num-complex's type).
 pub(crate) fn is_complex_type(ty: &syn::Type) -> bool {
@@ -75,6 +74,9 @@ pub(crate) fn element_dtype(ty: &syn::Type) -> Option<DType> {
     }
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
+    if last.ident == "Complex" {
+        return complex_dtype(&last.arguments);
+    }
     if !last.arguments.is_empty() {
         return None;
     }
@@ -97,6 +99,22 @@ pub(crate) fn element_dtype(ty: &syn::Type) -> Option<DType> {
         "DefaultInt" => jax_dtypes::default_dtype(jax_dtypes::Kind::Int, crate::X64),
         _ => return None,
     })
+}
+
+/// `Complex<f32>` is complex64, `Complex<f64>` complex128 (however the
+/// path to `Complex` is written).
+fn complex_dtype(args: &syn::PathArguments) -> Option<DType> {
+    let syn::PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    match (a.args.len(), a.args.first()?) {
+        (1, syn::GenericArgument::Type(t)) => match element_dtype(t)? {
+            DType::F32 => Some(DType::C64),
+            DType::F64 => Some(DType::C128),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// A named dimension: a literal when it is a const item of the mod with a
@@ -227,7 +245,7 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
                     if is_complex_type(t) {
                         syn::Error::new(t.span(), COMPLEX_NOT_IN_JIT)
                     } else {
-                        syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32 or f64")
+                        syn::Error::new(t.span(), "the element type must be bool, u8..u64, i8..i64, bf16, f16, f32, f64, Complex<f32> or Complex<f64>")
                     }
                 })?,
                 _ => return Err(syn::Error::new(ty.span(), "write the element type first: `Array<f32, 3, 4>`")),

@@ -89,6 +89,8 @@ pub enum Scalar {
     Bool(bool),
     Int(i128),
     Float(f64),
+    /// A complex64/complex128 value: real and imaginary parts.
+    Complex(f64, f64),
 }
 
 /// A literal operand: a scalar with its abstract value.
@@ -169,14 +171,27 @@ pub fn cast_scalar(v: Scalar, dtype: DType) -> Scalar {
         Scalar::Bool(b) => b as u8 as f64,
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
+        // XLA's complex-to-real conversion keeps the real part.
+        Scalar::Complex(re, _) => re,
+    };
+    let round = |f: f64| {
+        if dtype == DType::C64 {
+            f as f32 as f64
+        } else {
+            f
+        }
     };
     match dtype.kind() {
+        Kind::Complex => match v {
+            Scalar::Complex(re, im) => Scalar::Complex(round(re), round(im)),
+            v => Scalar::Complex(round(as_float(v)), 0.0),
+        },
         Kind::Bool => Scalar::Bool(as_float(v) != 0.0),
         Kind::Int | Kind::UInt => {
             let i = match v {
                 Scalar::Bool(b) => b as i128,
                 Scalar::Int(i) => i,
-                Scalar::Float(f) => f as i128,
+                Scalar::Float(f) | Scalar::Complex(f, _) => f as i128,
             };
             let bits = dtype.bits();
             let wrapped = i & ((1i128 << bits) - 1);
@@ -223,6 +238,7 @@ pub fn rust_type(d: DType) -> proc_macro2::TokenStream {
         DType::F16 => quote!(::jax::f16),
         DType::F32 => quote!(f32),
         DType::F64 => quote!(f64),
-        DType::C64 | DType::C128 => quote!(compile_error!("complex arrays are not supported")),
+        DType::C64 => quote!(::jax::Complex<f32>),
+        DType::C128 => quote!(::jax::Complex<f64>),
     }
 }

@@ -75,6 +75,25 @@ pub fn python_float(x: f64, dtype: DType) -> String {
     }
 }
 
+/// A complex literal as Python's `repr(complex)`: each part as a double
+/// without a trailing `.0`, `1j` alone when the real part is +0, else
+/// `(1+2j)`.
+pub fn python_complex(re: f64, im: f64) -> String {
+    let part = |x: f64| {
+        let s = python_float(x, DType::F64);
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    if re == 0.0 && re.is_sign_positive() {
+        return format!("{}j", part(im));
+    }
+    let sign = if im.is_sign_negative() && !im.is_nan() {
+        "-"
+    } else {
+        "+"
+    };
+    format!("({}{sign}{}j)", part(re), part(im.abs()))
+}
+
 /// f16 values print with f32's shortest digits of the f16 value; good enough
 /// for literals, which are rarely f16.
 fn half_shortest(x: f64) -> f32 {
@@ -86,6 +105,7 @@ fn literal(l: &Literal) -> String {
         Scalar::Bool(b) => if b { "True" } else { "False" }.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(f) => python_float(f, l.aval.dtype),
+        Scalar::Complex(re, im) => python_complex(re, im),
     };
     format!("{v}:{}", l.aval)
 }

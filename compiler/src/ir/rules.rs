@@ -56,7 +56,7 @@ impl<'a> Ctx<'a> {
         let d = self.aval(like).dtype;
         let value = match d {
             DType::Bool => Scalar::Bool(v != 0.0),
-            d if d.is_float() => super::cast_scalar(Scalar::Float(v), d),
+            d if d.is_inexact() => super::cast_scalar(Scalar::Float(v), d),
             _ => Scalar::Int(v as i128),
         };
         literal(value, Aval::scalar(d, false))

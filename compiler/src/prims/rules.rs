@@ -57,6 +57,7 @@ impl Ctx<'_> {
             match aval.dtype {
                 DType::Bool => Scalar::Bool(v != 0.0),
                 d if d.is_float() => Scalar::Float(v),
+                d if d.kind() == jax_dtypes::Kind::Complex => Scalar::Complex(v, 0.0),
                 _ => Scalar::Int(v as i128),
             },
             Aval::scalar(aval.dtype, false),

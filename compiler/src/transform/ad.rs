@@ -126,7 +126,7 @@ pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
     // derivative.
     let used: Vec<Option<Atom>> = tangents
         .iter()
-        .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_float()))
+        .map(|t| t.clone().filter(|t| b.aval(t).dtype.is_inexact()))
         .collect();
     let (outs, touts) = jvp_into(j, &mut b, &inputs, &used, false)?;
     if let Some((e, msg)) = b
@@ -163,7 +163,7 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
         .invars
         .iter()
         .zip(&wrt.inputs)
-        .map(|(v, &w)| w && j.aval(*v).dtype.is_float())
+        .map(|(v, &w)| w && j.aval(*v).dtype.is_inexact())
         .collect();
     let split = linearize(j, &has_tangent, x64, span)?;
     let n_out = j.outvars.len();
@@ -238,7 +238,7 @@ pub fn linearize(j: &Jaxpr, has_tangent: &[bool], x64: bool, span: Span) -> syn:
         .map(|(v, &t)| {
             let a = if t { given.next().cloned() } else { None };
             // Integer inputs take a tangent but have no derivative.
-            a.filter(|_| j.aval(*v).dtype.is_float())
+            a.filter(|_| j.aval(*v).dtype.is_inexact())
         })
         .collect();
     let (outs, touts) = jvp_into(j, &mut lin, &inputs, &tangents, true)?;

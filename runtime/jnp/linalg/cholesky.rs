@@ -2,56 +2,8 @@
 //! and triangular-solve functions share: the kernels of
 //! `__rt::linalg` (faer) over the last two axes, leading axes a batch.
 
-use super::LinalgFloat;
+use super::LinalgElement;
 use crate::array::{ArrayType, AsArray};
-use crate::element::Float;
-
-pub(crate) mod sealed {
-    use crate::__rt::linalg::TriangularSolve;
-
-    /// The non-generic runtime entry points of one element type, which jitted
-    /// code calls too.
-    pub trait CholeskyKernels: Sized + crate::ops::Arith {
-        #[doc(hidden)]
-        fn cholesky_kernel(a: &[Self], out: &mut [Self], batch: usize, n: usize);
-        #[doc(hidden)]
-        #[allow(clippy::too_many_arguments)]
-        fn triangular_solve_kernel(
-            a: &[Self],
-            b: &[Self],
-            out: &mut [Self],
-            batch: usize,
-            m: usize,
-            rows: usize,
-            cols: usize,
-            options: TriangularSolve,
-        );
-    }
-
-    macro_rules! kernels {
-        ($t:ty, $chol:ident, $trsm:ident) => {
-            impl CholeskyKernels for $t {
-                fn cholesky_kernel(a: &[$t], out: &mut [$t], batch: usize, n: usize) {
-                    crate::__rt::linalg::$chol(a, out, batch, n)
-                }
-                fn triangular_solve_kernel(
-                    a: &[$t],
-                    b: &[$t],
-                    out: &mut [$t],
-                    batch: usize,
-                    m: usize,
-                    rows: usize,
-                    cols: usize,
-                    options: TriangularSolve,
-                ) {
-                    crate::__rt::linalg::$trsm(a, b, out, batch, m, rows, cols, options)
-                }
-            }
-        };
-    }
-    kernels!(f32, cholesky_f32, triangular_solve_f32);
-    kernels!(f64, cholesky_f64, triangular_solve_f64);
-}
 
 /// The element type of an array argument.
 pub(crate) type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
@@ -73,13 +25,35 @@ pub(crate) fn square_batch(op: &str, dims: &[usize]) -> (usize, usize) {
     (dims[..dims.len() - 2].iter().product(), r)
 }
 
-/// Each `n × n` matrix of a batch transposed.
-pub(crate) fn transpose_each<T: Copy>(x: &[T], n: usize) -> Vec<T> {
+/// Each `n × n` matrix of a batch conjugate-transposed (transposed, for
+/// real matrices).
+pub(crate) fn adjoint_each<T: LinalgElement>(x: &[T], n: usize) -> Vec<T> {
     let mut out = x.to_vec();
     for (src, dst) in x.chunks(n * n).zip(out.chunks_mut(n * n)) {
         for i in 0..n {
             for j in 0..n {
-                dst[j * n + i] = src[i * n + j];
+                dst[j * n + i] = src[i * n + j].conj();
+            }
+        }
+    }
+    out
+}
+
+/// `(a + aᴴ) / 2` of each matrix, on and below the diagonal only (the
+/// Cholesky kernel reads nothing else; the upper triangle is left zero),
+/// in 32×32 tiles so the transposed reads stay in cache.
+fn symmetrized_lower<T: LinalgElement>(x: &[T], n: usize) -> Vec<T> {
+    const TILE: usize = 32;
+    let two = T::ONE + T::ONE;
+    let mut out = vec![T::ZERO; x.len()];
+    for (src, dst) in x.chunks(n * n).zip(out.chunks_mut(n * n)) {
+        for bi in (0..n).step_by(TILE) {
+            for bj in (0..=bi).step_by(TILE) {
+                for i in bi..(bi + TILE).min(n) {
+                    for j in bj..(bj + TILE).min(i + 1) {
+                        dst[i * n + j] = (src[i * n + j] + src[j * n + i].conj()) / two;
+                    }
+                }
             }
         }
     }
@@ -89,7 +63,7 @@ pub(crate) fn transpose_each<T: Copy>(x: &[T], n: usize) -> Vec<T> {
 /// The lower factors of a batch (only the lower triangles read), NaN
 /// below the diagonal of one that is not positive definite and zeros above
 /// (the primitive then JAX's `_tril`).
-pub(crate) fn lower_factors<T: LinalgFloat>(a: &[T], batch: usize, n: usize) -> Vec<T> {
+pub(crate) fn lower_factors<T: LinalgElement>(a: &[T], batch: usize, n: usize) -> Vec<T> {
     let mut out = vec![T::ZERO; a.len()];
     T::cholesky_kernel(a, &mut out, batch, n);
     for m in out.chunks_mut((n * n).max(1)) {
@@ -102,11 +76,12 @@ pub(crate) fn lower_factors<T: LinalgFloat>(a: &[T], batch: usize, n: usize) -> 
     out
 }
 
-/// The Cholesky factor `L` (lower triangular, `a = L Lᵀ`) of a symmetric
-/// positive-definite matrix, or of each matrix of a batch `[.., N, N]`
-/// (`jnp.linalg.cholesky(a)`). As JAX, the input is symmetrized first
-/// (`(a + aᵀ) / 2`), and a matrix that is not positive definite gives NaN
-/// (below and on the diagonal), not an error: check with `is_nan`.
+/// The Cholesky factor `L` (lower triangular, `a = L Lᴴ`) of a symmetric
+/// (Hermitian, for complex elements) positive-definite matrix, or of each
+/// matrix of a batch `[.., N, N]` (`jnp.linalg.cholesky(a)`). As JAX, the
+/// input is symmetrized first (`(a + aᴴ) / 2`), and a matrix that is not
+/// positive definite gives NaN (below and on the diagonal), not an error:
+/// check with `is_nan`.
 ///
 /// A non-square matrix panics: shapes are types, so it is a programming
 /// error like an out-of-bounds index (in `#[jax::jit]` it is a compile
@@ -119,22 +94,21 @@ pub(crate) fn lower_factors<T: LinalgFloat>(a: &[T], batch: usize, n: usize) -> 
 /// assert_eq!(l.to_vec(), [2.0, 0.0, 1.0, 2.0]);
 /// let bad = Array::<f32, 2, 2>::from([[1.0, 2.0], [2.0, 1.0]]);
 /// assert!(jnp::linalg::cholesky(&bad).to_vec()[0].is_nan());
+/// let h = Array::<Complex<f64>, 2, 2>::from([
+///     [Complex::new(4.0, 0.0), Complex::new(2.0, 2.0)],
+///     [Complex::new(2.0, -2.0), Complex::new(6.0, 0.0)],
+/// ]);
+/// let l = jnp::linalg::cholesky(&h).to_vec();
+/// assert_eq!((l[0], l[2], l[3]), (Complex::new(2.0, 0.0), Complex::new(1.0, -1.0), Complex::new(2.0, 0.0)));
 /// ```
 #[track_caller]
 pub fn cholesky<A>(a: A) -> A::Array
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let (batch, n) = square_batch("cholesky", <A::Array as ArrayType>::SHAPE);
     let a = a.into_array();
-    let x = a.data();
-    let t = transpose_each(x, n);
-    let half = <ElemOf<A> as Float>::from_f32(0.5);
-    let sym: Vec<ElemOf<A>> = x
-        .iter()
-        .zip(&t)
-        .map(|(&p, &q)| crate::ops::Arith::mul(crate::ops::Arith::add(p, q), half))
-        .collect();
+    let sym = symmetrized_lower(a.data(), n);
     A::Array::from_data(lower_factors(&sym, batch, n)).set_weak(a.is_weak())
 }

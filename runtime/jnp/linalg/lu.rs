@@ -9,109 +9,32 @@
 //! inf/nan (and a zero determinant), as JAX (LAPACK) does.
 
 use std::any::Any;
-use std::ops::{Add, Div, Mul, Neg, Sub};
 
-use super::LinalgFloat;
-use crate::__rt::linalg as kernels;
+use super::LinalgElement;
 use crate::array::{ArrayType, AsArray};
-use crate::element::{DType, Element};
+use crate::element::Element;
 use crate::shape;
+
+/// The element types the LU-based functions compute in: every
+/// [`LinalgElement`] carries its own kernels.
+pub(crate) use super::LinalgElement as Field;
 
 /// The element type of an array argument.
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
-/// f32 and f64 as the kernels take them.
-pub(crate) trait Real:
-    Copy
-    + PartialOrd
-    + 'static
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-{
-    const ZERO: Self;
-    const ONE: Self;
-    fn abs(self) -> Self;
-    fn ln(self) -> Self;
-    fn exp(self) -> Self;
-    fn from_i(v: i64) -> Self;
-    #[allow(clippy::too_many_arguments)]
-    fn lu(
-        a: &[Self],
-        lu: &mut [Self],
-        piv: &mut [i32],
-        perm: &mut [i32],
-        b: usize,
-        m: usize,
-        n: usize,
-    );
-    #[allow(clippy::too_many_arguments)]
-    fn lu_solve(lu: &[Self], perm: &[i32], x: &mut [Self], b: usize, n: usize, r: usize, t: bool);
-}
-
-macro_rules! real {
-    ($t:ty, $lu:ident, $solve:ident) => {
-        impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
-            fn abs(self) -> Self {
-                <$t>::abs(self)
-            }
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            fn from_i(v: i64) -> Self {
-                v as $t
-            }
-            fn lu(
-                a: &[Self],
-                lu: &mut [Self],
-                piv: &mut [i32],
-                perm: &mut [i32],
-                b: usize,
-                m: usize,
-                n: usize,
-            ) {
-                kernels::$lu(a, lu, piv, perm, b, m, n)
-            }
-            fn lu_solve(
-                lu: &[Self],
-                perm: &[i32],
-                x: &mut [Self],
-                b: usize,
-                n: usize,
-                r: usize,
-                t: bool,
-            ) {
-                kernels::$solve(lu, perm, x, b, n, r, t)
-            }
-        }
-    };
-}
-real!(f32, lu_f32, lu_solve_f32);
-real!(f64, lu_f64, lu_solve_f64);
-
 /// A buffer of `T` as the same buffer of `R` (they are the same type:
-/// `LinalgFloat` is only f32 and f64, and callers pick `R` by `T::DTYPE`).
+/// [`by_dtype!`] picks `R = T`, whose kernels `LinalgElement` carries).
 pub(crate) fn cast_vec<T: 'static, R: 'static>(v: Vec<T>) -> Vec<R> {
     *(Box::new(v) as Box<dyn Any>)
         .downcast::<Vec<R>>()
-        .unwrap_or_else(|_| unreachable!("LinalgFloat is f32 or f64"))
+        .unwrap_or_else(|_| unreachable!("by_dtype! picks R = T"))
 }
 
-/// Runs `$f::<T, R>(..)` with `R` the kernels' type for element type `$t`.
+/// Runs `$f::<T, R>(..)` with `R` the kernels' type for element type `$t`:
+/// `$t` itself, since every `LinalgElement` has its own kernels.
 macro_rules! by_dtype {
     ($t:ty, $f:ident($($arg:expr),*)) => {
-        if <$t as Element>::DTYPE == DType::F64 {
-            $f::<$t, f64>($($arg),*)
-        } else {
-            $f::<$t, f32>($($arg),*)
-        }
+        $f::<$t, $t>($($arg),*)
     };
 }
 pub(crate) use by_dtype;
@@ -155,19 +78,19 @@ pub(crate) struct Lu<R> {
     pub perm: Vec<i32>,
 }
 
-pub(crate) fn lu_parts<R: Real>(a: &[R], batch: usize, m: usize, n: usize) -> Lu<R> {
+pub(crate) fn lu_parts<R: Field>(a: &[R], batch: usize, m: usize, n: usize) -> Lu<R> {
     let mut out = Lu {
         lu: vec![R::ZERO; batch * m * n],
         pivots: vec![0; batch * m.min(n)],
         perm: vec![0; batch * m],
     };
-    R::lu(a, &mut out.lu, &mut out.pivots, &mut out.perm, batch, m, n);
+    R::lu_kernel(a, &mut out.lu, &mut out.pivots, &mut out.perm, batch, m, n);
     out
 }
 
 /// `solve(a, b)` over matching batches: `b` holds `r` columns per system
 /// (`r = 1` for vectors), `a_batch` is 1 (shared) or the batch.
-fn solve_real<R: Real>(
+fn solve_real<R: Field>(
     a: &[R],
     b: Vec<R>,
     a_batch: usize,
@@ -178,16 +101,16 @@ fn solve_real<R: Real>(
     let f = lu_parts(a, a_batch, n, n);
     let mut x = b;
     if a_batch == batch {
-        R::lu_solve(&f.lu, &f.perm, &mut x, batch, n, r, false);
+        R::lu_solve_kernel(&f.lu, &f.perm, &mut x, batch, n, r, false);
     } else {
         for chunk in x.chunks_mut(n * r) {
-            R::lu_solve(&f.lu, &f.perm, chunk, 1, n, r, false);
+            R::lu_solve_kernel(&f.lu, &f.perm, chunk, 1, n, r, false);
         }
     }
     x
 }
 
-fn solve_impl<T: LinalgFloat, R: Real>(
+fn solve_impl<T: LinalgElement, R: Field>(
     a: Vec<T>,
     b: Vec<T>,
     a_batch: usize,
@@ -225,7 +148,7 @@ pub fn solve<A, B>(a: A, b: B) -> B::Array
 where
     A: AsArray,
     B: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
     B::Array: ArrayType<Elem = ElemOf<A>>,
 {
     let (ad, bd) = (
@@ -293,7 +216,7 @@ fn broadcast_batch<T: Copy>(data: &[T], from: &[usize], to: &[usize], size: usiz
     out
 }
 
-fn eye<R: Real>(batch: usize, n: usize) -> Vec<R> {
+fn eye<R: Field>(batch: usize, n: usize) -> Vec<R> {
     let mut e = vec![R::ZERO; batch * n * n];
     for k in 0..batch {
         for i in 0..n {
@@ -303,11 +226,11 @@ fn eye<R: Real>(batch: usize, n: usize) -> Vec<R> {
     e
 }
 
-fn inv_real<R: Real>(a: &[R], batch: usize, n: usize) -> Vec<R> {
+fn inv_real<R: Field>(a: &[R], batch: usize, n: usize) -> Vec<R> {
     solve_real(a, eye(batch, n), batch, batch, n, n)
 }
 
-fn inv_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
+fn inv_impl<T: LinalgElement, R: Field>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
     cast_vec(inv_real::<R>(&cast_vec(a), batch, n))
 }
 
@@ -325,7 +248,7 @@ fn inv_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> Vec<T
 pub fn inv<A>(a: A) -> A::Array
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let (batch, n) = square("inv", <A::Array as ArrayType>::SHAPE, |t| {
         format!("Argument to inv must have shape [..., n, n], got {t}.")
@@ -337,32 +260,27 @@ where
 /// `(sign, log|det|)` of each matrix, as JAX's `_slogdet_lu`: the product
 /// of `U`'s diagonal in logs, the sign from the pivots' parity and the
 /// negative diagonal entries; a zero on the diagonal gives `(0, -inf)`.
-pub(crate) fn slogdet_real<R: Real>(a: &[R], batch: usize, n: usize) -> (Vec<R>, Vec<R>) {
+pub(crate) fn slogdet_real<R: Field>(a: &[R], batch: usize, n: usize) -> (Vec<R>, Vec<R::Real>) {
     let f = lu_parts(a, batch, n, n);
     let (mut sign, mut logdet) = (Vec::with_capacity(batch), Vec::with_capacity(batch));
     for k in 0..batch {
         let diag: Vec<R> = (0..n).map(|i| f.lu[k * n * n + i * n + i]).collect();
         let zero = diag.contains(&R::ZERO);
         let swaps = (0..n).filter(|&i| f.pivots[k * n + i] != i as i32).count();
-        let negative = diag.iter().filter(|&&d| d < R::ZERO).count();
-        let parity = ((swaps + negative) % 2) as i64;
-        sign.push(if zero {
-            R::ZERO
+        let (s, l) = R::slogdet_from_lu(&diag, swaps);
+        sign.push(if zero { R::ZERO } else { s });
+        logdet.push(if zero {
+            <R::Real as crate::element::Float>::NEG_INFINITY
         } else {
-            R::from_i(-2 * parity + 1)
+            l
         });
-        let mut sum = R::ZERO;
-        for d in &diag {
-            sum = sum + d.abs().ln();
-        }
-        logdet.push(if zero { -(R::ONE / R::ZERO) } else { sum });
     }
     (sign, logdet)
 }
 
 /// JAX's `_det`: closed forms for 2×2 and 3×3 (in its order of
 /// operations), `sign·exp(logdet)` otherwise.
-fn det_real<R: Real>(a: &[R], batch: usize, n: usize) -> Vec<R> {
+fn det_real<R: Field>(a: &[R], batch: usize, n: usize) -> Vec<R> {
     let m = |k: usize, i: usize, j: usize| a[k * n * n + i * n + j];
     match n {
         2 => (0..batch)
@@ -381,16 +299,23 @@ fn det_real<R: Real>(a: &[R], batch: usize, n: usize) -> Vec<R> {
             .collect(),
         _ => {
             let (s, l) = slogdet_real(a, batch, n);
-            s.into_iter().zip(l).map(|(s, l)| s * l.exp()).collect()
+            s.into_iter()
+                .zip(l)
+                .map(|(s, l)| R::sign_times_exp(s, l))
+                .collect()
         }
     }
 }
 
-fn det_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
+fn det_impl<T: LinalgElement, R: Field>(a: Vec<T>, batch: usize, n: usize) -> Vec<T> {
     cast_vec(det_real::<R>(&cast_vec(a), batch, n))
 }
 
-fn slogdet_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> (Vec<T>, Vec<T>) {
+fn slogdet_impl<T: LinalgElement, R: Field>(
+    a: Vec<T>,
+    batch: usize,
+    n: usize,
+) -> (Vec<T>, Vec<T::Real>) {
     let (s, l) = slogdet_real::<R>(&cast_vec(a), batch, n);
     (cast_vec(s), cast_vec(l))
 }
@@ -409,7 +334,7 @@ fn slogdet_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> (
 pub fn det<Out, A>(a: A) -> Out
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
@@ -427,7 +352,9 @@ where
 
 /// The sign and the natural log of the absolute determinant of each matrix
 /// of `[.., N, N]` (`jnp.linalg.slogdet`), in JAX's order: `let (sign,
-/// logabsdet) = slogdet(&a)`. A singular matrix gives `(0, -inf)`.
+/// logabsdet) = slogdet(&a)`. A singular matrix gives `(0, -inf)`. For a
+/// complex matrix the sign is the determinant's phase `det / |det|`
+/// (complex) and the log-determinant is real, as JAX's.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -435,30 +362,34 @@ where
 /// let (sign, logdet): (Array<f64>, Array<f64>) = jnp::linalg::slogdet(&a);
 /// assert_eq!(sign.item(), -1.0);
 /// assert!((logdet.item() - 2f64.ln()).abs() < 1e-12);
+/// let z = Array::<Complex<f64>, 1, 1>::from([[Complex::new(0.0, 2.0)]]);
+/// let (sign, logdet): (Array<Complex<f64>>, Array<f64>) = jnp::linalg::slogdet(&z);
+/// assert_eq!(sign.item(), Complex::new(0.0, 1.0));
+/// assert!((logdet.item() - 2f64.ln()).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn slogdet<Out, A>(a: A) -> (Out, Out)
+pub fn slogdet<Sign, LogDet, A>(a: A) -> (Sign, LogDet)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
-    Out: ArrayType<Elem = ElemOf<A>>,
+    ElemOf<A>: LinalgElement,
+    Sign: ArrayType<Elem = ElemOf<A>>,
+    LogDet: ArrayType<Elem = <ElemOf<A> as LinalgElement>::Real>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
     let (batch, n) = square("slogdet", dims, |t| {
         format!("Argument to slogdet() must have shape [..., n, n], got {t}")
     });
-    shape::check_result::<Out>(
-        "slogdet",
-        <ElemOf<A> as Element>::DTYPE,
-        &dims[..dims.len() - 2],
-    );
+    let lead = &dims[..dims.len() - 2];
+    shape::check_result::<Sign>("slogdet", <ElemOf<A> as Element>::DTYPE, lead);
+    let real = <<ElemOf<A> as LinalgElement>::Real as Element>::DTYPE;
+    shape::check_result::<LogDet>("slogdet", real, lead);
     let a = a.into_array();
     let (s, l) = by_dtype!(ElemOf<A>, slogdet_impl(a.data().to_vec(), batch, n));
-    (Out::from_data(s), Out::from_data(l))
+    (Sign::from_data(s), LogDet::from_data(l))
 }
 
 /// Batched `x @ y` of square matrices.
-fn matmul_real<R: Real>(x: &[R], y: &[R], batch: usize, n: usize) -> Vec<R> {
+fn matmul_real<R: Field>(x: &[R], y: &[R], batch: usize, n: usize) -> Vec<R> {
     let mut out = vec![R::ZERO; batch * n * n];
     for k in 0..batch {
         let o = k * n * n;
@@ -477,7 +408,7 @@ fn matmul_real<R: Real>(x: &[R], y: &[R], batch: usize, n: usize) -> Vec<R> {
 
 /// JAX's binary powering: `a⁻¹` first for a negative power, then squares
 /// of `a` multiplied in for each set bit (2 and 3 written out).
-fn matrix_power_real<R: Real>(a: &[R], batch: usize, n: usize, p: i64) -> Vec<R> {
+fn matrix_power_real<R: Field>(a: &[R], batch: usize, n: usize, p: i64) -> Vec<R> {
     if p == 0 {
         return eye(batch, n);
     }
@@ -512,7 +443,12 @@ fn matrix_power_real<R: Real>(a: &[R], batch: usize, n: usize, p: i64) -> Vec<R>
     result.expect("p > 3 has a set bit")
 }
 
-fn matrix_power_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize, p: i64) -> Vec<T> {
+fn matrix_power_impl<T: LinalgElement, R: Field>(
+    a: Vec<T>,
+    batch: usize,
+    n: usize,
+    p: i64,
+) -> Vec<T> {
     cast_vec(matrix_power_real::<R>(&cast_vec(a), batch, n, p))
 }
 
@@ -529,7 +465,7 @@ fn matrix_power_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize,
 pub fn matrix_power<A>(a: A, n: i64) -> A::Array
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let (batch, size) = square("matrix_power", <A::Array as ArrayType>::SHAPE, |_| {
         "Last 2 dimensions of the array must be square".to_string()

@@ -3,74 +3,10 @@
 //! runtime's faer kernels (`__rt::linalg::qr_f32`/`qr_f64`, which jitted
 //! code calls too, and `eig_f32`/`eig_f64`).
 
+use super::LinalgElement;
 use crate::array::{ArrayType, AsArray};
-use crate::element::{Complex, Element};
+use crate::element::Element;
 use crate::shape;
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// The element types of `qr` (f32 and f64): each with its kernel.
-pub trait QrFloat: Element + sealed::Sealed {
-    /// `q` and `r` of `batch` row-major `m × n` matrices (see
-    /// `__rt::linalg::qr_f32`).
-    #[doc(hidden)]
-    fn qr_kernel(
-        a: &[Self],
-        batch: usize,
-        m: usize,
-        n: usize,
-        full: bool,
-    ) -> (Vec<Self>, Vec<Self>);
-    /// Eigenvalues and, with `vectors`, right eigenvectors of `batch`
-    /// row-major `n × n` matrices (see `__rt::linalg::eig_f32`).
-    #[doc(hidden)]
-    fn eig_kernel(
-        a: &[Self],
-        batch: usize,
-        n: usize,
-        vectors: bool,
-    ) -> (Vec<Complex<Self>>, Vec<Complex<Self>>);
-}
-
-macro_rules! qr_float {
-    ($t:ty, $f:ident, $e:ident) => {
-        impl QrFloat for $t {
-            fn eig_kernel(
-                a: &[$t],
-                batch: usize,
-                n: usize,
-                vectors: bool,
-            ) -> (Vec<Complex<$t>>, Vec<Complex<$t>>) {
-                let zero = Complex::new(0.0, 0.0);
-                let mut w = vec![zero; batch * n];
-                let mut v = vec![zero; if vectors { batch * n * n } else { 0 }];
-                let v_out = if vectors { Some(&mut v[..]) } else { None };
-                crate::__rt::linalg::$e(a, &mut w, v_out, batch, n);
-                (w, v)
-            }
-
-            fn qr_kernel(
-                a: &[$t],
-                batch: usize,
-                m: usize,
-                n: usize,
-                full: bool,
-            ) -> (Vec<$t>, Vec<$t>) {
-                let k = if full { m } else { m.min(n) };
-                let mut q = vec![0.0; batch * m * k];
-                let mut r = vec![0.0; batch * k * n];
-                crate::__rt::linalg::$f(a, &mut q, &mut r, batch, m, n, full);
-                (q, r)
-            }
-        }
-    };
-}
-qr_float!(f32, qr_f32, eig_f32);
-qr_float!(f64, qr_f64, eig_f64);
 
 /// `jnp.linalg.qr`'s `mode`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,7 +23,7 @@ pub enum QrMode {
 /// What `qr_with` returns: `(q, r)` for `QrMode::Reduced` and
 /// `QrMode::Complete`, `r` alone for `QrMode::R` (JAX returns a bare `r`
 /// there); the caller's annotation picks it.
-pub trait QrResult<T: QrFloat>: Sized {
+pub trait QrResult<T: LinalgElement>: Sized {
     #[doc(hidden)]
     fn from_factors(
         mode: QrMode,
@@ -105,7 +41,7 @@ fn factor_shape(dims: &[usize], rows: usize, cols: usize) -> Vec<usize> {
     s
 }
 
-impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for (Q, R) {
+impl<T: LinalgElement, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for (Q, R) {
     #[track_caller]
     fn from_factors(
         mode: QrMode,
@@ -130,7 +66,7 @@ impl<T: QrFloat, Q: ArrayType<Elem = T>, R: ArrayType<Elem = T>> QrResult<T> for
 }
 
 impl<
-        T: QrFloat,
+        T: LinalgElement,
         const D0: usize,
         const D1: usize,
         const D2: usize,
@@ -184,7 +120,7 @@ where
 pub fn qr<A, Q, R>(a: A) -> (Q, R)
 where
     A: AsArray,
-    <A::Array as ArrayType>::Elem: QrFloat,
+    <A::Array as ArrayType>::Elem: LinalgElement,
     Q: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
     R: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
 {
@@ -210,7 +146,7 @@ where
 pub fn qr_with<A, Out>(a: A, mode: QrMode) -> Out
 where
     A: AsArray,
-    <A::Array as ArrayType>::Elem: QrFloat,
+    <A::Array as ArrayType>::Elem: LinalgElement,
     Out: QrResult<<A::Array as ArrayType>::Elem>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
@@ -223,7 +159,7 @@ where
     let full = mode == QrMode::Complete;
     let k = if full { m } else { m.min(n) };
     let x = a.into_array();
-    let (q, r) = QrFloat::qr_kernel(x.data(), batch, m, n, full);
+    let (q, r) = LinalgElement::qr_kernel(x.data(), batch, m, n, full);
     Out::from_factors(mode, dims, k, q, r, x.is_weak())
 }
 
@@ -245,8 +181,9 @@ fn square(name: &str, dims: &[usize]) -> (usize, usize) {
 }
 
 /// `jnp.linalg.eig(a)`: the eigenvalues `w [.., n]` and right eigenvectors
-/// `v [.., n, n]` (column `j` for `w[j]`) of each real square matrix, as
-/// complex arrays (`Complex<f32>` for f32 input, `Complex<f64>` for f64).
+/// `v [.., n, n]` (column `j` for `w[j]`) of each square matrix, real or
+/// complex, as complex arrays (`Complex<f32>` for f32 and `Complex<f32>`
+/// input, `Complex<f64>` for f64 and `Complex<f64>`).
 /// The eigenvectors are normalized as LAPACK's `geev` (and so JAX's): unit
 /// norm, largest component real. A conjugate pair comes with the positive
 /// imaginary part first, as geev; the ORDER of the eigenvalues is faer's
@@ -269,22 +206,21 @@ fn square(name: &str, dims: &[usize]) -> (usize, usize) {
 pub fn eig<A, W, V>(a: A) -> (W, V)
 where
     A: AsArray,
-    <A::Array as ArrayType>::Elem: QrFloat,
-    Complex<<A::Array as ArrayType>::Elem>: Element,
-    W: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
-    V: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
+    <A::Array as ArrayType>::Elem: LinalgElement,
+    W: ArrayType<Elem = <<A::Array as ArrayType>::Elem as LinalgElement>::Complex>,
+    V: ArrayType<Elem = <<A::Array as ArrayType>::Elem as LinalgElement>::Complex>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
     let (batch, n) = square("eig", dims);
     let x = a.into_array();
-    let (w, v) = QrFloat::eig_kernel(x.data(), batch, n, true);
-    let dtype = <Complex<<A::Array as ArrayType>::Elem> as Element>::DTYPE;
+    let (w, v) = LinalgElement::eig_kernel(x.data(), batch, n, true);
+    let dtype = <<<A::Array as ArrayType>::Elem as LinalgElement>::Complex as Element>::DTYPE;
     shape::check_result::<W>("eig's w", dtype, &dims[..dims.len() - 1]);
     shape::check_result::<V>("eig's v", dtype, dims);
     (W::from_data(w), V::from_data(v))
 }
 
-/// `jnp.linalg.eigvals(a)`: the eigenvalues `[.., n]` of each real square
+/// `jnp.linalg.eigvals(a)`: the eigenvalues `[.., n]` of each (real or complex) square
 /// matrix, complex; see [`eig`] (their order is faer's, LAPACK's may
 /// differ). Eager only: `#[jax::jit]` has no complex arrays yet.
 ///
@@ -300,15 +236,14 @@ where
 pub fn eigvals<A, W>(a: A) -> W
 where
     A: AsArray,
-    <A::Array as ArrayType>::Elem: QrFloat,
-    Complex<<A::Array as ArrayType>::Elem>: Element,
-    W: ArrayType<Elem = Complex<<A::Array as ArrayType>::Elem>>,
+    <A::Array as ArrayType>::Elem: LinalgElement,
+    W: ArrayType<Elem = <<A::Array as ArrayType>::Elem as LinalgElement>::Complex>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
     let (batch, n) = square("eigvals", dims);
     let x = a.into_array();
-    let (w, _) = QrFloat::eig_kernel(x.data(), batch, n, false);
-    let dtype = <Complex<<A::Array as ArrayType>::Elem> as Element>::DTYPE;
+    let (w, _) = LinalgElement::eig_kernel(x.data(), batch, n, false);
+    let dtype = <<<A::Array as ArrayType>::Elem as LinalgElement>::Complex as Element>::DTYPE;
     shape::check_result::<W>("eigvals", dtype, &dims[..dims.len() - 1]);
     W::from_data(w)
 }

@@ -28,19 +28,17 @@ trait Real: faer::traits::RealField + Copy + Send + Sync {
     fn finite(self) -> bool;
 }
 
-impl Real for f32 {
-    const NAN: f32 = f32::NAN;
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
+macro_rules! real {
+    ($($t:ty),*) => {$(
+        impl Real for $t {
+            const NAN: $t = <$t>::NAN;
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+        }
+    )*};
 }
-
-impl Real for f64 {
-    const NAN: f64 = f64::NAN;
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-}
+real!(f32, f64);
 
 /// One matrix: `v` (its eigenvectors as columns, row-major) and `w`
 /// (eigenvalues ascending), reading only the `lower` (else upper) triangle.
@@ -97,17 +95,39 @@ fn eigh_batch<T: Real>(a: &[T], v: &mut [T], w: &mut [T], batch: usize, n: usize
     }
 }
 
-/// `eigh` of `batch` row-major `n`×`n` f32 matrices laid one after another:
-/// eigenvectors (as columns) into `v`, eigenvalues ascending into `w`;
-/// only the `lower` (else upper) triangle is read, as LAPACK's `syevd`.
-pub fn eigh_f32(a: &[f32], v: &mut [f32], w: &mut [f32], batch: usize, n: usize, lower: bool) {
-    eigh_batch(a, v, w, batch, n, lower)
-}
+/// The non-generic entry points of one element type: `eigh_*` and `svd_*`.
+macro_rules! entry_points {
+    ($t:ty, $eigh:ident, $svd:ident, $what:literal) => {
+        #[doc = concat!("`eigh` of `batch` row-major `n`×`n` ", $what, " matrices laid one after")]
+        /// another: eigenvectors (as columns) into `v`, eigenvalues ascending
+        /// into `w`; only the `lower` (else upper) triangle is read, as
+        /// LAPACK's `syevd`.
+        pub fn $eigh(a: &[$t], v: &mut [$t], w: &mut [$t], batch: usize, n: usize, lower: bool) {
+            eigh_batch(a, v, w, batch, n, lower)
+        }
 
-/// [`eigh_f32`] for f64.
-pub fn eigh_f64(a: &[f64], v: &mut [f64], w: &mut [f64], batch: usize, n: usize, lower: bool) {
-    eigh_batch(a, v, w, batch, n, lower)
+        #[doc = concat!("`svd` of `batch` row-major `m`×`n` ", $what, " matrices: singular values")]
+        /// descending into `s` (`min(m, n)` each); with `compute_uv`, `u`
+        /// (`m`×`m`, or `m`×`min(m, n)` unless `full_matrices`) and `vt`
+        /// (`n`×`n`, or `min(m, n)`×`n`), else `u` and `vt` are untouched.
+        #[allow(clippy::too_many_arguments)]
+        pub fn $svd(
+            a: &[$t],
+            s: &mut [$t],
+            u: &mut [$t],
+            vt: &mut [$t],
+            batch: usize,
+            m: usize,
+            n: usize,
+            full_matrices: bool,
+            compute_uv: bool,
+        ) {
+            svd_batch(a, s, u, vt, batch, m, n, full_matrices, compute_uv)
+        }
+    };
 }
+entry_points!(f32, eigh_f32, svd_f32, "f32");
+entry_points!(f64, eigh_f64, svd_f64, "f64");
 
 /// The shapes of one matrix's SVD factors: `u` is `m`×`ku`, `vt` is `kv`×`n`.
 fn svd_dims(m: usize, n: usize, full: bool, uv: bool) -> (usize, usize) {
@@ -239,39 +259,4 @@ fn svd_batch<T: Real>(
             .zip(vt.par_chunks_mut(vs1))
             .for_each(|x| one(x, Par::Seq));
     }
-}
-
-/// `svd` of `batch` row-major `m`×`n` f32 matrices: singular values
-/// descending into `s` (`min(m, n)` each); with `compute_uv`, `u`
-/// (`m`×`m`, or `m`×`min(m, n)` unless `full_matrices`) and `vt`
-/// (`n`×`n`, or `min(m, n)`×`n`), else `u` and `vt` are untouched.
-#[allow(clippy::too_many_arguments)]
-pub fn svd_f32(
-    a: &[f32],
-    s: &mut [f32],
-    u: &mut [f32],
-    vt: &mut [f32],
-    batch: usize,
-    m: usize,
-    n: usize,
-    full_matrices: bool,
-    compute_uv: bool,
-) {
-    svd_batch(a, s, u, vt, batch, m, n, full_matrices, compute_uv)
-}
-
-/// [`svd_f32`] for f64.
-#[allow(clippy::too_many_arguments)]
-pub fn svd_f64(
-    a: &[f64],
-    s: &mut [f64],
-    u: &mut [f64],
-    vt: &mut [f64],
-    batch: usize,
-    m: usize,
-    n: usize,
-    full_matrices: bool,
-    compute_uv: bool,
-) {
-    svd_batch(a, s, u, vt, batch, m, n, full_matrices, compute_uv)
 }

@@ -12,6 +12,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as faer_lu;
+use faer::reborrow::ReborrowMut;
 use faer::{MatMut, Par};
 use rayon::prelude::*;
 
@@ -42,6 +43,8 @@ lu_float!(f32, f64);
 /// From this many rows and columns on, faer's blocked LU (and above
 /// [`PAR_SIZE`] its threads) beats the unblocked loop.
 const BLOCKED_SIZE: usize = 48;
+/// From this many elements on, the LU runs on a column-major copy.
+const COPY_COL_MAJOR: usize = 128 * 128;
 /// From this size on, one matrix's LU runs on several threads.
 const PAR_SIZE: usize = 256;
 
@@ -99,8 +102,20 @@ fn faer_lu_in_place<T: LuFloat>(lu: &mut [T], pivots: &mut [i32], m: usize, n: u
     let params = Default::default();
     let mut mem = MemBuffer::new(faer_lu::lu_in_place_scratch::<usize, T>(m, n, par, params));
     let stack = MemStack::new(&mut mem);
-    let a = MatMut::from_row_major_slice_mut(lu, m, n);
-    faer_lu::lu_in_place(a, &mut perm, &mut perm_inv, par, stack, params);
+    if m * n >= COPY_COL_MAJOR {
+        // faer's LU runs down columns: on a column-major copy it is
+        // faster than on the row-major view by more than the two copies.
+        let mut c = faer::Mat::<T>::from_fn(m, n, |i, j| lu[i * n + j]);
+        faer_lu::lu_in_place(c.as_mut(), &mut perm, &mut perm_inv, par, stack, params);
+        for (i, row) in lu.chunks_exact_mut(n).enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = c[(i, j)];
+            }
+        }
+    } else {
+        let a = MatMut::from_row_major_slice_mut(lu, m, n);
+        faer_lu::lu_in_place(a, &mut perm, &mut perm_inv, par, stack, params);
+    }
     // Replay the swaps: `cur` is the row order so far, `at` its inverse.
     let mut cur: Vec<usize> = (0..m).collect();
     let mut at: Vec<usize> = (0..m).collect();
@@ -219,9 +234,60 @@ pub fn lu_f64(
     lu_batch(a, lu, pivots, perm, batch, m, n)
 }
 
+/// Below this many unknowns (or right-hand sides times unknowns) one system
+/// is solved by the plain loops of [`lu_solve_small`]; above, by faer's
+/// blocked triangular solves (which use its matmul for the updates).
+const SOLVE_BLOCKED: usize = 64 * 64;
+
 /// Solves one system from packed factors: `x = U⁻¹ L⁻¹ P b` or, transposed,
 /// `x = Pᵀ L⁻ᵀ U⁻ᵀ b`; `b` is `n×r` row-major, overwritten by `x`.
-fn lu_solve_one<T: LuFloat>(lu: &[T], perm: &[i32], b: &mut [T], n: usize, r: usize, trans: bool) {
+fn lu_solve_one<T: LuFloat>(
+    lu: &[T],
+    perm: &[i32],
+    b: &mut [T],
+    n: usize,
+    r: usize,
+    trans: bool,
+    par: Par,
+) {
+    if n * n.max(r) < SOLVE_BLOCKED {
+        return lu_solve_small(lu, perm, b, n, r, trans);
+    }
+    use faer::linalg::triangular_solve as tri;
+    let f = faer::MatRef::from_row_major_slice(lu, n, n);
+    if !trans {
+        // P b, then L y = P b (unit lower), then U x = y.
+        let mut x = vec![T::ZERO; n * r];
+        for (i, &p) in perm.iter().enumerate() {
+            let p = p as usize;
+            x[i * r..(i + 1) * r].copy_from_slice(&b[p * r..(p + 1) * r]);
+        }
+        b.copy_from_slice(&x);
+        let mut xm = MatMut::from_row_major_slice_mut(b, n, r);
+        tri::solve_unit_lower_triangular_in_place(f, xm.rb_mut(), par);
+        tri::solve_upper_triangular_in_place(f, xm, par);
+    } else {
+        // Uᵀ y = b (lower), then Lᵀ z = y (unit upper), then x = Pᵀ z.
+        let mut xm = MatMut::from_row_major_slice_mut(b, n, r);
+        tri::solve_lower_triangular_in_place(f.transpose(), xm.rb_mut(), par);
+        tri::solve_unit_upper_triangular_in_place(f.transpose(), xm, par);
+        let z = b.to_vec();
+        for (i, &p) in perm.iter().enumerate() {
+            let p = p as usize;
+            b[p * r..(p + 1) * r].copy_from_slice(&z[i * r..(i + 1) * r]);
+        }
+    }
+}
+
+/// [`lu_solve_one`] for small systems: substitution loops, row by row.
+fn lu_solve_small<T: LuFloat>(
+    lu: &[T],
+    perm: &[i32],
+    b: &mut [T],
+    n: usize,
+    r: usize,
+    trans: bool,
+) {
     let mut x = vec![T::ZERO; n * r];
     if !trans {
         for (i, &p) in perm.iter().enumerate() {
@@ -295,7 +361,14 @@ fn lu_solve_batch<T: LuFloat>(
     if n == 0 || r == 0 {
         return;
     }
-    let work = |((lu, perm), b): ((&[T], &[i32]), &mut [T])| lu_solve_one(lu, perm, b, n, r, trans);
+    // One large system: faer's threads inside the solve.
+    let par = if batch == 1 && n >= PAR_SIZE && r >= 16 && rayon::current_num_threads() > 1 {
+        Par::rayon(0)
+    } else {
+        Par::Seq
+    };
+    let work =
+        |((lu, perm), b): ((&[T], &[i32]), &mut [T])| lu_solve_one(lu, perm, b, n, r, trans, par);
     let items = lu
         .chunks(n * n)
         .zip(perm.chunks(n))

@@ -12,3 +12,5 @@ pub mod eigh;
 pub use eigh::*;
 pub mod cholesky;
 pub use cholesky::*;
+pub mod complex_kernels;
+pub use complex_kernels::*;

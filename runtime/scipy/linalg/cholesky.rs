@@ -5,8 +5,8 @@
 
 use crate::__rt::linalg::TriangularSolve;
 use crate::array::{ArrayType, AsArray};
-use crate::jnp::linalg::cholesky::{lower_factors, square_batch, transpose_each, ElemOf};
-use crate::jnp::linalg::LinalgFloat;
+use crate::jnp::linalg::cholesky::{adjoint_each, lower_factors, square_batch, ElemOf};
+use crate::jnp::linalg::LinalgElement;
 
 /// The Cholesky factor of a symmetric positive-definite matrix (or of each
 /// of a batch `[.., N, N]`): upper `U` with `a = Uᵀ U` by default, as
@@ -29,16 +29,16 @@ use crate::jnp::linalg::LinalgFloat;
 pub fn cholesky<A>(a: A, lower: bool) -> A::Array
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let (batch, n) = square_batch("cholesky", <A::Array as ArrayType>::SHAPE);
     let a = a.into_array();
     let data = if lower {
         lower_factors(a.data(), batch, n)
     } else {
-        // JAX: the factor of `aᵀ`, transposed back.
-        let l = lower_factors(&transpose_each(a.data(), n), batch, n);
-        transpose_each(&l, n)
+        // JAX: the factor of `aᴴ`, conjugate-transposed back.
+        let l = lower_factors(&adjoint_each(a.data(), n), batch, n);
+        adjoint_each(&l, n)
     };
     A::Array::from_data(data).set_weak(a.is_weak())
 }
@@ -60,7 +60,7 @@ where
 pub fn cho_factor<A>(a: A, lower: bool) -> (A::Array, bool)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     (cholesky(a, lower), lower)
 }
@@ -86,7 +86,7 @@ where
     C: AsArray,
     B: AsArray,
     B::Array: ArrayType<Elem = ElemOf<C>>,
-    ElemOf<C>: LinalgFloat,
+    ElemOf<C>: LinalgElement,
 {
     let (c, lower) = c_and_lower;
     let first = TriangularSolve {
@@ -103,8 +103,17 @@ where
     let b = b.into_array();
     let shape_c = <C::Array as ArrayType>::SHAPE;
     let shape_b = <B::Array as ArrayType>::SHAPE;
-    let y = solve_left("cho_solve", c.data(), shape_c, b.data(), shape_b, first);
-    let x = solve_left("cho_solve", c.data(), shape_c, &y, shape_b, second);
+    // As JAX, each transposed solve is conjugated too (`Lᴴ`, `Uᴴ`).
+    let y = solve_left(
+        "cho_solve",
+        c.data(),
+        shape_c,
+        b.data(),
+        shape_b,
+        first,
+        !lower,
+    );
+    let x = solve_left("cho_solve", c.data(), shape_c, &y, shape_b, second, lower);
     B::Array::from_data(x).set_weak(b.is_weak())
 }
 
@@ -152,7 +161,7 @@ where
     A: AsArray,
     B: AsArray,
     B::Array: ArrayType<Elem = ElemOf<A>>,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     solve_triangular_with(
         a,
@@ -182,7 +191,7 @@ where
     A: AsArray,
     B: AsArray,
     B::Array: ArrayType<Elem = ElemOf<A>>,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let o = TriangularSolve {
         left_side: true,
@@ -199,6 +208,7 @@ where
         b.data(),
         <B::Array as ArrayType>::SHAPE,
         o,
+        options.trans == Trans::C,
     );
     B::Array::from_data(x).set_weak(b.is_weak())
 }
@@ -207,13 +217,14 @@ where
 /// than `a` (or one axis), `a` shared by every matrix of `b` when it has
 /// no batch axes.
 #[track_caller]
-fn solve_left<T: LinalgFloat>(
+fn solve_left<T: LinalgElement>(
     op: &str,
     a: &[T],
     shape_a: &[usize],
     b: &[T],
     shape_b: &[usize],
     o: TriangularSolve,
+    conjugate_a: bool,
 ) -> Vec<T> {
     let (batch_a, m) = square_batch(op, shape_a);
     let vector = shape_b.len() + 1 == shape_a.len() || shape_b.len() == 1;
@@ -240,11 +251,11 @@ fn solve_left<T: LinalgFloat>(
     let a_batch = &shape_a[..shape_a.len() - 2];
     let mut out = vec![T::ZERO; b.len()];
     if a_batch == b_batch {
-        T::triangular_solve_kernel(a, b, &mut out, batch, m, rows, cols, o);
+        T::triangular_solve_kernel(a, b, &mut out, batch, m, rows, cols, o, conjugate_a);
     } else if a_batch.is_empty() {
         // One `a` for every matrix of `b`.
         let shared: Vec<T> = (0..batch).flat_map(|_| a.iter().copied()).collect();
-        T::triangular_solve_kernel(&shared, b, &mut out, batch, m, rows, cols, o);
+        T::triangular_solve_kernel(&shared, b, &mut out, batch, m, rows, cols, o, conjugate_a);
     } else {
         panic!("{op}: a's batch axes {a_batch:?} must be b's {b_batch:?}, or a a single matrix");
     }

@@ -2,14 +2,18 @@
 //! over the LU kernel that `jnp::linalg::solve` and jitted code use.
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::{DType, Element};
-use crate::jnp::linalg::lu::{by_dtype, cast_vec, lu_parts, matrices, square, Real};
-use crate::jnp::linalg::LinalgFloat;
+use crate::element::DType;
+use crate::jnp::linalg::lu::{by_dtype, cast_vec, lu_parts, matrices, square, Field};
+use crate::jnp::linalg::LinalgElement;
 use crate::shape;
 
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
-fn lu_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> (Vec<T>, Vec<T>, Vec<T>) {
+fn lu_impl<T: LinalgElement, R: Field>(
+    a: Vec<T>,
+    batch: usize,
+    n: usize,
+) -> (Vec<T>, Vec<T>, Vec<T>) {
     let f = lu_parts::<R>(&cast_vec(a), batch, n, n);
     let (mut p, mut l, mut u) = (
         vec![R::ZERO; batch * n * n],
@@ -55,7 +59,7 @@ fn lu_impl<T: LinalgFloat, R: Real>(a: Vec<T>, batch: usize, n: usize) -> (Vec<T
 pub fn lu<A>(a: A) -> (A::Array, A::Array, A::Array)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
 {
     let (batch, n) = square("lu", <A::Array as ArrayType>::SHAPE, |t| {
         format!("lu: this crate's `lu` takes square matrices [..., n, n], got {t}")
@@ -69,7 +73,7 @@ where
     )
 }
 
-fn lu_factor_impl<T: LinalgFloat, R: Real>(
+fn lu_factor_impl<T: LinalgElement, R: Field>(
     a: Vec<T>,
     batch: usize,
     m: usize,
@@ -96,7 +100,7 @@ fn lu_factor_impl<T: LinalgFloat, R: Real>(
 pub fn lu_factor<Piv, A>(a: A) -> (A::Array, Piv)
 where
     A: AsArray,
-    ElemOf<A>: LinalgFloat,
+    ElemOf<A>: LinalgElement,
     Piv: ArrayType<Elem = i32>,
 {
     let dims = <A::Array as ArrayType>::SHAPE;
@@ -109,7 +113,7 @@ where
     (A::Array::from_data(lu), Piv::from_data(piv))
 }
 
-fn lu_solve_impl<T: LinalgFloat, R: Real>(
+fn lu_solve_impl<T: LinalgElement, R: Field>(
     lu: Vec<T>,
     piv: &[i32],
     b: Vec<T>,
@@ -125,10 +129,10 @@ fn lu_solve_impl<T: LinalgFloat, R: Real>(
     let mut x: Vec<R> = cast_vec(b);
     let batch = x.len() / (n * r).max(1);
     if a_batch == batch {
-        R::lu_solve(&lu, &perm, &mut x, batch, n, r, false);
+        R::lu_solve_kernel(&lu, &perm, &mut x, batch, n, r, false);
     } else {
         for chunk in x.chunks_mut((n * r).max(1)) {
-            R::lu_solve(&lu, &perm, chunk, 1, n, r, false);
+            R::lu_solve_kernel(&lu, &perm, chunk, 1, n, r, false);
         }
     }
     cast_vec(x)
@@ -153,7 +157,7 @@ where
     L: AsArray,
     P: AsArray,
     B: AsArray,
-    ElemOf<L>: LinalgFloat,
+    ElemOf<L>: LinalgElement,
     P::Array: ArrayType<Elem = i32>,
     B::Array: ArrayType<Elem = ElemOf<L>>,
 {

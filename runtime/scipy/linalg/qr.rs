@@ -2,7 +2,7 @@
 //! `r [.., m, n]` (the `jnp::linalg::qr_with(a, QrMode::Complete)` factors).
 
 use crate::array::{ArrayType, AsArray};
-use crate::jnp::linalg::{QrFloat, QrMode};
+use crate::jnp::linalg::{LinalgElement, QrMode};
 
 /// `jax.scipy.linalg.qr(a)`: the complete QR decomposition `a = q · r`,
 /// `q` square orthogonal, `r` upper trapezoidal, as SciPy's default
@@ -21,7 +21,7 @@ use crate::jnp::linalg::{QrFloat, QrMode};
 pub fn qr<A, Q, R>(a: A) -> (Q, R)
 where
     A: AsArray,
-    <A::Array as ArrayType>::Elem: QrFloat,
+    <A::Array as ArrayType>::Elem: LinalgElement,
     Q: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
     R: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
 {

@@ -379,6 +379,26 @@ fn scalar_tokens(l: &Literal) -> TokenStream {
     let ty = rust_type(l.aval.dtype);
     match (l.value, l.aval.dtype) {
         (Scalar::Bool(b), _) => quote!(#b),
+        (v, DType::C64 | DType::C128) => {
+            // Any scalar becomes `Complex::new(re, im)` of the part type.
+            let Scalar::Complex(re, im) = crate::ir::cast_scalar(v, l.aval.dtype) else {
+                unreachable!()
+            };
+            let part = if l.aval.dtype == DType::C64 {
+                quote!(f32)
+            } else {
+                quote!(f64)
+            };
+            let (re, im) = (float_tokens(re, &part), float_tokens(im, &part));
+            quote!(::jax::Complex::<#part>::new(#re, #im))
+        }
+        (Scalar::Complex(re, im), _) => {
+            let (re, im) = (
+                float_tokens(re, &quote!(f64)),
+                float_tokens(im, &quote!(f64)),
+            );
+            quote!(<#ty as ::jax::Element>::from_parts(#re, #im))
+        }
         (Scalar::Int(i), d) if d.is_integer() => {
             let lit = proc_macro2::Literal::i128_unsuffixed(i);
             quote!((#lit as #ty))

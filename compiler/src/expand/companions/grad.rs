@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{is_float, spelled, Differentiated};
+use super::{is_inexact, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::ir::Atom;
@@ -51,7 +51,7 @@ impl Differentiated<'_> {
         }
         for &k in argnums {
             let p = &self.params[k];
-            if !is_float(&p.spec) {
+            if !is_inexact(&p.spec) {
                 let dtype = p.spec.aval().map(|a| a.dtype.name()).unwrap_or("?");
                 let msg = format!(
                     "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {dtype}. Choose float arguments with `#[jax::jit(argnums = ..)]`, or use `{}::vjp` (integer arguments get zero cotangents).", self.fsig.ident

@@ -186,7 +186,15 @@ fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
     }
 }
 
-/// Whether every leaf is a float (what `grad` and `check_grads` accept).
+/// Whether every leaf is a float or complex (what `grad` differentiates).
+fn is_inexact(spec: &TypeSpec) -> bool {
+    match spec {
+        TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_inexact(s)),
+        s => s.aval().is_some_and(|a| a.dtype.is_inexact()),
+    }
+}
+
+/// Whether every leaf is a float (what `check_grads` accepts).
 fn is_float(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
@@ -278,8 +286,11 @@ pub(super) fn derivatives(
         items,
     };
     let mut out = TokenStream::new();
-    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_inexact()) {
         return f.non_float_output(dtype);
+    }
+    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+        return f.complex_output(dtype);
     }
     if f.aux.is_none() {
         out.extend(f.jvp());
@@ -410,6 +421,30 @@ impl Differentiated<'_> {
             out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
             out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
             out.extend(self.lazy_error("__check_grads", n + 1, &forward("check_grads")));
+        }
+        out.extend(self.lazy_error("grad", n, &reverse("grad")));
+        out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));
+        out
+    }
+
+    /// A complex output: forward and reverse mode as usual, and JAX's error
+    /// for what needs a real output (grad, jacrev, hessian, check_grads).
+    fn complex_output(&self, dtype: jax_dtypes::DType) -> TokenStream {
+        let n = self.params.len().max(1);
+        let name = dtype.name();
+        let f = &self.fsig.ident;
+        let reverse = |kind: &str| {
+            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly. `{f}` returns {name}: use `{f}::vjp`, or differentiate a real function of it (`jnp::abs`, `jnp::real`)")
+        };
+        let mut out = TokenStream::new();
+        if self.aux.is_none() {
+            out.extend(self.jvp());
+            out.extend(self.vjp());
+            let msg = format!("`{f}::jacfwd` of a complex output ({name}) is not supported yet: use `{f}::jvp` once per input direction");
+            out.extend(self.lazy_error("jacfwd", n, &msg));
+            out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
+            out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
+            out.extend(self.lazy_error("__check_grads", n + 1, &reverse("check_grads")));
         }
         out.extend(self.lazy_error("grad", n, &reverse("grad")));
         out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));

@@ -8,8 +8,11 @@
 //! one primitive (its derivative factors in `derivatives.rs`, its work).
 //! Primitives with parameters are in `parameterized.rs`.
 
+mod complex;
 mod derivatives;
 mod parameterized;
+
+pub use complex::*;
 
 pub use derivatives::zero_jvp;
 use derivatives::*;
@@ -29,10 +32,16 @@ use crate::ir::{Aval, Eqn, Jaxpr, Literal, Scalar, Shape, Var};
 /// Which operand dtypes a primitive accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Accepts {
-    /// Floating point only (`sin`, `exp`, `atan2`).
+    /// Floating point only (`floor`, `atan2`, `erf`).
     Float,
-    /// Integers and floats, not bool (`neg`, `sub`, `max`).
+    /// Floating point or complex (`sin`, `exp`, `sqrt`).
+    Inexact,
+    /// Integers, floats and complex, not bool (`neg`, `sub`, `mul`).
     Number,
+    /// Integers and floats (`rem`).
+    Real,
+    /// Anything but complex, which has no order (`lt`, `max`).
+    Ordered,
     /// Anything (`add`, `eq`, `select_n` cases).
     Any,
     /// Bool and integers (`and`, `not`).
@@ -42,7 +51,10 @@ enum Accepts {
 fn accepts(a: Accepts, d: DType) -> bool {
     match a {
         Accepts::Float => d.is_float(),
-        Accepts::Number => d.is_integer() || d.is_float(),
+        Accepts::Inexact => d.is_inexact(),
+        Accepts::Number => d.is_integer() || d.is_inexact(),
+        Accepts::Real => d.is_integer() || d.is_float(),
+        Accepts::Ordered => d.kind() != jax_dtypes::Kind::Complex,
         Accepts::Any => true,
         Accepts::Logical => d == DType::Bool || d.is_integer(),
     }
@@ -51,7 +63,10 @@ fn accepts(a: Accepts, d: DType) -> bool {
 fn describe(a: Accepts) -> &'static str {
     match a {
         Accepts::Float => "floating",
-        Accepts::Number => "integer, floating",
+        Accepts::Inexact => "floating, complexfloating",
+        Accepts::Number => "integer, floating, complexfloating",
+        Accepts::Real => "integer, floating",
+        Accepts::Ordered => "integer, floating, bool",
         Accepts::Any => "bool, integer, floating",
         Accepts::Logical => "bool, integer",
     }
@@ -91,6 +106,13 @@ fn common_dtype(name: &str, ops: &[Aval], a: Accepts) -> Result<DType, String> {
         ));
     }
     for (i, op) in ops.iter().enumerate() {
+        if !accepts(a, op.dtype) && ops.len() == 1 {
+            return Err(format!(
+                "{name} does not accept dtype {}. Accepted dtypes are subtypes of {}.",
+                op.dtype.name(),
+                describe(a)
+            ));
+        }
         if !accepts(a, op.dtype) {
             return Err(format!(
                 "{name} does not accept dtype {} at position {i}. Accepted dtypes at position {i} are subtypes of {}.",
@@ -193,20 +215,19 @@ macro_rules! jvp2 {
 
 elementwise! {
     NEG = "neg", 1, Number -> Same, jvp: Some(neg_jvp), transpose: Some(neg_transpose);
-    SIGN = "sign", 1, Number -> Same, jvp: ZERO;
-    ABS = "abs", 1, Number -> Same, jvp: jvp1!(abs_dx);
+    SIGN = "sign", 1, Real -> Same, jvp: ZERO;
     SQUARE = "square", 1, Number -> Same, jvp: jvp1!(square_dx);
     FLOOR = "floor", 1, Float -> Same, jvp: ZERO;
     CEIL = "ceil", 1, Float -> Same, jvp: ZERO;
-    EXP = "exp", 1, Float -> Same, jvp: jvp1!(exp_dx), work: TRANSCENDENTAL_WORK;
+    EXP = "exp", 1, Inexact -> Same, jvp: jvp1!(exp_dx), work: TRANSCENDENTAL_WORK;
     EXP2 = "exp2", 1, Float -> Same, jvp: jvp1!(exp2_dx), work: TRANSCENDENTAL_WORK;
-    LOG = "log", 1, Float -> Same, jvp: jvp1!(log_dx), work: TRANSCENDENTAL_WORK;
-    LOG1P = "log1p", 1, Float -> Same, jvp: jvp1!(log1p_dx), work: TRANSCENDENTAL_WORK;
-    EXPM1 = "expm1", 1, Float -> Same, jvp: jvp1!(expm1_dx), work: TRANSCENDENTAL_WORK;
-    SIN = "sin", 1, Float -> Same, jvp: jvp1!(sin_dx), work: TRANSCENDENTAL_WORK;
-    COS = "cos", 1, Float -> Same, jvp: jvp1!(cos_dx), work: TRANSCENDENTAL_WORK;
+    LOG = "log", 1, Inexact -> Same, jvp: jvp1!(log_dx), work: TRANSCENDENTAL_WORK;
+    LOG1P = "log1p", 1, Inexact -> Same, jvp: jvp1!(log1p_dx), work: TRANSCENDENTAL_WORK;
+    EXPM1 = "expm1", 1, Inexact -> Same, jvp: jvp1!(expm1_dx), work: TRANSCENDENTAL_WORK;
+    SIN = "sin", 1, Inexact -> Same, jvp: jvp1!(sin_dx), work: TRANSCENDENTAL_WORK;
+    COS = "cos", 1, Inexact -> Same, jvp: jvp1!(cos_dx), work: TRANSCENDENTAL_WORK;
     TAN = "tan", 1, Float -> Same, jvp: jvp1!(tan_dx), work: TRANSCENDENTAL_WORK;
-    TANH = "tanh", 1, Float -> Same, jvp: jvp1!(tanh_dx), work: TRANSCENDENTAL_WORK;
+    TANH = "tanh", 1, Inexact -> Same, jvp: jvp1!(tanh_dx), work: TRANSCENDENTAL_WORK;
     SINH = "sinh", 1, Float -> Same, jvp: jvp1!(sinh_dx), work: TRANSCENDENTAL_WORK;
     COSH = "cosh", 1, Float -> Same, jvp: jvp1!(cosh_dx), work: TRANSCENDENTAL_WORK;
     ASIN = "asin", 1, Float -> Same, jvp: jvp1!(asin_dx), work: TRANSCENDENTAL_WORK;
@@ -215,7 +236,7 @@ elementwise! {
     ASINH = "asinh", 1, Float -> Same, jvp: jvp1!(asinh_dx), work: TRANSCENDENTAL_WORK;
     ACOSH = "acosh", 1, Float -> Same, jvp: jvp1!(acosh_dx), work: TRANSCENDENTAL_WORK;
     ATANH = "atanh", 1, Float -> Same, jvp: jvp1!(atanh_dx), work: TRANSCENDENTAL_WORK;
-    SQRT = "sqrt", 1, Float -> Same, jvp: jvp1!(sqrt_dx), work: 4;
+    SQRT = "sqrt", 1, Inexact -> Same, jvp: jvp1!(sqrt_dx), work: 4;
     RSQRT = "rsqrt", 1, Float -> Same, jvp: jvp1!(rsqrt_dx), work: 4;
     CBRT = "cbrt", 1, Float -> Same, jvp: jvp1!(cbrt_dx), work: TRANSCENDENTAL_WORK;
     LOGISTIC = "logistic", 1, Float -> Same, jvp: jvp1!(logistic_dx), work: TRANSCENDENTAL_WORK;
@@ -234,21 +255,21 @@ elementwise! {
     SUB = "sub", 2, Number -> Same, jvp: Some(sub_jvp), transpose: Some(sub_transpose), forward: Some(forward_int_zero);
     MUL = "mul", 2, Any -> Same, jvp: jvp2!(mul_dx, mul_dy), transpose: Some(mul_transpose), forward: Some(forward_one);
     DIV = "div", 2, Number -> Same, jvp: jvp2!(div_dx, div_dy), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one), rewrite: Some(reciprocal_of_broadcast);
-    REM = "rem", 2, Number -> Same, jvp: Some(rem_jvp), work: 4;
+    REM = "rem", 2, Real -> Same, jvp: Some(rem_jvp), work: 4;
     POW = "pow", 2, Float -> Same, jvp: Some(pow_jvp), work: TRANSCENDENTAL_WORK;
-    MAX = "max", 2, Any -> Same, jvp: jvp2!(max_dx, max_dy);
-    MIN = "min", 2, Any -> Same, jvp: jvp2!(min_dx, min_dy);
+    MAX = "max", 2, Ordered -> Same, jvp: jvp2!(max_dx, max_dy);
+    MIN = "min", 2, Ordered -> Same, jvp: jvp2!(min_dx, min_dy);
     ATAN2 = "atan2", 2, Float -> Same, jvp: jvp2!(atan2_dx, atan2_dy), work: TRANSCENDENTAL_WORK;
     AND = "and", 2, Logical -> Same, jvp: ZERO;
     OR = "or", 2, Logical -> Same, jvp: ZERO;
     XOR = "xor", 2, Logical -> Same, jvp: ZERO;
     EQ = "eq", 2, Any -> Bool, jvp: ZERO;
     NE = "ne", 2, Any -> Bool, jvp: ZERO;
-    LT = "lt", 2, Any -> Bool, jvp: ZERO;
-    LE = "le", 2, Any -> Bool, jvp: ZERO;
-    GT = "gt", 2, Any -> Bool, jvp: ZERO;
-    GE = "ge", 2, Any -> Bool, jvp: ZERO;
-    CLAMP = "clamp", 3, Any -> Same, jvp: Some(clamp_jvp), batch: Some(clamp_batch);
+    LT = "lt", 2, Ordered -> Bool, jvp: ZERO;
+    LE = "le", 2, Ordered -> Bool, jvp: ZERO;
+    GT = "gt", 2, Ordered -> Bool, jvp: ZERO;
+    GE = "ge", 2, Ordered -> Bool, jvp: ZERO;
+    CLAMP = "clamp", 3, Ordered -> Same, jvp: Some(clamp_jvp), batch: Some(clamp_batch);
 }
 
 #[derive(Clone, Copy)]
@@ -295,6 +316,7 @@ pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
             &SELECT_N,
             &STATIC_VALUE,
         ]);
+        v.extend(complex::COMPLEX_FAMILY);
         v
     });
 
@@ -327,7 +349,7 @@ fn forward_right_one<'a>(
     }
 }
 
-/// `x + 0` and `x - 0` are `x` for integers (for floats, `-0 + 0` is `+0`).
+/// `x + 0` and `x - 0` are `x` for integers (for floats and complex, `-0 + 0` is `+0`).
 fn forward_int_zero<'a>(
     j: &'a crate::ir::Jaxpr,
     e: &'a crate::ir::Eqn,
@@ -337,7 +359,7 @@ fn forward_int_zero<'a>(
         [x, y]
             if crate::ir::is_literal(y, 0.0)
                 && crate::prims::same_type(j, e, x)
-                && !j.aval(e.outs[0]).dtype.is_float() =>
+                && !j.aval(e.outs[0]).dtype.is_inexact() =>
         {
             Some(x.clone())
         }

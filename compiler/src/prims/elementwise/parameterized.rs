@@ -184,7 +184,7 @@ fn convert_jvp(
     let Params::Convert { new_dtype, .. } = p else {
         unreachable!()
     };
-    if !new_dtype.is_float() || !ad.aval(&ins[0]).dtype.is_float() {
+    if !new_dtype.is_inexact() || !ad.aval(&ins[0]).dtype.is_inexact() {
         return Ok(vec![None]);
     }
     Ok(vec![match &t[0] {

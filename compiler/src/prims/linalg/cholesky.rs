@@ -1,19 +1,20 @@
 //! `cholesky` (JAX's `lax.linalg.cholesky_p`): the lower factor `L` of
 //! `A = L Lᵀ` over the leading batch axes, reading only `A`'s lower
 //! triangle, NaN everywhere for a matrix that is not positive definite (as
-//! JAX on CPU). Run by `::jax::__rt::linalg::cholesky_{f32,f64}` (faer),
+//! JAX on CPU). Run by `::jax::__rt::linalg::cholesky_{f32,f64,c64,c128}` (faer),
 //! the entry points eager `jnp::linalg::cholesky` calls too.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::matrix::{
-    batch_matmul, check_linalg_operands, decomposition, entry, lit, shape_tuple, tril,
+    batch_matmul, check_linalg_operands, decomposition, entry, lit, real_derivative_only,
+    shape_tuple, tril, zero_tokens,
 };
 use super::triangular::triangular_solve;
 use crate::ir::builder::literal;
 use crate::ir::shapes::same_dim;
-use crate::ir::{rust_type, Atom, Aval, Dim, Scalar};
+use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{
     self, dim_tokens, size_tokens, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res,
     TriangularSolveParams,
@@ -46,15 +47,15 @@ fn cholesky_eval(
 
 fn cholesky_call(a: KernelArgs<'_>) -> TokenStream {
     let av = &a.avals[0];
-    let ty = rust_type(av.dtype);
     let f = entry("cholesky", av.dtype);
     let r = av.rank();
     let batch = size_tokens(&av.shape[..r - 2]);
     let n = dim_tokens(&av.shape[r - 1]);
     let size = size_tokens(&av.shape);
     let x = (a.bind)(0, Bind::Buffer);
+    let zero = zero_tokens(av.dtype);
     quote!({
-        let mut __out = ::std::vec![0.0 as #ty; #size];
+        let mut __out = ::std::vec![#zero; #size];
         ::jax::__rt::linalg::#f(&#x[..], &mut __out[..], #batch, #n);
         __out
     })
@@ -125,6 +126,7 @@ fn cholesky_jvp(
     let Some(sigma_dot) = t[0].clone() else {
         return Ok(vec![None]);
     };
+    real_derivative_only("cholesky", &ad.aval(&outs[0]))?;
     let l = tril(ad, outs[0].clone(), 0)?;
     let right = TriangularSolveParams {
         left_side: false,

@@ -8,11 +8,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::matrix::{
-    batch_matmul as matmul, check_square, decomposition, decomposition_operand, diagonal, eye,
-    matrix_dims, matrix_transpose as mt, py_bool, spread, sub,
+    batch_matmul as matmul, check_square, complex_decomposition_operand, decomposition, diagonal,
+    eye, matrix_dims, matrix_transpose as mt, py_bool, real_derivative_only, real_dtype, spread,
+    sub, zero_tokens,
 };
 use crate::ir::primitive::size_tokens;
-use crate::ir::{rust_type, Atom, Aval, Dim};
+use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{self, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res};
 
 /// `eigh`'s abstract evaluation: `v` of the operand's aval, `w` of its
@@ -22,7 +23,7 @@ fn eigh_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
         return Err("internal error: eigh got the wrong parameters".into());
     };
     let a = &ops[0];
-    let (_, m, n) = decomposition_operand("eigh", a)?;
+    let (_, m, n) = complex_decomposition_operand("eigh", a)?;
     check_square(a, (m, n), |s| {
         format!(
             "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {s}"
@@ -34,7 +35,8 @@ fn eigh_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
         ..a.clone()
     };
     let w = Aval {
-        dtype: a.dtype,
+        // Real eigenvalues, also of a Hermitian complex matrix.
+        dtype: real_dtype(a.dtype),
         shape: a.shape[..r - 1].to_vec(),
         weak: false,
     };
@@ -88,13 +90,14 @@ fn eigh_call(k: KernelArgs<'_>) -> TokenStream {
         unreachable!("eigh carries Params::Eigh")
     };
     let a = &k.avals[0];
-    let ty = rust_type(a.dtype);
     let f = format_ident!("eigh_{}", a.dtype.short_name());
     let (batch, n) = batch_and_n(a);
     let x = (k.bind)(0, Bind::Buffer);
+    let zero = zero_tokens(a.dtype);
+    let real_zero = zero_tokens(real_dtype(a.dtype));
     quote!({
-        let mut __v = ::std::vec![0.0 as #ty; #batch * #n * #n];
-        let mut __w = ::std::vec![0.0 as #ty; #batch * #n];
+        let mut __v = ::std::vec![#zero; #batch * #n * #n];
+        let mut __w = ::std::vec![#real_zero; #batch * #n];
         ::jax::__rt::linalg::#f(&#x[..], &mut __v, &mut __w, #batch, #n, #lower);
         (__v, __w)
     })
@@ -117,6 +120,7 @@ fn eigh_jvp(
     };
     let (v, w) = (outs[0].clone(), outs[1].clone());
     let av = ad.aval(&v);
+    real_derivative_only("eigh", &av)?;
     let (r, dtype) = (av.rank(), av.dtype);
     let shape = av.shape.clone();
     let eye_n = eye(ad, dtype, &shape)?;

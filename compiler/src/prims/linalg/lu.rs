@@ -1,7 +1,7 @@
 //! `lu` (`lax.linalg.lu_p`): LU with partial pivoting of `[.., m, n]`
 //! matrices, three results `lu, pivots, permutation` (`f32[.., m, n]
 //! i32[.., min(m, n)] i32[.., m]`), no parameters. Kernel:
-//! `__rt::linalg::lu_f32`/`lu_f64` over faer; jvp as JAX's `_lu_jvp_rule`
+//! `__rt::linalg::lu_{f32,f64,c64,c128}` over faer; jvp as JAX's `_lu_jvp_rule`
 //! (two triangular solves); batching moves the batch axis first
 //! (`expand_dims_batcher`).
 
@@ -14,8 +14,8 @@ use quote::quote;
 #[allow(unused_imports)]
 pub(crate) use super::matrix::{batch_matmul as matmul, eye_like};
 use super::matrix::{
-    block, check_matrix_rank, decomposition, eye, float_operand, matrix_dims, matrix_transpose,
-    pad_block, tril, triu,
+    block, check_matrix_rank, decomposition, entry, eye, linalg_operand, matrix_dims,
+    matrix_transpose, pad_block, real_derivative_only, tril, triu, zero_tokens,
 };
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval, Dim};
@@ -45,7 +45,7 @@ pub static LU: PrimDef = decomposition(
             return Err("lu takes one operand".into());
         };
         check_matrix_rank("lu", a)?;
-        float_operand("lu", a)?;
+        linalg_operand("lu", a)?;
         let (batch, m, n) = split(&a.shape);
         let k = min_dim(m, n)?;
         let with = |last: Dim| {
@@ -78,10 +78,8 @@ fn lu_call(a: KernelArgs<'_>) -> TokenStream {
     let piv = size_tokens(&a.out_avals[1].shape);
     let perm = size_tokens(&a.out_avals[2].shape);
     let x = (a.bind)(0, Bind::Buffer);
-    let (f, zero) = match av.dtype {
-        DType::F64 => (quote!(lu_f64), quote!(0f64)),
-        _ => (quote!(lu_f32), quote!(0f32)),
-    };
+    let f = entry("lu", av.dtype);
+    let zero = zero_tokens(av.dtype);
     quote!({
         let mut __lu = ::std::vec![#zero; #size];
         let mut __piv = ::std::vec![0i32; #piv];
@@ -159,6 +157,7 @@ fn lu_jvp(
         return Ok(vec![None, None, None]);
     };
     let lu_aval = ad.aval(&outs[0]);
+    real_derivative_only("lu", &lu_aval)?;
     let (_, m, n) = matrix_dims("the derivative of lu", &lu_aval)?;
     let k = m.min(n);
     let cx: &mut Ctx = ad;

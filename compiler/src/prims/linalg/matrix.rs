@@ -9,12 +9,14 @@
 use std::ops::Range;
 
 use jax_dtypes::DType;
+use proc_macro2::TokenStream;
+use quote::quote;
 
 use crate::ir::builder::literal;
 use crate::ir::primitive::{AbstractEval, FlopsRule, KernelCall, PrintParams};
 use crate::ir::rules::tangent_aval;
 use crate::ir::shapes::{same_dim, Constraints};
-use crate::ir::{Atom, Aval, Dim, Scalar};
+use crate::ir::{rust_type, Atom, Aval, Dim, Scalar};
 use crate::prims::{
     self, tuple, BDim, Batch, Ctx, JvpRule, Kernel, Lowering, Params, PrimDef, Res,
 };
@@ -71,13 +73,56 @@ fn static_sizes(shape: &[Dim]) -> Vec<usize> {
         .collect()
 }
 
-/// The runtime entry point of a float dtype: `NAME_f32` or `NAME_f64`.
+/// The runtime entry point of a dtype: `NAME_f32`, `NAME_f64`, `NAME_c64`
+/// or `NAME_c128`.
 pub(crate) fn entry(name: &str, dtype: DType) -> proc_macro2::Ident {
     let suffix = match dtype {
-        DType::F64 => "f64",
+        DType::F64 | DType::C64 | DType::C128 => dtype.short_name(),
         _ => "f32",
     };
     quote::format_ident!("{name}_{suffix}")
+}
+
+/// `<T as Element>::ZERO` of `dtype`'s Rust type, to fill output buffers.
+pub(crate) fn zero_tokens(dtype: DType) -> TokenStream {
+    let ty = rust_type(dtype);
+    quote!(<#ty as ::jax::Element>::ZERO)
+}
+
+// ---------------------------------------------------------------------------
+// Dtypes: real and complex matrices.
+
+/// The dtypes the runtime's factorizations run on (as LAPACK's: f32, f64,
+/// complex64, complex128).
+pub(crate) fn linalg_dtype(d: DType) -> bool {
+    matches!(d, DType::F32 | DType::F64 | DType::C64 | DType::C128)
+}
+
+/// complex64 or complex128.
+pub(crate) fn is_complex(d: DType) -> bool {
+    matches!(d, DType::C64 | DType::C128)
+}
+
+/// The real dtype of a complex one (itself for a real one): the dtype of
+/// singular values and of `eigh`'s eigenvalues.
+pub(crate) fn real_dtype(d: DType) -> DType {
+    match d {
+        DType::C64 => DType::F32,
+        DType::C128 => DType::F64,
+        d => d,
+    }
+}
+
+/// A derivative rule written for real matrices only: an error naming `what`
+/// for a complex operand, never a wrong answer.
+pub(crate) fn real_derivative_only(what: &str, a: &Aval) -> Res<()> {
+    if is_complex(a.dtype) {
+        return Err(format!(
+            "the derivative of {what} of a {} matrix is not supported yet (complex matrices work in jit without derivatives, and eagerly)",
+            a.dtype.name()
+        ));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -85,7 +130,8 @@ pub(crate) fn entry(name: &str, dtype: DType) -> proc_macro2::Ident {
 
 /// JAX's `linalg_shape_rule` and dtype rule for the operands of a linear-algebra
 /// primitive whose operands are batches of matrices (`ranks[i]` trailing
-/// axes each) over the same batch axes: float operands of one dtype.
+/// axes each) over the same batch axes: operands of one of the runtime's
+/// dtypes ([`linalg_dtype`], complex included), all the same.
 pub(crate) fn check_linalg_operands(
     name: &str,
     ops: &[Aval],
@@ -93,7 +139,7 @@ pub(crate) fn check_linalg_operands(
     c: &mut Constraints,
 ) -> Result<(), String> {
     for (i, x) in ops.iter().enumerate() {
-        if !x.dtype.is_float() {
+        if !linalg_dtype(x.dtype) {
             return Err(dtype_error(name, i, x.dtype));
         }
     }
@@ -173,8 +219,9 @@ pub(crate) fn matrix_dims(name: &str, a: &Aval) -> Result<(usize, usize, usize),
     Ok((lits[..r - 2].iter().product(), lits[r - 2], lits[r - 1]))
 }
 
-/// JAX's dtype rule of the decompositions (`_float | _complex`): f32 and
-/// f64 here, complex matrices not supported yet.
+/// JAX's dtype rule of the decompositions (`_float | _complex`) for those
+/// still real-only here (`qr`, `eig`): f32 and f64, complex matrices not
+/// supported yet.
 pub(crate) fn float_operand(name: &str, a: &Aval) -> Result<(), String> {
     if matches!(a.dtype, DType::F32 | DType::F64) {
         return Ok(());
@@ -188,11 +235,37 @@ pub(crate) fn float_operand(name: &str, a: &Aval) -> Result<(), String> {
     Err(dtype_error(name, 0, a.dtype))
 }
 
-/// A one-operand decomposition's operand checked (rank >= 2, float, literal
-/// sizes): `(batch, m, n)`.
+/// The dtype rule of the decompositions that take complex matrices (`lu`,
+/// `eigh`, `svd`): f32, f64, complex64 and complex128.
+pub(crate) fn linalg_operand(name: &str, a: &Aval) -> Result<(), String> {
+    if linalg_dtype(a.dtype) {
+        return Ok(());
+    }
+    if a.dtype.is_inexact() {
+        return Err(format!(
+            "{name} of {} is not supported yet: use f32, f64, complex64 or complex128",
+            a.dtype.name()
+        ));
+    }
+    Err(dtype_error(name, 0, a.dtype))
+}
+
+/// A one-operand real-only decomposition's operand checked (rank >= 2,
+/// f32/f64, literal sizes): `(batch, m, n)`.
 pub(crate) fn decomposition_operand(name: &str, a: &Aval) -> Result<(usize, usize, usize), String> {
     let dims = matrix_dims(name, a)?;
     float_operand(name, a)?;
+    Ok(dims)
+}
+
+/// A one-operand decomposition's operand checked as
+/// [`decomposition_operand`] does, complex matrices accepted too.
+pub(crate) fn complex_decomposition_operand(
+    name: &str,
+    a: &Aval,
+) -> Result<(usize, usize, usize), String> {
+    let dims = matrix_dims(name, a)?;
+    linalg_operand(name, a)?;
     Ok(dims)
 }
 

@@ -5,6 +5,7 @@
 use crate::ir::primitive::Prim;
 
 pub(crate) mod cholesky;
+mod eig_jvp;
 pub(crate) mod eigh;
 pub(crate) mod matrix;
 pub(crate) mod qr;

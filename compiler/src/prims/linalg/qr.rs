@@ -305,11 +305,10 @@ fn eig_call(a: KernelArgs<'_>) -> TokenStream {
 }
 
 /// JAX's `eig_jvp_rule`: eigenvector derivatives are its NotImplementedError;
-/// the eigenvalues' is `diag(V⁻¹ dA V)`, which needs a complex solve (not
-/// available yet).
+/// the eigenvalues' is `diag(V⁻¹ dA V)` (see `eig_jvp.rs`).
 fn eig_jvp(
-    _: &mut Ad,
-    _: &[Atom],
+    ad: &mut Ad,
+    ins: &[Atom],
     t: &[Option<Atom>],
     p: &Params,
     _: &[Atom],
@@ -323,7 +322,12 @@ fn eig_jvp(
     if *left || *right {
         return Err("Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. See https://github.com/jax-ml/jax/issues/2748 for discussion.".into());
     }
-    Err("the derivative of eigvals is not supported yet: it needs a complex linear solve".into())
+    let da = t[0].clone().expect("checked above");
+    Ok(vec![Some(super::eig_jvp::eigvals_jvp(
+        ad,
+        ins[0].clone(),
+        da,
+    )?)])
 }
 
 /// Binds `qr` for the frontend: `(q, r)`.

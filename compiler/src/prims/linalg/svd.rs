@@ -7,11 +7,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::matrix::{
-    batch_matmul as matmul, decomposition, decomposition_operand, diagonal, eye, matrix_dims,
-    matrix_transpose as mt, py_bool, scalar, spread, sub, with_last_two,
+    batch_matmul as matmul, complex_decomposition_operand, decomposition, diagonal, eye,
+    matrix_dims, matrix_transpose as mt, py_bool, real_derivative_only, real_dtype, scalar, spread,
+    sub, with_last_two, zero_tokens,
 };
 use crate::ir::primitive::size_tokens;
-use crate::ir::{rust_type, Atom, Aval, Dim};
+use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{self, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res};
 
 /// `svd`'s abstract evaluation (JAX's `_svd_shape_rule`).
@@ -24,9 +25,10 @@ fn svd_eval(ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
         return Err("internal error: svd got the wrong parameters".into());
     };
     let a = &ops[0];
-    let (_, m, n) = decomposition_operand("svd", a)?;
+    let (_, m, n) = complex_decomposition_operand("svd", a)?;
     let k = m.min(n);
-    let mut s = with_last_two(a, k, k, a.dtype);
+    // Real singular values, also of a complex matrix.
+    let mut s = with_last_two(a, k, k, real_dtype(a.dtype));
     s.shape.pop();
     if !compute_uv {
         return Ok(vec![s]);
@@ -86,7 +88,6 @@ fn svd_call(k: KernelArgs<'_>) -> TokenStream {
     };
     let a = &k.avals[0];
     let r = a.rank();
-    let ty = rust_type(a.dtype);
     let f = format_ident!("svd_{}", a.dtype.short_name());
     let batch = size_tokens(&a.shape[..r - 2]);
     let dim = |d: &Dim| match d {
@@ -97,18 +98,20 @@ fn svd_call(k: KernelArgs<'_>) -> TokenStream {
     let sizes: Vec<TokenStream> = k.out_avals.iter().map(|o| size_tokens(&o.shape)).collect();
     let x = (k.bind)(0, Bind::Buffer);
     let s_size = &sizes[0];
+    let zero = zero_tokens(a.dtype);
+    let real_zero = zero_tokens(real_dtype(a.dtype));
     if *compute_uv {
         let (u_size, vt_size) = (&sizes[1], &sizes[2]);
         quote!({
-            let mut __s = ::std::vec![0.0 as #ty; #s_size];
-            let mut __u = ::std::vec![0.0 as #ty; #u_size];
-            let mut __vt = ::std::vec![0.0 as #ty; #vt_size];
+            let mut __s = ::std::vec![#real_zero; #s_size];
+            let mut __u = ::std::vec![#zero; #u_size];
+            let mut __vt = ::std::vec![#zero; #vt_size];
             ::jax::__rt::linalg::#f(&#x[..], &mut __s, &mut __u, &mut __vt, #batch, #m, #n, #full_matrices, true);
             (__s, __u, __vt)
         })
     } else {
         quote!({
-            let mut __s = ::std::vec![0.0 as #ty; #s_size];
+            let mut __s = ::std::vec![#real_zero; #s_size];
             ::jax::__rt::linalg::#f(&#x[..], &mut __s, &mut [], &mut [], #batch, #m, #n, false, false);
             __s
         })
@@ -138,6 +141,7 @@ fn svd_jvp(
         return Ok(vec![None; outs.len()]);
     };
     let a = ad.aval(&ins[0]);
+    real_derivative_only("svd", &a)?;
     let r = a.rank();
     let (_, m, n) = matrix_dims("svd", &a)?;
     if *compute_uv && *full_matrices && m != n {
@@ -257,4 +261,35 @@ pub(crate) fn bind_svd(
         },
         vec![a],
     )
+}
+
+#[cfg(test)]
+mod flops_tests {
+    /// The flops `cost_analysis` counts for a program's kernels.
+    fn flops(src: &str) -> f64 {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        let sig = crate::frontend::parse::signature(&f).unwrap();
+        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
+            .unwrap()
+            .b
+            .jaxpr;
+        crate::transform::simplify::simplify(&mut j);
+        crate::backend::cost::analyze(&j).unwrap().flops
+    }
+
+    #[test]
+    fn svd_and_eigh_cost_textbook_counts() {
+        // svdvals of 2 × (6×4): 2 · (4·6·16 − 4·64/3).
+        let s =
+            flops("fn f(a: Array<f32, 2, 6, 4>) -> Array<f32, 2, 4> { jnp::linalg::svdvals(&a) }");
+        let want = 2.0 * (4.0 * 6.0 * 16.0 - 4.0 * 64.0 / 3.0);
+        assert!((s - want).abs() < 1e-6, "{s} vs {want}");
+        // Full svd of 5×3: 4·25·3 + 8·5·9 + 9·27, and nothing else is
+        // counted beyond one per element of the results.
+        let s = flops("fn f(a: Array<f64, 5, 3>) -> (Array<f64, 5, 5>, Array<f64, 3>, Array<f64, 3, 3>) { jnp::linalg::svd(&a) }");
+        assert!((903.0..903.0 + 40.0).contains(&s), "{s}");
+        // eigh of 4×4 (9·64), plus the symmetrize's elementwise ops.
+        let e = flops("fn f(a: Array<f32, 4, 4>) -> Array<f32, 4> { jnp::linalg::eigvalsh(&a) }");
+        assert!((576.0..576.0 + 4.0 * 16.0).contains(&e), "{e}");
+    }
 }

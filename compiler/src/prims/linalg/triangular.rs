@@ -1,6 +1,6 @@
 //! `triangular_solve` (JAX's `lax.linalg.triangular_solve_p`): `op(a) x = b`
 //! or `x op(a) = b` for triangular `a`, over the leading batch axes, run by
-//! `::jax::__rt::linalg::triangular_solve_{f32,f64}` (faer), the entry
+//! `::jax::__rt::linalg::triangular_solve_{f32,f64,c64,c128}` (faer), the entry
 //! points eager `scipy::linalg::solve_triangular` calls too. Nonlinear in
 //! `a`, linear in `b` (its transpose is the solve with `op` transposed).
 //! [`triangular_solve`] is the bind helper other rules (cholesky's, lu's,
@@ -14,11 +14,12 @@ use quote::quote;
 use super::matrix::py_bool;
 #[allow(unused_imports)]
 pub(crate) use super::matrix::{
-    batch_matmul, check_linalg_operands, entry, lit, matrix_transpose, shape_tuple, tril, triu,
+    batch_matmul, check_linalg_operands, entry, is_complex, linalg_dtype, lit, matrix_transpose,
+    real_derivative_only, real_dtype, shape_tuple, tril, triu, zero_tokens,
 };
 use crate::ir::rules::single_ct;
 use crate::ir::shapes::same_dim;
-use crate::ir::{rust_type, Atom, Aval, Dim};
+use crate::ir::{Atom, Aval, Dim};
 use crate::prims::{
     self, dim_tokens, size_tokens, Ad, BDim, Batch, Bind, Ctx, Kernel, KernelArgs, Lowering,
     Params, PrimDef, Res, TriangularSolveParams,
@@ -87,7 +88,6 @@ fn print_triangular_solve(_: &[Aval], p: &Params) -> Vec<(&'static str, String)>
 
 fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
     let t = params(a.params);
-    let ty = rust_type(a.out_aval.dtype);
     let f = entry("triangular_solve", a.out_aval.dtype);
     let (aa, ba) = (&a.avals[0], &a.avals[1]);
     let r = ba.rank();
@@ -103,10 +103,17 @@ fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
         lower,
         transpose_a,
         unit_diagonal,
-        ..
+        conjugate_a,
     } = t;
+    // The complex entry points take `conjugate_a` (no effect on real ones).
+    let conjugate = if is_complex(a.out_aval.dtype) {
+        quote!(, #conjugate_a)
+    } else {
+        quote!()
+    };
+    let zero = zero_tokens(a.out_aval.dtype);
     quote!({
-        let mut __out = ::std::vec![0.0 as #ty; #n];
+        let mut __out = ::std::vec![#zero; #n];
         ::jax::__rt::linalg::#f(
             &#xa[..], &#xb[..], &mut __out[..], #batch, #m, #rows, #cols,
             ::jax::__rt::linalg::TriangularSolve {
@@ -114,7 +121,8 @@ fn triangular_solve_call(a: KernelArgs<'_>) -> TokenStream {
                 lower: #lower,
                 transpose_a: #transpose_a,
                 unit_diagonal: #unit_diagonal,
-            },
+            }
+            #conjugate
         );
         __out
     })
@@ -173,6 +181,9 @@ fn triangular_solve_jvp(
     let da = match &t[0] {
         None => None,
         Some(g) => {
+            if tp.conjugate_a {
+                real_derivative_only("triangular_solve with conjugate_a", &ad.aval(a))?;
+            }
             let bs = ad.aval(&ins[1]).shape;
             let r = bs.len();
             let (m, n) = (lit(&bs[r - 2]), lit(&bs[r - 1]));
