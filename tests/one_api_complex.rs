@@ -1,6 +1,6 @@
-//! One API (tests/one_api.rs) for the complex-part functions: in jitted code
-//! they take real arrays (complex element types are eager-only for now), and
-//! must agree with the eager calls bit for bit. The jaxpr is JAX's for real
+//! One API (tests/one_api.rs) for the complex-part functions on real arrays
+//! (complex operands are in tests/one_api_cx_jit.rs): jitted code must agree
+//! with the eager calls bit for bit. The jaxpr is JAX's for real
 //! operands: `real`/`conj` are the operand, `imag` zeros, `angle` atan2(0, x).
 
 mod common;
