@@ -4,9 +4,9 @@
 //! result's upper triangle is zero. A matrix that is not positive definite
 //! gives a result full of NaN, as JAX on CPU gives, never a panic.
 //!
-//! Small matrices (below [`DIRECT_DIM`]) run an unblocked row-major loop
+//! Small matrices (below `DIRECT_DIM`) run an unblocked row-major loop
 //! with no allocation; larger ones faer's blocked `LLᵀ` (on rayon's threads
-//! from [`PAR_DIM`] on). Both fail on the same pivots (not positive, or not
+//! from `PAR_DIM` on). Both fail on the same pivots (not positive, or not
 //! finite), so the NaN rule does not depend on the size.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
