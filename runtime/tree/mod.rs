@@ -156,25 +156,11 @@ impl TreeDef {
                 seq(f, c)?;
                 f.write_str("]")
             }
-            TreeDef::Node {
-                name,
-                fields,
-                children,
-            } => {
-                // JAX prints a dataclass registered with
-                // `jax.tree_util.register_dataclass` as
-                // `CustomNode(Name[(data fields), (meta fields), (meta values)], [children])`.
-                write!(f, "CustomNode({name}[(")?;
-                for (i, n) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "'{n}'")?;
-                }
-                if fields.len() == 1 {
-                    f.write_str(",")?;
-                }
-                f.write_str("), (), ()], [")?;
+            TreeDef::Node { name, children, .. } => {
+                // As JAX prints a dataclass registered with
+                // `jax.tree_util.register_dataclass` (no metadata fields):
+                // `CustomNode(Name[()], [children])`; field names are not printed.
+                write!(f, "CustomNode({name}[()], [")?;
                 seq(f, children)?;
                 f.write_str("])")
             }
@@ -367,6 +353,8 @@ for_each_dtype!(define_dyn_data);
 pub struct DynArray {
     shape: Vec<usize>,
     data: DynData,
+    /// JAX's weak type: a Rust scalar, or an array computed only from them.
+    weak: bool,
 }
 
 impl DynArray {
@@ -398,7 +386,11 @@ impl DynArray {
                 data.len()
             )));
         }
-        Ok(DynArray { shape, data })
+        Ok(DynArray {
+            shape,
+            data,
+            weak: false,
+        })
     }
 
     /// An array of `dtype` and `shape` from `f64` values, converted with XLA's
@@ -423,6 +415,7 @@ impl DynArray {
         DynArray {
             shape: vec![],
             data: DynData::wrap(vec![v]),
+            weak: false,
         }
     }
 
@@ -553,6 +546,7 @@ impl DynArray {
         DynArray {
             shape: self.shape.clone(),
             data: for_each_dtype!(convert),
+            weak: self.weak,
         }
     }
 
@@ -571,6 +565,31 @@ impl DynArray {
         let mut a = A::default();
         a.assign(self.clone())?;
         Ok(a)
+    }
+
+    /// Whether the array is weakly typed (as JAX's `weak_type`): then in
+    /// arithmetic with a strongly typed array it takes that array's dtype.
+    ///
+    /// ```
+    /// use jax::{tree::DynArray, DType};
+    /// let w = DynArray::from(0.5f64);
+    /// assert!(w.weak_type());
+    /// let x = DynArray::from_vec(vec![1], vec![2.0f32]).unwrap();
+    /// assert_eq!((&x * &w).dtype(), DType::F32); // the weak f64 takes x's dtype
+    /// ```
+    pub fn weak_type(&self) -> bool {
+        self.weak
+    }
+
+    /// The same array, weakly typed or not.
+    ///
+    /// ```
+    /// use jax::tree::DynArray;
+    /// assert!(DynArray::scalar(1.0f32).with_weak(true).weak_type());
+    /// ```
+    pub fn with_weak(mut self, weak: bool) -> Self {
+        self.weak = weak;
+        self
     }
 
     fn dtype_error(&self, expected: DType) -> TreeError {
@@ -611,6 +630,7 @@ crate::array::impl_array! {
         fn from(a: Array<T, D0, D1, D2, D3, D4, D5>) -> DynArray {
             DynArray {
                 shape: Array::<T, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec(),
+                weak: a.weak_type(),
                 data: DynData::wrap(a.into_vec()),
             }
         }
@@ -629,6 +649,7 @@ crate::array::impl_array! {
             DynArray {
                 shape: Self::SHAPE.to_vec(),
                 data: DynData::wrap(self.to_vec()),
+                weak: self.weak_type(),
             }
         }
         fn assign(&mut self, v: DynArray) -> Result<(), TreeError> {
@@ -731,3 +752,9 @@ impl<T: Pytree> Pytree for Vec<T> {
         TreeDef::List(self.iter().map(Pytree::def).collect())
     }
 }
+
+// After the dtype macros, which they use.
+mod arith;
+mod funcs;
+
+pub use funcs::{leaves, map, map2, map3, reduce, structure, unflatten};
