@@ -29,6 +29,9 @@ impl Tracer {
         if let Some(v) = self.call_transformation(c)? {
             return Ok(v);
         }
+        if let Some(v) = crate::frontend::lower_tree::call_tree(self, c)? {
+            return Ok(v);
+        }
         if let Some(v) = self.call_lax_control(c)? {
             return Ok(v);
         }

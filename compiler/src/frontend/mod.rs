@@ -43,6 +43,7 @@ pub(crate) mod lower_random;
 pub(crate) mod lower_ranges;
 pub(crate) mod lower_shape;
 pub(crate) mod lower_sort;
+pub(crate) mod lower_tree;
 pub(crate) mod macros;
 pub(crate) mod module;
 pub(crate) mod operators;
