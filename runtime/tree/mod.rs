@@ -756,5 +756,7 @@ impl<T: Pytree> Pytree for Vec<T> {
 // After the dtype macros, which they use.
 mod arith;
 mod funcs;
+mod safetensors;
 
+pub use self::safetensors::{load_safetensors, save_safetensors};
 pub use funcs::{leaves, map, map2, map3, reduce, structure, unflatten};
