@@ -4,60 +4,11 @@
 //! computed along optax's trajectory, and every schedule's values.
 
 mod common;
+mod optim_fixture;
 
-use jax::optim::{self, GradientTransformation, Schedule};
-use jax::Array;
-use serde_json::Value;
-
-pub type Params = (Array<f32, 3, 4>, Array<f32, 4>, Array<f32>);
-
-/// Relative tolerance per element (with an absolute floor for values near 0).
-pub const TOL: f64 = 2e-6;
-
-pub fn leaf<A: jax::ArrayType>(tree: &Value, name: &str) -> A {
-    A::from_data(
-        tree[name]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| <A::Elem as jax::Element>::from_f64(v.as_f64().unwrap()))
-            .collect(),
-    )
-}
-
-pub fn params_of(tree: &Value) -> Params {
-    (leaf(tree, "w"), leaf(tree, "b"), leaf(tree, "s"))
-}
-
-/// The largest error of `got` against `want`, relative to `max(|want|, 1e-2)`.
-pub fn max_rel_err(got: &Params, want: &Params) -> f64 {
-    let flat = |p: &Params| -> Vec<f32> {
-        let mut v = p.0.to_vec();
-        v.extend(p.1.to_vec());
-        v.push(p.2.item());
-        v
-    };
-    flat(got)
-        .iter()
-        .zip(flat(want))
-        .map(|(&g, w)| (g as f64 - w as f64).abs() / (w as f64).abs().max(1e-2))
-        .fold(0.0, f64::max)
-}
-
-/// The schedules of the fixture, by name.
-pub fn schedule(name: &str) -> Schedule {
-    match name {
-        "constant" => optim::constant(0.05),
-        "exponential_decay" => optim::exponential_decay(0.05, 4, 0.6),
-        "exponential_decay_begin_staircase" => optim::exponential_decay(0.05, 3, 0.5)
-            .transition_begin(4)
-            .staircase(true),
-        "cosine_decay" => optim::cosine_decay(0.05, 15),
-        "cosine_decay_alpha" => optim::cosine_decay(0.05, 15).alpha(0.2),
-        "warmup_cosine_decay" => optim::warmup_cosine_decay(0.0, 0.05, 5, 18, 0.005),
-        other => panic!("no schedule {other}"),
-    }
-}
+use jax::optim::{self, GradientTransformation};
+use jax::tree::Pytree;
+use optim_fixture::{max_rel_err, params_of, schedule, Params, TOL};
 
 /// Runs `opt` along a fixture case; returns the largest relative error.
 fn trajectory<O: GradientTransformation<Params>>(opt: O, id: &str) -> f64 {
@@ -174,7 +125,14 @@ fn schedule_values() {
 fn state_is_a_pytree_with_optax_fields() {
     let p: Params = params_of(&common::case("optim", "adam")["params"][0]);
     let s = optim::adam(0.1).init(&p);
-    let def = jax::tree::structure(&s).to_string();
+    let def = s.def().to_string();
     assert!(def.contains("AdamState"), "{def}");
-    assert_eq!(jax::tree::leaves(&s).len(), 7); // count, mu's 3 leaves, nu's 3
+    let mut shapes = Vec::new();
+    s.for_each_leaf(&mut |l| shapes.push(l.shape().to_vec()));
+    // count, then mu's leaves, then nu's.
+    let leaf_shapes = vec![vec![3, 4], vec![4], vec![]];
+    let mut want = vec![vec![]];
+    want.extend(leaf_shapes.clone());
+    want.extend(leaf_shapes);
+    assert_eq!(shapes, want);
 }
