@@ -42,7 +42,9 @@ pub(crate) fn with_leaves<P: Pytree>(template: &P, new: Vec<DynArray>) -> P {
     let mut t = template.clone();
     let mut it = new.into_iter();
     t.for_each_leaf_mut(&mut |l| {
-        let v = it.next().expect("optim: fewer new leaves than the tree has");
+        let v = it
+            .next()
+            .expect("optim: fewer new leaves than the tree has");
         if let Err(e) = l.assign(v) {
             panic!("optim: {e}");
         }
@@ -94,12 +96,16 @@ pub(crate) fn zip_map<P: Pytree, F: Elementwise<I, O>, const I: usize, const O: 
         if first.dtype() == DType::F32 {
             let res = run::<f32, F, I, O>(f, &flat, leaf);
             for (o, data) in outs.iter_mut().zip(res) {
-                o.push(DynArray::from_vec::<f32>(shape.clone(), data).expect("one element per index"));
+                o.push(
+                    DynArray::from_vec::<f32>(shape.clone(), data).expect("one element per index"),
+                );
             }
         } else {
             let res = run::<f64, F, I, O>(f, &flat, leaf);
             for (o, data) in outs.iter_mut().zip(res) {
-                o.push(DynArray::from_vec::<f64>(shape.clone(), data).expect("one element per index"));
+                o.push(
+                    DynArray::from_vec::<f64>(shape.clone(), data).expect("one element per index"),
+                );
             }
         }
     }

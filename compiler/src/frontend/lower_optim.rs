@@ -207,7 +207,10 @@ fn integer(v: &Value, span: Span, what: &str) -> Result<i64> {
         Value::Static(Scalar::Int(i)) => Ok(*i as i64),
         _ => {
             number(v, span, what)?;
-            err(span, format!("{what} must be an integer (a number of steps)"))
+            err(
+                span,
+                format!("{what} must be an integer (a number of steps)"),
+            )
         }
     }
 }
@@ -223,7 +226,10 @@ fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
     match v {
         Value::Optim(s) => match &**s {
             Static::Sched(s) => Ok(s.clone()),
-            Static::Opt(_) => err(span, "a learning rate is a number or a schedule, not an optimizer"),
+            Static::Opt(_) => err(
+                span,
+                "a learning rate is a number or a schedule, not an optimizer",
+            ),
         },
         v => Ok(Sched::Constant(number(
             v,
@@ -253,7 +259,12 @@ const CONSTRUCTORS: &[(&str, usize)] = &[
 /// `optim::NAME(..)`: a constructor or `apply_updates`; `None` for paths
 /// not under `optim::`.
 pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Result<Option<Value>> {
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     let [.., m, name] = segs.as_slice() else {
         return Ok(None);
     };
@@ -265,19 +276,27 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
         let known: Vec<&str> = CONSTRUCTORS.iter().map(|(n, _)| *n).collect();
         return err(
             p.span(),
-            format!("`optim::{name}` is not available in #[jax::jit]; optim has {}", known.join(", ")),
+            format!(
+                "`optim::{name}` is not available in #[jax::jit]; optim has {}",
+                known.join(", ")
+            ),
         );
     };
     if c.args.len() != arity {
         return err(
             span,
-            format!("`optim::{name}` takes {arity} argument(s), got {}", c.args.len()),
+            format!(
+                "`optim::{name}` takes {arity} argument(s), got {}",
+                c.args.len()
+            ),
         );
     }
     let args = t.args(&c.args)?;
     let arg = |k: usize| (&args[k].0, args[k].1);
-    let num = |k: usize, what: &str| number(arg(k).0, arg(k).1, &format!("`optim::{name}`'s {what}"));
-    let int = |k: usize, what: &str| integer(arg(k).0, arg(k).1, &format!("`optim::{name}`'s {what}"));
+    let num =
+        |k: usize, what: &str| number(arg(k).0, arg(k).1, &format!("`optim::{name}`'s {what}"));
+    let int =
+        |k: usize, what: &str| integer(arg(k).0, arg(k).1, &format!("`optim::{name}`'s {what}"));
     let lr = || learning_rate(arg(0).0, arg(0).1, name);
     let opt = |o: Opt| Ok(Some(Value::Optim(std::rc::Rc::new(Static::Opt(o)))));
     let sched = |s: Sched| Ok(Some(Value::Optim(std::rc::Rc::new(Static::Sched(s)))));
@@ -320,7 +339,10 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
         "clip_by_global_norm" => opt(Opt::Clip(num(0, "max_norm")?)),
         "chain" => {
             let Value::Tuple(items) = arg(0).0 else {
-                return err(arg(0).1, "write the stages as a tuple: `optim::chain((a, b))`");
+                return err(
+                    arg(0).1,
+                    "write the stages as a tuple: `optim::chain((a, b))`",
+                );
             };
             let mut stages = Vec::new();
             for it in items {
@@ -413,7 +435,10 @@ pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> 
             let slot: Option<&mut f64> = match (&mut o, name.as_str()) {
                 (Opt::Adam { b1, .. } | Opt::Lion { b1, .. }, "b1") => Some(b1),
                 (Opt::Adam { b2, .. } | Opt::Lion { b2, .. }, "b2") => Some(b2),
-                (Opt::Adam { eps, .. } | Opt::Rmsprop { eps, .. } | Opt::Adagrad { eps, .. }, "eps") => Some(eps),
+                (
+                    Opt::Adam { eps, .. } | Opt::Rmsprop { eps, .. } | Opt::Adagrad { eps, .. },
+                    "eps",
+                ) => Some(eps),
                 (Opt::Adam { eps_root, .. }, "eps_root") => Some(eps_root),
                 (Opt::Rmsprop { decay, .. }, "decay") => Some(decay),
                 (Opt::Rmsprop { initial_scale, .. }, "initial_scale") => Some(initial_scale),
@@ -466,9 +491,15 @@ fn float_leaves(t: &Tracer, tree: &Value, span: Span, what: &str) -> Result<Vec<
             Value::Traced(a) if matches!(t.b.aval(&a).dtype, DType::F32 | DType::F64) => Ok(a),
             Value::Traced(a) => err(
                 span,
-                format!("optimizers update float32 and float64 leaves; a leaf of the {what} is {}", t.b.aval(&a)),
+                format!(
+                    "optimizers update float32 and float64 leaves; a leaf of the {what} is {}",
+                    t.b.aval(&a)
+                ),
             ),
-            _ => err(span, format!("the {what} must be arrays, or a struct or tuple of arrays")),
+            _ => err(
+                span,
+                format!("the {what} must be arrays, or a struct or tuple of arrays"),
+            ),
         })
         .collect()
 }
@@ -612,7 +643,15 @@ impl Ops<'_> {
             }
         }
     }
-    fn cosine(&mut self, init: f64, steps: i64, alpha: f64, exponent: f64, count: Atom, d: DType) -> Result<Atom> {
+    fn cosine(
+        &mut self,
+        init: f64,
+        steps: i64,
+        alpha: f64,
+        exponent: f64,
+        count: Atom,
+        d: DType,
+    ) -> Result<Atom> {
         let cf = self.convert(count, d)?;
         let c = self.bin(&prims::MIN, cf, lit(steps as f64, d))?;
         let x = self.mul(lit(std::f64::consts::PI, d), c)?;
@@ -646,19 +685,26 @@ fn init(t: &mut Tracer, o: &Opt, params: &Value, span: Span) -> Result<Value> {
         span,
     )?;
     let full = |ops: &mut Ops, v: f64| -> Result<Value> {
-        let l = leaves.iter().map(|l| ops.full_like(l, v)).collect::<Result<Vec<_>>>()?;
+        let l = leaves
+            .iter()
+            .map(|l| ops.full_like(l, v))
+            .collect::<Result<Vec<_>>>()?;
         Ok(tree_of(params, l))
     };
     Ok(match o {
         Opt::Sgd(_) => state_value("CountState", zero, vec![]),
-        Opt::Momentum { .. } => state_value("TraceState", zero, vec![("trace", full(&mut ops, 0.0)?)]),
+        Opt::Momentum { .. } => {
+            state_value("TraceState", zero, vec![("trace", full(&mut ops, 0.0)?)])
+        }
         Opt::Adam { .. } => {
             let (mu, nu) = (full(&mut ops, 0.0)?, full(&mut ops, 0.0)?);
             state_value("AdamState", zero, vec![("mu", mu), ("nu", nu)])
         }
-        Opt::Rmsprop { initial_scale, .. } => {
-            state_value("RmsState", zero, vec![("nu", full(&mut ops, *initial_scale)?)])
-        }
+        Opt::Rmsprop { initial_scale, .. } => state_value(
+            "RmsState",
+            zero,
+            vec![("nu", full(&mut ops, *initial_scale)?)],
+        ),
         Opt::Adagrad { initial, .. } => state_value(
             "AdagradState",
             zero,
@@ -683,10 +729,19 @@ fn state_parts(state: &Value, want: &str, span: Span) -> Result<(Atom, Vec<Value
             let Value::Traced(count) = &fields[0].1 else {
                 return err(span, "the state's count must be an array");
             };
-            Ok((count.clone(), fields[1..].iter().map(|(_, v)| v.clone()).collect()))
+            Ok((
+                count.clone(),
+                fields[1..].iter().map(|(_, v)| v.clone()).collect(),
+            ))
         }
-        Value::Struct(name, _) => err(span, format!("this optimizer's state is a `{full}`, got a `{name}`")),
-        _ => err(span, format!("this optimizer's state is a `{full}` (what its `.init(&params)` returns)")),
+        Value::Struct(name, _) => err(
+            span,
+            format!("this optimizer's state is a `{full}`, got a `{name}`"),
+        ),
+        _ => err(
+            span,
+            format!("this optimizer's state is a `{full}` (what its `.init(&params)` returns)"),
+        ),
     }
 }
 
@@ -699,7 +754,14 @@ fn tree_leaves(t: &Tracer, v: &Value, n: usize, span: Span) -> Result<Vec<Atom>>
     Ok(l)
 }
 
-fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value, span: Span) -> Result<(Value, Value)> {
+fn update(
+    t: &mut Tracer,
+    o: &Opt,
+    grads: &Value,
+    state: &Value,
+    params: &Value,
+    span: Span,
+) -> Result<(Value, Value)> {
     let g = float_leaves(t, grads, span, "gradients")?;
     let p = float_leaves(t, params, span, "params")?;
     if p.len() != g.len() {
@@ -734,11 +796,17 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
         Opt::Sgd(lr) => {
             let (count, _) = state_parts(state, "CountState", span)?;
             let lr = neg_lr(&mut ops, lr, &count)?;
-            let u = (0..n).map(|k| ops.mul(lr[k].clone(), g[k].clone())).collect::<Result<Vec<_>>>()?;
+            let u = (0..n)
+                .map(|k| ops.mul(lr[k].clone(), g[k].clone()))
+                .collect::<Result<Vec<_>>>()?;
             let count = ops.increment(count)?;
             (tree_of(grads, u), state_value("CountState", count, vec![]))
         }
-        Opt::Momentum { lr, momentum, nesterov } => {
+        Opt::Momentum {
+            lr,
+            momentum,
+            nesterov,
+        } => {
             let (count, trees) = state_parts(state, "TraceState", span)?;
             let tr = tree_leaves(ops.t, &trees[0], n, span)?;
             let lr = neg_lr(&mut ops, lr, &count)?;
@@ -757,11 +825,24 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
                 trace.push(new);
             }
             let count = ops.increment(count)?;
-            (tree_of(grads, u), state_value("TraceState", count, vec![("trace", tree_of(grads, trace))]))
+            (
+                tree_of(grads, u),
+                state_value("TraceState", count, vec![("trace", tree_of(grads, trace))]),
+            )
         }
-        Opt::Adam { lr, b1, b2, eps, eps_root, weight_decay } => {
+        Opt::Adam {
+            lr,
+            b1,
+            b2,
+            eps,
+            eps_root,
+            weight_decay,
+        } => {
             let (count, trees) = state_parts(state, "AdamState", span)?;
-            let (mu0, nu0) = (tree_leaves(ops.t, &trees[0], n, span)?, tree_leaves(ops.t, &trees[1], n, span)?);
+            let (mu0, nu0) = (
+                tree_leaves(ops.t, &trees[0], n, span)?,
+                tree_leaves(ops.t, &trees[1], n, span)?,
+            );
             let lr = neg_lr(&mut ops, lr, &count)?;
             let count_inc = ops.increment(count)?;
             let (mut u, mut mus, mut nus) = (Vec::new(), Vec::new(), Vec::new());
@@ -792,7 +873,11 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
             }
             (
                 tree_of(grads, u),
-                state_value("AdamState", count_inc, vec![("mu", tree_of(grads, mus)), ("nu", tree_of(grads, nus))]),
+                state_value(
+                    "AdamState",
+                    count_inc,
+                    vec![("mu", tree_of(grads, mus)), ("nu", tree_of(grads, nus))],
+                ),
             )
         }
         Opt::Rmsprop { lr, decay, eps, .. } => {
@@ -813,7 +898,10 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
                 nus.push(nu);
             }
             let count = ops.increment(count)?;
-            (tree_of(grads, u), state_value("RmsState", count, vec![("nu", tree_of(grads, nus))]))
+            (
+                tree_of(grads, u),
+                state_value("RmsState", count, vec![("nu", tree_of(grads, nus))]),
+            )
         }
         Opt::Adagrad { lr, eps, .. } => {
             let (count, trees) = state_parts(state, "AdagradState", span)?;
@@ -833,9 +921,21 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
                 ss.push(s);
             }
             let count = ops.increment(count)?;
-            (tree_of(grads, u), state_value("AdagradState", count, vec![("sum_of_squares", tree_of(grads, ss))]))
+            (
+                tree_of(grads, u),
+                state_value(
+                    "AdagradState",
+                    count,
+                    vec![("sum_of_squares", tree_of(grads, ss))],
+                ),
+            )
         }
-        Opt::Lion { lr, b1, b2, weight_decay } => {
+        Opt::Lion {
+            lr,
+            b1,
+            b2,
+            weight_decay,
+        } => {
             let (count, trees) = state_parts(state, "LionState", span)?;
             let mu0 = tree_leaves(ops.t, &trees[0], n, span)?;
             let lr = neg_lr(&mut ops, lr, &count)?;
@@ -857,7 +957,10 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
                 mus.push(mu);
             }
             let count = ops.increment(count)?;
-            (tree_of(grads, u), state_value("LionState", count, vec![("mu", tree_of(grads, mus))]))
+            (
+                tree_of(grads, u),
+                state_value("LionState", count, vec![("mu", tree_of(grads, mus))]),
+            )
         }
         Opt::Clip(max_norm) => {
             if !matches!(state, Value::Tuple(v) if v.is_empty()) {
@@ -865,7 +968,11 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
             }
             // The global norm: leaf sums of squares added in order, in f32
             // when every leaf is f32.
-            let nd = if dtypes.iter().all(|d| *d == DType::F32) { DType::F32 } else { DType::F64 };
+            let nd = if dtypes.iter().all(|d| *d == DType::F32) {
+                DType::F32
+            } else {
+                DType::F64
+            };
             let mut total: Option<Atom> = None;
             for k in 0..n {
                 let gg = ops.mul(g[k].clone(), g[k].clone())?;
@@ -896,7 +1003,14 @@ fn update(t: &mut Tracer, o: &Opt, grads: &Value, state: &Value, params: &Value,
                 return err(span, "a chain's state is the tuple of its stages' states");
             };
             if states.len() != stages.len() {
-                return err(span, format!("a chain of {} stages has a state of {} parts", stages.len(), states.len()));
+                return err(
+                    span,
+                    format!(
+                        "a chain of {} stages has a state of {} parts",
+                        stages.len(),
+                        states.len()
+                    ),
+                );
             }
             let mut u = grads.clone();
             let mut out = Vec::new();
@@ -916,7 +1030,14 @@ fn apply_updates(t: &mut Tracer, params: &Value, updates: &Value, span: Span) ->
     let p = float_leaves(t, params, span, "params")?;
     let u = float_leaves(t, updates, span, "updates")?;
     if p.len() != u.len() {
-        return err(span, format!("the params have {} leaves and the updates {}: they must be trees of one structure", p.len(), u.len()));
+        return err(
+            span,
+            format!(
+                "the params have {} leaves and the updates {}: they must be trees of one structure",
+                p.len(),
+                u.len()
+            ),
+        );
     }
     let mut ops = Ops { t, span };
     let out = p
