@@ -113,6 +113,8 @@ pub(crate) fn zip_map<P: Pytree, F: Elementwise<I, O>, const I: usize, const O: 
     std::array::from_fn(|_| with_leaves(trees[0], outs.next().unwrap()))
 }
 
+// Element `e` of each of the `I` inputs: an index, not one iterator.
+#[allow(clippy::needless_range_loop)]
 fn run<R: Real, F: Elementwise<I, O>, const I: usize, const O: usize>(
     f: &F,
     flat: &[Vec<DynArray>],

@@ -24,6 +24,9 @@ pub(crate) trait Real:
     fn pow(self, e: Self) -> Self {
         Self::from_f64(self.to_f64().powf(e.to_f64()))
     }
+    fn is_nan(self) -> bool {
+        self.partial_cmp(&self).is_none()
+    }
     /// `jnp.sign`.
     fn sign(self) -> Self {
         let zero = Self::from_f64(0.0);

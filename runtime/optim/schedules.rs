@@ -328,7 +328,7 @@ fn cosine<R: Real>(init_value: f64, decay_steps: i64, alpha: f64, exponent: f64,
 
 // jnp.maximum / jnp.minimum (NaN-propagating).
 fn max<R: Real>(a: R, b: R) -> R {
-    if a != a || a > b {
+    if a.is_nan() || a > b {
         a
     } else {
         b
@@ -336,7 +336,7 @@ fn max<R: Real>(a: R, b: R) -> R {
 }
 
 fn min<R: Real>(a: R, b: R) -> R {
-    if a != a || a < b {
+    if a.is_nan() || a < b {
         a
     } else {
         b

@@ -974,8 +974,8 @@ fn update(
                 DType::F64
             };
             let mut total: Option<Atom> = None;
-            for k in 0..n {
-                let gg = ops.mul(g[k].clone(), g[k].clone())?;
+            for gk in &g {
+                let gg = ops.mul(gk.clone(), gk.clone())?;
                 let s = jnp::reduce(&mut ops.t.b, jnp::Reduction::Sum, gg, None, false, span)?;
                 let s = ops.convert(s, nd)?;
                 total = Some(match total {
