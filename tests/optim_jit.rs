@@ -39,7 +39,11 @@ mod steps {
         optim::sgd_with(0.1, 0.9, false).init(p)
     }
 
-    pub fn sgd_momentum_step(p: Params, s: optim::TraceState<Params>, g: &Params) -> (Params, optim::TraceState<Params>) {
+    pub fn sgd_momentum_step(
+        p: Params,
+        s: optim::TraceState<Params>,
+        g: &Params,
+    ) -> (Params, optim::TraceState<Params>) {
         let opt = optim::sgd_with(0.1, 0.9, false);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -49,7 +53,11 @@ mod steps {
         optim::sgd_with(0.1, 0.9, true).init(p)
     }
 
-    pub fn sgd_nesterov_step(p: Params, s: optim::TraceState<Params>, g: &Params) -> (Params, optim::TraceState<Params>) {
+    pub fn sgd_nesterov_step(
+        p: Params,
+        s: optim::TraceState<Params>,
+        g: &Params,
+    ) -> (Params, optim::TraceState<Params>) {
         let opt = optim::sgd_with(0.1, 0.9, true);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -59,7 +67,11 @@ mod steps {
         optim::adam(0.05).init(p)
     }
 
-    pub fn adam_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(0.05);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -69,7 +81,11 @@ mod steps {
         optim::adamw(0.05, 0.1).init(p)
     }
 
-    pub fn adamw_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adamw_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adamw(0.05, 0.1);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -79,7 +95,11 @@ mod steps {
         optim::rmsprop(0.05).init(p)
     }
 
-    pub fn rmsprop_step(p: Params, s: optim::RmsState<Params>, g: &Params) -> (Params, optim::RmsState<Params>) {
+    pub fn rmsprop_step(
+        p: Params,
+        s: optim::RmsState<Params>,
+        g: &Params,
+    ) -> (Params, optim::RmsState<Params>) {
         let opt = optim::rmsprop(0.05);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -89,7 +109,11 @@ mod steps {
         optim::adagrad(0.1).init(p)
     }
 
-    pub fn adagrad_step(p: Params, s: optim::AdagradState<Params>, g: &Params) -> (Params, optim::AdagradState<Params>) {
+    pub fn adagrad_step(
+        p: Params,
+        s: optim::AdagradState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdagradState<Params>) {
         let opt = optim::adagrad(0.1);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -99,7 +123,11 @@ mod steps {
         optim::lion(0.02).init(p)
     }
 
-    pub fn lion_step(p: Params, s: optim::LionState<Params>, g: &Params) -> (Params, optim::LionState<Params>) {
+    pub fn lion_step(
+        p: Params,
+        s: optim::LionState<Params>,
+        g: &Params,
+    ) -> (Params, optim::LionState<Params>) {
         let opt = optim::lion(0.02);
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -109,7 +137,11 @@ mod steps {
         optim::chain((optim::clip_by_global_norm(1.0), optim::sgd(0.1))).init(p)
     }
 
-    pub fn clip_sgd_step(p: Params, s: ((), optim::CountState), g: &Params) -> (Params, ((), optim::CountState)) {
+    pub fn clip_sgd_step(
+        p: Params,
+        s: ((), optim::CountState),
+        g: &Params,
+    ) -> (Params, ((), optim::CountState)) {
         let opt = optim::chain((optim::clip_by_global_norm(1.0), optim::sgd(0.1)));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -119,7 +151,11 @@ mod steps {
         optim::chain((optim::clip_by_global_norm(1.0), optim::adam(0.05))).init(p)
     }
 
-    pub fn clip_adam_step(p: Params, s: ((), optim::AdamState<Params>), g: &Params) -> (Params, ((), optim::AdamState<Params>)) {
+    pub fn clip_adam_step(
+        p: Params,
+        s: ((), optim::AdamState<Params>),
+        g: &Params,
+    ) -> (Params, ((), optim::AdamState<Params>)) {
         let opt = optim::chain((optim::clip_by_global_norm(1.0), optim::adam(0.05)));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -129,7 +165,11 @@ mod steps {
         optim::adam(optim::constant(0.05)).init(p)
     }
 
-    pub fn adam_constant_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_constant_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(optim::constant(0.05));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -139,18 +179,35 @@ mod steps {
         optim::adam(optim::exponential_decay(0.05, 4, 0.6)).init(p)
     }
 
-    pub fn adam_exponential_decay_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_exponential_decay_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(optim::exponential_decay(0.05, 4, 0.6));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
     }
 
     pub fn adam_exponential_decay_begin_staircase_init(p: &Params) -> optim::AdamState<Params> {
-        optim::adam(optim::exponential_decay(0.05, 3, 0.5).transition_begin(4).staircase(true)).init(p)
+        optim::adam(
+            optim::exponential_decay(0.05, 3, 0.5)
+                .transition_begin(4)
+                .staircase(true),
+        )
+        .init(p)
     }
 
-    pub fn adam_exponential_decay_begin_staircase_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
-        let opt = optim::adam(optim::exponential_decay(0.05, 3, 0.5).transition_begin(4).staircase(true));
+    pub fn adam_exponential_decay_begin_staircase_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
+        let opt = optim::adam(
+            optim::exponential_decay(0.05, 3, 0.5)
+                .transition_begin(4)
+                .staircase(true),
+        );
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
     }
@@ -159,7 +216,11 @@ mod steps {
         optim::adam(optim::cosine_decay(0.05, 15)).init(p)
     }
 
-    pub fn adam_cosine_decay_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_cosine_decay_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(optim::cosine_decay(0.05, 15));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -169,7 +230,11 @@ mod steps {
         optim::adam(optim::cosine_decay(0.05, 15).alpha(0.2)).init(p)
     }
 
-    pub fn adam_cosine_decay_alpha_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_cosine_decay_alpha_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(optim::cosine_decay(0.05, 15).alpha(0.2));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -179,7 +244,11 @@ mod steps {
         optim::adam(optim::warmup_cosine_decay(0.0, 0.05, 5, 18, 0.005)).init(p)
     }
 
-    pub fn adam_warmup_cosine_decay_step(p: Params, s: optim::AdamState<Params>, g: &Params) -> (Params, optim::AdamState<Params>) {
+    pub fn adam_warmup_cosine_decay_step(
+        p: Params,
+        s: optim::AdamState<Params>,
+        g: &Params,
+    ) -> (Params, optim::AdamState<Params>) {
         let opt = optim::adam(optim::warmup_cosine_decay(0.0, 0.05, 5, 18, 0.005));
         let (u, s) = opt.update(g, s, &p);
         (optim::apply_updates(&p, &u), s)
@@ -225,9 +294,18 @@ fn check<S, O: GradientTransformation<eager::Params>>(
         pe = optim::apply_updates(&pe, &u);
         let want = eager::params_of(&c["params"][k + 1]);
         let got = to_tuple(&p);
-        let (ef, ee) = (eager::max_rel_err(&got, &want), eager::max_rel_err(&got, &pe));
-        assert!(ef <= eager::TOL, "{id}: step {k}: jit vs optax: {ef:e}\n got {got:?}\nwant {want:?}");
-        assert!(ee <= eager::TOL, "{id}: step {k}: jit vs eager: {ee:e}\n got {got:?}\nwant {pe:?}");
+        let (ef, ee) = (
+            eager::max_rel_err(&got, &want),
+            eager::max_rel_err(&got, &pe),
+        );
+        assert!(
+            ef <= eager::TOL,
+            "{id}: step {k}: jit vs optax: {ef:e}\n got {got:?}\nwant {want:?}"
+        );
+        assert!(
+            ee <= eager::TOL,
+            "{id}: step {k}: jit vs eager: {ee:e}\n got {got:?}\nwant {pe:?}"
+        );
         worst_fixture = worst_fixture.max(ef);
         worst_eager = worst_eager.max(ee);
     }
@@ -241,82 +319,163 @@ fn sgd() {
 
 #[test]
 fn sgd_momentum() {
-    check("sgd_momentum", steps::sgd_momentum_init, steps::sgd_momentum_step, optim::sgd_with(0.1, 0.9, false));
+    check(
+        "sgd_momentum",
+        steps::sgd_momentum_init,
+        steps::sgd_momentum_step,
+        optim::sgd_with(0.1, 0.9, false),
+    );
 }
 
 #[test]
 fn sgd_nesterov() {
-    check("sgd_nesterov", steps::sgd_nesterov_init, steps::sgd_nesterov_step, optim::sgd_with(0.1, 0.9, true));
+    check(
+        "sgd_nesterov",
+        steps::sgd_nesterov_init,
+        steps::sgd_nesterov_step,
+        optim::sgd_with(0.1, 0.9, true),
+    );
 }
 
 #[test]
 fn adam() {
-    check("adam", steps::adam_init, steps::adam_step, optim::adam(0.05));
+    check(
+        "adam",
+        steps::adam_init,
+        steps::adam_step,
+        optim::adam(0.05),
+    );
 }
 
 #[test]
 fn adamw() {
-    check("adamw", steps::adamw_init, steps::adamw_step, optim::adamw(0.05, 0.1));
+    check(
+        "adamw",
+        steps::adamw_init,
+        steps::adamw_step,
+        optim::adamw(0.05, 0.1),
+    );
 }
 
 #[test]
 fn rmsprop() {
-    check("rmsprop", steps::rmsprop_init, steps::rmsprop_step, optim::rmsprop(0.05));
+    check(
+        "rmsprop",
+        steps::rmsprop_init,
+        steps::rmsprop_step,
+        optim::rmsprop(0.05),
+    );
 }
 
 #[test]
 fn adagrad() {
-    check("adagrad", steps::adagrad_init, steps::adagrad_step, optim::adagrad(0.1));
+    check(
+        "adagrad",
+        steps::adagrad_init,
+        steps::adagrad_step,
+        optim::adagrad(0.1),
+    );
 }
 
 #[test]
 fn lion() {
-    check("lion", steps::lion_init, steps::lion_step, optim::lion(0.02));
+    check(
+        "lion",
+        steps::lion_init,
+        steps::lion_step,
+        optim::lion(0.02),
+    );
 }
 
 #[test]
 fn clip_sgd() {
-    check("clip_sgd", steps::clip_sgd_init, steps::clip_sgd_step, optim::chain((optim::clip_by_global_norm(1.0), optim::sgd(0.1))));
+    check(
+        "clip_sgd",
+        steps::clip_sgd_init,
+        steps::clip_sgd_step,
+        optim::chain((optim::clip_by_global_norm(1.0), optim::sgd(0.1))),
+    );
 }
 
 #[test]
 fn clip_adam() {
-    check("clip_adam", steps::clip_adam_init, steps::clip_adam_step, optim::chain((optim::clip_by_global_norm(1.0), optim::adam(0.05))));
+    check(
+        "clip_adam",
+        steps::clip_adam_init,
+        steps::clip_adam_step,
+        optim::chain((optim::clip_by_global_norm(1.0), optim::adam(0.05))),
+    );
 }
 
 #[test]
 fn adam_constant() {
-    check("adam_constant", steps::adam_constant_init, steps::adam_constant_step, optim::adam(optim::constant(0.05)));
+    check(
+        "adam_constant",
+        steps::adam_constant_init,
+        steps::adam_constant_step,
+        optim::adam(optim::constant(0.05)),
+    );
 }
 
 #[test]
 fn adam_exponential_decay() {
-    check("adam_exponential_decay", steps::adam_exponential_decay_init, steps::adam_exponential_decay_step, optim::adam(optim::exponential_decay(0.05, 4, 0.6)));
+    check(
+        "adam_exponential_decay",
+        steps::adam_exponential_decay_init,
+        steps::adam_exponential_decay_step,
+        optim::adam(optim::exponential_decay(0.05, 4, 0.6)),
+    );
 }
 
 #[test]
 fn adam_exponential_decay_begin_staircase() {
-    check("adam_exponential_decay_begin_staircase", steps::adam_exponential_decay_begin_staircase_init, steps::adam_exponential_decay_begin_staircase_step, optim::adam(optim::exponential_decay(0.05, 3, 0.5).transition_begin(4).staircase(true)));
+    check(
+        "adam_exponential_decay_begin_staircase",
+        steps::adam_exponential_decay_begin_staircase_init,
+        steps::adam_exponential_decay_begin_staircase_step,
+        optim::adam(
+            optim::exponential_decay(0.05, 3, 0.5)
+                .transition_begin(4)
+                .staircase(true),
+        ),
+    );
 }
 
 #[test]
 fn adam_cosine_decay() {
-    check("adam_cosine_decay", steps::adam_cosine_decay_init, steps::adam_cosine_decay_step, optim::adam(optim::cosine_decay(0.05, 15)));
+    check(
+        "adam_cosine_decay",
+        steps::adam_cosine_decay_init,
+        steps::adam_cosine_decay_step,
+        optim::adam(optim::cosine_decay(0.05, 15)),
+    );
 }
 
 #[test]
 fn adam_cosine_decay_alpha() {
-    check("adam_cosine_decay_alpha", steps::adam_cosine_decay_alpha_init, steps::adam_cosine_decay_alpha_step, optim::adam(optim::cosine_decay(0.05, 15).alpha(0.2)));
+    check(
+        "adam_cosine_decay_alpha",
+        steps::adam_cosine_decay_alpha_init,
+        steps::adam_cosine_decay_alpha_step,
+        optim::adam(optim::cosine_decay(0.05, 15).alpha(0.2)),
+    );
 }
 
 #[test]
 fn adam_warmup_cosine_decay() {
-    check("adam_warmup_cosine_decay", steps::adam_warmup_cosine_decay_init, steps::adam_warmup_cosine_decay_step, optim::adam(optim::warmup_cosine_decay(0.0, 0.05, 5, 18, 0.005)));
+    check(
+        "adam_warmup_cosine_decay",
+        steps::adam_warmup_cosine_decay_init,
+        steps::adam_warmup_cosine_decay_step,
+        optim::adam(optim::warmup_cosine_decay(0.0, 0.05, 5, 18, 0.005)),
+    );
 }
 
 #[test]
 fn state_types_are_the_runtime_structs() {
-    let p = to_struct(&eager::params_of(&common::case("optim", "adam")["params"][0]));
+    let p = to_struct(&eager::params_of(
+        &common::case("optim", "adam")["params"][0],
+    ));
     let s: optim::AdamState<Params> = steps::adam_init(&p);
     assert_eq!(s.count.item(), 0);
     assert_eq!(s.mu.w.to_vec(), vec![0.0; 12]);

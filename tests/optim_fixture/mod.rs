@@ -57,4 +57,3 @@ pub fn schedule(name: &str) -> Schedule {
         other => panic!("no schedule {other}"),
     }
 }
-
