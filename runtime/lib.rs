@@ -174,6 +174,7 @@ pub mod lax;
 pub mod math;
 pub mod nn;
 pub mod ops;
+pub mod optim;
 mod promote;
 pub mod random;
 pub mod scipy;

@@ -224,7 +224,12 @@ pub(crate) fn build_result(
         }
         (_, syn::Type::Paren(p)) => build_result(&p.elem, spec, outs, avals, k, items),
         (TypeSpec::Struct { name, fields }, _) => {
-            let decl = &items.structs[name];
+            // `jax::optim`'s state structs are the runtime's, generic over the params.
+            let optim = crate::frontend::lower_optim::state_result_fields(name, ty);
+            let (path, decl) = match &optim {
+                Some((path, decl)) => (path.clone(), decl),
+                None => (quote!(#ty), &items.structs[name]),
+            };
             let parts: Vec<TokenStream> = fields
                 .iter()
                 .zip(decl)
@@ -233,7 +238,7 @@ pub(crate) fn build_result(
                     quote!(#f: #v)
                 })
                 .collect();
-            quote!(#ty { #(#parts,)* })
+            quote!(#path { #(#parts,)* })
         }
         (TypeSpec::Scalar(_), _) => {
             let o = &outs[*k];

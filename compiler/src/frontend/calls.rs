@@ -68,6 +68,9 @@ impl Tracer {
         if let Some(v) = self.call_item(p, c)? {
             return Ok(v);
         }
+        if let Some(v) = crate::frontend::lower_optim::call(self, p, c)? {
+            return Ok(v);
+        }
         if let Some(v) = self.array_constructor(p, c)? {
             return Ok(v);
         }
@@ -227,6 +230,9 @@ impl Tracer {
         }
         let recv = self.expr(&m.receiver)?;
         let span = m.span();
+        if let Value::Optim(o) = &recv {
+            return crate::frontend::lower_optim::method(self, o, m);
+        }
         if name == "astype" {
             let Some(turbofish) = &m.turbofish else {
                 return err(

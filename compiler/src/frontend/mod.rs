@@ -39,6 +39,7 @@ pub(crate) mod lower_linalg;
 pub(crate) mod lower_manip;
 pub(crate) mod lower_math;
 pub(crate) mod lower_nn;
+pub(crate) mod lower_optim;
 pub(crate) mod lower_random;
 pub(crate) mod lower_ranges;
 pub(crate) mod lower_shape;

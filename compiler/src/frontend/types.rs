@@ -174,6 +174,9 @@ fn type_spec(ty: &syn::Type) -> syn::Result<TypeSpec> {
 
 /// Reads a type that may name the structs of a `#[jax::jit] mod`.
 pub(crate) fn type_spec_in(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
+    if let Some(state) = crate::frontend::lower_optim::state_type_spec(ty, items) {
+        return state;
+    }
     if let syn::Type::Path(p) = ty {
         let last = p.path.segments.last().unwrap();
         let name = if last.ident == "Self" {

@@ -38,6 +38,8 @@ pub(crate) enum Value {
     /// A string literal: an option known when the function compiles
     /// (`jnp::searchsorted(a, v, "right")`), never an array.
     Str(String),
+    /// An optimizer or schedule of `jax::optim`: a compile-time value.
+    Optim(Rc<crate::frontend::lower_optim::Static>),
     /// A name whose definition failed: it was reported once, so its uses
     /// are skipped instead of reported again.
     Poison,

@@ -162,6 +162,8 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
 /// Whether every leaf is an array or scalar (no keys).
 fn plain_leaves(spec: &TypeSpec) -> bool {
     match spec {
+        // `jax::optim` states (named `optim::..`) hold an integer count: no derivatives.
+        TypeSpec::Struct { name, .. } if name.contains("::") => false,
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| plain_leaves(s)),
         TypeSpec::Array { .. } | TypeSpec::Scalar(_) => true,
         _ => false,
