@@ -135,6 +135,11 @@ fn spelled(spec: &TypeSpec) -> syn::Type {
             let id = format_ident!("{}", name);
             syn::parse_quote!(super::#id)
         }
+        TypeSpec::List(items) => {
+            let item = spelled(&items[0]);
+            let n = items.len();
+            syn::parse_quote!([#item; #n])
+        }
         _ => unreachable!("derivatives are generated for arrays, scalars and structs"),
     }
 }
@@ -155,6 +160,11 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
                 leaves(s, quote!(#expr.#k), out);
             }
         }
+        TypeSpec::List(items) => {
+            for (k, s) in items.iter().enumerate() {
+                leaves(s, quote!(#expr[#k]), out);
+            }
+        }
         leaf => out.push((expr, leaf.clone())),
     }
 }
@@ -163,6 +173,7 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
 fn plain_leaves(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| plain_leaves(s)),
+        TypeSpec::List(items) => !items.is_empty() && items.iter().all(plain_leaves),
         TypeSpec::Array { .. } | TypeSpec::Scalar(_) => true,
         _ => false,
     }
@@ -190,6 +201,7 @@ fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
 fn is_inexact(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_inexact(s)),
+        TypeSpec::List(items) => items.iter().all(is_inexact),
         s => s.aval().is_some_and(|a| a.dtype.is_inexact()),
     }
 }
@@ -198,6 +210,7 @@ fn is_inexact(spec: &TypeSpec) -> bool {
 fn is_float(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
+        TypeSpec::List(items) => items.iter().all(is_float),
         s => s.aval().is_some_and(|a| a.dtype.is_float()),
     }
 }
