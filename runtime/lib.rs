@@ -179,6 +179,7 @@ pub mod random;
 pub mod scipy;
 pub mod shape;
 pub mod test_util;
+pub mod tree;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use device::{devices, Device};
