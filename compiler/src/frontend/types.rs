@@ -42,6 +42,9 @@ pub(crate) struct Items {
     pub(crate) fns: HashMap<String, syn::ItemFn>,
     /// `(struct, method)` -> the method, inlined where it is called.
     pub(crate) methods: HashMap<(String, String), syn::ImplItemFn>,
+    /// Structs defined outside (`#[derive(jax::Pytree)]`) -> the path the
+    /// signature names them by (spelled so in the companion module).
+    pub(crate) paths: HashMap<String, syn::Path>,
 }
 
 impl TypeSpec {
