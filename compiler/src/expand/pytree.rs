@@ -183,7 +183,16 @@ pub(crate) fn ask_for(
     let span = path.span();
     let mac = quote_spanned!(span=> #path!);
     let path_tokens = path.to_token_stream();
+    // Without the derive the macro is missing (rustc: "cannot find macro");
+    // this says why, at the type.
+    let check = quote_spanned! {span=>
+        const _: () = {
+            fn __jax_struct_in_a_jit_signature_needs_derive_pytree<T: ::jax::tree::Pytree>() {}
+            let _ = __jax_struct_in_a_jit_signature_needs_derive_pytree::<#path>;
+        };
+    };
     quote! {
+        #check
         #mac { @jax_jit [#defs] [#path_tokens] [#attr] #item }
     }
 }
