@@ -516,6 +516,7 @@ fn expand_mod(
         return None;
     };
     let items = Rc::new(module_items(content, errors));
+    let auto = pytree::auto_impls(content);
     let mut out = Vec::new();
     for it in content {
         match it {
@@ -533,12 +534,10 @@ fn expand_mod(
             // Consts are also inlined at trace time; they may have no other use.
             syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
             // A struct is a pytree eagerly too (`jax::tree::map`, optimizers):
-            // the same impl `#[derive(jax::Pytree)]` writes, unless the user
-            // derives it; `Pytree` needs `Clone`.
+            // the same impl `#[derive(jax::Pytree)]` writes (see
+            // `pytree::auto_impls` for which structs).
             syn::Item::Struct(st)
-                if pytree::derives(&st.attrs, "Clone")
-                    && !pytree::derives(&st.attrs, "Pytree")
-                    && st.generics.params.is_empty()
+                if auto.contains(&st.ident.to_string())
                     && items.structs.contains_key(&st.ident.to_string()) =>
             {
                 let imp = pytree::pytree_impl(&st.ident, &items.structs[&st.ident.to_string()]);

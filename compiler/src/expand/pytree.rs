@@ -127,6 +127,76 @@ pub(crate) fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     })
 }
 
+/// The structs of a `#[jax::jit] mod` that get the impl from the jit macro:
+/// those deriving `Clone` (the trait needs it) but not `Pytree`, without
+/// generics, whose fields are all arrays, tuples or Rust arrays of them, or
+/// structs of the mod that are pytrees (a scalar or key field keeps a struct
+/// out: `f32` and `Key` are not pytrees eagerly).
+pub(crate) fn auto_impls(content: &[syn::Item]) -> std::collections::HashSet<String> {
+    let structs: std::collections::HashMap<String, &syn::ItemStruct> = content
+        .iter()
+        .filter_map(|it| match it {
+            syn::Item::Struct(s) => Some((s.ident.to_string(), s)),
+            _ => None,
+        })
+        .collect();
+    let mut names: Vec<&String> = structs.keys().collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter(|n| {
+            let s = structs[*n];
+            !derives(&s.attrs, "Pytree") && is_pytree_struct(s, &structs, 0)
+        })
+        .cloned()
+        .collect()
+}
+
+fn is_pytree_struct(
+    s: &syn::ItemStruct,
+    structs: &std::collections::HashMap<String, &syn::ItemStruct>,
+    depth: usize,
+) -> bool {
+    let syn::Fields::Named(named) = &s.fields else {
+        return false;
+    };
+    depth < 16
+        && s.generics.params.is_empty()
+        && (derives(&s.attrs, "Clone") || derives(&s.attrs, "Pytree"))
+        && named
+            .named
+            .iter()
+            .all(|f| is_pytree_type(&f.ty, structs, depth + 1))
+}
+
+fn is_pytree_type(
+    ty: &syn::Type,
+    structs: &std::collections::HashMap<String, &syn::ItemStruct>,
+    depth: usize,
+) -> bool {
+    match ty {
+        syn::Type::Paren(p) => is_pytree_type(&p.elem, structs, depth),
+        syn::Type::Group(g) => is_pytree_type(&g.elem, structs, depth),
+        syn::Type::Array(a) => is_pytree_type(&a.elem, structs, depth),
+        syn::Type::Tuple(t) => {
+            t.elems.len() <= 6 && t.elems.iter().all(|t| is_pytree_type(t, structs, depth))
+        }
+        syn::Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if last.ident == "Array" {
+                return !last.arguments.is_empty();
+            }
+            last.arguments.is_empty()
+                && structs
+                    .get(&last.ident.to_string())
+                    .is_some_and(|s| is_pytree_struct(s, structs, depth))
+        }
+        _ => false,
+    }
+}
+
 /// The first type name of a signature (or of the known structs' fields)
 /// that is neither an array, a scalar, a key nor a known struct: a struct
 /// defined elsewhere, to ask for with its `macro_rules!`.
