@@ -88,6 +88,10 @@ mod reference {
         pub pair: (Array<f32>, Array<f32, 2>),
     }
 
+    pub fn layer_loss(l: &Layer, x: &Array<f32, 4, 3>) -> Array<f32> {
+        jnp::sum(jnp::tanh(x.matmul(&l.w) + &l.b))
+    }
+
     pub fn loss(p: &Params, x: &Array<f32, 4, 3>) -> Array<f32> {
         let h = jnp::tanh(x.matmul(&p.layer.w) + &p.layer.b);
         let mut out = h * &p.pair.1 + &p.pair.0;
@@ -198,4 +202,71 @@ fn derived_and_jit_mod_structs_are_eager_pytrees() {
     assert_eq!(p.def(), as_reference(&p).def());
     assert_eq!(p.def().num_leaves(), 8);
     assert_eq!(leaves(&p), leaves(&as_reference(&p)));
+}
+
+/// A derived struct beside the jitted function, in the same module.
+#[derive(Clone, Debug, jax::Pytree)]
+pub struct Local {
+    pub a: Array<f32, 3>,
+    pub b: (Array<f32, 3>, Array<f32>),
+}
+
+#[jax::jit]
+fn local_loss(p: &Local) -> Array<f32> {
+    jnp::sum(jnp::sin(&p.a) * &p.b.0) + p.b.1
+}
+
+/// The struct named by its path, without importing it.
+#[jax::jit]
+fn by_path(l: &model::Layer, x: &Array<f32, 4, 3>) -> model::Layer {
+    let g = jax::grad(|l: model::Layer| jnp::sum(jnp::tanh(x.matmul(&l.w) + &l.b)))(l);
+    model::Layer {
+        w: l.w - g.w,
+        b: l.b - g.b,
+    }
+}
+
+#[test]
+fn structs_beside_the_function_or_named_by_path() {
+    let p = Local {
+        a: filled(1),
+        b: (filled(2), filled(3)),
+    };
+    let g: Local = local_loss::grad(&p);
+    // d/da sum(sin(a) * c) = cos(a) * c; d/db.1 = 1.
+    let want: Vec<f32> =
+        p.a.to_vec()
+            .iter()
+            .zip(p.b.0.to_vec())
+            .map(|(a, c)| a.cos() * c)
+            .collect();
+    for (g, w) in g.a.to_vec().iter().zip(&want) {
+        assert!((g - w).abs() < 1e-6, "{g} vs {w}");
+    }
+    assert_eq!(g.b.1.item(), 1.0);
+    let layer = params().layer;
+    let x = filled::<Array<f32, 4, 3>>(3);
+    let stepped = by_path(&layer, &x);
+    let r = reference::Layer {
+        w: layer.w.clone(),
+        b: layer.b.clone(),
+    };
+    let g = reference::layer_loss::grad(&r, &x);
+    for (got, (w, g)) in stepped
+        .w
+        .to_vec()
+        .iter()
+        .zip(layer.w.to_vec().iter().zip(g.w.to_vec()))
+    {
+        assert!((got - (w - g)).abs() < 1e-6, "{got} vs {}", w - g);
+    }
+    for (got, (b, g)) in stepped
+        .b
+        .to_vec()
+        .iter()
+        .zip(layer.b.to_vec().iter().zip(g.b.to_vec()))
+    {
+        assert!((got - (b - g)).abs() < 1e-6, "{got} vs {}", b - g);
+    }
+    assert_ne!(stepped.w, layer.w);
 }
