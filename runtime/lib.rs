@@ -247,6 +247,7 @@ pub use error::ShapeError;
 /// assert_eq!((g.w.to_vec(), g.b.item()), (vec![3.0, 4.0], 1.0));
 /// ```
 pub use jax_macros::jit;
+pub use jax_macros::{__jit_with_structs, Pytree};
 pub use jaxpr::{CostAnalysis, Jaxpr};
 
 /// `jax.clear_caches()`: frees what the crate keeps between calls. Compiled

@@ -59,6 +59,36 @@ pub fn expand_jit(attr: TokenStream, item: TokenStream) -> TokenStream {
         })
 }
 
+/// `#[derive(jax::Pytree)]`: `impl ::jax::tree::Pytree` for a struct with
+/// named fields, and the macro through which `#[jax::jit]` reads its fields
+/// where a signature names it.
+pub fn derive_pytree(item: TokenStream) -> TokenStream {
+    let at = item.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        expand::pytree::derive(item)
+    }))
+    .unwrap_or_else(|_| {
+        syn::Error::new_spanned(
+            at,
+            "internal error in #[derive(jax::Pytree)]; please report it",
+        )
+        .to_compile_error()
+    })
+}
+
+/// The hidden second pass of `#[jax::jit]` on a function whose signature
+/// names structs defined elsewhere: their fields, collected by their
+/// `#[derive(jax::Pytree)]` macros, then the attribute's arguments and the
+/// function.
+pub fn jit_with_structs(input: TokenStream) -> TokenStream {
+    let at = input.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand_with_structs(input)))
+        .unwrap_or_else(|_| {
+            syn::Error::new_spanned(at, "internal error in #[jax::jit] (the compiler panicked); please report it with this function")
+                .to_compile_error()
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

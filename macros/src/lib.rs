@@ -8,3 +8,20 @@ use proc_macro::TokenStream;
 pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
     jax_compiler::expand_jit(attr.into(), item.into()).into()
 }
+
+/// Makes a struct with named fields a pytree: writes `impl jax::tree::Pytree`
+/// (fields in declaration order) and lets `#[jax::jit]` functions elsewhere
+/// take and return it. See the `jax` crate's documentation.
+#[proc_macro_derive(Pytree)]
+pub fn derive_pytree(item: TokenStream) -> TokenStream {
+    jax_compiler::derive_pytree(item.into()).into()
+}
+
+/// Hidden: the second pass of `#[jax::jit]` once the fields of the structs
+/// its signature names are known (called by the macros `#[derive(jax::Pytree)]`
+/// writes).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __jit_with_structs(input: TokenStream) -> TokenStream {
+    jax_compiler::jit_with_structs(input.into()).into()
+}

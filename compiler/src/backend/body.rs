@@ -77,6 +77,11 @@ pub(crate) fn bind_inputs(
                 bind_inputs(em, j, quote!(#expr.#f), item, next, rows);
             }
         }
+        TypeSpec::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                bind_inputs(em, j, quote!(#expr[#i]), item, next, rows);
+            }
+        }
         TypeSpec::Scalar(_) => {
             em.input(j.invars[*next], expr, true);
             *next += 1;
@@ -223,6 +228,14 @@ pub(crate) fn build_result(
             quote!((#(#parts,)*))
         }
         (_, syn::Type::Paren(p)) => build_result(&p.elem, spec, outs, avals, k, items),
+        (_, syn::Type::Group(g)) => build_result(&g.elem, spec, outs, avals, k, items),
+        (TypeSpec::List(specs), syn::Type::Array(a)) => {
+            let parts: Vec<TokenStream> = specs
+                .iter()
+                .map(|s| build_result(&a.elem, s, outs, avals, k, items))
+                .collect();
+            quote!([#(#parts,)*])
+        }
         (TypeSpec::Struct { name, fields }, _) => {
             // `jax::optim`'s state structs are the runtime's, generic over the params.
             let optim = crate::frontend::lower_optim::state_result_fields(name, ty);

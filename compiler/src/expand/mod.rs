@@ -6,6 +6,7 @@
 //! signature beside the errors.
 
 mod companions;
+pub(crate) mod pytree;
 
 use std::rc::Rc;
 
@@ -350,7 +351,7 @@ fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
 /// See [`crate::expand_jit`].
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    let options = match Options::parse(attr) {
+    let options = match Options::parse(attr.clone()) {
         Ok(o) => o,
         Err(e) => {
             errors.push(e);
@@ -358,7 +359,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let output = match syn::parse2::<syn::Item>(item.clone()) {
-        Ok(syn::Item::Fn(f)) => expand_fn(&f, None, &options, &mut errors),
+        // A struct defined elsewhere: ask its `#[derive(jax::Pytree)]` macro.
+        Ok(syn::Item::Fn(f)) if pytree::unknown_struct(&f.sig, &Items::default()).is_some() => {
+            let path = pytree::unknown_struct(&f.sig, &Items::default()).unwrap();
+            return pytree::ask_for(&path, &TokenStream::new(), &attr, &item);
+        }
+        Ok(syn::Item::Fn(f)) => expand_fn(&f, None, None, &options, &mut errors),
         Ok(syn::Item::Mod(m)) => match expand_mod(m, &mut errors, &options) {
             Some(tokens) => tokens,
             None => item,
@@ -391,6 +397,46 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote! { #(#errors)* #output }
 }
 
+/// `::jax::__jit_with_structs!`: a function whose signature names structs
+/// defined outside, with their fields now known (see [`pytree`]).
+pub(crate) fn expand_with_structs(input: TokenStream) -> TokenStream {
+    let w = match syn::parse2::<pytree::WithStructs>(input) {
+        Ok(w) => w,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut items = Items::default();
+    for (path, s) in &w.structs {
+        let syn::Fields::Named(named) = &s.fields else {
+            continue;
+        };
+        let fields = named
+            .named
+            .iter()
+            .map(|f| (f.ident.clone().unwrap(), f.ty.clone()))
+            .collect();
+        items.structs.insert(s.ident.to_string(), fields);
+        items.paths.insert(s.ident.to_string(), path.clone());
+    }
+    let f = match syn::parse2::<syn::ItemFn>(w.item.clone()) {
+        Ok(f) => f,
+        Err(e) => return e.to_compile_error(),
+    };
+    if let Some(path) = pytree::unknown_struct(&f.sig, &items) {
+        return pytree::ask_for(&path, &w.defs, &w.attr, &w.item);
+    }
+    let mut errors = Vec::new();
+    let options = match Options::parse(w.attr) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.push(e);
+            Default::default()
+        }
+    };
+    let output = expand_fn(&f, None, Some(Rc::new(items)), &options, &mut errors);
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote! { #(#errors)* #output }
+}
+
 /// A free function as emitted: compiled, beside its companion module (the
 /// jaxpr, the derivatives, the introspection), or its fallback. `module`
 /// holds the items of the enclosing `#[jax::jit] mod`, if any: there a
@@ -399,11 +445,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn expand_fn(
     f: &syn::ItemFn,
     module: Option<&Rc<Items>>,
+    outside: Option<Rc<Items>>,
     options: &Options,
     errors: &mut Vec<syn::Error>,
 ) -> TokenStream {
     let func = Function::from(f);
-    let items = module.cloned().unwrap_or_default();
+    let items = module.cloned().or(outside).unwrap_or_default();
     let Compiled {
         function,
         jaxpr_text,
@@ -469,10 +516,11 @@ fn expand_mod(
         return None;
     };
     let items = Rc::new(module_items(content, errors));
+    let auto = pytree::auto_impls(content);
     let mut out = Vec::new();
     for it in content {
         match it {
-            syn::Item::Fn(f) => out.push(expand_fn(f, Some(&items), options, errors)),
+            syn::Item::Fn(f) => out.push(expand_fn(f, Some(&items), None, options, errors)),
             syn::Item::Impl(imp) if imp.trait_.is_none() => {
                 let self_ty = &*imp.self_ty;
                 let fns = imp.items.iter().map(|ii| match ii {
@@ -485,6 +533,16 @@ fn expand_mod(
             }
             // Consts are also inlined at trace time; they may have no other use.
             syn::Item::Const(c) => out.push(quote!(#[allow(dead_code)] #c)),
+            // A struct is a pytree eagerly too (`jax::tree::map`, optimizers):
+            // the same impl `#[derive(jax::Pytree)]` writes (see
+            // `pytree::auto_impls` for which structs).
+            syn::Item::Struct(st)
+                if auto.contains(&st.ident.to_string())
+                    && items.structs.contains_key(&st.ident.to_string()) =>
+            {
+                let imp = pytree::pytree_impl(&st.ident, &items.structs[&st.ident.to_string()]);
+                out.push(quote!(#st #imp));
+            }
             other => out.push(quote!(#other)),
         }
     }

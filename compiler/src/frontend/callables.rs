@@ -11,6 +11,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use crate::frontend::lower_call::Module;
+use crate::frontend::pytree::GradOptions;
 use crate::frontend::tracer::{Tracer, MAX_DEPTH};
 use crate::frontend::value::Value;
 use crate::ir::builder::{err, Builder, Result};
@@ -56,7 +57,8 @@ pub(crate) enum Callable {
     Item(Rc<syn::ItemFn>),
     /// `jnp::sin`, `lax::exp`.
     Op(Module, String),
-    Transformed(Kind, Box<Callable>),
+    /// `jax::grad(f)`, with its options (`argnums`, `has_aux`).
+    Transformed(Kind, Box<Callable>, Rc<GradOptions>),
     /// `jax::vmap(f, in_axes, out_axes)`.
     Vmapped(Rc<Vmapped>),
     /// The pullback `jax::vjp` returned.
@@ -133,10 +135,11 @@ impl Tracer {
                 let Some(kind) = kind_of(&p.path) else {
                     return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
                 };
-                if c.args.len() != 1 {
-                    return err(c.span(), "a transformation takes one function: `jax::grad(f)`; choose arguments with `argnums` on a function of the mod");
-                }
-                Ok(Callable::Transformed(kind, Box::new(self.callable(&c.args[0])?)))
+                let Some(first) = c.args.first() else {
+                    return err(c.span(), "a transformation takes one function, then options: `jax::grad(f)`, `jax::grad(f, argnums = (0, 2))`, `jax::value_and_grad(f, has_aux = true)`");
+                };
+                let opts = GradOptions::parse(kind, c.args.iter().skip(1), c.span())?;
+                Ok(Callable::Transformed(kind, Box::new(self.callable(first)?), Rc::new(opts)))
             }
             syn::Expr::Path(p) => {
                 let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -188,7 +191,10 @@ impl Tracer {
                 }
             }
             Callable::Op(m, name) => self.op(*m, name, args, None, span),
-            Callable::Transformed(kind, g) => self.transform(*kind, g, args, span),
+            Callable::Transformed(kind, g, opts) if **opts != GradOptions::default() => {
+                self.transform_tree(*kind, g, opts, args, span)
+            }
+            Callable::Transformed(kind, g, _) => self.transform(*kind, g, args, span),
             Callable::Pullback(pb) => self.call_pullback(pb, args, span),
             Callable::Vmapped(v) => {
                 let names = param_names(&v.f);

@@ -19,6 +19,7 @@ use syn::spanned::Spanned;
 
 use crate::frontend::callables::{is_path, kind_of, Callable, Kind};
 use crate::frontend::module::CustomRule;
+use crate::frontend::pytree::{is_tree, GradOptions};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::Items;
 use crate::frontend::value::{flatten, rebuild, Pullback, Value};
@@ -143,6 +144,9 @@ impl Tracer {
             && matches!(args[0].0, Value::Tuple(_) | Value::Struct(..))
         {
             return self.grad_of_tree(kind, f, args, span);
+        }
+        if args.iter().any(|(v, _)| is_tree(v)) {
+            return self.transform_tree(kind, f, &GradOptions::default(), args, span);
         }
         let (j, actual, free) = self.trace_apart(f, &args, span)?;
         let out = j.atom_aval(&j.outvars[0]).clone();
@@ -289,6 +293,9 @@ impl Tracer {
                 "`jax::vjp` takes a function and its arguments: `jax::vjp(f, x)`",
             );
         }
+        if primals.iter().any(|(v, _)| is_tree(v)) {
+            return self.vjp_tree(&f, primals, c.span());
+        }
         let (j, actual, free) = self.trace_apart(&f, &primals, c.span())?;
         let n = primals.len();
         let mut wrt = vec![true; n];
@@ -306,7 +313,12 @@ impl Tracer {
         inputs.extend(free);
         let out = self.b.inline(&j, &inputs)?;
         program.outvars.drain(..j.outvars.len());
-        let pullback = Pullback { program, inputs };
+        let pullback = Pullback {
+            program,
+            inputs,
+            primals: Vec::new(),
+            out: None,
+        };
         Ok(Value::Tuple(vec![
             Value::Traced(out[0].clone()),
             Value::Pullback(Rc::new(pullback)),
@@ -327,6 +339,9 @@ impl Tracer {
             );
         }
         let (ct, s) = args.into_iter().next().unwrap();
+        if let Some(out) = &pb.out {
+            return self.call_tree_pullback(pb, out, ct, s);
+        }
         let mut inputs = pb.inputs.clone();
         inputs.push(self.atom(ct, s)?);
         let cts = self.b.inline(&pb.program, &inputs)?;
@@ -355,6 +370,9 @@ impl Tracer {
         let tangents = tuple(self, &c.args[2])?;
         if primals.len() != tangents.len() {
             return err(c.span(), "`jax::jvp` needs one tangent per primal");
+        }
+        if primals.iter().any(|(v, _)| is_tree(v)) {
+            return self.jvp_tree(&f, primals, tangents, c.span());
         }
         let (j, actual, free) = self.trace_apart(&f, &primals, c.span())?;
         let n = primals.len();

@@ -124,28 +124,31 @@ impl Tracer {
     /// `x[i]`: Rust's `Index` returns a reference, so arrays are indexed with
     /// `x.at(i).get()`; a traced boolean mask would make the shape dynamic.
     fn index_expr(&mut self, ix: &syn::ExprIndex) -> Result<Value> {
-        // A Rust array (`random::split`'s keys) indexed by a static number.
-        if let syn::Expr::Path(p) = &*ix.expr {
-            if let Some(Value::List(items)) = p
+        // A Rust array (`random::split`'s keys, a `[Layer; 3]` of pytrees,
+        // also as a field: `p.layers[0]`) indexed by a static number.
+        let list = match &*ix.expr {
+            syn::Expr::Path(p) => p
                 .path
                 .get_ident()
                 .and_then(|id| self.lookup(&id.to_string()))
-                .cloned()
-            {
-                return match self.expr(&ix.index)? {
-                    Value::Static(Scalar::Int(i)) if (0..items.len() as i128).contains(&i) => {
-                        Ok(items[i as usize].clone())
-                    }
-                    _ => err(
-                        ix.index.span(),
-                        format!(
-                            "index this Rust array of {} values with a number known when the function compiles, in 0..{}",
-                            items.len(),
-                            items.len()
-                        ),
+                .cloned(),
+            syn::Expr::Field(_) => self.expr(&ix.expr).ok(),
+            _ => None,
+        };
+        if let Some(Value::List(items)) = list {
+            return match self.expr(&ix.index)? {
+                Value::Static(Scalar::Int(i)) if (0..items.len() as i128).contains(&i) => {
+                    Ok(items[i as usize].clone())
+                }
+                _ => err(
+                    ix.index.span(),
+                    format!(
+                        "index this Rust array of {} values with a number known when the function compiles, in 0..{}",
+                        items.len(),
+                        items.len()
                     ),
-                };
-            }
+                ),
+            };
         }
         if let Ok(Value::Traced(m)) = self.expr(&ix.index) {
             if self.b.aval(&m).dtype == jax_dtypes::DType::Bool {

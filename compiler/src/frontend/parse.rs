@@ -175,6 +175,9 @@ impl Tracer {
             TypeSpec::Tuple(items) => {
                 Value::Tuple(items.iter().map(|s| self.input_value(s)).collect())
             }
+            TypeSpec::List(items) => {
+                Value::List(items.iter().map(|s| self.input_value(s)).collect())
+            }
             s => Value::Traced(self.b.input(s.aval().unwrap())),
         }
     }

@@ -194,6 +194,30 @@ impl Tracer {
                     .collect::<Result<_>>()?;
                 Ok(Value::Tuple(items))
             }
+            TypeSpec::List(ts) => {
+                let Value::List(items) = v else {
+                    return err(
+                        span,
+                        format!("expected a Rust array of {} values", ts.len()),
+                    );
+                };
+                if items.len() != ts.len() {
+                    return err(
+                        span,
+                        format!(
+                            "expected a Rust array of {} values, got {}",
+                            ts.len(),
+                            items.len()
+                        ),
+                    );
+                }
+                let items = items
+                    .into_iter()
+                    .zip(ts)
+                    .map(|(v, t)| self.check_type(v, t, span))
+                    .collect::<Result<_>>()?;
+                Ok(Value::List(items))
+            }
             TypeSpec::Struct { name, fields } => {
                 let Value::Struct(got_name, values) = v else {
                     return err(span, format!("expected a `{name}`"));

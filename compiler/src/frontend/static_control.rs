@@ -45,6 +45,20 @@ impl Tracer {
     }
 
     pub(crate) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Result<Value> {
+        if !matches!(&*f.expr, syn::Expr::Range(_)) {
+            if let Some(items) = self.static_items(&f.expr)? {
+                // A Rust array of pytrees (`for layer in &layers`), unrolled.
+                for item in items {
+                    self.scopes.push(HashMap::new());
+                    let r = self
+                        .bind_pattern(&f.pat, item)
+                        .and_then(|_| self.block(&f.body));
+                    self.scopes.pop();
+                    r?;
+                }
+                return Ok(Value::Unit);
+            }
+        }
         let syn::Expr::Range(r) = &*f.expr else {
             return Err(syn::Error::new_spanned(
                 &f.expr,
@@ -84,6 +98,23 @@ impl Tracer {
             r?;
         }
         Ok(Value::Unit)
+    }
+
+    /// The items of a Rust array a `for` loop iterates over (`&layers`,
+    /// `p.layers.iter()`), or `None` when it is not one.
+    fn static_items(&mut self, e: &syn::Expr) -> Result<Option<Vec<Value>>> {
+        let e = match e {
+            syn::Expr::Reference(r) => &*r.expr,
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+            e => e,
+        };
+        if !matches!(e, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+            return Ok(None);
+        }
+        Ok(match self.expr(e)? {
+            Value::List(items) => Some(items),
+            _ => None,
+        })
     }
 
     /// `match` on a static value: the first arm whose pattern matches.

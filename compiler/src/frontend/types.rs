@@ -22,6 +22,8 @@ pub(crate) enum TypeSpec {
     Tuple(Vec<TypeSpec>),
     /// A `jax::random::Key`: its two words, `u32[2]`, in the jaxpr.
     Key,
+    /// A Rust array `[T; N]` of pytrees (`[Layer; 3]`): its items in order.
+    List(Vec<TypeSpec>),
     /// A struct of a `#[jax::jit] mod` (a pytree): its fields in order.
     Struct {
         name: String,
@@ -40,6 +42,9 @@ pub(crate) struct Items {
     pub(crate) fns: HashMap<String, syn::ItemFn>,
     /// `(struct, method)` -> the method, inlined where it is called.
     pub(crate) methods: HashMap<(String, String), syn::ImplItemFn>,
+    /// Structs defined outside (`#[derive(jax::Pytree)]`) -> the path the
+    /// signature names them by (spelled so in the companion module).
+    pub(crate) paths: HashMap<String, syn::Path>,
 }
 
 impl TypeSpec {
@@ -48,7 +53,7 @@ impl TypeSpec {
             TypeSpec::Array { aval, .. } => Some(aval.clone()),
             TypeSpec::Scalar(d) => Some(Aval::scalar(*d, *d != DType::Bool)),
             TypeSpec::Key => Some(key_aval()),
-            TypeSpec::Tuple(_) | TypeSpec::Struct { .. } => None,
+            TypeSpec::Tuple(_) | TypeSpec::List(_) | TypeSpec::Struct { .. } => None,
         }
     }
 }
@@ -265,6 +270,23 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
                 },
                 by_ref: false,
             })
+        }
+        // A fixed-size Rust array of pytrees, `[Layer; 3]`: each item a subtree.
+        syn::Type::Array(a) => {
+            let n = match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<usize>()?,
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "the length of a Rust array of pytrees must be a number (`[Layer; 3]`); for a batch of arrays write `Array<T, N, ..>`",
+                    ))
+                }
+            };
+            let item = type_spec_in(&a.elem, items)?;
+            Ok(TypeSpec::List(vec![item; n]))
         }
         syn::Type::ImplTrait(t) => Err(syn::Error::new_spanned(
             t,

@@ -100,14 +100,21 @@ pub(crate) enum Item {
 pub(crate) struct Pullback {
     pub(crate) program: Jaxpr,
     pub(crate) inputs: Vec<Atom>,
+    /// The primals' structures (pytrees), to rebuild their cotangents.
+    pub(crate) primals: Vec<Value>,
+    /// The output's structure, when a primal or the output is a pytree:
+    /// the cotangent must match it.
+    pub(crate) out: Option<Value>,
 }
 
-/// The leaves of a value (tuples and structs are flattened, in order), as
+/// The leaves of a value (tuples, structs and Rust arrays are flattened, in
+/// order), as
 /// JAX flattens a pytree.
 pub(crate) fn flatten(v: &Value, out: &mut Vec<Value>) {
     match v {
         Value::Tuple(items) => items.iter().for_each(|i| flatten(i, out)),
         Value::Struct(_, fields) => fields.iter().for_each(|(_, v)| flatten(v, out)),
+        Value::List(items) => items.iter().for_each(|i| flatten(i, out)),
         v => out.push(v.clone()),
     }
 }
@@ -123,6 +130,7 @@ pub(crate) fn rebuild(template: &Value, leaves: &mut impl Iterator<Item = Value>
                 .map(|(f, v)| (f.clone(), rebuild(v, leaves)))
                 .collect(),
         ),
+        Value::List(items) => Value::List(items.iter().map(|i| rebuild(i, leaves)).collect()),
         _ => leaves.next().expect("as many leaves as the template"),
     }
 }

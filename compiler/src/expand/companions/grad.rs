@@ -125,7 +125,7 @@ impl Differentiated<'_> {
             }
             // JAX: value_and_grad gives ((value, aux), grad); grad gives (grad, aux).
             (Some(aux), true) => {
-                let a = spelled(aux);
+                let a = spelled(aux, self.items);
                 jaxpr.outvars.extend(aux_outs);
                 jaxpr.outvars.extend(picked);
                 (
@@ -137,7 +137,7 @@ impl Differentiated<'_> {
                 )
             }
             (Some(aux), false) => {
-                let a = spelled(aux);
+                let a = spelled(aux, self.items);
                 jaxpr.outvars = picked;
                 jaxpr.outvars.extend(aux_outs);
                 (

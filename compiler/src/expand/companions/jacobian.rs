@@ -115,7 +115,7 @@ impl Differentiated<'_> {
                 by_ref: false,
             }
         };
-        let ty = spelled(&spec);
+        let ty = spelled(&spec, self.items);
         let (helper, body) = match self.batched_jacobian(kind, &ty, &spec) {
             Ok(Some(body)) => (TokenStream::new(), body),
             Ok(None) => match self.per_basis_jacobian(kind, &ty, &spec) {

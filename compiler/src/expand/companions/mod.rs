@@ -106,7 +106,7 @@ struct Param {
 
 /// The Rust type of an array, scalar or struct spec as the companion
 /// module names it: fully qualified, or the struct as its sibling.
-fn spelled(spec: &TypeSpec) -> syn::Type {
+fn spelled(spec: &TypeSpec, items: &Items) -> syn::Type {
     match spec {
         TypeSpec::Scalar(d) => {
             let t = rust_type(*d);
@@ -131,9 +131,24 @@ fn spelled(spec: &TypeSpec) -> syn::Type {
             syn::parse_quote!(::jax::Array<#elem #(, #dims)*>)
         }
         // A pytree of the `#[jax::jit] mod`: the companion module is its sibling.
+        // A struct defined outside, as the signature names it (the companion
+        // module sees the parent's names through `use super::*`).
+        TypeSpec::Struct { name, .. } if items.paths.contains_key(name) => {
+            let p = &items.paths[name];
+            syn::parse_quote!(#p)
+        }
         TypeSpec::Struct { name, .. } => {
             let id = format_ident!("{}", name);
             syn::parse_quote!(super::#id)
+        }
+        TypeSpec::Tuple(list) => {
+            let items = list.iter().map(|s| spelled(s, items));
+            syn::parse_quote!((#(#items,)*))
+        }
+        TypeSpec::List(list) => {
+            let item = spelled(&list[0], items);
+            let n = list.len();
+            syn::parse_quote!([#item; #n])
         }
         _ => unreachable!("derivatives are generated for arrays, scalars and structs"),
     }
@@ -155,6 +170,11 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
                 leaves(s, quote!(#expr.#k), out);
             }
         }
+        TypeSpec::List(items) => {
+            for (k, s) in items.iter().enumerate() {
+                leaves(s, quote!(#expr[#k]), out);
+            }
+        }
         leaf => out.push((expr, leaf.clone())),
     }
 }
@@ -165,6 +185,8 @@ fn plain_leaves(spec: &TypeSpec) -> bool {
         // `jax::optim` states (named `optim::..`) hold an integer count: no derivatives.
         TypeSpec::Struct { name, .. } if name.contains("::") => false,
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| plain_leaves(s)),
+        TypeSpec::List(items) => !items.is_empty() && items.iter().all(plain_leaves),
+        TypeSpec::Tuple(items) => !items.is_empty() && items.iter().all(plain_leaves),
         TypeSpec::Array { .. } | TypeSpec::Scalar(_) => true,
         _ => false,
     }
@@ -192,6 +214,7 @@ fn symbols(spec: &TypeSpec, out: &mut Vec<String>) {
 fn is_inexact(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_inexact(s)),
+        TypeSpec::List(items) | TypeSpec::Tuple(items) => items.iter().all(is_inexact),
         s => s.aval().is_some_and(|a| a.dtype.is_inexact()),
     }
 }
@@ -200,6 +223,7 @@ fn is_inexact(spec: &TypeSpec) -> bool {
 fn is_float(spec: &TypeSpec) -> bool {
     match spec {
         TypeSpec::Struct { fields, .. } => fields.iter().all(|(_, s)| is_float(s)),
+        TypeSpec::List(items) | TypeSpec::Tuple(items) => items.iter().all(is_float),
         s => s.aval().is_some_and(|a| a.dtype.is_float()),
     }
 }
@@ -221,11 +245,13 @@ pub(super) fn derivatives(
         let syn::FnArg::Typed(pt) = arg else {
             return quote!();
         };
-        if !plain_leaves(spec) {
+        // Tuples inside structs are pytrees here; a tuple parameter keeps
+        // having no derivatives (`f::jvp` takes a tuple of the arguments).
+        if !plain_leaves(spec) || matches!(spec, TypeSpec::Tuple(_)) {
             return quote!();
         }
         let by_ref = matches!(&*pt.ty, syn::Type::Reference(_));
-        let owned = spelled(spec);
+        let owned = spelled(spec, items);
         let ty = if by_ref {
             syn::parse_quote!(&#owned)
         } else {
@@ -279,7 +305,7 @@ pub(super) fn derivatives(
     let f = Differentiated {
         fsig,
         params,
-        ret_ty: spelled(&ret),
+        ret_ty: spelled(&ret, items),
         ret,
         aux,
         program,

@@ -44,7 +44,10 @@ impl Differentiated<'_> {
         let leaf_names: Vec<syn::Ident> = (0..all_leaves.len())
             .map(|k| format_ident!("__leaf{}", k))
             .collect();
-        let leaf_tys: Vec<syn::Type> = all_leaves.iter().map(|(_, s)| spelled(s)).collect();
+        let leaf_tys: Vec<syn::Type> = all_leaves
+            .iter()
+            .map(|(_, s)| spelled(s, self.items))
+            .collect();
         let mut inputs: Vec<(TokenStream, TypeSpec)> = leaf_names
             .iter()
             .zip(&all_leaves)
