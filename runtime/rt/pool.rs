@@ -28,7 +28,7 @@ use crate::element::Element;
 pub const MIN_BYTES: usize = 64 << 10;
 
 /// At most this many free buffers per element type and size class.
-pub const PER_CLASS: usize = 4;
+pub const PER_CLASS: usize = 32;
 
 /// The default [`limit`]: 256 MiB, four 64 MiB outputs.
 pub const DEFAULT_LIMIT: usize = 256 << 20;
