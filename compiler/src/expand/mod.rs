@@ -78,7 +78,7 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         self_ty.cloned(),
         X64,
     )?;
-    let text = print::print_jaxpr(&crate::prims::inline_calls(&t.b.jaxpr));
+    let text = print::print_jaxpr(&crate::prims::inline_for_printing(&t.b.jaxpr));
     let traced = t.b.jaxpr.clone();
     let mut jaxpr = t.b.jaxpr.clone();
     simplify::simplify(&mut jaxpr);

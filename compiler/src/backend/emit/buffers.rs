@@ -141,8 +141,15 @@ impl Emitter<'_> {
                 && matches!(l, Loc::View { buf: b, .. } if *b == key)
                 && self.last_read(*w) >= self.cur
         });
+        // Strides exactly row-major, size-one axes included: the loop writing
+        // over the buffer reads it at the very index it writes.
+        let exact = strides.len() == shape.len()
+            && strides
+                .iter()
+                .zip(row_major_strides(shape))
+                .all(|(a, b)| a.to_string() == b.to_string());
         (offset.to_string() == "0usize"
-            && strides_are_row_major(strides, shape)
+            && exact
             && self.bufs.owned.contains(&key)
             && !self.bufs.returned.contains(&key)
             && !shared
