@@ -91,6 +91,13 @@ fn checkpoint_transpose(
                 .ok_or("reverse mode of a checkpoint needs its primal inputs")?,
         );
     }
+    // Behind a barrier, so that simplification does not merge the
+    // recomputation with the forward pass it repeats (JAX's
+    // `prevent_cse=True`, an `optimization_barrier` on the residuals).
+    let primals = primals
+        .into_iter()
+        .map(|x| ad.bind(&OPTIMIZATION_BARRIER, Params::None, vec![x]))
+        .collect::<Res<Vec<Atom>>>()?;
     let (x64, span) = (ad.b.x64, ad.span);
     let split = (ad.transforms.linearize)(primal, &vec![true; n], x64, span)
         .map_err(|e| e.to_string())?;
@@ -181,5 +188,27 @@ pub static CHECKPOINT: PrimDef = PrimDef {
     jvp: Some(checkpoint_jvp as JvpRule),
     transpose: Some(checkpoint_transpose as TransposeRule),
     batch: Some(checkpoint_batch),
+    ..PrimDef::BASE
+};
+
+/// `optimization_barrier` of one operand: its value unchanged, read in
+/// place (a view of the operand's buffer), but a value of its own that
+/// simplification does not merge with any other: what keeps a checkpoint's
+/// recomputation apart from the forward pass.
+pub static OPTIMIZATION_BARRIER: PrimDef = PrimDef {
+    name: "optimization_barrier",
+    abstract_eval: |ops, _, _| match ops {
+        [x] => Ok(vec![x.clone()]),
+        _ => Err("optimization_barrier takes one operand here".into()),
+    },
+    lowering: Lowering::IndexMap,
+    view: Some(|_, _, _| super::View::RowMajor),
+    jvp: Some(|_, _, t, _, _| Ok(vec![t[0].clone()])),
+    transpose: Some(|_, cts, _, _, _| Ok(vec![cts[0].clone()])),
+    batch: Some(|bx, ins, dims, p| {
+        let out = bx.bind(&OPTIMIZATION_BARRIER, p.clone(), ins.to_vec())?;
+        Ok(vec![(out, dims[0])])
+    }),
+    work: 0,
     ..PrimDef::BASE
 };

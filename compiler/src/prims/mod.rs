@@ -84,6 +84,7 @@ pub fn all() -> &'static [Prim] {
         v.push(&CUSTOM_VJP_CALL);
         v.push(&CUSTOM_VJP_LIN);
         v.push(&CHECKPOINT);
+        v.push(&OPTIMIZATION_BARRIER);
         v.push(&COND);
         v.push(&WHILE);
         v.push(&SCAN);
