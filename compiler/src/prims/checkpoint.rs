@@ -209,6 +209,5 @@ pub static OPTIMIZATION_BARRIER: PrimDef = PrimDef {
         let out = bx.bind(&OPTIMIZATION_BARRIER, p.clone(), ins.to_vec())?;
         Ok(vec![(out, dims[0])])
     }),
-    work: 0,
     ..PrimDef::BASE
 };
