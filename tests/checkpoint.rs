@@ -90,7 +90,11 @@ fn two_layers(w1: &Array<f32, 4, 4>, w2: &Array<f32, 4, 4>, x: &Array<f32, 3, 4>
 }
 
 #[jax::jit]
-fn two_layers_plain(w1: &Array<f32, 4, 4>, w2: &Array<f32, 4, 4>, x: &Array<f32, 3, 4>) -> Array<f32> {
+fn two_layers_plain(
+    w1: &Array<f32, 4, 4>,
+    w2: &Array<f32, 4, 4>,
+    x: &Array<f32, 3, 4>,
+) -> Array<f32> {
     let layer = |w, h| jnp::tanh(jnp::matmul(h, w)) * 0.5 + h;
     let h = layer(w1, x);
     let h = layer(w2, h);
@@ -116,7 +120,10 @@ fn two_layers_grad(
 fn close(got: &[f32], want: &[f64]) {
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {
-        assert!((*g as f64 - w).abs() <= 1e-5 * (1.0 + w.abs()), "{got:?} vs {want:?}");
+        assert!(
+            (*g as f64 - w).abs() <= 1e-5 * (1.0 + w.abs()),
+            "{got:?} vs {want:?}"
+        );
     }
 }
 
@@ -243,4 +250,47 @@ fn checkpointed_layers_lower_the_peak_memory_of_the_gradient() {
         "peak live bytes of the 20-layer gradient: {plain} without checkpoints, {checkpointed} with ({ratio:.2}x)"
     );
     assert!(ratio < 0.6, "{checkpointed} vs {plain}");
+}
+
+#[test]
+fn forward_mode_through_checkpoint_equals_without() {
+    let w1 = Array::<f32, 4, 4>::from_vec(arr(16, 0)).unwrap();
+    let w2 = Array::<f32, 4, 4>::from_vec(arr(16, 1)).unwrap();
+    let x = Array::<f32, 3, 4>::from_vec(arr(12, 2)).unwrap();
+    let (t1, t2, tx) = (
+        Array::<f32, 4, 4>::from_vec(arr(16, 7)).unwrap(),
+        Array::<f32, 4, 4>::from_vec(arr(16, 8)).unwrap(),
+        Array::<f32, 3, 4>::from_vec(arr(12, 9)).unwrap(),
+    );
+    let (y, ty) = two_layers::jvp((&w1, &w2, &x), (&t1, &t2, &tx));
+    let (y0, ty0) = two_layers_plain::jvp((&w1, &w2, &x), (&t1, &t2, &tx));
+    close(&[y.item()], &[y0.item() as f64]);
+    close(&[ty.item()], &[ty0.item() as f64]);
+}
+
+/// Second derivatives: forward mode over the recomputing reverse mode.
+#[jax::jit]
+fn small_hessian(x: &Array<f32, 3>) -> Array<f32, 3, 3> {
+    jax::hessian(|x| jnp::sum(jax::checkpoint(|y| jnp::sin(y) * y)(x)))(x)
+}
+
+#[test]
+fn the_hessian_through_checkpoint_is_the_second_derivative() {
+    let x = Array::<f32, 3>::from_vec(arr(3, 3)).unwrap();
+    let h = small_hessian(&x).to_vec();
+    let v = x.to_vec();
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = if i == j {
+                2.0 * v[i].cos() - v[i] * v[i].sin()
+            } else {
+                0.0
+            };
+            assert!(
+                (h[3 * i + j] - want).abs() < 1e-5,
+                "{i},{j}: {} vs {want}",
+                h[3 * i + j]
+            );
+        }
+    }
 }

@@ -114,7 +114,8 @@ mod net {
 use net::{Params, BATCH, WIDTH};
 
 fn init() -> (Params, Array<f32, BATCH, WIDTH>) {
-    let wave = |n: usize, s: f32| (0..n).map(move |i| ((i * 7919 % 1013) as f32 / 1013.0 - 0.5) * s);
+    let wave =
+        |n: usize, s: f32| (0..n).map(move |i| ((i * 7919 % 1013) as f32 / 1013.0 - 0.5) * s);
     let p = Params {
         w1: Array::from_vec(wave(WIDTH * WIDTH, 0.1).collect()).unwrap(),
         b1: Array::from_vec(wave(WIDTH, 0.01).collect()).unwrap(),
@@ -149,7 +150,11 @@ fn a_training_step_with_donated_params_allocates_nothing_when_warm() {
     assert_eq!(p.b1, want.b1);
     assert_eq!(p.w2, want.w2);
     assert_eq!(p.b2, want.b2);
-    assert_eq!(&per_step[2..], &[0; 8], "steps 3..10 allocate nothing large");
+    assert_eq!(
+        &per_step[2..],
+        &[0; 8],
+        "steps 3..10 allocate nothing large"
+    );
 
     let mut q = want.clone();
     let mut borrowed = Vec::new();
@@ -159,7 +164,6 @@ fn a_training_step_with_donated_params_allocates_nothing_when_warm() {
     println!("large allocations per borrowed step: {borrowed:?}");
 }
 
-
 #[test]
 fn donated_params_are_updated_in_their_own_buffers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -167,7 +171,11 @@ fn donated_params_are_updated_in_their_own_buffers() {
     let want = net::step_borrowed(&p, &x);
     let (w1, w2) = (p.w1.as_slice().as_ptr(), p.w2.as_slice().as_ptr());
     let got = net::step(p, &x);
-    assert_eq!(got.w1.as_slice().as_ptr(), w1, "w1 - lr * g.w1 written over w1");
+    assert_eq!(
+        got.w1.as_slice().as_ptr(),
+        w1,
+        "w1 - lr * g.w1 written over w1"
+    );
     assert_eq!(got.w2.as_slice().as_ptr(), w2);
     assert_eq!(got.w1, want.w1);
     assert_eq!(got.b1, want.b1);
@@ -226,5 +234,9 @@ fn a_donated_array_needs_no_buffer_even_with_a_cold_pool() {
     let mut got = None;
     assert_eq!(large_allocations(|| got = Some(scale_add(x, &y))), 1);
     assert_eq!(got.expect("called"), want);
-    assert!(kept.as_slice().iter().enumerate().all(|(i, &v)| v == (i % 97) as f32 / 97.0));
+    assert!(kept
+        .as_slice()
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v == (i % 97) as f32 / 97.0));
 }

@@ -102,7 +102,13 @@ pub(crate) fn emit_program_donating(
 
 /// The input positions of the array leaves (not scalars) of a parameter,
 /// into `out` when `take` (the parameter is taken by value).
-fn array_leaves(j: &Jaxpr, spec: &TypeSpec, next: &mut usize, take: bool, out: &mut HashSet<usize>) {
+fn array_leaves(
+    j: &Jaxpr,
+    spec: &TypeSpec,
+    next: &mut usize,
+    take: bool,
+    out: &mut HashSet<usize>,
+) {
     match spec {
         TypeSpec::Tuple(items) => items
             .iter()

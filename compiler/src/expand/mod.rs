@@ -99,9 +99,8 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
             (stmts, outs, false)
         }
         None => {
-            let params: Vec<(TokenStream, TypeSpec)> = named(&sig)
-                .map(|(e, s)| (e, s.clone()))
-                .collect();
+            let params: Vec<(TokenStream, TypeSpec)> =
+                named(&sig).map(|(e, s)| (e, s.clone())).collect();
             emit_program_donating(&jaxpr, &params, &by_value)?
         }
     };

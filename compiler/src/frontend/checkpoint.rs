@@ -44,12 +44,10 @@ impl Tracer {
             for o in outs {
                 match o {
                     Value::Traced(_) | Value::Static(_) => atoms.push(t.atom(o, span)?),
-                    _ => {
-                        return err(
-                            span,
-                            "a checkpointed function must return arrays (or a tuple or struct of them)",
-                        )
-                    }
+                    _ => return err(
+                        span,
+                        "a checkpointed function must return arrays (or a tuple or struct of them)",
+                    ),
                 }
             }
             result = Some(out);

@@ -51,20 +51,23 @@ fn checkpoint_jvp(
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
     let c = body_of(p)?;
-    if c.primal.is_some() {
-        return Err("differentiating a differentiated checkpoint twice is not supported yet".into());
-    }
     let wrt = Wrt {
         inputs: vec![true; ins.len()],
     };
     let (x64, span) = (ad.b.x64, ad.span);
     let mut jvp = (ad.transforms.jvp)(&c.body, &wrt, x64, span).map_err(|e| e.to_string())?;
     let n_out = c.body.outvars.len();
-    jvp.outvars.drain(..n_out);
     let mut args = ins.to_vec();
     for (x, tx) in ins.iter().zip(t) {
         args.push(ad.tangent_or_zeros(tx, x)?);
     }
+    if c.primal.is_some() {
+        // A tangent call differentiated again (forward over forward): its
+        // jvp inlined, without a second recomputation.
+        let outs = ad.b.inline(&jvp, &args).map_err(|e| e.to_string())?;
+        return Ok(outs[n_out..].iter().cloned().map(Some).collect());
+    }
+    jvp.outvars.drain(..n_out);
     let params = checkpoint_params(jvp, Some(c.body.clone()));
     let outs = ad.bind_all(&CHECKPOINT, params, args)?;
     Ok(outs.into_iter().map(Some).collect())
@@ -76,7 +79,7 @@ fn checkpoint_transpose(
     ad: &mut Ad,
     cts: &[Option<Atom>],
     ins: &[Option<Atom>],
-    avals: &[Aval],
+    _: &[Aval],
     p: &Params,
 ) -> Res<Vec<Option<Atom>>> {
     let c = body_of(p)?;
@@ -99,15 +102,17 @@ fn checkpoint_transpose(
         .map(|x| ad.bind(&OPTIMIZATION_BARRIER, Params::None, vec![x]))
         .collect::<Res<Vec<Atom>>>()?;
     let (x64, span) = (ad.b.x64, ad.span);
-    let split = (ad.transforms.linearize)(primal, &vec![true; n], x64, span)
-        .map_err(|e| e.to_string())?;
+    let split =
+        (ad.transforms.linearize)(primal, &vec![true; n], x64, span).map_err(|e| e.to_string())?;
     let mut linear_in = vec![false; split.n_res];
     linear_in.extend(vec![true; n]);
     let ct_given = vec![true; primal.outvars.len()];
     let back = (ad.transforms.transpose)(&split.linear, &linear_in, &ct_given, x64, span)
         .map_err(|e| e.to_string())?;
     // The recomputation: the forward pass again, for its residuals.
-    let known = ad.b.inline(&split.known, &primals).map_err(|e| e.to_string())?;
+    let known =
+        ad.b.inline(&split.known, &primals)
+            .map_err(|e| e.to_string())?;
     let mut args = known[primal.outvars.len()..].to_vec();
     for (k, ct) in cts.iter().enumerate() {
         let aval = tangent_aval(c.body.atom_aval(&c.body.outvars[k]));
@@ -117,7 +122,6 @@ fn checkpoint_transpose(
         });
     }
     let in_cts = ad.b.inline(&back, &args).map_err(|e| e.to_string())?;
-    let _ = avals;
     let mut out = vec![None; n];
     out.extend(in_cts.into_iter().map(Some));
     Ok(out)
@@ -134,8 +138,8 @@ fn checkpoint_batch(
     let front = |bx: &Batch, j: &Jaxpr| -> Res<Jaxpr> {
         let i = vec![Some(0); j.invars.len()];
         let o = vec![Some(0); j.outvars.len()];
-        let (batched, _) = (bx.vmap)(j, &i, &bx.size, Some(&o), bx.b.x64, bx.span)
-            .map_err(|e| e.to_string())?;
+        let (batched, _) =
+            (bx.vmap)(j, &i, &bx.size, Some(&o), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
         Ok(batched)
     };
     let body = front(bx, &c.body)?;
