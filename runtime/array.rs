@@ -175,6 +175,19 @@ pub trait ArrayType: Sized + Clone {
     /// assert!(!x.set_weak(false).weak_type());
     /// ```
     fn set_weak(self, weak: bool) -> Self;
+    /// The row-major data moved out, when no other array shares it; else
+    /// the array itself back. How a jitted function takes the buffer of an
+    /// argument passed by value (donation).
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<i32, 2>::from([1, 2]);
+    /// let y = x.clone();
+    /// let x = x.try_into_data().expect_err("`y` shares the buffer");
+    /// drop(y);
+    /// assert_eq!(x.try_into_data().ok(), Some(vec![1, 2]));
+    /// ```
+    fn try_into_data(self) -> Result<Vec<Self::Elem>, Self>;
     /// The array type with the same shape and element type `U`.
     type WithElem<U: Element>: ArrayType<Elem = U, WithElem<Self::Elem> = Self>;
 }
@@ -561,6 +574,13 @@ impl_array! {
         }
         fn set_weak(self, weak: bool) -> Self {
             self.with_weak(weak)
+        }
+        fn try_into_data(mut self) -> Result<Vec<T>, Self> {
+            // Taken out of the Arc, leaving an empty Vec for `drop`.
+            match Arc::get_mut(&mut self.data) {
+                Some(v) => Ok(std::mem::take(v)),
+                None => Err(self),
+            }
         }
         type WithElem<U: Element> = Array<U, D0, D1, D2, D3, D4, D5>;
     }

@@ -25,9 +25,20 @@ fn a_product_is_activated_in_its_own_buffer() {
 }
 
 #[test]
-fn a_buffer_read_twice_is_not_written_over() {
+fn a_buffer_read_twice_is_written_over_at_its_last_read() {
+    // `sum(y)` runs first; the fused loop is `y`'s last reader, and reads
+    // each element before writing it.
     let code = body(
         "fn f(x: &Array<f32, 4, 3>, w: &Array<f32, 3, 2>) -> Array<f32, 4, 2> { let y = x.matmul(w); jnp::tanh(&y) * &y + jnp::sum(&y) }",
+    );
+    assert_eq!(buffers(&code), 0, "{code}");
+}
+
+#[test]
+fn a_buffer_read_again_later_is_not_written_over() {
+    // `y` is also a result: the loop computing `tanh(y)` needs its own buffer.
+    let code = body(
+        "fn f(x: &Array<f32, 4, 3>, w: &Array<f32, 3, 2>) -> (Array<f32, 4, 2>, Array<f32, 4, 2>) { let y = x.matmul(w); (jnp::tanh(&y), y) }",
     );
     assert_eq!(buffers(&code), 1, "{code}");
 }

@@ -40,6 +40,21 @@ pub fn buffer<T: Element>(n: usize) -> Vec<T> {
         .unwrap_or_else(|| vec![T::ZERO; n])
 }
 
+/// The buffer of an array argument taken by value (donated): the array's
+/// own when no other array shares it, so the function may write over it or
+/// return it; else a copy, so the other references keep their values.
+#[inline]
+pub fn donate<A: ArrayType>(a: A) -> Vec<A::Elem> {
+    match a.try_into_data() {
+        Ok(v) => v,
+        Err(a) => {
+            let mut v = buffer(a.data().len());
+            v.copy_from_slice(a.data());
+            v
+        }
+    }
+}
+
 /// Gives back a buffer generated code no longer needs (see [`pool::recycle`]).
 #[inline]
 pub fn recycle<T: Element>(v: Vec<T>) {

@@ -27,8 +27,11 @@ use crate::element::Element;
 /// Buffers smaller than this many bytes are not pooled.
 pub const MIN_BYTES: usize = 64 << 10;
 
-/// At most this many free buffers per element type and size class.
-pub const PER_CLASS: usize = 4;
+/// At most this many free buffers per element type and size class: a
+/// training step gives back every activation and gradient of one size at
+/// their last use, and takes them again the next step ([`limit`] bounds
+/// the bytes).
+pub const PER_CLASS: usize = 32;
 
 /// The default [`limit`]: 256 MiB, four 64 MiB outputs.
 pub const DEFAULT_LIMIT: usize = 256 << 20;

@@ -3,6 +3,8 @@
 //! row program), and its outputs built into the written return type. Used
 //! for the jitted function itself (`expand`) and its derivatives (`grad`).
 
+use std::collections::HashSet;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -52,6 +54,106 @@ pub(crate) fn emit_program<'s>(
     }
     em.eqns()?;
     Ok(em.finish())
+}
+
+/// The jitted function's own program ([`emit_program`]) with its array
+/// arguments taken by value (`by_value`, per parameter; leaves of a struct
+/// or tuple taken by value too) donated: each buffer is moved in
+/// (`__rt::donate`: the array's own when its `Arc` is unique, else a copy),
+/// so the program writes a result over it once it is dead, returns it, or
+/// gives it to the pool. A donation the program neither writes over nor
+/// returns is bound borrowed instead (a shared argument would be copied for
+/// nothing); it goes to the pool when the argument drops. Also returns
+/// whether any argument is donated (its buffer no longer the caller's).
+pub(crate) fn emit_program_donating(
+    jaxpr: &Jaxpr,
+    params: &[(TokenStream, TypeSpec)],
+    by_value: &[bool],
+) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>, bool)> {
+    let mut donate: HashSet<usize> = HashSet::new();
+    let mut next = 0;
+    for ((_, spec), &by_value) in params.iter().zip(by_value) {
+        array_leaves(jaxpr, spec, &mut next, by_value, &mut donate);
+    }
+    for round in 0.. {
+        let mut em = emit::Emitter::new(jaxpr);
+        for (v, values) in &jaxpr.constvars {
+            em.constant(*v, values);
+        }
+        let mut next = 0;
+        for (expr, spec) in params {
+            bind_donating(&mut em, jaxpr, expr.clone(), spec, &mut next, &donate);
+        }
+        em.eqns()?;
+        let (stmts, outs) = em.finish();
+        let used: HashSet<usize> = donate
+            .iter()
+            .copied()
+            .filter(|&k| em.donation_used(jaxpr.invars[k]))
+            .collect();
+        // Binding one input borrowed changes little else: a round or two.
+        if used == donate || round == 2 {
+            return Ok((stmts, outs, !donate.is_empty()));
+        }
+        donate = used;
+    }
+    unreachable!("the loop returns")
+}
+
+/// The input positions of the array leaves (not scalars) of a parameter,
+/// into `out` when `take` (the parameter is taken by value).
+fn array_leaves(
+    j: &Jaxpr,
+    spec: &TypeSpec,
+    next: &mut usize,
+    take: bool,
+    out: &mut HashSet<usize>,
+) {
+    match spec {
+        TypeSpec::Tuple(items) => items
+            .iter()
+            .for_each(|s| array_leaves(j, s, next, take, out)),
+        TypeSpec::Struct { fields, .. } => fields
+            .iter()
+            .for_each(|(_, s)| array_leaves(j, s, next, take, out)),
+        TypeSpec::Array { by_ref, .. } => {
+            if take && !by_ref && j.aval(j.invars[*next]).rank() > 0 {
+                out.insert(*next);
+            }
+            *next += 1;
+        }
+        TypeSpec::Scalar(_) | TypeSpec::Key => *next += 1,
+    }
+}
+
+/// [`bind_inputs`], with the inputs at positions in `donate` moved in.
+fn bind_donating(
+    em: &mut emit::Emitter,
+    j: &Jaxpr,
+    expr: TokenStream,
+    spec: &TypeSpec,
+    next: &mut usize,
+    donate: &HashSet<usize>,
+) {
+    match spec {
+        TypeSpec::Tuple(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let idx = syn::Index::from(i);
+                bind_donating(em, j, quote!(#expr.#idx), item, next, donate);
+            }
+        }
+        TypeSpec::Struct { fields, .. } => {
+            for (f, item) in fields {
+                let f = format_ident!("{}", f);
+                bind_donating(em, j, quote!(#expr.#f), item, next, donate);
+            }
+        }
+        TypeSpec::Array { .. } if donate.contains(next) => {
+            em.input_donated(j.invars[*next], expr);
+            *next += 1;
+        }
+        _ => bind_inputs(em, j, expr, spec, next, None),
+    }
 }
 
 /// Binds each array leaf of a parameter to its input variable; in a row

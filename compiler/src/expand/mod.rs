@@ -13,7 +13,7 @@ use std::rc::Rc;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::backend::body::{build_result, emit_program, emit_rows};
+use crate::backend::body::{build_result, emit_program, emit_program_donating, emit_rows};
 use crate::backend::emit;
 use crate::frontend::parse;
 use crate::frontend::types::{Items, TypeSpec};
@@ -79,13 +79,31 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         self_ty.cloned(),
         X64,
     )?;
-    let text = print::print_jaxpr(&crate::prims::inline_calls(&t.b.jaxpr));
+    let text = print::print_jaxpr(&crate::prims::inline_for_printing(&t.b.jaxpr));
     let traced = t.b.jaxpr.clone();
     let mut jaxpr = t.b.jaxpr.clone();
     simplify::simplify(&mut jaxpr);
-    let (stmts, outs) = match crate::backend::rows::row_plan(&jaxpr) {
-        Some(plan) => emit_rows(&plan, &jaxpr, &sig)?,
-        None => emit_program(emit::Emitter::new(&jaxpr), &jaxpr, named(&sig))?,
+    // Arguments taken by value are donated (not a method's: `self` stays
+    // borrowed as written).
+    let by_value: Vec<bool> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(t) => self_ty.is_none() && !matches!(*t.ty, syn::Type::Reference(_)),
+            syn::FnArg::Receiver(_) => false,
+        })
+        .collect();
+    let (stmts, outs, donating) = match crate::backend::rows::row_plan(&jaxpr) {
+        Some(plan) => {
+            let (stmts, outs) = emit_rows(&plan, &jaxpr, &sig)?;
+            (stmts, outs, false)
+        }
+        None => {
+            let params: Vec<(TokenStream, TypeSpec)> =
+                named(&sig).map(|(e, s)| (e, s.clone())).collect();
+            emit_program_donating(&jaxpr, &params, &by_value)?
+        }
     };
     let syn::ReturnType::Type(_, ret_ty) = &f.sig.output else {
         unreachable!("signature_in() requires a return type")
@@ -109,7 +127,7 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         quote!(const { ::std::assert!(#a == #b, #msg) };)
     });
     let (debug_check, replay) = match self_ty {
-        None => debug_nans(f, &sig, &traced, &names, &out_avals)?,
+        None => debug_nans(f, &sig, &traced, &names, &out_avals, donating)?,
         Some(_) => (TokenStream::new(), TokenStream::new()),
     };
     // Last first: only the first output of a buffer moves it, later ones
@@ -183,6 +201,7 @@ fn debug_nans(
     traced: &Jaxpr,
     names: &[TokenStream],
     out_avals: &[Aval],
+    donating: bool,
 ) -> syn::Result<(TokenStream, TokenStream)> {
     let fname = &f.sig.ident;
     let outputs: Vec<TokenStream> = names
@@ -213,7 +232,8 @@ fn debug_nans(
         })
         .collect();
     let whole = format!("`{fname}` (from its arguments)");
-    let Some(args) = args else {
+    // Donated arguments are gone by now: no replay from them.
+    let Some(args) = args.filter(|_| !donating) else {
         let check = quote! {
             if ::jax::__rt::debug::active() {
                 if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {

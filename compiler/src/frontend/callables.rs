@@ -25,6 +25,9 @@ pub(crate) enum Kind {
     Jacfwd,
     Jacrev,
     Hessian,
+    /// `jax::checkpoint` / `jax::remat`: not a derivative, a call whose
+    /// reverse mode recomputes (`frontend/checkpoint.rs`).
+    Checkpoint,
 }
 
 /// An `in_axes`/`out_axes` entry: an axis, `None` (not mapped), or one
@@ -74,6 +77,7 @@ pub(crate) fn kind_of(path: &syn::Path) -> Option<Kind> {
             "jacfwd" => Kind::Jacfwd,
             "jacrev" => Kind::Jacrev,
             "hessian" => Kind::Hessian,
+            "checkpoint" | "remat" => Kind::Checkpoint,
             _ => return None,
         }),
         _ => None,

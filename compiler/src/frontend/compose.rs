@@ -134,6 +134,9 @@ impl Tracer {
         args: Vec<(Value, Span)>,
         span: Span,
     ) -> Result<Value> {
+        if kind == Kind::Checkpoint {
+            return self.checkpoint_call(f, args, span);
+        }
         if args.is_empty() {
             return err(
                 span,
@@ -177,6 +180,7 @@ impl Tracer {
             Kind::Jacfwd => jacobian::jacfwd(&j, 0, x64, span),
             Kind::Jacrev => jacobian::jacrev(&j, 0, x64, span),
             Kind::Hessian => jacobian::hessian(&j, 0, x64, span),
+            Kind::Checkpoint => unreachable!("handled first"),
         }?;
         let mut inputs = actual;
         inputs.extend(free);

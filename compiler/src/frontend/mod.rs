@@ -15,6 +15,7 @@
 
 pub(crate) mod callables;
 pub(crate) mod calls;
+pub(crate) mod checkpoint;
 pub(crate) mod compose;
 pub(crate) mod einsum;
 pub(crate) mod expressions;

@@ -267,6 +267,8 @@ pub enum Params {
     CustomVjp(Shared<CustomVjp>),
     /// `cond`: the branches.
     Cond(Shared<Cond>),
+    /// `checkpoint` (`remat2`): the body, recomputed by reverse mode.
+    Checkpoint(Shared<Checkpoint>),
     /// `while`: the condition and the body.
     While(Shared<While>),
     /// `scan`: the body, length and direction.
@@ -408,6 +410,19 @@ pub struct CustomVjp {
     /// Inputs: the residuals, then the output cotangent; outputs: one
     /// cotangent per input of `fun`.
     pub bwd: Jaxpr,
+}
+
+/// The program of a `jax::checkpoint(f)` call (JAX's `remat2`).
+#[derive(Debug)]
+pub struct Checkpoint {
+    /// What the call computes (printed as its `jaxpr`).
+    pub body: Jaxpr,
+    /// For the tangent call forward mode makes (`differentiated=True`):
+    /// the primal function, whose inputs are the first half of the
+    /// operands, `body` its jvp's tangent half. Its transpose linearizes
+    /// `primal` again at those inputs: reverse mode saves only them and
+    /// recomputes the rest.
+    pub primal: Option<Jaxpr>,
 }
 
 /// The branches of a `cond`. The equation's operands are the index, the

@@ -53,14 +53,25 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     ..PrimDef::BASE
 };
 
-/// Replaces every `custom_jvp_call` by its body: for emission and
-/// printing (JAX prints the call; ours prints what it computes).
+/// Replaces every `custom_jvp_call` and `checkpoint` by its body: for
+/// emission.
 pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
-    if !j
-        .eqns
-        .iter()
-        .any(|e| *e.prim == CUSTOM_JVP_CALL || *e.prim == CUSTOM_VJP_CALL)
-    {
+    inline(j, true)
+}
+
+/// [`inline_calls`] for printing: JAX prints a custom call as a call, ours
+/// prints what it computes; a `checkpoint` prints as JAX prints it.
+pub fn inline_for_printing(j: &Jaxpr) -> Jaxpr {
+    inline(j, false)
+}
+
+fn inline(j: &Jaxpr, checkpoints: bool) -> Jaxpr {
+    let is_call = |e: &crate::ir::Eqn| {
+        *e.prim == CUSTOM_JVP_CALL
+            || *e.prim == CUSTOM_VJP_CALL
+            || (checkpoints && *e.prim == super::CHECKPOINT)
+    };
+    if !j.eqns.iter().any(is_call) {
         return j.clone();
     }
     let mut b = crate::ir::builder::Builder::new(false);
@@ -83,10 +94,11 @@ pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
         let body = match &e.params {
             Params::CustomJvp(c) if *e.prim == CUSTOM_JVP_CALL => Some(&c.0.fun),
             Params::CustomVjp(c) if *e.prim == CUSTOM_VJP_CALL => Some(&c.0.fun),
+            Params::Checkpoint(c) if checkpoints => Some(&c.0.body),
             _ => None,
         };
         let outs = if let Some(fun) = body {
-            let body = inline_calls(fun);
+            let body = inline(fun, checkpoints);
             b.inline(&body, &ins).expect("a traced body binds again")
         } else {
             b.bind(e.prim, e.params.clone(), ins, e.span)

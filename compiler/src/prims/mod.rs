@@ -9,6 +9,7 @@
 #![allow(clippy::needless_update)]
 
 mod call;
+mod checkpoint;
 mod cond;
 mod control;
 mod cumulative;
@@ -21,6 +22,7 @@ mod sort;
 mod structural;
 
 pub use call::*;
+pub use checkpoint::*;
 pub use cond::*;
 pub use control::*;
 pub use cumulative::*;
@@ -81,6 +83,8 @@ pub fn all() -> &'static [Prim] {
         v.push(&CUSTOM_JVP_CALL);
         v.push(&CUSTOM_VJP_CALL);
         v.push(&CUSTOM_VJP_LIN);
+        v.push(&CHECKPOINT);
+        v.push(&OPTIMIZATION_BARRIER);
         v.push(&COND);
         v.push(&WHILE);
         v.push(&SCAN);
@@ -171,7 +175,12 @@ mod tests {
         // Each lowering category's hook: emission asks the definition, not
         // the name. Control flow holds programs (`nested`) the backend emits
         // itself; custom calls are inlined (`inline_calls`) before emission.
-        const INLINED: &[&str] = &["custom_jvp_call", "custom_vjp_call", "custom_vjp_lin"];
+        const INLINED: &[&str] = &[
+            "custom_jvp_call",
+            "custom_vjp_call",
+            "custom_vjp_lin",
+            "remat2",
+        ];
         for p in all() {
             let has = match p.lowering {
                 Lowering::IndexMap => p.view.is_some(),

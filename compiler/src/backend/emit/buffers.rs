@@ -29,6 +29,8 @@ pub(super) struct Buffers {
     /// Buffers moved in as inputs (a scan's carries): those neither written
     /// over nor returned go back to the pool at the end of the body.
     pub(super) owned_inputs: Vec<Ident>,
+    /// Buffers given back to the pool once dead.
+    pub(super) recycled: HashSet<String>,
 }
 
 /// A row program's output, written straight into the output row `row` (a
@@ -121,9 +123,9 @@ impl Emitter<'_> {
         self.uses.get(&v) == Some(&1) && !self.j.outvars.contains(&Atom::Var(v))
     }
 
-    /// `v`'s buffer, when its next read is its last and the buffer may then
-    /// be written over: a whole row-major buffer this body owns and has not
-    /// returned, that no other value views.
+    /// `v`'s buffer, when the equation being emitted reads it last and the
+    /// buffer may then be written over: a whole row-major buffer this body
+    /// owns and has not returned, that no value read now or later views.
     fn dead_buffer(&self, v: Var, shape: &[Dim]) -> Option<Ident> {
         let Some(Loc::View {
             buf,
@@ -134,17 +136,63 @@ impl Emitter<'_> {
             return None;
         };
         let key = buf.to_string();
-        let shared = self
-            .locs
-            .iter()
-            .any(|(w, l)| *w != v && matches!(l, Loc::View { buf: b, .. } if *b == key));
+        let shared = self.locs.iter().any(|(w, l)| {
+            *w != v
+                && matches!(l, Loc::View { buf: b, .. } if *b == key)
+                && self.last_read(*w) >= self.cur
+        });
+        // Strides exactly row-major, size-one axes included: the loop writing
+        // over the buffer reads it at the very index it writes.
+        let exact = strides.len() == shape.len()
+            && strides
+                .iter()
+                .zip(row_major_strides(shape))
+                .all(|(a, b)| a.to_string() == b.to_string());
         (offset.to_string() == "0usize"
-            && strides_are_row_major(strides, shape)
+            && exact
             && self.bufs.owned.contains(&key)
             && !self.bufs.returned.contains(&key)
             && !shared
-            && self.read_once(v))
-        .then(|| buf.clone())
+            && self.last_read(v) == self.cur)
+            .then(|| buf.clone())
+    }
+
+    /// The equation reading `v` last (see `Emitter::last`); a value never
+    /// read is dead where it is made.
+    fn last_read(&self, v: Var) -> usize {
+        self.last.get(&v).copied().unwrap_or(0)
+    }
+
+    /// Before the equation being emitted: gives each owned buffer that no
+    /// value still to be read lives in back to the pool (or this thread's
+    /// recycled buffers), so later equations, and the next call, take it
+    /// instead of new memory; what is live at once is what the program needs.
+    pub(super) fn recycle_dead(&mut self) {
+        if self.replay.is_some() || self.bufs.hoisted.is_some() {
+            return;
+        }
+        let mut live: HashSet<String> = HashSet::new();
+        for (w, l) in &self.locs {
+            if let Loc::View { buf, .. } = l {
+                if self.last_read(*w) >= self.cur {
+                    live.insert(buf.to_string());
+                }
+            }
+        }
+        let mut dead: Vec<String> = self
+            .bufs
+            .owned
+            .iter()
+            .filter(|b| !live.contains(*b) && !self.bufs.returned.contains(*b))
+            .cloned()
+            .collect();
+        dead.sort();
+        for b in dead {
+            self.bufs.owned.remove(&b);
+            self.bufs.recycled.insert(b.clone());
+            let name = format_ident!("{}", b);
+            self.stmts.push(quote!(::jax::__rt::recycle(#name);));
+        }
     }
 
     /// Writes the output variable `v` of a row program straight into the
@@ -218,6 +266,7 @@ impl Emitter<'_> {
             }
             None => {
                 let copy = self.copy_view(x, &x_aval);
+                self.bufs.owned.remove(&copy.to_string());
                 self.stmts
                     .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #copy;));
             }

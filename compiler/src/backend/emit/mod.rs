@@ -62,6 +62,12 @@ pub struct Emitter<'a> {
     fusion: crate::backend::fuse::Fusion,
     /// How many operand slots of equations read each variable.
     uses: HashMap<Var, usize>,
+    /// The index of the equation whose emitted code reads each variable
+    /// last (a fused reader reads where its consumer is emitted); outputs
+    /// are read at the end. After it, the variable's buffer is dead.
+    last: HashMap<Var, usize>,
+    /// The index of the equation being emitted.
+    cur: usize,
     /// Which buffers this body owns, reuses, returned or hoisted.
     bufs: Buffers,
     /// Whether loops may run in parallel chunks (not inside a row program,
@@ -89,11 +95,14 @@ impl<'a> Emitter<'a> {
 
     /// An emitter for `j`, fused as `fuse::plan` says.
     pub fn new(j: &'a Jaxpr) -> Emitter<'a> {
+        let fusion = crate::backend::fuse::plan(j);
         Emitter {
             j,
             locs: HashMap::new(),
             stmts: Vec::new(),
-            fusion: crate::backend::fuse::plan(j),
+            last: last_reads(j, &fusion),
+            cur: 0,
+            fusion,
             uses: {
                 let mut u = HashMap::new();
                 for e in &j.eqns {
@@ -176,6 +185,22 @@ impl<'a> Emitter<'a> {
         );
     }
 
+    /// An array argument taken by value (donated): its buffer moved in
+    /// (`__rt::donate`), so the body may write over it once dead or
+    /// return it, and gives it to the pool when it dies unused.
+    pub fn input_donated(&mut self, v: Var, expr: TokenStream) {
+        self.input_owned(v, quote!(::jax::__rt::donate(#expr)));
+    }
+
+    /// Whether the donated input `v`'s buffer was written over or returned
+    /// (not only given back to the pool): else donating it gains nothing,
+    /// and a shared one would be copied for nothing.
+    pub fn donation_used(&self, v: Var) -> bool {
+        let key = Self::name(v).to_string();
+        self.bufs.returned.contains(&key)
+            || (!self.bufs.owned.contains(&key) && !self.bufs.recycled.contains(&key))
+    }
+
     /// Binds an input from an expression of its row-major data (`&[T]`), or
     /// of its value when it is a Rust scalar.
     pub fn input_data(&mut self, v: Var, data: TokenStream, rust_scalar: Option<TokenStream>) {
@@ -203,7 +228,9 @@ impl<'a> Emitter<'a> {
 
     pub fn eqns(&mut self) -> syn::Result<()> {
         let unread = self.unread();
-        for e in &self.j.eqns {
+        for (k, e) in self.j.eqns.iter().enumerate() {
+            self.cur = k;
+            self.recycle_dead();
             let out = e.outs[0];
             if unread.contains(&out) {
                 continue;
@@ -359,6 +386,45 @@ impl<'a> Emitter<'a> {
         }
         (std::mem::take(&mut self.stmts), outs)
     }
+}
+
+/// For each variable, the index of the last equation whose emitted code
+/// reads it: a fused equation's reads happen in its consumers' loops.
+/// Outputs are read after every equation (`usize::MAX`).
+fn last_reads(j: &Jaxpr, fusion: &crate::backend::fuse::Fusion) -> HashMap<Var, usize> {
+    let mut readers: HashMap<Var, Vec<usize>> = HashMap::new();
+    for (k, e) in j.eqns.iter().enumerate() {
+        for a in &e.ins {
+            if let Atom::Var(v) = a {
+                readers.entry(*v).or_default().push(k);
+            }
+        }
+    }
+    // Where each equation's reads happen, last equation first.
+    let mut at = vec![0; j.eqns.len()];
+    for (k, e) in j.eqns.iter().enumerate().rev() {
+        at[k] = if e.outs.iter().any(|o| fusion.fused.contains(o)) {
+            e.outs
+                .iter()
+                .flat_map(|o| readers.get(o).into_iter().flatten())
+                .map(|&r| at[r])
+                .max()
+                .unwrap_or(k)
+                .max(k)
+        } else {
+            k
+        };
+    }
+    let mut last: HashMap<Var, usize> = HashMap::new();
+    for (v, rs) in &readers {
+        last.insert(*v, rs.iter().map(|&r| at[r]).max().unwrap_or(0));
+    }
+    for a in &j.outvars {
+        if let Atom::Var(v) = a {
+            last.insert(*v, usize::MAX);
+        }
+    }
+    last
 }
 
 fn strides_are_row_major(strides: &[TokenStream], shape: &[Dim]) -> bool {
