@@ -379,6 +379,22 @@ def workloads():
             ),
         ),
         (
+            "mnist_value_and_grad",
+            plain(
+                jax.value_and_grad(mnist_loss),
+                lambda: (
+                    _uniform(rng, 784, 1024) / 28,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 1024) / 32,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 10) / 32,
+                    _uniform(rng, 10) * 0.1,
+                ),
+                u(128, 784),
+                lambda: one_hot_rows(128),
+            ),
+        ),
+        (
             "vmap_jacrev_tanh_layer_256",
             plain(jax.jacrev(tanh_layer), u(256), lambda: _uniform(rng, 256, 256) / 16, lambda: _uniform(rng, 256) * 0.1),
         ),

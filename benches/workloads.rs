@@ -188,8 +188,8 @@ mod per_example {
 /// checks the same step (at small sizes) against JAX + optax.
 #[jax::jit]
 mod mnist_train {
-    use jax::prelude::*;
     use jax::nn;
+    use jax::prelude::*;
 
     pub const BATCH: usize = 128;
 
@@ -753,6 +753,27 @@ fn main() {
             carry = Some((p, s));
         });
         report("mnist_train_step_adam", &t, stats);
+    }
+    if run("mnist_value_and_grad") {
+        // The training step's gradient alone: what adam adds is the difference.
+        let p = mnist_train::Params {
+            w1: random2::<784, 1024>(32) * (1.0 / 28.0f32),
+            b1: random::<1024>(33) * 0.1f32,
+            w2: random2::<1024, 1024>(34) * (1.0 / 32.0f32),
+            b2: random::<1024>(35) * 0.1f32,
+            w3: random2::<1024, 10>(36) * (1.0 / 32.0f32),
+            b3: random::<10>(37) * 0.1f32,
+        };
+        let x = random2::<{ mnist_train::BATCH }, 784>(38);
+        let y = one_hot_rows::<{ mnist_train::BATCH }>();
+        let stats = t.run(|| {
+            drop(black_box(mnist_train::loss::value_and_grad(
+                &p,
+                black_box(&x),
+                &y,
+            )))
+        });
+        report("mnist_value_and_grad", &t, stats);
     }
     if run("vmap_jacrev_tanh_layer_256") {
         let x = random::<256>(29);

@@ -58,7 +58,11 @@ mod model {
     }
 
     /// The mean cross-entropy of a batch against one-hot targets.
-    pub fn loss(p: &Params, inputs: &Array<f32, BATCH, PIXELS>, targets: &Array<f32, BATCH, CLASSES>) -> Array<f32> {
+    pub fn loss(
+        p: &Params,
+        inputs: &Array<f32, BATCH, PIXELS>,
+        targets: &Array<f32, BATCH, CLASSES>,
+    ) -> Array<f32> {
         let preds = predict(p, inputs);
         -jnp::mean(jnp::sum_axis(preds * targets, 1, false))
     }
@@ -80,7 +84,6 @@ mod model {
             b3: &p.b3 - step_size * &g.b3,
         }
     }
-
 }
 
 use model::{Params, BATCH, CLASSES, PIXELS};
@@ -103,9 +106,8 @@ fn accuracy<const N: usize>(
     inputs: &Array<f32, N, PIXELS>,
     targets: &Array<f32, N, CLASSES>,
 ) -> f32 {
-    let argmax = |row: &[f32]| {
-        (0..row.len()).fold(0, |best, i| if row[i] > row[best] { i } else { best })
-    };
+    let argmax =
+        |row: &[f32]| (0..row.len()).fold(0, |best, i| if row[i] > row[best] { i } else { best });
     let (preds, targets) = (predict(p, inputs).to_vec(), targets.to_vec());
     let right = preds
         .chunks_exact(CLASSES)
@@ -133,12 +135,18 @@ fn init_random_params(scale: f32, key: random::Key) -> Params {
 fn load_digits() -> (Vec<f32>, Vec<u8>) {
     let bytes: &[u8] = include_bytes!("data/digits.bin");
     let (magic, rest) = bytes.split_at(8);
-    assert_eq!(magic, b"DIGITS8\0", "examples/data/digits.bin: not a digits file");
+    assert_eq!(
+        magic, b"DIGITS8\0",
+        "examples/data/digits.bin: not a digits file"
+    );
     let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
     assert_eq!(n, IMAGES, "examples/data/digits.bin: image count");
     let (pixels, labels) = rest[4..].split_at(n * PIXELS);
     assert_eq!(labels.len(), n, "examples/data/digits.bin: length");
-    (pixels.iter().map(|&v| v as f32 / 16.0).collect(), labels.to_vec())
+    (
+        pixels.iter().map(|&v| v as f32 / 16.0).collect(),
+        labels.to_vec(),
+    )
 }
 
 /// The rows `idx` of the images, and their labels one-hot.
@@ -181,7 +189,11 @@ fn main() {
         let [next, perm_key] = random::split(stream_key);
         stream_key = next;
         let perm: Array<i32, TRAIN> = random::permutation(perm_key);
-        let perm: Vec<i32> = perm.to_vec().iter().map(|&i| train_idx[i as usize]).collect();
+        let perm: Vec<i32> = perm
+            .to_vec()
+            .iter()
+            .map(|&i| train_idx[i as usize])
+            .collect();
         for batch_idx in perm.chunks_exact(BATCH).take(NUM_BATCHES) {
             let (x, y) = gather::<BATCH>(&pixels, &labels, batch_idx);
             params = model::update(&params, &x, &y, STEP_SIZE);

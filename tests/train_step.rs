@@ -11,8 +11,8 @@ use serde_json::Value;
 
 #[jax::jit]
 mod train {
-    use jax::prelude::*;
     use jax::nn;
+    use jax::prelude::*;
 
     pub const IN: usize = 32;
     pub const HIDDEN: usize = 32;
@@ -162,8 +162,34 @@ fn three_adam_steps_match_jax_and_optax() {
     }
     let losses = Array::<f32, 3>::from_vec(losses).unwrap();
     assert_close("loss", &losses, &c["losses"]);
-    assert_eq!(s.count.item() as i64, c["count_after"]["data"][0].as_i64().unwrap());
+    assert_eq!(
+        s.count.item() as i64,
+        c["count_after"]["data"][0].as_i64().unwrap()
+    );
     assert_params_close("mu", &s.mu, &c["mu_after"]);
     assert_params_close("nu", &s.nu, &c["nu_after"]);
     assert_params_close("params", &p, &c["params_after"]);
+}
+
+/// The step's products of a batch by a weight matrix (few rows, many
+/// columns) split C by columns across threads: the same values as a plain
+/// f64 sum, for a shape big enough to be split.
+#[test]
+fn wide_matmul_split_by_columns_is_a_matmul() {
+    let a: Array<f32, 8, 512> = Array::from_fn(|i| ((i * 7919) % 97) as f32 / 97.0 - 0.5);
+    let b: Array<f32, 512, 600> = Array::from_fn(|i| ((i * 104729) % 89) as f32 / 89.0 - 0.5);
+    let c = a.matmul(&b);
+    let (av, bv, cv) = (a.to_vec(), b.to_vec(), c.to_vec());
+    for i in 0..8 {
+        for j in 0..600 {
+            let want: f64 = (0..512)
+                .map(|p| av[i * 512 + p] as f64 * bv[p * 600 + j] as f64)
+                .sum();
+            let got = cv[i * 600 + j] as f64;
+            assert!(
+                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                "c[{i}, {j}]: {got} vs {want}"
+            );
+        }
+    }
 }
