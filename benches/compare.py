@@ -104,6 +104,18 @@ ROWS = [
         "`vmap(grad(loss), (None, 0, 0))`, tanh; 944 MB of gradients per call",
     ),
     (
+        "MNIST MLP training step (grad + adam), fused",
+        "mnist_train_step_adam",
+        "mnist_train_step_adam",
+        "relu 784-1024-1024-10, batch 128; JAX: optax.adam(1e-3), donating params and state",
+    ),
+    (
+        "its `value_and_grad` alone (no adam)",
+        "mnist_value_and_grad",
+        "mnist_value_and_grad",
+        "the step's loss and gradient, parameters by reference",
+    ),
+    (
         "`jacrev` of `tanh(W x + b)`, 256→256",
         "vmap_jacrev_tanh_layer_256",
         "vmap_jacrev_tanh_layer_256",

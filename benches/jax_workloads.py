@@ -133,6 +133,50 @@ def per_example_grads(p, xs, ys):
     return jax.vmap(jax.grad(mlp3_loss_one), (None, 0, 0))(p, xs, ys)
 
 
+def mnist_loss(p, x, y):
+    """Softmax cross-entropy of JAX's examples/mnist_classifier.py: relu MLP
+    784-1024-1024-10, mean over the batch."""
+    w1, b1, w2, b2, w3, b3 = p
+    h1 = jax.nn.relu(x @ w1 + b1)
+    h2 = jax.nn.relu(h1 @ w2 + b2)
+    logits = h2 @ w3 + b3
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits, -1) * y, -1))
+
+
+def mnist_train_step(make_params, make_x, make_y):
+    """The fused training step as a JAX user writes it: value_and_grad, then
+    optax.adam(1e-3), apply_updates, one jitted function that donates the
+    parameters and the optimizer state. Each timed call feeds the previous
+    call's results back in (a training loop), so donation is real."""
+
+    def thunk(t):
+        import optax  # only this row needs it: `pip install optax`
+
+        opt = optax.adam(1e-3)
+
+        def step(params, opt_state, x, y):
+            loss, grads = jax.value_and_grad(mnist_loss)(params, x, y)
+            updates, opt_state = opt.update(grads, opt_state, params)
+            return optax.apply_updates(params, updates), opt_state, loss
+
+        f = jax.jit(step, donate_argnums=(0, 1))
+        params = jax.block_until_ready(make_params())
+        x, y = make_x().block_until_ready(), make_y().block_until_ready()
+        carry = [params, jax.block_until_ready(opt.init(params))]
+
+        def call(_):
+            p, s, loss = jax.block_until_ready(f(carry[0], carry[1], x, y))
+            carry[0], carry[1] = p, s
+
+        stats = t.run(call)
+        before = carry[0]
+        call(None)
+        stats["donation_used"] = all(a.is_deleted() for a in before)
+        return stats
+
+    return thunk
+
+
 def tanh_layer(x, w, b):
     return jnp.tanh(w @ x + b)
 
@@ -307,6 +351,37 @@ def workloads():
             "vmap_per_example_grads_mlp",
             plain(
                 per_example_grads,
+                lambda: (
+                    _uniform(rng, 784, 1024) / 28,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 1024) / 32,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 10) / 32,
+                    _uniform(rng, 10) * 0.1,
+                ),
+                u(128, 784),
+                lambda: one_hot_rows(128),
+            ),
+        ),
+        (
+            "mnist_train_step_adam",
+            mnist_train_step(
+                lambda: (
+                    _uniform(rng, 784, 1024) / 28,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 1024) / 32,
+                    _uniform(rng, 1024) * 0.1,
+                    _uniform(rng, 1024, 10) / 32,
+                    _uniform(rng, 10) * 0.1,
+                ),
+                u(128, 784),
+                lambda: one_hot_rows(128),
+            ),
+        ),
+        (
+            "mnist_value_and_grad",
+            plain(
+                jax.value_and_grad(mnist_loss),
                 lambda: (
                     _uniform(rng, 784, 1024) / 28,
                     _uniform(rng, 1024) * 0.1,

@@ -181,6 +181,97 @@ mod per_example {
     }
 }
 
+/// The fused training step of JAX's examples/mnist_classifier.py sizes (relu
+/// MLP 784-1024-1024-10, batch 128): `value_and_grad` of the softmax
+/// cross-entropy, adam with optax's formulas and defaults (lr 1e-3), the
+/// update applied, all one `#[jax::jit]` function. `tests/train_step.rs`
+/// checks the same step (at small sizes) against JAX + optax.
+#[jax::jit]
+mod mnist_train {
+    use jax::nn;
+    use jax::prelude::*;
+
+    pub const BATCH: usize = 128;
+
+    #[derive(Clone, Debug)]
+    pub struct Params {
+        pub w1: Array<f32, 784, 1024>,
+        pub b1: Array<f32, 1024>,
+        pub w2: Array<f32, 1024, 1024>,
+        pub b2: Array<f32, 1024>,
+        pub w3: Array<f32, 1024, 10>,
+        pub b3: Array<f32, 10>,
+    }
+
+    /// optax's `ScaleByAdamState`, written out until `jax::optim` lands.
+    #[derive(Clone, Debug)]
+    pub struct AdamState {
+        pub count: Array<i32>,
+        pub mu: Params,
+        pub nu: Params,
+    }
+
+    pub fn loss(p: &Params, x: &Array<f32, BATCH, 784>, y: &Array<f32, BATCH, 10>) -> Array<f32> {
+        let h1 = nn::relu(x.matmul(&p.w1) + &p.b1);
+        let h2 = nn::relu(h1.matmul(&p.w2) + &p.b2);
+        let logits = h2.matmul(&p.w3) + &p.b3;
+        -jnp::mean(jnp::sum_axis(jnp::log_softmax(logits, -1) * y, -1, false))
+    }
+
+    /// One step: loss and gradient, adam (b1 0.9, b2 0.999, eps 1e-8, bias
+    /// correction with the incremented count), parameters updated.
+    pub fn step(
+        p: Params,
+        s: AdamState,
+        x: &Array<f32, BATCH, 784>,
+        y: &Array<f32, BATCH, 10>,
+    ) -> (Params, AdamState, Array<f32>) {
+        let (l, g) = jax::value_and_grad(loss)(&p, x, y);
+        let count = s.count + 1;
+        // optax: 1 - decay**count, the power in float32.
+        let t = count.astype::<f32>();
+        let c1 = 1.0 - jnp::power(0.9, &t);
+        let c2 = 1.0 - jnp::power(0.999, &t);
+        let mu = Params {
+            w1: 0.1 * &g.w1 + 0.9 * &s.mu.w1,
+            b1: 0.1 * &g.b1 + 0.9 * &s.mu.b1,
+            w2: 0.1 * &g.w2 + 0.9 * &s.mu.w2,
+            b2: 0.1 * &g.b2 + 0.9 * &s.mu.b2,
+            w3: 0.1 * &g.w3 + 0.9 * &s.mu.w3,
+            b3: 0.1 * &g.b3 + 0.9 * &s.mu.b3,
+        };
+        let nu = Params {
+            w1: 0.001 * (&g.w1 * &g.w1) + 0.999 * &s.nu.w1,
+            b1: 0.001 * (&g.b1 * &g.b1) + 0.999 * &s.nu.b1,
+            w2: 0.001 * (&g.w2 * &g.w2) + 0.999 * &s.nu.w2,
+            b2: 0.001 * (&g.b2 * &g.b2) + 0.999 * &s.nu.b2,
+            w3: 0.001 * (&g.w3 * &g.w3) + 0.999 * &s.nu.w3,
+            b3: 0.001 * (&g.b3 * &g.b3) + 0.999 * &s.nu.b3,
+        };
+        let p = Params {
+            w1: &p.w1 + -1e-3 * ((&mu.w1 / &c1) / (jnp::sqrt(&nu.w1 / &c2) + 1e-8)),
+            b1: &p.b1 + -1e-3 * ((&mu.b1 / &c1) / (jnp::sqrt(&nu.b1 / &c2) + 1e-8)),
+            w2: &p.w2 + -1e-3 * ((&mu.w2 / &c1) / (jnp::sqrt(&nu.w2 / &c2) + 1e-8)),
+            b2: &p.b2 + -1e-3 * ((&mu.b2 / &c1) / (jnp::sqrt(&nu.b2 / &c2) + 1e-8)),
+            w3: &p.w3 + -1e-3 * ((&mu.w3 / &c1) / (jnp::sqrt(&nu.w3 / &c2) + 1e-8)),
+            b3: &p.b3 + -1e-3 * ((&mu.b3 / &c1) / (jnp::sqrt(&nu.b3 / &c2) + 1e-8)),
+        };
+        (p, AdamState { count, mu, nu }, l)
+    }
+}
+
+/// adam's initial moments: zeros shaped like the parameters.
+fn mnist_zeros() -> mnist_train::Params {
+    mnist_train::Params {
+        w1: Array::zeros(),
+        b1: Array::zeros(),
+        w2: Array::zeros(),
+        b2: Array::zeros(),
+        w3: Array::zeros(),
+        b3: Array::zeros(),
+    }
+}
+
 /// `tanh(W x + b)`, 256 -> 256: its `jacrev` (the pullback `vmap`ped over
 /// the 256 output basis vectors) is a workload.
 #[jax::jit]
@@ -635,6 +726,54 @@ fn main() {
         let ys = one_hot_rows::<{ per_example::BATCH }>();
         let s = t.run(|| drop(black_box(per_example::grads(&p, black_box(&xs), &ys))));
         report("vmap_per_example_grads_mlp", &t, s);
+    }
+    if run("mnist_train_step_adam") {
+        // A training loop: each call takes the previous call's parameters
+        // and adam state by value, as JAX's side feeds back its donated ones.
+        let p = mnist_train::Params {
+            w1: random2::<784, 1024>(32) * (1.0 / 28.0f32),
+            b1: random::<1024>(33) * 0.1f32,
+            w2: random2::<1024, 1024>(34) * (1.0 / 32.0f32),
+            b2: random::<1024>(35) * 0.1f32,
+            w3: random2::<1024, 10>(36) * (1.0 / 32.0f32),
+            b3: random::<10>(37) * 0.1f32,
+        };
+        let s = mnist_train::AdamState {
+            count: Array::zeros(),
+            mu: mnist_zeros(),
+            nu: mnist_zeros(),
+        };
+        let x = random2::<{ mnist_train::BATCH }, 784>(38);
+        let y = one_hot_rows::<{ mnist_train::BATCH }>();
+        let mut carry = Some((p, s));
+        let stats = t.run(|| {
+            let (p, s) = carry.take().expect("the previous step's state");
+            let (p, s, l) = mnist_train::step(p, s, black_box(&x), &y);
+            drop(black_box(l));
+            carry = Some((p, s));
+        });
+        report("mnist_train_step_adam", &t, stats);
+    }
+    if run("mnist_value_and_grad") {
+        // The training step's gradient alone: what adam adds is the difference.
+        let p = mnist_train::Params {
+            w1: random2::<784, 1024>(32) * (1.0 / 28.0f32),
+            b1: random::<1024>(33) * 0.1f32,
+            w2: random2::<1024, 1024>(34) * (1.0 / 32.0f32),
+            b2: random::<1024>(35) * 0.1f32,
+            w3: random2::<1024, 10>(36) * (1.0 / 32.0f32),
+            b3: random::<10>(37) * 0.1f32,
+        };
+        let x = random2::<{ mnist_train::BATCH }, 784>(38);
+        let y = one_hot_rows::<{ mnist_train::BATCH }>();
+        let stats = t.run(|| {
+            drop(black_box(mnist_train::loss::value_and_grad(
+                &p,
+                black_box(&x),
+                &y,
+            )))
+        });
+        report("mnist_value_and_grad", &t, stats);
     }
     if run("vmap_jacrev_tanh_layer_256") {
         let x = random::<256>(29);

@@ -85,11 +85,48 @@ pub(crate) fn gemm<T: Element>(
                 // big enough; each block is one call, so every element is the
                 // same dot product in the same order whatever the split.
                 let threads = rayon::current_num_threads();
-                let rows = if m * n * k >= 1 << 20 && threads > 1 {
-                    m.div_ceil(threads)
-                } else {
-                    m
-                };
+                let parallel = m * n * k >= 1 << 20 && threads > 1;
+                if parallel && n >= 2 * m {
+                    // Few rows (a batch times a weight matrix): blocks of
+                    // columns instead, so each thread packs only its own
+                    // columns of B rather than all of B, which a split of
+                    // few rows makes every thread pack again. The sums along
+                    // k run in the same order either way.
+                    let cols = n.div_ceil(threads).next_multiple_of(32).min(n);
+                    let out = SharedOut(c.as_mut_ptr());
+                    use rayon::prelude::*;
+                    (0..n.div_ceil(cols)).into_par_iter().for_each(|blk| {
+                        let c0 = blk * cols;
+                        let nc = cols.min(n - c0);
+                        let out = &out;
+                        // SAFETY: the asserts above keep every index the
+                        // strides reach inside `ad` and `bd`; columns
+                        // c0..c0 + nc of B start at offset c0 * b.cs < its
+                        // length; this block writes exactly columns
+                        // c0..c0 + nc of every row of C (row stride n), which
+                        // no other block writes; beta = 0 so they are not read.
+                        unsafe {
+                            $f(
+                                m,
+                                k,
+                                nc,
+                                1.0,
+                                ad.as_ptr(),
+                                a.rs as isize,
+                                a.cs as isize,
+                                bd.as_ptr().add(c0 * b.cs),
+                                b.rs as isize,
+                                b.cs as isize,
+                                0.0,
+                                out.0.add(c0),
+                                n as isize,
+                                1,
+                            );
+                        }
+                    });
+                    return same_vec(c);
+                }
+                let rows = if parallel { m.div_ceil(threads) } else { m };
                 use rayon::prelude::*;
                 c.par_chunks_mut(rows * n)
                     .enumerate()
@@ -179,6 +216,12 @@ pub(crate) fn gemm<T: Element>(
     }
     c
 }
+
+/// The output of a gemm split into column blocks, shared by the threads
+/// that write its disjoint columns.
+struct SharedOut<T>(*mut T);
+// SAFETY: each thread writes only its own columns (see the caller).
+unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 /// Products up to this many multiply-adds skip gemm: 32^3 measured as the
 /// size where `sgemm`'s packing starts to pay.
