@@ -45,6 +45,11 @@ use crate::Array;
 /// });
 /// assert_eq!(t.1.item(), 6.0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a pytree",
+    label = "not a pytree",
+    note = "add `#[derive(jax::Pytree)]` to the definition of `{Self}` (its fields must be arrays, tuples, `[T; N]` or other pytrees)"
+)]
 pub trait Pytree: Clone {
     /// Every leaf, in JAX's flattening order (struct fields in declaration
     /// order, tuple/array elements in order).

@@ -122,6 +122,11 @@ fn array_leaves(
             }
             *next += 1;
         }
+        // Rust cannot move an element out of `[T; N]` by index: a list's
+        // leaves are bound borrowed, never donated.
+        TypeSpec::List(items) => items
+            .iter()
+            .for_each(|s| array_leaves(j, s, next, false, out)),
         TypeSpec::Scalar(_) | TypeSpec::Key => *next += 1,
     }
 }

@@ -63,6 +63,7 @@ fn check_pytree(v: &Value, span: Span, what: &str) -> Result<()> {
                 .try_for_each(|(_, f)| check_pytree(f, span, what))
         }
         Value::Closure(_) => "a closure",
+        Value::Optim(_) => "an optimizer",
         Value::Pullback(_) => "a pullback (a function)",
         Value::Str(_) => "a string",
         Value::At(..) => "an `.at(..)` waiting for `.get()`",

@@ -223,6 +223,12 @@ impl Tracer {
         args: Vec<(Value, Span)>,
         span: Span,
     ) -> Result<Value> {
+        if kind == Kind::Checkpoint {
+            return err(
+                span,
+                "`jax::checkpoint` takes no `argnums` or `has_aux`; write `jax::checkpoint(f)(args..)`",
+            );
+        }
         let selected = opts.argnums.list();
         if let Some(&k) = selected.iter().find(|&&k| k >= args.len()) {
             return err(
@@ -286,6 +292,7 @@ impl Tracer {
                 let outs = self.b.inline(&program, &inputs)?;
                 (Some(outs[0].clone()), outs[1..].to_vec())
             }
+            Kind::Checkpoint => unreachable!("rejected at the top"),
             Kind::Jacfwd | Kind::Jacrev | Kind::Hessian => {
                 let mut derivs = Vec::new();
                 for &k in &wrt_leaves {
