@@ -189,6 +189,7 @@ mod per_example {
 #[jax::jit]
 mod mnist_train {
     use jax::nn;
+    use jax::optim;
     use jax::prelude::*;
 
     pub const BATCH: usize = 128;
@@ -203,14 +204,6 @@ mod mnist_train {
         pub b3: Array<f32, 10>,
     }
 
-    /// optax's `ScaleByAdamState`, written out until `jax::optim` lands.
-    #[derive(Clone, Debug)]
-    pub struct AdamState {
-        pub count: Array<i32>,
-        pub mu: Params,
-        pub nu: Params,
-    }
-
     pub fn loss(p: &Params, x: &Array<f32, BATCH, 784>, y: &Array<f32, BATCH, 10>) -> Array<f32> {
         let h1 = nn::relu(x.matmul(&p.w1) + &p.b1);
         let h2 = nn::relu(h1.matmul(&p.w2) + &p.b2);
@@ -218,57 +211,17 @@ mod mnist_train {
         -jnp::mean(jnp::sum_axis(jnp::log_softmax(logits, -1) * y, -1, false))
     }
 
-    /// One step: loss and gradient, adam (b1 0.9, b2 0.999, eps 1e-8, bias
-    /// correction with the incremented count), parameters updated.
+    /// One step: loss and gradient, `optim::adam(1e-3)` (optax's defaults),
+    /// parameters updated; `p` and `s` are donated.
     pub fn step(
         p: Params,
-        s: AdamState,
+        s: optim::AdamState<Params>,
         x: &Array<f32, BATCH, 784>,
         y: &Array<f32, BATCH, 10>,
-    ) -> (Params, AdamState, Array<f32>) {
+    ) -> (Params, optim::AdamState<Params>, Array<f32>) {
         let (l, g) = jax::value_and_grad(loss)(&p, x, y);
-        let count = s.count + 1;
-        // optax: 1 - decay**count, the power in float32.
-        let t = count.astype::<f32>();
-        let c1 = 1.0 - jnp::power(0.9, &t);
-        let c2 = 1.0 - jnp::power(0.999, &t);
-        let mu = Params {
-            w1: 0.1 * &g.w1 + 0.9 * &s.mu.w1,
-            b1: 0.1 * &g.b1 + 0.9 * &s.mu.b1,
-            w2: 0.1 * &g.w2 + 0.9 * &s.mu.w2,
-            b2: 0.1 * &g.b2 + 0.9 * &s.mu.b2,
-            w3: 0.1 * &g.w3 + 0.9 * &s.mu.w3,
-            b3: 0.1 * &g.b3 + 0.9 * &s.mu.b3,
-        };
-        let nu = Params {
-            w1: 0.001 * (&g.w1 * &g.w1) + 0.999 * &s.nu.w1,
-            b1: 0.001 * (&g.b1 * &g.b1) + 0.999 * &s.nu.b1,
-            w2: 0.001 * (&g.w2 * &g.w2) + 0.999 * &s.nu.w2,
-            b2: 0.001 * (&g.b2 * &g.b2) + 0.999 * &s.nu.b2,
-            w3: 0.001 * (&g.w3 * &g.w3) + 0.999 * &s.nu.w3,
-            b3: 0.001 * (&g.b3 * &g.b3) + 0.999 * &s.nu.b3,
-        };
-        let p = Params {
-            w1: &p.w1 + -1e-3 * ((&mu.w1 / &c1) / (jnp::sqrt(&nu.w1 / &c2) + 1e-8)),
-            b1: &p.b1 + -1e-3 * ((&mu.b1 / &c1) / (jnp::sqrt(&nu.b1 / &c2) + 1e-8)),
-            w2: &p.w2 + -1e-3 * ((&mu.w2 / &c1) / (jnp::sqrt(&nu.w2 / &c2) + 1e-8)),
-            b2: &p.b2 + -1e-3 * ((&mu.b2 / &c1) / (jnp::sqrt(&nu.b2 / &c2) + 1e-8)),
-            w3: &p.w3 + -1e-3 * ((&mu.w3 / &c1) / (jnp::sqrt(&nu.w3 / &c2) + 1e-8)),
-            b3: &p.b3 + -1e-3 * ((&mu.b3 / &c1) / (jnp::sqrt(&nu.b3 / &c2) + 1e-8)),
-        };
-        (p, AdamState { count, mu, nu }, l)
-    }
-}
-
-/// adam's initial moments: zeros shaped like the parameters.
-fn mnist_zeros() -> mnist_train::Params {
-    mnist_train::Params {
-        w1: Array::zeros(),
-        b1: Array::zeros(),
-        w2: Array::zeros(),
-        b2: Array::zeros(),
-        w3: Array::zeros(),
-        b3: Array::zeros(),
+        let (updates, s) = optim::adam(1e-3).update(&g, s, &p);
+        (optim::apply_updates(&p, &updates), s, l)
     }
 }
 
@@ -738,11 +691,7 @@ fn main() {
             w3: random2::<1024, 10>(36) * (1.0 / 32.0f32),
             b3: random::<10>(37) * 0.1f32,
         };
-        let s = mnist_train::AdamState {
-            count: Array::zeros(),
-            mu: mnist_zeros(),
-            nu: mnist_zeros(),
-        };
+        let s = jax::optim::GradientTransformation::init(&jax::optim::adam(1e-3), &p);
         let x = random2::<{ mnist_train::BATCH }, 784>(38);
         let y = one_hot_rows::<{ mnist_train::BATCH }>();
         let mut carry = Some((p, s));

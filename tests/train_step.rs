@@ -1,6 +1,6 @@
 //! The fused training step of `benches/workloads.rs` (`value_and_grad` of a
 //! relu MLP's softmax cross-entropy plus optax's adam, one `#[jax::jit]`
-//! function) at small sizes, against three steps of JAX + optax
+//! function, `jax::optim::adam`) at small sizes, against three steps of JAX + optax
 //! (`tests/fixtures/gen/train_step.py`): losses, parameters, adam's moments
 //! and count after the third step.
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 #[jax::jit]
 mod train {
     use jax::nn;
+    use jax::optim;
     use jax::prelude::*;
 
     pub const IN: usize = 32;
@@ -29,14 +30,6 @@ mod train {
         pub b3: Array<f32, OUT>,
     }
 
-    /// optax's `ScaleByAdamState`, written out until `jax::optim` lands.
-    #[derive(Clone, Debug)]
-    pub struct AdamState {
-        pub count: Array<i32>,
-        pub mu: Params,
-        pub nu: Params,
-    }
-
     pub fn loss(p: &Params, x: &Array<f32, BATCH, IN>, y: &Array<f32, BATCH, OUT>) -> Array<f32> {
         let h1 = nn::relu(x.matmul(&p.w1) + &p.b1);
         let h2 = nn::relu(h1.matmul(&p.w2) + &p.b2);
@@ -44,48 +37,21 @@ mod train {
         -jnp::mean(jnp::sum_axis(jnp::log_softmax(logits, -1) * y, -1, false))
     }
 
-    /// One step: loss and gradient, adam (optax's formulas, lr 1e-3), apply.
+    /// One step: loss and gradient, `optim::adam(1e-3)`, updates applied.
     pub fn step(
         p: Params,
-        s: AdamState,
+        s: optim::AdamState<Params>,
         x: &Array<f32, BATCH, IN>,
         y: &Array<f32, BATCH, OUT>,
-    ) -> (Params, AdamState, Array<f32>) {
+    ) -> (Params, optim::AdamState<Params>, Array<f32>) {
         let (l, g) = jax::value_and_grad(loss)(&p, x, y);
-        let count = s.count + 1;
-        // optax: 1 - decay**count, the power in float32.
-        let t = count.astype::<f32>();
-        let c1 = 1.0 - jnp::power(0.9, &t);
-        let c2 = 1.0 - jnp::power(0.999, &t);
-        let mu = Params {
-            w1: 0.1 * &g.w1 + 0.9 * &s.mu.w1,
-            b1: 0.1 * &g.b1 + 0.9 * &s.mu.b1,
-            w2: 0.1 * &g.w2 + 0.9 * &s.mu.w2,
-            b2: 0.1 * &g.b2 + 0.9 * &s.mu.b2,
-            w3: 0.1 * &g.w3 + 0.9 * &s.mu.w3,
-            b3: 0.1 * &g.b3 + 0.9 * &s.mu.b3,
-        };
-        let nu = Params {
-            w1: 0.001 * (&g.w1 * &g.w1) + 0.999 * &s.nu.w1,
-            b1: 0.001 * (&g.b1 * &g.b1) + 0.999 * &s.nu.b1,
-            w2: 0.001 * (&g.w2 * &g.w2) + 0.999 * &s.nu.w2,
-            b2: 0.001 * (&g.b2 * &g.b2) + 0.999 * &s.nu.b2,
-            w3: 0.001 * (&g.w3 * &g.w3) + 0.999 * &s.nu.w3,
-            b3: 0.001 * (&g.b3 * &g.b3) + 0.999 * &s.nu.b3,
-        };
-        let p = Params {
-            w1: &p.w1 + -1e-3 * ((&mu.w1 / &c1) / (jnp::sqrt(&nu.w1 / &c2) + 1e-8)),
-            b1: &p.b1 + -1e-3 * ((&mu.b1 / &c1) / (jnp::sqrt(&nu.b1 / &c2) + 1e-8)),
-            w2: &p.w2 + -1e-3 * ((&mu.w2 / &c1) / (jnp::sqrt(&nu.w2 / &c2) + 1e-8)),
-            b2: &p.b2 + -1e-3 * ((&mu.b2 / &c1) / (jnp::sqrt(&nu.b2 / &c2) + 1e-8)),
-            w3: &p.w3 + -1e-3 * ((&mu.w3 / &c1) / (jnp::sqrt(&nu.w3 / &c2) + 1e-8)),
-            b3: &p.b3 + -1e-3 * ((&mu.b3 / &c1) / (jnp::sqrt(&nu.b3 / &c2) + 1e-8)),
-        };
-        (p, AdamState { count, mu, nu }, l)
+        let (updates, s) = optim::adam(1e-3).update(&g, s, &p);
+        (optim::apply_updates(&p, &updates), s, l)
     }
 }
 
-use train::{AdamState, Params};
+use jax::optim::{self, GradientTransformation};
+use train::Params;
 
 fn params(v: &Value) -> Params {
     Params {
@@ -95,17 +61,6 @@ fn params(v: &Value) -> Params {
         b2: common::array_arg(&v["b2"]),
         w3: common::array_arg(&v["w3"]),
         b3: common::array_arg(&v["b3"]),
-    }
-}
-
-fn zeros() -> Params {
-    Params {
-        w1: Array::zeros(),
-        b1: Array::zeros(),
-        w2: Array::zeros(),
-        b2: Array::zeros(),
-        w3: Array::zeros(),
-        b3: Array::zeros(),
     }
 }
 
@@ -149,11 +104,7 @@ fn three_adam_steps_match_jax_and_optax() {
     let y: Array<f32, { train::BATCH }, { train::OUT }> = common::array_arg(&c["y"]);
     let mut p = params(&c["params"]);
     // optax's adam init: count 0, both moments zero.
-    let mut s = AdamState {
-        count: Array::zeros(),
-        mu: zeros(),
-        nu: zeros(),
-    };
+    let mut s = optim::adam(1e-3).init(&p);
     let mut losses = Vec::new();
     for _ in 0..sizes["steps"].as_u64().unwrap() {
         let (p2, s2, l) = train::step(p, s, &x, &y);

@@ -289,3 +289,33 @@ mod tests {
         );
     }
 }
+
+/// An argument of a donating function, kept for the `jax_debug_nans`
+/// replay: `(&Keep(&x)).keep()` is a clone of `x` when its type is `Clone`
+/// ([`KeepByClone`]), else `None` ([`KeepNothing`]), chosen by method
+/// resolution, so generated code needs no bound on the user's types.
+pub struct Keep<'a, T>(pub &'a T);
+
+/// [`Keep`] for a `Clone` argument.
+pub trait KeepByClone<T> {
+    /// A clone of the argument.
+    fn keep(&self) -> Option<T>;
+}
+
+impl<T: Clone> KeepByClone<T> for Keep<'_, T> {
+    fn keep(&self) -> Option<T> {
+        Some(self.0.clone())
+    }
+}
+
+/// [`Keep`] for any other argument: nothing to replay from.
+pub trait KeepNothing<T> {
+    /// `None`.
+    fn keep(&self) -> Option<T>;
+}
+
+impl<T> KeepNothing<T> for &Keep<'_, T> {
+    fn keep(&self) -> Option<T> {
+        None
+    }
+}

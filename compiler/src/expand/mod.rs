@@ -126,9 +126,9 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         let (a, b) = (emit::dim_tokens(a), emit::dim_tokens(b));
         quote!(const { ::std::assert!(#a == #b, #msg) };)
     });
-    let (debug_check, replay) = match self_ty {
+    let (debug_check, replay, keep) = match self_ty {
         None => debug_nans(f, &sig, &traced, &names, &out_avals, donating)?,
-        Some(_) => (TokenStream::new(), TokenStream::new()),
+        Some(_) => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
     };
     // Last first: only the first output of a buffer moves it, later ones
     // copy it.
@@ -146,6 +146,7 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
             #uses
             #(#checks)*
             #replay
+            #keep
             #(#stmts)*
             #(let #names_rev = #outs_rev;)*
             #debug_check
@@ -202,7 +203,7 @@ fn debug_nans(
     names: &[TokenStream],
     out_avals: &[Aval],
     donating: bool,
-) -> syn::Result<(TokenStream, TokenStream)> {
+) -> syn::Result<(TokenStream, TokenStream, TokenStream)> {
     let fname = &f.sig.ident;
     let outputs: Vec<TokenStream> = names
         .iter()
@@ -217,7 +218,7 @@ fn debug_nans(
         })
         .collect();
     if outputs.is_empty() {
-        return Ok((TokenStream::new(), TokenStream::new()));
+        return Ok((TokenStream::new(), TokenStream::new(), TokenStream::new()));
     }
     let args: Option<Vec<&syn::Ident>> = f
         .sig
@@ -232,8 +233,7 @@ fn debug_nans(
         })
         .collect();
     let whole = format!("`{fname}` (from its arguments)");
-    // Donated arguments are gone by now: no replay from them.
-    let Some(args) = args.filter(|_| !donating) else {
+    let Some(args) = args else {
         let check = quote! {
             if ::jax::__rt::debug::active() {
                 if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
@@ -241,18 +241,56 @@ fn debug_nans(
                 }
             }
         };
-        return Ok((check, TokenStream::new()));
+        return Ok((check, TokenStream::new(), TokenStream::new()));
     };
-    let check = quote! {
-        if ::jax::__rt::debug::active() {
-            if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
-                ::jax::__rt::debug::replaying(__bad);
-                let __found = __debug_replay(#(#args),*);
-                ::jax::__rt::debug::raise(__found.unwrap_or_else(|| {
-                    ::jax::__rt::debug::error(__bad, "an argument", #whole)
-                }));
+    let replay_found = quote! {
+        ::jax::__rt::debug::raise(__found.unwrap_or_else(|| {
+            ::jax::__rt::debug::error(__bad, "an argument", #whole)
+        }));
+    };
+    let (check, keep) = if donating {
+        // Donated arguments are gone when the outputs are checked: with the
+        // flag on, each is cloned first (an `Arc` clone, so donation copies
+        // instead of writing over it) for the replay; an argument whose type
+        // is not `Clone` leaves the error without the replay.
+        let kept: Vec<syn::Ident> = (0..args.len())
+            .map(|k| format_ident!("__kept{}", k))
+            .collect();
+        let keep = quote! {
+            let __debug_args = if ::jax::__rt::debug::active() {
+                #[allow(unused_imports)]
+                use ::jax::__rt::debug::{KeepByClone as _, KeepNothing as _};
+                ::std::option::Option::Some((#((&::jax::__rt::debug::Keep(&#args)).keep(),)*))
+            } else {
+                ::std::option::Option::None
+            };
+        };
+        let check = quote! {
+            if ::jax::__rt::debug::active() {
+                if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
+                    match __debug_args {
+                        ::std::option::Option::Some((#(::std::option::Option::Some(#kept),)*)) => {
+                            ::jax::__rt::debug::replaying(__bad);
+                            let __found = __debug_replay(#(#kept),*);
+                            #replay_found
+                        }
+                        _ => ::jax::__rt::debug::raise(::jax::__rt::debug::error(__bad, "an operation", #whole)),
+                    }
+                }
             }
-        }
+        };
+        (check, keep)
+    } else {
+        let check = quote! {
+            if ::jax::__rt::debug::active() {
+                if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
+                    ::jax::__rt::debug::replaying(__bad);
+                    let __found = __debug_replay(#(#args),*);
+                    #replay_found
+                }
+            }
+        };
+        (check, TokenStream::new())
     };
     let jaxpr = crate::prims::inline_calls(traced);
     let (stmts, _) = emit_program(emit::Emitter::checked(&jaxpr), &jaxpr, named(sig))?;
@@ -270,7 +308,7 @@ fn debug_nans(
             __found
         }
     };
-    Ok((check, replay))
+    Ok((check, replay, keep))
 }
 
 /// The attributes to keep on the emitted function: not ours.
