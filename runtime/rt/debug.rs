@@ -199,6 +199,36 @@ pub fn map3<'a, A: Element, B: Element, C: Element, R: Element>(
     })
 }
 
+/// An argument of a donating function, kept for the `jax_debug_nans`
+/// replay: `(&Keep(&x)).keep()` is a clone of `x` when its type is `Clone`
+/// ([`KeepByClone`]), else `None` ([`KeepNothing`]), chosen by method
+/// resolution, so generated code needs no bound on the user's types.
+pub struct Keep<'a, T>(pub &'a T);
+
+/// [`Keep`] for a `Clone` argument.
+pub trait KeepByClone<T> {
+    /// A clone of the argument.
+    fn keep(&self) -> Option<T>;
+}
+
+impl<T: Clone> KeepByClone<T> for Keep<'_, T> {
+    fn keep(&self) -> Option<T> {
+        Some(self.0.clone())
+    }
+}
+
+/// [`Keep`] for any other argument: nothing to replay from.
+pub trait KeepNothing<T> {
+    /// `None`.
+    fn keep(&self) -> Option<T>;
+}
+
+impl<T> KeepNothing<T> for &Keep<'_, T> {
+    fn keep(&self) -> Option<T> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,35 +317,5 @@ mod tests {
             found.as_ref().map(|e| (e.value, e.primitive, e.location)),
             Some(("nan", "div", "a.rs:1:1"))
         );
-    }
-}
-
-/// An argument of a donating function, kept for the `jax_debug_nans`
-/// replay: `(&Keep(&x)).keep()` is a clone of `x` when its type is `Clone`
-/// ([`KeepByClone`]), else `None` ([`KeepNothing`]), chosen by method
-/// resolution, so generated code needs no bound on the user's types.
-pub struct Keep<'a, T>(pub &'a T);
-
-/// [`Keep`] for a `Clone` argument.
-pub trait KeepByClone<T> {
-    /// A clone of the argument.
-    fn keep(&self) -> Option<T>;
-}
-
-impl<T: Clone> KeepByClone<T> for Keep<'_, T> {
-    fn keep(&self) -> Option<T> {
-        Some(self.0.clone())
-    }
-}
-
-/// [`Keep`] for any other argument: nothing to replay from.
-pub trait KeepNothing<T> {
-    /// `None`.
-    fn keep(&self) -> Option<T>;
-}
-
-impl<T> KeepNothing<T> for &Keep<'_, T> {
-    fn keep(&self) -> Option<T> {
-        None
     }
 }
