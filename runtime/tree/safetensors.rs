@@ -122,7 +122,9 @@ fn from_bytes(dtype: DType, b: &[u8]) -> DynData {
 }
 
 /// Saves every leaf of `tree` to the safetensors file `path`, each under its
-/// path in the tree (see the [module](self)); an error for an I/O failure or
+/// path in the tree (struct fields by name, tuple and list items by index:
+/// `w1`, `layers.0.w`, as `jax.tree_util.keystr(path, simple=True,
+/// separator=".")`); an error for an I/O failure or
 /// a complex leaf.
 ///
 /// ```
@@ -163,7 +165,7 @@ pub fn save_safetensors<T: Pytree>(tree: &T, path: impl AsRef<Path>) -> Result<(
 }
 
 /// Loads the safetensors file `path` into a tree of `template`'s structure,
-/// leaf by leaf by name (see the [module](self)). A missing tensor, a wrong
+/// leaf by leaf by name (the names [`save_safetensors`] writes). A missing tensor, a wrong
 /// dtype or shape, or a truncated or corrupt file is an error naming the
 /// tensor or the file, never a panic. Tensors the tree does not name are ignored.
 ///
