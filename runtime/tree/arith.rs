@@ -391,10 +391,13 @@ impl DynArray {
     ///
     /// ```
     /// use jax::{tree::DynArray, DType};
-    /// let x = DynArray::from_vec(vec![2, 2], vec![1u8, 2, 3, 4]).unwrap();
+    /// let x = DynArray::from_vec(vec![2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
     /// let s = x.sum();
-    /// assert_eq!((s.shape(), s.dtype()), (&[][..], DType::U32));
-    /// assert_eq!(s.to_vec::<u32>().unwrap(), [10]);
+    /// assert_eq!((s.shape(), s.dtype()), (&[][..], DType::F32));
+    /// assert_eq!(s.to_vec::<f32>().unwrap(), [10.0]);
+    /// // u8 sums in the default unsigned type: uint32, or uint64 under x64.
+    /// let n = DynArray::from_vec(vec![3], vec![200u8, 100, 1]).unwrap().sum();
+    /// assert!(matches!(n.dtype(), DType::U32 | DType::U64));
     /// ```
     pub fn sum(&self) -> DynArray {
         let dtype = jax_dtypes::sum_dtype(self.dtype(), x64());
