@@ -1,9 +1,9 @@
 //! Contractions of the strict layer: `lax.dot_general`, `lax.dot`,
 //! `lax.batch_matmul`, and the gemm kernel behind every matrix product.
 //!
-//! `f32` and `f64` products go to `matrixmultiply`'s `sgemm`/`dgemm` with
-//! strides, so operands whose contracted axes come first (transposed) are not
-//! copied. Other dtypes use a plain loop: `f16`/`bf16` accumulate in `f32`
+//! `f32` and `f64` products go to the packed kernels of `crate::gemm`
+//! (`matrixmultiply` at the baseline SIMD level) with strides, so operands
+//! whose contracted axes come first (transposed) are not copied. Other dtypes use a plain loop: `f16`/`bf16` accumulate in `f32`
 //! and round once, integers wrap, `bool` is "or of ands", as XLA's.
 
 use std::any::{Any, TypeId};
@@ -75,93 +75,6 @@ pub(crate) fn gemm<T: Element>(
         (k - 1) * b.rs + (n - 1) * b.cs < b.data.len(),
         "internal error: gemm rhs"
     );
-    macro_rules! blas {
-        ($t:ty, $f:path) => {
-            if let (Some(ad), Some(bd)) = (same_slice::<T, $t>(a.data), same_slice::<T, $t>(b.data))
-            {
-                // A pooled buffer: beta = 0, so its stale contents are never read.
-                let mut c: Vec<$t> = crate::__rt::buffer(m * n);
-                // Blocks of rows of C on rayon's threads once the product is
-                // big enough; each block is one call, so every element is the
-                // same dot product in the same order whatever the split.
-                let threads = rayon::current_num_threads();
-                let parallel = m * n * k >= 1 << 20 && threads > 1;
-                if parallel && n >= 2 * m {
-                    // Few rows (a batch times a weight matrix): blocks of
-                    // columns instead, so each thread packs only its own
-                    // columns of B rather than all of B, which a split of
-                    // few rows makes every thread pack again. The sums along
-                    // k run in the same order either way.
-                    let cols = n.div_ceil(threads).next_multiple_of(32).min(n);
-                    let out = SharedOut(c.as_mut_ptr());
-                    use rayon::prelude::*;
-                    (0..n.div_ceil(cols)).into_par_iter().for_each(|blk| {
-                        let c0 = blk * cols;
-                        let nc = cols.min(n - c0);
-                        let out = &out;
-                        // SAFETY: the asserts above keep every index the
-                        // strides reach inside `ad` and `bd`; columns
-                        // c0..c0 + nc of B start at offset c0 * b.cs < its
-                        // length; this block writes exactly columns
-                        // c0..c0 + nc of every row of C (row stride n), which
-                        // no other block writes; beta = 0 so they are not read.
-                        unsafe {
-                            $f(
-                                m,
-                                k,
-                                nc,
-                                1.0,
-                                ad.as_ptr(),
-                                a.rs as isize,
-                                a.cs as isize,
-                                bd.as_ptr().add(c0 * b.cs),
-                                b.rs as isize,
-                                b.cs as isize,
-                                0.0,
-                                out.0.add(c0),
-                                n as isize,
-                                1,
-                            );
-                        }
-                    });
-                    return same_vec(c);
-                }
-                let rows = if parallel { m.div_ceil(threads) } else { m };
-                use rayon::prelude::*;
-                c.par_chunks_mut(rows * n)
-                    .enumerate()
-                    .for_each(|(blk, cblk)| {
-                        let r0 = blk * rows;
-                        let mr = cblk.len() / n;
-                        let ablk = &ad[r0 * a.rs..];
-                        // SAFETY: the asserts above keep every index the strides
-                        // reach inside `ad` and `bd`; this block reads rows
-                        // r0..r0 + mr of A, which start at `ablk`, and writes
-                        // exactly its own mr*n elements of C with row stride n;
-                        // beta = 0 so their contents are not read.
-                        unsafe {
-                            $f(
-                                mr,
-                                k,
-                                n,
-                                1.0,
-                                ablk.as_ptr(),
-                                a.rs as isize,
-                                a.cs as isize,
-                                bd.as_ptr(),
-                                b.rs as isize,
-                                b.cs as isize,
-                                0.0,
-                                cblk.as_mut_ptr(),
-                                n as isize,
-                                1,
-                            );
-                        }
-                    });
-                return same_vec(c);
-            }
-        };
-    }
     // Small products and matrix-vector ones: plain loops along the
     // contiguous axis (gemm's packing and thread dispatch would cost more
     // than the arithmetic, as in a loop body's `W h`).
@@ -172,8 +85,18 @@ pub(crate) fn gemm<T: Element>(
             return c;
         }
     }
-    blas!(f32, matrixmultiply::sgemm);
-    blas!(f64, matrixmultiply::dgemm);
+    // f32 and f64: the packed kernels of `crate::gemm` into a pooled buffer
+    // (its stale contents are never read).
+    if let (Some(ad), Some(bd)) = (same_slice::<T, f32>(a.data), same_slice::<T, f32>(b.data)) {
+        let mut c: Vec<f32> = crate::__rt::buffer(m * n);
+        crate::gemm::sgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, &mut c, None);
+        return same_vec(c);
+    }
+    if let (Some(ad), Some(bd)) = (same_slice::<T, f64>(a.data), same_slice::<T, f64>(b.data)) {
+        let mut c: Vec<f64> = crate::__rt::buffer(m * n);
+        crate::gemm::dgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, &mut c, None);
+        return same_vec(c);
+    }
     let at = |i: usize, p: usize| a.data[i * a.rs + p * a.cs];
     let bt = |p: usize, j: usize| b.data[p * b.rs + j * b.cs];
     let mut c = Vec::with_capacity(m * n);
@@ -216,12 +139,6 @@ pub(crate) fn gemm<T: Element>(
     }
     c
 }
-
-/// The output of a gemm split into column blocks, shared by the threads
-/// that write its disjoint columns.
-struct SharedOut<T>(*mut T);
-// SAFETY: each thread writes only its own columns (see the caller).
-unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 /// Products up to this many multiply-adds skip gemm: 32^3 measured as the
 /// size where `sgemm`'s packing starts to pay.

@@ -1,0 +1,584 @@
+//! The f32/f64 matrix product behind every `dot_general`: packed
+//! microkernels for AVX-512F and AVX2+FMA (chosen by the SIMD level of
+//! [`crate::__rt::par`]), cache blocking, threads on rayon, and an epilogue
+//! hook that sees each finished block of C while it is still in cache.
+//! `matrixmultiply` is the fallback at the baseline level (`JAX_SIMD=baseline`
+//! or a CPU without AVX2) and off x86_64.
+//!
+//! Blocking (the loops of GotoBLAS/BLIS): for each `NC` columns of C, for each
+//! `KC` slice of k, one packed `KC × NC` panel of B is shared by every `MC`
+//! row block; within a row block each `KC × NR` micro-panel of B stays in L1
+//! while the `MR`-row micro-panels of A stream past it. `KC` is fixed per
+//! kernel, never derived from the thread count, so each element of C is the
+//! same sum in the same order (partial sums over `KC` slices added in order)
+//! however the work is split: results are identical for any number of
+//! threads.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use crate::__rt::par::Level;
+
+mod kernels;
+mod pack;
+
+use kernels::KernelFn;
+
+/// One finished block of C handed to an epilogue: rows `r0..r0+rows` and
+/// columns `c0..c0+cols` of the row-major `m×n` output. Blocks given to
+/// different threads never share an element.
+pub struct Tile<'a, T> {
+    /// C's element `(r0, c0)`.
+    ptr: *mut T,
+    ldc: usize,
+    r0: usize,
+    c0: usize,
+    rows: usize,
+    cols: usize,
+    _c: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Tile<'a, T> {
+    /// The block's first row in C.
+    pub fn r0(&self) -> usize {
+        self.r0
+    }
+    /// The block's first column in C.
+    pub fn c0(&self) -> usize {
+        self.c0
+    }
+    /// The block's number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    /// The block's number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// Row `i` (`0..rows`) of the block: `cols` contiguous elements of C's
+    /// row `r0 + i`.
+    pub fn row_mut(&mut self, i: usize) -> &mut [T] {
+        assert!(i < self.rows, "Tile::row_mut: row {i} of {}", self.rows);
+        // SAFETY: a Tile is only made (in `tile`) for a block inside C that
+        // no other Tile or thread touches while it lives; row i < rows holds
+        // `cols` elements from its start.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.ldc), self.cols) }
+    }
+}
+
+/// The epilogue: called exactly once per element of C, after that element's
+/// whole sum over k is written, while the block is still in cache.
+pub type Epilogue<'e, T> = &'e (dyn Fn(Tile<'_, T>) + Sync);
+
+/// C = A·B (row-major `m×n`, written into `c`, len `m*n`, stale contents
+/// never read), then `epilogue` over every block. A and B given by (row,
+/// column) strides.
+///
+/// ```
+/// use jax::__rt::gemm::sgemm_into;
+/// let a = [1.0f32, 2.0, 3.0, 4.0]; // [[1, 2], [3, 4]]
+/// let mut c = [0.0f32; 4];
+/// sgemm_into(2, 2, 2, &a, 2, 1, &a, 1, 2, &mut c, None); // A·Aᵀ
+/// assert_eq!(c, [5.0, 11.0, 11.0, 25.0]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn sgemm_into(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    ars: usize,
+    acs: usize,
+    b: &[f32],
+    brs: usize,
+    bcs: usize,
+    c: &mut [f32],
+    epilogue: Option<Epilogue<'_, f32>>,
+) {
+    sgemm_into_at(Level::current(), m, k, n, a, ars, acs, b, brs, bcs, c, epilogue)
+}
+
+/// [`sgemm_into`] for `f64`.
+#[allow(clippy::too_many_arguments)]
+pub fn dgemm_into(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f64],
+    ars: usize,
+    acs: usize,
+    b: &[f64],
+    brs: usize,
+    bcs: usize,
+    c: &mut [f64],
+    epilogue: Option<Epilogue<'_, f64>>,
+) {
+    dgemm_into_at(Level::current(), m, k, n, a, ars, acs, b, brs, bcs, c, epilogue)
+}
+
+/// [`sgemm_into`] at SIMD level `level` (lowered to what the CPU supports):
+/// for tests and benchmarks comparing the kernels.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn sgemm_into_at(
+    level: Level,
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    ars: usize,
+    acs: usize,
+    b: &[f32],
+    brs: usize,
+    bcs: usize,
+    c: &mut [f32],
+    epilogue: Option<Epilogue<'_, f32>>,
+) {
+    let p = Problem {
+        m,
+        k,
+        n,
+        a,
+        ars,
+        acs,
+        b,
+        brs,
+        bcs,
+    };
+    match micro_f32(level.min(Level::supported())) {
+        Some(micro) => run(&micro, &p, c, epilogue),
+        None => fallback(&p, c, epilogue, |p, c| {
+            // SAFETY: see `fallback`.
+            unsafe { mm_call(p, c, matrixmultiply::sgemm) }
+        }),
+    }
+}
+
+/// [`dgemm_into`] at SIMD level `level`: see [`sgemm_into_at`].
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn dgemm_into_at(
+    level: Level,
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f64],
+    ars: usize,
+    acs: usize,
+    b: &[f64],
+    brs: usize,
+    bcs: usize,
+    c: &mut [f64],
+    epilogue: Option<Epilogue<'_, f64>>,
+) {
+    let p = Problem {
+        m,
+        k,
+        n,
+        a,
+        ars,
+        acs,
+        b,
+        brs,
+        bcs,
+    };
+    match micro_f64(level.min(Level::supported())) {
+        Some(micro) => run(&micro, &p, c, epilogue),
+        None => fallback(&p, c, epilogue, |p, c| {
+            // SAFETY: see `fallback`.
+            unsafe { mm_call(p, c, matrixmultiply::dgemm) }
+        }),
+    }
+}
+
+/// The floats the kernels run on.
+pub(crate) trait Real: Copy + Send + Sync + 'static + std::ops::Add<Output = Self> {
+    const ZERO: Self;
+}
+impl Real for f32 {
+    const ZERO: f32 = 0.0;
+}
+impl Real for f64 {
+    const ZERO: f64 = 0.0;
+}
+
+/// A product's operands.
+struct Problem<'a, T> {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &'a [T],
+    ars: usize,
+    acs: usize,
+    b: &'a [T],
+    brs: usize,
+    bcs: usize,
+}
+
+/// A microkernel and the block sizes that suit it.
+struct Micro<T> {
+    mr: usize,
+    nr: usize,
+    /// Length of the k slices: fixed per kernel (see the module docs).
+    kc: usize,
+    mc: usize,
+    nc: usize,
+    kernel: KernelFn<T>,
+}
+
+/// The largest `MR · NR` of any kernel (the scratch tile for edge blocks).
+const MAX_TILE: usize = 12 * 32;
+
+fn micro_f32(level: Level) -> Option<Micro<f32>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match level {
+            Level::Avx512 => Some(Micro {
+                mr: 12,
+                nr: 32,
+                kc: 256,
+                mc: 144,
+                nc: 2048,
+                kernel: kernels::s_avx512,
+            }),
+            Level::Avx2 => Some(Micro {
+                mr: 6,
+                nr: 16,
+                kc: 256,
+                mc: 144,
+                nc: 2048,
+                kernel: kernels::s_avx2,
+            }),
+            Level::Baseline => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = level;
+        None
+    }
+}
+
+fn micro_f64(level: Level) -> Option<Micro<f64>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match level {
+            Level::Avx512 => Some(Micro {
+                mr: 12,
+                nr: 16,
+                kc: 256,
+                mc: 96,
+                nc: 2048,
+                kernel: kernels::d_avx512,
+            }),
+            Level::Avx2 => Some(Micro {
+                mr: 6,
+                nr: 8,
+                kc: 256,
+                mc: 96,
+                nc: 2048,
+                kernel: kernels::d_avx2,
+            }),
+            Level::Baseline => None,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = level;
+        None
+    }
+}
+
+/// Products with fewer multiply-adds stay on the calling thread.
+const PARALLEL_WORK: usize = 1 << 20;
+
+/// C's data pointer shared by the threads that write its disjoint blocks.
+#[derive(Clone, Copy)]
+struct SharedC<T>(*mut T);
+// SAFETY: each task writes only its own block of C (see `run`).
+unsafe impl<T: Send> Sync for SharedC<T> {}
+unsafe impl<T: Send> Send for SharedC<T> {}
+
+/// Checks the operands' extents: the last elements the strides reach must
+/// be inside the slices, and C must be `m × n`.
+fn check<T>(p: &Problem<'_, T>, c: &[T]) {
+    assert_eq!(c.len(), p.m * p.n, "gemm: output length");
+    if p.m > 0 && p.n > 0 && p.k > 0 {
+        assert!(
+            (p.m - 1) * p.ars + (p.k - 1) * p.acs < p.a.len(),
+            "gemm: lhs too short for its strides"
+        );
+        assert!(
+            (p.k - 1) * p.brs + (p.n - 1) * p.bcs < p.b.len(),
+            "gemm: rhs too short for its strides"
+        );
+    }
+}
+
+/// The number of blocks of rows and of columns to split C into for
+/// `threads` threads: the grid whose duplicated packing (A once per column
+/// block, B once per row block) is smallest, with blocks at least one tile.
+fn grid(m: usize, n: usize, mr: usize, nr: usize, threads: usize) -> (usize, usize) {
+    let mut best = (1, 1);
+    let mut best_cost = usize::MAX;
+    for tr in 1..=threads {
+        if threads % tr != 0 {
+            continue;
+        }
+        let tc = threads / tr;
+        if m < tr * mr || n < tc * nr {
+            continue;
+        }
+        let cost = tc * m + tr * n;
+        if cost < best_cost {
+            best = (tr, tc);
+            best_cost = cost;
+        }
+    }
+    best
+}
+
+fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<Epilogue<'_, T>>) {
+    check(p, c);
+    let (m, k, n) = (p.m, p.k, p.n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    let cp = SharedC(c.as_mut_ptr());
+    if k == 0 {
+        c.fill(T::ZERO);
+        if let Some(e) = epi {
+            e(tile(cp.0, n, 0, 0, m, n));
+        }
+        return;
+    }
+    let threads = rayon::current_num_threads();
+    let (tr, tc) = if threads > 1 && m * n * k >= PARALLEL_WORK {
+        grid(m, n, micro.mr, micro.nr, threads)
+    } else {
+        (1, 1)
+    };
+    // SAFETY (both calls below): `check` bounds every index the strides
+    // reach; each task writes only rows `i0..i1` × columns `j0..j1` of C,
+    // blocks that do not overlap, and C outlives the tasks.
+    if tr * tc == 1 {
+        unsafe { block(micro, p, cp, 0, m, 0, n, epi) };
+        return;
+    }
+    // Block edges on whole tiles, so only the last block has edge tiles.
+    let rows = m.div_ceil(tr).next_multiple_of(micro.mr);
+    let cols = n.div_ceil(tc).next_multiple_of(micro.nr);
+    let (tr, tc) = (m.div_ceil(rows), n.div_ceil(cols));
+    use rayon::prelude::*;
+    (0..tr * tc).into_par_iter().for_each(|t| {
+        let (i0, j0) = ((t / tc) * rows, (t % tc) * cols);
+        let (i1, j1) = ((i0 + rows).min(m), (j0 + cols).min(n));
+        unsafe { block(micro, p, cp, i0, i1, j0, j1, epi) };
+    });
+}
+
+fn tile<'a, T>(c: *mut T, ldc: usize, r0: usize, c0: usize, rows: usize, cols: usize) -> Tile<'a, T> {
+    Tile {
+        // SAFETY: (r0, c0) is inside C (callers pass blocks inside it).
+        ptr: unsafe { c.add(r0 * ldc + c0) },
+        ldc,
+        r0,
+        c0,
+        rows,
+        cols,
+        _c: PhantomData,
+    }
+}
+
+/// 64-byte aligned storage for packed panels.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+thread_local! {
+    /// Each thread's packing buffers, reused across calls (taken out while
+    /// in use, so an epilogue that calls gemm again gets its own).
+    static SCRATCH: Cell<Vec<Line>> = const { Cell::new(Vec::new()) };
+}
+
+/// Rows `i0..i1` × columns `j0..j1` of C, on this thread.
+///
+/// # Safety
+/// The operands satisfy `check`; no other thread touches this block of C.
+#[allow(clippy::too_many_arguments)]
+unsafe fn block<T: Real>(
+    micro: &Micro<T>,
+    p: &Problem<'_, T>,
+    c: SharedC<T>,
+    i0: usize,
+    i1: usize,
+    j0: usize,
+    j1: usize,
+    epi: Option<Epilogue<'_, T>>,
+) {
+    let Micro {
+        mr,
+        nr,
+        kc,
+        mc,
+        nc,
+        kernel,
+    } = *micro;
+    let (k, ldc) = (p.k, p.n);
+    let kc_max = kc.min(k);
+    let mc_max = mc.min(i1 - i0).next_multiple_of(mr);
+    let nc_max = nc.min(j1 - j0).next_multiple_of(nr);
+    let a_len = mc_max * kc_max;
+    let b_len = nc_max * kc_max;
+    let size = std::mem::size_of::<T>();
+    let lines = (a_len * size).div_ceil(64) + (b_len * size).div_ceil(64);
+    let mut scratch = SCRATCH.take();
+    if scratch.len() < lines {
+        scratch = vec![Line([0; 64]); lines];
+    }
+    let apack = scratch.as_mut_ptr().cast::<T>();
+    // SAFETY: B's panel starts on the line after A's, both inside `scratch`.
+    let bpack = unsafe { scratch.as_mut_ptr().add((a_len * size).div_ceil(64)).cast::<T>() };
+    let mut edge = [T::ZERO; MAX_TILE];
+    let (a, b, c) = (p.a.as_ptr(), p.b.as_ptr(), c.0);
+    // SAFETY: `check` bounds the operands' reads; the packed buffers hold
+    // the sizes computed above; tiles are written inside this block only.
+    unsafe {
+        for jc in (j0..j1).step_by(nc) {
+            let ncb = nc.min(j1 - jc);
+            for pc in (0..k).step_by(kc) {
+                let kcb = kc.min(k - pc);
+                pack::pack_b(bpack, b.add(pc * p.brs + jc * p.bcs), p.brs, p.bcs, kcb, ncb, nr);
+                for ic in (i0..i1).step_by(mc) {
+                    let mcb = mc.min(i1 - ic);
+                    pack::pack_a(apack, a.add(ic * p.ars + pc * p.acs), p.ars, p.acs, mcb, kcb, mr);
+                    for jr in (0..ncb).step_by(nr) {
+                        let nrb = nr.min(ncb - jr);
+                        let bp = bpack.add(jr * kcb);
+                        for ir in (0..mcb).step_by(mr) {
+                            let mrb = mr.min(mcb - ir);
+                            let ap = apack.add(ir * kcb);
+                            let ct = c.add((ic + ir) * ldc + jc + jr);
+                            if mrb == mr && nrb == nr {
+                                kernel(kcb, ap, bp, ct, ldc, pc > 0);
+                            } else {
+                                // An edge tile: computed whole into a scratch
+                                // tile, then its valid part added or copied.
+                                kernel(kcb, ap, bp, edge.as_mut_ptr(), nr, false);
+                                for i in 0..mrb {
+                                    for j in 0..nrb {
+                                        let x = edge[i * nr + j];
+                                        let o = ct.add(i * ldc + j);
+                                        *o = if pc > 0 { *o + x } else { x };
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if pc + kcb == k {
+                        if let Some(e) = epi {
+                            e(tile(c, ldc, ic, jc, mcb, ncb));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    SCRATCH.set(scratch);
+}
+
+/// One `matrixmultiply` call: `C = A·B` for the rows and columns of `c`.
+///
+/// # Safety
+/// The operands satisfy `check`.
+unsafe fn mm_call<T>(
+    p: &Problem<'_, T>,
+    c: &mut [T],
+    f: unsafe fn(
+        usize,
+        usize,
+        usize,
+        T,
+        *const T,
+        isize,
+        isize,
+        *const T,
+        isize,
+        isize,
+        T,
+        *mut T,
+        isize,
+        isize,
+    ),
+) where
+    T: From<f32>,
+{
+    // SAFETY: `check` bounds every index the strides reach; beta = 0, so C's
+    // stale contents are not read.
+    unsafe {
+        f(
+            p.m,
+            p.k,
+            p.n,
+            T::from(1.0),
+            p.a.as_ptr(),
+            p.ars as isize,
+            p.acs as isize,
+            p.b.as_ptr(),
+            p.brs as isize,
+            p.bcs as isize,
+            T::from(0.0),
+            c.as_mut_ptr(),
+            p.n as isize,
+            1,
+        )
+    }
+}
+
+/// The baseline path: `matrixmultiply` over blocks of rows of C on rayon's
+/// threads, then the epilogue over each block.
+fn fallback<T: Real>(
+    p: &Problem<'_, T>,
+    c: &mut [T],
+    epi: Option<Epilogue<'_, T>>,
+    call: impl Fn(&Problem<'_, T>, &mut [T]) + Sync,
+) {
+    check(p, c);
+    let (m, k, n) = (p.m, p.k, p.n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.fill(T::ZERO);
+    }
+    let threads = rayon::current_num_threads();
+    let rows = if threads > 1 && m * n * k >= PARALLEL_WORK {
+        m.div_ceil(threads)
+    } else {
+        m
+    };
+    use rayon::prelude::*;
+    c.par_chunks_mut(rows * n).enumerate().for_each(|(blk, cblk)| {
+        let r0 = blk * rows;
+        let mr = cblk.len() / n;
+        if k > 0 {
+            let sub = Problem {
+                m: mr,
+                a: &p.a[r0 * p.ars..],
+                ..*p
+            };
+            call(&sub, cblk);
+        }
+        if let Some(e) = epi {
+            e(tile(cblk.as_mut_ptr(), n, 0, 0, mr, n).at(r0));
+        }
+    });
+}
+
+impl<T> Tile<'_, T> {
+    /// The same block, numbered as starting at row `r0` of C.
+    fn at(mut self, r0: usize) -> Self {
+        self.r0 = r0;
+        self
+    }
+}
