@@ -89,7 +89,8 @@ fn product(
                     }
                 }
             };
-            let e: Option<&(dyn Fn(Tile<'_, f32>) + Sync)> = if epilogue { Some(&epi) } else { None };
+            let e: Option<&(dyn Fn(Tile<'_, f32>) + Sync)> =
+                if epilogue { Some(&epi) } else { None };
             sgemm_into_at(level, m, k, n, &a32, a.1, a.2, &b32, b.1, b.2, &mut c, e);
             c.iter().map(|&x| x as f64).collect()
         }
@@ -102,7 +103,8 @@ fn product(
                     }
                 }
             };
-            let e: Option<&(dyn Fn(Tile<'_, f64>) + Sync)> = if epilogue { Some(&epi) } else { None };
+            let e: Option<&(dyn Fn(Tile<'_, f64>) + Sync)> =
+                if epilogue { Some(&epi) } else { None };
             dgemm_into_at(level, m, k, n, &a.0, a.1, a.2, &b.0, b.1, b.2, &mut c, e);
             c
         }
@@ -200,7 +202,9 @@ fn matches_reference_over_shapes_strides_levels_threads() {
                     let epilogue = (si + ta as usize + tb as usize) % 2 == 0;
                     // Threads on for every other shape (the big ones split).
                     let threads = if si % 2 == 0 { 1 } else { 2 };
-                    in_pool(threads, || check(ty, level, m, k, n, ta, tb, epilogue, None));
+                    in_pool(threads, || {
+                        check(ty, level, m, k, n, ta, tb, epilogue, None)
+                    });
                 }
             }
         }
@@ -213,8 +217,12 @@ fn epilogue_on_and_off_at_every_level() {
         for ty in [Ty::F32, Ty::F64] {
             for epilogue in [false, true] {
                 for threads in [1, 2] {
-                    in_pool(threads, || check(ty, level, 300, 129, 65, true, false, epilogue, None));
-                    in_pool(threads, || check(ty, level, 33, 300, 300, false, true, epilogue, None));
+                    in_pool(threads, || {
+                        check(ty, level, 300, 129, 65, true, false, epilogue, None)
+                    });
+                    in_pool(threads, || {
+                        check(ty, level, 33, 300, 300, false, true, epilogue, None)
+                    });
                 }
             }
         }
@@ -224,14 +232,29 @@ fn epilogue_on_and_off_at_every_level() {
 #[test]
 fn large_square_product() {
     let best = *levels().last().unwrap();
-    check(Ty::F32, best, 1024, 1024, 1024, false, false, false, Some(2000));
+    check(
+        Ty::F32,
+        best,
+        1024,
+        1024,
+        1024,
+        false,
+        false,
+        false,
+        Some(2000),
+    );
     check(Ty::F32, best, 1024, 1024, 1024, true, true, true, Some(500));
 }
 
 #[test]
 fn bits_do_not_depend_on_thread_count() {
     for level in levels() {
-        for &(m, k, n) in &[(300, 300, 300), (129, 784, 300), (1000, 300, 65), (64, 600, 1000)] {
+        for &(m, k, n) in &[
+            (300, 300, 300),
+            (129, 784, 300),
+            (1000, 300, 65),
+            (64, 600, 1000),
+        ] {
             for (ta, tb) in [(false, false), (true, true)] {
                 let a = operand(m, k, ta, 1);
                 let b = operand(k, n, tb, 2);
@@ -239,8 +262,14 @@ fn bits_do_not_depend_on_thread_count() {
                     let one = in_pool(1, || product(ty, level, m, k, n, &a, &b, false));
                     for threads in [2, 3, 4] {
                         let many = in_pool(threads, || product(ty, level, m, k, n, &a, &b, false));
-                        let same = one.iter().zip(&many).all(|(x, y)| x.to_bits() == y.to_bits());
-                        assert!(same, "{ty:?} {level:?} {m}x{k}x{n}: {threads} threads differ from 1");
+                        let same = one
+                            .iter()
+                            .zip(&many)
+                            .all(|(x, y)| x.to_bits() == y.to_bits());
+                        assert!(
+                            same,
+                            "{ty:?} {level:?} {m}x{k}x{n}: {threads} threads differ from 1"
+                        );
                     }
                 }
             }
@@ -277,8 +306,14 @@ fn epilogue_sees_every_element_once_after_its_sum() {
             for (e, x) in plain.iter_mut().enumerate() {
                 *x = (*x + bias[e % n]).tanh();
             }
-            assert!(seen.iter().all(|s| s.load(Ordering::Relaxed) == 1), "{level:?}: elements not seen once");
-            assert_eq!(plain, fused, "{level:?} {threads} threads: fused epilogue differs");
+            assert!(
+                seen.iter().all(|s| s.load(Ordering::Relaxed) == 1),
+                "{level:?}: elements not seen once"
+            );
+            assert_eq!(
+                plain, fused,
+                "{level:?} {threads} threads: fused epilogue differs"
+            );
         }
     }
 }

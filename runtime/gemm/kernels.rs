@@ -70,11 +70,59 @@ macro_rules! micro {
     };
 }
 
-micro!(s_avx512, f32, "avx512f,avx2,fma", 12, 2, 16,
-    _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps);
-micro!(d_avx512, f64, "avx512f,avx2,fma", 12, 2, 8,
-    _mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_add_pd);
-micro!(s_avx2, f32, "avx2,fma", 6, 2, 8,
-    _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps);
-micro!(d_avx2, f64, "avx2,fma", 6, 2, 4,
-    _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_add_pd);
+micro!(
+    s_avx512,
+    f32,
+    "avx512f,avx2,fma",
+    12,
+    2,
+    16,
+    _mm512_setzero_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_set1_ps,
+    _mm512_fmadd_ps,
+    _mm512_add_ps
+);
+micro!(
+    d_avx512,
+    f64,
+    "avx512f,avx2,fma",
+    12,
+    2,
+    8,
+    _mm512_setzero_pd,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_set1_pd,
+    _mm512_fmadd_pd,
+    _mm512_add_pd
+);
+micro!(
+    s_avx2,
+    f32,
+    "avx2,fma",
+    6,
+    2,
+    8,
+    _mm256_setzero_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_set1_ps,
+    _mm256_fmadd_ps,
+    _mm256_add_ps
+);
+micro!(
+    d_avx2,
+    f64,
+    "avx2,fma",
+    6,
+    2,
+    4,
+    _mm256_setzero_pd,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    _mm256_set1_pd,
+    _mm256_fmadd_pd,
+    _mm256_add_pd
+);

@@ -38,7 +38,7 @@ pub struct Tile<'a, T> {
     _c: PhantomData<&'a mut T>,
 }
 
-impl<'a, T> Tile<'a, T> {
+impl<T> Tile<'_, T> {
     /// The block's first row in C.
     pub fn r0(&self) -> usize {
         self.r0
@@ -95,7 +95,20 @@ pub fn sgemm_into(
     c: &mut [f32],
     epilogue: Option<Epilogue<'_, f32>>,
 ) {
-    sgemm_into_at(Level::current(), m, k, n, a, ars, acs, b, brs, bcs, c, epilogue)
+    sgemm_into_at(
+        Level::current(),
+        m,
+        k,
+        n,
+        a,
+        ars,
+        acs,
+        b,
+        brs,
+        bcs,
+        c,
+        epilogue,
+    )
 }
 
 /// [`sgemm_into`] for `f64`.
@@ -113,7 +126,20 @@ pub fn dgemm_into(
     c: &mut [f64],
     epilogue: Option<Epilogue<'_, f64>>,
 ) {
-    dgemm_into_at(Level::current(), m, k, n, a, ars, acs, b, brs, bcs, c, epilogue)
+    dgemm_into_at(
+        Level::current(),
+        m,
+        k,
+        n,
+        a,
+        ars,
+        acs,
+        b,
+        brs,
+        bcs,
+        c,
+        epilogue,
+    )
 }
 
 /// [`sgemm_into`] at SIMD level `level` (lowered to what the CPU supports):
@@ -377,7 +403,14 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
     });
 }
 
-fn tile<'a, T>(c: *mut T, ldc: usize, r0: usize, c0: usize, rows: usize, cols: usize) -> Tile<'a, T> {
+fn tile<'a, T>(
+    c: *mut T,
+    ldc: usize,
+    r0: usize,
+    c0: usize,
+    rows: usize,
+    cols: usize,
+) -> Tile<'a, T> {
     Tile {
         // SAFETY: (r0, c0) is inside C (callers pass blocks inside it).
         ptr: unsafe { c.add(r0 * ldc + c0) },
@@ -438,7 +471,12 @@ unsafe fn block<T: Real>(
     }
     let apack = scratch.as_mut_ptr().cast::<T>();
     // SAFETY: B's panel starts on the line after A's, both inside `scratch`.
-    let bpack = unsafe { scratch.as_mut_ptr().add((a_len * size).div_ceil(64)).cast::<T>() };
+    let bpack = unsafe {
+        scratch
+            .as_mut_ptr()
+            .add((a_len * size).div_ceil(64))
+            .cast::<T>()
+    };
     let mut edge = [T::ZERO; MAX_TILE];
     let (a, b, c) = (p.a.as_ptr(), p.b.as_ptr(), c.0);
     // SAFETY: `check` bounds the operands' reads; the packed buffers hold
@@ -448,10 +486,26 @@ unsafe fn block<T: Real>(
             let ncb = nc.min(j1 - jc);
             for pc in (0..k).step_by(kc) {
                 let kcb = kc.min(k - pc);
-                pack::pack_b(bpack, b.add(pc * p.brs + jc * p.bcs), p.brs, p.bcs, kcb, ncb, nr);
+                pack::pack_b(
+                    bpack,
+                    b.add(pc * p.brs + jc * p.bcs),
+                    p.brs,
+                    p.bcs,
+                    kcb,
+                    ncb,
+                    nr,
+                );
                 for ic in (i0..i1).step_by(mc) {
                     let mcb = mc.min(i1 - ic);
-                    pack::pack_a(apack, a.add(ic * p.ars + pc * p.acs), p.ars, p.acs, mcb, kcb, mr);
+                    pack::pack_a(
+                        apack,
+                        a.add(ic * p.ars + pc * p.acs),
+                        p.ars,
+                        p.acs,
+                        mcb,
+                        kcb,
+                        mr,
+                    );
                     for jr in (0..ncb).step_by(nr) {
                         let nrb = nr.min(ncb - jr);
                         let bp = bpack.add(jr * kcb);
@@ -491,6 +545,7 @@ unsafe fn block<T: Real>(
 ///
 /// # Safety
 /// The operands satisfy `check`.
+#[allow(clippy::type_complexity)]
 unsafe fn mm_call<T>(
     p: &Problem<'_, T>,
     c: &mut [T],
@@ -558,21 +613,23 @@ fn fallback<T: Real>(
         m
     };
     use rayon::prelude::*;
-    c.par_chunks_mut(rows * n).enumerate().for_each(|(blk, cblk)| {
-        let r0 = blk * rows;
-        let mr = cblk.len() / n;
-        if k > 0 {
-            let sub = Problem {
-                m: mr,
-                a: &p.a[r0 * p.ars..],
-                ..*p
-            };
-            call(&sub, cblk);
-        }
-        if let Some(e) = epi {
-            e(tile(cblk.as_mut_ptr(), n, 0, 0, mr, n).at(r0));
-        }
-    });
+    c.par_chunks_mut(rows * n)
+        .enumerate()
+        .for_each(|(blk, cblk)| {
+            let r0 = blk * rows;
+            let mr = cblk.len() / n;
+            if k > 0 {
+                let sub = Problem {
+                    m: mr,
+                    a: &p.a[r0 * p.ars..],
+                    ..*p
+                };
+                call(&sub, cblk);
+            }
+            if let Some(e) = epi {
+                e(tile(cblk.as_mut_ptr(), n, 0, 0, mr, n).at(r0));
+            }
+        });
 }
 
 impl<T> Tile<'_, T> {

@@ -17,9 +17,9 @@ pub mod random;
 pub mod sort;
 pub mod windows;
 
+pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 pub use layout::{iota, pad, rev, tile};
-pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};
 
 use crate::array::AsArray;
 use crate::element::Element;
