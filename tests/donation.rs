@@ -64,11 +64,9 @@ fn large_allocations(f: impl FnOnce()) -> usize {
 mod net {
     use jax::prelude::*;
 
-    /// One example per step: products with one row (or a contraction of
-    /// length one) run in the runtime's own loops. Larger products go to
-    /// `matrixmultiply`, which allocates its packing scratch on every call,
-    /// outside what donation and the pool control.
-    pub const BATCH: usize = 1;
+    /// A batch of 128: the gemm kernels pack into per-thread scratch
+    /// reused across calls, so a warm step allocates nothing large.
+    pub const BATCH: usize = 128;
     /// tests/alloc.rs's size: 2^20 elements (4 MiB) per weight.
     pub const WIDTH: usize = 1024;
 
