@@ -166,6 +166,8 @@ mod device;
 pub mod element;
 pub mod error;
 mod format;
+#[doc(hidden)]
+pub mod gemm;
 pub mod index;
 pub mod interop;
 mod jaxpr;

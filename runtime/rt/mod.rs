@@ -5,6 +5,7 @@
 pub mod complex;
 pub mod cumulative;
 pub mod debug;
+pub mod epilogue;
 pub mod gather;
 pub mod identity;
 pub mod kernels;
@@ -17,6 +18,7 @@ pub mod random;
 pub mod sort;
 pub mod windows;
 
+pub use epilogue::gemm_epilogue;
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 pub use layout::{iota, pad, rev, tile};
 

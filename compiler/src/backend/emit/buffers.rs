@@ -45,6 +45,10 @@ pub(super) struct RowTarget {
 impl Emitter<'_> {
     /// Stores `v` (its defining equation is elementwise) in a buffer.
     pub(super) fn materialize(&mut self, v: Var, aval: &Aval) {
+        if let Some(&d) = self.fusion.epilogue.get(&v) {
+            self.gemm_epilogue(v, d, aval);
+            return;
+        }
         let target = self.target.as_ref().filter(|t| t.var == v);
         if let Some(name) = target.map(|t| t.row.clone()) {
             // The row program's output row: written where it belongs.

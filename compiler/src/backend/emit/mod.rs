@@ -13,6 +13,7 @@
 
 mod buffers;
 mod control;
+mod epilogue;
 mod kernels;
 mod loops;
 mod reduce;
@@ -318,6 +319,10 @@ impl<'a> Emitter<'a> {
             }
             Lowering::IndexMap => self.index_map(e, out, &aval),
             Lowering::Reduce => self.reduce(e, out, &aval),
+            // A matrix product computed in its reader's epilogue (see `epilogue`).
+            Lowering::Kernel if self.fusion.fused.contains(&out) => {
+                self.locs.insert(out, Loc::Fused);
+            }
             Lowering::Kernel => self.kernel(e, out, &aval),
             Lowering::Effect => self.debug_print(e),
         }
