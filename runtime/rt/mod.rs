@@ -11,6 +11,7 @@ pub mod identity;
 pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod multi;
 pub mod ops;
 pub mod par;
 pub mod pool;

@@ -32,6 +32,15 @@ impl Emitter<'_> {
             .iter()
             .find(|e| e.outs.contains(&d))
             .expect("the product is an equation's");
+        if self.reusable_operand(v, aval).is_some() {
+            // A dead buffer (a donated parameter) the result can be written
+            // over: the product's own buffer and a loop over it (the
+            // product's output cannot be a buffer its epilogue reads).
+            let da = self.j.aval(d).clone();
+            self.kernel(e, d, &da);
+            self.materialize_plain(v, aval);
+            return;
+        }
         let (la, ra) = (self.aval(&e.ins[0]).clone(), self.aval(&e.ins[1]).clone());
         let (m, k, n, (ars, acs), (brs, bcs)) = crate::prims::plain_gemm(&e.params, &la, &ra)
             .expect("fuse::plan checked the product is a plain gemm");

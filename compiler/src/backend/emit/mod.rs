@@ -82,6 +82,10 @@ pub struct Emitter<'a> {
     /// Whether this body runs once per step of a loop: its short loops are
     /// worth a copy per SIMD level even when one call of them is cheap.
     repeated: bool,
+    /// Results already stored by an earlier equation's multi-output loop
+    /// (see `loops::group`), and results no emitted code reads.
+    done: HashSet<Var>,
+    unread: HashSet<Var>,
 }
 
 impl<'a> Emitter<'a> {
@@ -120,6 +124,8 @@ impl<'a> Emitter<'a> {
             target: None,
             replay: None,
             repeated: false,
+            done: HashSet::new(),
+            unread: HashSet::new(),
         }
     }
 
@@ -229,11 +235,12 @@ impl<'a> Emitter<'a> {
 
     pub fn eqns(&mut self) -> syn::Result<()> {
         let unread = self.unread();
+        self.unread = unread.clone();
         for (k, e) in self.j.eqns.iter().enumerate() {
             self.cur = k;
             self.recycle_dead();
             let out = e.outs[0];
-            if unread.contains(&out) {
+            if unread.contains(&out) || self.done.contains(&out) {
                 continue;
             }
             if self.replay.is_some() && self.replayable(e) {
