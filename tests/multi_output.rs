@@ -138,4 +138,10 @@ fn siblings_share_reads_and_an_expensive_value() {
     let primal = primal(code);
     assert_eq!(loops(primal), 1, "{primal}");
     assert_eq!(primal.matches("exp(").count(), copies(primal), "{primal}");
+    // `e` is read only inside the loop: a local, never stored.
+    assert_eq!(
+        primal.matches("::jax::__rt::buffer::<").count(),
+        2,
+        "{primal}"
+    );
 }

@@ -678,9 +678,24 @@ impl Emitter<'_> {
         let size = size_tokens(&aval.shape);
         let copies = self.simd_copies(&aval.shape, &Atom::Var(group[0]));
         let parallel = self.parallel && copies == 3;
+        // A member only the loop reads (an `exp` used twice) stays a local.
+        let mut inside = std::collections::HashSet::new();
+        for &m in group {
+            self.loop_values(m, group, &mut inside, &mut Vec::new());
+        }
+        let local = |m: Var| {
+            !self.j.outvars.contains(&Atom::Var(m))
+                && self.j.eqns.iter().all(|e| {
+                    !e.ins.contains(&Atom::Var(m)) || e.outs.iter().all(|o| inside.contains(o))
+                })
+        };
+        let mut stored: Vec<Var> = group.iter().copied().filter(|&m| !local(m)).collect();
+        if stored.is_empty() {
+            stored = group.to_vec();
+        }
         // Dead buffers the loop writes over, as XLA reuses buffers: each
         // element is read before the same iteration writes it.
-        let sources = self.group_sources(group, aval);
+        let sources = self.group_sources(&stored, aval);
         for (k, source) in sources.iter().enumerate() {
             if let Some(dead) = source {
                 self.bufs
@@ -692,15 +707,17 @@ impl Emitter<'_> {
         let id = l.identity();
         let mut writes = Vec::new();
         let mut outs = Vec::new();
-        for (k, &v) in group.iter().enumerate() {
+        for &v in group {
             // Evaluated in order: a later member reads an earlier one's
             // local (the loop's memo), never its buffer.
             let value = self.eval(&mut l, &Atom::Var(v), &id);
-            let o = format_ident!("__o{}", k);
-            writes.push(quote!(#o[__i] = #value;));
-            outs.push(o);
+            if stored.contains(&v) {
+                let o = format_ident!("__o{}", outs.len());
+                writes.push(quote!(#o[__i] = #value;));
+                outs.push(o);
+            }
         }
-        let names: Vec<Ident> = group.iter().map(|v| Self::name(*v)).collect();
+        let names: Vec<Ident> = stored.iter().map(|v| Self::name(*v)).collect();
         for (name, source) in names.iter().zip(&sources) {
             match source {
                 Some(dead) => {
@@ -727,7 +744,7 @@ impl Emitter<'_> {
                 }
             }
         };
-        let count = group.len();
+        let count = stored.len();
         let call = if parallel {
             quote!(::jax::__rt::multi::for_each_chunks3(&mut __outs, ::jax::__rt::par::grain(#cost), #closure, #closure, #closure);)
         } else {
@@ -740,10 +757,10 @@ impl Emitter<'_> {
                 #call
             }
         });
-        for (v, name) in group.iter().zip(names) {
+        for (v, name) in stored.iter().zip(names) {
             self.finish_buffer(*v, aval, name);
-            self.done.insert(*v);
         }
+        self.done.extend(group.iter().copied());
     }
 }
 
