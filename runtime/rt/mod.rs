@@ -5,11 +5,13 @@
 pub mod complex;
 pub mod cumulative;
 pub mod debug;
+pub mod epilogue;
 pub mod gather;
 pub mod identity;
 pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod multi;
 pub mod ops;
 pub mod par;
 pub mod pool;
@@ -18,6 +20,7 @@ pub mod sort;
 pub mod windows;
 
 pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};
+pub use epilogue::gemm_epilogue;
 pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
 pub use layout::{iota, pad, rev, tile};
 

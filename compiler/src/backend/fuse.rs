@@ -21,12 +21,21 @@ use crate::prims::Lowering;
 pub struct Fusion {
     /// Variables computed inside their consumer's loop.
     pub fused: HashSet<Var>,
+    /// Matmul epilogues: a stored elementwise result (the key) whose fused
+    /// expression reads a plain matrix product (the value, also in `fused`),
+    /// computed as that product's epilogue instead of a loop of its own.
+    pub epilogue: HashMap<Var, Var>,
 }
 
 /// The most work per element (in `PrimDef::work` units: 1 per addition, 32 per
 /// transcendental) one fused loop computes; a longer chain is stored in
 /// pieces of about this size.
 pub const MAX_LOOP_WORK: usize = 1024;
+
+/// The most work per element a matmul epilogue holds: a bias add, an
+/// activation and a residual add. More would slow the product's output
+/// write (its block leaves the cache) more than a loop of its own costs.
+pub const MAX_EPILOGUE_WORK: usize = 2 * crate::prims::TRANSCENDENTAL_WORK;
 
 /// Decides which elementwise results are fused into their consumers.
 pub fn plan(j: &Jaxpr) -> Fusion {
@@ -80,7 +89,76 @@ pub fn plan(j: &Jaxpr) -> Fusion {
             fused.insert(v);
         }
     }
-    Fusion { fused }
+    let mut epilogue = HashMap::new();
+    for e in &j.eqns {
+        let root = epilogue_root(j, e, &uses, &consumer, &outputs, &fused, &work);
+        // One product per epilogue: a second one into the same result
+        // (two cotangents added) stays a gemm of its own.
+        if let Some(s) = root.filter(|s| !epilogue.contains_key(s)) {
+            fused.insert(e.outs[0]);
+            epilogue.insert(s, e.outs[0]);
+        }
+    }
+    Fusion { fused, epilogue }
+}
+
+/// The stored result whose loop a matrix product `e` is fused into as its
+/// epilogue: `e` is a `dot_general` emitting a plain `f32`/`f64` gemm of a
+/// matrix, read once, by elementwise work of its own shape that ends in a
+/// stored (non-reduced) result of at most [`MAX_EPILOGUE_WORK`] per element
+/// and draws no random samples.
+fn epilogue_root(
+    j: &Jaxpr,
+    e: &crate::ir::Eqn,
+    uses: &HashMap<Var, usize>,
+    consumer: &HashMap<Var, usize>,
+    outputs: &HashSet<Var>,
+    fused: &HashSet<Var>,
+    work: &HashMap<Var, usize>,
+) -> Option<Var> {
+    if e.prim.name != "dot_general" || e.outs.len() != 1 {
+        return None;
+    }
+    let d = e.outs[0];
+    let aval = j.aval(d);
+    let avals: Vec<&crate::ir::Aval> = e.ins.iter().map(|a| j.atom_aval(a)).collect();
+    let float = matches!(aval.dtype, jax_dtypes::DType::F32 | jax_dtypes::DType::F64);
+    if aval.rank() != 2
+        || !float
+        || avals.iter().any(|a| a.dtype != aval.dtype)
+        || outputs.contains(&d)
+        || uses.get(&d) != Some(&1)
+        || crate::prims::plain_gemm(&e.params, avals[0], avals[1]).is_none()
+    {
+        return None;
+    }
+    let mut v = d;
+    loop {
+        let c = &j.eqns[*consumer.get(&v)?];
+        if c.prim.lowering != Lowering::Elementwise || j.aval(c.outs[0]).shape != aval.shape {
+            return None;
+        }
+        let o = c.outs[0];
+        if !fused.contains(&o) {
+            return (j.aval(o).dtype == aval.dtype
+                && work.get(&o).copied().unwrap_or(usize::MAX) <= MAX_EPILOGUE_WORK
+                && !samples(j, o, fused))
+            .then_some(o);
+        }
+        v = o;
+    }
+}
+
+/// Whether the fused expression of `v` draws a random sample.
+fn samples(j: &Jaxpr, v: Var, fused: &HashSet<Var>) -> bool {
+    let Some(e) = j.eqns.iter().find(|e| e.outs.contains(&v)) else {
+        return false;
+    };
+    e.prim.lowering == Lowering::Sample
+        || e.ins.iter().any(|a| match a {
+            Atom::Var(u) => fused.contains(u) && samples(j, *u, fused),
+            Atom::Lit(_) => false,
+        })
 }
 
 #[cfg(test)]
@@ -145,5 +223,50 @@ mod tests {
             !p.fused.contains(&j.eqns[0].outs[0]),
             "exp(b) would be recomputed per row"
         );
+    }
+
+    /// [`planned`] after `simplify`, as the emitter plans (custom
+    /// derivatives such as `relu`'s inlined).
+    fn simplified(src: &str) -> (Jaxpr, Fusion) {
+        let (mut j, _) = planned(src);
+        crate::transform::simplify::simplify(&mut j);
+        let p = plan(&j);
+        (j, p)
+    }
+
+    #[test]
+    fn products_read_by_cheap_elementwise_work_take_an_epilogue() {
+        let sig =
+            "(x: Array<f32, 8, 4>, w: Array<f32, 4, 16>, b: Array<f32, 16>, r: Array<f32, 8, 16>)";
+        let (j, p) = simplified(&format!(
+            "fn f{sig} -> Array<f32, 8, 16> {{ nn::relu(x.matmul(w) + b) + r }}"
+        ));
+        let dot = j
+            .eqns
+            .iter()
+            .find(|e| e.prim.name == "dot_general")
+            .unwrap()
+            .outs[0];
+        assert_eq!(p.epilogue.len(), 1);
+        assert_eq!(p.epilogue.values().next(), Some(&dot));
+        let root = *p.epilogue.keys().next().unwrap();
+        assert!(
+            j.outvars.contains(&Atom::Var(root)),
+            "the residual add is the epilogue"
+        );
+        assert!(p.fused.contains(&dot));
+        // Returned, reduced, integer, or read by a costly expression: a gemm.
+        for body in [
+            "-> (Array<f32, 8, 16>, Array<f32, 8, 16>) { let d = x.matmul(w); (jnp::tanh(&d + b), d) }",
+            "-> Array<f32> { jnp::sum(jnp::tanh(x.matmul(w) + b)) }",
+            "-> Array<f32, 8, 16> { jnp::exp(jnp::tanh(jnp::sin(x.matmul(w)))) }",
+        ] {
+            let (_, p) = simplified(&format!("fn f{sig} {body}"));
+            assert!(p.epilogue.is_empty(), "{body}");
+        }
+        let (_, p) = simplified(
+            "fn f(x: Array<i32, 8, 4>, w: Array<i32, 4, 16>) -> Array<i32, 8, 16> { x.matmul(w) * 2 }",
+        );
+        assert!(p.epilogue.is_empty(), "integer products keep their kernel");
     }
 }

@@ -31,6 +31,10 @@ pub(super) struct Buffers {
     pub(super) owned_inputs: Vec<Ident>,
     /// Buffers given back to the pool once dead.
     pub(super) recycled: HashSet<String>,
+    /// While a multi-output loop writes over dead buffers: each one's
+    /// output slot in the loop (`__oK`), read at the element before it is
+    /// overwritten.
+    pub(super) group_reuse: std::collections::HashMap<String, Ident>,
 }
 
 /// A row program's output, written straight into the output row `row` (a
@@ -45,6 +49,15 @@ pub(super) struct RowTarget {
 impl Emitter<'_> {
     /// Stores `v` (its defining equation is elementwise) in a buffer.
     pub(super) fn materialize(&mut self, v: Var, aval: &Aval) {
+        if let Some(&d) = self.fusion.epilogue.get(&v) {
+            self.gemm_epilogue(v, d, aval);
+            return;
+        }
+        self.materialize_plain(v, aval);
+    }
+
+    /// [`Emitter::materialize`] by a loop of its own (or with later results).
+    pub(super) fn materialize_plain(&mut self, v: Var, aval: &Aval) {
         let target = self.target.as_ref().filter(|t| t.var == v);
         if let Some(name) = target.map(|t| t.row.clone()) {
             // The row program's output row: written where it belongs.
@@ -60,6 +73,12 @@ impl Emitter<'_> {
                     strides: row_major_strides(&aval.shape),
                 },
             );
+            return;
+        }
+        let group = self.group(v, aval);
+        if group.len() > 1 {
+            // Stored with later results of its shape in one loop.
+            self.write_group(&group, aval);
             return;
         }
         let name = Self::name(v);
@@ -84,7 +103,7 @@ impl Emitter<'_> {
     /// elementwise expression of `v`, read at `v`'s own index (same shape
     /// and dtype all the way up), held in a whole row-major buffer this body
     /// owns that no other view shares, and read by nothing else.
-    fn reusable_operand(&self, v: Var, aval: &Aval) -> Option<Ident> {
+    pub(super) fn reusable_operand(&self, v: Var, aval: &Aval) -> Option<Ident> {
         if self.replay.is_some() || self.bufs.hoisted.is_some() {
             return None;
         }
@@ -159,7 +178,7 @@ impl Emitter<'_> {
 
     /// The equation reading `v` last (see `Emitter::last`); a value never
     /// read is dead where it is made.
-    fn last_read(&self, v: Var) -> usize {
+    pub(super) fn last_read(&self, v: Var) -> usize {
         self.last.get(&v).copied().unwrap_or(0)
     }
 

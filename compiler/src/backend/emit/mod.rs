@@ -13,6 +13,7 @@
 
 mod buffers;
 mod control;
+mod epilogue;
 mod kernels;
 mod loops;
 mod reduce;
@@ -81,6 +82,10 @@ pub struct Emitter<'a> {
     /// Whether this body runs once per step of a loop: its short loops are
     /// worth a copy per SIMD level even when one call of them is cheap.
     repeated: bool,
+    /// Results already stored by an earlier equation's multi-output loop
+    /// (see `loops::group`), and results no emitted code reads.
+    done: HashSet<Var>,
+    unread: HashSet<Var>,
 }
 
 impl<'a> Emitter<'a> {
@@ -119,6 +124,8 @@ impl<'a> Emitter<'a> {
             target: None,
             replay: None,
             repeated: false,
+            done: HashSet::new(),
+            unread: HashSet::new(),
         }
     }
 
@@ -228,11 +235,12 @@ impl<'a> Emitter<'a> {
 
     pub fn eqns(&mut self) -> syn::Result<()> {
         let unread = self.unread();
+        self.unread = unread.clone();
         for (k, e) in self.j.eqns.iter().enumerate() {
             self.cur = k;
             self.recycle_dead();
             let out = e.outs[0];
-            if unread.contains(&out) {
+            if unread.contains(&out) || self.done.contains(&out) {
                 continue;
             }
             if self.replay.is_some() && self.replayable(e) {
@@ -318,6 +326,10 @@ impl<'a> Emitter<'a> {
             }
             Lowering::IndexMap => self.index_map(e, out, &aval),
             Lowering::Reduce => self.reduce(e, out, &aval),
+            // A matrix product computed in its reader's epilogue (see `epilogue`).
+            Lowering::Kernel if self.fusion.fused.contains(&out) => {
+                self.locs.insert(out, Loc::Fused);
+            }
             Lowering::Kernel => self.kernel(e, out, &aval),
             Lowering::Effect => self.debug_print(e),
         }

@@ -161,6 +161,29 @@ impl Gemm {
     }
 }
 
+/// The plain matrix product a `dot_general` of these operands emits, as
+/// `(m, k, n, (ars, acs), (brs, bcs))`, or `None` when it emits the
+/// general kernel: what the matmul epilogue (`backend::emit::epilogue`)
+/// calls in its place.
+#[allow(clippy::type_complexity)]
+pub(crate) fn plain_gemm(
+    p: &Params,
+    la: &Aval,
+    ra: &Aval,
+) -> Option<(usize, usize, usize, (usize, usize), (usize, usize))> {
+    let Params::DotGeneral {
+        lhs_contract,
+        rhs_contract,
+        lhs_batch,
+        ..
+    } = p
+    else {
+        return None;
+    };
+    let g = Gemm::of(la, ra, lhs_contract, rhs_contract, lhs_batch)?;
+    Some((g.m, g.k, g.n, g.a, g.b))
+}
+
 /// The runtime's `gemm` where the product is one ([`Gemm`]), else its
 /// general `dot_general`.
 fn dot_general_call(a: KernelArgs<'_>) -> TokenStream {
