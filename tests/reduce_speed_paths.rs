@@ -97,6 +97,22 @@ fn same(what: &str, a: &[f64], b: &[f64]) {
     }
 }
 
+/// The jitted bits; for logsumexp, whose jitted order depends on how the
+/// compiler fuses its broadcasts, within a few rounding errors of them.
+#[track_caller]
+fn jit_like(what: &str, eager: &[f64], jit: &[f64], tol: f64) {
+    if what.starts_with("logsumexp") {
+        let finite: Vec<bool> = jit.iter().map(|v| v.is_finite()).collect();
+        let e: Vec<f64> = eager.iter().zip(&finite).map(|(v, f)| if *f { *v } else { 0.0 }).collect();
+        let j: Vec<f64> = jit.iter().zip(&finite).map(|(v, f)| if *f { *v } else { 0.0 }).collect();
+        close(what, &e, &j, tol / 4.0, 0.0);
+        let bad = |v: &[f64]| v.iter().map(|v| v.is_finite()).collect::<Vec<_>>();
+        assert_eq!(bad(eager), bad(jit), "{what}: non-finite results");
+    } else {
+        same(what, eager, jit);
+    }
+}
+
 /// One shape and axis: jitted twins of every fast path, and a test running
 /// eager, jitted and reference. `$kept` is the shape with `axis` kept as 1.
 macro_rules! case {
@@ -150,7 +166,7 @@ macro_rules! case {
                 let flat = [xs.len()];
                 let ref_all = ref_folds(&xs, &flat, 0);
                 for ((name, eager, jit), want) in alls.iter().zip(&ref_all) {
-                    same(name, eager, jit);
+                    jit_like(name, eager, jit, $tol);
                     if reference {
                         let n = if *name == "sum" { xs.len() as f64 } else { 1.0 };
                         close(name, eager, want, $tol, scale * n);
@@ -170,7 +186,7 @@ macro_rules! case {
                 ];
                 let ref_axis = ref_folds(&xs, SHAPE, axis);
                 for ((name, eager, jit), want) in axes.iter().zip(&ref_axis) {
-                    same(name, eager, jit);
+                    jit_like(name, eager, jit, $tol);
                     if reference {
                         let n = if *name == "sum_axis" { SHAPE[axis] as f64 } else { 1.0 };
                         close(name, eager, want, $tol, scale * n);
@@ -225,11 +241,15 @@ fn sum_rows_dropped(x: &Array<f32, 9, 5>) -> Array<f32, 9> {
 }
 
 #[test]
-fn keepdims_false_gives_the_same_values() {
+fn keepdims_false_matches_its_jitted_twin() {
     let x = Array::<f32, 9, 5>::from_fn(|i| value(i, 3) as f32);
     let e: Array<f32, 9> = jnp::sum_axis(&x, 1, false);
     let k: Array<f32, 9, 1> = jnp::sum_axis(&x, 1, true);
-    assert_eq!(e.to_vec(), k.to_vec());
+    // The jitted `keepdims = true` form is a row program (folded in lanes),
+    // the `false` form folds left to right: equal up to rounding.
+    for (a, b) in e.to_vec().iter().zip(k.to_vec()) {
+        assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+    }
     assert_eq!(e.to_vec(), sum_rows_dropped(&x).to_vec());
 }
 

@@ -97,7 +97,7 @@ fn along<A: AsArray, Out: ArrayType>(
     shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, &out_shape);
     let data = x.as_array().data();
     if let Some(fold) = fast.filter(|_| shape[axes[0]] != 0) {
-        if let Some(r) = fast::try_along::<E<A>, Out::Elem>(data, shape, axes[0], fold) {
+        if let Some(r) = fast::try_along::<E<A>, Out::Elem>(data, shape, axes[0], fold, keepdims) {
             return Out::from_data(r);
         }
     }

@@ -173,23 +173,53 @@ fn along_sequential<T: Fast>(x: &[T], len: usize, inner: usize, out: &mut [T], f
             j += seg;
         }
     }));
-    if f == Fold::Mean {
-        let n = T::from_len(len);
-        for v in out.iter_mut() {
-            *v = ops::div(*v, n);
-        }
-    }
 }
 
-/// Folds along `axis` of `shape` in jitted code's order.
+/// Folds along `axis` of `shape` in jitted code's order. With `keepdims`
+/// a matrix's row fold is a row program (folded in lanes), and a mean of
+/// a non-scalar result multiplies by `1/n`, as the compiler rewrites it.
 #[inline(always)]
-fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold) -> Vec<T> {
+fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<T> {
     let (outer, len, inner) = split(shape, axis);
-    if order(shape, axis, false) == Order::Chunks {
-        return vec![all(x, f)];
+    let scalar_out = shape.len() == 1 && !keepdims;
+    let mut out = match order(shape, axis, keepdims) {
+        Order::Chunks => {
+            let r = all(x, if f == Fold::Mean { Fold::Sum } else { f });
+            vec![r]
+        }
+        Order::RowLanes => {
+            let mut out = crate::__rt::buffer::<T>(outer);
+            let id = identity::<T>(f);
+            with_combine!(f, |c| par::for_each_rows(
+                &mut out,
+                1,
+                par::rows_per_chunk(len),
+                |row0, o| {
+                    for (r, o) in o.iter_mut().enumerate() {
+                        let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
+                        *o = chunked_fold(len, id, |i| row[i], c);
+                    }
+                }
+            ));
+            out
+        }
+        Order::Sequential => {
+            let mut out = crate::__rt::buffer::<T>(outer * inner);
+            along_sequential(x, len, inner, &mut out, if f == Fold::Mean { Fold::Sum } else { f });
+            out
+        }
+    };
+    if f == Fold::Mean {
+        let n = T::from_len(len);
+        if scalar_out {
+            out[0] = ops::div(out[0], n);
+        } else {
+            let r = ops::div(T::ONE, n);
+            for v in out.iter_mut() {
+                *v = ops::mul(*v, r);
+            }
+        }
     }
-    let mut out = crate::__rt::buffer::<T>(outer * inner);
-    along_sequential(x, len, inner, &mut out, f);
     out
 }
 
@@ -242,7 +272,7 @@ fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> 
                             os[k] = if log {
                                 ops::sub(os[k], ops::log(ss[k]))
                             } else {
-                                ops::div(os[k], ss[k])
+                                ops::mul(os[k], ops::div(T::ONE, ss[k]))
                             };
                         }
                     });
@@ -291,8 +321,10 @@ fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
             *o = ops::sub(ops::sub(v, m), l);
         }
     } else {
+        // `e / s` is rewritten to `e * (1 / s)` (as XLA does).
+        let r = ops::div(T::ONE, s);
         for o in o.iter_mut() {
-            *o = ops::div(*o, s);
+            *o = ops::mul(*o, r);
         }
     }
 }
@@ -317,15 +349,12 @@ fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
     };
     if whole {
         let m = stable(all(x, Fold::Max));
-        let s = par::reduce(
-            x.len(),
-            par::REDUCE_CHUNK,
-            |a, b| {
-                let s = &x[a..b];
-                par::fold_lanes(s.len(), T::ZERO, |i| ops::exp(ops::sub(s[i], m)), ops::add)
-            },
-            ops::add,
-        );
+        // The exponentials' sum reads a broadcast `m`, so the jitted code
+        // folds it left to right.
+        let s = par::dispatch(|| {
+            x.iter()
+                .fold(T::ZERO, |a, &v| ops::add(a, ops::exp(ops::sub(v, m))))
+        });
         return vec![lse(s, m)];
     }
     let axis = axis.expect("an axis");
@@ -371,11 +400,11 @@ macro_rules! entry_points {
             all(x, f)
         }
         /// The fold along `axis` of `x` (of `shape`), row-major.
-        pub(crate) fn $along(x: &[$t], shape: &[usize], axis: usize, f: Fold) -> Vec<$t> {
+        pub(crate) fn $along(x: &[$t], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<$t> {
             if f == Fold::LogSumExp {
                 return logsumexp(x, shape, Some(axis));
             }
-            along(x, shape, axis, f)
+            along(x, shape, axis, f, keepdims)
         }
         /// `softmax` (or `log_softmax`) along `axis`.
         pub(crate) fn $softmax(x: &[$t], shape: &[usize], axis: usize, log: bool) -> Vec<$t> {
@@ -428,15 +457,16 @@ pub(crate) fn try_along<T: 'static, R: 'static>(
     shape: &[usize],
     axis: usize,
     f: Fold,
+    keepdims: bool,
 ) -> Option<Vec<R>> {
     if let Some(x) = same_slice::<T, f32>(x) {
         if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>() {
-            return same_vec(along_f32(x, shape, axis, f));
+            return same_vec(along_f32(x, shape, axis, f, keepdims));
         }
     }
     if let Some(x) = same_slice::<T, f64>(x) {
         if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>() {
-            return same_vec(along_f64(x, shape, axis, f));
+            return same_vec(along_f64(x, shape, axis, f, keepdims));
         }
     }
     None
