@@ -48,9 +48,15 @@ fn ref_folds(x: &[f64], shape: &[usize], axis: usize) -> [Vec<f64>; 5] {
     let l = lanes(x, shape, axis);
     [
         l.iter().map(|l| l.iter().sum()).collect(),
-        l.iter().map(|l| l.iter().sum::<f64>() / l.len() as f64).collect(),
-        l.iter().map(|l| l.iter().cloned().fold(f64::NEG_INFINITY, f64::max)).collect(),
-        l.iter().map(|l| l.iter().cloned().fold(f64::INFINITY, f64::min)).collect(),
+        l.iter()
+            .map(|l| l.iter().sum::<f64>() / l.len() as f64)
+            .collect(),
+        l.iter()
+            .map(|l| l.iter().cloned().fold(f64::NEG_INFINITY, f64::max))
+            .collect(),
+        l.iter()
+            .map(|l| l.iter().cloned().fold(f64::INFINITY, f64::min))
+            .collect(),
         l.iter().map(|l| ref_lse(l)).collect(),
     ]
 }
@@ -103,8 +109,16 @@ fn same(what: &str, a: &[f64], b: &[f64]) {
 fn jit_like(what: &str, eager: &[f64], jit: &[f64], tol: f64) {
     if what.starts_with("logsumexp") {
         let finite: Vec<bool> = jit.iter().map(|v| v.is_finite()).collect();
-        let e: Vec<f64> = eager.iter().zip(&finite).map(|(v, f)| if *f { *v } else { 0.0 }).collect();
-        let j: Vec<f64> = jit.iter().zip(&finite).map(|(v, f)| if *f { *v } else { 0.0 }).collect();
+        let e: Vec<f64> = eager
+            .iter()
+            .zip(&finite)
+            .map(|(v, f)| if *f { *v } else { 0.0 })
+            .collect();
+        let j: Vec<f64> = jit
+            .iter()
+            .zip(&finite)
+            .map(|(v, f)| if *f { *v } else { 0.0 })
+            .collect();
         close(what, &e, &j, tol / 4.0, 0.0);
         let bad = |v: &[f64]| v.iter().map(|v| v.is_finite()).collect::<Vec<_>>();
         assert_eq!(bad(eager), bad(jit), "{what}: non-finite results");

@@ -205,7 +205,13 @@ fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool
         }
         Order::Sequential => {
             let mut out = crate::__rt::buffer::<T>(outer * inner);
-            along_sequential(x, len, inner, &mut out, if f == Fold::Mean { Fold::Sum } else { f });
+            along_sequential(
+                x,
+                len,
+                inner,
+                &mut out,
+                if f == Fold::Mean { Fold::Sum } else { f },
+            );
             out
         }
     };
