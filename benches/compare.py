@@ -128,6 +128,12 @@ ROWS = [
         "triad_16m_into",
         "JAX donating `x`; ours: plain Rust loop (rayon) into a buffer made once, not jit",
     ),
+    (
+        "`sum(x, -1)`, 4096×1024, ours eager",
+        "sum_rows_axis",
+        "sum_rows_axis_eager",
+        "ours: eager `jnp::sum_axis`, not jit",
+    ),
 ]
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

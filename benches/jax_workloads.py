@@ -403,6 +403,7 @@ def workloads():
         ("normal_16m", sampler(lambda k: jax.random.normal(k, (M16,), jnp.float32))),
         ("numpy_uniform_16m", numpy_sampler(lambda g: g.random(M16, dtype=np.float32))),
         ("numpy_normal_16m", numpy_sampler(lambda g: g.standard_normal(M16, dtype=np.float32))),
+        ("sum_rows_axis", plain(lambda x: jnp.sum(x, axis=-1), u(4096, 1024))),
     ]
 
 

@@ -750,4 +750,12 @@ fn main() {
         let s = t.run(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))));
         report("mlp_forward", &t, s);
     }
+    if run("sum_rows_axis_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| {
+            let r: Array<f32, 4096> = jnp::sum_axis(black_box(&x), -1, false);
+            drop(black_box(r))
+        });
+        report("sum_rows_axis_eager", &t, s);
+    }
 }

@@ -47,8 +47,10 @@
 //! `nanmax` of one is NaN).
 
 mod cumulative;
+mod fast;
 
 pub use cumulative::*;
+use fast::Fold;
 
 use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::{Element, SumType, ToInexact};
@@ -64,8 +66,20 @@ type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 pub type IndexInt = crate::DefaultInt;
 
 #[inline]
-fn full<A: AsArray, R: Element>(x: A, f: impl FnOnce(&[E<A>]) -> R) -> Array<R> {
-    Array::from_vec_unchecked(vec![f(x.as_array().data())])
+fn full<A: AsArray, R: Element>(
+    x: A,
+    f: impl FnOnce(&[E<A>]) -> R,
+    fast: Option<Fold>,
+) -> Array<R> {
+    let data = x.as_array().data();
+    // f32/f64: the jitted order, threads and SIMD (max/min of nothing
+    // still panics in the kernel).
+    if let Some(fold) = fast.filter(|_| !data.is_empty()) {
+        if let Some(r) = fast::try_all::<E<A>, R>(data, fold) {
+            return Array::from_vec_unchecked(vec![r]);
+        }
+    }
+    Array::from_vec_unchecked(vec![f(data)])
 }
 
 #[track_caller]
@@ -75,12 +89,19 @@ fn along<A: AsArray, Out: ArrayType>(
     axis: isize,
     keepdims: bool,
     f: impl FnMut(&[E<A>]) -> Out::Elem,
+    fast: Option<Fold>,
 ) -> Out {
     let shape = <A::Array as ArrayType>::SHAPE;
     let axes = [shape::normalize_axis(op, axis, shape.len())];
     let out_shape = reduced_shape(shape, &axes, keepdims);
     shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, &out_shape);
-    Out::from_data(reduce_lanes(x.as_array().data(), shape, &axes, f))
+    let data = x.as_array().data();
+    if let Some(fold) = fast.filter(|_| shape[axes[0]] != 0) {
+        if let Some(r) = fast::try_along::<E<A>, Out::Elem>(data, shape, axes[0], fold, keepdims) {
+            return Out::from_data(r);
+        }
+    }
+    Out::from_data(reduce_lanes(data, shape, &axes, f))
 }
 
 // Lane kernels of the reductions that lax does not have.
@@ -169,7 +190,8 @@ fn logsumexp_lane<T: Element, O: Element>(lane: &[T]) -> O {
 macro_rules! reduction {
     (
         $(#[$doc:meta])*
-        fn $name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*], kernel $kernel:expr;
+        fn $name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*], kernel $kernel:expr
+        $(, fast $fast:expr)?;
     ) => {
         $(#[$doc])*
         #[track_caller]
@@ -177,7 +199,7 @@ macro_rules! reduction {
         where
             $($bound)*
         {
-            full(x, $kernel)
+            full(x, $kernel, None$(.or(Some($fast)))?)
         }
 
         #[doc = concat!("[`", stringify!($name), "`](fn@", stringify!($name), ") along one axis (negative counts from the end); ",
@@ -197,7 +219,7 @@ macro_rules! reduction {
         where
             $($bound)*
         {
-            along(stringify!($name_axis), x, axis, keepdims, $kernel)
+            along(stringify!($name_axis), x, axis, keepdims, $kernel, None$(.or(Some($fast)))?)
         }
     };
 }
@@ -212,7 +234,7 @@ reduction! {
     /// assert_eq!(s.item(), 300);
     /// ```
     fn sum / sum_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],
-        kernel sum_lane::<E<A>, <E<A> as SumType>::Out>;
+        kernel sum_lane::<E<A>, <E<A> as SumType>::Out>, fast Fold::Sum;
 }
 
 reduction! {
@@ -237,7 +259,7 @@ reduction! {
     /// assert_eq!(m.item(), 2.75);
     /// ```
     fn mean / mean_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel mean_lane::<E<A>, <E<A> as ToInexact>::Out>;
+        kernel mean_lane::<E<A>, <E<A> as ToInexact>::Out>, fast Fold::Mean;
 }
 
 reduction! {
@@ -274,7 +296,7 @@ reduction! {
     /// assert!(jnp::max(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item().is_nan());
     /// ```
     fn max / max_axis -> E<A>, where [E<A>: PartialOrd],
-        kernel |l| max_lane("max", l);
+        kernel |l| max_lane("max", l), fast Fold::Max;
 }
 
 reduction! {
@@ -285,7 +307,7 @@ reduction! {
     /// assert_eq!(jnp::min(Array::<i32, 3>::from([4, 9, 2])).item(), 2);
     /// ```
     fn min / min_axis -> E<A>, where [E<A>: PartialOrd],
-        kernel |l| min_lane("min", l);
+        kernel |l| min_lane("min", l), fast Fold::Min;
 }
 
 reduction! {
@@ -402,7 +424,7 @@ reduction! {
     /// assert_eq!(jnp::logsumexp(&x).item(), 1000.0 + 2f32.ln());
     /// ```
     fn logsumexp / logsumexp_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel logsumexp_lane::<E<A>, <E<A> as ToInexact>::Out>;
+        kernel logsumexp_lane::<E<A>, <E<A> as ToInexact>::Out>, fast Fold::LogSumExp;
 }
 
 macro_rules! methods {

@@ -299,6 +299,17 @@ pub fn softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>::Ou
 where
     E<A>: ToInexact,
 {
+    let shape = <A::Array as ArrayType>::SHAPE;
+    let ax = shape::normalize_axis("softmax", axis, shape.len());
+    // f32/f64: the jitted order, threads and SIMD.
+    if let Some(out) = super::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
+        x.as_array().data(),
+        shape,
+        ax,
+        false,
+    ) {
+        return <Same<A, <E<A> as ToInexact>::Out>>::from_data(out);
+    }
     map_lanes("softmax", x, axis, |l, o| softmax_lane(l, o, false))
 }
 
@@ -314,6 +325,17 @@ pub fn log_softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>
 where
     E<A>: ToInexact,
 {
+    let shape = <A::Array as ArrayType>::SHAPE;
+    let ax = shape::normalize_axis("log_softmax", axis, shape.len());
+    // f32/f64: the jitted order, threads and SIMD.
+    if let Some(out) = super::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
+        x.as_array().data(),
+        shape,
+        ax,
+        true,
+    ) {
+        return <Same<A, <E<A> as ToInexact>::Out>>::from_data(out);
+    }
     map_lanes("log_softmax", x, axis, |l, o| softmax_lane(l, o, true))
 }
 

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use super::loops::{level_dispatch, LoopNest};
 use super::{Emitter, Loc};
 use crate::ir::rust_type;
-use crate::ir::{Atom, Aval, Eqn, Var};
+use crate::ir::{Atom, Aval, Dim, Eqn, Var};
 use crate::prims::{dim_tokens, row_major_strides, size_tokens, Monoid, Params, Reduction};
 
 impl Emitter<'_> {
@@ -113,14 +113,43 @@ impl Emitter<'_> {
                     #fold
                 }
             };
-            let value = if self.parallel && copies == 3 {
+            // Longer than one chunk: worth the three SIMD copies and the
+            // threads even when the operand is cheap (a plain `sum(x)`).
+            let more_than_a_chunk = x_aval
+                .shape
+                .iter()
+                .try_fold(1usize, |n, d| match d {
+                    Dim::Lit(k) => n.checked_mul(*k),
+                    Dim::Sym(_) => None,
+                })
+                .is_none_or(|n| n > REDUCE_CHUNK);
+            let value = if self.parallel
+                && (copies == 3 || (more_than_a_chunk && self.replay.is_none()))
+            {
                 quote! {
                     ::jax::__rt::par::reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, #body, #body, ::jax::__rt::ops::#combine_fn)
                 }
-            } else if self.parallel && copies == 2 {
+            } else if self.parallel && copies == 2 && !more_than_a_chunk {
                 level_dispatch(copies, &body, quote!((0usize, #n)))
             } else {
-                quote!({ let __start = 0usize; let __n = #n; #fold })
+                // `par::reduce`'s chunks and order, on this thread: the
+                // result depends on the length alone, wherever the fold runs.
+                quote!({
+                    let __total: usize = #n;
+                    let mut __start = 0usize;
+                    let mut __r: #ty = ::jax::__rt::identity::#identity::<#ty>();
+                    loop {
+                        let __end = ::core::cmp::min(__start + ::jax::__rt::par::REDUCE_CHUNK, __total);
+                        let __n = __end - __start;
+                        let __p: #ty = { #fold };
+                        __r = if __start == 0 { __p } else { ::jax::__rt::ops::#combine_fn(__r, __p) };
+                        __start = __end;
+                        if __start >= __total {
+                            break;
+                        }
+                    }
+                    __r
+                })
             };
             self.stmts.push(quote!(let #name: #ty = #value;));
             self.locs.insert(out, Loc::Scalar(name));
@@ -159,6 +188,9 @@ impl Emitter<'_> {
         }
     }
 }
+
+/// `par::REDUCE_CHUNK`: the elements of one partial of a whole-array fold.
+const REDUCE_CHUNK: usize = 1 << 14;
 
 /// The runtime's identity of a monoid (`__rt::identity::NAME`, named after
 /// the reduction folding with it).

@@ -1,0 +1,499 @@
+//! The `f32`/`f64` paths of the eager reductions and softmax: the same loop
+//! drivers as jitted code (`__rt::par`: threads, SIMD dispatch, the
+//! vectorizable `exp`) and the same order of operations, so an eager call
+//! gives the bits its `#[jax::jit]` twin gives.
+//!
+//! The orders are the compiler's (`backend/emit/reduce.rs`):
+//! - over every element: [`par::reduce`] in chunks of [`par::REDUCE_CHUNK`],
+//!   each folded in [`par::LANES`] lanes ([`par::fold_lanes`]);
+//! - along the last axis of a matrix of more than one row (a row program):
+//!   each row folded in lanes;
+//! - along any other axis: each result folded left to right.
+//!
+//! The entry points are not generic (one per dtype), so they are compiled in
+//! this crate: a user's `[profile.dev.package."*"] opt-level = 3` covers them.
+
+use crate::__rt::complex::Transcendental;
+use crate::__rt::identity::Extremes;
+use crate::__rt::{ops, par};
+use crate::ops::{AddMul, Arith, SubDiv};
+
+/// A fold the fast paths run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fold {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    /// `jax.nn.logsumexp`.
+    LogSumExp,
+}
+
+/// How the jitted code orders a reduction along one axis (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// One flat fold in fixed chunks of lanes.
+    Chunks,
+    /// Each row (contiguous) folded in lanes.
+    RowLanes,
+    /// Each result folded left to right.
+    Sequential,
+}
+
+/// The order jitted code uses for a reduction along `axis` of `shape`, for
+/// functions that are row programs (softmax, log_softmax) or not (the rest).
+fn order(shape: &[usize], axis: usize, row_program: bool) -> Order {
+    if shape.len() == 1 {
+        Order::Chunks
+    } else if row_program && shape.len() == 2 && axis == 1 && shape[0] != 1 {
+        Order::RowLanes
+    } else {
+        Order::Sequential
+    }
+}
+
+/// `shape` around `axis`: (product before, length, product after).
+fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    (
+        shape[..axis].iter().product(),
+        shape[axis],
+        shape[axis + 1..].iter().product(),
+    )
+}
+
+trait Fast:
+    crate::element::Element
+    + AddMul
+    + Arith
+    + SubDiv
+    + Transcendental
+    + Extremes
+    + crate::jnp::Abs<Out = Self>
+    + Send
+    + Sync
+{
+    fn from_len(n: usize) -> Self;
+}
+impl Fast for f32 {
+    #[inline(always)]
+    fn from_len(n: usize) -> Self {
+        n as f32
+    }
+}
+impl Fast for f64 {
+    #[inline(always)]
+    fn from_len(n: usize) -> Self {
+        n as f64
+    }
+}
+
+#[inline(always)]
+fn identity<T: Fast>(f: Fold) -> T {
+    match f {
+        Fold::Sum | Fold::Mean => T::ZERO,
+        Fold::Max => T::LOWEST,
+        Fold::Min => T::HIGHEST,
+        Fold::LogSumExp => unreachable!("logsumexp is not a plain fold"),
+    }
+}
+
+/// Each fold's combining operation, written out per fold so that each loop
+/// is monomorphic and vectorizes.
+macro_rules! with_combine {
+    ($f:expr, |$c:ident| $body:expr) => {
+        match $f {
+            Fold::Sum | Fold::Mean => {
+                let $c = ops::add::<T>;
+                $body
+            }
+            Fold::Max => {
+                let $c = ops::max::<T>;
+                $body
+            }
+            Fold::Min => {
+                let $c = ops::min::<T>;
+                $body
+            }
+            Fold::LogSumExp => unreachable!("logsumexp is not a plain fold"),
+        }
+    };
+}
+
+/// Elements per parallel chunk when each costs `cost` cheap operations.
+fn grain(cost: usize) -> usize {
+    par::grain(cost)
+}
+
+/// The fold of every element, as a jitted whole-array reduction.
+#[inline(always)]
+fn all<T: Fast>(x: &[T], f: Fold) -> T {
+    let id = identity::<T>(f);
+    let r = with_combine!(f, |c| par::reduce(
+        x.len(),
+        par::REDUCE_CHUNK,
+        |a, b| {
+            let s = &x[a..b];
+            par::fold_lanes(s.len(), id, |i| s[i], c)
+        },
+        c
+    ));
+    finish_mean(r, f, x.len())
+}
+
+#[inline(always)]
+fn finish_mean<T: Fast>(r: T, f: Fold, n: usize) -> T {
+    if f == Fold::Mean {
+        ops::div(r, T::from_len(n))
+    } else {
+        r
+    }
+}
+
+/// Folds `x` (`outer × len × inner`, row-major) along the middle axis into
+/// `out` (`outer × inner`), each result left to right; runs over chunks of
+/// results on rayon's threads, vectorized across neighbouring results.
+#[inline(always)]
+fn along_sequential<T: Fast>(x: &[T], len: usize, inner: usize, out: &mut [T], f: Fold) {
+    let id = identity::<T>(f);
+    let g = grain(len.max(1)).clamp(1, out.len().max(1));
+    with_combine!(f, |c| par::for_each_chunk(out, g, |start, chunk| {
+        let mut j = 0;
+        while j < chunk.len() {
+            let (o, k0) = ((start + j) / inner, (start + j) % inner);
+            let seg = (inner - k0).min(chunk.len() - j);
+            let acc = &mut chunk[j..j + seg];
+            acc.fill(id);
+            let base = o * len * inner + k0;
+            for i in 0..len {
+                let row = &x[base + i * inner..base + i * inner + seg];
+                for (a, &v) in acc.iter_mut().zip(row) {
+                    *a = c(*a, v);
+                }
+            }
+            j += seg;
+        }
+    }));
+}
+
+/// Folds along `axis` of `shape` in jitted code's order. With `keepdims`
+/// a matrix's row fold is a row program (folded in lanes), and a mean of
+/// a non-scalar result multiplies by `1/n`, as the compiler rewrites it.
+#[inline(always)]
+fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<T> {
+    let (outer, len, inner) = split(shape, axis);
+    let scalar_out = shape.len() == 1 && !keepdims;
+    let mut out = match order(shape, axis, keepdims) {
+        Order::Chunks => {
+            let r = all(x, if f == Fold::Mean { Fold::Sum } else { f });
+            vec![r]
+        }
+        Order::RowLanes => {
+            let mut out = crate::__rt::buffer::<T>(outer);
+            let id = identity::<T>(f);
+            with_combine!(f, |c| par::for_each_rows(
+                &mut out,
+                1,
+                par::rows_per_chunk(len),
+                |row0, o| {
+                    for (r, o) in o.iter_mut().enumerate() {
+                        let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
+                        *o = chunked_fold(len, id, |i| row[i], c);
+                    }
+                }
+            ));
+            out
+        }
+        Order::Sequential => {
+            let mut out = crate::__rt::buffer::<T>(outer * inner);
+            along_sequential(
+                x,
+                len,
+                inner,
+                &mut out,
+                if f == Fold::Mean { Fold::Sum } else { f },
+            );
+            out
+        }
+    };
+    if f == Fold::Mean {
+        let n = T::from_len(len);
+        if scalar_out {
+            out[0] = ops::div(out[0], n);
+        } else {
+            let r = ops::div(T::ONE, n);
+            for v in out.iter_mut() {
+                *v = ops::mul(*v, r);
+            }
+        }
+    }
+    out
+}
+
+/// `jax.nn.softmax` / `log_softmax` along `axis`, as the jitted function:
+/// `m = max(-inf, max(x))`, `e = exp(x - m)`, `s = sum(e)`, then `e / s`
+/// or `(x - m) - log(s)`.
+#[inline(always)]
+fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> {
+    let (outer, len, inner) = split(shape, axis);
+    let mut out = crate::__rt::buffer::<T>(x.len());
+    match order(shape, axis, true) {
+        Order::Chunks | Order::RowLanes if !x.is_empty() => {
+            // Rows in parallel chunks, as the jitted row program runs them.
+            par::for_each_rows(&mut out, len, par::rows_per_chunk(len * 40), |row0, o| {
+                for (r, o) in o.chunks_exact_mut(len).enumerate() {
+                    let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
+                    softmax_row(row, o, log);
+                }
+            });
+        }
+        _ => {
+            // Folded left to right per result, vectorized across results.
+            let mut m = crate::__rt::buffer::<T>(outer * inner);
+            along_sequential(x, len, inner, &mut m, Fold::Max);
+            let mut s = vec![T::ZERO; outer * inner];
+            for o in 0..outer {
+                for i in 0..len {
+                    let at = (o * len + i) * inner;
+                    let ms = &m[o * inner..(o + 1) * inner];
+                    let ss = &mut s[o * inner..(o + 1) * inner];
+                    let xs = &x[at..at + inner];
+                    let os = &mut out[at..at + inner];
+                    par::dispatch(|| {
+                        for k in 0..inner {
+                            let mk = ops::max(T::LOWEST, ms[k]);
+                            let e = ops::exp(ops::sub(xs[k], mk));
+                            ss[k] = ops::add(ss[k], e);
+                            os[k] = if log { ops::sub(xs[k], mk) } else { e };
+                        }
+                    });
+                }
+            }
+            for o in 0..outer {
+                for i in 0..len {
+                    let at = (o * len + i) * inner;
+                    let ss = &s[o * inner..(o + 1) * inner];
+                    let os = &mut out[at..at + inner];
+                    par::dispatch(|| {
+                        for k in 0..inner {
+                            os[k] = if log {
+                                ops::sub(os[k], ops::log(ss[k]))
+                            } else {
+                                ops::mul(os[k], ops::div(T::ONE, ss[k]))
+                            };
+                        }
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A fold of `value(0..n)` in chunks of [`par::REDUCE_CHUNK`], each folded
+/// in lanes, the partials combined left to right on this thread: the order
+/// of [`par::reduce`] (and of a jitted flat fold), without threads.
+#[inline(always)]
+fn chunked_fold<T: Copy>(n: usize, id: T, value: impl Fn(usize) -> T, c: impl Fn(T, T) -> T) -> T {
+    let mut start = 0;
+    let mut acc: Option<T> = None;
+    loop {
+        let end = (start + par::REDUCE_CHUNK).min(n);
+        let p = par::fold_lanes(end - start, id, |i| value(start + i), &c);
+        acc = Some(match acc {
+            None => p,
+            Some(a) => c(a, p),
+        });
+        start = end;
+        if start >= n {
+            return acc.expect("one chunk at least");
+        }
+    }
+}
+
+/// One row of a softmax: the exponentials are stored once and scaled in
+/// place while the row is in cache.
+#[inline(always)]
+fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
+    let n = row.len();
+    let m = chunked_fold(n, T::LOWEST, |i| row[i], ops::max::<T>);
+    let m = ops::max(T::LOWEST, m);
+    for (o, &v) in o.iter_mut().zip(row) {
+        *o = ops::exp(ops::sub(v, m));
+    }
+    let s = chunked_fold(n, T::ZERO, |i| o[i], ops::add::<T>);
+    if log {
+        let l = ops::log(s);
+        for (o, &v) in o.iter_mut().zip(row) {
+            *o = ops::sub(ops::sub(v, m), l);
+        }
+    } else {
+        // `e / s` is rewritten to `e * (1 / s)` (as XLA does).
+        let r = ops::div(T::ONE, s);
+        for o in o.iter_mut() {
+            *o = ops::mul(*o, r);
+        }
+    }
+}
+
+/// `jax.nn.logsumexp` along `axis` (`None`: over every element), as the
+/// jitted function: `m = max(-inf, max(x))`, 0 when not finite, then
+/// `log(|sum(exp(x - m))|) + m`.
+#[inline(always)]
+fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
+    let lse = |s: T, m: T| ops::add(ops::log(ops::abs(s)), m);
+    let stable = |m: T| {
+        let m = ops::max(T::LOWEST, m);
+        if ops::is_finite(m) {
+            m
+        } else {
+            T::ZERO
+        }
+    };
+    let whole = match axis {
+        None => true,
+        Some(a) => order(shape, a, false) == Order::Chunks,
+    };
+    if whole {
+        let m = stable(all(x, Fold::Max));
+        // The exponentials' sum reads a broadcast `m`, so the jitted code
+        // folds it left to right.
+        let s = par::dispatch(|| {
+            x.iter()
+                .fold(T::ZERO, |a, &v| ops::add(a, ops::exp(ops::sub(v, m))))
+        });
+        return vec![lse(s, m)];
+    }
+    let axis = axis.expect("an axis");
+    let (outer, len, inner) = split(shape, axis);
+    let mut m = crate::__rt::buffer::<T>(outer * inner);
+    along_sequential(x, len, inner, &mut m, Fold::Max);
+    for v in m.iter_mut() {
+        *v = stable(*v);
+    }
+    let mut out = crate::__rt::buffer::<T>(outer * inner);
+    let g = grain(32 * len.max(1)).clamp(1, out.len().max(1));
+    par::for_each_chunk(&mut out, g, |start, chunk| {
+        let mut j = 0;
+        while j < chunk.len() {
+            let (o, k0) = ((start + j) / inner, (start + j) % inner);
+            let seg = (inner - k0).min(chunk.len() - j);
+            let acc = &mut chunk[j..j + seg];
+            let ms = &m[start + j..start + j + seg];
+            acc.fill(T::ZERO);
+            let base = o * len * inner + k0;
+            for i in 0..len {
+                let row = &x[base + i * inner..base + i * inner + seg];
+                for ((a, &v), &mk) in acc.iter_mut().zip(row).zip(ms) {
+                    *a = ops::add(*a, ops::exp(ops::sub(v, mk)));
+                }
+            }
+            for (a, &mk) in acc.iter_mut().zip(ms) {
+                *a = lse(*a, mk);
+            }
+            j += seg;
+        }
+    });
+    out
+}
+
+macro_rules! entry_points {
+    ($($t:ty => $all:ident, $along:ident, $softmax:ident;)*) => {$(
+        /// The fold of every element of `x`.
+        pub(crate) fn $all(x: &[$t], f: Fold) -> $t {
+            if f == Fold::LogSumExp {
+                return logsumexp(x, &[x.len()], None)[0];
+            }
+            all(x, f)
+        }
+        /// The fold along `axis` of `x` (of `shape`), row-major.
+        pub(crate) fn $along(x: &[$t], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<$t> {
+            if f == Fold::LogSumExp {
+                return logsumexp(x, shape, Some(axis));
+            }
+            along(x, shape, axis, f, keepdims)
+        }
+        /// `softmax` (or `log_softmax`) along `axis`.
+        pub(crate) fn $softmax(x: &[$t], shape: &[usize], axis: usize, log: bool) -> Vec<$t> {
+            softmax(x, shape, axis, log)
+        }
+    )*};
+}
+entry_points! {
+    f32 => all_f32, along_f32, softmax_f32;
+    f64 => all_f64, along_f64, softmax_f64;
+}
+
+/// `s` as a slice of `U` when `T` is `U`.
+pub(crate) fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<U>() {
+        // SAFETY: T and U are the same type (equal TypeIds), so the pointer,
+        // length, alignment and validity of the elements are unchanged.
+        Some(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) })
+    } else {
+        None
+    }
+}
+
+/// `v` as a `Vec<U>` when `T` is `U`.
+pub(crate) fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Option<Vec<U>> {
+    (Box::new(v) as Box<dyn std::any::Any>)
+        .downcast::<Vec<U>>()
+        .ok()
+        .map(|b| *b)
+}
+
+/// The fast path of a fold over every element, when `T` is `f32` or `f64`
+/// and the result type `R` is `T`.
+pub(crate) fn try_all<T: 'static, R: 'static>(x: &[T], f: Fold) -> Option<R> {
+    if let Some(x) = same_slice::<T, f32>(x) {
+        let r = all_f32(x, f);
+        return same_vec::<f32, R>(vec![r]).map(|mut v| v.remove(0));
+    }
+    if let Some(x) = same_slice::<T, f64>(x) {
+        let r = all_f64(x, f);
+        return same_vec::<f64, R>(vec![r]).map(|mut v| v.remove(0));
+    }
+    None
+}
+
+/// The fast path of a fold along `axis`, when `T` is `f32` or `f64` and the
+/// result element type `R` is `T`.
+pub(crate) fn try_along<T: 'static, R: 'static>(
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+    f: Fold,
+    keepdims: bool,
+) -> Option<Vec<R>> {
+    if let Some(x) = same_slice::<T, f32>(x) {
+        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>() {
+            return same_vec(along_f32(x, shape, axis, f, keepdims));
+        }
+    }
+    if let Some(x) = same_slice::<T, f64>(x) {
+        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>() {
+            return same_vec(along_f64(x, shape, axis, f, keepdims));
+        }
+    }
+    None
+}
+
+/// The fast path of softmax / log_softmax (as [`try_along`]).
+pub(crate) fn try_softmax<T: 'static, R: 'static>(
+    x: &[T],
+    shape: &[usize],
+    axis: usize,
+    log: bool,
+) -> Option<Vec<R>> {
+    if let Some(x) = same_slice::<T, f32>(x) {
+        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>() {
+            return same_vec(softmax_f32(x, shape, axis, log));
+        }
+    }
+    if let Some(x) = same_slice::<T, f64>(x) {
+        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>() {
+            return same_vec(softmax_f64(x, shape, axis, log));
+        }
+    }
+    None
+}
