@@ -18,7 +18,7 @@ use crate::shape::ConstMsg;
 
 #[path = "small_gemm.rs"]
 mod small_gemm;
-use small_gemm::{small_gemm_as, SMALL_PRODUCT};
+pub(crate) use small_gemm::{matvec_cols, small_gemm_as, SMALL_PRODUCT};
 
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 

@@ -6,10 +6,12 @@ use super::{same_slice, same_vec, Element, Mat};
 
 /// Products up to this many multiply-adds skip gemm: 32^3 measured as the
 /// size where `sgemm`'s packing starts to pay.
-pub(super) const SMALL_PRODUCT: usize = 1 << 15;
+pub(crate) const SMALL_PRODUCT: usize = 1 << 15;
 
 /// The floats [`small_gemm`] runs on.
-pub(crate) trait Real: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+pub(crate) trait Real:
+    Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
     /// `acc + x * y` with one rounding: an FMA instruction at the AVX2 and
     /// AVX-512 levels, libm's at the baseline, so the same bits at each.
     fn fma(acc: Self, x: Self, y: Self) -> Self;
@@ -28,7 +30,7 @@ impl Real for f64 {
 }
 
 /// [`small_gemm`] when `T` is the float `U`.
-pub(super) fn small_gemm_as<T: Element, U: Real>(
+pub(crate) fn small_gemm_as<T: Element, U: Real>(
     m: usize,
     k: usize,
     n: usize,
@@ -165,4 +167,15 @@ fn sum_of_scaled_rows<T: Real>(
             }
         }
     }
+}
+
+/// `out[i] = Σ_p a[p * out.len() + i] · v[p]` for `p < v.len()`: the loop
+/// [`small_gemm`] runs for this matrix-vector product (`a.rs == 1`, `n ==
+/// 1`), so the same sums in the same order; inlined, for a loop body that
+/// dispatches its whole loop once (see `__rt::ops::matvec_f32`).
+#[inline(always)]
+pub(crate) fn matvec_cols<T: Real>(a: &[T], v: &[T], out: &mut [T]) {
+    let (k, m) = (v.len(), out.len());
+    assert!(a.len() >= k * m, "internal error: matvec operands");
+    sum_of_scaled_rows(k, |p| v[p], a, m, out);
 }
