@@ -1,7 +1,9 @@
 //! The RNN step `h = tanh(W h + x_t)` through `lax::scan` and
 //! `lax::fori_loop`, jitted (whose `W h` runs before each step's body in a
 //! loop dispatched once, `backend/emit/control.rs`), gives the same bits as
-//! the eager step repeated, for several sizes, and a non-square `W`.
+//! the eager step repeated with the product the jitted loop has always
+//! computed (`h^T W^T`, `W` transposed once: the sums run along its
+//! contiguous columns), for several sizes, and a non-square `W`.
 
 use jax::prelude::*;
 
@@ -44,12 +46,13 @@ macro_rules! rnn_case {
             let xs: Array<f32, $steps, $n> = Array::from_vec(values($steps * $n, 2, 1.0)).unwrap();
             let h0: Array<f32, $n> = Array::from_vec(values($n, 3, 1.0)).unwrap();
             let (h, hs) = $scan(&w, &xs, &h0);
+            let wt: Array<f32, $n, $n> = w.t();
             let mut e = h0.clone();
             let mut all = Vec::new();
             for t in 0..$steps {
                 let x: Array<f32, $n> =
                     Array::from_vec(xs.to_vec()[t * $n..(t + 1) * $n].to_vec()).unwrap();
-                let pre: Array<f32, $n> = w.matmul(&e);
+                let pre: Array<f32, $n> = e.matmul(&wt);
                 e = jnp::tanh(pre + x);
                 all.extend(e.to_vec());
             }
