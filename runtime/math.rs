@@ -611,6 +611,38 @@ pub fn cos_f32(x: f32) -> f32 {
     }
 }
 
+/// `(sin x, cos x)` in f32 with one argument reduction: the same bits as
+/// [`sin_f32`] and [`cos_f32`] (both already evaluate both polynomials and
+/// select), for a loop that needs both, as the derivative of `sin(x) * x`.
+///
+/// ```
+/// use jax::math::{cos_f32, sin_f32, sincos_f32};
+/// for x in [0.0f32, -0.0, 1.0, -2.5, 1e6, f32::MAX, f32::NAN] {
+///     let (s, c) = sincos_f32(x);
+///     assert_eq!(s.to_bits(), sin_f32(x).to_bits());
+///     assert_eq!(c.to_bits(), cos_f32(x).to_bits());
+/// }
+/// ```
+#[inline(always)]
+pub fn sincos_f32(x: f32) -> (f32, f32) {
+    let (r, k) = rem_pio2_f32(x.abs());
+    let s = sin_kernel_f32(r);
+    let c = cos_kernel_f32(r);
+    // sin as in `sin_f32`.
+    let vs = if k & 1 == 0 { s } else { c };
+    let vs = if k & 2 == 0 { vs } else { -vs };
+    let vs = if x < 0.0 { -vs } else { vs };
+    let vs = if x.abs() < 1e-30 { x as f64 } else { vs };
+    // cos as in `cos_f32`.
+    let vc = if k & 1 == 0 { c } else { s };
+    let vc = if (k + 1) & 2 == 0 { vc } else { -vc };
+    if x.is_finite() {
+        (vs as f32, vc as f32)
+    } else {
+        (f32::NAN, f32::NAN)
+    }
+}
+
 /// fdlibm's `__kernel_sin(x, y)`: sin(x + y) for |x| <= pi/4, y a tail.
 #[inline(always)]
 fn sin_kernel_f64(x: f64, y: f64) -> f64 {
@@ -728,6 +760,37 @@ pub fn cos_f64(x: f64) -> f64 {
     } else {
         -v
     }
+}
+
+/// `(sin x, cos x)` in f64 with one argument reduction: the same bits as
+/// [`sin_f64`] and [`cos_f64`].
+///
+/// ```
+/// use jax::math::{cos_f64, sin_f64, sincos_f64};
+/// for x in [0.0f64, -0.0, 1.0, -2.5, 1e6, 1e300, f64::NAN] {
+///     let (s, c) = sincos_f64(x);
+///     assert_eq!(s.to_bits(), sin_f64(x).to_bits());
+///     assert_eq!(c.to_bits(), cos_f64(x).to_bits());
+/// }
+/// ```
+#[inline(always)]
+pub fn sincos_f64(x: f64) -> (f64, f64) {
+    if x.abs() >= SIN_F64_FAST_LIMIT {
+        return (sin_cos_f64_huge(x, false), sin_cos_f64_huge(x, true));
+    }
+    let (hi, lo, k) = rem_pio2_f64(x);
+    let s = sin_kernel_f64(hi, lo);
+    let c = cos_kernel_f64(hi, lo);
+    let vs = if k & 1 == 0 { s } else { c };
+    let vs = if k & 2 == 0 { vs } else { -vs };
+    let vs = if x.abs() < 1e-300 { x } else { vs };
+    let vc = if k & 1 == 0 { c } else { s };
+    let vc = if (k.wrapping_add(1)) & 2 == 0 {
+        vc
+    } else {
+        -vc
+    };
+    (vs, vc)
 }
 
 // ---------------------------------------------------------------------------

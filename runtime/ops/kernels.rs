@@ -159,6 +159,19 @@ pub mod float {
         logistic => math::logistic_f32, math::logistic_f64;
     }
 
+    /// `(sin x, cos x)` of one element with one argument reduction: the same
+    /// bits as [`sin`] and [`cos`] (f16 and bf16 through f32, as they are).
+    #[inline(always)]
+    pub fn sincos<F: Float>(x: F) -> (F, F) {
+        if F::DTYPE == crate::DType::F64 {
+            let (s, c) = math::sincos_f64(x.to_f64());
+            (F::from_f64(s), F::from_f64(c))
+        } else {
+            let (s, c) = math::sincos_f32(x.to_f32());
+            (F::from_f32(s), F::from_f32(c))
+        }
+    }
+
     /// The inverse error function in f64: an initial guess refined by Newton's
     /// method on `erf` (or on `erfc` in the tails, where `1 - |y|` is exact), so
     /// the result is accurate to an ulp or two, and rounds correctly to f32.

@@ -37,6 +37,14 @@ macro_rules! inexact_unary {
 // Float and complex operands (JAX's `_float | _complex`).
 inexact_unary!(exp, log, log1p, expm1, sin, cos, tanh, sqrt);
 
+/// `(sin x, cos x)` with one argument reduction, for a loop that evaluates
+/// both `sin` and `cos` of one real operand: the same bits as [`sin`] and
+/// [`cos`].
+#[inline(always)]
+pub fn sincos<T: Float>(x: T) -> (T, T) {
+    float::sincos(x)
+}
+
 /// `abs`: real for a complex operand.
 #[inline(always)]
 pub fn abs<T: Abs>(x: T) -> T::Out {
@@ -206,4 +214,20 @@ pub fn convert<F: Element, T: Element>(x: F) -> T {
 #[inline(always)]
 pub fn integer_pow<T: SubDiv>(x: T, y: i32) -> T {
     kernels::integer_pow(x, y)
+}
+
+/// `out[i] = Σ_p a[p * out.len() + i] · v[p]` for `p < v.len()`: a loop
+/// body's matrix-vector product with its invariant matrix stored
+/// contracted-axis first (`W^T`, transposed once before the loop). The same
+/// sums, in the same order, as `gemm` gives for that product; inlined into
+/// the caller, which dispatches the whole loop to a SIMD level once.
+#[inline(always)]
+pub fn matvec_f32(a: &[f32], v: &[f32], out: &mut [f32]) {
+    crate::lax::matvec_cols(a, v, out)
+}
+
+/// [`matvec_f32`] for `f64`.
+#[inline(always)]
+pub fn matvec_f64(a: &[f64], v: &[f64], out: &mut [f64]) {
+    crate::lax::matvec_cols(a, v, out)
 }

@@ -99,13 +99,21 @@ impl Emitter<'_> {
     /// reads a transposed copy of `W` made once, so each step runs along
     /// contiguous columns instead of summing across each row. `inputs` are
     /// the body's inputs; those from `first_invariant` on are invariants.
+    ///
+    /// `borrowed` gives, for each input that varies per step, an expression
+    /// borrowing its data (`&[T]`) before the body runs, when it has one:
+    /// then `W v` with `W` invariant and `v` such an input is computed
+    /// before the body into a buffer allocated once, by a matrix-vector
+    /// loop inlined into the caller (`Hoisted::matvecs`), and the body reads
+    /// that buffer. Returns the block and what to emit before the loop.
     fn loop_body(
         &mut self,
         body: &Jaxpr,
         first_invariant: usize,
         mut inputs: Vec<(TokenStream, bool)>,
         n_owned: usize,
-    ) -> syn::Result<TokenStream> {
+        borrowed: &[Option<TokenStream>],
+    ) -> syn::Result<(TokenStream, Hoisted)> {
         let mut body = body.clone();
         let k = self.stmts.len();
         for e in 0..body.eqns.len() {
@@ -154,7 +162,79 @@ impl Emitter<'_> {
                 *lhs_contract = vec![0];
             }
         }
-        self.sub_block_owning(&body, &inputs, n_owned, true)
+        let hoisted = self.hoist_matvecs(&mut body, first_invariant, &mut inputs, borrowed);
+        let block = self.sub_block_owning(&body, &inputs, n_owned, true)?;
+        Ok((block, hoisted))
+    }
+
+    /// Takes each `A v` out of a loop body whose `A` is an invariant f32 or
+    /// f64 matrix contracted along its first axis (row-major `[k, m]`,
+    /// as `loop_body` leaves `W x`) and whose `v` is an input with a
+    /// `borrowed` expression: the product's result becomes a new input,
+    /// read from a buffer that `matvecs` fills before each step.
+    fn hoist_matvecs(
+        &self,
+        body: &mut Jaxpr,
+        first_invariant: usize,
+        inputs: &mut Vec<(TokenStream, bool)>,
+        borrowed: &[Option<TokenStream>],
+    ) -> Hoisted {
+        let mut hoisted = Hoisted::default();
+        let k = self.stmts.len();
+        let mut e = 0;
+        while e < body.eqns.len() {
+            let eqn = &body.eqns[e];
+            let found = (|| {
+                let Params::DotGeneral {
+                    lhs_contract,
+                    rhs_contract,
+                    lhs_batch,
+                    ..
+                } = &eqn.params
+                else {
+                    return None;
+                };
+                let (Atom::Var(a), Atom::Var(v)) = (&eqn.ins[0], &eqn.ins[1]) else {
+                    return None;
+                };
+                let ja = body.invars.iter().position(|x| x == a)?;
+                let jv = body.invars.iter().position(|x| x == v)?;
+                let (aa, va) = (body.aval(*a), body.aval(*v));
+                let out = body.aval(eqn.outs[0]);
+                let (kd, md) = (dim_lit(&aa.shape, 0)?, dim_lit(&aa.shape, 1)?);
+                let view = borrowed.get(jv).cloned().flatten()?;
+                // Only where `gemm` itself takes the same loop (a small
+                // matrix-vector product), so the sums are the same.
+                let ok = ja >= first_invariant
+                    && aa.rank() == 2
+                    && va.rank() == 1
+                    && lhs_contract == &[0]
+                    && rhs_contract == &[0]
+                    && lhs_batch.is_empty()
+                    && matches!(aa.dtype, DType::F32 | DType::F64)
+                    && va.dtype == aa.dtype
+                    && out.dtype == aa.dtype
+                    && kd * md <= 1 << 22;
+                ok.then(|| (inputs[ja].0.clone(), view, md, aa.dtype))
+            })();
+            let Some((a, v, m, dtype)) = found else {
+                e += 1;
+                continue;
+            };
+            let name = format_ident!("__matvec{}_{}", k, hoisted.buffers.len());
+            let ty = rust_type(dtype);
+            let f = format_ident!("matvec_{}", ty.to_string());
+            hoisted
+                .buffers
+                .push(quote!(let mut #name: ::std::vec::Vec<#ty> = ::std::vec![0.0; #m];));
+            hoisted
+                .matvecs
+                .push(quote!(::jax::__rt::ops::#f(#a, #v, &mut #name[..]);));
+            let eqn = body.eqns.remove(e);
+            body.invars.push(eqn.outs[0]);
+            inputs.push((quote!(&#name[..]), false));
+        }
+        hoisted
     }
 
     /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
@@ -261,7 +341,7 @@ impl Emitter<'_> {
             carried.iter().chain(f).cloned().collect()
         };
         let cond = self.sub_block_owning(&w.cond, &with(free_cond), 0, true)?;
-        let body = self.loop_body(&w.body, n, with(free_body), 0)?;
+        let (body, _) = self.loop_body(&w.body, n, with(free_body), 0, &[])?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         let step = self.next_carry(&carry, &news, &e.ins[..n], false);
         self.stmts.push(quote! {
@@ -327,7 +407,19 @@ impl Emitter<'_> {
             }
         }
         inputs.extend(free);
-        let block = self.loop_body(&sc.body, nc + nx, inputs, nc)?;
+        // Borrowed views of the carries and rows, for products `W v`
+        // computed before the body (see `loop_body`).
+        let mut borrowed: Vec<Option<TokenStream>> = carry
+            .iter()
+            .zip(&e.ins[..nc])
+            .map(|(c, a)| (self.aval(a).rank() > 0).then(|| quote!(&#c[..])))
+            .collect();
+        borrowed.extend(
+            inputs[nc..nc + nx]
+                .iter()
+                .map(|(expr, scalar)| (!scalar).then(|| expr.clone())),
+        );
+        let (block, hoisted) = self.loop_body(&sc.body, nc + nx, inputs, nc, &borrowed)?;
         let news: Vec<Ident> = (0..nc)
             .map(|i| format_ident!("__next{}_{}", k, i))
             .collect();
@@ -353,14 +445,55 @@ impl Emitter<'_> {
         } else {
             quote!(#step)
         };
-        self.stmts.push(quote! {
+        let Hoisted { buffers, matvecs } = hoisted;
+        let steps = quote! {
+            #(#buffers)*
             for #step in 0..#length {
                 let #t: usize = #row_of_step;
+                #(#matvecs)*
                 let (#(#news,)* #(#outs,)*) = #block;
                 #(#next)*
                 #(#writes)*
             }
-        });
+        };
+        if matvecs.is_empty() {
+            self.stmts.push(steps);
+        } else {
+            // The whole loop compiled once per SIMD level and dispatched
+            // once, so the inlined products run at the CPU's level. Its
+            // state (carries, stacked outputs) moves in and back out.
+            let state: Vec<&Ident> = carry.iter().chain(&ys).collect();
+            let types: Vec<TokenStream> = e.ins[..nc]
+                .iter()
+                .map(|a| {
+                    let aval = self.aval(a);
+                    let ty = rust_type(aval.dtype);
+                    if aval.rank() == 0 {
+                        quote!(#ty)
+                    } else {
+                        quote!(::std::vec::Vec<#ty>)
+                    }
+                })
+                .chain(e.outs[nc..].iter().map(|o| {
+                    let ty = rust_type(self.j.aval(*o).dtype);
+                    quote!(::std::vec::Vec<#ty>)
+                }))
+                .collect();
+            let body = quote! {
+                |(#(mut #state,)*): (#(#types,)*)| {
+                    #steps
+                    (#(#state,)*)
+                }
+            };
+            self.stmts.push(quote! {
+                #[allow(unused_mut)]
+                let (#(mut #state,)*) = ::jax::__rt::par::dispatch3(
+                    ::jax::__rt::par::Level::current(),
+                    &#body, &#body, &#body,
+                    (#(#state,)*),
+                );
+            });
+        }
         self.bind_outputs(&e.outs[..nc], &carry);
         self.bind_outputs(&e.outs[nc..], &ys);
         Ok(())
@@ -413,6 +546,15 @@ impl Emitter<'_> {
         self.bind_outputs(&e.outs, &names);
         Ok(())
     }
+}
+
+/// Matrix-vector products taken out of a loop body (`loop_body`): the
+/// buffers they write, allocated once before the loop, and the calls
+/// filling them at the start of each step.
+#[derive(Default)]
+struct Hoisted {
+    buffers: Vec<TokenStream>,
+    matvecs: Vec<TokenStream>,
 }
 
 /// Axis `k` of a shape, when it is a number.

@@ -238,6 +238,16 @@ impl Emitter<'_> {
                     })
                     .collect();
                 l.cost += e.prim.work;
+                // sin and cos of one value: one shared reduction (sincos.rs).
+                if let Some((sin, cos)) = self.sincos_pair(e) {
+                    let k = l.memo.len();
+                    let (s, c) = (format_ident!("__sin{}", k), format_ident!("__cos{}", k));
+                    let dtype = self.j.aval(v).dtype;
+                    l.body.push(super::sincos::binding(&s, &c, dtype, &args[0]));
+                    l.memo.insert((sin, index.to_vec()), s.clone());
+                    l.memo.insert((cos, index.to_vec()), c.clone());
+                    return if v == sin { quote!(#s) } else { quote!(#c) };
+                }
                 e.prim.scalar_call(&e.params, &args)
             }
         };

@@ -18,6 +18,7 @@ mod kernels;
 mod loops;
 mod reduce;
 mod replay;
+mod sincos;
 mod views;
 
 use std::collections::{HashMap, HashSet};
