@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use jax::prelude::*;
 use rayon::prelude::*;
 
+mod peak;
+
 const M1: usize = 1 << 20;
 const M16: usize = 1 << 24;
 
@@ -749,5 +751,22 @@ fn main() {
         let b2 = random::<10>(15);
         let s = t.run(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))));
         report("mlp_forward", &t, s);
+    }
+    if run("fma_peak") {
+        // Every thread of the pool runs the chains at once (`broadcast`); the
+        // FLOPs of one call over all threads go in the line for compare.py.
+        let iters = 1 << 22;
+        let width = peak::fma_chains(1).0;
+        let flops = rayon::current_num_threads() as f64 * peak::flops(width, iters);
+        let s = t.run(|| {
+            rayon::broadcast(|_| drop(black_box(peak::fma_chains(black_box(iters)))));
+        });
+        println!(
+            "{{\"name\": \"fma_peak\", \"median_ms\": {:.6}, \"samples\": {}, \"flops\": {flops}, \
+             \"simd_width\": {width}, \"threads\": {}}}",
+            s.median,
+            s.samples,
+            rayon::current_num_threads()
+        );
     }
 }
