@@ -108,7 +108,7 @@ LAYER = "jnp::tanh(x.matmul(w) + b)"
 PER_FUNCTION = [
     ("x: &Array<f32, 64, 32>, w: &Array<f32, 32, 16>, b: &Array<f32, 16>", LAYER, "Array<f32>", "jnp::sum"),
     ("x: &Array<f32, 64, 32>, w: &Array<f32, 32, 16>, b: &Array<f32, 16>",
-     "nn::relu(x.matmul(w) + b) * 0.5", "Array<f32>", "jnp::sum"),
+     "jax::nn::relu(x.matmul(w) + b) * 0.5", "Array<f32>", "jnp::sum"),
     ("x: &Array<f32, 256>", "jnp::tanh(x * 1.5 + 0.5) * 2.0", "Array<f32>", "jnp::sum"),
     ("x: &Array<f32, 16, 10>", "jnp::log_softmax(x, -1)", "Array<f32>", "jnp::mean"),
     ("x: &Array<f32, 256>", "jnp::sin(x) * x + jnp::exp(x * -0.5)", "Array<f32>", "jnp::sum"),

@@ -13,7 +13,12 @@ fn simd_chains_equal_scalar_fmas() {
         assert!([1, 8, 16].contains(&width));
         let want = peak::reference(width, iters);
         assert_eq!(got.len(), peak::CHAINS * width);
-        assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "iters {iters}");
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| g.to_bits() == w.to_bits()),
+            "iters {iters}"
+        );
     }
 }
 
