@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use jax::prelude::*;
 use rayon::prelude::*;
 
+#[path = "support/peak.rs"]
 mod peak;
 
 const M1: usize = 1 << 20;

@@ -2,7 +2,7 @@
 //! chains compute what scalar FMAs compute, so the time it reports is for
 //! the FLOPs it claims.
 
-#[path = "../benches/peak.rs"]
+#[path = "../benches/support/peak.rs"]
 #[allow(dead_code)]
 mod peak;
 

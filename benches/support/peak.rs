@@ -4,7 +4,8 @@
 //! number of FMA ports. `benches/compare.py` divides the matmul-bound rows'
 //! FLOP counts by their times and prints them as a share of this peak.
 //!
-//! Shared by `benches/workloads.rs` and its test, `tests/bench_peak.rs`.
+//! Shared by `benches/workloads.rs` and its test, `tests/bench_peak.rs`
+//! (in a subdirectory, so cargo does not take it for a bench of its own).
 
 /// Independent accumulators per thread (Zen 5 and Xeons: 4-cycle FMA
 /// latency × 2 ports = 8 in flight; 12 leaves slack).
@@ -59,48 +60,39 @@ pub fn flops(width: usize, iters: usize) -> f64 {
     2.0 * (CHAINS * width * iters) as f64
 }
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::{start, A, B, CHAINS};
-    use std::arch::x86_64::*;
-
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512(iters: usize) -> Vec<f32> {
-        let (a, b) = (_mm512_set1_ps(A), _mm512_set1_ps(B));
-        let mut acc = [_mm512_setzero_ps(); CHAINS];
-        for (c, v) in acc.iter_mut().enumerate() {
-            let lanes: [f32; 16] = std::array::from_fn(|l| start(c, l));
-            *v = _mm512_loadu_ps(lanes.as_ptr());
+/// The chains at `W` lanes in plain Rust: inlined into a function compiled
+/// with AVX-512 or AVX2+FMA, each `mul_add` over a chain's `W` lanes
+/// becomes one vector FMA (the intrinsics need a newer Rust than the
+/// project's minimum).
+#[inline(always)]
+fn chains<const W: usize>(iters: usize) -> Vec<f32> {
+    let mut acc = [[0.0f32; W]; CHAINS];
+    for (c, lanes) in acc.iter_mut().enumerate() {
+        for (l, v) in lanes.iter_mut().enumerate() {
+            *v = start(c, l);
         }
-        for _ in 0..iters {
-            for v in acc.iter_mut() {
-                *v = _mm512_fmadd_ps(*v, a, b);
+    }
+    for _ in 0..iters {
+        for lanes in acc.iter_mut() {
+            for v in lanes.iter_mut() {
+                *v = v.mul_add(A, B);
             }
         }
-        let mut out = vec![0.0f32; CHAINS * 16];
-        for (c, v) in acc.iter().enumerate() {
-            _mm512_storeu_ps(out[c * 16..].as_mut_ptr(), *v);
-        }
-        out
+    }
+    acc.iter().flatten().copied().collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::chains;
+
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub unsafe fn avx512(iters: usize) -> Vec<f32> {
+        chains::<16>(iters)
     }
 
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn avx2(iters: usize) -> Vec<f32> {
-        let (a, b) = (_mm256_set1_ps(A), _mm256_set1_ps(B));
-        let mut acc = [_mm256_setzero_ps(); CHAINS];
-        for (c, v) in acc.iter_mut().enumerate() {
-            let lanes: [f32; 8] = std::array::from_fn(|l| start(c, l));
-            *v = _mm256_loadu_ps(lanes.as_ptr());
-        }
-        for _ in 0..iters {
-            for v in acc.iter_mut() {
-                *v = _mm256_fmadd_ps(*v, a, b);
-            }
-        }
-        let mut out = vec![0.0f32; CHAINS * 8];
-        for (c, v) in acc.iter().enumerate() {
-            _mm256_storeu_ps(out[c * 8..].as_mut_ptr(), *v);
-        }
-        out
+        chains::<8>(iters)
     }
 }
