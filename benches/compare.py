@@ -156,6 +156,25 @@ LINALG_ROWS = [
     ),
 ]
 
+# FLOPs per call of the matmul-bound rows (ours workload name; the JAX one
+# computes the same), each multiply-add two FLOPs: a product m×k×n is 2mkn.
+def _mlp_grad_flops(batch, dims):
+    """Forward, then for each layer the weight gradient, and the input
+    gradient of every layer but the first (the data needs none)."""
+    layers = sum(a * b for a, b in zip(dims, dims[1:]))
+    return 2 * batch * (2 * layers + layers - dims[0] * dims[1])
+
+
+FLOPS = {
+    "matmul_1024": 2 * 1024**3,
+    "matmul_256_784_512": 2 * 256 * 784 * 512,
+    "mlp_forward": 2 * 256 * (784 * 512 + 512 * 10),
+    "mlp_loss": 2 * 256 * (784 * 512 + 512 * 10),
+    "mlp_value_and_grad": _mlp_grad_flops(256, (784, 512, 10)),
+    "mnist_train_step_adam": _mlp_grad_flops(128, (784, 1024, 1024, 10)),
+    "mnist_value_and_grad": _mlp_grad_flops(128, (784, 1024, 1024, 10)),
+}
+
 # Bytes a streaming workload must move per call (inputs read, output written).
 STREAMING = [
     ("tanh chain 16M", "tanh_chain_16m", "tanh_chain_16m", 2 * M16 * F32),
@@ -217,6 +236,8 @@ def combine(rounds):
             "samples": sum(s["samples"] for s in stats),
             "rounds": len(stats),
             **({"donation_used": stats[-1]["donation_used"]} if "donation_used" in stats[-1] else {}),
+            **{k: stats[-1][k] for k in ("flops", "simd_width", "threads") if k in stats[-1]},
+            **({"min_ms": min(s["min_ms"] for s in stats)} if all("min_ms" in s for s in stats) else {}),
         }
     return merged
 
@@ -235,6 +256,25 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def peak_gflops(ours_r):
+    """The measured f32 FMA peak in GFLOP/s (benches/peak.rs): its fastest
+    call over all rounds (load only ever slows a call down), or None."""
+    p = ours_r.get("fma_peak")
+    return p["flops"] / (p.get("min_ms", p["median_ms"]) * 1e-3) / 1e9 if p else None
+
+
+def gflops_cell(name, j, o, peak):
+    """`JAX / ours` GFLOP/s of a matmul-bound row, with % of the peak."""
+    if name not in FLOPS:
+        return ""
+    def one(r):
+        if not r:
+            return "–"
+        g = FLOPS[name] / (r["median_ms"] * 1e-3) / 1e9
+        return f"{g:.0f} ({100 * g / peak:.0f} %)" if peak else f"{g:.0f}"
+    return f"{one(j)} / {one(o)}"
+
+
 def cmd_out(cmd):
     try:
         return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
@@ -250,6 +290,13 @@ def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
     w("Written by `python3 benches/compare.py`; rerun it to refresh. Times are per call, in ms.")
     w("")
     w(f"- machine: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu_model()}")
+    peak = peak_gflops(ours_r)
+    if peak:
+        p = ours_r["fma_peak"]
+        w(
+            f"- f32 FMA peak, measured: **{peak:.0f} GFLOP/s** ({p['threads']} threads × "
+            f"12 independent FMA chains of {p['simd_width']} lanes, fastest call; benches/peak.rs)"
+        )
     w(f"- JAX {jax.__version__}, jaxlib {jaxlib.__version__}, backend {jax.default_backend()}")
     w(f"- {cmd_out(['rustc', '-V'])}; commit {cmd_out(['git', 'describe', '--always', '--dirty'])}")
     w(f"- date (UTC): {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M')}")
@@ -264,8 +311,11 @@ def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
     w("- JAX side: `jax.jit`, inputs built once, each timed call ends in `block_until_ready()`.")
     w("  Ours: the `#[jax::jit]` function; dropping the result is inside the timing, as in Python.")
     w("")
-    w("| workload | JAX ms | ours ms | JAX/ours | JAX rounds, min–max | ours rounds, min–max | n JAX / ours | note |")
-    w("|---|---:|---:|---:|---|---|---|---|")
+    w(
+        "| workload | JAX ms | ours ms | JAX/ours | GFLOP/s (% of peak) JAX / ours "
+        "| JAX rounds, min–max | ours rounds, min–max | n JAX / ours | note |"
+    )
+    w("|---|---:|---:|---:|---|---|---|---|---|")
     for label, jname, oname, note in ROWS:
         j = jax_r.get(jname)
         o = ours_r.get(oname) if oname else None
@@ -279,7 +329,8 @@ def markdown(jax_r, ours_r, timing, rounds, load_before, load_after, wall):
         n = f"{j['samples'] if j else '–'} / {o['samples'] if o else '–'}"
         if j and j.get("donation_used") is False:
             note = (note + "; " if note else "") + "JAX did not use the donated buffer"
-        w(f"| {label} | {js} | {os_} | {ratio} | {jspread} | {ospread} | {n} | {note} |")
+        g = gflops_cell(oname, j, o, peak)
+        w(f"| {label} | {js} | {os_} | {ratio} | {g} | {jspread} | {ospread} | {n} | {note} |")
     w("")
     w("JAX/ours above 1 means ours is faster.")
     w("")
@@ -340,6 +391,9 @@ def main():
     for r in range(rounds):
         print(f"round {r + 1}/{rounds}: ours", file=sys.stderr)
         ours.append(run_rust(timing, name_filter))
+        if "fma_peak" not in ours[-1]:
+            # The peak is measured every round, whatever the filter.
+            ours[-1].update(run_rust(timing, "fma_peak"))
         for name, s in ours[-1].items():
             progress("ours", name, s)
         print(f"round {r + 1}/{rounds}: JAX", file=sys.stderr)

@@ -16,6 +16,19 @@ built the same way as the floor (linking, the binary's own code).
     python3 benches/compile_time.py [--runs N] [--keep DIR]
 
 Exits 1 when a median is over its budget.
+
+    python3 benches/compile_time.py --per-function [--runs N] [--jax PATH]
+
+Cost per jitted function instead: a generated crate of 20 jitted functions
+(MLP layers, a loss, a reduction, elementwise chains; `main` calls each),
+rebuilt alone in the dev and the release profile (dependencies warm), as
+built, and again with every function's `f::grad` companion called too (what
+a used derivative adds: an unused companion is `#[inline]`, so it costs its
+expansion and type checking but no code generation). Expansion time and
+size per function come from `compiler/examples/expansion_size.rs` on the
+generated file and on `examples/*.rs`; the rest of a rebuild is rustc's.
+`--jax PATH` builds against another checkout (a before/after of a runtime
+change, e.g. the SIMD copies `__rt::par::dispatch3` compiles per loop).
 """
 
 import argparse
@@ -90,11 +103,105 @@ def build(d: pathlib.Path, name: str):
     return dt, kib
 
 
+# The generated crate's functions: (body, input types), each `f32`.
+LAYER = "jnp::tanh(x.matmul(w) + b)"
+PER_FUNCTION = [
+    ("x: &Array<f32, 64, 32>, w: &Array<f32, 32, 16>, b: &Array<f32, 16>", LAYER, "Array<f32>", "jnp::sum"),
+    ("x: &Array<f32, 64, 32>, w: &Array<f32, 32, 16>, b: &Array<f32, 16>",
+     "jax::nn::relu(x.matmul(w) + b) * 0.5", "Array<f32>", "jnp::sum"),
+    ("x: &Array<f32, 256>", "jnp::tanh(x * 1.5 + 0.5) * 2.0", "Array<f32>", "jnp::sum"),
+    ("x: &Array<f32, 16, 10>", "jnp::log_softmax(x, -1)", "Array<f32>", "jnp::mean"),
+    ("x: &Array<f32, 256>", "jnp::sin(x) * x + jnp::exp(x * -0.5)", "Array<f32>", "jnp::sum"),
+]
+
+
+def per_function_source(with_grad):
+    """20 jitted functions, each returning a scalar (so `grad` exists)."""
+    out = ["use jax::prelude::*;\n"]
+    calls = []
+    for i in range(20):
+        params, body, ret, reduce = PER_FUNCTION[i % len(PER_FUNCTION)]
+        out.append(f"#[jax::jit]\nfn f{i}({params}) -> {ret} {{\n    {reduce}({body} * {i + 1}.0)\n}}\n")
+        names = [p.split(":")[0].strip() for p in params.split(", ") if ":" in p]
+        args = ", ".join(f"&{n}{i % len(PER_FUNCTION)}" for n in names)
+        calls.append(f"    println!(\"{{}}\", f{i}({args}));")
+        if with_grad:
+            calls.append(f"    println!(\"{{:?}}\", f{i}::grad({args}));")
+    inputs = [
+        "    let (x0, w0, b0) = (Array::<f32, 64, 32>::full(0.1), Array::<f32, 32, 16>::full(0.1), Array::<f32, 16>::full(0.1));",
+        "    let (x1, w1, b1) = (x0.clone(), w0.clone(), b0.clone());",
+        "    let x2 = Array::<f32, 256>::full(0.1);",
+        "    let x3 = Array::<f32, 16, 10>::full(0.1);",
+        "    let x4 = Array::<f32, 256>::full(0.1);",
+    ]
+    out.append("fn main() {\n" + "\n".join(inputs + calls) + "\n}\n")
+    return "\n".join(out)
+
+
+def expansion(tool_dir, path):
+    """(ms, bytes) per jitted item of `path`, from expansion_size."""
+    p = subprocess.run(
+        ["cargo", "run", "-q", "-p", "jax-compiler", "--release", "--example", "expansion_size", "--", str(path)],
+        cwd=tool_dir, capture_output=True, text=True, check=True,
+    )
+    return [(float(m[2]), int(m[1])) for m in re.findall(r"^\S+: expansion (\d+) bytes, ([\d.]+) ms", p.stdout, re.M)]
+
+
+def rebuild(d, name, profile):
+    """Median-able seconds of rebuilding bin `name` alone in `profile`."""
+    (d / "src" / "bin" / f"{name}.rs").touch()
+    cmd = ["cargo", "build", "--bin", name] + (["--release"] if profile == "release" else [])
+    t = time.perf_counter()
+    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{name} did not build:\n{p.stderr[-4000:]}")
+    return time.perf_counter() - t
+
+
+def per_function(args):
+    jax_path = pathlib.Path(args.jax or ROOT).resolve()
+    d = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="jit-per-function-"))
+    (d / "src" / "bin").mkdir(parents=True, exist_ok=True)
+    (d / "Cargo.toml").write_text(
+        "[package]\nname = \"jit-per-function\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n"
+        f"[dependencies]\njax = {{ path = {str(jax_path)!r} }}\n\n[workspace]\n"
+    )
+    (d / "src" / "bin" / "fns20.rs").write_text(per_function_source(False))
+    (d / "src" / "bin" / "fns20_grad.rs").write_text(per_function_source(True))
+    print(f"jax at {jax_path}; medians of {args.runs} rebuilds; 20 jitted functions\n")
+    exp = expansion(ROOT, d / "src" / "bin" / "fns20.rs")
+    ms = [m for m, _ in exp]
+    print(f"expansion, generated crate: {sum(ms):.0f} ms for {len(ms)} functions "
+          f"({statistics.median(ms):.1f} ms median each), {sum(b for _, b in exp) / 1e3:.0f} kB of tokens")
+    if not args.skip_examples:
+        for ex in sorted((ROOT / "examples").glob("*.rs")):
+            e = expansion(ROOT, ex)
+            if e:
+                print(f"expansion, examples/{ex.name}: {len(e)} jitted items, "
+                      f"{sum(m for m, _ in e):.0f} ms, {sum(b for _, b in e) / 1e3:.0f} kB")
+    print(f"\n{'profile':<8} {'binary':<12} {'median s':>9} {'per fn s':>9} {'min s':>7} {'max s':>7}")
+    for profile in args.profiles.split(","):
+        for name in ("fns20", "fns20_grad"):
+            rebuild(d, name, profile)  # dependencies and a first build, untimed
+            times = [rebuild(d, name, profile) for _ in range(args.runs)]
+            med = statistics.median(times)
+            print(f"{profile:<8} {name:<12} {med:>9.2f} {med / 20:>9.3f} {min(times):>7.2f} {max(times):>7.2f}",
+                  flush=True)
+    if not args.keep:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", help="build in this directory and keep it")
+    ap.add_argument("--per-function", action="store_true", help="cost per jitted function (see above)")
+    ap.add_argument("--jax", help="with --per-function: the jax checkout to build against")
+    ap.add_argument("--profiles", default="dev,release", help="with --per-function: dev,release")
+    ap.add_argument("--skip-examples", action="store_true", help="with --per-function: no examples/")
     args = ap.parse_args()
+    if args.per_function:
+        return per_function(args)
     d = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="jit-compile-time-"))
     write_crate(d)
     print("building the dependencies once ...", flush=True)

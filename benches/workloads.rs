@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 use jax::prelude::*;
 use rayon::prelude::*;
 
+#[path = "support/peak.rs"]
+mod peak;
+
 const M1: usize = 1 << 20;
 const M16: usize = 1 << 24;
 
@@ -757,5 +760,25 @@ fn main() {
             drop(black_box(r))
         });
         report("sum_rows_axis_eager", &t, s);
+    }
+    if run("fma_peak") {
+        // Every thread of the pool runs the chains at once (`broadcast`); the
+        // FLOPs of one call over all threads go in the line for compare.py,
+        // which takes the fastest call: a peak is what the machine can do,
+        // and other processes only ever slow a call down.
+        let iters = 1 << 22;
+        let width = peak::fma_chains(1).0;
+        let flops = rayon::current_num_threads() as f64 * peak::flops(width, iters);
+        let s = t.run(|| {
+            rayon::broadcast(|_| drop(black_box(peak::fma_chains(black_box(iters)))));
+        });
+        println!(
+            "{{\"name\": \"fma_peak\", \"median_ms\": {:.6}, \"min_ms\": {:.6}, \"samples\": {}, \
+             \"flops\": {flops}, \"simd_width\": {width}, \"threads\": {}}}",
+            s.median,
+            s.min,
+            s.samples,
+            rayon::current_num_threads()
+        );
     }
 }

@@ -174,7 +174,7 @@ pub(crate) fn between<T: Uniform>(y: [u32; 2], lo: T, span: T) -> T {
 }
 
 /// Cost of a transform (a log or `erf_inv`) in `__rt::par::grain` units.
-const TRANSFORM_COST: usize = 32;
+pub(crate) const TRANSFORM_COST: usize = 32;
 
 // Each sampler below is a function of one threefry block, shared by eager
 // calls (through `fill!`) and jitted code (`__rt::random`), so both give
@@ -256,6 +256,9 @@ pub fn normal<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Continuous,
 {
+    if let Some(v) = super::fills::normal(k, A::SIZE) {
+        return A::from_data(v);
+    }
     A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST + TRANSFORM_COST, |y| {
         normal_of_block(y)
     }))

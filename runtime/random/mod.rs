@@ -15,6 +15,7 @@
 
 pub(crate) mod continuous;
 mod discrete;
+pub(crate) mod fills;
 mod randint;
 pub(crate) mod threefry;
 mod uniform;
@@ -291,6 +292,9 @@ pub fn bits<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Bits,
 {
+    if let Some(v) = fills::bits(k, A::SIZE) {
+        return A::from_data(v);
+    }
     A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST, |y| A::Elem::from_block(y)))
 }
 
@@ -305,6 +309,9 @@ pub fn uniform<A: ArrayType>(k: Key) -> A
 where
     A::Elem: Uniform,
 {
+    if let Some(v) = fills::uniform(k, A::SIZE) {
+        return A::from_data(v);
+    }
     A::from_data(fill!(k, A::SIZE, cost THREEFRY_COST, |y| A::Elem::unit(y)))
 }
 
@@ -323,6 +330,9 @@ where
 {
     let (lo, hi) = (A::Elem::from_f64(minval), A::Elem::from_f64(maxval));
     let span = A::Elem::sub(hi, lo);
+    if let Some(v) = fills::uniform_range(k, A::SIZE, lo, span) {
+        return A::from_data(v);
+    }
     A::from_data(
         fill!(k, A::SIZE, cost THREEFRY_COST, |y| continuous::between(
             y, lo, span

@@ -6,6 +6,10 @@
 use crate::random::continuous::{
     between, exponential_of_block, gumbel_of_block, normal_of_block, Truncation,
 };
+// Debug builds (`cargo test`) route f32/f64/u32 samples to out-of-line
+// functions optimized in the `jax` crate (see `random::fills`).
+#[cfg(debug_assertions)]
+use crate::random::fills::{one, routed};
 use crate::random::{block, Bits, Continuous, Key, Uniform};
 
 /// A key parameter's two words, as jitted code reads its inputs.
@@ -22,12 +26,22 @@ fn at(key: [u32; 2], i: usize) -> [u32; 2] {
 /// `random::bits`.
 #[inline(always)]
 pub fn bits<T: Bits>(key: [u32; 2], i: usize) -> T {
+    #[cfg(debug_assertions)]
+    if let Some(v) = routed::<T, u32>(|| one::bits_u32(key, i)) {
+        return v;
+    }
     T::from_block(at(key, i))
 }
 
 /// `random::uniform`.
 #[inline(always)]
 pub fn uniform<T: Uniform>(key: [u32; 2], i: usize) -> T {
+    #[cfg(debug_assertions)]
+    if let Some(v) = routed::<T, f32>(|| one::uniform_f32(key, i))
+        .or_else(|| routed::<T, f64>(|| one::uniform_f64(key, i)))
+    {
+        return v;
+    }
     T::unit(at(key, i))
 }
 
@@ -44,6 +58,12 @@ pub fn uniform_range<T: Uniform>(key: [u32; 2], i: usize, minval: f64, maxval: f
 /// `random::normal`.
 #[inline(always)]
 pub fn normal<T: Continuous>(key: [u32; 2], i: usize) -> T {
+    #[cfg(debug_assertions)]
+    if let Some(v) = routed::<T, f32>(|| one::normal_f32(key, i))
+        .or_else(|| routed::<T, f64>(|| one::normal_f64(key, i)))
+    {
+        return v;
+    }
     normal_of_block(at(key, i))
 }
 

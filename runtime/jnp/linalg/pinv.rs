@@ -40,9 +40,44 @@ pub struct PinvOptions {
     pub hermitian: bool,
 }
 
-/// The pseudo-inverses `[.., N, M]` of a batch of `M × N` matrices.
+/// The pseudo-inverses `[.., N, M]` of a batch of `M × N` matrices,
+/// through [`pinv_f32`]/[`pinv_f64`]: non-generic, so their loops are
+/// compiled in the `jax` crate at its opt-level, not in the caller's crate
+/// (a user's `[profile.dev.package."*"] opt-level = 3` covers them). The
+/// input is copied through f64, which is exact for both.
 #[track_caller]
 fn pinv_data<T: LinalgFloat>(a: &[T], dims: &[usize], opts: PinvOptions) -> (Vec<T>, [usize; 2]) {
+    use std::any::{Any, TypeId};
+    // No closures on the way: `#[track_caller]` reaches the user's call.
+    let out: Box<dyn Any> = if TypeId::of::<T>() == TypeId::of::<f32>() {
+        let a: Vec<f32> = a.iter().map(|v| v.to_f64() as f32).collect();
+        Box::new(pinv_f32(&a, dims, opts))
+    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
+        let a: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
+        Box::new(pinv_f64(&a, dims, opts))
+    } else {
+        return pinv_generic(a, dims, opts);
+    };
+    *out.downcast::<(Vec<T>, [usize; 2])>()
+        .expect("internal error: T is the routed type")
+}
+
+#[track_caller]
+fn pinv_f32(a: &[f32], dims: &[usize], opts: PinvOptions) -> (Vec<f32>, [usize; 2]) {
+    pinv_generic(a, dims, opts)
+}
+
+#[track_caller]
+fn pinv_f64(a: &[f64], dims: &[usize], opts: PinvOptions) -> (Vec<f64>, [usize; 2]) {
+    pinv_generic(a, dims, opts)
+}
+
+#[track_caller]
+fn pinv_generic<T: LinalgFloat>(
+    a: &[T],
+    dims: &[usize],
+    opts: PinvOptions,
+) -> (Vec<T>, [usize; 2]) {
     let (batch, m, n) = matrix_dims("pinv", dims);
     let k = m.min(n);
     let r = rounder::<T>();
