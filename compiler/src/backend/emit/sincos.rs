@@ -52,12 +52,20 @@ pub(super) fn binding(s: &Ident, c: &Ident, dtype: DType, arg: &TokenStream) -> 
 mod tests {
     /// The statements `#[jax::jit]` emits for `src`, as one string.
     fn emitted(src: &str) -> String {
+        emitted_with(src, false)
+    }
+
+    /// [`emitted`], of the function's gradient when `grad`.
+    fn emitted_with(src: &str, grad: bool) -> String {
         let f: syn::ItemFn = syn::parse_str(src).unwrap();
         let sig = crate::frontend::parse::signature(&f).unwrap();
         let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
             .unwrap()
             .b
             .jaxpr;
+        if grad {
+            j = crate::transform::ad::grad(&j, 0, false, proc_macro2::Span::call_site()).unwrap();
+        }
         crate::transform::simplify::simplify(&mut j);
         let mut em = super::Emitter::new(&j);
         for (k, v) in j.invars.clone().into_iter().enumerate() {
@@ -76,6 +84,16 @@ mod tests {
         );
         assert_eq!(code.matches("sincos").count(), 3, "{code}"); // 3 SIMD copies
         assert!(!code.contains(":: ops :: sin ("), "{code}");
+        assert!(!code.contains(":: ops :: cos ("), "{code}");
+    }
+
+    #[test]
+    fn the_gradient_of_sin_times_x_uses_sincos() {
+        let code = emitted_with(
+            "fn f(x: Array<f32, 4096>) -> Array<f32> { jnp::sum(jnp::sin(x) * x) }",
+            true,
+        );
+        assert!(code.contains(":: ops :: sincos ("), "{code}");
         assert!(!code.contains(":: ops :: cos ("), "{code}");
     }
 
