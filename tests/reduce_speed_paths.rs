@@ -3,7 +3,7 @@
 //! reference, bit for bit against its `#[jax::jit]` twin, over shapes with
 //! odd sizes, axes, keepdims and both float dtypes, and bit for bit across
 //! thread counts.
-#![allow(clippy::excessive_precision)]
+#![allow(clippy::needless_range_loop)]
 
 use jax::nn;
 use jax::prelude::*;

@@ -13,6 +13,9 @@
 //! The entry points are not generic (one per dtype), so they are compiled in
 //! this crate: a user's `[profile.dev.package."*"] opt-level = 3` covers them.
 
+// Loops index several slices at once, the form that vectorizes.
+#![allow(clippy::needless_range_loop)]
+
 use crate::__rt::complex::Transcendental;
 use crate::__rt::identity::Extremes;
 use crate::__rt::{ops, par};
