@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use jax::__rt::par::Level;
-use jax::gemm::{dgemm_into_at, sgemm_into_at, Tile};
+use jax::gemm::{dgemm_into_at, sgemm_into_at, Epilogue, Tile};
 
 const SIZES: [usize; 11] = [1, 2, 7, 16, 17, 31, 33, 64, 65, 129, 300];
 
@@ -89,8 +89,7 @@ fn product(
                     }
                 }
             };
-            let e: Option<&(dyn Fn(Tile<'_, f32>) + Sync)> =
-                if epilogue { Some(&epi) } else { None };
+            let e: Option<Epilogue<'_, f32>> = if epilogue { Some(&epi) } else { None };
             sgemm_into_at(level, m, k, n, &a32, a.1, a.2, &b32, b.1, b.2, &mut c, e);
             c.iter().map(|&x| x as f64).collect()
         }
@@ -103,8 +102,7 @@ fn product(
                     }
                 }
             };
-            let e: Option<&(dyn Fn(Tile<'_, f64>) + Sync)> =
-                if epilogue { Some(&epi) } else { None };
+            let e: Option<Epilogue<'_, f64>> = if epilogue { Some(&epi) } else { None };
             dgemm_into_at(level, m, k, n, &a.0, a.1, a.2, &b.0, b.1, b.2, &mut c, e);
             c
         }
