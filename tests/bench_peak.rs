@@ -1,4 +1,4 @@
-//! The FMA-peak kernel of `benches/compare.py` (benches/peak.rs): its SIMD
+//! The FMA-peak kernel of `benches/compare.py` (benches/support/peak.rs): its SIMD
 //! chains compute what scalar FMAs compute, so the time it reports is for
 //! the FLOPs it claims.
 

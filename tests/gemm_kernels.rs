@@ -197,7 +197,7 @@ fn matches_reference_over_shapes_strides_levels_threads() {
         for ty in [Ty::F32, Ty::F64] {
             for (si, &(m, k, n)) in shapes().iter().enumerate() {
                 for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
-                    let epilogue = (si + ta as usize + tb as usize) % 2 == 0;
+                    let epilogue = (si + ta as usize + tb as usize).is_multiple_of(2);
                     // Threads on for every other shape (the big ones split).
                     let threads = if si % 2 == 0 { 1 } else { 2 };
                     in_pool(threads, || {

@@ -124,10 +124,10 @@ adam_case!(adam_parallel_chunks, adam_large, 512, 1024);
 fn siblings_share_reads_and_an_expensive_value() {
     let x = fill(5, 129 * 17);
     let (a, b) = f::siblings(&Array::<f64, 129, 17>::from_data(x.clone()));
-    for i in 0..x.len() {
-        let e = x[i].exp();
+    for (i, &xi) in x.iter().enumerate() {
+        let e = xi.exp();
         // The runtime's `exp` may differ from libm's in the last bit.
-        for (got, want) in [(a.data()[i], e * 2.0 + x[i]), (b.data()[i], e * e - x[i])] {
+        for (got, want) in [(a.data()[i], e * 2.0 + xi), (b.data()[i], e * e - xi)] {
             assert!(
                 (got - want).abs() <= 1e-14 * want.abs().max(1.0),
                 "element {i}: {got} against {want}"

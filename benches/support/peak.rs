@@ -60,39 +60,60 @@ pub fn flops(width: usize, iters: usize) -> f64 {
     2.0 * (CHAINS * width * iters) as f64
 }
 
-/// The chains at `W` lanes in plain Rust: inlined into a function compiled
-/// with AVX-512 or AVX2+FMA, each `mul_add` over a chain's `W` lanes
-/// becomes one vector FMA (the intrinsics need a newer Rust than the
-/// project's minimum).
-#[inline(always)]
-fn chains<const W: usize>(iters: usize) -> Vec<f32> {
-    let mut acc = [[0.0f32; W]; CHAINS];
-    for (c, lanes) in acc.iter_mut().enumerate() {
-        for (l, v) in lanes.iter_mut().enumerate() {
-            *v = start(c, l);
-        }
-    }
-    for _ in 0..iters {
-        for lanes in acc.iter_mut() {
-            for v in lanes.iter_mut() {
-                *v = v.mul_add(A, B);
-            }
-        }
-    }
-    acc.iter().flatten().copied().collect()
-}
-
+/// The chains in registers, one vector FMA per chain and step (explicit
+/// intrinsics: a plain-Rust form was compiled to scalar `fmaf` calls,
+/// measuring a hundredth of the machine).
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::chains;
+    use super::{start, A, B, CHAINS};
+    use std::arch::x86_64::*;
 
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub unsafe fn avx512(iters: usize) -> Vec<f32> {
-        chains::<16>(iters)
+    macro_rules! chains {
+        ($name:ident, $feat:literal, $w:expr, $v:ty, $set1:ident, $loadu:ident, $storeu:ident, $fma:ident) => {
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $name(iters: usize) -> Vec<f32> {
+                let mut init = [0.0f32; $w];
+                let mut acc: [$v; CHAINS] = [$set1(0.0); CHAINS];
+                for (c, v) in acc.iter_mut().enumerate() {
+                    for (l, x) in init.iter_mut().enumerate() {
+                        *x = start(c, l);
+                    }
+                    // SAFETY: `init` holds one vector's lanes.
+                    *v = unsafe { $loadu(init.as_ptr()) };
+                }
+                let (a, b) = ($set1(A), $set1(B));
+                for _ in 0..iters {
+                    for v in acc.iter_mut() {
+                        *v = $fma(*v, a, b);
+                    }
+                }
+                let mut out = vec![0.0f32; CHAINS * $w];
+                for (c, v) in acc.iter().enumerate() {
+                    // SAFETY: `out` holds CHAINS vectors' lanes.
+                    unsafe { $storeu(out.as_mut_ptr().add(c * $w), *v) };
+                }
+                out
+            }
+        };
     }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2(iters: usize) -> Vec<f32> {
-        chains::<8>(iters)
-    }
+    chains!(
+        avx512,
+        "avx512f,avx2,fma",
+        16,
+        __m512,
+        _mm512_set1_ps,
+        _mm512_loadu_ps,
+        _mm512_storeu_ps,
+        _mm512_fmadd_ps
+    );
+    chains!(
+        avx2,
+        "avx2,fma",
+        8,
+        __m256,
+        _mm256_set1_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_fmadd_ps
+    );
 }

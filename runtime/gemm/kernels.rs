@@ -7,9 +7,7 @@
 //! AVX2 and AVX-512 kernels give the same bits for the same `kc`.
 
 // The AVX-512 intrinsics are stable since Rust 1.89, the crate's
-// `rust-version`; clippy.toml keeps clippy's suggestions at 1.85.
-#![allow(clippy::incompatible_msrv)]
-
+// `rust-version`.
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 

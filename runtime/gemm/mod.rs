@@ -348,7 +348,7 @@ fn grid(m: usize, n: usize, mr: usize, nr: usize, threads: usize) -> (usize, usi
     let mut best = (1, 1);
     let mut best_cost = usize::MAX;
     for tr in 1..=threads {
-        if threads % tr != 0 {
+        if !threads.is_multiple_of(tr) {
             continue;
         }
         let tc = threads / tr;

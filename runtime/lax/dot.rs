@@ -144,7 +144,6 @@ pub(crate) fn gemm<T: Element>(
     c
 }
 
-
 /// Dimension numbers of [`dot_general`]: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
 pub type DotDimensionNumbers<'a> = ((&'a [usize], &'a [usize]), (&'a [usize], &'a [usize]));
 

@@ -322,7 +322,7 @@ fn scan_pairs(ad: &mut Ad, prim: super::Prim, axis: usize, elems: Dual) -> Res<D
     let odd = scan_pairs(ad, prim, axis, reduced)?;
     let m = len_along(ad, &odd.0, axis);
     let later = map_dual(ad, &elems, |ad, e| slice_in_dim(ad, e, 2, n, 2, axis))?;
-    let even = if n % 2 == 0 {
+    let even = if n.is_multiple_of(2) {
         let head = map_dual(ad, &odd, |ad, e| slice_in_dim(ad, e, 0, m - 1, 1, axis))?;
         combine_duals(ad, prim, head, later)?
     } else {
