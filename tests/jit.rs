@@ -608,5 +608,13 @@ fn row_programs_keep_whole_array_indices() {
     let x =
         Array::<f32, 64, 10>::from_vec((0..640).map(|k| (k % 7) as f32 * 0.25).collect()).unwrap();
     let eager = jnp::softmax(x.clone().at(0).set(1.0), -1);
-    assert_eq!(softmax_after_row_update(&x).to_vec(), eager.to_vec());
+    // The eager softmax scales by `1 / sum` and the row program may divide:
+    // the last bit can differ; a row updated as the first one would not.
+    let got = softmax_after_row_update(&x).to_vec();
+    for (k, (g, e)) in got.iter().zip(eager.to_vec()).enumerate() {
+        assert!(
+            (g - e).abs() <= 2e-7 * e.abs(),
+            "element {k}: {g} against {e}"
+        );
+    }
 }
