@@ -75,7 +75,7 @@ pub type Epilogue<'e, T> = &'e (dyn Fn(Tile<'_, T>) + Sync);
 /// column) strides.
 ///
 /// ```
-/// use jax::__rt::gemm::sgemm_into;
+/// use jax::gemm::sgemm_into;
 /// let a = [1.0f32, 2.0, 3.0, 4.0]; // [[1, 2], [3, 4]]
 /// let mut c = [0.0f32; 4];
 /// sgemm_into(2, 2, 2, &a, 2, 1, &a, 1, 2, &mut c, None); // A·Aᵀ
