@@ -41,6 +41,13 @@ macro_rules! micro {
             // SAFETY (all pointer reads and writes below): the caller's
             // contract bounds them by kc·MR, kc·NR and the MR × NR block.
             unsafe {
+                // C's tile is read (or written) after the loop: start its
+                // lines on their way now.
+                for i in 0..MR {
+                    for v in 0..NV {
+                        _mm_prefetch::<_MM_HINT_T0>(c.add(i * ldc + v * L).cast::<i8>());
+                    }
+                }
                 for _ in 0..kc {
                     let mut bv = [$zero(); NV];
                     for v in 0..NV {

@@ -250,6 +250,8 @@ struct Micro<T> {
     mc: usize,
     nc: usize,
     kernel: KernelFn<T>,
+    pack_a: pack::PackFn<T>,
+    pack_b: pack::PackFn<T>,
 }
 
 /// The largest `MR · NR` of any kernel (the scratch tile for edge blocks).
@@ -266,6 +268,8 @@ fn micro_f32(level: Level) -> Option<Micro<f32>> {
                 mc: 144,
                 nc: 2048,
                 kernel: kernels::s_avx512,
+                pack_a: pack::s_avx512::pack_a,
+                pack_b: pack::s_avx512::pack_b,
             }),
             Level::Avx2 => Some(Micro {
                 mr: 6,
@@ -274,6 +278,8 @@ fn micro_f32(level: Level) -> Option<Micro<f32>> {
                 mc: 144,
                 nc: 2048,
                 kernel: kernels::s_avx2,
+                pack_a: pack::pack_a,
+                pack_b: pack::pack_b,
             }),
             Level::Baseline => None,
         }
@@ -296,6 +302,8 @@ fn micro_f64(level: Level) -> Option<Micro<f64>> {
                 mc: 96,
                 nc: 2048,
                 kernel: kernels::d_avx512,
+                pack_a: pack::pack_a,
+                pack_b: pack::pack_b,
             }),
             Level::Avx2 => Some(Micro {
                 mr: 6,
@@ -304,6 +312,8 @@ fn micro_f64(level: Level) -> Option<Micro<f64>> {
                 mc: 96,
                 nc: 2048,
                 kernel: kernels::d_avx2,
+                pack_a: pack::pack_a,
+                pack_b: pack::pack_b,
             }),
             Level::Baseline => None,
         }
@@ -456,6 +466,8 @@ unsafe fn block<T: Real>(
         mc,
         nc,
         kernel,
+        pack_a,
+        pack_b,
     } = *micro;
     let (k, ldc) = (p.k, p.n);
     let kc_max = kc.min(k);
@@ -486,7 +498,7 @@ unsafe fn block<T: Real>(
             let ncb = nc.min(j1 - jc);
             for pc in (0..k).step_by(kc) {
                 let kcb = kc.min(k - pc);
-                pack::pack_b(
+                pack_b(
                     bpack,
                     b.add(pc * p.brs + jc * p.bcs),
                     p.brs,
@@ -497,7 +509,7 @@ unsafe fn block<T: Real>(
                 );
                 for ic in (i0..i1).step_by(mc) {
                     let mcb = mc.min(i1 - ic);
-                    pack::pack_a(
+                    pack_a(
                         apack,
                         a.add(ic * p.ars + pc * p.acs),
                         p.ars,

@@ -5,6 +5,12 @@
 
 use super::Real;
 
+/// A packing routine: [`pack_a`]'s or [`pack_b`]'s contract (`out`, the
+/// operand, its row and column strides, the block's two extents, the panel
+/// width).
+pub(super) type PackFn<T> =
+    unsafe fn(out: *mut T, src: *const T, rs: usize, cs: usize, d0: usize, d1: usize, w: usize);
+
 /// Packs the `mc × kc` block of A at `a` (strides `rs`, `cs`) into panels of
 /// `mr` rows: panel `q` holds, for `p = 0..kc`, rows `q·mr..q·mr + mr` of
 /// column `p` (rows past `mc` as zeros).
@@ -110,5 +116,198 @@ pub(super) unsafe fn pack_b<T: Real>(
                 }
             }
         }
+    }
+}
+
+/// Packing for the AVX-512 `f32` kernel (`MR = 12`, `NR = 32`): the same
+/// layouts as [`pack_a`] and [`pack_b`], with whole panels moved in vectors.
+/// A transposed operand (B with its columns contiguous, A with its rows
+/// contiguous) is transposed 16 × 16 in registers instead of element by
+/// element; a row-major B is read row by row, each row once.
+#[cfg(target_arch = "x86_64")]
+pub(super) mod s_avx512 {
+    use std::arch::x86_64::*;
+
+    const MR: usize = 12;
+    const NR: usize = 32;
+
+    /// [`super::pack_a`] for `mr = 12`.
+    ///
+    /// # Safety
+    /// As [`super::pack_a`]; the CPU has AVX-512F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(in super::super) unsafe fn pack_a(
+        out: *mut f32,
+        a: *const f32,
+        rs: usize,
+        cs: usize,
+        mc: usize,
+        kc: usize,
+        mr: usize,
+    ) {
+        debug_assert_eq!(mr, MR);
+        let full = mc / MR;
+        // SAFETY: every read is inside the `mc × kc` block the contract
+        // bounds and every write inside `out`'s whole panels.
+        unsafe {
+            if cs == 1 && rs != 1 {
+                // Rows contiguous along k: 16 × 16 blocks transposed in
+                // registers (rows 12..16 of each block are zero and unused).
+                let k16 = kc / 16 * 16;
+                for q in 0..full {
+                    let o = out.add(q * MR * kc);
+                    let a = a.add(q * MR * rs);
+                    for p0 in (0..k16).step_by(16) {
+                        let mut r = [_mm512_setzero_ps(); 16];
+                        for (i, v) in r.iter_mut().take(MR).enumerate() {
+                            *v = _mm512_loadu_ps(a.add(i * rs + p0));
+                        }
+                        let t = transpose16(r);
+                        for (pp, v) in t.iter().enumerate() {
+                            _mm512_mask_storeu_ps(o.add((p0 + pp) * MR), 0x0fff, *v);
+                        }
+                    }
+                    for p in k16..kc {
+                        for i in 0..MR {
+                            *o.add(p * MR + i) = *a.add(i * rs + p);
+                        }
+                    }
+                }
+            } else if rs == 1 {
+                // Columns contiguous: each panel row is 12 consecutive values.
+                for q in 0..full {
+                    let o = out.add(q * MR * kc);
+                    let a = a.add(q * MR);
+                    for p in 0..kc {
+                        let v = _mm512_maskz_loadu_ps(0x0fff, a.add(p * cs));
+                        _mm512_mask_storeu_ps(o.add(p * MR), 0x0fff, v);
+                    }
+                }
+            } else {
+                super::pack_a(out, a, rs, cs, full * MR, kc, MR);
+            }
+            if full * MR < mc {
+                super::pack_a(
+                    out.add(full * MR * kc),
+                    a.add(full * MR * rs),
+                    rs,
+                    cs,
+                    mc - full * MR,
+                    kc,
+                    MR,
+                );
+            }
+        }
+    }
+
+    /// [`super::pack_b`] for `nr = 32`.
+    ///
+    /// # Safety
+    /// As [`super::pack_b`]; the CPU has AVX-512F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(in super::super) unsafe fn pack_b(
+        out: *mut f32,
+        b: *const f32,
+        rs: usize,
+        cs: usize,
+        kc: usize,
+        nc: usize,
+        nr: usize,
+    ) {
+        debug_assert_eq!(nr, NR);
+        let full = nc / NR;
+        // SAFETY: as in `pack_a` above.
+        unsafe {
+            if cs == 1 {
+                // Row by row: each row of B is read once, in order, and its
+                // 32-column pieces go to their panels.
+                for p in 0..kc {
+                    let row = b.add(p * rs);
+                    for q in 0..full {
+                        let o = out.add(q * NR * kc + p * NR);
+                        let s = row.add(q * NR);
+                        _mm512_storeu_ps(o, _mm512_loadu_ps(s));
+                        _mm512_storeu_ps(o.add(16), _mm512_loadu_ps(s.add(16)));
+                    }
+                }
+            } else if rs == 1 {
+                // Columns contiguous along k (a transposed B): 16 × 16
+                // blocks transposed in registers.
+                let k16 = kc / 16 * 16;
+                for q in 0..full {
+                    let o = out.add(q * NR * kc);
+                    let b = b.add(q * NR * cs);
+                    for j0 in [0, 16] {
+                        for p0 in (0..k16).step_by(16) {
+                            let mut r = [_mm512_setzero_ps(); 16];
+                            for (j, v) in r.iter_mut().enumerate() {
+                                *v = _mm512_loadu_ps(b.add((j0 + j) * cs + p0));
+                            }
+                            let t = transpose16(r);
+                            for (pp, v) in t.iter().enumerate() {
+                                _mm512_storeu_ps(o.add((p0 + pp) * NR + j0), *v);
+                            }
+                        }
+                        for p in k16..kc {
+                            for j in 0..16 {
+                                *o.add(p * NR + j0 + j) = *b.add((j0 + j) * cs + p);
+                            }
+                        }
+                    }
+                }
+            } else {
+                super::pack_b(out, b, rs, cs, kc, full * NR, NR);
+            }
+            if full * NR < nc {
+                super::pack_b(
+                    out.add(full * NR * kc),
+                    b.add(full * NR * cs),
+                    rs,
+                    cs,
+                    kc,
+                    nc - full * NR,
+                    NR,
+                );
+            }
+        }
+    }
+
+    /// The transpose of a 16 × 16 block: `out[j]` lane `i` = `r[i]` lane `j`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn transpose16(r: [__m512; 16]) -> [__m512; 16] {
+        // Pairs of rows interleaved within 128-bit lanes…
+        let mut t = [_mm512_setzero_ps(); 16];
+        for i in 0..8 {
+            t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        // …then quads: u[4g + c], 128-bit lane L, holds rows 4g..4g+4 of
+        // column c + 4L…
+        let mut u = [_mm512_setzero_ps(); 16];
+        for g in 0..4 {
+            let (t0, t1) = (_mm512_castps_pd(t[4 * g]), _mm512_castps_pd(t[4 * g + 1]));
+            let (t2, t3) = (
+                _mm512_castps_pd(t[4 * g + 2]),
+                _mm512_castps_pd(t[4 * g + 3]),
+            );
+            u[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+            u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+            u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+            u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+        }
+        // …then 128-bit lanes gathered across the four groups.
+        let mut out = [_mm512_setzero_ps(); 16];
+        for c in 0..4 {
+            let w0 = _mm512_shuffle_f32x4::<0x88>(u[c], u[4 + c]);
+            let w1 = _mm512_shuffle_f32x4::<0xdd>(u[c], u[4 + c]);
+            let w2 = _mm512_shuffle_f32x4::<0x88>(u[8 + c], u[12 + c]);
+            let w3 = _mm512_shuffle_f32x4::<0xdd>(u[8 + c], u[12 + c]);
+            out[c] = _mm512_shuffle_f32x4::<0x88>(w0, w2);
+            out[c + 4] = _mm512_shuffle_f32x4::<0x88>(w1, w3);
+            out[c + 8] = _mm512_shuffle_f32x4::<0xdd>(w0, w2);
+            out[c + 12] = _mm512_shuffle_f32x4::<0xdd>(w1, w3);
+        }
+        out
     }
 }
