@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+use super::loops::level_dispatch;
 use super::{is_one, scalar_tokens, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Var};
@@ -51,24 +52,30 @@ impl Emitter<'_> {
         let (pre, body) = (&ep.pre, &ep.body);
         let ty = rust_type(aval.dtype);
         let name = Self::name(v);
+        let block = quote! {
+            |mut __tile: ::jax::__rt::Tile<'_, #ty>| {
+                let __c0 = __tile.c0();
+                let __cols = __tile.cols();
+                for __i in 0..__tile.rows() {
+                    let __r = __tile.r0() + __i;
+                    #(#pre)*
+                    let __row = &mut __tile.row_mut(__i)[..__cols];
+                    for __j in 0..__cols {
+                        let __x: #ty = __row[__j];
+                        #(#body)*
+                        __row[__j] = #value;
+                    }
+                }
+            }
+        };
+        // The block's loop compiled once per SIMD level: one closure shared
+        // by the levels was not inlined into them, so it ran at the baseline
+        // level (a `tanh` epilogue called libm's `fmaf` per element).
+        let dispatch = level_dispatch(3, &block, quote!(__tile));
         self.stmts.push(quote! {
             let #name: ::std::vec::Vec<#ty> = ::jax::__rt::gemm_epilogue::<#ty>(
                 #m, #k, #n, &#lb, #ars, #acs, &#rb, #brs, #bcs,
-                // The block's loop compiled for the CPU's SIMD level.
-                &|mut __tile| ::jax::__rt::par::dispatch(|| {
-                    let __c0 = __tile.c0();
-                    let __cols = __tile.cols();
-                    for __i in 0..__tile.rows() {
-                        let __r = __tile.r0() + __i;
-                        #(#pre)*
-                        let __row = &mut __tile.row_mut(__i)[..__cols];
-                        for __j in 0..__cols {
-                            let __x: #ty = __row[__j];
-                            #(#body)*
-                            __row[__j] = #value;
-                        }
-                    }
-                }),
+                &|__tile| #dispatch,
             );
         });
         self.finish_buffer(v, aval, name);
