@@ -16,6 +16,9 @@
 //! not depend on the thread count, and run each chunk compiled for the best
 //! SIMD level (three copies of the body, see [`par::dispatch3`]).
 
+// Lane loops index the accumulators and a block at once (the form that vectorizes).
+#![allow(clippy::needless_range_loop)]
+
 use super::par;
 
 /// The fold of `value(0..n)` in the order of a jitted whole-array fold:
@@ -44,6 +47,62 @@ pub fn chunked_fold<T: Copy>(n: usize, id: T, value: impl Fn(usize) -> T, c: imp
             return acc.expect("one chunk at least");
         }
     }
+}
+
+/// The fold of `f(s[0]), ..., f(s[n - 1])` in [`chunked_fold`]'s order
+/// (the same bits), for a slice: each block of [`par::LANES`] elements is
+/// re-cut to exactly `LANES`, so the lanes need no bounds checks and stay in
+/// registers (with an index closure they were a stack array, stored and
+/// reloaded every step: 3x slower).
+///
+/// ```
+/// use jax::__rt::axis::{chunked_fold, fold_slice};
+/// let x: Vec<f32> = (0..1000).map(|i| (i as f32).sin()).collect();
+/// let a = fold_slice(&x, 0.0, |v| v, |a, b| a + b);
+/// assert_eq!(a, chunked_fold(x.len(), 0.0, |i| x[i], |a, b| a + b));
+/// ```
+#[inline(always)]
+pub fn fold_slice<T: Copy, U: Copy>(s: &[U], id: T, f: impl Fn(U) -> T, c: impl Fn(T, T) -> T) -> T {
+    let mut start = 0;
+    let mut acc: Option<T> = None;
+    loop {
+        let end = (start + par::REDUCE_CHUNK).min(s.len());
+        let p = lanes_of_slice(&s[start..end], id, &f, &c);
+        acc = Some(match acc {
+            None => p,
+            Some(a) => c(a, p),
+        });
+        start = end;
+        if start >= s.len() {
+            return acc.expect("one chunk at least");
+        }
+    }
+}
+
+/// [`par::fold_lanes`] over `f` of a slice, blocks re-cut to `LANES`.
+#[inline(always)]
+fn lanes_of_slice<T: Copy, U: Copy>(s: &[U], id: T, f: &impl Fn(U) -> T, c: &impl Fn(T, T) -> T) -> T {
+    let mut acc = [id; par::LANES];
+    let mut base = 0;
+    while base + par::LANES <= s.len() {
+        let b = &s[base..base + par::LANES];
+        for l in 0..par::LANES {
+            acc[l] = c(acc[l], f(b[l]));
+        }
+        base += par::LANES;
+    }
+    let b = &s[base..];
+    for l in 0..b.len() {
+        acc[l] = c(acc[l], f(b[l]));
+    }
+    let mut width = par::LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            acc[l] = c(acc[l], acc[l + width]);
+        }
+        width /= 2;
+    }
+    acc[0]
 }
 
 /// The same closure expression three times: three closure types, each with
@@ -84,7 +143,7 @@ where
     let (f0, f1, f2) = three!(|(row0, o): (usize, &mut [T])| {
         for (r, o) in o.iter_mut().enumerate() {
             let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
-            *o = chunked_fold(len, id, |i| row[i], combine);
+            *o = fold_slice(row, id, |v| v, combine);
         }
     });
     par::for_each_rows3(&mut out, 1, per_chunk, f0, f1, f2);

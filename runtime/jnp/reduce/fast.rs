@@ -8,7 +8,7 @@
 //! - over every element: [`par::reduce`] in chunks of [`par::REDUCE_CHUNK`],
 //!   each folded in [`par::LANES`] lanes ([`par::fold_lanes`]);
 //! - along the last axis (any rank, with or without `keepdims`, and inside
-//!   row programs): each row folded in that same order ([`chunked_fold`]),
+//!   row programs): each row folded in that same order (`__rt::axis::fold_slice`),
 //!   rows split over threads;
 //! - along any other axis: each result folded left to right, vectorized
 //!   across neighbouring results, split over threads.
@@ -25,7 +25,7 @@
 // Loops index several slices at once, the form that vectorizes.
 #![allow(clippy::needless_range_loop)]
 
-use crate::__rt::axis::{chunked_fold, fold_middle, fold_rows, three};
+use crate::__rt::axis::{fold_middle, fold_rows, fold_slice, three};
 use crate::__rt::complex::Transcendental;
 use crate::__rt::identity::Extremes;
 use crate::__rt::{ops, par};
@@ -142,8 +142,7 @@ fn all<T: Fast>(x: &[T], f: Fold) -> T {
     let id = identity::<T>(f);
     let r = with_combine!(f, |c| {
         let (f0, f1, f2) = three!(|(a, b): (usize, usize)| {
-            let s = &x[a..b];
-            par::fold_lanes(s.len(), id, |i| s[i], c)
+            fold_slice(&x[a..b], id, |v| v, c)
         });
         par::reduce3(x.len(), par::REDUCE_CHUNK, f0, f1, f2, c)
     });
@@ -262,13 +261,12 @@ fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> 
 /// place while the row is in cache.
 #[inline(always)]
 fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
-    let n = row.len();
-    let m = chunked_fold(n, T::LOWEST, |i| row[i], ops::max::<T>);
+    let m = fold_slice(row, T::LOWEST, |v| v, ops::max::<T>);
     let m = ops::max(T::LOWEST, m);
     for (o, &v) in o.iter_mut().zip(row) {
         *o = ops::exp(ops::sub(v, m));
     }
-    let s = chunked_fold(n, T::ZERO, |i| o[i], ops::add::<T>);
+    let s = fold_slice(o, T::ZERO, |v| v, ops::add::<T>);
     if log {
         let l = ops::log(s);
         for (o, &v) in o.iter_mut().zip(row) {
@@ -332,7 +330,7 @@ fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
             for (r, o) in o.iter_mut().enumerate() {
                 let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
                 let mk = m[row0 + r];
-                let s = chunked_fold(len, T::ZERO, |i| ops::exp(ops::sub(row[i], mk)), ops::add::<T>);
+                let s = fold_slice(row, T::ZERO, |v| ops::exp(ops::sub(v, mk)), ops::add::<T>);
                 *o = lse(s, mk);
             }
         });
