@@ -32,7 +32,12 @@ use super::par;
 /// assert_eq!(chunked_fold(x.len(), 0.0, |i| x[i], |a, b| a + b), 499_500.0);
 /// ```
 #[inline(always)]
-pub fn chunked_fold<T: Copy>(n: usize, id: T, value: impl Fn(usize) -> T, c: impl Fn(T, T) -> T) -> T {
+pub fn chunked_fold<T: Copy>(
+    n: usize,
+    id: T,
+    value: impl Fn(usize) -> T,
+    c: impl Fn(T, T) -> T,
+) -> T {
     let mut start = 0;
     let mut acc: Option<T> = None;
     loop {
@@ -62,7 +67,12 @@ pub fn chunked_fold<T: Copy>(n: usize, id: T, value: impl Fn(usize) -> T, c: imp
 /// assert_eq!(a, chunked_fold(x.len(), 0.0, |i| x[i], |a, b| a + b));
 /// ```
 #[inline(always)]
-pub fn fold_slice<T: Copy, U: Copy>(s: &[U], id: T, f: impl Fn(U) -> T, c: impl Fn(T, T) -> T) -> T {
+pub fn fold_slice<T: Copy, U: Copy>(
+    s: &[U],
+    id: T,
+    f: impl Fn(U) -> T,
+    c: impl Fn(T, T) -> T,
+) -> T {
     let mut start = 0;
     let mut acc: Option<T> = None;
     loop {
@@ -81,7 +91,12 @@ pub fn fold_slice<T: Copy, U: Copy>(s: &[U], id: T, f: impl Fn(U) -> T, c: impl 
 
 /// [`par::fold_lanes`] over `f` of a slice, blocks re-cut to `LANES`.
 #[inline(always)]
-fn lanes_of_slice<T: Copy, U: Copy>(s: &[U], id: T, f: &impl Fn(U) -> T, c: &impl Fn(T, T) -> T) -> T {
+fn lanes_of_slice<T: Copy, U: Copy>(
+    s: &[U],
+    id: T,
+    f: &impl Fn(U) -> T,
+    c: &impl Fn(T, T) -> T,
+) -> T {
     let mut acc = [id; par::LANES];
     let mut base = 0;
     while base + par::LANES <= s.len() {
@@ -174,7 +189,11 @@ where
     T: crate::element::Element + Send + Sync,
     C: Fn(T, T) -> T + Sync + Copy,
 {
-    assert_eq!(x.len(), outer * len * inner, "fold_middle: x is not outer × len × inner");
+    assert_eq!(
+        x.len(),
+        outer * len * inner,
+        "fold_middle: x is not outer × len × inner"
+    );
     let mut out = super::buffer::<T>(outer * inner);
     if out.is_empty() {
         return out;

@@ -141,9 +141,7 @@ fn grain(cost: usize) -> usize {
 fn all<T: Fast>(x: &[T], f: Fold) -> T {
     let id = identity::<T>(f);
     let r = with_combine!(f, |c| {
-        let (f0, f1, f2) = three!(|(a, b): (usize, usize)| {
-            fold_slice(&x[a..b], id, |v| v, c)
-        });
+        let (f0, f1, f2) = three!(|(a, b): (usize, usize)| { fold_slice(&x[a..b], id, |v| v, c) });
         par::reduce3(x.len(), par::REDUCE_CHUNK, f0, f1, f2, c)
     });
     finish_mean(r, f, x.len())
@@ -334,7 +332,14 @@ fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
                 *o = lse(s, mk);
             }
         });
-        par::for_each_rows3(&mut out, 1, par::rows_per_chunk(32 * len.max(1)), f0, f1, f2);
+        par::for_each_rows3(
+            &mut out,
+            1,
+            par::rows_per_chunk(32 * len.max(1)),
+            f0,
+            f1,
+            f2,
+        );
         return out;
     }
     let g = grain(32 * len.max(1)).clamp(1, out.len().max(1));
