@@ -388,3 +388,22 @@ fn thread_counts_give_identical_bits() {
     let want: f64 = (0..BIG).map(|i| value(i, 4) as f32 as f64).sum();
     assert!((f32::from_bits(one.0) as f64 - want).abs() < 1e-6 * BIG as f64);
 }
+
+#[jax::jit]
+fn int_folds(x: &Array<i32, 17, 65>) -> (Array<i32, 17>, Array<i32, 65>) {
+    (jnp::sum_axis(x, -1, false), jnp::max_axis(x, 0, false))
+}
+
+/// Integer folds through the same runtime kernels: exact, against plain loops.
+#[test]
+fn integer_axis_folds_match_plain_loops() {
+    let x = Array::<i32, 17, 65>::from_fn(|i| (value(i, 10) * 1000.0) as i32);
+    let d = x.to_vec();
+    let (rows, cols) = int_folds(&x);
+    let want_rows: Vec<i32> = d.chunks(65).map(|r| r.iter().sum()).collect();
+    let want_cols: Vec<i32> = (0..65)
+        .map(|k| (0..17).map(|r| d[r * 65 + k]).max().unwrap())
+        .collect();
+    assert_eq!(rows.to_vec(), want_rows);
+    assert_eq!(cols.to_vec(), want_cols);
+}
