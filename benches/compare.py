@@ -128,6 +128,7 @@ ROWS = [
         "triad_16m_into",
         "JAX donating `x`; ours: plain Rust loop (rayon) into a buffer made once, not jit",
     ),
+    ("`sum(x, -1)`, 4096×1024", "sum_rows_axis", "sum_rows_axis", ""),
     (
         "`sum(x, -1)`, 4096×1024, ours eager",
         "sum_rows_axis",

@@ -139,6 +139,11 @@ fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
     jnp::softmax(x, -1)
 }
 
+#[jax::jit]
+fn sum_rows_axis(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096> {
+    jnp::sum_axis(x, -1, false)
+}
+
 /// Per-example gradients of a 784-1024-1024-10 MLP: `vmap` of `grad` over
 /// a batch of 128, the parameters shared (`in_axes = None`).
 #[jax::jit]
@@ -752,6 +757,11 @@ fn main() {
         let b2 = random::<10>(15);
         let s = t.run(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))));
         report("mlp_forward", &t, s);
+    }
+    if run("sum_rows_axis") && filter.as_deref() != Some("sum_rows_axis_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| drop(black_box(sum_rows_axis(black_box(&x)))));
+        report("sum_rows_axis", &t, s);
     }
     if run("sum_rows_axis_eager") {
         let x = random2::<4096, 1024>(16);

@@ -248,10 +248,37 @@ case!(f32_3d_last, f32, [3, 5, 17], 2, [3, 5, 1], 1e-5);
 case!(f64_rows_65x33, f64, [65, 33], 1, [65, 1], 1e-12);
 case!(f64_cols_33x7, f64, [33, 7], 0, [1, 7], 1e-12);
 case!(f64_vector_long, f64, [16385], 0, [1], 1e-12);
+// Edge sizes (1, 7, 17, 33, 65, 129) along each axis of rank 2 and 3: the
+// row folds in lanes (last axis) and the column folds (other axes).
+case!(f32_rows_65x129, f32, [65, 129], 1, [65, 1], 1e-5);
+case!(f32_cols_129x65, f32, [129, 65], 0, [1, 65], 1e-5);
+case!(f32_cols_129x1, f32, [129, 1], 0, [1, 1], 1e-5);
+case!(f32_3d_first, f32, [17, 7, 33], 0, [1, 7, 33], 1e-5);
+case!(f32_3d_last_129, f32, [7, 17, 129], -1, [7, 17, 1], 1e-5);
+case!(f64_3d_first, f64, [7, 33, 1], 0, [1, 33, 1], 1e-12);
+case!(f64_3d_middle, f64, [17, 65, 7], 1, [17, 1, 7], 1e-12);
+case!(f64_3d_last, f64, [33, 7, 17], 2, [33, 7, 1], 1e-12);
+case!(f64_rows_1x129, f64, [1, 129], 1, [1, 1], 1e-12);
 
 #[jax::jit]
 fn sum_rows_dropped(x: &Array<f32, 9, 5>) -> Array<f32, 9> {
     jnp::sum_axis(x, 1, false)
+}
+
+#[jax::jit]
+fn sum_rows_dropped_3d(x: &Array<f64, 7, 3, 129>) -> Array<f64, 7, 3> {
+    jnp::sum_axis(x, -1, false)
+}
+
+#[jax::jit]
+fn max_middle_dropped_3d(x: &Array<f32, 7, 65, 17>) -> Array<f32, 7, 17> {
+    jnp::max_axis(x, 1, false)
+}
+
+/// A fused operand (`x * x`), materialized and folded in the same order.
+#[jax::jit]
+fn sum_sq_rows(x: &Array<f32, 33, 129>) -> Array<f32, 33> {
+    jnp::sum_axis(x * x, -1, false)
 }
 
 #[test]
@@ -259,12 +286,45 @@ fn keepdims_false_matches_its_jitted_twin() {
     let x = Array::<f32, 9, 5>::from_fn(|i| value(i, 3) as f32);
     let e: Array<f32, 9> = jnp::sum_axis(&x, 1, false);
     let k: Array<f32, 9, 1> = jnp::sum_axis(&x, 1, true);
-    // The jitted `keepdims = true` form is a row program (folded in lanes),
-    // the `false` form folds left to right: equal up to rounding.
-    for (a, b) in e.to_vec().iter().zip(k.to_vec()) {
-        assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
-    }
+    // Both forms fold each row in lanes: the same bits.
+    assert_eq!(e.to_vec(), k.to_vec());
     assert_eq!(e.to_vec(), sum_rows_dropped(&x).to_vec());
+    let y = Array::<f64, 7, 3, 129>::from_fn(|i| value(i, 6));
+    let e: Array<f64, 7, 3> = jnp::sum_axis(&y, -1, false);
+    assert_eq!(e.to_vec(), sum_rows_dropped_3d(&y).to_vec());
+    let z = Array::<f32, 7, 65, 17>::from_fn(|i| value(i, 7) as f32);
+    let e: Array<f32, 7, 17> = jnp::max_axis(&z, 1, false);
+    assert_eq!(e.to_vec(), max_middle_dropped_3d(&z).to_vec());
+    let w = Array::<f32, 33, 129>::from_fn(|i| value(i, 8) as f32);
+    let sq = &w * &w;
+    let e: Array<f32, 33> = jnp::sum_axis(&sq, -1, false);
+    assert_eq!(e.to_vec(), sum_sq_rows(&w).to_vec());
+}
+
+/// Each row's sum in `par::fold_lanes`'s order, written out: lane `l` takes
+/// elements `l, l + 64, ...` left to right, then lanes combine pairwise.
+fn lane_order_sum(row: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 64];
+    for (i, v) in row.iter().enumerate() {
+        lanes[i % 64] += v;
+    }
+    let mut w = 32;
+    while w > 0 {
+        for l in 0..w {
+            lanes[l] += lanes[l + w];
+        }
+        w /= 2;
+    }
+    lanes[0]
+}
+
+#[test]
+fn row_sums_follow_the_documented_lane_order() {
+    let x = Array::<f32, 65, 129>::from_fn(|i| value(i, 9) as f32);
+    let e: Array<f32, 65> = jnp::sum_axis(&x, -1, false);
+    let d = x.to_vec();
+    let want: Vec<f32> = d.chunks(129).map(lane_order_sum).collect();
+    assert_eq!(e.to_vec(), want);
 }
 
 const BIG: usize = 1 << 20;
@@ -327,4 +387,23 @@ fn thread_counts_give_identical_bits() {
     // And the values are right.
     let want: f64 = (0..BIG).map(|i| value(i, 4) as f32 as f64).sum();
     assert!((f32::from_bits(one.0) as f64 - want).abs() < 1e-6 * BIG as f64);
+}
+
+#[jax::jit]
+fn int_folds(x: &Array<i32, 17, 65>) -> (Array<i32, 17>, Array<i32, 65>) {
+    (jnp::sum_axis(x, -1, false), jnp::max_axis(x, 0, false))
+}
+
+/// Integer folds through the same runtime kernels: exact, against plain loops.
+#[test]
+fn integer_axis_folds_match_plain_loops() {
+    let x = Array::<i32, 17, 65>::from_fn(|i| (value(i, 10) * 1000.0) as i32);
+    let d = x.to_vec();
+    let (rows, cols) = int_folds(&x);
+    let want_rows: Vec<i32> = d.chunks(65).map(|r| r.iter().sum()).collect();
+    let want_cols: Vec<i32> = (0..65)
+        .map(|k| (0..17).map(|r| d[r * 65 + k]).max().unwrap())
+        .collect();
+    assert_eq!(rows.to_vec(), want_rows);
+    assert_eq!(cols.to_vec(), want_cols);
 }

@@ -2,6 +2,7 @@
 //! primitive name, reduction identities, buffers, and kernels. Not a public
 //! API: its shape follows the compiler.
 
+pub mod axis;
 pub mod complex;
 pub mod cumulative;
 pub mod debug;

@@ -3,12 +3,21 @@
 //! vectorizable `exp`) and the same order of operations, so an eager call
 //! gives the bits its `#[jax::jit]` twin gives.
 //!
-//! The orders are the compiler's (`backend/emit/reduce.rs`):
+//! The orders are the compiler's (`backend/emit/reduce.rs`, kernels in
+//! `__rt::axis`):
 //! - over every element: [`par::reduce`] in chunks of [`par::REDUCE_CHUNK`],
 //!   each folded in [`par::LANES`] lanes ([`par::fold_lanes`]);
-//! - along the last axis of a matrix of more than one row (a row program):
-//!   each row folded in lanes;
-//! - along any other axis: each result folded left to right.
+//! - along the last axis (any rank, with or without `keepdims`, and inside
+//!   row programs): each row folded in that same order (`__rt::axis::fold_slice`),
+//!   rows split over threads;
+//! - along any other axis: each result folded left to right, vectorized
+//!   across neighbouring results, split over threads.
+//!
+//! Every loop body is passed three times to the `par::*3` drivers (one copy
+//! per SIMD level), so it is compiled with AVX2/AVX-512 and FMA where the CPU
+//! has them: a body called through one closure from several places runs at
+//! the baseline level, where the `exp` polynomial's fused multiply-adds are
+//! library calls (`fmaf`), which made eager softmax 15x slower than jitted.
 //!
 //! The entry points are not generic (one per dtype), so they are compiled in
 //! this crate: a user's `[profile.dev.package."*"] opt-level = 3` covers them.
@@ -16,6 +25,7 @@
 // Loops index several slices at once, the form that vectorizes.
 #![allow(clippy::needless_range_loop)]
 
+use crate::__rt::axis::{fold_middle, fold_rows, fold_slice, three};
 use crate::__rt::complex::Transcendental;
 use crate::__rt::identity::Extremes;
 use crate::__rt::{ops, par};
@@ -43,12 +53,11 @@ enum Order {
     Sequential,
 }
 
-/// The order jitted code uses for a reduction along `axis` of `shape`, for
-/// functions that are row programs (softmax, log_softmax) or not (the rest).
-fn order(shape: &[usize], axis: usize, row_program: bool) -> Order {
+/// The order jitted code uses for a reduction along `axis` of `shape`.
+fn order(shape: &[usize], axis: usize) -> Order {
     if shape.len() == 1 {
         Order::Chunks
-    } else if row_program && shape.len() == 2 && axis == 1 && shape[0] != 1 {
+    } else if axis + 1 == shape.len() {
         Order::RowLanes
     } else {
         Order::Sequential
@@ -131,15 +140,10 @@ fn grain(cost: usize) -> usize {
 #[inline(always)]
 fn all<T: Fast>(x: &[T], f: Fold) -> T {
     let id = identity::<T>(f);
-    let r = with_combine!(f, |c| par::reduce(
-        x.len(),
-        par::REDUCE_CHUNK,
-        |a, b| {
-            let s = &x[a..b];
-            par::fold_lanes(s.len(), id, |i| s[i], c)
-        },
-        c
-    ));
+    let r = with_combine!(f, |c| {
+        let (f0, f1, f2) = three!(|(a, b): (usize, usize)| { fold_slice(&x[a..b], id, |v| v, c) });
+        par::reduce3(x.len(), par::REDUCE_CHUNK, f0, f1, f2, c)
+    });
     finish_mean(r, f, x.len())
 }
 
@@ -152,71 +156,36 @@ fn finish_mean<T: Fast>(r: T, f: Fold, n: usize) -> T {
     }
 }
 
-/// Folds `x` (`outer × len × inner`, row-major) along the middle axis into
-/// `out` (`outer × inner`), each result left to right; runs over chunks of
-/// results on rayon's threads, vectorized across neighbouring results.
+/// Folds `x` (`outer × len × inner`, row-major) along the middle axis,
+/// each result left to right ([`fold_middle`]).
 #[inline(always)]
-fn along_sequential<T: Fast>(x: &[T], len: usize, inner: usize, out: &mut [T], f: Fold) {
+fn along_sequential<T: Fast>(x: &[T], outer: usize, len: usize, inner: usize, f: Fold) -> Vec<T> {
     let id = identity::<T>(f);
-    let g = grain(len.max(1)).clamp(1, out.len().max(1));
-    with_combine!(f, |c| par::for_each_chunk(out, g, |start, chunk| {
-        let mut j = 0;
-        while j < chunk.len() {
-            let (o, k0) = ((start + j) / inner, (start + j) % inner);
-            let seg = (inner - k0).min(chunk.len() - j);
-            let acc = &mut chunk[j..j + seg];
-            acc.fill(id);
-            let base = o * len * inner + k0;
-            for i in 0..len {
-                let row = &x[base + i * inner..base + i * inner + seg];
-                for (a, &v) in acc.iter_mut().zip(row) {
-                    *a = c(*a, v);
-                }
-            }
-            j += seg;
-        }
-    }));
+    with_combine!(f, |c| fold_middle(x, outer, len, inner, id, c, true))
 }
 
-/// Folds along `axis` of `shape` in jitted code's order. With `keepdims`
-/// a matrix's row fold is a row program (folded in lanes), and a mean of
-/// a non-scalar result multiplies by `1/n`, as the compiler rewrites it.
+/// Folds along `axis` of `shape` in jitted code's order. A mean of a
+/// non-scalar result multiplies by `1/n`, as the compiler rewrites it.
 #[inline(always)]
 fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<T> {
     let (outer, len, inner) = split(shape, axis);
     let scalar_out = shape.len() == 1 && !keepdims;
-    let mut out = match order(shape, axis, keepdims) {
+    let mut out = match order(shape, axis) {
         Order::Chunks => {
             let r = all(x, if f == Fold::Mean { Fold::Sum } else { f });
             vec![r]
         }
         Order::RowLanes => {
-            let mut out = crate::__rt::buffer::<T>(outer);
             let id = identity::<T>(f);
-            with_combine!(f, |c| par::for_each_rows(
-                &mut out,
-                1,
-                par::rows_per_chunk(len),
-                |row0, o| {
-                    for (r, o) in o.iter_mut().enumerate() {
-                        let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
-                        *o = chunked_fold(len, id, |i| row[i], c);
-                    }
-                }
-            ));
-            out
+            with_combine!(f, |c| fold_rows(x, outer, len, id, c, true))
         }
-        Order::Sequential => {
-            let mut out = crate::__rt::buffer::<T>(outer * inner);
-            along_sequential(
-                x,
-                len,
-                inner,
-                &mut out,
-                if f == Fold::Mean { Fold::Sum } else { f },
-            );
-            out
-        }
+        Order::Sequential => along_sequential(
+            x,
+            outer,
+            len,
+            inner,
+            if f == Fold::Mean { Fold::Sum } else { f },
+        ),
     };
     if f == Fold::Mean {
         let n = T::from_len(len);
@@ -239,91 +208,63 @@ fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool
 fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> {
     let (outer, len, inner) = split(shape, axis);
     let mut out = crate::__rt::buffer::<T>(x.len());
-    match order(shape, axis, true) {
+    match order(shape, axis) {
         Order::Chunks | Order::RowLanes if !x.is_empty() => {
             // Rows in parallel chunks, as the jitted row program runs them.
-            par::for_each_rows(&mut out, len, par::rows_per_chunk(len * 40), |row0, o| {
+            let (f0, f1, f2) = three!(|(row0, o): (usize, &mut [T])| {
                 for (r, o) in o.chunks_exact_mut(len).enumerate() {
                     let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
                     softmax_row(row, o, log);
                 }
             });
+            par::for_each_rows3(&mut out, len, par::rows_per_chunk(len * 40), f0, f1, f2);
         }
+        _ if x.is_empty() => {}
         _ => {
-            // Folded left to right per result, vectorized across results.
-            let mut m = crate::__rt::buffer::<T>(outer * inner);
-            along_sequential(x, len, inner, &mut m, Fold::Max);
-            let mut s = vec![T::ZERO; outer * inner];
-            for o in 0..outer {
+            // Folded left to right per result, vectorized across results;
+            // each block of `len × inner` (one `o`) on its own thread.
+            let m = along_sequential(x, outer, len, inner, Fold::Max);
+            let (f0, f1, f2) = three!(|(o, os): (usize, &mut [T])| {
+                let ms = &m[o * inner..(o + 1) * inner];
+                let mut s = vec![T::ZERO; inner];
                 for i in 0..len {
                     let at = (o * len + i) * inner;
-                    let ms = &m[o * inner..(o + 1) * inner];
-                    let ss = &mut s[o * inner..(o + 1) * inner];
                     let xs = &x[at..at + inner];
-                    let os = &mut out[at..at + inner];
-                    par::dispatch(|| {
-                        for k in 0..inner {
-                            let mk = ops::max(T::LOWEST, ms[k]);
-                            let e = ops::exp(ops::sub(xs[k], mk));
-                            ss[k] = ops::add(ss[k], e);
-                            os[k] = if log { ops::sub(xs[k], mk) } else { e };
-                        }
-                    });
+                    let os = &mut os[i * inner..(i + 1) * inner];
+                    for k in 0..inner {
+                        let mk = ops::max(T::LOWEST, ms[k]);
+                        let e = ops::exp(ops::sub(xs[k], mk));
+                        s[k] = ops::add(s[k], e);
+                        os[k] = if log { ops::sub(xs[k], mk) } else { e };
+                    }
                 }
-            }
-            for o in 0..outer {
                 for i in 0..len {
-                    let at = (o * len + i) * inner;
-                    let ss = &s[o * inner..(o + 1) * inner];
-                    let os = &mut out[at..at + inner];
-                    par::dispatch(|| {
-                        for k in 0..inner {
-                            os[k] = if log {
-                                ops::sub(os[k], ops::log(ss[k]))
-                            } else {
-                                ops::mul(os[k], ops::div(T::ONE, ss[k]))
-                            };
-                        }
-                    });
+                    let os = &mut os[i * inner..(i + 1) * inner];
+                    for k in 0..inner {
+                        os[k] = if log {
+                            ops::sub(os[k], ops::log(s[k]))
+                        } else {
+                            ops::mul(os[k], ops::div(T::ONE, s[k]))
+                        };
+                    }
                 }
-            }
+            });
+            par::for_each_rows3(&mut out, len * inner, 1, f0, f1, f2);
         }
     }
     out
-}
-
-/// A fold of `value(0..n)` in chunks of [`par::REDUCE_CHUNK`], each folded
-/// in lanes, the partials combined left to right on this thread: the order
-/// of [`par::reduce`] (and of a jitted flat fold), without threads.
-#[inline(always)]
-fn chunked_fold<T: Copy>(n: usize, id: T, value: impl Fn(usize) -> T, c: impl Fn(T, T) -> T) -> T {
-    let mut start = 0;
-    let mut acc: Option<T> = None;
-    loop {
-        let end = (start + par::REDUCE_CHUNK).min(n);
-        let p = par::fold_lanes(end - start, id, |i| value(start + i), &c);
-        acc = Some(match acc {
-            None => p,
-            Some(a) => c(a, p),
-        });
-        start = end;
-        if start >= n {
-            return acc.expect("one chunk at least");
-        }
-    }
 }
 
 /// One row of a softmax: the exponentials are stored once and scaled in
 /// place while the row is in cache.
 #[inline(always)]
 fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
-    let n = row.len();
-    let m = chunked_fold(n, T::LOWEST, |i| row[i], ops::max::<T>);
+    let m = fold_slice(row, T::LOWEST, |v| v, ops::max::<T>);
     let m = ops::max(T::LOWEST, m);
     for (o, &v) in o.iter_mut().zip(row) {
         *o = ops::exp(ops::sub(v, m));
     }
-    let s = chunked_fold(n, T::ZERO, |i| o[i], ops::add::<T>);
+    let s = fold_slice(o, T::ZERO, |v| v, ops::add::<T>);
     if log {
         let l = ops::log(s);
         for (o, &v) in o.iter_mut().zip(row) {
@@ -354,28 +295,55 @@ fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
     };
     let whole = match axis {
         None => true,
-        Some(a) => order(shape, a, false) == Order::Chunks,
+        Some(a) => order(shape, a) == Order::Chunks,
     };
     if whole {
         let m = stable(all(x, Fold::Max));
         // The exponentials' sum reads a broadcast `m`, so the jitted code
         // folds it left to right.
-        let s = par::dispatch(|| {
+        let (f0, f1, f2) = three!(|()| {
             x.iter()
                 .fold(T::ZERO, |a, &v| ops::add(a, ops::exp(ops::sub(v, m))))
         });
+        let s = par::dispatch3(par::Level::current(), &f0, &f1, &f2, ());
         return vec![lse(s, m)];
     }
     let axis = axis.expect("an axis");
     let (outer, len, inner) = split(shape, axis);
-    let mut m = crate::__rt::buffer::<T>(outer * inner);
-    along_sequential(x, len, inner, &mut m, Fold::Max);
+    let mut m = if order(shape, axis) == Order::RowLanes {
+        fold_rows(x, outer, len, T::LOWEST, ops::max::<T>, true)
+    } else {
+        along_sequential(x, outer, len, inner, Fold::Max)
+    };
     for v in m.iter_mut() {
         *v = stable(*v);
     }
     let mut out = crate::__rt::buffer::<T>(outer * inner);
+    if out.is_empty() {
+        return out;
+    }
+    if order(shape, axis) == Order::RowLanes {
+        // The jitted sum of the (materialized) exponentials: each row in lanes.
+        let (f0, f1, f2) = three!(|(row0, o): (usize, &mut [T])| {
+            for (r, o) in o.iter_mut().enumerate() {
+                let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
+                let mk = m[row0 + r];
+                let s = fold_slice(row, T::ZERO, |v| ops::exp(ops::sub(v, mk)), ops::add::<T>);
+                *o = lse(s, mk);
+            }
+        });
+        par::for_each_rows3(
+            &mut out,
+            1,
+            par::rows_per_chunk(32 * len.max(1)),
+            f0,
+            f1,
+            f2,
+        );
+        return out;
+    }
     let g = grain(32 * len.max(1)).clamp(1, out.len().max(1));
-    par::for_each_chunk(&mut out, g, |start, chunk| {
+    let (f0, f1, f2) = three!(|(start, chunk): (usize, &mut [T])| {
         let mut j = 0;
         while j < chunk.len() {
             let (o, k0) = ((start + j) / inner, (start + j) % inner);
@@ -396,6 +364,7 @@ fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
             j += seg;
         }
     });
+    par::for_each_chunk3(&mut out, g, f0, f1, f2);
     out
 }
 

@@ -1,6 +1,18 @@
 //! Reductions: folds accumulated in the loop that computes their operand
 //! (whole-array folds in fixed chunks and lanes, so results do not depend
 //! on threads or SIMD level), and the runtime's argument reductions.
+//!
+//! The fixed orders of folds (the eager fast paths, `runtime/jnp/reduce/fast.rs`,
+//! use the same, so eager and jitted calls give the same bits):
+//! - over every axis: `par::reduce`'s chunks of `REDUCE_CHUNK` elements, each
+//!   folded in `par::LANES` lanes (`par::fold_lanes`), partials left to right;
+//! - over a contiguous group of trailing axes, into an array: each result as
+//!   above over its contiguous row (`__rt::axis::fold_rows`, the order row
+//!   programs fold their rows in), results split over threads;
+//! - over any other contiguous group of axes: each result left to right,
+//!   vectorized across neighbouring results (`__rt::axis::fold_middle`);
+//! - over axes that are not contiguous: each result left to right in the
+//!   loop computing the operand.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -53,6 +65,11 @@ impl Emitter<'_> {
         let combine_fn = format_ident!("{}", monoid.op());
         let identity = format_ident!("{}", identity(monoid));
         let kept: Vec<usize> = (0..x_aval.rank()).filter(|k| !axes.contains(k)).collect();
+        if !kept.is_empty() && !axes.is_empty() {
+            if let Some(group) = contiguous(axes) {
+                return self.fold_group(monoid, x, &x_aval, group, out, aval);
+            }
+        }
         let mut l = if kept.is_empty() && self.flat_ok(x, &x_aval.shape) {
             LoopNest::flat(&x_aval.shape)
         } else {
@@ -187,6 +204,51 @@ impl Emitter<'_> {
             self.finish_buffer(out, aval, name);
         }
     }
+}
+
+impl Emitter<'_> {
+    /// A fold over the contiguous group of axes `first..last + 1` of `x`
+    /// into an array: `x` (materialized once if it is an expression) seen as
+    /// `outer × len × inner`, folded by the runtime's `axis::fold_rows`
+    /// (trailing axes: each row in lanes, as a row program folds) or
+    /// `axis::fold_middle` (left to right, vectorized across the results).
+    /// The orders are those of the eager fast paths (`runtime/rt/axis.rs`).
+    fn fold_group(
+        &mut self,
+        monoid: Monoid,
+        x: &Atom,
+        x_aval: &Aval,
+        (first, last): (usize, usize),
+        out: Var,
+        aval: &Aval,
+    ) {
+        let name = Self::name(out);
+        let ty = rust_type(aval.dtype);
+        let combine_fn = format_ident!("{}", monoid.op());
+        let identity = format_ident!("{}", identity(monoid));
+        let buf = self.buffer_of(x, x_aval);
+        let outer = size_tokens(&x_aval.shape[..first]);
+        let len = size_tokens(&x_aval.shape[first..=last]);
+        let threads = self.parallel;
+        let id = quote!(::jax::__rt::identity::#identity::<#ty>());
+        let combine = quote!(::jax::__rt::ops::#combine_fn::<#ty>);
+        let call = if last + 1 == x_aval.rank() {
+            quote!(::jax::__rt::axis::fold_rows::<#ty, _>(&#buf, #outer, #len, #id, #combine, #threads))
+        } else {
+            let inner = size_tokens(&x_aval.shape[last + 1..]);
+            quote!(::jax::__rt::axis::fold_middle::<#ty, _>(&#buf, #outer, #len, #inner, #id, #combine, #threads))
+        };
+        self.stmts
+            .push(quote!(let #name: ::std::vec::Vec<#ty> = #call;));
+        self.finish_buffer(out, aval, name);
+    }
+}
+
+/// `axes` (ascending) as `(first, last)` when they are one contiguous group.
+fn contiguous(axes: &[usize]) -> Option<(usize, usize)> {
+    let first = *axes.first()?;
+    let ok = axes.iter().enumerate().all(|(k, &a)| a == first + k);
+    ok.then(|| (first, first + axes.len() - 1))
 }
 
 /// `par::REDUCE_CHUNK`: the elements of one partial of a whole-array fold.
