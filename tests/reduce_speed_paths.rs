@@ -391,7 +391,11 @@ fn thread_counts_give_identical_bits() {
 
 #[jax::jit]
 fn int_folds(x: &Array<i32, 17, 65>) -> (Array<i32, 17>, Array<i32, 65>) {
-    (jnp::sum_axis(x, -1, false), jnp::max_axis(x, 0, false))
+    // Under x64 an int32 sum is int64, as in JAX: cast back (exact here).
+    (
+        jnp::sum_axis(x, -1, false).astype::<i32>(),
+        jnp::max_axis(x, 0, false),
+    )
 }
 
 /// Integer folds through the same runtime kernels: exact, against plain loops.
