@@ -280,8 +280,8 @@ fn micro_f32(level: Level) -> Option<Micro<f32>> {
                 mc: 144,
                 nc: 2048,
                 kernel: kernels::s_avx2,
-                pack_a: pack::pack_a,
-                pack_b: pack::pack_b,
+                pack_a: pack::s_avx2::pack_a,
+                pack_b: pack::s_avx2::pack_b,
             }),
             Level::Baseline => None,
         }

@@ -119,6 +119,203 @@ pub(super) unsafe fn pack_b<T: Real>(
     }
 }
 
+/// Packing for the AVX2 `f32` kernel (`MR = 6`, `NR = 16`): the layouts of
+/// [`pack_a`] and [`pack_b`], moved in 8-lane vectors. Transposed operands
+/// go through 8 × 8 transposes in registers; a row-major B is read row by
+/// row, each row once.
+#[cfg(target_arch = "x86_64")]
+pub(super) mod s_avx2 {
+    use std::arch::x86_64::*;
+
+    const MR: usize = 6;
+    const NR: usize = 16;
+
+    /// Stores lanes 0..6 of `v` at `o` (the two lanes after are not touched:
+    /// they belong to the next panel row).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn store6(o: *mut f32, v: __m256) {
+        // SAFETY: the caller's `o` has room for six values.
+        unsafe {
+            _mm_storeu_ps(o, _mm256_castps256_ps128(v));
+            _mm_storel_epi64(
+                o.add(4).cast(),
+                _mm_castps_si128(_mm256_extractf128_ps::<1>(v)),
+            );
+        }
+    }
+
+    /// [`super::pack_a`] for `mr = 6`.
+    ///
+    /// # Safety
+    /// As [`super::pack_a`]; the CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(in super::super) unsafe fn pack_a(
+        out: *mut f32,
+        a: *const f32,
+        rs: usize,
+        cs: usize,
+        mc: usize,
+        kc: usize,
+        mr: usize,
+    ) {
+        debug_assert_eq!(mr, MR);
+        let full = mc / MR;
+        // SAFETY: every read is inside the `mc × kc` block the contract
+        // bounds and every write inside `out`'s whole panels.
+        unsafe {
+            if cs == 1 && rs != 1 {
+                // Rows contiguous along k: 8 × 8 blocks transposed in
+                // registers (rows 6 and 7 of each block are zero, unused).
+                let k8 = kc / 8 * 8;
+                for q in 0..full {
+                    let o = out.add(q * MR * kc);
+                    let a = a.add(q * MR * rs);
+                    for p0 in (0..k8).step_by(8) {
+                        let mut r = [_mm256_setzero_ps(); 8];
+                        for (i, v) in r.iter_mut().take(MR).enumerate() {
+                            *v = _mm256_loadu_ps(a.add(i * rs + p0));
+                        }
+                        for (pp, v) in transpose8(r).iter().enumerate() {
+                            store6(o.add((p0 + pp) * MR), *v);
+                        }
+                    }
+                    for p in k8..kc {
+                        for i in 0..MR {
+                            *o.add(p * MR + i) = *a.add(i * rs + p);
+                        }
+                    }
+                }
+            } else if rs == 1 {
+                // Columns contiguous: each panel row is 6 consecutive values.
+                for q in 0..full {
+                    let o = out.add(q * MR * kc);
+                    let a = a.add(q * MR);
+                    for p in 0..kc {
+                        let s = a.add(p * cs);
+                        let d = o.add(p * MR);
+                        _mm_storeu_ps(d, _mm_loadu_ps(s));
+                        _mm_storel_epi64(d.add(4).cast(), _mm_loadl_epi64(s.add(4).cast()));
+                    }
+                }
+            } else {
+                super::pack_a(out, a, rs, cs, full * MR, kc, MR);
+            }
+            if full * MR < mc {
+                super::pack_a(
+                    out.add(full * MR * kc),
+                    a.add(full * MR * rs),
+                    rs,
+                    cs,
+                    mc - full * MR,
+                    kc,
+                    MR,
+                );
+            }
+        }
+    }
+
+    /// [`super::pack_b`] for `nr = 16`.
+    ///
+    /// # Safety
+    /// As [`super::pack_b`]; the CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(in super::super) unsafe fn pack_b(
+        out: *mut f32,
+        b: *const f32,
+        rs: usize,
+        cs: usize,
+        kc: usize,
+        nc: usize,
+        nr: usize,
+    ) {
+        debug_assert_eq!(nr, NR);
+        let full = nc / NR;
+        // SAFETY: as in `pack_a` above.
+        unsafe {
+            if cs == 1 {
+                // Row by row: each row of B is read once, in order, and its
+                // 16-column pieces go to their panels.
+                for p in 0..kc {
+                    let row = b.add(p * rs);
+                    for q in 0..full {
+                        let o = out.add(q * NR * kc + p * NR);
+                        let s = row.add(q * NR);
+                        _mm256_storeu_ps(o, _mm256_loadu_ps(s));
+                        _mm256_storeu_ps(o.add(8), _mm256_loadu_ps(s.add(8)));
+                    }
+                }
+            } else if rs == 1 {
+                // Columns contiguous along k (a transposed B): 8 × 8 blocks
+                // transposed in registers.
+                let k8 = kc / 8 * 8;
+                for q in 0..full {
+                    let o = out.add(q * NR * kc);
+                    let b = b.add(q * NR * cs);
+                    for j0 in [0, 8] {
+                        for p0 in (0..k8).step_by(8) {
+                            let mut r = [_mm256_setzero_ps(); 8];
+                            for (j, v) in r.iter_mut().enumerate() {
+                                *v = _mm256_loadu_ps(b.add((j0 + j) * cs + p0));
+                            }
+                            for (pp, v) in transpose8(r).iter().enumerate() {
+                                _mm256_storeu_ps(o.add((p0 + pp) * NR + j0), *v);
+                            }
+                        }
+                        for p in k8..kc {
+                            for j in 0..8 {
+                                *o.add(p * NR + j0 + j) = *b.add((j0 + j) * cs + p);
+                            }
+                        }
+                    }
+                }
+            } else {
+                super::pack_b(out, b, rs, cs, kc, full * NR, NR);
+            }
+            if full * NR < nc {
+                super::pack_b(
+                    out.add(full * NR * kc),
+                    b.add(full * NR * cs),
+                    rs,
+                    cs,
+                    kc,
+                    nc - full * NR,
+                    NR,
+                );
+            }
+        }
+    }
+
+    /// The transpose of an 8 × 8 block: `out[j]` lane `i` = `r[i]` lane `j`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose8(r: [__m256; 8]) -> [__m256; 8] {
+        // Pairs of rows interleaved within 128-bit lanes…
+        let mut t = [_mm256_setzero_ps(); 8];
+        for i in 0..4 {
+            t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        // …then quads: s[4h + c], 128-bit lane L, holds rows 4h..4h+4 of
+        // column c + 4L…
+        let mut s = [_mm256_setzero_ps(); 8];
+        for h in 0..2 {
+            let (t0, t1, t2, t3) = (t[4 * h], t[4 * h + 1], t[4 * h + 2], t[4 * h + 3]);
+            s[4 * h] = _mm256_shuffle_ps::<0x44>(t0, t2);
+            s[4 * h + 1] = _mm256_shuffle_ps::<0xee>(t0, t2);
+            s[4 * h + 2] = _mm256_shuffle_ps::<0x44>(t1, t3);
+            s[4 * h + 3] = _mm256_shuffle_ps::<0xee>(t1, t3);
+        }
+        // …then the 128-bit lanes of the two row halves joined.
+        let mut out = [_mm256_setzero_ps(); 8];
+        for c in 0..4 {
+            out[c] = _mm256_permute2f128_ps::<0x20>(s[c], s[4 + c]);
+            out[c + 4] = _mm256_permute2f128_ps::<0x31>(s[c], s[4 + c]);
+        }
+        out
+    }
+}
+
 /// Packing for the AVX-512 `f32` kernel (`MR = 12`, `NR = 32`): the same
 /// layouts as [`pack_a`] and [`pack_b`], with whole panels moved in vectors.
 /// A transposed operand (B with its columns contiguous, A with its rows

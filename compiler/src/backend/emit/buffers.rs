@@ -44,6 +44,9 @@ pub(super) struct RowTarget {
     pub(super) row: Ident,
     /// Whether it was (the output may be computed elsewhere, a view).
     pub(super) written: bool,
+    /// Whether a temporary already lives in the row (see
+    /// [`Emitter::row_host`]): the output's loop then writes over it.
+    pub(super) hosts: bool,
 }
 
 impl Emitter<'_> {
@@ -59,9 +62,14 @@ impl Emitter<'_> {
     /// [`Emitter::materialize`] by a loop of its own (or with later results).
     pub(super) fn materialize_plain(&mut self, v: Var, aval: &Aval) {
         let target = self.target.as_ref().filter(|t| t.var == v);
-        if let Some(name) = target.map(|t| t.row.clone()) {
-            // The row program's output row: written where it belongs.
+        if let Some((name, hosts)) = target.map(|t| (t.row.clone(), t.hosts)) {
+            // The row program's output row: written where it belongs (over
+            // the temporary it hosts, each element read before it is written).
+            if hosts {
+                self.bufs.reuse = Some((name.to_string(), name.clone()));
+            }
             self.write_loops(&name, &Atom::Var(v), aval);
+            self.bufs.reuse = None;
             if let Some(t) = &mut self.target {
                 t.written = true;
             }
@@ -79,6 +87,17 @@ impl Emitter<'_> {
         if group.len() > 1 {
             // Stored with later results of its shape in one loop.
             self.write_group(&group, aval);
+            return;
+        }
+        if let Some(row) = self.row_host(v, aval) {
+            // Kept in the output row, which the output's loop then writes
+            // over: one buffer fewer, and the output row is brought into
+            // cache while the row is computed rather than in a last pass.
+            self.write_loops(&row, &Atom::Var(v), aval);
+            if let Some(t) = &mut self.target {
+                t.hosts = true;
+            }
+            self.bind_buffer(v, aval, row);
             return;
         }
         let name = Self::name(v);
@@ -133,6 +152,63 @@ impl Emitter<'_> {
             (fused && self.read_once(*u))
                 .then(|| self.reusable_in(*u, aval))
                 .flatten()
+        })
+    }
+
+    /// The output row of a row program, when the temporary `v` can live in
+    /// it until the output is written: same shape and type, not an output
+    /// itself, read by the output's own (elementwise) loop at the element
+    /// that loop writes, and otherwise only by reductions emitted before it.
+    pub(super) fn row_host(&self, v: Var, aval: &Aval) -> Option<Ident> {
+        let t = self.target.as_ref()?;
+        if self.replay.is_some()
+            || self.bufs.hoisted.is_none()
+            || t.written
+            || t.hosts
+            || t.var == v
+        {
+            return None;
+        }
+        let ta = self.j.aval(t.var);
+        if ta.shape != aval.shape
+            || ta.dtype != aval.dtype
+            || self.j.outvars.contains(&Atom::Var(v))
+        {
+            return None;
+        }
+        let at = self.j.eqns.iter().position(|e| e.outs.contains(&t.var))?;
+        let mut chain = Vec::new();
+        if !self.reads_at_own_index(t.var, v, &aval.shape, &mut chain) {
+            return None;
+        }
+        let others_fold_first = self.j.eqns.iter().enumerate().all(|(i, e)| {
+            !e.ins.contains(&Atom::Var(v))
+                || chain.contains(&i)
+                || (i < at && e.prim.lowering == Lowering::Reduce)
+        });
+        others_fold_first.then(|| t.row.clone())
+    }
+
+    /// Whether `w`'s elementwise expression reads `v` at `w`'s own index:
+    /// directly, or through operands of the same shape that only it reads
+    /// and that are not stored yet. `chain` gets the equations on the way.
+    fn reads_at_own_index(&self, w: Var, v: Var, shape: &[Dim], chain: &mut Vec<usize>) -> bool {
+        let Some(i) = self.j.eqns.iter().position(|e| e.outs.contains(&w)) else {
+            return false;
+        };
+        let e = &self.j.eqns[i];
+        if e.prim.lowering != Lowering::Elementwise || self.j.aval(w).shape != shape {
+            return false;
+        }
+        chain.push(i);
+        e.ins.iter().any(|a| match a {
+            Atom::Var(u) if *u == v => true,
+            Atom::Var(u) => {
+                matches!(self.locs.get(u), Some(Loc::Fused) | None)
+                    && self.read_once(*u)
+                    && self.reads_at_own_index(*u, v, shape, chain)
+            }
+            Atom::Lit(_) => false,
         })
     }
 
@@ -221,6 +297,7 @@ impl Emitter<'_> {
             var: v,
             row: target,
             written: false,
+            hosts: false,
         });
     }
 
