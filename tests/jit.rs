@@ -618,3 +618,62 @@ fn row_programs_keep_whole_array_indices() {
         );
     }
 }
+
+#[jax::jit]
+fn scaled_by_own_roll(x: &Array<f32, 64, 10>) -> Array<f32, 64, 10> {
+    let e = jnp::exp(x - jnp::max_axis(x, -1, true));
+    e * jnp::roll(&e, 3, -1) / jnp::sum_axis(&e, -1, true)
+}
+
+#[jax::jit]
+fn scaled_by_own_transpose(x: &Array<f32, 64, 4, 4>) -> Array<f32, 64, 4, 4> {
+    let e = jnp::exp(x - jnp::max_axis(x, -1, true));
+    let t: Array<f32, 64, 4, 4> = jnp::swapaxes(&e, 1, 2);
+    e * t / jnp::sum_axis(&jnp::sum_axis(&e, -1, true), -2, true)
+}
+
+#[jax::jit]
+fn squared_over_sum(x: &Array<f32, 64, 10>) -> Array<f32, 64, 10> {
+    let e = jnp::exp(x - jnp::max_axis(x, -1, true));
+    e * e / jnp::sum_axis(&e, -1, true)
+}
+
+/// A row program keeps a temporary in the output row when the output's loop
+/// reads it only at the element it writes. Read at other elements too (a
+/// transpose fused into that loop, or a roll), it must stay in a buffer of
+/// its own, else the loop would read elements it has already overwritten.
+#[test]
+fn row_temporaries_share_the_output_row_only_when_read_in_place() {
+    let values: Vec<f32> = (0..1024)
+        .map(|k| ((k * 37) % 23) as f32 * 0.2 - 2.0)
+        .collect();
+    let x = Array::<f32, 64, 10>::from_vec(values[..640].to_vec()).unwrap();
+    let m: Array<f32, 64, 1> = jnp::max_axis(&x, -1, true);
+    let e: Array<f32, 64, 10> = jnp::exp(&x - &m);
+    let s: Array<f32, 64, 1> = jnp::sum_axis(&e, -1, true);
+    let rolled = (&e * jnp::roll(&e, 3, -1) / &s).to_vec();
+    let squared = (&e * &e / &s).to_vec();
+    let x3 = Array::<f32, 64, 4, 4>::from_vec(values).unwrap();
+    let m3: Array<f32, 64, 4, 1> = jnp::max_axis(&x3, -1, true);
+    let e3: Array<f32, 64, 4, 4> = jnp::exp(&x3 - &m3);
+    let t3: Array<f32, 64, 4, 4> = jnp::swapaxes(&e3, 1, 2);
+    let s3: Array<f32, 64, 4, 1> = jnp::sum_axis(&e3, -1, true);
+    let s3: Array<f32, 64, 1, 1> = jnp::sum_axis(&s3, -2, true);
+    let transposed = (&e3 * &t3 / &s3).to_vec();
+    for (name, got, want) in [
+        ("roll", scaled_by_own_roll(&x).to_vec(), rolled),
+        ("square", squared_over_sum(&x).to_vec(), squared),
+        (
+            "transpose",
+            scaled_by_own_transpose(&x3).to_vec(),
+            transposed,
+        ),
+    ] {
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 4e-7 * w.abs(),
+                "{name}, element {k}: {g} against {w}"
+            );
+        }
+    }
+}
