@@ -3,6 +3,7 @@
 
 mod complex;
 mod control;
+mod conv;
 mod dot;
 mod dynamic;
 mod elementwise;
@@ -12,6 +13,7 @@ mod sort;
 
 pub use complex::*;
 pub use control::*;
+pub use conv::*;
 pub use dot::*;
 pub use dynamic::*;
 pub use elementwise::*;
