@@ -389,3 +389,138 @@ where
     }
     <A::Array as ArrayType>::from_data(out)
 }
+
+/// The window, strides and padding of a pooling layer over `(batch,
+/// spatial.., features)` inputs (or `(spatial.., features)`), as flax's
+/// `pool`: the batch and feature axes get windows and strides of 1.
+#[track_caller]
+fn pool_spec(
+    shape: &[usize],
+    window_shape: &[usize],
+    strides: Option<&[usize]>,
+    padding: crate::lax::Padding,
+) -> Result<crate::lax::WindowSpec, String> {
+    let nsp = window_shape.len();
+    let lead = match shape.len().checked_sub(nsp) {
+        Some(2) => 1,
+        Some(1) => 0,
+        _ => {
+            return Err(format!(
+                "pooling: the input {shape:?} needs {} or {} axes for a window of {nsp} spatial axes: (batch, spatial.., features)",
+                nsp + 1,
+                nsp + 2
+            ))
+        }
+    };
+    let ones = vec![1; nsp];
+    let strides = strides.unwrap_or(&ones);
+    if strides.len() != nsp {
+        return Err(format!(
+            "pooling: strides {strides:?} need one entry per window axis ({nsp})"
+        ));
+    }
+    let pad = |p: Vec<(i64, i64)>| {
+        let mut v = vec![(0, 0); lead];
+        v.extend(p);
+        v.push((0, 0));
+        v
+    };
+    let padding = match padding {
+        crate::lax::Padding::Explicit(p) => crate::lax::Padding::Explicit(pad(p)),
+        p => p,
+    };
+    let wrap = |w: &[usize]| {
+        let mut v = vec![1; lead];
+        v.extend_from_slice(w);
+        v.push(1);
+        v
+    };
+    crate::lax::WindowSpec::new(
+        shape,
+        &wrap(window_shape),
+        Some(&wrap(strides)),
+        &padding,
+        None,
+        None,
+    )
+}
+
+/// Max pooling (flax's `nn.max_pool`): the maximum of each window of
+/// `window_shape` over the spatial axes of `(batch, spatial.., features)`
+/// inputs, windows moved by `strides` (`None`: 1), padded with `-inf` as
+/// `padding` says (`"VALID"`, `"SAME"`, or `(low, high)` pairs per spatial
+/// axis). The result's shape is checked against `Out`.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 1, 2, 4, 1>::from([[[[1.0], [5.0], [2.0], [0.0]], [[3.0], [4.0], [8.0], [6.0]]]]);
+/// let y: Array<f32, 1, 1, 2, 1> = jax::nn::max_pool(&x, &[2, 2], Some(&[2, 2]), "VALID");
+/// assert_eq!(y.to_vec(), [5.0, 8.0]);
+/// ```
+#[track_caller]
+pub fn max_pool<A: AsArray, Out: ArrayType<Elem = E<A>>>(
+    x: A,
+    window_shape: &[usize],
+    strides: Option<&[usize]>,
+    padding: impl Into<crate::lax::Padding>,
+) -> Out
+where
+    E<A>: crate::__rt::identity::Extremes + crate::ops::Arith,
+{
+    let spec = pool_spec(
+        <A::Array as ArrayType>::SHAPE,
+        window_shape,
+        strides,
+        padding.into(),
+    );
+    crate::lax::reduce_window_eager(
+        "max_pool",
+        x,
+        <E<A> as crate::__rt::identity::Extremes>::LOWEST,
+        spec,
+        <E<A> as crate::ops::Arith>::max,
+    )
+}
+
+/// Average pooling (flax's `nn.avg_pool`, `count_include_pad=True`): each
+/// window's sum over the spatial axes divided by the window's size, padding
+/// counted as zeros. Arguments as [`max_pool`].
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 1, 2, 4, 1>::from([[[[1.0], [5.0], [2.0], [0.0]], [[3.0], [4.0], [8.0], [6.0]]]]);
+/// let y: Array<f32, 1, 1, 2, 1> = jax::nn::avg_pool(&x, &[2, 2], Some(&[2, 2]), "VALID");
+/// assert_eq!(y.to_vec(), [3.25, 4.0]);
+/// ```
+#[track_caller]
+pub fn avg_pool<A: AsArray, Out: ArrayType<Elem = E<A>>>(
+    x: A,
+    window_shape: &[usize],
+    strides: Option<&[usize]>,
+    padding: impl Into<crate::lax::Padding>,
+) -> Out
+where
+    E<A>: Float + Numeric,
+{
+    let spec = pool_spec(
+        <A::Array as ArrayType>::SHAPE,
+        window_shape,
+        strides,
+        padding.into(),
+    );
+    let count: usize = window_shape.iter().product();
+    let sums: Out = crate::lax::reduce_window_eager(
+        "avg_pool",
+        x,
+        <E<A> as Element>::ZERO,
+        spec,
+        <E<A> as crate::ops::Arith>::add,
+    );
+    let n = <E<A> as Element>::from_f64(count as f64);
+    Out::from_data(
+        sums.data()
+            .iter()
+            .map(|&s| <E<A> as Numeric>::div(s, n))
+            .collect(),
+    )
+}

@@ -10,6 +10,7 @@ mod elementwise;
 mod reduce;
 mod slicing;
 mod sort;
+mod window;
 
 pub use complex::*;
 pub use control::*;
@@ -20,3 +21,4 @@ pub use elementwise::*;
 pub use reduce::*;
 pub use slicing::*;
 pub use sort::*;
+pub use window::*;

@@ -1,0 +1,297 @@
+//! Windowed reductions, as `jax.lax.reduce_window`: every output element
+//! folds, from the initial value, the operand elements its window covers,
+//! the window moved by strides over the padded (and dilated) operand; as
+//! XLA's CPU kernels do, padding and dilation holes contribute nothing
+//! (a non-identity initial value counts once per window). The pooling layers of `jax::nn` are these with
+//! `max` and `add`.
+
+use crate::array::{ArrayType, AsArray};
+use crate::element::Element;
+use crate::shape;
+
+use super::conv::Padding;
+
+/// A windowed reduction with its parameters checked (JAX's shape rule).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WindowSpec {
+    pub shape: Vec<usize>,
+    pub window: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub padding: Vec<(i64, i64)>,
+    pub base_dilation: Vec<usize>,
+    pub window_dilation: Vec<usize>,
+    pub out_shape: Vec<usize>,
+}
+
+impl WindowSpec {
+    /// JAX's `reduce_window` checks and result shape; `Err` holds its message.
+    pub(crate) fn new(
+        shape: &[usize],
+        window_dimensions: &[usize],
+        window_strides: Option<&[usize]>,
+        padding: &Padding,
+        base_dilation: Option<&[usize]>,
+        window_dilation: Option<&[usize]>,
+    ) -> Result<WindowSpec, String> {
+        let rank = window_dimensions.len();
+        let ones = vec![1; rank];
+        let strides = window_strides.unwrap_or(&ones);
+        let base = base_dilation.unwrap_or(&ones);
+        let wdil = window_dilation.unwrap_or(&ones);
+        if window_dimensions.contains(&0) {
+            return Err(format!(
+                "reduce_window window_dimensions must have every element be strictly positive, got {window_dimensions:?}."
+            ));
+        }
+        if strides.contains(&0) {
+            return Err(format!(
+                "reduce_window window_strides must have every element be strictly positive, got {strides:?}."
+            ));
+        }
+        if shape.len() != rank {
+            return Err(format!(
+                "reduce_window got the wrong number of window_dimensions for operand: got operand shape {shape:?} with window_dimensions {window_dimensions:?}."
+            ));
+        }
+        if strides.len() != rank {
+            return Err(format!(
+                "reduce_window got inconsistent window_strides and window_dimensions: got window_strides {strides:?} and window_dimensions {window_dimensions:?}."
+            ));
+        }
+        if base.len() != rank {
+            return Err(format!(
+                "reduce_window got inconsistent base_dilation and window_dimensions: got base_dilation {base:?} and window_dimensions {window_dimensions:?}."
+            ));
+        }
+        if wdil.len() != rank {
+            return Err(format!(
+                "reduce_window got inconsistent window_dilation and window_dimensions: got window_dilation {wdil:?} and window_dimensions {window_dimensions:?}."
+            ));
+        }
+        if base.iter().chain(wdil).any(|&d| d == 0) {
+            return Err(format!(
+                "All dilations must be positive, got {base:?} and {wdil:?}."
+            ));
+        }
+        let dilate = |d: usize, k: usize| if d == 0 { 0 } else { (d - 1) * k + 1 };
+        let dilated_window: Vec<usize> = (0..rank)
+            .map(|d| dilate(window_dimensions[d], wdil[d]))
+            .collect();
+        // String padding sees the operand as given (not base-dilated).
+        let pads = padding.pads(shape, &dilated_window, strides);
+        if pads.len() != rank {
+            return Err(format!(
+                "reduce_window padding needs {rank} (low, high) pairs, got {}.",
+                pads.len()
+            ));
+        }
+        let mut out_shape = Vec::with_capacity(rank);
+        for d in 0..rank {
+            let padded = dilate(shape[d], base[d]) as i64 + pads[d].0 + pads[d].1;
+            let w = dilated_window[d] as i64;
+            out_shape.push(if padded < w {
+                0
+            } else {
+                ((padded - w) / strides[d] as i64 + 1) as usize
+            });
+        }
+        Ok(WindowSpec {
+            shape: shape.to_vec(),
+            window: window_dimensions.to_vec(),
+            strides: strides.to_vec(),
+            padding: pads,
+            base_dilation: base.to_vec(),
+            window_dilation: wdil.to_vec(),
+            out_shape,
+        })
+    }
+
+    /// For each axis, for each (output index, window index) pair, the
+    /// operand index read, or `None` for padding and dilation holes.
+    fn reads(&self) -> Vec<Vec<Option<usize>>> {
+        (0..self.shape.len())
+            .map(|d| {
+                let size = self.shape[d] as i64;
+                let base = self.base_dilation[d] as i64;
+                let mut r = Vec::with_capacity(self.out_shape[d] * self.window[d]);
+                for o in 0..self.out_shape[d] {
+                    for w in 0..self.window[d] {
+                        let x = (o * self.strides[d] + w * self.window_dilation[d]) as i64
+                            - self.padding[d].0;
+                        r.push(
+                            (x >= 0 && x % base == 0 && x / base < size)
+                                .then_some((x / base) as usize),
+                        );
+                    }
+                }
+                r
+            })
+            .collect()
+    }
+}
+
+/// `spec`'s windowed reduction of row-major `x`: each output starts at
+/// `init` and folds `f(acc, element)` over its window in row-major order,
+/// padding and dilation holes reading `init`.
+pub(crate) fn reduce_window_raw<T: Copy>(
+    x: &[T],
+    spec: &WindowSpec,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let rank = spec.shape.len();
+    let strides = shape::strides(&spec.shape);
+    let reads = spec.reads();
+    let out_len: usize = spec.out_shape.iter().product();
+    let taps: usize = spec.window.iter().product();
+    let mut out = Vec::with_capacity(out_len);
+    let mut o = vec![0usize; rank];
+    let mut w = vec![0usize; rank];
+    for _ in 0..out_len {
+        let mut acc = init;
+        w.iter_mut().for_each(|v| *v = 0);
+        for _ in 0..taps {
+            let mut at = Some(0);
+            for d in 0..rank {
+                at = match (at, reads[d][o[d] * spec.window[d] + w[d]]) {
+                    (Some(a), Some(i)) => Some(a + i * strides[d]),
+                    _ => None,
+                };
+            }
+            // XLA's CPU kernels skip padding and dilation holes (they
+            // do not fold `init` in again).
+            if let Some(a) = at {
+                acc = f(acc, x[a]);
+            }
+            step(&mut w, &spec.window);
+        }
+        out.push(acc);
+        step(&mut o, &spec.out_shape);
+    }
+    out
+}
+
+/// Advances a row-major multi-index over `dims`.
+fn step(idx: &mut [usize], dims: &[usize]) {
+    for d in (0..idx.len()).rev() {
+        idx[d] += 1;
+        if idx[d] < dims[d] {
+            return;
+        }
+        idx[d] = 0;
+    }
+}
+
+/// Checks a windowed reduction's result type and runs it with `f`.
+#[track_caller]
+pub(crate) fn reduce_window_eager<A, Out>(
+    what: &str,
+    operand: A,
+    init: <A::Array as ArrayType>::Elem,
+    spec: Result<WindowSpec, String>,
+    f: impl Fn(
+        <A::Array as ArrayType>::Elem,
+        <A::Array as ArrayType>::Elem,
+    ) -> <A::Array as ArrayType>::Elem,
+) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
+{
+    let spec = spec.unwrap_or_else(|e| panic!("{e}"));
+    let dtype = <<A::Array as ArrayType>::Elem as Element>::DTYPE;
+    shape::check_result::<Out>(what, dtype, &spec.out_shape);
+    Out::from_data(reduce_window_raw(operand.as_array().data(), &spec, init, f))
+}
+
+/// Windowed reduction (`jax.lax.reduce_window`): each output element is
+/// `computation` folded over one window of `operand`, starting from
+/// `init_value`; windows of `window_dimensions` move by `window_strides`
+/// (`None`: 1) over the operand padded as `padding` says (`"VALID"`,
+/// `"SAME"`, `"SAME_LOWER"`, or `(low, high)` pairs); padding adds nothing
+/// to a window, and `init_value` counts once per window, as in JAX.
+/// `computation` is a function of two scalar arrays: `lax::max`,
+/// `lax::min`, `lax::add`, `lax::mul`, or a closure. See
+/// [`reduce_window_dilated`] for dilations.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2, 4>::from([[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 8.0, 6.0]]);
+/// // 2×2 max pooling.
+/// let m: Array<f32, 1, 2> =
+///     lax::reduce_window(&x, f32::NEG_INFINITY, lax::max, &[2, 2], Some(&[2, 2]), "VALID");
+/// assert_eq!(m.to_vec(), [5.0, 8.0]);
+/// ```
+#[track_caller]
+pub fn reduce_window<A, Out, F>(
+    operand: A,
+    init_value: <A::Array as ArrayType>::Elem,
+    computation: F,
+    window_dimensions: &[usize],
+    window_strides: Option<&[usize]>,
+    padding: impl Into<Padding>,
+) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
+    F: Fn(
+        crate::Array<<A::Array as ArrayType>::Elem>,
+        crate::Array<<A::Array as ArrayType>::Elem>,
+    ) -> crate::Array<<A::Array as ArrayType>::Elem>,
+{
+    reduce_window_dilated(
+        operand,
+        init_value,
+        computation,
+        window_dimensions,
+        window_strides,
+        padding,
+        None,
+        None,
+    )
+}
+
+/// [`reduce_window`] with JAX's `base_dilation` (the operand's elements
+/// spread apart, the holes adding nothing) and `window_dilation` (the
+/// window's taps spread apart).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 5>::from([1.0, 2.0, 3.0, 4.0, 5.0]);
+/// // Sums of x[i] + x[i + 2].
+/// let s: Array<f32, 3> =
+///     lax::reduce_window_dilated(&x, 0.0, lax::add, &[2], None, "VALID", None, Some(&[2]));
+/// assert_eq!(s.to_vec(), [4.0, 6.0, 8.0]);
+/// ```
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_window_dilated<A, Out, F>(
+    operand: A,
+    init_value: <A::Array as ArrayType>::Elem,
+    computation: F,
+    window_dimensions: &[usize],
+    window_strides: Option<&[usize]>,
+    padding: impl Into<Padding>,
+    base_dilation: Option<&[usize]>,
+    window_dilation: Option<&[usize]>,
+) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = <A::Array as ArrayType>::Elem>,
+    F: Fn(
+        crate::Array<<A::Array as ArrayType>::Elem>,
+        crate::Array<<A::Array as ArrayType>::Elem>,
+    ) -> crate::Array<<A::Array as ArrayType>::Elem>,
+{
+    let spec = WindowSpec::new(
+        <A::Array as ArrayType>::SHAPE,
+        window_dimensions,
+        window_strides,
+        &padding.into(),
+        base_dilation,
+        window_dilation,
+    );
+    reduce_window_eager("reduce_window", operand, init_value, spec, |a, b| {
+        computation(crate::Array::from(a), crate::Array::from(b)).item()
+    })
+}
