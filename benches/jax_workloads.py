@@ -82,6 +82,11 @@ def _uniform(rng, *shape):
     return jnp.asarray(rng.uniform(-1.0, 1.0, size=shape).astype(np.float32))
 
 
+def conv_nhwc(x, w):
+    return jax.lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def tanh_chain(x):
     return jnp.tanh(x * 1.5 + 0.5) * 2
 
@@ -329,6 +334,9 @@ def workloads():
         ("triad_16m", plain(triad, u(M16), u(M16))),
         ("triad_16m_donated", donated(triad, u(M16))),
         ("softmax_rows", plain(softmax_rows, u(4096, 1024))),
+        ("conv_lenet_1_32", plain(conv_nhwc, u(128, 28, 28, 1), u(5, 5, 1, 32))),
+        ("conv_lenet_32_64", plain(conv_nhwc, u(128, 14, 14, 32), u(5, 5, 32, 64))),
+        ("conv_resnet_3x3_64", plain(conv_nhwc, u(8, 56, 56, 64), u(3, 3, 64, 64))),
         ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),

@@ -509,6 +509,8 @@ fn one_hot_rows<const R: usize>() -> Array<f32, R, 10> {
     Array::from_fn(|k| if k % 10 == (k / 10) % 10 { 1.0 } else { 0.0 })
 }
 
+const NHWC: Option<(&str, &str, &str)> = Some(("NHWC", "HWIO", "NHWC"));
+
 fn random<const N: usize>(seed: u32) -> Array<f32, N> {
     Array::from_vec(random_vec(N, seed)).unwrap()
 }
@@ -622,6 +624,64 @@ fn main() {
         let x = random2::<4096, 1024>(16);
         let s = t.run(|| drop(black_box(jnp::softmax(black_box(&x), -1))));
         report("softmax_rows_eager", &t, s);
+    }
+    // Convolutions (NHWC / HWIO, "SAME"), eager until the primitive is in
+    // jit: a LeNet-size pair of layers and a ResNet block's 3×3 conv.
+    if run("conv_lenet_1_32") {
+        let x: Array<f32, 128, 28, 28, 1> = Array::from_vec(random_vec(128 * 28 * 28, 40)).unwrap();
+        let w: Array<f32, 5, 5, 1, 32> = Array::from_vec(random_vec(5 * 5 * 32, 41)).unwrap();
+        let s = t.run(|| {
+            let y: Array<f32, 128, 28, 28, 32> = lax::conv_general_dilated(
+                black_box(&x),
+                black_box(&w),
+                &[1, 1],
+                "SAME",
+                None,
+                None,
+                NHWC,
+                1,
+            );
+            drop(black_box(y))
+        });
+        report("conv_lenet_1_32", &t, s);
+    }
+    if run("conv_lenet_32_64") {
+        let x: Array<f32, 128, 14, 14, 32> =
+            Array::from_vec(random_vec(128 * 14 * 14 * 32, 42)).unwrap();
+        let w: Array<f32, 5, 5, 32, 64> = Array::from_vec(random_vec(5 * 5 * 32 * 64, 43)).unwrap();
+        let s = t.run(|| {
+            let y: Array<f32, 128, 14, 14, 64> = lax::conv_general_dilated(
+                black_box(&x),
+                black_box(&w),
+                &[1, 1],
+                "SAME",
+                None,
+                None,
+                NHWC,
+                1,
+            );
+            drop(black_box(y))
+        });
+        report("conv_lenet_32_64", &t, s);
+    }
+    if run("conv_resnet_3x3_64") {
+        let x: Array<f32, 8, 56, 56, 64> =
+            Array::from_vec(random_vec(8 * 56 * 56 * 64, 44)).unwrap();
+        let w: Array<f32, 3, 3, 64, 64> = Array::from_vec(random_vec(3 * 3 * 64 * 64, 45)).unwrap();
+        let s = t.run(|| {
+            let y: Array<f32, 8, 56, 56, 64> = lax::conv_general_dilated(
+                black_box(&x),
+                black_box(&w),
+                &[1, 1],
+                "SAME",
+                None,
+                None,
+                NHWC,
+                1,
+            );
+            drop(black_box(y))
+        });
+        report("conv_resnet_3x3_64", &t, s);
     }
     if run("mlp_loss") {
         let x = random2::<256, 784>(11);

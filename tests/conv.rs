@@ -206,6 +206,14 @@ case!(
     |x, w| { lax::conv_transpose(&x, &w, &[3], [(1, 2)], Some(&[2]), None, false) }
 );
 case!(
+    several_chunks,
+    f32,
+    [3, 8, 48, 48],
+    [2, 8, 7, 7],
+    [3, 2, 48, 48],
+    |x, w| { lax::conv(&x, &w, &[1, 1], "SAME") }
+);
+case!(
     normal_same,
     f32,
     [4, 8, 12, 12],

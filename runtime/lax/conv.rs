@@ -415,10 +415,11 @@ pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec
             r
         })
         .collect();
-    let mut patches = vec![T::ZERO; npos * cols];
     let mut kernel = vec![T::ZERO; cols * og];
-    let mut q = vec![0usize; nsp];
-    let mut k = vec![0usize; nsp];
+    let nout = os[0];
+    // Images per gemm call: enough rows to fill the kernel's row blocks,
+    // few enough that the gathered windows stay in L2 (about 1 MiB).
+    let per_chunk = ((1usize << 18) / (npos * cols).max(1)).clamp(1, nout.max(1));
     for g in 0..groups {
         // The group's kernel as a [(taps, i), o] matrix.
         for o in 0..og {
@@ -433,62 +434,112 @@ pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec
             }
         }
         let c0 = if fgc > 1 { g * ig } else { 0 };
-        for n in 0..os[0] {
-            let nb = if bgc > 1 { g * os[0] + n } else { n };
-            // Gather the windows: row = output position, column = (tap, i).
-            q.iter_mut().for_each(|v| *v = 0);
-            for p in 0..npos {
-                k.iter_mut().for_each(|v| *v = 0);
-                for t in 0..ntaps {
-                    let mut at = Some(nb * lst[0] + c0 * lst[1]);
-                    for d in 0..nsp {
-                        at = match (at, reads[d][q[d] * taps[d] + k[d]]) {
-                            (Some(a), Some(x)) => Some(a + x * lst[2 + d]),
-                            _ => None,
-                        };
-                    }
-                    let row = &mut patches[(p * ntaps + t) * ig..(p * ntaps + t + 1) * ig];
-                    match at {
-                        Some(a) => {
-                            for (i, v) in row.iter_mut().enumerate() {
-                                *v = lhs[a + i * lst[1]];
-                            }
-                        }
-                        None => row.fill(T::ZERO),
-                    }
-                    step(&mut k, &taps);
+        let gather = Gather {
+            lhs,
+            lst: &lst,
+            reads: &reads,
+            taps: &taps,
+            positions: &positions,
+            ig,
+        };
+        // Each chunk of images: windows gathered (row = image and output
+        // position, column = (tap, i)), one product with the kernel.
+        use rayon::prelude::*;
+        let chunks: Vec<(usize, Vec<T>)> = (0..nout)
+            .step_by(per_chunk)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|n0| {
+                let n1 = (n0 + per_chunk).min(nout);
+                let mut patches = vec![T::ZERO; (n1 - n0) * npos * cols];
+                for (n, rows) in (n0..n1).zip(patches.chunks_mut(npos * cols)) {
+                    let nb = if bgc > 1 { g * nout + n } else { n };
+                    gather.image(nb * lst[0] + c0 * lst[1], rows);
                 }
-                step(&mut q, &positions);
-            }
-            let prod = gemm(
-                npos,
-                cols,
-                og,
-                Mat {
-                    data: &patches,
-                    rs: cols,
-                    cs: 1,
-                },
-                Mat {
-                    data: &kernel,
-                    rs: og,
-                    cs: 1,
-                },
-            );
-            q.iter_mut().for_each(|v| *v = 0);
-            for p in 0..npos {
+                let prod = gemm(
+                    (n1 - n0) * npos,
+                    cols,
+                    og,
+                    Mat {
+                        data: &patches,
+                        rs: cols,
+                        cs: 1,
+                    },
+                    Mat {
+                        data: &kernel,
+                        rs: og,
+                        cs: 1,
+                    },
+                );
+                (n0, prod)
+            })
+            .collect();
+        let mut q = vec![0usize; nsp];
+        for (n0, prod) in chunks {
+            for (r, vals) in prod.chunks(og).enumerate() {
+                let (n, p) = (n0 + r / npos, r % npos);
+                if p == 0 {
+                    q.iter_mut().for_each(|v| *v = 0);
+                }
                 let mut at = n * ost[0] + g * og * ost[1];
                 for d in 0..nsp {
                     at += q[d] * ost[2 + d];
                 }
-                for o in 0..og {
-                    out[at + o * ost[1]] = prod[p * og + o];
+                for (o, &v) in vals.iter().enumerate() {
+                    out[at + o * ost[1]] = v;
                 }
                 step(&mut q, &positions);
             }
         }
     }
     out
+}
+
+/// The windows of one image, gathered into rows of a matrix.
+struct Gather<'a, T> {
+    lhs: &'a [T],
+    /// The input's strides in canonical order (batch, feature, spatial..).
+    lst: &'a [usize],
+    /// Per spatial axis, per (output index, tap): the input index, or none.
+    reads: &'a [Vec<Option<usize>>],
+    taps: &'a [usize],
+    positions: &'a [usize],
+    ig: usize,
+}
+
+impl<T: Element> Gather<'_, T> {
+    /// Fills `rows` (output positions × (taps, input features)) from the
+    /// image whose first feature of the group starts at `base`.
+    fn image(&self, base: usize, rows: &mut [T]) {
+        let nsp = self.taps.len();
+        let ntaps: usize = self.taps.iter().product();
+        let (ig, cstride) = (self.ig, self.lst[1]);
+        let mut q = vec![0usize; nsp];
+        let mut k = vec![0usize; nsp];
+        for row in rows.chunks_mut(ntaps * ig) {
+            k.iter_mut().for_each(|v| *v = 0);
+            for tap in row.chunks_mut(ig) {
+                let mut at = Some(base);
+                for d in 0..nsp {
+                    at = match (at, self.reads[d][q[d] * self.taps[d] + k[d]]) {
+                        (Some(a), Some(x)) => Some(a + x * self.lst[2 + d]),
+                        _ => None,
+                    };
+                }
+                match at {
+                    Some(a) if cstride == 1 => tap.copy_from_slice(&self.lhs[a..a + ig]),
+                    Some(a) => {
+                        for (i, v) in tap.iter_mut().enumerate() {
+                            *v = self.lhs[a + i * cstride];
+                        }
+                    }
+                    None => tap.fill(T::ZERO),
+                }
+                step(&mut k, self.taps);
+            }
+            step(&mut q, self.positions);
+        }
+    }
 }
 
 /// Advances a row-major multi-index over `dims` (wrapping to zeros).
