@@ -509,37 +509,84 @@ struct Gather<'a, T> {
 
 impl<T: Element> Gather<'_, T> {
     /// Fills `rows` (output positions × (taps, input features)) from the
-    /// image whose first feature of the group starts at `base`.
+    /// image whose first feature of the group starts at `base`. The taps of
+    /// the last spatial axis are one block per row: where their valid reads
+    /// are consecutive input elements and the features are contiguous
+    /// (`NHWC` without groups), the block is one copy.
     fn image(&self, base: usize, rows: &mut [T]) {
         let nsp = self.taps.len();
+        let last = nsp - 1;
+        let (tl, ql) = (self.taps[last], self.positions[last]);
         let ntaps: usize = self.taps.iter().product();
-        let (ig, cstride) = (self.ig, self.lst[1]);
-        let mut q = vec![0usize; nsp];
-        let mut k = vec![0usize; nsp];
-        for row in rows.chunks_mut(ntaps * ig) {
+        let (ig, cstride, lstride) = (self.ig, self.lst[1], self.lst[2 + last]);
+        let runs = (cstride == 1 && lstride == ig).then(|| runs(&self.reads[last], ql, tl));
+        let outer_taps = &self.taps[..last];
+        let outer_pos = &self.positions[..last];
+        let mut q = vec![0usize; last];
+        let mut k = vec![0usize; last];
+        for (r, row) in rows.chunks_mut(ntaps * ig).enumerate() {
+            let q_last = r % ql;
+            if q_last == 0 && r > 0 {
+                step(&mut q, outer_pos);
+            }
             k.iter_mut().for_each(|v| *v = 0);
-            for tap in row.chunks_mut(ig) {
+            for block in row.chunks_mut(tl * ig) {
                 let mut at = Some(base);
-                for d in 0..nsp {
+                for d in 0..last {
                     at = match (at, self.reads[d][q[d] * self.taps[d] + k[d]]) {
                         (Some(a), Some(x)) => Some(a + x * self.lst[2 + d]),
                         _ => None,
                     };
                 }
-                match at {
-                    Some(a) if cstride == 1 => tap.copy_from_slice(&self.lhs[a..a + ig]),
-                    Some(a) => {
-                        for (i, v) in tap.iter_mut().enumerate() {
-                            *v = self.lhs[a + i * cstride];
-                        }
+                step(&mut k, outer_taps);
+                let Some(at) = at else {
+                    block.fill(T::ZERO);
+                    continue;
+                };
+                if let Some(Some((k0, k1, x0))) = runs.as_ref().map(|r| r[q_last]) {
+                    block[..k0 * ig].fill(T::ZERO);
+                    let src = &self.lhs[at + x0 * lstride..at + x0 * lstride + (k1 - k0) * ig];
+                    for (d, &v) in block[k0 * ig..k1 * ig].iter_mut().zip(src) {
+                        *d = v;
                     }
-                    None => tap.fill(T::ZERO),
+                    block[k1 * ig..].fill(T::ZERO);
+                    continue;
                 }
-                step(&mut k, self.taps);
+                let reads = &self.reads[last][q_last * tl..(q_last + 1) * tl];
+                for (tap, read) in block.chunks_mut(ig).zip(reads) {
+                    match read {
+                        Some(x) => {
+                            let a = at + x * lstride;
+                            for (i, v) in tap.iter_mut().enumerate() {
+                                *v = self.lhs[a + i * cstride];
+                            }
+                        }
+                        None => tap.fill(T::ZERO),
+                    }
+                }
             }
-            step(&mut q, self.positions);
         }
     }
+}
+
+/// For each output index of an axis: the taps `k0..k1` that read input
+/// elements `x0..x0 + (k1 - k0)` in order with all others padding, or
+/// `None` when its reads are not one such run (dilations).
+fn runs(
+    reads: &[Option<usize>],
+    positions: usize,
+    taps: usize,
+) -> Vec<Option<(usize, usize, usize)>> {
+    (0..positions)
+        .map(|q| {
+            let r = &reads[q * taps..(q + 1) * taps];
+            let k0 = r.iter().position(Option::is_some).unwrap_or(taps);
+            let k1 = r.iter().rposition(Option::is_some).map_or(k0, |k| k + 1);
+            let x0 = r.get(k0).copied().flatten().unwrap_or(0);
+            let run = (k0..k1).all(|k| r[k] == Some(x0 + (k - k0)));
+            run.then_some((k0, k1, x0))
+        })
+        .collect()
 }
 
 /// Advances a row-major multi-index over `dims` (wrapping to zeros).
