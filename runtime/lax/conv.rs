@@ -445,34 +445,47 @@ pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec
         // Each chunk of images: windows gathered (row = image and output
         // position, column = (tap, i)), one product with the kernel.
         use rayon::prelude::*;
+        let product = |n0: usize| {
+            let n1 = (n0 + per_chunk).min(nout);
+            let mut patches = vec![T::ZERO; (n1 - n0) * npos * cols];
+            for (n, rows) in (n0..n1).zip(patches.chunks_mut(npos * cols)) {
+                let nb = if bgc > 1 { g * nout + n } else { n };
+                gather.image(nb * lst[0] + c0 * lst[1], rows);
+            }
+            gemm(
+                (n1 - n0) * npos,
+                cols,
+                og,
+                Mat {
+                    data: &patches,
+                    rs: cols,
+                    cs: 1,
+                },
+                Mat {
+                    data: &kernel,
+                    rs: og,
+                    cs: 1,
+                },
+            )
+        };
+        // An `N, spatial.., O` output without groups is the products' rows
+        // in order: each chunk's product is its slice of the output.
+        let rank = nsp + 2;
+        let channels_last: Vec<usize> = std::iter::once(0)
+            .chain(std::iter::once(rank - 1))
+            .chain(1..rank - 1)
+            .collect();
+        if groups == 1 && spec.out_perm == channels_last {
+            out.par_chunks_mut(per_chunk * npos * og)
+                .enumerate()
+                .for_each(|(c, dst)| dst.copy_from_slice(&product(c * per_chunk)));
+            continue;
+        }
         let chunks: Vec<(usize, Vec<T>)> = (0..nout)
             .step_by(per_chunk)
             .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|n0| {
-                let n1 = (n0 + per_chunk).min(nout);
-                let mut patches = vec![T::ZERO; (n1 - n0) * npos * cols];
-                for (n, rows) in (n0..n1).zip(patches.chunks_mut(npos * cols)) {
-                    let nb = if bgc > 1 { g * nout + n } else { n };
-                    gather.image(nb * lst[0] + c0 * lst[1], rows);
-                }
-                let prod = gemm(
-                    (n1 - n0) * npos,
-                    cols,
-                    og,
-                    Mat {
-                        data: &patches,
-                        rs: cols,
-                        cs: 1,
-                    },
-                    Mat {
-                        data: &kernel,
-                        rs: og,
-                        cs: 1,
-                    },
-                );
-                (n0, prod)
-            })
+            .map(|n0| (n0, product(n0)))
             .collect();
         let mut q = vec![0usize; nsp];
         for (n0, prod) in chunks {
