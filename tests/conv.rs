@@ -214,6 +214,14 @@ case!(
     |x, w| { lax::conv(&x, &w, &[1, 1], "SAME") }
 );
 case!(
+    no_input_features,
+    f32,
+    [2, 0, 4],
+    [3, 0, 2],
+    [2, 3, 3],
+    |x, w| { lax::conv(&x, &w, &[1], "VALID") }
+);
+case!(
     normal_same,
     f32,
     [4, 8, 12, 12],

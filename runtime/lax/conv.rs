@@ -388,6 +388,10 @@ pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec
     let taps: Vec<usize> = rs[2..].to_vec();
     let ntaps: usize = taps.iter().product();
     let cols = ntaps * ig;
+    if cols == 0 {
+        // No input features or no taps: every sum is empty.
+        return out;
+    }
     let positions: Vec<usize> = os[2..].to_vec();
     let npos: usize = positions.iter().product();
     let dilated: Vec<i64> = (0..nsp)
