@@ -293,12 +293,11 @@ impl ConvSpec {
                 "At most one of batch_group_count and feature_group_count may be > 1, got batch_group_count={batch_group_count} and feature_group_count={feature_group_count}"
             ));
         }
-        let dilate = |d: usize, k: usize| if d == 0 { 0 } else { (d - 1) * k + 1 };
         let lhs_sp: Vec<usize> = (0..nsp)
-            .map(|d| dilate(lhs_t[2 + d], lhs_dilation[d]))
+            .map(|d| dilate_dim(lhs_t[2 + d], lhs_dilation[d]))
             .collect();
         let window: Vec<usize> = (0..nsp)
-            .map(|d| dilate(rhs_t[2 + d], rhs_dilation[d]))
+            .map(|d| dilate_dim(rhs_t[2 + d], rhs_dilation[d]))
             .collect();
         let pads = match padding {
             Padding::Explicit(_) => padding.pads(&lhs_sp, &window, window_strides),
@@ -395,9 +394,7 @@ pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec
     let positions: Vec<usize> = os[2..].to_vec();
     let npos: usize = positions.iter().product();
     let dilated: Vec<i64> = (0..nsp)
-        .map(|d| {
-            ((ls[2 + d].max(1) - 1) * spec.lhs_dilation[d] + 1) as i64 * (ls[2 + d] > 0) as i64
-        })
+        .map(|d| dilate_dim(ls[2 + d], spec.lhs_dilation[d]) as i64)
         .collect();
     // Each spatial axis: for every (output position, tap) pair, the input
     // index it reads, or none (padding or a hole of the input dilation).
@@ -606,8 +603,17 @@ fn runs(
         .collect()
 }
 
+/// JAX's `dilate_dim`: the size of `d` elements spread `k` apart.
+pub(super) fn dilate_dim(d: usize, k: usize) -> usize {
+    if d == 0 {
+        0
+    } else {
+        (d - 1) * k + 1
+    }
+}
+
 /// Advances a row-major multi-index over `dims` (wrapping to zeros).
-fn step(idx: &mut [usize], dims: &[usize]) {
+pub(super) fn step(idx: &mut [usize], dims: &[usize]) {
     for d in (0..idx.len()).rev() {
         idx[d] += 1;
         if idx[d] < dims[d] {

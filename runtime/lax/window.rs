@@ -9,7 +9,7 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::conv::Padding;
+use super::conv::{dilate_dim, step, Padding};
 
 /// A windowed reduction with its parameters checked (JAX's shape rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,9 +73,8 @@ impl WindowSpec {
                 "All dilations must be positive, got {base:?} and {wdil:?}."
             ));
         }
-        let dilate = |d: usize, k: usize| if d == 0 { 0 } else { (d - 1) * k + 1 };
         let dilated_window: Vec<usize> = (0..rank)
-            .map(|d| dilate(window_dimensions[d], wdil[d]))
+            .map(|d| dilate_dim(window_dimensions[d], wdil[d]))
             .collect();
         // String padding sees the operand as given (not base-dilated).
         let pads = padding.pads(shape, &dilated_window, strides);
@@ -87,7 +86,7 @@ impl WindowSpec {
         }
         let mut out_shape = Vec::with_capacity(rank);
         for d in 0..rank {
-            let padded = dilate(shape[d], base[d]) as i64 + pads[d].0 + pads[d].1;
+            let padded = dilate_dim(shape[d], base[d]) as i64 + pads[d].0 + pads[d].1;
             let w = dilated_window[d] as i64;
             out_shape.push(if padded < w {
                 0
@@ -169,17 +168,6 @@ pub(crate) fn reduce_window_raw<T: Copy>(
         step(&mut o, &spec.out_shape);
     }
     out
-}
-
-/// Advances a row-major multi-index over `dims`.
-fn step(idx: &mut [usize], dims: &[usize]) {
-    for d in (0..idx.len()).rev() {
-        idx[d] += 1;
-        if idx[d] < dims[d] {
-            return;
-        }
-        idx[d] = 0;
-    }
 }
 
 /// Checks a windowed reduction's result type and runs it with `f`.
