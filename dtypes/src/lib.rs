@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+pub mod conv;
 pub mod einsum;
 
 /// An element type, named as in JAX.

@@ -14,354 +14,37 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::dot::{gemm, Mat};
-
-/// The padding of a convolution or window, as JAX's `padding` argument.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Padding {
-    /// No padding (`"VALID"`).
-    Valid,
-    /// Output size `ceil(input / stride)`, an odd total padding's extra
-    /// element at the end (`"SAME"`).
-    Same,
-    /// As `Same`, the extra element at the start (`"SAME_LOWER"`).
-    SameLower,
-    /// `(low, high)` per spatial axis; negative values crop.
-    Explicit(Vec<(i64, i64)>),
-}
-
-impl From<&str> for Padding {
-    /// `"VALID"`, `"SAME"` or `"SAME_LOWER"` (any case), as JAX's strings.
-    #[track_caller]
-    fn from(s: &str) -> Self {
-        match s.to_ascii_uppercase().as_str() {
-            "VALID" => Padding::Valid,
-            "SAME" => Padding::Same,
-            "SAME_LOWER" => Padding::SameLower,
-            _ => panic!(
-                "Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {s}."
-            ),
-        }
-    }
-}
-
-impl From<&[(i64, i64)]> for Padding {
-    fn from(p: &[(i64, i64)]) -> Self {
-        Padding::Explicit(p.to_vec())
-    }
-}
-
-impl<const N: usize> From<[(i64, i64); N]> for Padding {
-    fn from(p: [(i64, i64); N]) -> Self {
-        Padding::Explicit(p.to_vec())
-    }
-}
-
-impl<const N: usize> From<&[(i64, i64); N]> for Padding {
-    fn from(p: &[(i64, i64); N]) -> Self {
-        Padding::Explicit(p.to_vec())
-    }
-}
-
-impl From<Vec<(i64, i64)>> for Padding {
-    fn from(p: Vec<(i64, i64)>) -> Self {
-        Padding::Explicit(p)
-    }
-}
-
-impl Padding {
-    /// The `(low, high)` pads for inputs of spatial sizes `input` under
-    /// windows of (dilated) sizes `window` moved by `strides`: JAX's
-    /// `padtype_to_pads`.
-    pub fn pads(&self, input: &[usize], window: &[usize], strides: &[usize]) -> Vec<(i64, i64)> {
-        match self {
-            Padding::Valid => vec![(0, 0); input.len()],
-            Padding::Explicit(p) => p.clone(),
-            Padding::Same | Padding::SameLower => input
-                .iter()
-                .zip(window)
-                .zip(strides)
-                .map(|((&i, &w), &s)| {
-                    let (i, w, s) = (i as i64, w as i64, s as i64);
-                    let out = (i + s - 1) / s;
-                    let total = ((out - 1) * s + w - i).max(0);
-                    let small = total / 2;
-                    if *self == Padding::Same {
-                        (small, total - small)
-                    } else {
-                        (total - small, small)
-                    }
-                })
-                .collect(),
-        }
-    }
-}
-
-/// Layouts of a convolution's input, kernel and output as JAX's strings:
-/// `("NCHW", "OIHW", "NCHW")` (the default), `("NHWC", "HWIO", "NHWC")`, ...
-/// `N`/`C` name the batch and feature axes of the input and output, `O`/`I`
-/// the kernel's output and input features; the other letters are spatial
-/// axes, matched by letter and ordered as in the kernel's string.
-pub type ConvDimensionNumbers<'a> = (&'a str, &'a str, &'a str);
-
-/// A convolution with its parameters checked, in JAX's canonical order:
-/// the input `[N, C, spatial..]`, the kernel `[O, I, spatial..]`, the output
-/// `[N, O, spatial..]`, each given by the permutation of the operand's own
-/// axes into that order (`ConvDimensionNumbers` in `jax.lax`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ConvSpec {
-    /// The operands' shapes in their own layouts.
-    pub lhs_shape: Vec<usize>,
-    pub rhs_shape: Vec<usize>,
-    /// The result's shape in its own layout.
-    pub out_shape: Vec<usize>,
-    /// Operand axes in canonical order (JAX's `lhs_spec`, `rhs_spec`,
-    /// `out_spec`).
-    pub lhs_perm: Vec<usize>,
-    pub rhs_perm: Vec<usize>,
-    pub out_perm: Vec<usize>,
-    pub window_strides: Vec<usize>,
-    pub padding: Vec<(i64, i64)>,
-    pub lhs_dilation: Vec<usize>,
-    pub rhs_dilation: Vec<usize>,
-    pub feature_group_count: usize,
-    pub batch_group_count: usize,
-}
-
-/// JAX's `conv_general_permutations`: the three specs as permutations into
-/// canonical order, or JAX's message.
-pub(crate) fn conv_permutations(
-    rank: usize,
-    dimension_numbers: Option<ConvDimensionNumbers<'_>>,
-) -> Result<[Vec<usize>; 3], String> {
-    let Some((l, r, o)) = dimension_numbers else {
-        let iota: Vec<usize> = (0..rank).collect();
-        return Ok([iota.clone(), iota.clone(), iota]);
-    };
-    let specs = [l, r, o];
-    for (i, spec) in specs.iter().enumerate() {
-        if spec.chars().count() != rank {
-            return Err(format!(
-                "convolution dimension_numbers[{i}] must have len equal to the ndim of lhs and rhs, got {} for lhs and rhs of rank {rank}.",
-                spec.chars().count()
-            ));
-        }
-    }
-    let pairs = [('N', 'C'), ('O', 'I'), ('N', 'C')];
-    for (i, (spec, (a, b))) in specs.iter().zip(pairs).enumerate() {
-        if spec.matches(a).count() != 1 || spec.matches(b).count() != 1 {
-            return Err(format!(
-                "convolution dimension_numbers[{i}] must contain the characters '{a}' and '{b}' exactly once, got {spec}."
-            ));
-        }
-        let mut seen: Vec<char> = spec.chars().collect();
-        seen.sort_unstable();
-        seen.dedup();
-        if seen.len() != spec.chars().count() {
-            return Err(format!(
-                "convolution dimension_numbers[{i}] cannot have duplicate characters, got {spec}."
-            ));
-        }
-    }
-    let spatial = |spec: &str, (a, b): (char, char)| {
-        let mut s: Vec<char> = spec.chars().filter(|&c| c != a && c != b).collect();
-        s.sort_unstable();
-        s
-    };
-    if spatial(l, pairs[0]) != spatial(r, pairs[1]) || spatial(r, pairs[1]) != spatial(o, pairs[2])
-    {
-        return Err(format!(
-            "convolution dimension_numbers elements must each have the same set of spatial characters, got ('{l}', '{r}', '{o}')."
-        ));
-    }
-    let rhs_chars: Vec<char> = r.chars().collect();
-    let perm = |spec: &str, (a, b): (char, char)| {
-        let chars: Vec<char> = spec.chars().collect();
-        let find = |c: char| chars.iter().position(|&x| x == c).unwrap();
-        let mut p = vec![find(a), find(b)];
-        // Spatial axes in the order the kernel's string gives them.
-        for &c in &rhs_chars {
-            if c != 'O' && c != 'I' {
-                p.push(find(c));
-            }
-        }
-        p
-    };
-    Ok([perm(l, pairs[0]), perm(r, pairs[1]), perm(o, pairs[2])])
-}
-
-impl ConvSpec {
-    /// Checks a convolution as JAX's shape rule does and computes its
-    /// result's shape; `Err` holds JAX's message.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        lhs_shape: &[usize],
-        rhs_shape: &[usize],
-        window_strides: &[usize],
-        padding: &Padding,
-        lhs_dilation: Option<&[usize]>,
-        rhs_dilation: Option<&[usize]>,
-        dimension_numbers: Option<ConvDimensionNumbers<'_>>,
-        feature_group_count: usize,
-        batch_group_count: usize,
-    ) -> Result<ConvSpec, String> {
-        if lhs_shape.len() != rhs_shape.len() {
-            return Err(format!(
-                "convolution requires lhs and rhs ndim to be equal, got {} and {}.",
-                lhs_shape.len(),
-                rhs_shape.len()
-            ));
-        }
-        let rank = lhs_shape.len();
-        if rank < 2 {
-            return Err(format!(
-                "convolution needs operands of rank 2 or more (batch and feature axes), got rank {rank}."
-            ));
-        }
-        let nsp = rank - 2;
-        let [lp, rp, op] = conv_permutations(rank, dimension_numbers)?;
-        let ones = vec![1; nsp];
-        let lhs_dilation = lhs_dilation.unwrap_or(&ones).to_vec();
-        let rhs_dilation = rhs_dilation.unwrap_or(&ones).to_vec();
-        if lhs_dilation.len() != nsp || rhs_dilation.len() != nsp {
-            return Err(format!(
-                "conv_general_dilated lhs_dilation and rhs_dilation need {nsp} entries, got {} and {}.",
-                lhs_dilation.len(),
-                rhs_dilation.len()
-            ));
-        }
-        if lhs_dilation.iter().chain(&rhs_dilation).any(|&d| d == 0) {
-            return Err(format!(
-                "All dilations must be positive, got {lhs_dilation:?} and {rhs_dilation:?}."
-            ));
-        }
-        if window_strides.len() != nsp {
-            return Err(format!(
-                "conv_general_dilated window and window_strides must have the same number of dimensions, but got {nsp} and {}",
-                window_strides.len()
-            ));
-        }
-        if window_strides.contains(&0) {
-            return Err(format!(
-                "conv_general_dilated window_strides must be positive, got {window_strides:?}."
-            ));
-        }
-        let lhs_t: Vec<usize> = lp.iter().map(|&a| lhs_shape[a]).collect();
-        let rhs_t: Vec<usize> = rp.iter().map(|&a| rhs_shape[a]).collect();
-        if feature_group_count == 0 {
-            return Err(format!(
-                "conv_general_dilated feature_group_count must be a positive integer, got {feature_group_count}."
-            ));
-        }
-        if !lhs_t[1].is_multiple_of(feature_group_count) {
-            return Err(format!(
-                "conv_general_dilated feature_group_count must divide lhs feature dimension size, but {feature_group_count} does not divide {}.",
-                lhs_t[1]
-            ));
-        }
-        if lhs_t[1] / feature_group_count != rhs_t[1] {
-            return Err(format!(
-                "conv_general_dilated lhs feature dimension size divided by feature_group_count must equal the rhs input feature dimension size, but {} // {feature_group_count} != {}.",
-                lhs_t[1], rhs_t[1]
-            ));
-        }
-        if !rhs_t[0].is_multiple_of(feature_group_count) {
-            return Err(format!(
-                "conv_general_dilated rhs output feature dimension size must be a multiple of feature_group_count, but {} is not a multiple of {feature_group_count}.",
-                rhs_t[0]
-            ));
-        }
-        if batch_group_count == 0 {
-            return Err(format!(
-                "conv_general_dilated batch_group_count must be a positive integer, got {batch_group_count}."
-            ));
-        }
-        if batch_group_count > 1 && !lhs_t[0].is_multiple_of(batch_group_count) {
-            return Err(format!(
-                "conv_general_dilated batch_group_count must divide lhs batch dimension size, but {batch_group_count} does not divide {}.",
-                lhs_t[0]
-            ));
-        }
-        if !rhs_t[0].is_multiple_of(batch_group_count) {
-            return Err(format!(
-                "conv_general_dilated rhs output feature dimension size must be a multiple of batch_group_count, but {} is not a multiple of {batch_group_count}.",
-                rhs_t[0]
-            ));
-        }
-        if batch_group_count > 1 && feature_group_count > 1 {
-            return Err(format!(
-                "At most one of batch_group_count and feature_group_count may be > 1, got batch_group_count={batch_group_count} and feature_group_count={feature_group_count}"
-            ));
-        }
-        let lhs_sp: Vec<usize> = (0..nsp)
-            .map(|d| dilate_dim(lhs_t[2 + d], lhs_dilation[d]))
-            .collect();
-        let window: Vec<usize> = (0..nsp)
-            .map(|d| dilate_dim(rhs_t[2 + d], rhs_dilation[d]))
-            .collect();
-        let pads = match padding {
-            Padding::Explicit(_) => padding.pads(&lhs_sp, &window, window_strides),
-            _ if lhs_dilation.iter().any(|&d| d != 1) => {
-                return Err("String padding is not implemented for transposed convolution using this op. Please either exactly specify the required padding or use conv_transpose.".into());
-            }
-            _ => {
-                let undilated: Vec<usize> = lhs_t[2..].to_vec();
-                padding.pads(&undilated, &window, window_strides)
-            }
-        };
-        if pads.len() != nsp {
-            return Err(format!(
-                "Wrong number of explicit pads for convolution: expected {nsp}, got {}.",
-                pads.len()
-            ));
-        }
-        let mut out_t = vec![
-            if batch_group_count > 1 {
-                lhs_t[0] / batch_group_count
-            } else {
-                lhs_t[0]
-            },
-            rhs_t[0],
-        ];
-        for d in 0..nsp {
-            let padded = lhs_sp[d] as i64 + pads[d].0 + pads[d].1;
-            if padded < 0 {
-                return Err(format!(
-                    "Negative padding is larger than the size of the corresponding dimension: got padding={pads:?} for lhs_shape[2:]={:?}",
-                    &lhs_sp
-                ));
-            }
-            let w = window[d] as i64;
-            out_t.push(if padded < w {
-                0
-            } else {
-                ((padded - w) / window_strides[d] as i64 + 1) as usize
-            });
-        }
-        let mut out_shape = vec![0; rank];
-        for (c, &a) in op.iter().enumerate() {
-            out_shape[a] = out_t[c];
-        }
-        Ok(ConvSpec {
-            lhs_shape: lhs_shape.to_vec(),
-            rhs_shape: rhs_shape.to_vec(),
-            out_shape,
-            lhs_perm: lp,
-            rhs_perm: rp,
-            out_perm: op,
-            window_strides: window_strides.to_vec(),
-            padding: pads,
-            lhs_dilation,
-            rhs_dilation,
-            feature_group_count,
-            batch_group_count,
-        })
-    }
-}
+use super::dot::{gemm, same_slice, same_vec, Mat};
+pub(crate) use jax_dtypes::conv::{
+    conv_permutations, conv_transpose_layouts, conv_transpose_padding, dilate_dim, ConvSpec,
+};
+pub use jax_dtypes::conv::{ConvDimensionNumbers, Padding};
 
 /// The convolution `spec` of row-major `lhs` and `rhs`, as a row-major
 /// result of shape `spec.out_shape`.
 pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
+    // f32 and f64 run instances compiled in this crate (optimized however
+    // the caller's crate is built); other dtypes the generic code.
+    if let (Some(l), Some(r)) = (same_slice::<T, f32>(lhs), same_slice::<T, f32>(rhs)) {
+        return same_vec(conv_f32(l, r, spec));
+    }
+    if let (Some(l), Some(r)) = (same_slice::<T, f64>(lhs), same_slice::<T, f64>(rhs)) {
+        return same_vec(conv_f64(l, r, spec));
+    }
+    conv_generic(lhs, rhs, spec)
+}
+
+#[inline(never)]
+fn conv_f32(lhs: &[f32], rhs: &[f32], spec: &ConvSpec) -> Vec<f32> {
+    conv_generic(lhs, rhs, spec)
+}
+
+#[inline(never)]
+fn conv_f64(lhs: &[f64], rhs: &[f64], spec: &ConvSpec) -> Vec<f64> {
+    conv_generic(lhs, rhs, spec)
+}
+
+fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
     let nsp = spec.lhs_shape.len() - 2;
     let canon = |shape: &[usize], perm: &[usize]| -> (Vec<usize>, Vec<usize>) {
         let st = shape::strides(shape);
@@ -603,15 +286,6 @@ fn runs(
         .collect()
 }
 
-/// JAX's `dilate_dim`: the size of `d` elements spread `k` apart.
-pub(super) fn dilate_dim(d: usize, k: usize) -> usize {
-    if d == 0 {
-        0
-    } else {
-        (d - 1) * k + 1
-    }
-}
-
 /// Advances a row-major multi-index over `dims` (wrapping to zeros).
 pub(super) fn step(idx: &mut [usize], dims: &[usize]) {
     for d in (0..idx.len()).rev() {
@@ -723,20 +397,6 @@ where
     conv_general_dilated(lhs, rhs, window_strides, padding, None, None, None, 1)
 }
 
-/// JAX's `_conv_transpose_padding`: the transposed convolution's padding of
-/// one axis from the forward convolution's padding `"SAME"`/`"VALID"`.
-fn transpose_padding(k: usize, s: usize, padding: &Padding) -> (i64, i64) {
-    let (k, s) = (k as i64, s as i64);
-    let (pad_a, pad_len) = match padding {
-        Padding::Same => {
-            let len = k + s - 2;
-            (if s > k - 1 { k - 1 } else { (len + 1) / 2 }, len)
-        }
-        _ => (k - 1, k + s - 2 + (k - s).max(0)),
-    };
-    (pad_a, pad_len - pad_a)
-}
-
 /// The transposed convolution (`jax.lax.conv_transpose`): the input dilated
 /// by `strides` and convolved with stride 1. `"SAME"` and `"VALID"` name the
 /// forward convolution's padding; [`Padding::Explicit`] is the transposed
@@ -770,13 +430,8 @@ where
 {
     let lshape = <A::Array as ArrayType>::SHAPE;
     let rshape = <B::Array as ArrayType>::SHAPE;
-    let dn = dimension_numbers.unwrap_or(match lshape.len() {
-        2 => ("NC", "IO", "NC"),
-        3 => ("NHC", "HIO", "NHC"),
-        4 => ("NHWC", "HWIO", "NHWC"),
-        5 => ("NHWDC", "HWDIO", "NHWDC"),
-        _ => panic!("No 4+ dimensional dimension_number defaults."),
-    });
+    let dn = dimension_numbers
+        .unwrap_or_else(|| conv_transpose_layouts(lshape.len()).unwrap_or_else(|e| panic!("{e}")));
     let [_, rp, _] = conv_permutations(lshape.len(), Some(dn)).unwrap_or_else(|e| panic!("{e}"));
     let nsp = lshape.len() - 2;
     let ones = vec![1; nsp];
@@ -791,7 +446,7 @@ where
             .map(|d| {
                 let k = rshape[rp[2 + d]];
                 let k = if k == 0 { 0 } else { (k - 1) * rd[d] + 1 };
-                transpose_padding(k, strides[d], p)
+                conv_transpose_padding(k, strides[d], p)
             })
             .collect(),
     };

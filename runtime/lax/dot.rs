@@ -23,7 +23,7 @@ pub(crate) use small_gemm::{matvec_cols, small_gemm_as, SMALL_PRODUCT};
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
 /// `s` as a slice of `U` when `T` is `U`.
-fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
+pub(super) fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
     if TypeId::of::<T>() == TypeId::of::<U>() {
         // SAFETY: T and U are the same type (equal TypeIds), so the pointer,
         // length, alignment and validity of the elements are unchanged.
@@ -34,7 +34,7 @@ fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
 }
 
 /// `v` as a `Vec<U>`; `T` must be `U`.
-fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Vec<U> {
+pub(super) fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Vec<U> {
     *(Box::new(v) as Box<dyn Any>)
         .downcast::<Vec<U>>()
         .expect("internal error: element types differ")

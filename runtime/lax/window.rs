@@ -9,102 +9,15 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::conv::{dilate_dim, step, Padding};
+use super::conv::{step, Padding};
+pub(crate) use jax_dtypes::conv::WindowSpec;
 
-/// A windowed reduction with its parameters checked (JAX's shape rule).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct WindowSpec {
-    pub shape: Vec<usize>,
-    pub window: Vec<usize>,
-    pub strides: Vec<usize>,
-    pub padding: Vec<(i64, i64)>,
-    pub base_dilation: Vec<usize>,
-    pub window_dilation: Vec<usize>,
-    pub out_shape: Vec<usize>,
+/// The operand index each (output index, window index) pair reads.
+trait Reads {
+    fn reads(&self) -> Vec<Vec<Option<usize>>>;
 }
 
-impl WindowSpec {
-    /// JAX's `reduce_window` checks and result shape; `Err` holds its message.
-    pub(crate) fn new(
-        shape: &[usize],
-        window_dimensions: &[usize],
-        window_strides: Option<&[usize]>,
-        padding: &Padding,
-        base_dilation: Option<&[usize]>,
-        window_dilation: Option<&[usize]>,
-    ) -> Result<WindowSpec, String> {
-        let rank = window_dimensions.len();
-        let ones = vec![1; rank];
-        let strides = window_strides.unwrap_or(&ones);
-        let base = base_dilation.unwrap_or(&ones);
-        let wdil = window_dilation.unwrap_or(&ones);
-        if window_dimensions.contains(&0) {
-            return Err(format!(
-                "reduce_window window_dimensions must have every element be strictly positive, got {window_dimensions:?}."
-            ));
-        }
-        if strides.contains(&0) {
-            return Err(format!(
-                "reduce_window window_strides must have every element be strictly positive, got {strides:?}."
-            ));
-        }
-        if shape.len() != rank {
-            return Err(format!(
-                "reduce_window got the wrong number of window_dimensions for operand: got operand shape {shape:?} with window_dimensions {window_dimensions:?}."
-            ));
-        }
-        if strides.len() != rank {
-            return Err(format!(
-                "reduce_window got inconsistent window_strides and window_dimensions: got window_strides {strides:?} and window_dimensions {window_dimensions:?}."
-            ));
-        }
-        if base.len() != rank {
-            return Err(format!(
-                "reduce_window got inconsistent base_dilation and window_dimensions: got base_dilation {base:?} and window_dimensions {window_dimensions:?}."
-            ));
-        }
-        if wdil.len() != rank {
-            return Err(format!(
-                "reduce_window got inconsistent window_dilation and window_dimensions: got window_dilation {wdil:?} and window_dimensions {window_dimensions:?}."
-            ));
-        }
-        if base.iter().chain(wdil).any(|&d| d == 0) {
-            return Err(format!(
-                "All dilations must be positive, got {base:?} and {wdil:?}."
-            ));
-        }
-        let dilated_window: Vec<usize> = (0..rank)
-            .map(|d| dilate_dim(window_dimensions[d], wdil[d]))
-            .collect();
-        // String padding sees the operand as given (not base-dilated).
-        let pads = padding.pads(shape, &dilated_window, strides);
-        if pads.len() != rank {
-            return Err(format!(
-                "reduce_window padding needs {rank} (low, high) pairs, got {}.",
-                pads.len()
-            ));
-        }
-        let mut out_shape = Vec::with_capacity(rank);
-        for d in 0..rank {
-            let padded = dilate_dim(shape[d], base[d]) as i64 + pads[d].0 + pads[d].1;
-            let w = dilated_window[d] as i64;
-            out_shape.push(if padded < w {
-                0
-            } else {
-                ((padded - w) / strides[d] as i64 + 1) as usize
-            });
-        }
-        Ok(WindowSpec {
-            shape: shape.to_vec(),
-            window: window_dimensions.to_vec(),
-            strides: strides.to_vec(),
-            padding: pads,
-            base_dilation: base.to_vec(),
-            window_dilation: wdil.to_vec(),
-            out_shape,
-        })
-    }
-
+impl Reads for WindowSpec {
     /// For each axis, for each (output index, window index) pair, the
     /// operand index read, or `None` for padding and dilation holes.
     fn reads(&self) -> Vec<Vec<Option<usize>>> {

@@ -18,6 +18,38 @@ pub fn dot_general<T: Element>(
     crate::lax::dot_general_raw(lhs, lshape, rhs, rshape, ((lc, rc), (lb, rb)))
 }
 
+/// `lax.conv_general_dilated` with explicit padding and the layouts as
+/// permutations into canonical order (see [`crate::lax::conv_general_dilated`]),
+/// as a row-major result.
+#[allow(clippy::too_many_arguments)]
+pub fn conv_general_dilated<T: Element>(
+    lhs: &[T],
+    lshape: &[usize],
+    rhs: &[T],
+    rshape: &[usize],
+    window_strides: &[usize],
+    padding: &[(i64, i64)],
+    lhs_dilation: &[usize],
+    rhs_dilation: &[usize],
+    [lp, rp, op]: [&[usize]; 3],
+    feature_group_count: usize,
+    batch_group_count: usize,
+) -> Vec<T> {
+    let spec = crate::lax::ConvSpec::with_perms(
+        lshape,
+        rshape,
+        window_strides,
+        &crate::lax::Padding::Explicit(padding.to_vec()),
+        Some(lhs_dilation),
+        Some(rhs_dilation),
+        [lp.to_vec(), rp.to_vec(), op.to_vec()],
+        feature_group_count,
+        batch_group_count,
+    )
+    .unwrap_or_else(|e| panic!("internal error: a convolution the compiler checked: {e}"));
+    crate::lax::conv_raw(lhs, rhs, &spec)
+}
+
 /// `a (m×k) · b (k×n)` with the operands' (row, column) strides, as a
 /// row-major `m×n` buffer: a `dot_general` of matrices or vectors.
 #[allow(clippy::too_many_arguments)]

@@ -22,7 +22,9 @@ pub mod windows;
 
 pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};
 pub use epilogue::gemm_epilogue;
-pub use kernels::{argmax, argmin, concatenate, dot_general, gemm, transposed};
+pub use kernels::{
+    argmax, argmin, concatenate, conv_general_dilated, dot_general, gemm, transposed,
+};
 pub use layout::{iota, pad, rev, tile};
 
 use crate::array::AsArray;

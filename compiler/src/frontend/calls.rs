@@ -52,6 +52,21 @@ impl Tracer {
         if p.path.is_ident("Some") && c.args.len() == 1 {
             return self.expr(&c.args[0]);
         }
+        // `lax::Padding::Explicit(pairs)`: the pairs themselves.
+        let mut segments = p.path.segments.iter().rev();
+        if let (Some(last), Some(ty)) = (segments.next(), segments.next()) {
+            if ty.ident == "Padding" && last.ident == "Explicit" && c.args.len() == 1 {
+                // Its eager form takes a `Vec`: `vec![..]` here lists the pairs.
+                if let syn::Expr::Macro(m) = &c.args[0] {
+                    if m.mac.path.is_ident("vec") {
+                        let tokens = &m.mac.tokens;
+                        let list: syn::Expr = syn::parse2(quote::quote!([#tokens]))?;
+                        return self.expr(&list);
+                    }
+                }
+                return self.expr(&c.args[0]);
+            }
+        }
         if let Some(v) = crate::frontend::lower_complex::complex_literal(self, p, c)? {
             return Ok(v);
         }

@@ -248,6 +248,15 @@ impl Tracer {
                 _ => {}
             }
         }
+        // `lax::Padding`'s variants: JAX's padding strings.
+        if names.len() >= 2 && names[names.len() - 2] == "Padding" {
+            match last {
+                "Valid" => return Ok(Value::Str("VALID".into())),
+                "Same" => return Ok(Value::Str("SAME".into())),
+                "SameLower" => return Ok(Value::Str("SAME_LOWER".into())),
+                _ => {}
+            }
+        }
         // `lax::RoundingMethod`'s variants, as JAX numbers them.
         if names.len() >= 2 && names[names.len() - 2] == "RoundingMethod" {
             match last {

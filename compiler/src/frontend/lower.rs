@@ -14,6 +14,7 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_complex;
+use crate::frontend::lower_conv;
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lower_diag;
 use crate::frontend::lower_lax;
@@ -326,6 +327,14 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         By(crate::frontend::lower_gather::take_along_axis),
     ),
     (&["dot_general"], LAX, By(lower_lax::lax_dot_general)),
+    // Convolutions (lower_conv.rs).
+    (
+        &["conv_general_dilated"],
+        LAX,
+        By(lower_conv::conv_general_dilated),
+    ),
+    (&["conv"], LAX, By(lower_conv::conv)),
+    (&["conv_transpose"], LAX, By(lower_conv::conv_transpose)),
 ];
 
 impl Tracer {

@@ -354,6 +354,25 @@ pub enum Params {
         full_matrices: bool,
         compute_uv: bool,
     },
+    /// `conv_general_dilated` (see [`ConvParams`]).
+    Conv(ConvParams),
+}
+
+/// `conv_general_dilated`'s parameters, JAX's names (`precision` and
+/// `preferred_element_type` are always `None`: the operands' dtype).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConvParams {
+    pub window_strides: Vec<usize>,
+    /// `(low, high)` per spatial axis, strings already resolved.
+    pub padding: Vec<(i64, i64)>,
+    pub lhs_dilation: Vec<usize>,
+    pub rhs_dilation: Vec<usize>,
+    /// `ConvDimensionNumbers`: `lhs_spec`, `rhs_spec`, `out_spec`, each the
+    /// operand's axes in canonical order (batch or output feature, feature
+    /// or input feature, then the spatial axes).
+    pub specs: [Vec<usize>; 3],
+    pub feature_group_count: usize,
+    pub batch_group_count: usize,
 }
 
 /// `triangular_solve`'s parameters, JAX's names: `op(a) x = b` when

@@ -28,6 +28,7 @@ macro_rules! same_op_jvp {
 }
 
 mod assemble;
+mod conv;
 mod dot;
 mod dynamic;
 mod gather;
@@ -38,6 +39,7 @@ mod scatter;
 mod views;
 
 pub use assemble::*;
+pub use conv::*;
 pub use dot::*;
 pub use dynamic::*;
 pub use gather::GATHER;
@@ -80,6 +82,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &IOTA,
     &TILE,
     &GATHER,
+    &CONV_GENERAL_DILATED,
 ];
 
 #[cfg(test)]
