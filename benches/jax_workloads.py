@@ -87,6 +87,10 @@ def conv_nhwc(x, w):
         x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def conv_nhwc_vjp(x, w, g):
+    return jax.vjp(conv_nhwc, x, w)[1](g)
+
+
 def tanh_chain(x):
     return jnp.tanh(x * 1.5 + 0.5) * 2
 
@@ -337,6 +341,9 @@ def workloads():
         ("conv_lenet_1_32", plain(conv_nhwc, u(128, 28, 28, 1), u(5, 5, 1, 32))),
         ("conv_lenet_32_64", plain(conv_nhwc, u(128, 14, 14, 32), u(5, 5, 32, 64))),
         ("conv_resnet_3x3_64", plain(conv_nhwc, u(8, 56, 56, 64), u(3, 3, 64, 64))),
+        ("conv_lenet_1_32_vjp", plain(conv_nhwc_vjp, u(128, 28, 28, 1), u(5, 5, 1, 32), u(128, 28, 28, 32))),
+        ("conv_lenet_32_64_vjp", plain(conv_nhwc_vjp, u(128, 14, 14, 32), u(5, 5, 32, 64), u(128, 14, 14, 64))),
+        ("conv_resnet_3x3_64_vjp", plain(conv_nhwc_vjp, u(8, 56, 56, 64), u(3, 3, 64, 64), u(8, 56, 56, 64))),
         ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),

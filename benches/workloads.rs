@@ -509,7 +509,57 @@ fn one_hot_rows<const R: usize>() -> Array<f32, R, 10> {
     Array::from_fn(|k| if k % 10 == (k / 10) % 10 { 1.0 } else { 0.0 })
 }
 
-const NHWC: Option<(&str, &str, &str)> = Some(("NHWC", "HWIO", "NHWC"));
+/// A jitted NHWC/HWIO "SAME" convolution and its vjp (both operands'
+/// cotangents from the output's), for the conv rows.
+macro_rules! conv_workload {
+    ($fwd:ident, $vjp:ident, [$($x:literal),+], [$($w:literal),+], [$($y:literal),+]) => {
+        #[jax::jit]
+        fn $fwd(x: &Array<f32, $($x),+>, w: &Array<f32, $($w),+>) -> Array<f32, $($y),+> {
+            lax::conv_general_dilated(x, w, &[1, 1], "SAME", None, None, Some(("NHWC", "HWIO", "NHWC")), 1)
+        }
+
+        #[jax::jit]
+        fn $vjp(
+            x: &Array<f32, $($x),+>,
+            w: &Array<f32, $($w),+>,
+            g: &Array<f32, $($y),+>,
+        ) -> (Array<f32, $($x),+>, Array<f32, $($w),+>) {
+            let (_y, pullback) = jax::vjp(
+                |x, w| {
+                    let y: Array<f32, $($y),+> = lax::conv_general_dilated(
+                        &x, &w, &[1, 1], "SAME", None, None, Some(("NHWC", "HWIO", "NHWC")), 1,
+                    );
+                    y
+                },
+                x,
+                w,
+            );
+            pullback(g)
+        }
+    };
+}
+
+conv_workload!(
+    conv_lenet_1_32,
+    conv_lenet_1_32_vjp,
+    [128, 28, 28, 1],
+    [5, 5, 1, 32],
+    [128, 28, 28, 32]
+);
+conv_workload!(
+    conv_lenet_32_64,
+    conv_lenet_32_64_vjp,
+    [128, 14, 14, 32],
+    [5, 5, 32, 64],
+    [128, 14, 14, 64]
+);
+conv_workload!(
+    conv_resnet_3x3_64,
+    conv_resnet_3x3_64_vjp,
+    [8, 56, 56, 64],
+    [3, 3, 64, 64],
+    [8, 56, 56, 64]
+);
 
 fn random<const N: usize>(seed: u32) -> Array<f32, N> {
     Array::from_vec(random_vec(N, seed)).unwrap()
@@ -625,64 +675,55 @@ fn main() {
         let s = t.run(|| drop(black_box(jnp::softmax(black_box(&x), -1))));
         report("softmax_rows_eager", &t, s);
     }
-    // Convolutions (NHWC / HWIO, "SAME"), eager until the primitive is in
-    // jit: a LeNet-size pair of layers and a ResNet block's 3×3 conv.
-    if run("conv_lenet_1_32") {
-        let x: Array<f32, 128, 28, 28, 1> = Array::from_vec(random_vec(128 * 28 * 28, 40)).unwrap();
-        let w: Array<f32, 5, 5, 1, 32> = Array::from_vec(random_vec(5 * 5 * 32, 41)).unwrap();
-        let s = t.run(|| {
-            let y: Array<f32, 128, 28, 28, 32> = lax::conv_general_dilated(
-                black_box(&x),
-                black_box(&w),
-                &[1, 1],
-                "SAME",
-                None,
-                None,
-                NHWC,
-                1,
-            );
-            drop(black_box(y))
-        });
-        report("conv_lenet_1_32", &t, s);
+    // Convolutions (NHWC / HWIO, "SAME"), jitted: a LeNet-size pair of
+    // layers and a ResNet block's 3×3 conv, forward and their vjp.
+    macro_rules! conv_rows {
+        ($name:literal, $grad:literal, $fwd:ident, $vjp:ident, [$($x:literal),+], [$($w:literal),+], [$($y:literal),+], $seed:literal) => {
+            if run($name) || run($grad) {
+                let x: Array<f32, $($x),+> = Array::from_vec(random_vec(1 $(* $x)+, $seed)).unwrap();
+                let w: Array<f32, $($w),+> = Array::from_vec(random_vec(1 $(* $w)+, $seed + 1)).unwrap();
+                if run($name) {
+                    let s = t.run(|| drop(black_box($fwd(black_box(&x), black_box(&w)))));
+                    report($name, &t, s);
+                }
+                if run($grad) {
+                    let g: Array<f32, $($y),+> = Array::from_vec(random_vec(1 $(* $y)+, $seed + 2)).unwrap();
+                    let s = t.run(|| drop(black_box($vjp(black_box(&x), black_box(&w), black_box(&g)))));
+                    report($grad, &t, s);
+                }
+            }
+        };
     }
-    if run("conv_lenet_32_64") {
-        let x: Array<f32, 128, 14, 14, 32> =
-            Array::from_vec(random_vec(128 * 14 * 14 * 32, 42)).unwrap();
-        let w: Array<f32, 5, 5, 32, 64> = Array::from_vec(random_vec(5 * 5 * 32 * 64, 43)).unwrap();
-        let s = t.run(|| {
-            let y: Array<f32, 128, 14, 14, 64> = lax::conv_general_dilated(
-                black_box(&x),
-                black_box(&w),
-                &[1, 1],
-                "SAME",
-                None,
-                None,
-                NHWC,
-                1,
-            );
-            drop(black_box(y))
-        });
-        report("conv_lenet_32_64", &t, s);
-    }
-    if run("conv_resnet_3x3_64") {
-        let x: Array<f32, 8, 56, 56, 64> =
-            Array::from_vec(random_vec(8 * 56 * 56 * 64, 44)).unwrap();
-        let w: Array<f32, 3, 3, 64, 64> = Array::from_vec(random_vec(3 * 3 * 64 * 64, 45)).unwrap();
-        let s = t.run(|| {
-            let y: Array<f32, 8, 56, 56, 64> = lax::conv_general_dilated(
-                black_box(&x),
-                black_box(&w),
-                &[1, 1],
-                "SAME",
-                None,
-                None,
-                NHWC,
-                1,
-            );
-            drop(black_box(y))
-        });
-        report("conv_resnet_3x3_64", &t, s);
-    }
+    conv_rows!(
+        "conv_lenet_1_32",
+        "conv_lenet_1_32_vjp",
+        conv_lenet_1_32,
+        conv_lenet_1_32_vjp,
+        [128, 28, 28, 1],
+        [5, 5, 1, 32],
+        [128, 28, 28, 32],
+        40
+    );
+    conv_rows!(
+        "conv_lenet_32_64",
+        "conv_lenet_32_64_vjp",
+        conv_lenet_32_64,
+        conv_lenet_32_64_vjp,
+        [128, 14, 14, 32],
+        [5, 5, 32, 64],
+        [128, 14, 14, 64],
+        42
+    );
+    conv_rows!(
+        "conv_resnet_3x3_64",
+        "conv_resnet_3x3_64_vjp",
+        conv_resnet_3x3_64,
+        conv_resnet_3x3_64_vjp,
+        [8, 56, 56, 64],
+        [3, 3, 64, 64],
+        [8, 56, 56, 64],
+        44
+    );
     if run("mlp_loss") {
         let x = random2::<256, 784>(11);
         let w1 = random2::<784, 512>(12);

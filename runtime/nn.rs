@@ -392,7 +392,7 @@ where
 
 /// The window, strides and padding of a pooling layer over `(batch,
 /// spatial.., features)` inputs (or `(spatial.., features)`), as flax's
-/// `pool`: the batch and feature axes get windows and strides of 1.
+/// A pooling layer's window over `shape` (see [`jax_dtypes::conv::pool_window`]).
 #[track_caller]
 fn pool_spec(
     shape: &[usize],
@@ -400,49 +400,9 @@ fn pool_spec(
     strides: Option<&[usize]>,
     padding: crate::lax::Padding,
 ) -> Result<crate::lax::WindowSpec, String> {
-    let nsp = window_shape.len();
-    let lead = match shape.len().checked_sub(nsp) {
-        Some(2) => 1,
-        Some(1) => 0,
-        _ => {
-            return Err(format!(
-                "pooling: the input {shape:?} needs {} or {} axes for a window of {nsp} spatial axes: (batch, spatial.., features)",
-                nsp + 1,
-                nsp + 2
-            ))
-        }
-    };
-    let ones = vec![1; nsp];
-    let strides = strides.unwrap_or(&ones);
-    if strides.len() != nsp {
-        return Err(format!(
-            "pooling: strides {strides:?} need one entry per window axis ({nsp})"
-        ));
-    }
-    let pad = |p: Vec<(i64, i64)>| {
-        let mut v = vec![(0, 0); lead];
-        v.extend(p);
-        v.push((0, 0));
-        v
-    };
-    let padding = match padding {
-        crate::lax::Padding::Explicit(p) => crate::lax::Padding::Explicit(pad(p)),
-        p => p,
-    };
-    let wrap = |w: &[usize]| {
-        let mut v = vec![1; lead];
-        v.extend_from_slice(w);
-        v.push(1);
-        v
-    };
-    crate::lax::WindowSpec::new(
-        shape,
-        &wrap(window_shape),
-        Some(&wrap(strides)),
-        &padding,
-        None,
-        None,
-    )
+    let (window, strides, padding) =
+        jax_dtypes::conv::pool_window(shape, window_shape, strides, padding)?;
+    crate::lax::WindowSpec::new(shape, &window, Some(&strides), &padding, None, None)
 }
 
 /// Max pooling (flax's `nn.max_pool`): the maximum of each window of

@@ -64,3 +64,86 @@ fn convolutions_in_jit_equal_eager() {
         lax::conv_transpose(&x, &w, &[2, 2], "SAME", None, None, true);
     assert_eq!(j_conv_transpose(&x, &w).to_vec(), eager.to_vec());
 }
+
+#[jax::jit]
+fn j_reduce_window(x: &Array<f32, 4, 16, 16, 8>) -> Array<f32, 4, 8, 8, 8> {
+    lax::reduce_window(
+        x,
+        f32::NEG_INFINITY,
+        lax::max,
+        &[1, 3, 3, 1],
+        Some(&[1, 2, 2, 1]),
+        "SAME",
+    )
+}
+
+#[jax::jit]
+fn j_reduce_window_init(x: &Array<f32, 4, 16, 16, 8>) -> Array<f32, 4, 15, 15, 8> {
+    // An initial value other than the identity counts once per window.
+    lax::reduce_window(x, 1.5, lax::add, &[1, 2, 2, 1], None, "VALID")
+}
+
+#[jax::jit]
+fn j_reduce_window_dilated(x: &Array<f32, 6, 20>) -> Array<f32, 6, 18> {
+    lax::reduce_window_dilated(
+        x,
+        f32::INFINITY,
+        lax::min,
+        &[2, 2],
+        None,
+        &[(1, 0), (0, 1)],
+        Some(&[1, 1]),
+        Some(&[1, 3]),
+    )
+}
+
+#[jax::jit]
+fn j_max_pool(x: &Array<f32, 4, 16, 16, 8>) -> Array<f32, 4, 8, 8, 8> {
+    jax::nn::max_pool(x, &[2, 2], Some(&[2, 2]), "VALID")
+}
+
+#[jax::jit]
+fn j_avg_pool(x: &Array<f32, 16, 16, 8>) -> Array<f32, 16, 16, 8> {
+    jax::nn::avg_pool(x, &[3, 3], None, "SAME")
+}
+
+#[test]
+fn windowed_reductions_in_jit_equal_eager() {
+    let x: Array<f32, 4, 16, 16, 8> = normal(7);
+    let eager: Array<f32, 4, 8, 8, 8> = lax::reduce_window(
+        &x,
+        f32::NEG_INFINITY,
+        lax::max,
+        &[1, 3, 3, 1],
+        Some(&[1, 2, 2, 1]),
+        "SAME",
+    );
+    assert_eq!(j_reduce_window(&x).to_vec(), eager.to_vec());
+    let eager: Array<f32, 4, 15, 15, 8> =
+        lax::reduce_window(&x, 1.5, lax::add, &[1, 2, 2, 1], None, "VALID");
+    let jit = j_reduce_window_init(&x);
+    for (a, b) in jit.to_vec().iter().zip(eager.to_vec()) {
+        // The jitted sum adds the initial value last, the eager one first.
+        assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+    }
+    let y: Array<f32, 6, 20> = normal(8);
+    let eager: Array<f32, 6, 18> = lax::reduce_window_dilated(
+        &y,
+        f32::INFINITY,
+        lax::min,
+        &[2, 2],
+        None,
+        &[(1, 0), (0, 1)],
+        Some(&[1, 1]),
+        Some(&[1, 3]),
+    );
+    assert_eq!(j_reduce_window_dilated(&y).to_vec(), eager.to_vec());
+    let eager: Array<f32, 4, 8, 8, 8> = jax::nn::max_pool(&x, &[2, 2], Some(&[2, 2]), "VALID");
+    assert_eq!(j_max_pool(&x).to_vec(), eager.to_vec());
+    let z: Array<f32, 16, 16, 8> = normal(9);
+    let eager: Array<f32, 16, 16, 8> = jax::nn::avg_pool(&z, &[3, 3], None, "SAME");
+    for (a, b) in j_avg_pool(&z).to_vec().iter().zip(eager.to_vec()) {
+        // Jitted, `/ 9` becomes `* (1 / 9)` (XLA's rewrite): an ulp apart.
+        assert!((a - b).abs() <= 2.0 * f32::EPSILON * b.abs(), "{a} vs {b}");
+    }
+}

@@ -535,3 +535,51 @@ pub fn conv_transpose_layouts(rank: usize) -> Result<ConvDimensionNumbers<'stati
         _ => Err("No 4+ dimensional dimension_number defaults.".into()),
     }
 }
+
+/// The window of flax's pooling layers (`nn.max_pool`, `nn.avg_pool`) over
+/// inputs of `rank` axes, `(batch, spatial.., features)` or unbatched
+/// `(spatial.., features)`: `window_shape` and `strides` (`None`: 1) on
+/// the spatial axes, 1 on the others, explicit padding pairs given for the
+/// spatial axes only. Returns the window, its strides and the padding.
+pub fn pool_window(
+    shape: &[usize],
+    window_shape: &[usize],
+    strides: Option<&[usize]>,
+    padding: Padding,
+) -> Result<(Vec<usize>, Vec<usize>, Padding), String> {
+    let nsp = window_shape.len();
+    let lead = match shape.len().checked_sub(nsp) {
+        Some(2) => 1,
+        Some(1) => 0,
+        _ => {
+            return Err(format!(
+                "pooling: the input {shape:?} needs {} or {} axes for a window of {nsp} spatial axes: (batch, spatial.., features)",
+                nsp + 1,
+                nsp + 2
+            ))
+        }
+    };
+    let ones = vec![1; nsp];
+    let strides = strides.unwrap_or(&ones);
+    if strides.len() != nsp {
+        return Err(format!(
+            "pooling: strides {strides:?} need one entry per window axis ({nsp})"
+        ));
+    }
+    let wrap = |w: &[usize]| {
+        let mut v = vec![1; lead];
+        v.extend_from_slice(w);
+        v.push(1);
+        v
+    };
+    let padding = match padding {
+        Padding::Explicit(p) => {
+            let mut v = vec![(0, 0); lead];
+            v.extend(p);
+            v.push((0, 0));
+            Padding::Explicit(v)
+        }
+        p => p,
+    };
+    Ok((wrap(window_shape), wrap(strides), padding))
+}

@@ -42,25 +42,21 @@ impl Reads for WindowSpec {
     }
 }
 
-/// `spec`'s windowed reduction of row-major `x`: each output starts at
-/// `init` and folds `f(acc, element)` over its window in row-major order,
-/// padding and dilation holes reading `init`.
-pub(crate) fn reduce_window_raw<T: Copy>(
-    x: &[T],
-    spec: &WindowSpec,
-    init: T,
-    f: impl Fn(T, T) -> T,
-) -> Vec<T> {
+/// Calls `visit(output, taps)` for each output element of `spec` in
+/// row-major order, `taps` the flat indices of the operand elements its
+/// window covers in row-major window order, padding and dilation holes
+/// left out (XLA's CPU kernels skip them).
+fn each_window(spec: &WindowSpec, mut visit: impl FnMut(usize, &[usize])) {
     let rank = spec.shape.len();
     let strides = shape::strides(&spec.shape);
     let reads = spec.reads();
     let out_len: usize = spec.out_shape.iter().product();
     let taps: usize = spec.window.iter().product();
-    let mut out = Vec::with_capacity(out_len);
+    let mut found = Vec::with_capacity(taps);
     let mut o = vec![0usize; rank];
     let mut w = vec![0usize; rank];
-    for _ in 0..out_len {
-        let mut acc = init;
+    for out in 0..out_len {
+        found.clear();
         w.iter_mut().for_each(|v| *v = 0);
         for _ in 0..taps {
             let mut at = Some(0);
@@ -70,16 +66,82 @@ pub(crate) fn reduce_window_raw<T: Copy>(
                     _ => None,
                 };
             }
-            // XLA's CPU kernels skip padding and dilation holes (they
-            // do not fold `init` in again).
             if let Some(a) = at {
-                acc = f(acc, x[a]);
+                found.push(a);
             }
             step(&mut w, &spec.window);
         }
-        out.push(acc);
+        visit(out, &found);
         step(&mut o, &spec.out_shape);
     }
+}
+
+/// `spec`'s windowed reduction of row-major `x`: each output starts at
+/// `init` and folds `f(acc, element)` over its window in row-major order,
+/// padding and dilation holes skipped.
+pub(crate) fn reduce_window_raw<T: Copy>(
+    x: &[T],
+    spec: &WindowSpec,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(spec.out_shape.iter().product());
+    each_window(spec, |_, taps| {
+        out.push(taps.iter().fold(init, |acc, &i| f(acc, x[i])));
+    });
+    out
+}
+
+/// The tap each window selects, as XLA's `SelectAndScatter`: the first
+/// element, replaced by each later one it does not `ge`-dominate (`le`
+/// when `largest` is false): the first largest (smallest) element, a NaN
+/// where the window has one.
+fn selected<T: PartialOrd + Copy>(x: &[T], taps: &[usize], largest: bool) -> Option<usize> {
+    let (&first, rest) = taps.split_first()?;
+    Some(rest.iter().fold(first, |sel, &i| {
+        let keep = if largest {
+            x[sel] >= x[i]
+        } else {
+            x[sel] <= x[i]
+        };
+        if keep {
+            sel
+        } else {
+            i
+        }
+    }))
+}
+
+/// `select_and_gather_add`: per window of `x`, the element of `t` where
+/// `x` has its selected element (zero for a window of padding only).
+pub(crate) fn select_and_gather_raw<T: Element + PartialOrd>(
+    t: &[T],
+    x: &[T],
+    spec: &WindowSpec,
+    largest: bool,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(spec.out_shape.iter().product());
+    each_window(spec, |_, taps| {
+        out.push(selected(x, taps, largest).map_or(T::ZERO, |i| t[i]));
+    });
+    out
+}
+
+/// `select_and_scatter_add`: each element of `source` (one per window of
+/// `x`) added where `x` has that window's selected element; zeros elsewhere.
+pub(crate) fn select_and_scatter_add_raw<T: Element + PartialOrd>(
+    source: &[T],
+    x: &[T],
+    spec: &WindowSpec,
+    largest: bool,
+    add: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let mut out = vec![T::ZERO; x.len()];
+    each_window(spec, |o, taps| {
+        if let Some(i) = selected(x, taps, largest) {
+            out[i] = add(out[i], source[o]);
+        }
+    });
     out
 }
 

@@ -1,7 +1,9 @@
 //! Kernel calls of generated code, on row-major data: adapters over the
 //! one implementation each operation has in `lax`/`jnp`.
 
+use crate::__rt::identity::Extremes;
 use crate::element::{Element, Value};
+use crate::ops::Arith;
 
 /// `lax.dot_general` (see [`crate::lax::dot_general`]).
 #[allow(clippy::too_many_arguments)]
@@ -48,6 +50,105 @@ pub fn conv_general_dilated<T: Element>(
     )
     .unwrap_or_else(|e| panic!("internal error: a convolution the compiler checked: {e}"));
     crate::lax::conv_raw(lhs, rhs, &spec)
+}
+
+/// The monoid of a windowed reduction (`reduce_window_sum`, `_max`, `_min`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowFold {
+    Sum,
+    Max,
+    Min,
+}
+
+/// A windowed reduction's parameters, which the compiler checked.
+fn window_spec(
+    shape: &[usize],
+    window: &[usize],
+    strides: &[usize],
+    padding: &[(i64, i64)],
+    base_dilation: &[usize],
+    window_dilation: &[usize],
+) -> crate::lax::WindowSpec {
+    crate::lax::WindowSpec::new(
+        shape,
+        window,
+        Some(strides),
+        &crate::lax::Padding::Explicit(padding.to_vec()),
+        Some(base_dilation),
+        Some(window_dilation),
+    )
+    .unwrap_or_else(|e| panic!("internal error: a window the compiler checked: {e}"))
+}
+
+/// `reduce_window_sum`, `reduce_window_max`, `reduce_window_min`: each
+/// window folded from the monoid's identity, padding and dilation holes
+/// skipped (see [`crate::lax::reduce_window`]).
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_window<T: Arith + Extremes>(
+    x: &[T],
+    shape: &[usize],
+    window: &[usize],
+    strides: &[usize],
+    padding: &[(i64, i64)],
+    base_dilation: &[usize],
+    window_dilation: &[usize],
+    fold: WindowFold,
+) -> Vec<T> {
+    let spec = window_spec(
+        shape,
+        window,
+        strides,
+        padding,
+        base_dilation,
+        window_dilation,
+    );
+    match fold {
+        WindowFold::Sum => crate::lax::reduce_window_raw(x, &spec, T::ZERO, T::add),
+        WindowFold::Max => crate::lax::reduce_window_raw(x, &spec, T::LOWEST, T::max),
+        WindowFold::Min => crate::lax::reduce_window_raw(x, &spec, T::HIGHEST, T::min),
+    }
+}
+
+/// `select_and_gather_add` (max pooling's tangent): per window of `x`,
+/// the element of `t` at `x`'s first largest (`largest`, JAX's `ge`) or
+/// smallest (`le`) element.
+#[allow(clippy::too_many_arguments)]
+pub fn select_and_gather_add<T: Arith>(
+    t: &[T],
+    x: &[T],
+    shape: &[usize],
+    window: &[usize],
+    strides: &[usize],
+    padding: &[(i64, i64)],
+    base_dilation: &[usize],
+    window_dilation: &[usize],
+    largest: bool,
+) -> Vec<T> {
+    let spec = window_spec(
+        shape,
+        window,
+        strides,
+        padding,
+        base_dilation,
+        window_dilation,
+    );
+    crate::lax::select_and_gather_raw(t, x, &spec, largest)
+}
+
+/// `select_and_scatter_add` (max pooling's gradient): each element of
+/// `source` added where its window of `x` has its selected element.
+pub fn select_and_scatter_add<T: Arith>(
+    source: &[T],
+    x: &[T],
+    shape: &[usize],
+    window: &[usize],
+    strides: &[usize],
+    padding: &[(i64, i64)],
+    largest: bool,
+) -> Vec<T> {
+    let ones = vec![1; shape.len()];
+    let spec = window_spec(shape, window, strides, padding, &ones, &ones);
+    crate::lax::select_and_scatter_add_raw(source, x, &spec, largest, T::add)
 }
 
 /// `a (m×k) · b (k×n)` with the operands' (row, column) strides, as a

@@ -35,6 +35,10 @@ impl Tracer {
         if let Some(v) = self.call_lax_control(c)? {
             return Ok(v);
         }
+        // Its computation is a function, read before it is evaluated.
+        if let Some(v) = crate::frontend::lower_window::call(self, c)? {
+            return Ok(v);
+        }
         // Its options are a struct literal, read before it is evaluated.
         if crate::frontend::callables::is_path(&c.func, "linalg", "solve_triangular_with") {
             return crate::frontend::linalg_chol::solve_triangular_with(self, c);

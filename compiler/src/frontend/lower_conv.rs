@@ -19,7 +19,7 @@ use crate::ir::{Atom, Dim};
 use crate::prims::{self, ConvParams, Params};
 
 /// `padding`: a string, a `lax::Padding` variant, or `(low, high)` pairs.
-fn padding(t: &Tracer, v: &Value, span: Span) -> Result<Padding> {
+pub(crate) fn padding(t: &Tracer, v: &Value, span: Span) -> Result<Padding> {
     let help = "the padding is \"SAME\", \"VALID\", \"SAME_LOWER\", a `lax::Padding`, or `(low, high)` pairs known when the function compiles: `&[(1, 1), (0, 2)]`";
     match v {
         Value::Str(s) => Padding::parse(s).or_else(|e| err(span, e)),
@@ -39,7 +39,7 @@ fn padding(t: &Tracer, v: &Value, span: Span) -> Result<Padding> {
 }
 
 /// Static sizes (strides, dilations): a slice of positive integers.
-fn sizes(t: &Tracer, v: &Value, span: Span, what: &str) -> Result<Vec<usize>> {
+pub(crate) fn sizes(t: &Tracer, v: &Value, span: Span, what: &str) -> Result<Vec<usize>> {
     t.static_ints(v, span, what)?
         .into_iter()
         .map(|k| {
@@ -49,7 +49,7 @@ fn sizes(t: &Tracer, v: &Value, span: Span, what: &str) -> Result<Vec<usize>> {
 }
 
 /// An optional argument: `None`, or `Some(x)` / `x`.
-fn optional(v: &Value) -> Option<&Value> {
+pub(crate) fn optional(v: &Value) -> Option<&Value> {
     (!matches!(v, Value::Unit)).then_some(v)
 }
 

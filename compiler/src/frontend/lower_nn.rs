@@ -49,6 +49,8 @@ static NN: &[(&str, Handler)] = &[
     ("logsumexp", lower_math::logsumexp),
     ("one_hot", one_hot),
     ("standardize", standardize),
+    ("max_pool", crate::frontend::lower_window::pool),
+    ("avg_pool", crate::frontend::lower_window::pool),
 ];
 
 /// `jax::scipy::special`'s functions.

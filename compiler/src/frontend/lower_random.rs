@@ -336,7 +336,7 @@ fn randint_draws(
 }
 
 /// The smallest and largest value of an integer type.
-fn int_range(d: DType) -> (i128, i128) {
+pub(crate) fn int_range(d: DType) -> (i128, i128) {
     let nbits = d.bits();
     if d.kind() == jax_dtypes::Kind::Int {
         (-(1i128 << (nbits - 1)), (1i128 << (nbits - 1)) - 1)

@@ -47,6 +47,7 @@ pub(crate) mod lower_ranges;
 pub(crate) mod lower_shape;
 pub(crate) mod lower_sort;
 pub(crate) mod lower_tree;
+pub(crate) mod lower_window;
 pub(crate) mod macros;
 pub(crate) mod module;
 pub(crate) mod operators;

@@ -356,6 +356,23 @@ pub enum Params {
     },
     /// `conv_general_dilated` (see [`ConvParams`]).
     Conv(ConvParams),
+    /// Windowed reductions and max pooling's derivatives (see [`WindowParams`]).
+    Window(WindowParams),
+}
+
+/// The parameters of `reduce_window_{sum,max,min}`, `select_and_gather_add`
+/// and `select_and_scatter_add` (which has no dilations: ones), JAX's names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowParams {
+    pub window_dimensions: Vec<usize>,
+    pub window_strides: Vec<usize>,
+    /// `(low, high)` per axis, strings already resolved.
+    pub padding: Vec<(i64, i64)>,
+    pub base_dilation: Vec<usize>,
+    pub window_dilation: Vec<usize>,
+    /// `select_prim` of the selecting primitives: `ge` (the first largest
+    /// element, max pooling) or `le` (the first smallest).
+    pub select_ge: Option<bool>,
 }
 
 /// `conv_general_dilated`'s parameters, JAX's names (`precision` and

@@ -483,17 +483,30 @@ pub(super) fn mul_dy(_ad: &mut Ctx, x: Atom, _y: Atom, _ans: Atom) -> Res<Atom> 
     Ok(x)
 }
 
-/// ∂(x / y)/∂x = 1 / y
-pub(super) fn div_dx(ad: &mut Ctx, _x: Atom, y: Atom, _ans: Atom) -> Res<Atom> {
-    let one = ad.lit(1.0, &y);
-    ad.div(one, y)
-}
-
-/// ∂(x / y)/∂y = -x / y²
-pub(super) fn div_dy(ad: &mut Ctx, x: Atom, y: Atom, _ans: Atom) -> Res<Atom> {
-    let n = ad.neg(x)?;
-    let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?;
-    ad.mul(n, p)
+/// JAX's jvp of `div`: `t_x / y` (a division, as JAX computes it: its
+/// transpose divides the cotangent) and `(-t_y · x) · y⁻²`.
+pub(super) fn div_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    _: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let (x, y) = (ins[0].clone(), ins[1].clone());
+    let tx = match &t[0] {
+        Some(tx) => Some(ad.div(tx.clone(), y.clone())?),
+        None => None,
+    };
+    let ty = match &t[1] {
+        Some(ty) => {
+            let n = ad.neg(ty.clone())?;
+            let nx = ad.mul(n, x)?;
+            let p = ad.bind(&INTEGER_POW, Params::IntegerPow(-2), vec![y])?;
+            Some(ad.mul(nx, p)?)
+        }
+        None => None,
+    };
+    Ok(vec![ad.sum(vec![tx, ty])?])
 }
 
 /// 1 where x is the max, ½ on ties (JAX's balanced_eq)

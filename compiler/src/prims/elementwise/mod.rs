@@ -254,7 +254,7 @@ elementwise! {
     ADD_ANY = "add_any", 2, Any -> Same, jvp: Some(add_jvp), transpose: Some(add_transpose);
     SUB = "sub", 2, Number -> Same, jvp: Some(sub_jvp), transpose: Some(sub_transpose), forward: Some(forward_int_zero);
     MUL = "mul", 2, Any -> Same, jvp: jvp2!(mul_dx, mul_dy), transpose: Some(mul_transpose), forward: Some(forward_one);
-    DIV = "div", 2, Number -> Same, jvp: jvp2!(div_dx, div_dy), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one), rewrite: Some(reciprocal_of_broadcast);
+    DIV = "div", 2, Number -> Same, jvp: Some(div_jvp as JvpRule), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one), rewrite: Some(reciprocal_of_broadcast);
     REM = "rem", 2, Real -> Same, jvp: Some(rem_jvp), work: 4;
     POW = "pow", 2, Float -> Same, jvp: Some(pow_jvp), work: TRANSCENDENTAL_WORK;
     MAX = "max", 2, Ordered -> Same, jvp: jvp2!(max_dx, max_dy);

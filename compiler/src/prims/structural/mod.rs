@@ -37,6 +37,7 @@ mod pad;
 mod reductions;
 mod scatter;
 mod views;
+mod window;
 
 pub use assemble::*;
 pub use conv::*;
@@ -48,6 +49,7 @@ pub use pad::*;
 pub use reductions::*;
 pub use scatter::{SCATTER, SCATTER_ADD, SCATTER_MAX, SCATTER_MIN, SCATTER_MUL};
 pub use views::*;
+pub use window::*;
 
 fn params_err(name: &str) -> String {
     format!("internal error: {name} got the wrong parameters")
@@ -83,6 +85,11 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &TILE,
     &GATHER,
     &CONV_GENERAL_DILATED,
+    &REDUCE_WINDOW_SUM,
+    &REDUCE_WINDOW_MAX,
+    &REDUCE_WINDOW_MIN,
+    &SELECT_AND_GATHER_ADD,
+    &SELECT_AND_SCATTER_ADD,
 ];
 
 #[cfg(test)]
