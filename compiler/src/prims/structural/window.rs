@@ -272,8 +272,8 @@ fn reduce_window_sum_transpose(
     let ct_shape = ad.aval(&ct).shape;
     let rank = avals[0].rank();
     let mut config = Vec::with_capacity(rank);
-    for d in 0..rank {
-        config.push(match (&avals[0].shape[d], &ct_shape[d]) {
+    for (d, ct_dim) in ct_shape.iter().enumerate().take(rank) {
+        config.push(match (&avals[0].shape[d], ct_dim) {
             _ if trivial(w, d) => (0, 0, 0),
             (Dim::Lit(i), Dim::Lit(o)) => {
                 let (lo, hi) = vjp_pad(*i, w, d, *o);
