@@ -14,7 +14,7 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::dot::{gemm, same_slice, same_vec, Mat};
+use super::dot::{gemm_into, same_slice, same_vec, Mat};
 pub(crate) use jax_dtypes::conv::{
     conv_permutations, conv_transpose_layouts, conv_transpose_padding, dilate_dim, ConvSpec,
 };
@@ -99,25 +99,64 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
             r
         })
         .collect();
-    let mut kernel = vec![T::ZERO; cols * og];
+    // The columns of the gathered windows: (tap, feature) when the input's
+    // features are contiguous (channels last), else (feature, tap), so the
+    // reads along the last spatial axis run over consecutive elements.
+    let tap_major = lst[1] == 1 || ig == 1;
+    let rhs_tap: Vec<usize> = k_offsets(&taps, &rst[2..]);
+    let rhs_col: Vec<usize> = (0..cols)
+        .map(|c| {
+            let (t, i) = if tap_major {
+                (c / ig, c % ig)
+            } else {
+                (c % ntaps, c / ntaps)
+            };
+            rhs_tap[t] + i * rst[1]
+        })
+        .collect();
+    // The kernel as a [column, o] matrix read in place when its columns are
+    // evenly spaced in `rhs` (HWIO forward, or the output cotangent of a
+    // channels-last kernel gradient), else copied.
+    let col_stride = rhs_col.get(1).map_or(0, |&c1| c1 - rhs_col[0]);
+    let in_place = rhs_col
+        .iter()
+        .enumerate()
+        .all(|(c, &at)| at == c * col_stride);
     let nout = os[0];
-    // Images per gemm call: enough rows to fill the kernel's row blocks,
-    // few enough that the gathered windows stay in L2 (about 1 MiB).
-    let per_chunk = ((1usize << 18) / (npos * cols).max(1)).clamp(1, nout.max(1));
+    let rows = nout * npos;
+    // Rows per product: enough to amortize packing the kernel matrix, few
+    // enough that the gathered windows stay in L2 (about 1 MiB).
+    let chunk = ((1usize << 18) / cols).max(192).min(rows);
+    let rank = nsp + 2;
+    let channels_last: Vec<usize> = std::iter::once(0)
+        .chain(std::iter::once(rank - 1))
+        .chain(1..rank - 1)
+        .collect();
+    let direct_out = groups == 1 && spec.out_perm == channels_last;
+    let mut copied = Vec::new();
+    use rayon::prelude::*;
+    let ors = rst[0];
     for g in 0..groups {
-        // The group's kernel as a [(taps, i), o] matrix.
-        for o in 0..og {
-            for i in 0..ig {
-                for (t, tap) in k_iter(&taps).enumerate() {
-                    let mut at = (g * og + o) * rst[0] + i * rst[1];
-                    for d in 0..nsp {
-                        at += tap[d] * rst[2 + d];
-                    }
-                    kernel[(t * ig + i) * og + o] = rhs[at];
-                }
+        let kbase = g * og * ors;
+        let kernel = if in_place {
+            Mat {
+                data: &rhs[kbase..],
+                rs: col_stride,
+                cs: rst[0],
             }
-        }
-        let c0 = if fgc > 1 { g * ig } else { 0 };
+        } else {
+            copied.clear();
+            copied.extend(
+                rhs_col
+                    .iter()
+                    .flat_map(|&at| (0..og).map(move |o| rhs[kbase + at + o * ors])),
+            );
+            Mat {
+                data: &copied,
+                rs: og,
+                cs: 1,
+            }
+        };
         let gather = Gather {
             lhs,
             lst: &lst,
@@ -125,58 +164,58 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
             taps: &taps,
             positions: &positions,
             ig,
-        };
-        // Each chunk of images: windows gathered (row = image and output
-        // position, column = (tap, i)), one product with the kernel.
-        use rayon::prelude::*;
-        let product = |n0: usize| {
-            let n1 = (n0 + per_chunk).min(nout);
-            let mut patches = vec![T::ZERO; (n1 - n0) * npos * cols];
-            for (n, rows) in (n0..n1).zip(patches.chunks_mut(npos * cols)) {
+            tap_major,
+            base: |n: usize| {
                 let nb = if bgc > 1 { g * nout + n } else { n };
-                gather.image(nb * lst[0] + c0 * lst[1], rows);
-            }
-            gemm(
-                (n1 - n0) * npos,
-                cols,
-                og,
-                Mat {
-                    data: &patches,
-                    rs: cols,
-                    cs: 1,
-                },
-                Mat {
-                    data: &kernel,
-                    rs: og,
-                    cs: 1,
-                },
-            )
+                let c0 = if fgc > 1 { g * ig } else { 0 };
+                nb * lst[0] + c0 * lst[1]
+            },
+            npos,
         };
-        // An `N, spatial.., O` output without groups is the products' rows
-        // in order: each chunk's product is its slice of the output.
-        let rank = nsp + 2;
-        let channels_last: Vec<usize> = std::iter::once(0)
-            .chain(std::iter::once(rank - 1))
-            .chain(1..rank - 1)
-            .collect();
-        if groups == 1 && spec.out_perm == channels_last {
-            out.par_chunks_mut(per_chunk * npos * og)
+        // Rows r0..r1 (image and output position) of the windows, gathered
+        // (by several threads when they are one large chunk), times the
+        // kernel, into `dst` (row-major `(r1 - r0) × og`).
+        let product = |r0: usize, r1: usize, dst: &mut [T]| {
+            let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * cols);
+            let part = ((1usize << 16) / cols).max(1);
+            if (r1 - r0) > part && rows <= chunk {
+                patches
+                    .par_chunks_mut(part * cols)
+                    .enumerate()
+                    .for_each(|(c, p)| gather.rows(r0 + c * part, p));
+            } else {
+                gather.rows(r0, &mut patches);
+            }
+            let a = Mat {
+                data: &patches,
+                rs: cols,
+                cs: 1,
+            };
+            gemm_into(r1 - r0, cols, og, a, kernel, dst);
+        };
+        if direct_out {
+            out.par_chunks_mut(chunk * og)
                 .enumerate()
-                .for_each(|(c, dst)| dst.copy_from_slice(&product(c * per_chunk)));
+                .for_each(|(c, dst)| product(c * chunk, c * chunk + dst.len() / og, dst));
             continue;
         }
-        let chunks: Vec<(usize, Vec<T>)> = (0..nout)
-            .step_by(per_chunk)
+        let chunks: Vec<(usize, Vec<T>)> = (0..rows)
+            .step_by(chunk)
             .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|n0| (n0, product(n0)))
+            .map(|r0| {
+                let r1 = (r0 + chunk).min(rows);
+                let mut dst = vec![T::ZERO; (r1 - r0) * og];
+                product(r0, r1, &mut dst);
+                (r0, dst)
+            })
             .collect();
         let mut q = vec![0usize; nsp];
-        for (n0, prod) in chunks {
+        for (r0, prod) in chunks {
             for (r, vals) in prod.chunks(og).enumerate() {
-                let (n, p) = (n0 + r / npos, r % npos);
-                if p == 0 {
-                    q.iter_mut().for_each(|v| *v = 0);
+                let (n, p) = ((r0 + r) / npos, (r0 + r) % npos);
+                if p == 0 || r == 0 {
+                    unravel(p, &positions, &mut q);
                 }
                 let mut at = n * ost[0] + g * og * ost[1];
                 for d in 0..nsp {
@@ -192,8 +231,10 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
     out
 }
 
-/// The windows of one image, gathered into rows of a matrix.
-struct Gather<'a, T> {
+/// The windows of the images, gathered into rows of a matrix: one row per
+/// (image, output position), one column per (tap, input feature) or
+/// (input feature, tap).
+struct Gather<'a, T, B> {
     lhs: &'a [T],
     /// The input's strides in canonical order (batch, feature, spatial..).
     lst: &'a [usize],
@@ -202,63 +243,89 @@ struct Gather<'a, T> {
     taps: &'a [usize],
     positions: &'a [usize],
     ig: usize,
+    tap_major: bool,
+    /// Where image `n`'s first feature of the group starts.
+    base: B,
+    npos: usize,
 }
 
-impl<T: Element> Gather<'_, T> {
-    /// Fills `rows` (output positions × (taps, input features)) from the
-    /// image whose first feature of the group starts at `base`. The taps of
-    /// the last spatial axis are one block per row: where their valid reads
-    /// are consecutive input elements and the features are contiguous
-    /// (`NHWC` without groups), the block is one copy.
-    fn image(&self, base: usize, rows: &mut [T]) {
+impl<T: Element, B: Fn(usize) -> usize> Gather<'_, T, B> {
+    /// Fills `rows` (whole rows of the matrix) starting at row `r0`.
+    fn rows(&self, r0: usize, rows: &mut [T]) {
         let nsp = self.taps.len();
         let last = nsp - 1;
         let (tl, ql) = (self.taps[last], self.positions[last]);
         let ntaps: usize = self.taps.iter().product();
+        let cols = ntaps * self.ig;
         let (ig, cstride, lstride) = (self.ig, self.lst[1], self.lst[2 + last]);
-        let runs = (cstride == 1 && lstride == ig).then(|| runs(&self.reads[last], ql, tl));
+        // Runs along the last axis: copied whole when their elements are
+        // consecutive (the features, for tap-major columns, or the last
+        // axis itself).
+        let run_len = if self.tap_major { ig } else { 1 };
+        let runs = (if self.tap_major {
+            (ig == 1 || cstride == 1) && lstride == ig
+        } else {
+            lstride == 1
+        })
+        .then(|| runs(&self.reads[last], ql, tl));
         let outer_taps = &self.taps[..last];
-        let outer_pos = &self.positions[..last];
-        let mut q = vec![0usize; last];
+        let mut q = vec![0usize; nsp];
         let mut k = vec![0usize; last];
-        for (r, row) in rows.chunks_mut(ntaps * ig).enumerate() {
-            let q_last = r % ql;
-            if q_last == 0 && r > 0 {
-                step(&mut q, outer_pos);
+        for (r, row) in rows.chunks_mut(cols).enumerate() {
+            let (n, p) = ((r0 + r) / self.npos, (r0 + r) % self.npos);
+            if r == 0 || p == 0 {
+                unravel(p, self.positions, &mut q);
+            } else {
+                step(&mut q, self.positions);
             }
-            k.iter_mut().for_each(|v| *v = 0);
-            for block in row.chunks_mut(tl * ig) {
-                let mut at = Some(base);
-                for d in 0..last {
-                    at = match (at, self.reads[d][q[d] * self.taps[d] + k[d]]) {
-                        (Some(a), Some(x)) => Some(a + x * self.lst[2 + d]),
-                        _ => None,
-                    };
-                }
-                step(&mut k, outer_taps);
-                let Some(at) = at else {
-                    block.fill(T::ZERO);
-                    continue;
-                };
-                if let Some(Some((k0, k1, x0))) = runs.as_ref().map(|r| r[q_last]) {
-                    block[..k0 * ig].fill(T::ZERO);
-                    let src = &self.lhs[at + x0 * lstride..at + x0 * lstride + (k1 - k0) * ig];
-                    for (d, &v) in block[k0 * ig..k1 * ig].iter_mut().zip(src) {
-                        *d = v;
+            let base = (self.base)(n);
+            let q_last = q[last];
+            let last_reads = &self.reads[last][q_last * tl..(q_last + 1) * tl];
+            let run = runs.as_ref().and_then(|r| r[q_last]);
+            // One block per outer tap (and per feature, feature-major).
+            let features = if self.tap_major { 1 } else { ig };
+            let block_len = tl * run_len;
+            let mut blocks = row.chunks_mut(block_len);
+            for i in 0..features {
+                k.iter_mut().for_each(|v| *v = 0);
+                for _ in 0..ntaps / tl {
+                    let block = blocks.next().expect("internal error: conv gather");
+                    let mut at = Some(base + i * cstride);
+                    for d in 0..last {
+                        at = match (at, self.reads[d][q[d] * self.taps[d] + k[d]]) {
+                            (Some(a), Some(x)) => Some(a + x * self.lst[2 + d]),
+                            _ => None,
+                        };
                     }
-                    block[k1 * ig..].fill(T::ZERO);
-                    continue;
-                }
-                let reads = &self.reads[last][q_last * tl..(q_last + 1) * tl];
-                for (tap, read) in block.chunks_mut(ig).zip(reads) {
-                    match read {
-                        Some(x) => {
-                            let a = at + x * lstride;
-                            for (i, v) in tap.iter_mut().enumerate() {
-                                *v = self.lhs[a + i * cstride];
+                    step(&mut k, outer_taps);
+                    let Some(at) = at else {
+                        block.fill(T::ZERO);
+                        continue;
+                    };
+                    if let Some((k0, k1, x0)) = run {
+                        let (b0, b1) = (k0 * run_len, k1 * run_len);
+                        block[..b0].fill(T::ZERO);
+                        let src = &self.lhs[at + x0 * lstride..at + x0 * lstride + (b1 - b0)];
+                        block[b0..b1].copy_from_slice(src);
+                        block[b1..].fill(T::ZERO);
+                        continue;
+                    }
+                    if self.tap_major {
+                        for (tap, read) in block.chunks_mut(ig).zip(last_reads) {
+                            match read {
+                                Some(x) => {
+                                    let a = at + x * lstride;
+                                    for (i, v) in tap.iter_mut().enumerate() {
+                                        *v = self.lhs[a + i * cstride];
+                                    }
+                                }
+                                None => tap.fill(T::ZERO),
                             }
                         }
-                        None => tap.fill(T::ZERO),
+                    } else {
+                        for (v, read) in block.iter_mut().zip(last_reads) {
+                            *v = read.map_or(T::ZERO, |x| self.lhs[at + x * lstride]);
+                        }
                     }
                 }
             }
@@ -297,15 +364,24 @@ pub(super) fn step(idx: &mut [usize], dims: &[usize]) {
     }
 }
 
-/// The row-major multi-indices of `dims`.
-fn k_iter(dims: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
-    let total: usize = dims.iter().product();
-    let mut idx = vec![0; dims.len()];
-    (0..total).map(move |_| {
-        let cur = idx.clone();
-        step(&mut idx, dims);
-        cur
-    })
+/// The offsets of the row-major multi-indices of `dims` under `strides`.
+fn k_offsets(dims: &[usize], strides: &[usize]) -> Vec<usize> {
+    let mut offs = vec![0usize];
+    for (&d, &s) in dims.iter().zip(strides) {
+        offs = offs
+            .iter()
+            .flat_map(|&o| (0..d).map(move |k| o + k * s))
+            .collect();
+    }
+    offs
+}
+
+/// The row-major multi-index of `flat` over `dims`, into `idx`.
+fn unravel(mut flat: usize, dims: &[usize], idx: &mut [usize]) {
+    for d in (0..dims.len()).rev() {
+        idx[d] = flat % dims[d];
+        flat /= dims[d];
+    }
 }
 
 /// Checks `spec`'s result against `Out` and runs it.
@@ -502,4 +578,198 @@ where
     let dtype = <<A::Array as ArrayType>::Elem as Element>::DTYPE;
     shape::check_result::<Out>("conv_transpose", dtype, &spec.out_shape);
     Out::from_data(conv_raw(lhs.as_array().data(), rhs_data, &spec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The convolution as its defining sum, one output element at a time.
+    fn reference(lhs: &[f32], rhs: &[f32], spec: &ConvSpec) -> Vec<f32> {
+        let at = |shape: &[usize], perm: &[usize], idx: &[usize]| -> usize {
+            let st = shape::strides(shape);
+            idx.iter().zip(perm).map(|(&i, &a)| i * st[a]).sum()
+        };
+        let canon = |shape: &[usize], perm: &[usize]| -> Vec<usize> {
+            perm.iter().map(|&a| shape[a]).collect()
+        };
+        let (ls, rs, os) = (
+            canon(&spec.lhs_shape, &spec.lhs_perm),
+            canon(&spec.rhs_shape, &spec.rhs_perm),
+            canon(&spec.out_shape, &spec.out_perm),
+        );
+        let nsp = ls.len() - 2;
+        let (fgc, bgc) = (spec.feature_group_count, spec.batch_group_count);
+        let og = rs[0] / (fgc * bgc);
+        let mut out = vec![0.0f32; os.iter().product()];
+        let mut oi = vec![0usize; os.len()];
+        for _ in 0..out.len() {
+            let (n, o) = (oi[0], oi[1]);
+            let g = o / og;
+            let nb = if bgc > 1 { g * os[0] + n } else { n };
+            let mut sum = 0.0f32;
+            let mut ki = vec![0usize; rs.len() - 1]; // (i, taps..)
+            for _ in 0..rs[1..].iter().product::<usize>() {
+                let ci = if fgc > 1 { g * rs[1] + ki[0] } else { ki[0] };
+                let mut li = vec![nb, ci];
+                for d in 0..nsp {
+                    let x = (oi[2 + d] * spec.window_strides[d] + ki[1 + d] * spec.rhs_dilation[d])
+                        as i64
+                        - spec.padding[d].0;
+                    let ld = spec.lhs_dilation[d] as i64;
+                    if x >= 0 && x % ld == 0 && ((x / ld) as usize) < ls[2 + d] {
+                        li.push((x / ld) as usize);
+                    }
+                }
+                if li.len() == ls.len() {
+                    let mut ri = vec![o];
+                    ri.extend_from_slice(&ki);
+                    sum += lhs[at(&spec.lhs_shape, &spec.lhs_perm, &li)]
+                        * rhs[at(&spec.rhs_shape, &spec.rhs_perm, &ri)];
+                }
+                step(&mut ki, &rs[1..]);
+            }
+            out[at(&spec.out_shape, &spec.out_perm, &oi)] = sum;
+            step(&mut oi, &os);
+        }
+        out
+    }
+
+    /// Small integers (exact sums in any order) from a fixed LCG.
+    fn values(len: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 33) % 7) as f32 - 3.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kernel_is_the_defining_sum() {
+        type Case = (
+            &'static [usize],
+            &'static [usize],
+            &'static [usize],
+            (
+                &'static [(i64, i64)],
+                Option<&'static [usize]>,
+                Option<&'static [usize]>,
+            ),
+            (&'static str, &'static str, &'static str),
+            (usize, usize),
+        );
+        let cases: &[Case] = &[
+            // Channels last, strides, asymmetric padding, kernel dilation.
+            (
+                &[3, 9, 7, 4],
+                &[3, 2, 4, 5],
+                &[2, 1],
+                (&[(1, 2), (0, 1)], None, Some(&[1, 2])),
+                ("NHWC", "HWIO", "NHWC"),
+                (1, 1),
+            ),
+            // Channels first over several row chunks that cross images.
+            (
+                &[2, 3, 20, 20],
+                &[2, 3, 3, 3],
+                &[1, 1],
+                (&[(1, 1), (1, 1)], None, None),
+                ("NCHW", "OIHW", "NCHW"),
+                (1, 1),
+            ),
+            // Many images, one input feature, channels last (a first layer).
+            (
+                &[9, 12, 12, 1],
+                &[5, 5, 1, 8],
+                &[1, 1],
+                (&[(2, 2), (2, 2)], None, None),
+                ("NHWC", "HWIO", "NHWC"),
+                (1, 1),
+            ),
+            // Feature groups with input dilation (a grouped transposed conv).
+            (
+                &[2, 5, 6, 4],
+                &[3, 3, 2, 6],
+                &[1, 1],
+                (&[(2, 2), (1, 2)], Some(&[2, 2]), None),
+                ("NHWC", "HWIO", "NHWC"),
+                (2, 1),
+            ),
+            // Batch groups (a grouped conv's kernel gradient), odd layouts.
+            (
+                &[4, 6, 7, 3],
+                &[2, 3, 3, 4],
+                &[1, 2],
+                (&[(0, 1), (1, 1)], None, None),
+                ("NHWC", "HWIO", "CHWN"),
+                (1, 2),
+            ),
+            (
+                &[5, 6, 3, 7],
+                &[7, 4, 3, 2],
+                &[1, 1],
+                (&[(1, 0), (1, 1)], None, Some(&[2, 1])),
+                ("HWNC", "IOHW", "NCHW"),
+                (1, 1),
+            ),
+            // The kernel gradient of a channels-last layer (batch as
+            // features, one huge row per tap: gathered by several threads).
+            (
+                &[64, 20, 20, 1],
+                &[16, 16, 64, 2],
+                &[1, 1],
+                (&[(0, 0), (0, 0)], None, None),
+                ("CHWN", "HWIO", "NHWC"),
+                (1, 1),
+            ),
+            // 1-D and 3-D.
+            (
+                &[3, 4, 30],
+                &[6, 4, 5],
+                &[3],
+                (&[(2, 1)], None, Some(&[2])),
+                ("NCH", "OIH", "NCH"),
+                (1, 1),
+            ),
+            (
+                &[2, 5, 4, 6, 3],
+                &[2, 2, 3, 3, 4],
+                &[1, 2, 1],
+                (&[(1, 0), (0, 1), (1, 1)], None, None),
+                ("NDHWC", "DHWIO", "NDHWC"),
+                (1, 1),
+            ),
+        ];
+        for (c, &(l, r, strides, (pad, ld, rd), dn, (fgc, bgc))) in cases.iter().enumerate() {
+            let spec = ConvSpec::new(
+                l,
+                r,
+                strides,
+                &Padding::Explicit(pad.to_vec()),
+                ld,
+                rd,
+                Some(dn),
+                fgc,
+                bgc,
+            )
+            .unwrap_or_else(|e| panic!("case {c}: {e}"));
+            let x = values(l.iter().product(), 1 + c as u64);
+            let w = values(r.iter().product(), 100 + c as u64);
+            assert_eq!(
+                conv_raw(&x, &w, &spec),
+                reference(&x, &w, &spec),
+                "case {c}"
+            );
+            let (x64, w64): (Vec<f64>, Vec<f64>) = (
+                x.iter().map(|&v| v as f64).collect(),
+                w.iter().map(|&v| v as f64).collect(),
+            );
+            let want: Vec<f64> = reference(&x, &w, &spec).iter().map(|&v| v as f64).collect();
+            assert_eq!(conv_raw(&x64, &w64, &spec), want, "case {c}, f64");
+        }
+    }
 }

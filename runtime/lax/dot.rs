@@ -33,6 +33,16 @@ pub(super) fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {
     }
 }
 
+/// `s` as a mutable slice of `U` when `T` is `U`.
+fn same_slice_mut<T: 'static, U: 'static>(s: &mut [T]) -> Option<&mut [U]> {
+    if TypeId::of::<T>() == TypeId::of::<U>() {
+        // SAFETY: as in `same_slice`; the borrow is unique.
+        Some(unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<U>(), s.len()) })
+    } else {
+        None
+    }
+}
+
 /// `v` as a `Vec<U>`; `T` must be `U`.
 pub(super) fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Vec<U> {
     *(Box::new(v) as Box<dyn Any>)
@@ -54,6 +64,45 @@ pub(crate) struct Mat<'a, T> {
     pub data: &'a [T],
     pub rs: usize,
     pub cs: usize,
+}
+
+/// Small products and matrix-vector ones: plain loops along the contiguous
+/// axis (gemm's packing and thread dispatch would cost more than the
+/// arithmetic, as in a loop body's `W h`).
+fn is_small(m: usize, k: usize, n: usize) -> bool {
+    m * k * n <= SMALL_PRODUCT || ((m == 1 || n == 1 || k == 1) && m * k * n <= 1 << 22)
+}
+
+/// `a (m×k) · b (k×n)` written into the row-major `m×n` slice `c`: straight
+/// from the packed f32/f64 kernels when the product is not a small one.
+pub(crate) fn gemm_into<T: Element>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    c: &mut [T],
+) {
+    assert_eq!(c.len(), m * n, "internal error: gemm output");
+    if m > 0 && n > 0 && k > 0 && !is_small(m, k, n) {
+        if let (Some(ad), Some(bd), Some(cd)) = (
+            same_slice::<T, f32>(a.data),
+            same_slice::<T, f32>(b.data),
+            same_slice_mut::<T, f32>(c),
+        ) {
+            crate::gemm::sgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, None);
+            return;
+        }
+        if let (Some(ad), Some(bd), Some(cd)) = (
+            same_slice::<T, f64>(a.data),
+            same_slice::<T, f64>(b.data),
+            same_slice_mut::<T, f64>(c),
+        ) {
+            crate::gemm::dgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, None);
+            return;
+        }
+    }
+    c.copy_from_slice(&gemm(m, k, n, a, b));
 }
 
 /// `a (m×k) · b (k×n)` as a fresh row-major `m×n` buffer.
@@ -79,10 +128,7 @@ pub(crate) fn gemm<T: Element>(
         (k - 1) * b.rs + (n - 1) * b.cs < b.data.len(),
         "internal error: gemm rhs"
     );
-    // Small products and matrix-vector ones: plain loops along the
-    // contiguous axis (gemm's packing and thread dispatch would cost more
-    // than the arithmetic, as in a loop body's `W h`).
-    if m * k * n <= SMALL_PRODUCT || ((m == 1 || n == 1 || k == 1) && m * k * n <= 1 << 22) {
+    if is_small(m, k, n) {
         if let Some(c) = small_gemm_as::<T, f32>(m, k, n, a, b)
             .or_else(|| small_gemm_as::<T, f64>(m, k, n, a, b))
         {
