@@ -583,11 +583,17 @@ fn flag<T: std::str::FromStr>(args: &[String], key: &str, default: T) -> T {
 
 /// `cargo bench --bench workloads -- [FILTER] [--budget=S] [--warmup=N]
 /// [--min-samples=N] [--max-samples=N]`: runs the workloads whose names
-/// contain FILTER (all by default). cargo's own `--bench` is ignored.
+/// contain FILTER (all by default; `NAME$` runs NAME alone). cargo's own
+/// `--bench` is ignored.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
-    let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    let run = |name: &str| {
+        filter.as_deref().is_none_or(|f| match f.strip_suffix('$') {
+            Some(exact) => name == exact,
+            None => name.contains(f),
+        })
+    };
     let t = Timing {
         warmup: flag(&args, "warmup", 3),
         min_samples: flag(&args, "min-samples", 10),

@@ -59,7 +59,9 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
     assert_eq!(lhs.len(), ls.iter().product::<usize>(), "conv: lhs length");
     assert_eq!(rhs.len(), rs.iter().product::<usize>(), "conv: rhs length");
     let out_len: usize = os.iter().product();
-    let mut out = vec![T::ZERO; out_len];
+    // Every element is written below (a pooled buffer's stale values are
+    // never read).
+    let mut out: Vec<T> = crate::__rt::buffer(out_len);
     if out_len == 0 {
         return out;
     }
@@ -72,6 +74,7 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
     let cols = ntaps * ig;
     if cols == 0 {
         // No input features or no taps: every sum is empty.
+        out.fill(T::ZERO);
         return out;
     }
     let positions: Vec<usize> = os[2..].to_vec();
@@ -134,6 +137,9 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
         .collect();
     let direct_out = groups == 1 && spec.out_perm == channels_last;
     let mut copied = Vec::new();
+    let padded = tap_major
+        .then(|| Padded::plan(spec, &ls, &taps, ig, &positions))
+        .flatten();
     use rayon::prelude::*;
     let ors = rst[0];
     for g in 0..groups {
@@ -171,16 +177,19 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
                 nb * lst[0] + c0 * lst[1]
             },
             npos,
+            padded: padded.as_ref(),
+            in_dims: &ls[2..],
         };
         // Rows r0..r1 (image and output position) of the windows, gathered
         // (by several threads when they are one large chunk), times the
         // kernel, into `dst` (row-major `(r1 - r0) × og`).
         let product = |r0: usize, r1: usize, dst: &mut [T]| {
-            let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * cols);
+            let stride = gather.row_stride(cols);
+            let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * stride);
             let part = ((1usize << 16) / cols).max(1);
             if (r1 - r0) > part && rows <= chunk {
                 patches
-                    .par_chunks_mut(part * cols)
+                    .par_chunks_mut(part * stride)
                     .enumerate()
                     .for_each(|(c, p)| gather.rows(r0 + c * part, p));
             } else {
@@ -188,10 +197,11 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
             }
             let a = Mat {
                 data: &patches,
-                rs: cols,
+                rs: stride,
                 cs: 1,
             };
             gemm_into(r1 - r0, cols, og, a, kernel, dst);
+            crate::__rt::recycle(patches);
         };
         if direct_out {
             out.par_chunks_mut(chunk * og)
@@ -247,11 +257,144 @@ struct Gather<'a, T, B> {
     /// Where image `n`'s first feature of the group starts.
     base: B,
     npos: usize,
+    /// The plan for copying windows out of zero-padded images, when the
+    /// layout allows it.
+    padded: Option<&'a Padded>,
+    /// The input's spatial dimensions.
+    in_dims: &'a [usize],
+}
+
+/// Elements past the end of a padded image or a gathered row that the
+/// 8-wide copies of [`copy8`] may touch.
+const SLACK: usize = 8;
+
+/// Windows copied out of a zero-padded copy of each image (channels-last
+/// input, tap-major columns, no input dilation, no negative padding): every
+/// read is in bounds, so a row is a few contiguous pieces, copied 8
+/// elements at a time with no padding tests.
+struct Padded {
+    /// The padded image's strides per spatial axis (features are the
+    /// innermost, contiguous axis).
+    pst: Vec<usize>,
+    /// Its length, plus [`SLACK`].
+    len: usize,
+    /// Low padding per spatial axis.
+    lo: Vec<usize>,
+    /// The window origin's step per output index, per spatial axis.
+    qoff: Vec<usize>,
+    /// Per piece of a row: its start in the row and in the padded image
+    /// relative to the window's origin.
+    pieces: Vec<(usize, usize)>,
+    /// Each piece's length.
+    plen: usize,
+}
+
+impl Padded {
+    fn plan(
+        spec: &ConvSpec,
+        ls: &[usize],
+        taps: &[usize],
+        ig: usize,
+        positions: &[usize],
+    ) -> Option<Padded> {
+        let nsp = taps.len();
+        if spec.lhs_dilation.iter().any(|&d| d != 1)
+            || spec.padding.iter().any(|&(l, h)| l < 0 || h < 0)
+        {
+            return None;
+        }
+        let lo: Vec<usize> = spec.padding.iter().map(|&(l, _)| l as usize).collect();
+        let dims: Vec<usize> = (0..nsp)
+            .map(|d| ls[2 + d] + (spec.padding[d].0 + spec.padding[d].1) as usize)
+            .collect();
+        let mut pst = vec![ig; nsp];
+        for d in (0..nsp.saturating_sub(1)).rev() {
+            pst[d] = pst[d + 1] * dims[d + 1];
+        }
+        let len = pst[0] * dims[0] + SLACK;
+        let qoff: Vec<usize> = (0..nsp).map(|d| spec.window_strides[d] * pst[d]).collect();
+        let last = nsp - 1;
+        let outer: Vec<usize> = (0..last).map(|d| spec.rhs_dilation[d] * pst[d]).collect();
+        let outer_offs = k_offsets(&taps[..last], &outer);
+        let tl = taps[last];
+        let (pieces, plen): (Vec<(usize, usize)>, usize) = if spec.rhs_dilation[last] == 1 {
+            let p = outer_offs
+                .iter()
+                .enumerate()
+                .map(|(t, &o)| (t * tl * ig, o))
+                .collect();
+            (p, tl * ig)
+        } else {
+            let step = spec.rhs_dilation[last] * ig;
+            let p = outer_offs
+                .iter()
+                .flat_map(|&o| (0..tl).map(move |k| o + k * step))
+                .enumerate()
+                .map(|(t, src)| (t * ig, src))
+                .collect();
+            (p, ig)
+        };
+        // Every copy (the last window's last piece, 8-wide) inside the image.
+        let max_origin: usize = positions
+            .iter()
+            .zip(&qoff)
+            .map(|(&p, &o)| p.saturating_sub(1) * o)
+            .sum();
+        let max_src = pieces.iter().map(|&(_, src)| src).max().unwrap_or(0);
+        if max_origin + max_src + plen.next_multiple_of(SLACK) > len {
+            return None;
+        }
+        Some(Padded {
+            pst,
+            len,
+            lo,
+            qoff,
+            pieces,
+            plen,
+        })
+    }
+
+    /// The row stride of gathered rows of `cols` elements: room for the
+    /// last piece's 8-wide copy.
+    fn row_stride(cols: usize) -> usize {
+        (cols + SLACK - 1).next_multiple_of(SLACK)
+    }
+}
+
+/// Copies `len` elements from `src` to `dst` in blocks of 8, touching up to
+/// 7 elements past the end of both (no call into `memcpy` for short pieces).
+///
+/// # Safety
+/// `src` and `dst` are valid for `len.next_multiple_of(8)` elements and do
+/// not overlap.
+#[inline(always)]
+unsafe fn copy8<T: Copy>(dst: *mut T, src: *const T, len: usize) {
+    let mut j = 0;
+    while j < len {
+        // SAFETY: within the caller's `len.next_multiple_of(8)` elements.
+        unsafe {
+            let v = src.add(j).cast::<[T; 8]>().read_unaligned();
+            dst.add(j).cast::<[T; 8]>().write_unaligned(v);
+        }
+        j += 8;
+    }
 }
 
 impl<T: Element, B: Fn(usize) -> usize> Gather<'_, T, B> {
-    /// Fills `rows` (whole rows of the matrix) starting at row `r0`.
+    /// The distance between gathered rows of `cols` elements.
+    fn row_stride(&self, cols: usize) -> usize {
+        match self.padded {
+            Some(_) => Padded::row_stride(cols),
+            None => cols,
+        }
+    }
+
+    /// Fills `rows` (whole rows of the matrix, [`Gather::row_stride`] apart)
+    /// starting at row `r0`.
     fn rows(&self, r0: usize, rows: &mut [T]) {
+        if let Some(plan) = self.padded {
+            return self.rows_padded(plan, r0, rows);
+        }
         let nsp = self.taps.len();
         let last = nsp - 1;
         let (tl, ql) = (self.taps[last], self.positions[last]);
@@ -329,6 +472,77 @@ impl<T: Element, B: Fn(usize) -> usize> Gather<'_, T, B> {
                     }
                 }
             }
+        }
+    }
+}
+
+impl<T: Element, B: Fn(usize) -> usize> Gather<'_, T, B> {
+    fn rows_padded(&self, plan: &Padded, r0: usize, rows: &mut [T]) {
+        let nsp = self.taps.len();
+        let last = nsp - 1;
+        let cols = self.taps.iter().product::<usize>() * self.ig;
+        let stride = Padded::row_stride(cols);
+        let mut image = vec![T::ZERO; plan.len];
+        let mut loaded = usize::MAX;
+        let mut q = vec![0usize; nsp];
+        let (nrows, ql) = (rows.len() / stride, self.positions[last]);
+        let mut r = 0;
+        while r < nrows {
+            let (n, p) = ((r0 + r) / self.npos, (r0 + r) % self.npos);
+            if n != loaded {
+                self.load_padded(plan, n, &mut image);
+                loaded = n;
+            }
+            // The rest of this line of outputs along the last axis: window
+            // origins one stride apart.
+            unravel(p, self.positions, &mut q);
+            let run = (ql - q[last]).min(nrows - r);
+            let mut origin: usize = q.iter().zip(&plan.qoff).map(|(&q, &o)| q * o).sum();
+            for row in rows[r * stride..(r + run) * stride].chunks_exact_mut(stride) {
+                for &(dst, src) in &plan.pieces {
+                    // SAFETY: the row has `stride` elements, room for the
+                    // 8-wide copy of its last piece; `Padded::plan` checked
+                    // that every window's copies stay inside the image.
+                    unsafe {
+                        copy8(
+                            row.as_mut_ptr().add(dst),
+                            image.as_ptr().add(origin + src),
+                            plan.plen,
+                        )
+                    };
+                }
+                origin += plan.qoff[last];
+            }
+            r += run;
+        }
+    }
+
+    /// Image `n`, zero-padded, features innermost, into `image` (whose
+    /// padding is already zero).
+    fn load_padded(&self, plan: &Padded, n: usize, image: &mut [T]) {
+        let last = self.taps.len() - 1;
+        let (ig, cstride, lstride) = (self.ig, self.lst[1], self.lst[2 + last]);
+        let base = (self.base)(n);
+        let input = self.in_dims;
+        let mut line = vec![0usize; last];
+        for _ in 0..input[..last].iter().product::<usize>() {
+            let mut from = base;
+            let mut to = plan.lo[last] * plan.pst[last];
+            for d in 0..last {
+                from += line[d] * self.lst[2 + d];
+                to += (line[d] + plan.lo[d]) * plan.pst[d];
+            }
+            if lstride == ig && (ig == 1 || cstride == 1) {
+                let len = input[last] * ig;
+                image[to..to + len].copy_from_slice(&self.lhs[from..from + len]);
+            } else {
+                for x in 0..input[last] {
+                    for i in 0..ig {
+                        image[to + x * ig + i] = self.lhs[from + x * lstride + i * cstride];
+                    }
+                }
+            }
+            step(&mut line, &input[..last]);
         }
     }
 }
