@@ -528,9 +528,9 @@ impl<T: Element, B: Fn(usize) -> usize> Gather<'_, T, B> {
         for _ in 0..input[..last].iter().product::<usize>() {
             let mut from = base;
             let mut to = plan.lo[last] * plan.pst[last];
-            for d in 0..last {
-                from += line[d] * self.lst[2 + d];
-                to += (line[d] + plan.lo[d]) * plan.pst[d];
+            for (d, &x) in line.iter().enumerate() {
+                from += x * self.lst[2 + d];
+                to += (x + plan.lo[d]) * plan.pst[d];
             }
             if lstride == ig && (ig == 1 || cstride == 1) {
                 let len = input[last] * ig;
