@@ -3,6 +3,7 @@
 //! gives (the same kernel runs both, so bit for bit), on inputs large
 //! enough to take the kernel's parallel, chunked paths.
 
+use jax::nn;
 use jax::prelude::*;
 use jax::random;
 
@@ -38,6 +39,78 @@ fn j_conv_transpose(
     w: &Array<f32, 3, 3, 4, 6>,
 ) -> Array<f32, 2, 16, 16, 4> {
     lax::conv_transpose(x, w, &[2, 2], "SAME", None, None, true)
+}
+
+/// The conv epilogue: bias, relu and a residual computed in the
+/// convolution's output write, over two row chunks of the kernel.
+#[jax::jit]
+fn j_conv_bias_relu(
+    x: &Array<f32, 16, 16, 16, 8>,
+    w: &Array<f32, 3, 3, 8, 16>,
+    b: &Array<f32, 16>,
+    r: &Array<f32, 16, 16, 16, 16>,
+) -> Array<f32, 16, 16, 16, 16> {
+    let y = lax::conv_general_dilated(
+        x,
+        w,
+        &[1, 1],
+        "SAME",
+        None,
+        None,
+        Some(("NHWC", "HWIO", "NHWC")),
+        1,
+    );
+    nn::relu(y + b) + r
+}
+
+/// An addend broadcast along the batch alone: its rows are not evenly
+/// spaced along the product's, so the product is stored and a loop reads it.
+#[jax::jit]
+fn j_conv_batch_broadcast(
+    x: &Array<f32, 16, 16, 16, 8>,
+    w: &Array<f32, 3, 3, 8, 16>,
+    s: &Array<f32, 1, 16, 16, 16>,
+) -> Array<f32, 16, 16, 16, 16> {
+    let y = lax::conv_general_dilated(
+        x,
+        w,
+        &[1, 1],
+        "SAME",
+        None,
+        None,
+        Some(("NHWC", "HWIO", "NHWC")),
+        1,
+    );
+    nn::relu(y * s)
+}
+
+#[test]
+fn conv_epilogues_equal_the_eager_composition() {
+    let (x, w, b, r, s) = (normal(11), normal(12), normal(13), normal(14), normal(15));
+    let conv: Array<f32, 16, 16, 16, 16> = lax::conv_general_dilated(
+        &x,
+        &w,
+        &[1, 1],
+        "SAME",
+        None,
+        None,
+        Some(("NHWC", "HWIO", "NHWC")),
+        1,
+    );
+    let (b, r, s): (
+        Array<f32, 16>,
+        Array<f32, 16, 16, 16, 16>,
+        Array<f32, 1, 16, 16, 16>,
+    ) = (b, r, s);
+    let (c, bv, rv, sv) = (conv.to_vec(), b.to_vec(), r.to_vec(), s.to_vec());
+    let want: Vec<f32> = (0..c.len())
+        .map(|i| (c[i] + bv[i % 16]).max(0.0) + rv[i])
+        .collect();
+    assert_eq!(j_conv_bias_relu(&x, &w, &b, &r).to_vec(), want);
+    let want: Vec<f32> = (0..c.len())
+        .map(|i| (c[i] * sv[i % sv.len()]).max(0.0))
+        .collect();
+    assert_eq!(j_conv_batch_broadcast(&x, &w, &s).to_vec(), want);
 }
 
 #[test]

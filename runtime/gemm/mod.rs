@@ -40,7 +40,27 @@ pub struct Tile<'a, T> {
     _c: PhantomData<&'a mut T>,
 }
 
-impl<T> Tile<'_, T> {
+impl<'a, T> Tile<'a, T> {
+    /// The whole row-major matrix `c` (`cols` columns) as one block whose
+    /// first row is row `r0` of a larger C.
+    pub(crate) fn whole(c: &'a mut [T], r0: usize, cols: usize) -> Self {
+        Tile {
+            ptr: c.as_mut_ptr(),
+            ldc: cols,
+            r0,
+            c0: 0,
+            rows: c.len().checked_div(cols).unwrap_or(0),
+            cols,
+            _c: PhantomData,
+        }
+    }
+
+    /// The same block, numbered as rows `dr` further down a larger C.
+    pub(crate) fn shifted(mut self, dr: usize) -> Self {
+        self.r0 += dr;
+        self
+    }
+
     /// The block's first row in C.
     pub fn r0(&self) -> usize {
         self.r0

@@ -14,7 +14,8 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::shape;
 
-use super::dot::{gemm_into, same_slice, same_vec, Mat};
+use super::dot::{gemm_into, same_epilogue, same_slice, same_vec, Mat};
+use crate::gemm::{Epilogue, Tile};
 pub(crate) use jax_dtypes::conv::{
     conv_permutations, conv_transpose_layouts, conv_transpose_padding, dilate_dim, ConvSpec,
 };
@@ -23,28 +24,50 @@ pub use jax_dtypes::conv::{ConvDimensionNumbers, Padding};
 /// The convolution `spec` of row-major `lhs` and `rhs`, as a row-major
 /// result of shape `spec.out_shape`.
 pub(crate) fn conv_raw<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
+    conv_raw_with(lhs, rhs, spec, None)
+}
+
+/// [`conv_raw`], then `epilogue` over every element of the result seen as
+/// a `[positions, features]` matrix (rows: batch and spatial axes in the
+/// result's order; columns: its last axis). For an ungrouped convolution
+/// whose result has its features last (`NHWC`), the epilogue runs on each
+/// block of the product while it is in cache (the compiler's fused bias and
+/// activation); otherwise once over the whole result.
+pub(crate) fn conv_raw_with<T: Element>(
+    lhs: &[T],
+    rhs: &[T],
+    spec: &ConvSpec,
+    epilogue: Option<Epilogue<'_, T>>,
+) -> Vec<T> {
     // f32 and f64 run instances compiled in this crate (optimized however
     // the caller's crate is built); other dtypes the generic code.
     if let (Some(l), Some(r)) = (same_slice::<T, f32>(lhs), same_slice::<T, f32>(rhs)) {
-        return same_vec(conv_f32(l, r, spec));
+        let e = epilogue.map(same_epilogue::<T, f32>);
+        return same_vec(conv_f32(l, r, spec, e));
     }
     if let (Some(l), Some(r)) = (same_slice::<T, f64>(lhs), same_slice::<T, f64>(rhs)) {
-        return same_vec(conv_f64(l, r, spec));
+        let e = epilogue.map(same_epilogue::<T, f64>);
+        return same_vec(conv_f64(l, r, spec, e));
     }
-    conv_generic(lhs, rhs, spec)
+    conv_generic(lhs, rhs, spec, epilogue)
 }
 
 #[inline(never)]
-fn conv_f32(lhs: &[f32], rhs: &[f32], spec: &ConvSpec) -> Vec<f32> {
-    conv_generic(lhs, rhs, spec)
+fn conv_f32(lhs: &[f32], rhs: &[f32], spec: &ConvSpec, e: Option<Epilogue<'_, f32>>) -> Vec<f32> {
+    conv_generic(lhs, rhs, spec, e)
 }
 
 #[inline(never)]
-fn conv_f64(lhs: &[f64], rhs: &[f64], spec: &ConvSpec) -> Vec<f64> {
-    conv_generic(lhs, rhs, spec)
+fn conv_f64(lhs: &[f64], rhs: &[f64], spec: &ConvSpec, e: Option<Epilogue<'_, f64>>) -> Vec<f64> {
+    conv_generic(lhs, rhs, spec, e)
 }
 
-fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
+fn conv_generic<T: Element>(
+    lhs: &[T],
+    rhs: &[T],
+    spec: &ConvSpec,
+    epilogue: Option<Epilogue<'_, T>>,
+) -> Vec<T> {
     let nsp = spec.lhs_shape.len() - 2;
     let canon = |shape: &[usize], perm: &[usize]| -> (Vec<usize>, Vec<usize>) {
         let st = shape::strides(shape);
@@ -75,6 +98,7 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
     if cols == 0 {
         // No input features or no taps: every sum is empty.
         out.fill(T::ZERO);
+        whole_epilogue(&mut out, &spec.out_shape, epilogue);
         return out;
     }
     let positions: Vec<usize> = os[2..].to_vec();
@@ -183,7 +207,7 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
         // Rows r0..r1 (image and output position) of the windows, gathered
         // (by several threads when they are one large chunk), times the
         // kernel, into `dst` (row-major `(r1 - r0) × og`).
-        let product = |r0: usize, r1: usize, dst: &mut [T]| {
+        let product = |r0: usize, r1: usize, dst: &mut [T], epi: Option<Epilogue<'_, T>>| {
             let stride = gather.row_stride(cols);
             let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * stride);
             let part = ((1usize << 16) / cols).max(1);
@@ -200,13 +224,16 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
                 rs: stride,
                 cs: 1,
             };
-            gemm_into(r1 - r0, cols, og, a, kernel, dst);
+            gemm_into(r1 - r0, cols, og, a, kernel, dst, epi.map(|e| (e, r0)));
             crate::__rt::recycle(patches);
         };
         if direct_out {
             out.par_chunks_mut(chunk * og)
                 .enumerate()
-                .for_each(|(c, dst)| product(c * chunk, c * chunk + dst.len() / og, dst));
+                .for_each(|(c, dst)| {
+                    let r0 = c * chunk;
+                    product(r0, r0 + dst.len() / og, dst, epilogue)
+                });
             continue;
         }
         let chunks: Vec<(usize, Vec<T>)> = (0..rows)
@@ -216,7 +243,7 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
             .map(|r0| {
                 let r1 = (r0 + chunk).min(rows);
                 let mut dst = vec![T::ZERO; (r1 - r0) * og];
-                product(r0, r1, &mut dst);
+                product(r0, r1, &mut dst, None);
                 (r0, dst)
             })
             .collect();
@@ -238,7 +265,19 @@ fn conv_generic<T: Element>(lhs: &[T], rhs: &[T], spec: &ConvSpec) -> Vec<T> {
             }
         }
     }
+    if !direct_out {
+        whole_epilogue(&mut out, &spec.out_shape, epilogue);
+    }
     out
+}
+
+/// `epilogue` over all of `out` (row-major `shape`) as one block of the
+/// `[positions, last axis]` matrix.
+fn whole_epilogue<T>(out: &mut [T], shape: &[usize], epilogue: Option<Epilogue<'_, T>>) {
+    if let Some(e) = epilogue {
+        let cols = shape.last().copied().unwrap_or(1);
+        e(Tile::whole(out, 0, cols));
+    }
 }
 
 /// The windows of the images, gathered into rows of a matrix: one row per

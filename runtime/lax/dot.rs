@@ -10,6 +10,7 @@ use std::any::{Any, TypeId};
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
 use crate::element::{Complex, DType, Element, Value};
+use crate::gemm::{Epilogue, Tile};
 use crate::jnp::MatMul;
 use crate::lax::{as_i128, permute};
 use crate::ops::AddMul;
@@ -43,6 +44,20 @@ fn same_slice_mut<T: 'static, U: 'static>(s: &mut [T]) -> Option<&mut [U]> {
     }
 }
 
+/// An epilogue on `T` blocks as one on `U` blocks; `T` must be `U`.
+pub(super) fn same_epilogue<'e, T: 'static, U: 'static>(
+    e: &'e (dyn Fn(Tile<'_, T>) + Sync + 'e),
+) -> Epilogue<'e, U> {
+    assert_eq!(
+        TypeId::of::<T>(),
+        TypeId::of::<U>(),
+        "internal error: element types differ"
+    );
+    // SAFETY: T and U are the same type, so the two trait objects have the
+    // same layout and vtable.
+    unsafe { std::mem::transmute::<&'e (dyn Fn(Tile<'_, T>) + Sync + 'e), Epilogue<'e, U>>(e) }
+}
+
 /// `v` as a `Vec<U>`; `T` must be `U`.
 pub(super) fn same_vec<T: 'static, U: 'static>(v: Vec<T>) -> Vec<U> {
     *(Box::new(v) as Box<dyn Any>)
@@ -74,7 +89,8 @@ fn is_small(m: usize, k: usize, n: usize) -> bool {
 }
 
 /// `a (m×k) · b (k×n)` written into the row-major `m×n` slice `c`: straight
-/// from the packed f32/f64 kernels when the product is not a small one.
+/// from the packed f32/f64 kernels when the product is not a small one;
+/// then `epilogue` over every element, C's rows numbered from `r0`.
 pub(crate) fn gemm_into<T: Element>(
     m: usize,
     k: usize,
@@ -82,15 +98,18 @@ pub(crate) fn gemm_into<T: Element>(
     a: Mat<'_, T>,
     b: Mat<'_, T>,
     c: &mut [T],
+    epilogue: Option<(Epilogue<'_, T>, usize)>,
 ) {
     assert_eq!(c.len(), m * n, "internal error: gemm output");
+    let shifted = epilogue.map(|(e, r0)| move |t: Tile<'_, T>| e(t.shifted(r0)));
     if m > 0 && n > 0 && k > 0 && !is_small(m, k, n) {
         if let (Some(ad), Some(bd), Some(cd)) = (
             same_slice::<T, f32>(a.data),
             same_slice::<T, f32>(b.data),
             same_slice_mut::<T, f32>(c),
         ) {
-            crate::gemm::sgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, None);
+            let e = shifted.as_ref().map(|e| same_epilogue::<T, f32>(e));
+            crate::gemm::sgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, e);
             return;
         }
         if let (Some(ad), Some(bd), Some(cd)) = (
@@ -98,11 +117,15 @@ pub(crate) fn gemm_into<T: Element>(
             same_slice::<T, f64>(b.data),
             same_slice_mut::<T, f64>(c),
         ) {
-            crate::gemm::dgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, None);
+            let e = shifted.as_ref().map(|e| same_epilogue::<T, f64>(e));
+            crate::gemm::dgemm_into(m, k, n, ad, a.rs, a.cs, bd, b.rs, b.cs, cd, e);
             return;
         }
     }
     c.copy_from_slice(&gemm(m, k, n, a, b));
+    if let Some((e, r0)) = epilogue {
+        e(Tile::whole(c, r0, n));
+    }
 }
 
 /// `a (m×k) · b (k×n)` as a fresh row-major `m×n` buffer.

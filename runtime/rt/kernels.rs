@@ -33,11 +33,71 @@ pub fn conv_general_dilated<T: Element>(
     padding: &[(i64, i64)],
     lhs_dilation: &[usize],
     rhs_dilation: &[usize],
-    [lp, rp, op]: [&[usize]; 3],
+    perms: [&[usize]; 3],
     feature_group_count: usize,
     batch_group_count: usize,
 ) -> Vec<T> {
-    let spec = crate::lax::ConvSpec::with_perms(
+    let spec = conv_spec(
+        lshape,
+        rshape,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        perms,
+        feature_group_count,
+        batch_group_count,
+    );
+    crate::lax::conv_raw(lhs, rhs, &spec)
+}
+
+/// [`conv_general_dilated`] with elementwise work fused into its output
+/// write (the compiler's conv epilogue: bias, activation, residual): the
+/// result seen as a `[positions, features]` matrix, `epilogue` is called
+/// once per element, on blocks while they are in cache.
+#[allow(clippy::too_many_arguments)]
+pub fn conv_epilogue<T: Element>(
+    lhs: &[T],
+    lshape: &[usize],
+    rhs: &[T],
+    rshape: &[usize],
+    window_strides: &[usize],
+    padding: &[(i64, i64)],
+    lhs_dilation: &[usize],
+    rhs_dilation: &[usize],
+    perms: [&[usize]; 3],
+    feature_group_count: usize,
+    batch_group_count: usize,
+    epilogue: crate::gemm::Epilogue<'_, T>,
+) -> Vec<T> {
+    let spec = conv_spec(
+        lshape,
+        rshape,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        perms,
+        feature_group_count,
+        batch_group_count,
+    );
+    crate::lax::conv_raw_with(lhs, rhs, &spec, Some(epilogue))
+}
+
+/// A convolution's spec, which the compiler checked.
+#[allow(clippy::too_many_arguments)]
+fn conv_spec(
+    lshape: &[usize],
+    rshape: &[usize],
+    window_strides: &[usize],
+    padding: &[(i64, i64)],
+    lhs_dilation: &[usize],
+    rhs_dilation: &[usize],
+    [lp, rp, op]: [&[usize]; 3],
+    feature_group_count: usize,
+    batch_group_count: usize,
+) -> crate::lax::ConvSpec {
+    crate::lax::ConvSpec::with_perms(
         lshape,
         rshape,
         window_strides,
@@ -48,8 +108,7 @@ pub fn conv_general_dilated<T: Element>(
         feature_group_count,
         batch_group_count,
     )
-    .unwrap_or_else(|e| panic!("internal error: a convolution the compiler checked: {e}"));
-    crate::lax::conv_raw(lhs, rhs, &spec)
+    .unwrap_or_else(|e| panic!("internal error: a convolution the compiler checked: {e}"))
 }
 
 /// The monoid of a windowed reduction (`reduce_window_sum`, `_max`, `_min`).

@@ -107,7 +107,8 @@ pub fn plan(j: &Jaxpr) -> Fusion {
 
 /// The stored result whose loop a matrix product `e` is fused into as its
 /// epilogue: `e` is a `dot_general` emitting a plain `f32`/`f64` gemm of a
-/// matrix, read once, by elementwise work of its own shape that ends in a
+/// matrix or a convolution writing its result as one (features last, no
+/// groups), read once, by elementwise work of its own shape that ends in a
 /// stored (non-reduced) result of at most [`MAX_EPILOGUE_WORK`] per element
 /// and draws no random samples.
 fn epilogue_root(
@@ -119,19 +120,25 @@ fn epilogue_root(
     fused: &HashSet<Var>,
     work: &HashMap<Var, usize>,
 ) -> Option<Var> {
-    if e.prim.name != "dot_general" || e.outs.len() != 1 {
+    if e.outs.len() != 1 {
         return None;
     }
     let d = e.outs[0];
     let aval = j.aval(d);
     let avals: Vec<&crate::ir::Aval> = e.ins.iter().map(|a| j.atom_aval(a)).collect();
+    let product = match e.prim.name {
+        "dot_general" => {
+            aval.rank() == 2 && crate::prims::plain_gemm(&e.params, avals[0], avals[1]).is_some()
+        }
+        "conv_general_dilated" => crate::prims::conv_writes_rows(&e.params, aval.rank()),
+        _ => false,
+    };
     let float = matches!(aval.dtype, jax_dtypes::DType::F32 | jax_dtypes::DType::F64);
-    if aval.rank() != 2
+    if !product
         || !float
         || avals.iter().any(|a| a.dtype != aval.dtype)
         || outputs.contains(&d)
         || uses.get(&d) != Some(&1)
-        || crate::prims::plain_gemm(&e.params, avals[0], avals[1]).is_none()
     {
         return None;
     }
@@ -235,6 +242,45 @@ mod tests {
         crate::transform::simplify::simplify(&mut j);
         let p = plan(&j);
         (j, p)
+    }
+
+    #[test]
+    fn channels_last_convolutions_take_an_epilogue() {
+        let conv = |layout: &str, groups: usize| {
+            format!(
+                "lax::conv_general_dilated(x, w, &[1, 1], \"SAME\", None, None, Some({layout}), {groups})"
+            )
+        };
+        let sig = "(x: Array<f32, 2, 8, 8, 4>, w: Array<f32, 3, 3, 4, 6>, b: Array<f32, 6>)";
+        let nhwc = conv("(\"NHWC\", \"HWIO\", \"NHWC\")", 1);
+        let (j, p) = simplified(&format!(
+            "fn f{sig} -> Array<f32, 2, 8, 8, 6> {{ nn::relu({nhwc} + b) }}"
+        ));
+        let c = j
+            .eqns
+            .iter()
+            .find(|e| e.prim.name == "conv_general_dilated")
+            .unwrap()
+            .outs[0];
+        assert_eq!(p.epilogue.values().collect::<Vec<_>>(), [&c]);
+        // Features not last, or grouped: the kernel writes another order.
+        let nchw = conv("(\"NHWC\", \"HWIO\", \"NCHW\")", 1);
+        let grouped = conv("(\"NHWC\", \"HWIO\", \"NHWC\")", 2);
+        for (out, body) in [
+            ("Array<f32, 2, 6, 8, 8>", format!("nn::relu({nchw})")),
+            ("Array<f32, 2, 8, 8, 6>", format!("nn::relu({grouped})")),
+        ] {
+            let sig = sig.replace(
+                "3, 3, 4, 6",
+                if body.contains(", 2)") {
+                    "3, 3, 2, 6"
+                } else {
+                    "3, 3, 4, 6"
+                },
+            );
+            let (_, p) = simplified(&format!("fn f{sig} -> {out} {{ {body} }}"));
+            assert!(p.epilogue.is_empty(), "{body}");
+        }
     }
 
     #[test]

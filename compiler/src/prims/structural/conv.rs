@@ -142,16 +142,34 @@ fn checked(lhs: &[usize], rhs: &[usize], cp: &ConvParams) -> Res<ConvSpec> {
     )
 }
 
-/// The runtime's convolution on the operands' row-major buffers.
-fn conv_call(a: KernelArgs<'_>) -> TokenStream {
-    let Params::Conv(cp) = a.params else {
+/// Whether the convolution's result, row-major, is the `[positions,
+/// features]` matrix its kernel writes block by block (no feature groups,
+/// features last), so elementwise work can ride on that write.
+pub(crate) fn conv_writes_rows(p: &Params, rank: usize) -> bool {
+    let Params::Conv(cp) = p else { return false };
+    let channels_last: Vec<usize> = std::iter::once(0)
+        .chain(std::iter::once(rank - 1))
+        .chain(1..rank - 1)
+        .collect();
+    cp.feature_group_count == 1 && cp.batch_group_count == 1 && cp.specs[2] == channels_last
+}
+
+/// The runtime's convolution call on the operands' row-major buffers:
+/// `conv_general_dilated`, or `conv_epilogue` with the epilogue's tokens
+/// as its last argument.
+pub(crate) fn conv_call_tokens(
+    p: &Params,
+    ty: &TokenStream,
+    shapes: [&Aval; 2],
+    buffers: [&TokenStream; 2],
+    epilogue: Option<TokenStream>,
+) -> TokenStream {
+    let Params::Conv(cp) = p else {
         unreachable!("{}", params_err("conv_general_dilated"))
     };
-    let ty = rust_type(a.out_aval.dtype);
-    let ls: Vec<TokenStream> = a.avals[0].shape.iter().map(dim_tokens).collect();
-    let rs: Vec<TokenStream> = a.avals[1].shape.iter().map(dim_tokens).collect();
-    let lb = (a.bind)(0, Bind::Buffer);
-    let rb = (a.bind)(1, Bind::Buffer);
+    let ls: Vec<TokenStream> = shapes[0].shape.iter().map(dim_tokens).collect();
+    let rs: Vec<TokenStream> = shapes[1].shape.iter().map(dim_tokens).collect();
+    let [lb, rb] = buffers;
     let ConvParams {
         window_strides,
         padding,
@@ -162,15 +180,27 @@ fn conv_call(a: KernelArgs<'_>) -> TokenStream {
         batch_group_count,
     } = cp;
     let (lo, hi): (Vec<i64>, Vec<i64>) = padding.iter().copied().unzip();
+    let (f, epi) = match epilogue {
+        Some(e) => (quote!(conv_epilogue), quote!(#e,)),
+        None => (quote!(conv_general_dilated), quote!()),
+    };
     quote! {
-        ::jax::__rt::conv_general_dilated::<#ty>(
+        ::jax::__rt::#f::<#ty>(
             &#lb, &[#(#ls),*], &#rb, &[#(#rs),*],
             &[#(#window_strides),*], &[#((#lo, #hi)),*],
             &[#(#lhs_dilation),*], &[#(#rhs_dilation),*],
             [&[#(#lp),*], &[#(#rp),*], &[#(#op),*]],
-            #feature_group_count, #batch_group_count,
+            #feature_group_count, #batch_group_count, #epi
         )
     }
+}
+
+/// The runtime's convolution on the operands' row-major buffers.
+fn conv_call(a: KernelArgs<'_>) -> TokenStream {
+    let ty = rust_type(a.out_aval.dtype);
+    let lb = (a.bind)(0, Bind::Buffer);
+    let rb = (a.bind)(1, Bind::Buffer);
+    conv_call_tokens(a.params, &ty, [&a.avals[0], &a.avals[1]], [&lb, &rb], None)
 }
 
 /// Multiply-adds as XLA counts them (two flops each): per output element,
