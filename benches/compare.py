@@ -60,6 +60,12 @@ ROWS = [
     ),
     ("conv 5×5, 1→32, batch 128, 28×28, NHWC SAME", "conv_lenet_1_32", "conv_lenet_1_32", "jitted"),
     ("its vjp (input and kernel cotangents)", "conv_lenet_1_32_vjp", "conv_lenet_1_32_vjp", ""),
+    (
+        "same conv + bias + relu (a LeNet layer)",
+        "conv_lenet_1_32_bias_relu",
+        "conv_lenet_1_32_bias_relu",
+        "ours: bias and relu in the conv's output write",
+    ),
     ("conv 5×5, 32→64, batch 128, 14×14, NHWC SAME", "conv_lenet_32_64", "conv_lenet_32_64", ""),
     ("its vjp", "conv_lenet_32_64_vjp", "conv_lenet_32_64_vjp", ""),
     ("conv 3×3, 64→64, batch 8, 56×56 (ResNet block)", "conv_resnet_3x3_64", "conv_resnet_3x3_64", ""),

@@ -87,6 +87,10 @@ def conv_nhwc(x, w):
         x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def conv_bias_relu(x, w, b):
+    return jax.nn.relu(conv_nhwc(x, w) + b)
+
+
 def conv_nhwc_vjp(x, w, g):
     return jax.vjp(conv_nhwc, x, w)[1](g)
 
@@ -339,6 +343,7 @@ def workloads():
         ("triad_16m_donated", donated(triad, u(M16))),
         ("softmax_rows", plain(softmax_rows, u(4096, 1024))),
         ("conv_lenet_1_32", plain(conv_nhwc, u(128, 28, 28, 1), u(5, 5, 1, 32))),
+        ("conv_lenet_1_32_bias_relu", plain(conv_bias_relu, u(128, 28, 28, 1), u(5, 5, 1, 32), u(32))),
         ("conv_lenet_32_64", plain(conv_nhwc, u(128, 14, 14, 32), u(5, 5, 32, 64))),
         ("conv_resnet_3x3_64", plain(conv_nhwc, u(8, 56, 56, 64), u(3, 3, 64, 64))),
         ("conv_lenet_1_32_vjp", plain(conv_nhwc_vjp, u(128, 28, 28, 1), u(5, 5, 1, 32), u(128, 28, 28, 32))),

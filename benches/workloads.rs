@@ -561,6 +561,27 @@ conv_workload!(
     [8, 56, 56, 64]
 );
 
+/// A LeNet layer as users write it: conv, bias, relu (the bias and relu
+/// ride on the convolution's output write).
+#[jax::jit]
+fn conv_lenet_1_32_bias_relu(
+    x: &Array<f32, 128, 28, 28, 1>,
+    w: &Array<f32, 5, 5, 1, 32>,
+    b: &Array<f32, 32>,
+) -> Array<f32, 128, 28, 28, 32> {
+    let y = lax::conv_general_dilated(
+        x,
+        w,
+        &[1, 1],
+        "SAME",
+        None,
+        None,
+        Some(("NHWC", "HWIO", "NHWC")),
+        1,
+    );
+    jax::nn::relu(y + b)
+}
+
 fn random<const N: usize>(seed: u32) -> Array<f32, N> {
     Array::from_vec(random_vec(N, seed)).unwrap()
 }
@@ -710,6 +731,19 @@ fn main() {
         [128, 28, 28, 32],
         40
     );
+    if run("conv_lenet_1_32_bias_relu") {
+        let x: Array<f32, 128, 28, 28, 1> = Array::from_vec(random_vec(128 * 28 * 28, 40)).unwrap();
+        let w: Array<f32, 5, 5, 1, 32> = Array::from_vec(random_vec(5 * 5 * 32, 41)).unwrap();
+        let b = random::<32>(43);
+        let s = t.run(|| {
+            drop(black_box(conv_lenet_1_32_bias_relu(
+                black_box(&x),
+                black_box(&w),
+                black_box(&b),
+            )))
+        });
+        report("conv_lenet_1_32_bias_relu", &t, s);
+    }
     conv_rows!(
         "conv_lenet_32_64",
         "conv_lenet_32_64_vjp",
