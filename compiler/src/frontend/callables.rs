@@ -45,6 +45,8 @@ pub(crate) struct Vmapped {
     pub(crate) f: Callable,
     pub(crate) in_axes: AxisSpec,
     pub(crate) out_axes: AxisSpec,
+    /// `axis_name`: the name collectives in `f` use for the mapped axis.
+    pub(crate) axis_name: Option<String>,
 }
 
 /// Something a transformation applies to.

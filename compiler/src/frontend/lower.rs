@@ -14,6 +14,7 @@ use proc_macro2::Span;
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
 use crate::frontend::lower_complex;
+use crate::frontend::lower_collectives;
 use crate::frontend::lower_conv;
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lower_diag;
@@ -335,6 +336,15 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     ),
     (&["conv"], LAX, By(lower_conv::conv)),
     (&["conv_transpose"], LAX, By(lower_conv::conv_transpose)),
+    // Collectives by axis name (lower_collectives.rs).
+    (&["psum"], LAX, By(lower_collectives::psum)),
+    (&["pmean"], LAX, By(lower_collectives::pmean)),
+    (&["pmax"], LAX, By(lower_collectives::pmax)),
+    (&["pmin"], LAX, By(lower_collectives::pmin)),
+    (&["all_gather"], LAX, By(lower_collectives::all_gather)),
+    (&["psum_scatter"], LAX, By(lower_collectives::psum_scatter)),
+    (&["ppermute"], LAX, By(lower_collectives::ppermute)),
+    (&["axis_index"], LAX, By(lower_collectives::axis_index)),
 ];
 
 impl Tracer {

@@ -31,6 +31,7 @@ pub(crate) mod linalg_qr;
 pub(crate) mod lower;
 pub(crate) mod lower_call;
 pub(crate) mod lower_complex;
+pub(crate) mod lower_collectives;
 pub(crate) mod lower_conv;
 pub(crate) mod lower_create;
 pub(crate) mod lower_diag;

@@ -56,6 +56,10 @@ pub(crate) struct Tracer {
     /// `#[custom_jvp]` functions whose rule is being traced: calls to them
     /// there compute the body (the rule is their derivative).
     pub(crate) in_rule: Vec<String>,
+    /// The axis names bound by enclosing `jax::vmap(f, .., axis_name)`
+    /// calls while `f` is traced, innermost last, with their sizes: what
+    /// collectives (`lax::psum(x, "i")`) may name.
+    pub(crate) axis_env: Vec<(String, crate::ir::Dim)>,
 }
 
 impl Tracer {
@@ -69,6 +73,7 @@ impl Tracer {
             self_ty: None,
             depth: 0,
             in_rule: Vec::new(),
+            axis_env: Vec::new(),
         }
     }
 

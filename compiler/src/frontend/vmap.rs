@@ -104,14 +104,29 @@ impl Tracer {
     /// `jax::vmap(f)`, `jax::vmap(f, in_axes)`, `jax::vmap(f, in_axes, out_axes)`.
     pub(crate) fn vmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let (f, in_axes, out_axes) = match args.as_slice() {
-            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span())),
-            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span())),
-            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?),
+        let (f, in_axes, out_axes, name) = match args.as_slice() {
+            [f] => (f, AxisSpec::Axis(0, c.span()), AxisSpec::Axis(0, c.span()), None),
+            [f, i] => (f, axis_spec(i)?, AxisSpec::Axis(0, c.span()), None),
+            [f, i, o] => (f, axis_spec(i)?, axis_spec(o)?, None),
+            [f, i, o, n] => (f, axis_spec(i)?, axis_spec(o)?, Some(*n)),
             _ => {
                 return err(
                     c.span(),
-                    "`jax::vmap` takes a function, then optionally `in_axes` and `out_axes`: `jax::vmap(f, (None, 0), 0)`",
+                    "`jax::vmap` takes a function, then optionally `in_axes`, `out_axes` and `axis_name`: `jax::vmap(f, (None, 0), 0, \"i\")`",
+                )
+            }
+        };
+        let axis_name = match name {
+            None => None,
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) => Some(s.value()),
+            Some(syn::Expr::Path(p)) if p.path.is_ident("None") => None,
+            Some(n) => {
+                return err(
+                    n.span(),
+                    "vmap's `axis_name` is a string literal (`\"i\"`) or `None`, written where the call is",
                 )
             }
         };
@@ -119,6 +134,7 @@ impl Tracer {
             f: self.callable(f)?,
             in_axes,
             out_axes,
+            axis_name,
         })))
     }
 
@@ -229,7 +245,10 @@ impl Tracer {
         let spans: Vec<Span> = args.iter().map(|(_, s)| *s).collect();
         let mut out_template = Value::Unit;
         let f = v.f.clone();
-        let (j, free) = self.trace_with(lane_avals, |t, inputs| {
+        if let Some(name) = &v.axis_name {
+            self.axis_env.push((name.clone(), size.clone()));
+        }
+        let traced = self.trace_with(lane_avals, |t, inputs| {
             let mut it = inputs.into_iter().map(Value::Traced);
             let lane_args: Vec<(Value, Span)> = templates
                 .iter()
@@ -241,7 +260,11 @@ impl Tracer {
             flatten(&out, &mut outs);
             out_template = out;
             outs.into_iter().map(|o| t.atom(o, span)).collect()
-        })?;
+        });
+        if v.axis_name.is_some() {
+            self.axis_env.pop();
+        }
+        let (j, free) = traced?;
         // Where each output's lanes go.
         let mut out_specs = Vec::new();
         leaf_specs(&v.out_axes, &out_template, &mut out_specs)?;
@@ -263,7 +286,15 @@ impl Tracer {
         }
         let mut in_dims: Vec<BDim> = leaves.iter().map(|(_, d, _, _)| *d).collect();
         in_dims.extend(free.iter().map(|_| None));
-        let program = batching::vmap(&j, &in_dims, &out_dims, &size, self.b.x64, span)?;
+        let program = batching::vmap(
+            &j,
+            &in_dims,
+            &out_dims,
+            &size,
+            v.axis_name.as_deref(),
+            self.b.x64,
+            span,
+        )?;
         let mut inputs: Vec<Atom> = leaves.into_iter().map(|(a, ..)| a).collect();
         inputs.extend(free);
         let outs = self.b.inline(&program, &inputs)?;

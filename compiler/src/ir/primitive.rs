@@ -358,6 +358,21 @@ pub enum Params {
     Conv(ConvParams),
     /// Windowed reductions and max pooling's derivatives (see [`WindowParams`]).
     Window(WindowParams),
+    /// Collectives by axis name (see [`CollectiveParams`]).
+    Collective(CollectiveParams),
+}
+
+/// The parameters of the collectives (`psum`, `pmax`, `pmin`,
+/// `axis_index`, `all_gather`, `psum_scatter`, `ppermute`), JAX's names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollectiveParams {
+    /// The axis names it communicates over (`axes`, or `axis_name`).
+    pub axes: Vec<String>,
+    /// The named axis' size (`all_gather`'s `axis_size`), as the tracer
+    /// found it bound.
+    pub axis_size: usize,
+    /// `ppermute`'s `perm`: (source, destination) pairs.
+    pub perm: Vec<(usize, usize)>,
 }
 
 /// The parameters of `reduce_window_{sum,max,min}`, `select_and_gather_add`

@@ -120,6 +120,9 @@ pub struct Batch<'a> {
     pub prim: Prim,
     /// The number of lanes.
     pub size: Dim,
+    /// The mapped axis' name (`jax::vmap(f, .., axis_name)`), which
+    /// collectives name to reduce or gather across the lanes.
+    pub axis_name: Option<String>,
     pub vmap: VmapProgram,
 }
 
@@ -130,6 +133,7 @@ pub type VmapProgram = fn(
     j: &Jaxpr,
     in_dims: &[BDim],
     size: &Dim,
+    axis_name: Option<&str>,
     out_dims: Option<&[BDim]>,
     x64: bool,
     span: Span,

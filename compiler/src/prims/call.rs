@@ -219,7 +219,7 @@ fn vmap_at_front(bx: &Batch, j: &Jaxpr) -> Res<Jaxpr> {
     let ins = vec![Some(0); j.invars.len()];
     let outs = vec![Some(0); j.outvars.len()];
     let (batched, _) =
-        (bx.vmap)(j, &ins, &bx.size, Some(&outs), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
+        (bx.vmap)(j, &ins, &bx.size, bx.axis_name.as_deref(), Some(&outs), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
     Ok(batched)
 }
 

@@ -10,6 +10,7 @@
 
 mod call;
 mod checkpoint;
+mod collectives;
 mod cond;
 mod control;
 mod cumulative;
@@ -23,6 +24,7 @@ mod structural;
 
 pub use call::*;
 pub use checkpoint::*;
+pub use collectives::*;
 pub use cond::*;
 pub use control::*;
 pub use cumulative::*;

@@ -33,6 +33,7 @@ fn vmap_into(
     inputs: &[Atom],
     in_dims: &[BDim],
     size: &Dim,
+    axis_name: Option<&str>,
 ) -> syn::Result<Vec<(Atom, BDim)>> {
     let mut env: HashMap<Var, (Atom, BDim)> = HashMap::new();
     let mut consts = HashMap::new();
@@ -49,7 +50,10 @@ fn vmap_into(
     };
     for e in &j.eqns {
         let (ins, dims): (Vec<Atom>, Vec<BDim>) = e.ins.iter().map(|a| get(&env, a)).unzip();
-        let outs: Vec<(Atom, BDim)> = if dims.iter().all(Option::is_none) {
+        // A collective across this axis runs its rule even on shared
+        // values (`psum` of one is that value times the lane count).
+        let across = axis_name.is_some_and(|n| crate::prims::names_axis(&e.params, n));
+        let outs: Vec<(Atom, BDim)> = if dims.iter().all(Option::is_none) && !across {
             b.bind(e.prim, e.params.clone(), ins, e.span)?
                 .into_iter()
                 .map(|o| (o, None))
@@ -65,6 +69,7 @@ fn vmap_into(
                 cx: Ctx::new(b, e.span),
                 prim: e.prim,
                 size: size.clone(),
+                axis_name: axis_name.map(str::to_string),
                 vmap: vmap_program,
             };
             rule(&mut bx, &ins, &dims, &e.params).map_err(|m| expression_error(e.span, m))?
@@ -98,6 +103,7 @@ pub fn vmap(
     in_dims: &[BDim],
     out_dims: &[BDim],
     size: &Dim,
+    axis_name: Option<&str>,
     x64: bool,
     span: Span,
 ) -> syn::Result<Jaxpr> {
@@ -108,7 +114,7 @@ pub fn vmap(
         .zip(in_dims)
         .map(|(v, d)| b.input(batched_aval(j.aval(*v), *d, size)))
         .collect();
-    let outs = vmap_into(j, &mut b, &inputs, in_dims, size)?;
+    let outs = vmap_into(j, &mut b, &inputs, in_dims, size, axis_name)?;
     let mut outvars = Vec::new();
     for ((x, from), to) in outs.into_iter().zip(out_dims) {
         let mut cx = Ctx::new(&mut b, span);
@@ -126,6 +132,7 @@ pub fn vmap_program(
     j: &Jaxpr,
     in_dims: &[BDim],
     size: &Dim,
+    axis_name: Option<&str>,
     out_dims: Option<&[BDim]>,
     x64: bool,
     span: Span,
@@ -137,7 +144,7 @@ pub fn vmap_program(
         .zip(in_dims)
         .map(|(v, d)| b.input(batched_aval(j.aval(*v), *d, size)))
         .collect();
-    let outs = vmap_into(j, &mut b, &inputs, in_dims, size)?;
+    let outs = vmap_into(j, &mut b, &inputs, in_dims, size, axis_name)?;
     let (outvars, dims) = match out_dims {
         None => outs.into_iter().unzip(),
         Some(want) => {

@@ -9,7 +9,7 @@ use crate::prims::{
     TransposeRule,
 };
 
-fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
+pub(crate) fn reduce_eval(name: &str, ops: &[Aval], p: &Params) -> Result<Vec<Aval>, String> {
     let Params::Axes(axes, _) = p else {
         return Err(params_err(name));
     };
@@ -56,7 +56,7 @@ macro_rules! reduction {
 /// A reduction of a batched operand: the same axes, counted past the batch
 /// axis, which stays where it falls among the kept axes
 /// (`batching.reducer_batcher`).
-fn reduce_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+pub(crate) fn reduce_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let (Params::Axes(axes, _), Some(d)) = (p, dims[0]) else {
         return Err(params_err("a reduction"));
     };
@@ -173,7 +173,7 @@ fn arg_reduce_batch(
 }
 
 /// `reduce_sum`: the cotangent broadcast back over the reduced axes.
-fn reduce_sum_transpose(
+pub(crate) fn reduce_sum_transpose(
     ad: &mut Ad,
     cts: &[Option<Atom>],
     _: &[Option<Atom>],
