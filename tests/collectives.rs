@@ -123,3 +123,19 @@ fn collectives_equal_jax() {
     }
     assert_eq!(seen, 13);
 }
+
+#[test]
+fn collective_jaxprs_print_as_jax() {
+    let printed = [
+        ("psum", psum::jaxpr().to_string()),
+        ("pmean", pmean::jaxpr().to_string()),
+        ("pmax", pmax::jaxpr().to_string()),
+        ("pmin", pmin::jaxpr().to_string()),
+        ("centered", centered::jaxpr().to_string()),
+        ("psum_unmapped", psum_unmapped::jaxpr().to_string()),
+    ];
+    for (name, got) in printed {
+        let want = common::case("collectives", name)["jaxpr"].as_str().unwrap().to_string();
+        assert_eq!(got, want, "{name}");
+    }
+}

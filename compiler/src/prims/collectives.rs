@@ -186,9 +186,10 @@ fn reduction_batch(
     let reduced = match dims[0] {
         Some(d) => bx.bind(positional, Params::Axes(vec![d], 0), vec![x])?,
         None if prim.name == "psum" => {
+            // JAX's `x * axis_size`, printed with the size first.
             let n = lanes(&bx.size)?;
             let scale = bx.lit(n as f64, &x);
-            bx.mul(x, scale)?
+            bx.mul(scale, x)?
         }
         None => x,
     };
