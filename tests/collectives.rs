@@ -58,12 +58,22 @@ fn all_gather(x: &Array<f32, 4, 3>) -> Array<f32, 4, 4, 3> {
 
 #[jax::jit]
 fn ppermute_ring(x: &Array<f32, 4, 3>) -> Array<f32, 4, 3> {
-    jax::vmap(|r| lax::ppermute(r, "i", &[(0, 1), (1, 2), (2, 3), (3, 0)]), 0, 0, "i")(x)
+    jax::vmap(
+        |r| lax::ppermute(r, "i", &[(0, 1), (1, 2), (2, 3), (3, 0)]),
+        0,
+        0,
+        "i",
+    )(x)
 }
 
 #[jax::jit]
 fn ppermute_swap(x: &Array<f32, 4, 3>) -> Array<f32, 4, 3> {
-    jax::vmap(|r| lax::ppermute(r, "i", &[(0, 2), (2, 0), (1, 3), (3, 1)]), 0, 0, "i")(x)
+    jax::vmap(
+        |r| lax::ppermute(r, "i", &[(0, 2), (2, 0), (1, 3), (3, 1)]),
+        0,
+        0,
+        "i",
+    )(x)
 }
 
 #[jax::jit]
@@ -109,12 +119,8 @@ fn collectives_equal_jax() {
             "all_gather" => common::assert_matches(&all_gather(&x()), want),
             "ppermute_ring" => common::assert_matches(&ppermute_ring(&x()), want),
             "ppermute_swap" => common::assert_matches(&ppermute_swap(&x()), want),
-            "psum_unmapped" => {
-                common::assert_matches(&psum_unmapped(&x(), &arg(&c, 1)), want)
-            }
-            "grad_inside" => {
-                common::assert_matches(&grad_inside(&arg(&c, 0), &arg(&c, 1)), want)
-            }
+            "psum_unmapped" => common::assert_matches(&psum_unmapped(&x(), &arg(&c, 1)), want),
+            "grad_inside" => common::assert_matches(&grad_inside(&arg(&c, 0), &arg(&c, 1)), want),
             "grad_outside" => common::assert_matches(&grad_outside(&x()), want),
             "jvp_pmean" => common::assert_matches(&jvp_pmean(&x(), &arg(&c, 1)), want),
             other => panic!("fixture case {other} has no test"),
@@ -135,7 +141,10 @@ fn collective_jaxprs_print_as_jax() {
         ("psum_unmapped", psum_unmapped::jaxpr().to_string()),
     ];
     for (name, got) in printed {
-        let want = common::case("collectives", name)["jaxpr"].as_str().unwrap().to_string();
+        let want = common::case("collectives", name)["jaxpr"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert_eq!(got, want, "{name}");
     }
 }

@@ -13,8 +13,8 @@ use proc_macro2::Span;
 
 use crate::frontend::jnp::{self, Reduction};
 use crate::frontend::lower_call::{call_err, unsupported, Call, Module};
-use crate::frontend::lower_complex;
 use crate::frontend::lower_collectives;
+use crate::frontend::lower_complex;
 use crate::frontend::lower_conv;
 use crate::frontend::lower_create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lower_diag;

@@ -12,7 +12,7 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::rules::Ctx;
-use crate::ir::{Atom, Dim};
+use crate::ir::Dim;
 use crate::prims::{self, CollectiveParams, Params, Prim};
 
 /// The axis names of argument `v` (`"i"` or `("i", "j")`), each bound by
@@ -24,10 +24,18 @@ fn axis_names(t: &Tracer, v: &Value, span: Span, op: &str) -> Result<(Vec<String
             .iter()
             .map(|i| match i {
                 Value::Str(s) => Ok(s.clone()),
-                _ => err(span, "axis names are string literals: `\"i\"` or `(\"i\", \"j\")`"),
+                _ => err(
+                    span,
+                    "axis names are string literals: `\"i\"` or `(\"i\", \"j\")`",
+                ),
             })
             .collect::<Result<_>>()?,
-        _ => return err(span, "the axis name is a string literal: `\"i\"` or `(\"i\", \"j\")`"),
+        _ => {
+            return err(
+                span,
+                "the axis name is a string literal: `\"i\"` or `(\"i\", \"j\")`",
+            )
+        }
     };
     let mut size = 1;
     for n in &names {
@@ -67,9 +75,20 @@ fn unary(t: &mut Tracer, c: Call, prim: Prim) -> Result<Value> {
     let x = c.atom(t, 0)?;
     let (axes, size) = axis_names(t, &c.args[1].0, c.args[1].1, c.name)?;
     if axes.len() > 1 && matches!(prim.name, "all_gather" | "reduce_scatter") {
-        return call_err(c.args[1].1, format!("lax::{} over several axes is not supported yet: one axis name", c.name));
+        return call_err(
+            c.args[1].1,
+            format!(
+                "lax::{} over several axes is not supported yet: one axis name",
+                c.name
+            ),
+        );
     }
-    Ok(Value::Traced(t.b.bind1(prim, params(axes, size), vec![x], c.span)?))
+    Ok(Value::Traced(t.b.bind1(
+        prim,
+        params(axes, size),
+        vec![x],
+        c.span,
+    )?))
 }
 
 pub(crate) fn psum(t: &mut Tracer, c: Call) -> Result<Value> {
@@ -119,7 +138,8 @@ pub(crate) fn axis_index(t: &mut Tracer, c: Call) -> Result<Value> {
     if axes.len() != 1 {
         return call_err(c.args[0].1, "lax::axis_index takes one axis name");
     }
-    let out = t.b.bind1(&prims::AXIS_INDEX, params(axes, size), Vec::new(), c.span)?;
+    let out =
+        t.b.bind1(&prims::AXIS_INDEX, params(axes, size), Vec::new(), c.span)?;
     Ok(Value::Traced(out))
 }
 
@@ -164,6 +184,10 @@ pub(crate) fn ppermute(t: &mut Tracer, c: Call) -> Result<Value> {
         axis_size: size,
         perm,
     });
-    let _: &Atom = &x;
-    Ok(Value::Traced(t.b.bind1(&prims::PPERMUTE, params, vec![x], c.span)?))
+    Ok(Value::Traced(t.b.bind1(
+        &prims::PPERMUTE,
+        params,
+        vec![x],
+        c.span,
+    )?))
 }

@@ -218,8 +218,16 @@ fn operands_at_front(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Ato
 fn vmap_at_front(bx: &Batch, j: &Jaxpr) -> Res<Jaxpr> {
     let ins = vec![Some(0); j.invars.len()];
     let outs = vec![Some(0); j.outvars.len()];
-    let (batched, _) =
-        (bx.vmap)(j, &ins, &bx.size, bx.axis_name.as_deref(), Some(&outs), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
+    let (batched, _) = (bx.vmap)(
+        j,
+        &ins,
+        &bx.size,
+        bx.axis_name.as_deref(),
+        Some(&outs),
+        bx.b.x64,
+        bx.span,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(batched)
 }
 

@@ -138,8 +138,16 @@ fn checkpoint_batch(
     let front = |bx: &Batch, j: &Jaxpr| -> Res<Jaxpr> {
         let i = vec![Some(0); j.invars.len()];
         let o = vec![Some(0); j.outvars.len()];
-        let (batched, _) =
-            (bx.vmap)(j, &i, &bx.size, bx.axis_name.as_deref(), Some(&o), bx.b.x64, bx.span).map_err(|e| e.to_string())?;
+        let (batched, _) = (bx.vmap)(
+            j,
+            &i,
+            &bx.size,
+            bx.axis_name.as_deref(),
+            Some(&o),
+            bx.b.x64,
+            bx.span,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(batched)
     };
     let body = front(bx, &c.body)?;

@@ -15,15 +15,14 @@
 use quote::quote;
 
 use super::structural::{
-    reduce_batch, reduce_eval, reduce_sum_transpose, CONCATENATE,
-    REDUCE_SUM, SLICE,
+    reduce_batch, reduce_eval, reduce_sum_transpose, CONCATENATE, REDUCE_SUM, SLICE,
 };
 use crate::ir::{Atom, Aval, Dim};
-use jax_dtypes::DType;
 use crate::prims::{
     np_tuple, Ad, BDim, Batch, CollectiveParams, JvpRule, Kernel, Lowering, Monoid, Params,
     PrimDef, Reduction, Res, TransposeRule,
 };
+use jax_dtypes::DType;
 
 /// Whether an equation with parameters `p` is a collective across `name`.
 pub fn names_axis(p: &Params, name: &str) -> bool {
@@ -143,7 +142,11 @@ fn psum_axes_jvp(
     let Some(t) = &t[0] else {
         return Ok(vec![None]);
     };
-    Ok(vec![Some(ad.bind(&PSUM_AXES, p.clone(), vec![t.clone()])?)])
+    Ok(vec![Some(ad.bind(
+        &PSUM_AXES,
+        p.clone(),
+        vec![t.clone()],
+    )?)])
 }
 
 /// `psum`'s transpose is `psum` (each lane's input reaches every lane's
@@ -234,12 +237,7 @@ pub static AXIS_INDEX: PrimDef = PrimDef {
 };
 
 /// Under its axis' `vmap`: `iota` along the lanes.
-fn axis_index_batch(
-    bx: &mut Batch,
-    _: &[Atom],
-    _: &[BDim],
-    p: &Params,
-) -> Res<Vec<(Atom, BDim)>> {
+fn axis_index_batch(bx: &mut Batch, _: &[Atom], _: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let c = collective(p)?;
     if bx.axis_name.as_ref().is_none_or(|n| !c.axes.contains(n)) {
         // Another axis: every lane of this one sees the same index.
@@ -330,7 +328,11 @@ fn all_gather_jvp(
     let Some(t) = &t[0] else {
         return Ok(vec![None]);
     };
-    Ok(vec![Some(ad.bind(&ALL_GATHER, p.clone(), vec![t.clone()])?)])
+    Ok(vec![Some(ad.bind(
+        &ALL_GATHER,
+        p.clone(),
+        vec![t.clone()],
+    )?)])
 }
 
 fn reduce_scatter_jvp(
@@ -343,7 +345,11 @@ fn reduce_scatter_jvp(
     let Some(t) = &t[0] else {
         return Ok(vec![None]);
     };
-    Ok(vec![Some(ad.bind(&REDUCE_SCATTER, p.clone(), vec![t.clone()])?)])
+    Ok(vec![Some(ad.bind(
+        &REDUCE_SCATTER,
+        p.clone(),
+        vec![t.clone()],
+    )?)])
 }
 
 fn all_gather_transpose(
@@ -470,7 +476,11 @@ fn ppermute_jvp(
     let Some(t) = &t[0] else {
         return Ok(vec![None]);
     };
-    Ok(vec![Some(ad.bind(&PPERMUTE, p.clone(), vec![t.clone()])?)])
+    Ok(vec![Some(ad.bind(
+        &PPERMUTE,
+        p.clone(),
+        vec![t.clone()],
+    )?)])
 }
 
 /// The inverse permutation carries the cotangents back.
@@ -580,7 +590,10 @@ mod tests {
                 .collect();
             format!("{}[{}]", prim.name, v.join(" "))
         };
-        assert_eq!(show(&PSUM, &c(&["i"])), "psum[axes=('i',) axis_index_groups=None]");
+        assert_eq!(
+            show(&PSUM, &c(&["i"])),
+            "psum[axes=('i',) axis_index_groups=None]"
+        );
         assert_eq!(
             show(&PMAX, &c(&["i", "j"])),
             "pmax[axes=('i', 'j') axis_index_groups=None]"

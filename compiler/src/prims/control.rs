@@ -522,7 +522,16 @@ pub(super) fn batched_program(
     in_dims: &[BDim],
     out_dims: Option<&[BDim]>,
 ) -> Res<(Jaxpr, Vec<BDim>)> {
-    (bx.vmap)(j, in_dims, &bx.size, bx.axis_name.as_deref(), out_dims, bx.b.x64, bx.span).map_err(|e| e.to_string())
+    (bx.vmap)(
+        j,
+        in_dims,
+        &bx.size,
+        bx.axis_name.as_deref(),
+        out_dims,
+        bx.b.x64,
+        bx.span,
+    )
+    .map_err(|e| e.to_string())
 }
 
 pub(super) fn inline(cx: &mut Ctx, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {

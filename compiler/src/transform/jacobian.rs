@@ -239,8 +239,15 @@ fn batched(
     in_dims.push(Some(0));
     let out_dim = if forward { out_aval.rank() } else { 0 };
     let size = Dim::Lit(n);
-    let vmapped =
-        crate::transform::batching::vmap(linear, &in_dims, &[Some(out_dim)], &size, None, x64, span)?;
+    let vmapped = crate::transform::batching::vmap(
+        linear,
+        &in_dims,
+        &[Some(out_dim)],
+        &size,
+        None,
+        x64,
+        span,
+    )?;
     let mut b = Builder::new(x64);
     let mut args: Vec<Atom> = j
         .invars

@@ -56,7 +56,12 @@ macro_rules! reduction {
 /// A reduction of a batched operand: the same axes, counted past the batch
 /// axis, which stays where it falls among the kept axes
 /// (`batching.reducer_batcher`).
-pub(crate) fn reduce_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+pub(crate) fn reduce_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
     let (Params::Axes(axes, _), Some(d)) = (p, dims[0]) else {
         return Err(params_err("a reduction"));
     };
