@@ -84,7 +84,7 @@ macro_rules! reduction_collective {
 }
 
 reduction_collective! {
-    PSUM = "psum", Some(psum_jvp as JvpRule), Some(psum_transpose as TransposeRule);
+    PSUM = "psum", same_op_jvp!(PSUM), Some(psum_transpose as TransposeRule);
     PMAX = "pmax", None, None;
     PMIN = "pmin", None, None;
 }
@@ -114,39 +114,9 @@ macro_rules! positional_collective {
 }
 
 positional_collective! {
-    PSUM_AXES = "psum", Add, Some(psum_axes_jvp as JvpRule), Some(reduce_sum_transpose as TransposeRule);
+    PSUM_AXES = "psum", Add, same_op_jvp!(PSUM_AXES), Some(reduce_sum_transpose as TransposeRule);
     PMAX_AXES = "pmax", Max, None, None;
     PMIN_AXES = "pmin", Min, None, None;
-}
-
-fn psum_jvp(
-    ad: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Some(t) = &t[0] else {
-        return Ok(vec![None]);
-    };
-    Ok(vec![Some(ad.bind(&PSUM, p.clone(), vec![t.clone()])?)])
-}
-
-fn psum_axes_jvp(
-    ad: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Some(t) = &t[0] else {
-        return Ok(vec![None]);
-    };
-    Ok(vec![Some(ad.bind(
-        &PSUM_AXES,
-        p.clone(),
-        vec![t.clone()],
-    )?)])
 }
 
 /// `psum`'s transpose is `psum` (each lane's input reaches every lane's
@@ -290,7 +260,7 @@ pub static ALL_GATHER: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     kernel: Some(UNMAPPED),
-    jvp: Some(all_gather_jvp as JvpRule),
+    jvp: same_op_jvp!(ALL_GATHER),
     transpose: Some(all_gather_transpose as TransposeRule),
     batch: Some(all_gather_batch),
     ..PrimDef::BASE
@@ -312,45 +282,11 @@ pub static REDUCE_SCATTER: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     kernel: Some(UNMAPPED),
-    jvp: Some(reduce_scatter_jvp as JvpRule),
+    jvp: same_op_jvp!(REDUCE_SCATTER),
     transpose: Some(reduce_scatter_transpose as TransposeRule),
     batch: Some(reduce_scatter_batch),
     ..PrimDef::BASE
 };
-
-fn all_gather_jvp(
-    ad: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Some(t) = &t[0] else {
-        return Ok(vec![None]);
-    };
-    Ok(vec![Some(ad.bind(
-        &ALL_GATHER,
-        p.clone(),
-        vec![t.clone()],
-    )?)])
-}
-
-fn reduce_scatter_jvp(
-    ad: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Some(t) = &t[0] else {
-        return Ok(vec![None]);
-    };
-    Ok(vec![Some(ad.bind(
-        &REDUCE_SCATTER,
-        p.clone(),
-        vec![t.clone()],
-    )?)])
-}
 
 fn all_gather_transpose(
     ad: &mut Ad,
@@ -460,28 +396,11 @@ pub static PPERMUTE: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     kernel: Some(UNMAPPED),
-    jvp: Some(ppermute_jvp as JvpRule),
+    jvp: same_op_jvp!(PPERMUTE),
     transpose: Some(ppermute_transpose as TransposeRule),
     batch: Some(ppermute_batch),
     ..PrimDef::BASE
 };
-
-fn ppermute_jvp(
-    ad: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    p: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    let Some(t) = &t[0] else {
-        return Ok(vec![None]);
-    };
-    Ok(vec![Some(ad.bind(
-        &PPERMUTE,
-        p.clone(),
-        vec![t.clone()],
-    )?)])
-}
 
 /// The inverse permutation carries the cotangents back.
 fn ppermute_transpose(

@@ -5,28 +5,6 @@
 //! Every structural primitive but the reductions by max/min/prod and the
 //! argument reductions is linear in its array operand.
 
-/// The jvp of a primitive linear in its first operand: the same primitive on
-/// the tangent (other operands, such as indices, stay primal).
-macro_rules! same_op_jvp {
-    ($prim:ident) => {{
-        fn rule(
-            ad: &mut Ad,
-            ins: &[Atom],
-            t: &[Option<Atom>],
-            p: &Params,
-            _: &[Atom],
-        ) -> Res<Vec<Option<Atom>>> {
-            let Some(t0) = &t[0] else {
-                return Ok(vec![None]);
-            };
-            let mut args = vec![t0.clone()];
-            args.extend(ins[1..].iter().cloned());
-            Ok(vec![Some(ad.bind(&$prim, p.clone(), args)?)])
-        }
-        Some(rule as JvpRule)
-    }};
-}
-
 mod assemble;
 mod conv;
 mod dot;
