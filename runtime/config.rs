@@ -10,6 +10,10 @@
 //! The environment is read once, at the first read of a flag; `update`
 //! overrides it for the whole process.
 //!
+//! The number of CPU devices (`jax_num_cpu_devices`) is
+//! `JAX_NUM_CPU_DEVICES` or [`set_num_cpu_devices`], 1 by default, fixed at
+//! the first use of a device.
+//!
 //! One setting is this crate's own: the cap on the pool of output buffers
 //! (see [`crate::clear_caches`]), `JAX_BUFFER_POOL_BYTES` (bytes; `0` turns
 //! pooling off) or [`set_buffer_pool_limit`], 256 MiB by default.
@@ -53,6 +57,14 @@ pub enum ConfigError {
         /// Its fixed value.
         value: bool,
     },
+    /// The CPU devices were created (by the first use of a device) with
+    /// another count, or zero devices were asked for.
+    DevicesFixed {
+        /// The count asked for.
+        requested: usize,
+        /// The count in use.
+        current: usize,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -73,6 +85,10 @@ impl fmt::Display for ConfigError {
                 } else {
                     ""
                 }
+            ),
+            ConfigError::DevicesFixed { requested, current } => write!(
+                f,
+                "jax_num_cpu_devices cannot become {requested}: {current} CPU devices are in use (set it before the first jitted call or device query, to at least 1)"
             ),
         }
     }
@@ -239,4 +255,23 @@ pub fn set_buffer_pool_limit(bytes: usize) {
 /// ```
 pub fn pooled_bytes() -> usize {
     crate::__rt::pool::pooled_bytes()
+}
+
+/// `jax.config.update("jax_num_cpu_devices", n)`: this process' CPU
+/// devices, which `jax::pmap` maps over. Like JAX, it must come before the
+/// devices are first used (a jitted call or [`crate::devices`]); after that
+/// it only accepts the count in use.
+///
+/// ```
+/// use jax::config::{self, ConfigError};
+/// config::set_num_cpu_devices(2).unwrap();
+/// assert_eq!(jax::devices().len(), 2);
+/// let err = config::set_num_cpu_devices(3).unwrap_err();
+/// assert_eq!(err, ConfigError::DevicesFixed { requested: 3, current: 2 });
+/// ```
+pub fn set_num_cpu_devices(n: usize) -> Result<(), ConfigError> {
+    crate::device::request_local_devices(n).map_err(|current| ConfigError::DevicesFixed {
+        requested: n,
+        current,
+    })
 }

@@ -185,7 +185,9 @@ pub mod test_util;
 pub mod tree;
 
 pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
-pub use device::{devices, Device};
+pub use device::{
+    device_count, devices, local_device_count, local_devices, process_count, process_index, Device,
+};
 pub use element::{bf16, f16, Complex, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
 /// Compiles a pure array function when the crate compiles, as `jax.jit`

@@ -18,6 +18,7 @@ pub mod par;
 pub mod pool;
 pub mod random;
 pub mod sort;
+pub mod spmd;
 pub mod windows;
 
 pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};

@@ -49,6 +49,14 @@ pub(crate) struct Vmapped {
     pub(crate) axis_name: Option<String>,
 }
 
+/// `jax::pmap(f, axis_name, in_axes)`.
+#[derive(Clone)]
+pub(crate) struct Pmapped {
+    pub(crate) f: Callable,
+    pub(crate) axis_name: String,
+    pub(crate) in_axes: AxisSpec,
+}
+
 /// Something a transformation applies to.
 #[derive(Clone)]
 pub(crate) enum Callable {
@@ -66,6 +74,8 @@ pub(crate) enum Callable {
     Transformed(Kind, Box<Callable>, Rc<GradOptions>),
     /// `jax::vmap(f, in_axes, out_axes)`.
     Vmapped(Rc<Vmapped>),
+    /// `jax::pmap(f, axis_name, in_axes)`.
+    Pmapped(Rc<Pmapped>),
     /// The pullback `jax::vjp` returned.
     Pullback(Rc<crate::frontend::value::Pullback>),
 }
@@ -134,6 +144,7 @@ impl Tracer {
             },
             syn::Expr::Paren(p) => self.callable(&p.expr),
             syn::Expr::Call(c) if is_path(&c.func, "jax", "vmap") => self.vmapped(c),
+            syn::Expr::Call(c) if is_path(&c.func, "jax", "pmap") => self.pmapped(c),
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
                     return err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`");
@@ -205,6 +216,10 @@ impl Tracer {
             Callable::Vmapped(v) => {
                 let names = param_names(&v.f);
                 self.vmap_apply(v, args, &names, span)
+            }
+            Callable::Pmapped(p) => {
+                let names = param_names(&p.f);
+                self.pmap_apply(p, args, &names, span)
             }
         }
     }

@@ -43,7 +43,10 @@ impl Tracer {
         let syn::Expr::Path(p) = &*inner.func else {
             return Ok(None);
         };
-        if kind_of(&p.path).is_none() && !is_path(&inner.func, "jax", "vmap") {
+        if kind_of(&p.path).is_none()
+            && !is_path(&inner.func, "jax", "vmap")
+            && !is_path(&inner.func, "jax", "pmap")
+        {
             return Ok(None);
         }
         let f = self.callable(&c.func)?;

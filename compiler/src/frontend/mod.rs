@@ -53,6 +53,7 @@ pub(crate) mod macros;
 pub(crate) mod module;
 pub(crate) mod operators;
 pub(crate) mod parse;
+pub(crate) mod pmap;
 pub(crate) mod pytree;
 pub(crate) mod statements;
 pub(crate) mod static_control;

@@ -60,6 +60,8 @@ pub(crate) struct Tracer {
     /// calls while `f` is traced, innermost last, with their sizes: what
     /// collectives (`lax::psum(x, "i")`) may name.
     pub(crate) axis_env: Vec<(String, crate::ir::Dim)>,
+    /// Whether a `jax::pmap`'s function is being traced (pmaps do not nest).
+    pub(crate) in_pmap: bool,
 }
 
 impl Tracer {
@@ -74,6 +76,7 @@ impl Tracer {
             depth: 0,
             in_rule: Vec::new(),
             axis_env: Vec::new(),
+            in_pmap: false,
         }
     }
 

@@ -147,124 +147,11 @@ impl Tracer {
         names: &[String],
         span: Span,
     ) -> Result<Value> {
-        // One spec per argument.
-        let per_arg: Vec<AxisSpec> = match &v.in_axes {
-            AxisSpec::Tuple(specs, s) => {
-                if specs.len() != args.len() {
-                    return err(
-                        *s,
-                        format!(
-                            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)={}, len(args)={}",
-                            specs.len(),
-                            args.len()
-                        ),
-                    );
-                }
-                specs.clone()
-            }
-            s => vec![s.clone(); args.len()],
-        };
-        // The leaves, each with its axis and the argument it belongs to.
-        let mut leaves: Vec<(Atom, BDim, usize, Span)> = Vec::new();
-        for (k, ((value, s), spec)) in args.iter().zip(&per_arg).enumerate() {
-            let mut specs = Vec::new();
-            leaf_specs(spec, value, &mut specs)?;
-            let mut values = Vec::new();
-            flatten(value, &mut values);
-            for (leaf, spec) in values.into_iter().zip(specs) {
-                let atom = self.atom(leaf, *s)?;
-                let aval = self.b.aval(&atom);
-                let d = match spec {
-                    AxisSpec::Axis(a, at) => match canonical_axis(a, aval.rank()) {
-                        Some(d) => Some(d),
-                        None => {
-                            let dims: Vec<String> =
-                                aval.shape.iter().map(|d| d.to_string()).collect();
-                            return err(
-                                at,
-                                format!(
-                                    "vmap was requested to map its argument along axis {a}, which implies that its rank should be at least {}, but is only {} (its shape is {})",
-                                    if a < 0 { -a } else { a + 1 },
-                                    aval.rank(),
-                                    crate::prims::tuple(&dims)
-                                ),
-                            );
-                        }
-                    },
-                    _ => None,
-                };
-                leaves.push((atom, d, k, *s));
-            }
-        }
-        // The number of lanes, the same along every mapped axis.
-        let mapped: Vec<(Dim, String)> = leaves
-            .iter()
-            .filter_map(|(a, d, k, _)| {
-                let aval = self.b.aval(a);
-                let d = (*d)?;
-                let arg = names
-                    .get(*k)
-                    .map_or(format!("args[{k}]"), |n| format!("argument {n}"));
-                Some((
-                    aval.shape[d].clone(),
-                    format!("axis {d} of {arg} of type {}", type_name(&aval)),
-                ))
-            })
-            .collect();
-        let Some((size, _)) = mapped.first().cloned() else {
-            return err(
-                span,
-                "vmap must have at least one non-None value in in_axes",
-            );
-        };
-        if mapped.iter().any(|(s, _)| *s != size) {
-            let lines: Vec<String> = mapped
-                .iter()
-                .map(|(s, what)| format!("  * one axis had size {s}: {what}"))
-                .collect();
-            return err(
-                span,
-                format!(
-                    "vmap got inconsistent sizes for array axes to be mapped:\n{}",
-                    lines.join(";\n")
-                ),
-            );
-        }
-        // One lane's values.
-        let lane_avals: Vec<Aval> = leaves
-            .iter()
-            .map(|(a, d, _, _)| {
-                let mut aval = self.b.aval(a);
-                if let Some(d) = d {
-                    aval.shape.remove(*d);
-                }
-                aval
-            })
-            .collect();
-        let templates: Vec<Value> = args.iter().map(|(v, _)| v.clone()).collect();
-        let spans: Vec<Span> = args.iter().map(|(_, s)| *s).collect();
-        let mut out_template = Value::Unit;
-        let f = v.f.clone();
-        if let Some(name) = &v.axis_name {
-            self.axis_env.push((name.clone(), size.clone()));
-        }
-        let traced = self.trace_with(lane_avals, |t, inputs| {
-            let mut it = inputs.into_iter().map(Value::Traced);
-            let lane_args: Vec<(Value, Span)> = templates
-                .iter()
-                .zip(&spans)
-                .map(|(tpl, s)| (rebuild(tpl, &mut it), *s))
-                .collect();
-            let out = t.apply(&f, lane_args, span)?;
-            let mut outs = Vec::new();
-            flatten(&out, &mut outs);
-            out_template = out;
-            outs.into_iter().map(|o| t.atom(o, span)).collect()
-        });
-        if v.axis_name.is_some() {
-            self.axis_env.pop();
-        }
-        let (j, free) = traced?;
+        let mapped = self.mapped_leaves(&v.in_axes, &args, names, span, "vmap")?;
+        let size = mapped.size.clone();
+        let (j, free, out_template) =
+            self.trace_lane(&v.f, &mapped, &args, v.axis_name.as_deref(), span)?;
+        let leaves = mapped.leaves;
         // Where each output's lanes go.
         let mut out_specs = Vec::new();
         leaf_specs(&v.out_axes, &out_template, &mut out_specs)?;
@@ -302,5 +189,162 @@ impl Tracer {
             &out_template,
             &mut outs.into_iter().map(Value::Traced),
         ))
+    }
+}
+
+/// The leaves of a mapped call's arguments, each with its mapped axis
+/// (`None`: shared) and the argument it belongs to, and the lane count.
+pub(crate) struct MappedLeaves {
+    pub(crate) leaves: Vec<(Atom, BDim, usize, Span)>,
+    pub(crate) size: Dim,
+}
+
+impl Tracer {
+    /// The arguments' leaves with their axes from `in_axes` (a pytree
+    /// prefix per argument), checked as JAX checks them: the axis within
+    /// the rank, one size along every mapped axis.
+    pub(crate) fn mapped_leaves(
+        &mut self,
+        in_axes: &AxisSpec,
+        args: &[(Value, Span)],
+        names: &[String],
+        span: Span,
+        what: &str,
+    ) -> Result<MappedLeaves> {
+        // One spec per argument.
+        let per_arg: Vec<AxisSpec> = match in_axes {
+            AxisSpec::Tuple(specs, s) => {
+                if specs.len() != args.len() {
+                    return err(
+                        *s,
+                        format!(
+                            "{what} in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)={}, len(args)={}",
+                            specs.len(),
+                            args.len()
+                        ),
+                    );
+                }
+                specs.clone()
+            }
+            s => vec![s.clone(); args.len()],
+        };
+        // The leaves, each with its axis and the argument it belongs to.
+        let mut leaves: Vec<(Atom, BDim, usize, Span)> = Vec::new();
+        for (k, ((value, s), spec)) in args.iter().zip(&per_arg).enumerate() {
+            let mut specs = Vec::new();
+            leaf_specs(spec, value, &mut specs)?;
+            let mut values = Vec::new();
+            flatten(value, &mut values);
+            for (leaf, spec) in values.into_iter().zip(specs) {
+                let atom = self.atom(leaf, *s)?;
+                let aval = self.b.aval(&atom);
+                let d = match spec {
+                    AxisSpec::Axis(a, at) => match canonical_axis(a, aval.rank()) {
+                        Some(d) => Some(d),
+                        None => {
+                            let dims: Vec<String> =
+                                aval.shape.iter().map(|d| d.to_string()).collect();
+                            return err(
+                                at,
+                                format!(
+                                    "{what} was requested to map its argument along axis {a}, which implies that its rank should be at least {}, but is only {} (its shape is {})",
+                                    if a < 0 { -a } else { a + 1 },
+                                    aval.rank(),
+                                    crate::prims::tuple(&dims)
+                                ),
+                            );
+                        }
+                    },
+                    _ => None,
+                };
+                leaves.push((atom, d, k, *s));
+            }
+        }
+        // The number of lanes, the same along every mapped axis.
+        let mapped: Vec<(Dim, String)> = leaves
+            .iter()
+            .filter_map(|(a, d, k, _)| {
+                let aval = self.b.aval(a);
+                let d = (*d)?;
+                let arg = names
+                    .get(*k)
+                    .map_or(format!("args[{k}]"), |n| format!("argument {n}"));
+                Some((
+                    aval.shape[d].clone(),
+                    format!("axis {d} of {arg} of type {}", type_name(&aval)),
+                ))
+            })
+            .collect();
+        let Some((size, _)) = mapped.first().cloned() else {
+            return err(
+                span,
+                format!("{what} must have at least one non-None value in in_axes"),
+            );
+        };
+        if mapped.iter().any(|(s, _)| *s != size) {
+            let lines: Vec<String> = mapped
+                .iter()
+                .map(|(s, desc)| format!("  * one axis had size {s}: {desc}"))
+                .collect();
+            return err(
+                span,
+                format!(
+                    "{what} got inconsistent sizes for array axes to be mapped:\n{}",
+                    lines.join(";\n")
+                ),
+            );
+        }
+        Ok(MappedLeaves { leaves, size })
+    }
+
+    /// `f` traced on one lane's values (each mapped axis removed), with
+    /// `axis_name` bound to the lane count: its jaxpr, the enclosing
+    /// values it read, and its output's structure.
+    pub(crate) fn trace_lane(
+        &mut self,
+        f: &Callable,
+        mapped: &MappedLeaves,
+        args: &[(Value, Span)],
+        axis_name: Option<&str>,
+        span: Span,
+    ) -> Result<(crate::ir::Jaxpr, Vec<Atom>, Value)> {
+        let leaves = &mapped.leaves;
+        let size = mapped.size.clone();
+        // One lane's values.
+        let lane_avals: Vec<Aval> = leaves
+            .iter()
+            .map(|(a, d, _, _)| {
+                let mut aval = self.b.aval(a);
+                if let Some(d) = d {
+                    aval.shape.remove(*d);
+                }
+                aval
+            })
+            .collect();
+        let templates: Vec<Value> = args.iter().map(|(v, _)| v.clone()).collect();
+        let spans: Vec<Span> = args.iter().map(|(_, s)| *s).collect();
+        let mut out_template = Value::Unit;
+        let f = f.clone();
+        if let Some(name) = axis_name {
+            self.axis_env.push((name.to_string(), size.clone()));
+        }
+        let traced = self.trace_with(lane_avals, |t, inputs| {
+            let mut it = inputs.into_iter().map(Value::Traced);
+            let lane_args: Vec<(Value, Span)> = templates
+                .iter()
+                .zip(&spans)
+                .map(|(tpl, s)| (rebuild(tpl, &mut it), *s))
+                .collect();
+            let out = t.apply(&f, lane_args, span)?;
+            let mut outs = Vec::new();
+            flatten(&out, &mut outs);
+            out_template = out;
+            outs.into_iter().map(|o| t.atom(o, span)).collect()
+        });
+        if axis_name.is_some() {
+            self.axis_env.pop();
+        }
+        let (j, free) = traced?;
+        Ok((j, free, out_template))
     }
 }

@@ -271,6 +271,10 @@ pub enum Params {
     Checkpoint(Shared<Checkpoint>),
     /// `while`: the condition and the body.
     While(Shared<While>),
+    /// `shard_map`: the per-device body and how operands split.
+    ShardMap(Shared<ShardMap>),
+    /// `jit`: a call of a program.
+    Jit(Shared<JitCall>),
     /// `scan`: the body, length and direction.
     Scan(Shared<Scan>),
     /// `debug_callback` of `jax::debug::print!`: the format string, and the
@@ -429,6 +433,9 @@ pub struct Printed<'a> {
     pub name: &'static str,
     pub programs: Vec<(&'a Jaxpr, Vec<Var>)>,
     pub tuple: bool,
+    /// The program's inputs and outputs print with the names of the
+    /// equation's operands and results (JAX's `jit`).
+    pub alias: bool,
 }
 
 pub fn no_params(_: &[Aval], _: &Params) -> Vec<(&'static str, String)> {
@@ -474,6 +481,32 @@ pub struct Checkpoint {
     /// `primal` again at those inputs: reverse mode saves only them and
     /// recomputes the rest.
     pub primal: Option<Jaxpr>,
+}
+
+/// A `shard_map` over a mesh of one named axis of `size` devices.
+#[derive(Debug)]
+pub struct ShardMap {
+    /// One device's program, on its blocks.
+    pub body: Jaxpr,
+    pub axis: String,
+    pub size: usize,
+    /// Per operand: the axis split into `size` blocks, or `None` (every
+    /// device gets it whole).
+    pub in_specs: Vec<Option<usize>>,
+    /// Per result: the axis the devices' blocks are placed along, or
+    /// `None` (every device computes the same value).
+    pub out_specs: Vec<Option<usize>>,
+    /// For the tangent `shard_map` forward mode makes: the primal body,
+    /// whose inputs are the first half of the operands; `body` is its
+    /// jvp's tangent half. Its transpose linearizes `primal` again.
+    pub primal: Option<Jaxpr>,
+}
+
+/// A `jit` call (JAX's `pjit`) of a named program.
+#[derive(Debug)]
+pub struct JitCall {
+    pub name: String,
+    pub body: Jaxpr,
 }
 
 /// The branches of a `cond`. The equation's operands are the index, the

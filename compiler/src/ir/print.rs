@@ -171,7 +171,8 @@ impl Printer<'_> {
             .map(|a| self.jaxpr.atom_aval(a).clone())
             .collect();
         let mut params = (e.prim.print_params)(&in_avals, &e.params);
-        params.sort_by(|a, b| a.0.cmp(b.0));
+        // JAX prints a `jit`'s name first, the others in name order.
+        params.sort_by_key(|(k, _)| (!(e.prim.name == "jit" && *k == "name"), *k));
         let out_type = self
             .jaxpr
             .aval(e.outs[0])
@@ -201,7 +202,7 @@ impl Printer<'_> {
                         .iter()
                         .find(|p| p.name == k)
                         .expect("a nested program for each marker");
-                    text(format!("{k}=")) + self.programs(p)
+                    text(format!("{k}=")) + self.programs(p, &e.ins, &e.outs)
                 })
                 .collect();
             group(concat(vec![
@@ -221,12 +222,27 @@ impl Printer<'_> {
 
     /// Nested programs, printed in the same namespace (names continue), as
     /// JAX's `pp_jaxpr` and `pp_jaxprs` lay them out.
-    fn programs(&mut self, p: &crate::prims::Printed) -> Doc {
+    /// `ins`/`outs` are the equation's, whose names an aliased program's
+    /// inputs and outputs take.
+    fn programs(&mut self, p: &crate::prims::Printed, ins: &[Atom], outs: &[Var]) -> Doc {
         let mut docs = Vec::new();
         for (j, invars) in &p.programs {
+            let mut names = HashMap::new();
+            if p.alias {
+                for (v, a) in invars.iter().zip(ins) {
+                    if let Atom::Var(outer) = a {
+                        names.insert(*v, self.name(*outer));
+                    }
+                }
+                for (o, outer) in j.outvars.iter().zip(outs) {
+                    if let (Atom::Var(v), Some(n)) = (o, self.names.get(outer)) {
+                        names.entry(*v).or_insert_with(|| n.clone());
+                    }
+                }
+            }
             let mut sub = Printer {
                 jaxpr: j,
-                names: HashMap::new(),
+                names,
                 used: used_vars(j),
                 next: self.next,
             };

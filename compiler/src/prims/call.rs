@@ -53,8 +53,8 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     ..PrimDef::BASE
 };
 
-/// Replaces every `custom_jvp_call` and `checkpoint` by its body: for
-/// emission.
+/// Replaces every `custom_jvp_call`, `checkpoint` and `jit` call by its
+/// body: for emission.
 pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
     inline(j, true)
 }
@@ -69,7 +69,7 @@ fn inline(j: &Jaxpr, checkpoints: bool) -> Jaxpr {
     let is_call = |e: &crate::ir::Eqn| {
         *e.prim == CUSTOM_JVP_CALL
             || *e.prim == CUSTOM_VJP_CALL
-            || (checkpoints && *e.prim == super::CHECKPOINT)
+            || (checkpoints && (*e.prim == super::CHECKPOINT || *e.prim == super::JIT))
     };
     if !j.eqns.iter().any(is_call) {
         return j.clone();
@@ -95,6 +95,7 @@ fn inline(j: &Jaxpr, checkpoints: bool) -> Jaxpr {
             Params::CustomJvp(c) if *e.prim == CUSTOM_JVP_CALL => Some(&c.0.fun),
             Params::CustomVjp(c) if *e.prim == CUSTOM_VJP_CALL => Some(&c.0.fun),
             Params::Checkpoint(c) if checkpoints => Some(&c.0.body),
+            Params::Jit(c) if checkpoints => Some(&c.0.body),
             _ => None,
         };
         let outs = if let Some(fun) = body {

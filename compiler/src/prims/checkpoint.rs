@@ -174,6 +174,7 @@ fn printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
         name: "jaxpr",
         programs: vec![(&c.0.body, c.0.body.invars.clone())],
         tuple: false,
+        alias: false,
     }];
     (printed, ins.to_vec())
 }

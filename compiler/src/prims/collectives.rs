@@ -42,28 +42,62 @@ fn names_tuple(axes: &[String]) -> String {
     crate::prims::tuple(&quoted)
 }
 
-/// A collective left in a program after every `vmap` was applied: its
-/// axis was mapped around control flow whose operands do not vary along
-/// it. A compile error naming it, never a wrong answer.
-fn unmapped_call(a: crate::prims::KernelArgs<'_>) -> proc_macro2::TokenStream {
-    let names = match a.params {
+/// Why a collective cannot run where it was left: outside every
+/// `jax::pmap`, its axis was mapped by a `vmap` around control flow whose
+/// operands do not vary along it. The emitter reports it as a compile
+/// error naming it, never a wrong answer.
+pub fn unmapped_collective(p: &Params) -> String {
+    let names = match p {
         Params::Collective(c) => c.axes.join(", "),
         _ => String::new(),
     };
-    let msg = format!(
+    format!(
         "a collective over axis `{names}` is inside control flow (`cond`, `while_loop`, `scan`) whose operands do not vary along the mapped axis; this is not supported yet: pass a mapped value into the control flow"
-    );
-    quote!(::core::compile_error!(#msg))
+    )
 }
 
-const UNMAPPED: Kernel = Kernel {
+/// A collective's runtime call inside a `shard_map` body: the emitted
+/// closure's `__dev` and the operand's buffer.
+macro_rules! device_kernel {
+    ($name:ident, $call:ident) => {
+        const $name: Kernel = Kernel {
+            updates: None,
+            unread: &[],
+            call: |a| {
+                let x = (a.bind)(0, crate::prims::Bind::Buffer);
+        quote!(::jax::__rt::spmd::$call(__dev, &#x[..]))
+            },
+        };
+    };
+}
+
+device_kernel!(PSUM_KERNEL, psum);
+device_kernel!(PMAX_KERNEL, pmax);
+device_kernel!(PMIN_KERNEL, pmin);
+device_kernel!(ALL_GATHER_KERNEL, all_gather);
+device_kernel!(REDUCE_SCATTER_KERNEL, psum_scatter);
+
+const AXIS_INDEX_KERNEL: Kernel = Kernel {
     updates: None,
     unread: &[],
-    call: unmapped_call,
+    call: |_| quote!(::jax::__rt::spmd::axis_index(__dev)),
+};
+
+const PPERMUTE_KERNEL: Kernel = Kernel {
+    updates: None,
+    unread: &[],
+    call: |a| {
+        let pairs: Vec<proc_macro2::TokenStream> = match a.params {
+            Params::Collective(c) => c.perm.iter().map(|(s, d)| quote!((#s, #d))).collect(),
+            _ => Vec::new(),
+        };
+        let x = (a.bind)(0, crate::prims::Bind::Buffer);
+        quote!(::jax::__rt::spmd::ppermute(__dev, &#x[..], &[#(#pairs),*]))
+    },
 };
 
 macro_rules! reduction_collective {
-    ($($id:ident = $name:literal, $jvp:expr, $transpose:expr;)*) => {$(
+    ($($id:ident = $name:literal, $kernel:ident, $jvp:expr, $transpose:expr;)*) => {$(
         pub static $id: PrimDef = PrimDef {
             name: $name,
             abstract_eval: |ops, _, _| Ok(vec![ops[0].clone()]),
@@ -74,7 +108,7 @@ macro_rules! reduction_collective {
                 ],
                 _ => Vec::new(),
             },
-            kernel: Some(UNMAPPED),
+            kernel: Some($kernel),
             jvp: $jvp,
             transpose: $transpose,
             batch: Some(reduction_batch),
@@ -84,9 +118,9 @@ macro_rules! reduction_collective {
 }
 
 reduction_collective! {
-    PSUM = "psum", same_op_jvp!(PSUM), Some(psum_transpose as TransposeRule);
-    PMAX = "pmax", None, None;
-    PMIN = "pmin", None, None;
+    PSUM = "psum", PSUM_KERNEL, same_op_jvp!(PSUM), Some(psum_transpose as TransposeRule);
+    PMAX = "pmax", PMAX_KERNEL, None, None;
+    PMIN = "pmin", PMIN_KERNEL, None, None;
 }
 
 /// The positional forms the batching rules bind (JAX's `psum` with
@@ -200,7 +234,7 @@ pub static AXIS_INDEX: PrimDef = PrimDef {
         Params::Collective(c) => vec![("axis_name", c.axes.join(", "))],
         _ => Vec::new(),
     },
-    kernel: Some(UNMAPPED),
+    kernel: Some(AXIS_INDEX_KERNEL),
     jvp: Some(crate::prims::zero_jvp),
     batch: Some(axis_index_batch),
     ..PrimDef::BASE
@@ -259,7 +293,7 @@ pub static ALL_GATHER: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
-    kernel: Some(UNMAPPED),
+    kernel: Some(ALL_GATHER_KERNEL),
     jvp: same_op_jvp!(ALL_GATHER),
     transpose: Some(all_gather_transpose as TransposeRule),
     batch: Some(all_gather_batch),
@@ -281,7 +315,7 @@ pub static REDUCE_SCATTER: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
-    kernel: Some(UNMAPPED),
+    kernel: Some(REDUCE_SCATTER_KERNEL),
     jvp: same_op_jvp!(REDUCE_SCATTER),
     transpose: Some(reduce_scatter_transpose as TransposeRule),
     batch: Some(reduce_scatter_batch),
@@ -395,7 +429,7 @@ pub static PPERMUTE: PrimDef = PrimDef {
         }
         _ => Vec::new(),
     },
-    kernel: Some(UNMAPPED),
+    kernel: Some(PPERMUTE_KERNEL),
     jvp: same_op_jvp!(PPERMUTE),
     transpose: Some(ppermute_transpose as TransposeRule),
     batch: Some(ppermute_batch),

@@ -378,6 +378,7 @@ fn printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
         name: "branches",
         programs: c.0.branches.iter().map(|b| (b, b.invars.clone())).collect(),
         tuple: true,
+        alias: false,
     }];
     (printed, ins.to_vec())
 }

@@ -472,11 +472,13 @@ fn while_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom
             name: "body_jaxpr",
             programs: vec![first(&w.body)],
             tuple: false,
+            alias: false,
         },
         Printed {
             name: "cond_jaxpr",
             programs: vec![first(&w.cond)],
             tuple: false,
+            alias: false,
         },
     ];
     let operands = [&ins[n..n + nc], &ins[n + nc..], &ins[..n]].concat();
@@ -496,6 +498,7 @@ fn scan_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>
         name: "jaxpr",
         programs: vec![(b, invars)],
         tuple: false,
+        alias: false,
     }];
     (printed, [&ins[k..], &ins[..k]].concat())
 }

@@ -42,6 +42,7 @@ mod elementwise;
 pub(crate) mod linalg;
 mod random;
 mod rules;
+mod shard_map;
 mod sort;
 mod structural;
 
@@ -55,6 +56,7 @@ pub use debug::*;
 pub use elementwise::*;
 pub(crate) use linalg::*;
 pub use random::*;
+pub use shard_map::*;
 pub use sort::*;
 pub use structural::*;
 
@@ -109,6 +111,8 @@ pub fn all() -> &'static [Prim] {
         v.push(&CUSTOM_VJP_CALL);
         v.push(&CUSTOM_VJP_LIN);
         v.push(&CHECKPOINT);
+        v.push(&SHARD_MAP);
+        v.push(&JIT);
         v.push(&OPTIMIZATION_BARRIER);
         v.push(&COND);
         v.push(&WHILE);
@@ -205,6 +209,7 @@ mod tests {
             "custom_vjp_call",
             "custom_vjp_lin",
             "remat2",
+            "jit",
         ];
         for p in all() {
             let has = match p.lowering {

@@ -15,7 +15,11 @@ impl Emitter<'_> {
     /// A nested jaxpr (a loop body, a branch) as a block evaluating to the
     /// tuple of its outputs (owned buffers or scalars). `inputs` are its
     /// inputs' expressions: a scalar value, or a `&[T]` of the row-major data.
-    fn sub_block(&self, body: &Jaxpr, inputs: &[(TokenStream, bool)]) -> syn::Result<TokenStream> {
+    pub(super) fn sub_block(
+        &self,
+        body: &Jaxpr,
+        inputs: &[(TokenStream, bool)],
+    ) -> syn::Result<TokenStream> {
         self.sub_block_owning(body, inputs, 0, self.repeated)
     }
 
@@ -34,6 +38,7 @@ impl Emitter<'_> {
         let mut em = Emitter::new(&body);
         em.parallel = self.parallel;
         em.repeated = repeated;
+        em.device = self.device;
         for (v, values) in &body.constvars {
             em.constant(*v, values);
         }
@@ -284,7 +289,7 @@ impl Emitter<'_> {
     /// Binds an operand of a nested jaxpr to a name of its own (the nested
     /// code's variables may shadow the enclosing ones): a scalar, or a
     /// `&[T]` of a whole row-major buffer.
-    fn bind_operand(&mut self, a: &Atom, name: &Ident) -> (TokenStream, bool) {
+    pub(super) fn bind_operand(&mut self, a: &Atom, name: &Ident) -> (TokenStream, bool) {
         let aval = self.aval(a).clone();
         let ty = rust_type(aval.dtype);
         if aval.rank() == 0 {
@@ -299,7 +304,7 @@ impl Emitter<'_> {
     }
 
     /// The outputs of a nested construct, stored in `names`.
-    fn bind_outputs(&mut self, outs: &[Var], names: &[Ident]) {
+    pub(super) fn bind_outputs(&mut self, outs: &[Var], names: &[Ident]) {
         for (out, name) in outs.iter().zip(names) {
             let aval = self.j.aval(*out).clone();
             if aval.rank() == 0 {

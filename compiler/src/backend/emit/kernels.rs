@@ -20,6 +20,14 @@ impl Emitter<'_> {
         };
         let name = Self::name(out);
         let ty = rust_type(aval.dtype);
+        if matches!(e.params, Params::Collective(_)) && !self.device {
+            let msg = crate::prims::unmapped_collective(&e.params);
+            self.stmts.push(quote!(::core::compile_error!(#msg);));
+            self.stmts
+                .push(quote!(let #name: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();));
+            self.finish_buffer(out, aval, name);
+            return;
+        }
         if let Some(k) = kernel.updates {
             self.start_as(&name, &ty, &e.ins[k]);
         }

@@ -19,6 +19,7 @@ mod loops;
 mod reduce;
 mod replay;
 mod sincos;
+mod spmd;
 mod views;
 
 use std::collections::{HashMap, HashSet};
@@ -83,6 +84,9 @@ pub struct Emitter<'a> {
     /// Whether this body runs once per step of a loop: its short loops are
     /// worth a copy per SIMD level even when one call of them is cheap.
     repeated: bool,
+    /// Whether this body runs on each device of a `shard_map` (as the
+    /// closure whose `__dev` its collectives name).
+    device: bool,
     /// Results already stored by an earlier equation's multi-output loop
     /// (see `loops::group`), and results no emitted code reads.
     done: HashSet<Var>,
@@ -125,6 +129,7 @@ impl<'a> Emitter<'a> {
             target: None,
             replay: None,
             repeated: false,
+            device: false,
             done: HashSet::new(),
             unread: HashSet::new(),
         }
@@ -299,6 +304,7 @@ impl<'a> Emitter<'a> {
             Params::Cond(c) => return self.cond(e, &c.0),
             Params::While(w) => return self.while_loop(e, &w.0),
             Params::Scan(sc) => return self.scan(e, &sc.0),
+            Params::ShardMap(s) => return self.shard_map(e, &s.0),
             _ => {}
         }
         let aval = self.j.aval(out).clone();

@@ -1,0 +1,426 @@
+//! `shard_map` and the `jit` call around it: what `jax::pmap(f, "i")`
+//! binds, as JAX 0.10 does (`jit[name=_fun jaxpr={ .. shard_map[..] .. }]`).
+//!
+//! `shard_map` runs its body once per device of a mesh with one named
+//! axis. Each operand is either split into that many blocks along one axis
+//! (`P('i',)`), or given whole to every device (`P()`); the collectives in
+//! the body communicate across the devices. The backend emits it as an
+//! SPMD run (`emit/control.rs`, `__rt::spmd`).
+//!
+//! Forward mode is a second, differentiated `shard_map` of the body's jvp
+//! (tangents split like their primals); its transpose linearizes the body
+//! again on each device and transposes that there, so reverse mode saves
+//! only the inputs (as a `checkpoint` does). A replicated input's
+//! cotangent is the `psum` of the devices' parts. `vmap` of a `shard_map`
+//! batches its body, the batch axis first.
+
+use super::{Ad, BDim, Batch, JvpRule, Res, TransposeRule};
+use super::{Lowering, Params, PrimDef, Printed};
+use crate::ir::builder::Builder;
+use crate::ir::primitive::{JitCall, ShardMap, Shared};
+use crate::ir::rules::{tangent_aval, Wrt};
+use crate::ir::{Atom, Aval, Dim, Jaxpr};
+
+fn shard_map_of(p: &Params) -> Res<&ShardMap> {
+    match p {
+        Params::ShardMap(s) => Ok(&s.0),
+        _ => Err("shard_map needs its program".into()),
+    }
+}
+
+/// A block's aval, as the whole value's: axis `spec` multiplied by `n`.
+pub fn unblocked(a: &Aval, spec: Option<usize>, n: usize) -> Res<Aval> {
+    let mut a = a.clone();
+    if let Some(d) = spec {
+        match &a.shape[d] {
+            Dim::Lit(k) => a.shape[d] = Dim::Lit(k * n),
+            Dim::Sym(s) => return Err(format!("shard_map of a symbolic dimension `{s}`")),
+        }
+    }
+    Ok(a)
+}
+
+/// A value's aval as one device's block of it.
+pub fn blocked(a: &Aval, spec: Option<usize>, n: usize) -> Res<Aval> {
+    let mut a = a.clone();
+    if let Some(d) = spec {
+        match &a.shape[d] {
+            Dim::Lit(k) if k % n == 0 => a.shape[d] = Dim::Lit(k / n),
+            other => return Err(format!(
+                "shard_map: axis {d} of {a} has size {other}, which the {n} devices do not divide"
+            )),
+        }
+    }
+    Ok(a)
+}
+
+fn shard_map_eval(
+    _: &[Aval],
+    p: &Params,
+    _: &mut crate::ir::shapes::Constraints,
+) -> Result<Vec<Aval>, String> {
+    let s = shard_map_of(p)?;
+    s.body
+        .outvars
+        .iter()
+        .zip(&s.out_specs)
+        .map(|(o, spec)| unblocked(s.body.atom_aval(o), *spec, s.size))
+        .collect()
+}
+
+/// JAX's `P('i',)`, `P(None, 'i')`, `P()`.
+fn spec_text(spec: Option<usize>, axis: &str) -> String {
+    match spec {
+        None => "P()".into(),
+        Some(0) => format!("P('{axis}',)"),
+        Some(d) => {
+            let mut items = vec!["None".to_string(); d];
+            items.push(format!("'{axis}'"));
+            format!("P({})", items.join(", "))
+        }
+    }
+}
+
+fn specs_text(specs: &[Option<usize>], axis: &str) -> String {
+    let items: Vec<String> = specs.iter().map(|s| spec_text(*s, axis)).collect();
+    match items.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
+/// The params of a `shard_map` of `body` over `axis` of `size` devices.
+pub fn shard_map_params(
+    body: Jaxpr,
+    axis: &str,
+    size: usize,
+    in_specs: Vec<Option<usize>>,
+    out_specs: Vec<Option<usize>>,
+    primal: Option<Jaxpr>,
+) -> Params {
+    Params::ShardMap(Shared(std::rc::Rc::new(ShardMap {
+        body,
+        axis: axis.to_string(),
+        size,
+        in_specs,
+        out_specs,
+        primal,
+    })))
+}
+
+/// The tangents: a differentiated `shard_map` of the tangent half of the
+/// body's jvp, on the primal inputs and a tangent for each, split alike.
+fn shard_map_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let s = shard_map_of(p)?;
+    let wrt = Wrt {
+        inputs: vec![true; ins.len()],
+    };
+    let (x64, span) = (ad.b.x64, ad.span);
+    let mut jvp = (ad.transforms.jvp)(&s.body, &wrt, x64, span).map_err(|e| e.to_string())?;
+    jvp.outvars.drain(..s.body.outvars.len());
+    let mut args = ins.to_vec();
+    for (x, tx) in ins.iter().zip(t) {
+        args.push(ad.tangent_or_zeros(tx, x)?);
+    }
+    let mut in_specs = s.in_specs.clone();
+    in_specs.extend(s.in_specs.iter().copied());
+    let params = shard_map_params(
+        jvp,
+        &s.axis,
+        s.size,
+        in_specs,
+        s.out_specs.clone(),
+        Some(s.body.clone()),
+    );
+    let outs = ad.bind_all(&SHARD_MAP, params, args)?;
+    Ok(outs.into_iter().map(Some).collect())
+}
+
+/// The transpose of a differentiated `shard_map` (linear in its tangents):
+/// on each device, the primal body linearized again at its blocks and
+/// transposed; a replicated input's cotangent summed over the devices.
+fn shard_map_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    _: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let s = shard_map_of(p)?;
+    let Some(primal) = &s.primal else {
+        return Err("shard_map is not linear in its inputs".into());
+    };
+    let n = primal.invars.len();
+    let mut primals = Vec::new();
+    for x in &ins[..n] {
+        primals.push(
+            x.clone()
+                .ok_or("reverse mode of a shard_map needs its primal inputs")?,
+        );
+    }
+    let (x64, span) = (ad.b.x64, ad.span);
+    let split =
+        (ad.transforms.linearize)(primal, &vec![true; n], x64, span).map_err(|e| e.to_string())?;
+    let mut linear_in = vec![false; split.n_res];
+    linear_in.extend(vec![true; n]);
+    let ct_given = vec![true; primal.outvars.len()];
+    let back = (ad.transforms.transpose)(&split.linear, &linear_in, &ct_given, x64, span)
+        .map_err(|e| e.to_string())?;
+    // One device's program: its primal blocks and output cotangents in,
+    // its inputs' cotangents out.
+    let mut b = Builder::new(x64);
+    let block_ins: Vec<Atom> = primal
+        .invars
+        .iter()
+        .map(|v| b.input(primal.aval(*v).clone()))
+        .collect();
+    let block_cts: Vec<Atom> = primal
+        .outvars
+        .iter()
+        .map(|o| b.input(tangent_aval(primal.atom_aval(o))))
+        .collect();
+    let known = b
+        .inline(&split.known, &block_ins)
+        .map_err(|e| e.to_string())?;
+    let mut args = known[primal.outvars.len()..].to_vec();
+    args.extend(block_cts);
+    let mut in_cts = b.inline(&back, &args).map_err(|e| e.to_string())?;
+    let mut cx = crate::ir::rules::Ctx::new(&mut b, span);
+    for (ct, spec) in in_cts.iter_mut().zip(&s.in_specs) {
+        if spec.is_none() {
+            let params = Params::Collective(super::CollectiveParams {
+                axes: vec![s.axis.clone()],
+                axis_size: s.size,
+                perm: Vec::new(),
+            });
+            *ct = cx.bind(&super::PSUM, params, vec![ct.clone()])?;
+        }
+    }
+    b.jaxpr.outvars = in_cts;
+    let mut operands = primals;
+    for (k, ct) in cts.iter().enumerate() {
+        let aval = unblocked(
+            &tangent_aval(primal.atom_aval(&primal.outvars[k])),
+            s.out_specs[k],
+            s.size,
+        )?;
+        operands.push(match ct {
+            Some(ct) => ct.clone(),
+            None => ad.zeros(&aval)?,
+        });
+    }
+    let mut in_specs = s.in_specs[..n].to_vec();
+    in_specs.extend(s.out_specs.iter().copied());
+    let params = shard_map_params(
+        b.jaxpr,
+        &s.axis,
+        s.size,
+        in_specs,
+        s.in_specs[..n].to_vec(),
+        None,
+    );
+    let in_cts = ad.bind_all(&SHARD_MAP, params, operands)?;
+    let mut out = vec![None; n];
+    out.extend(in_cts.into_iter().map(Some));
+    Ok(out)
+}
+
+/// `vmap` of a `shard_map`: its body batched with every value's lanes
+/// first, each split axis one further in.
+fn shard_map_batch(
+    bx: &mut Batch,
+    ins: &[Atom],
+    dims: &[BDim],
+    p: &Params,
+) -> Res<Vec<(Atom, BDim)>> {
+    let s = shard_map_of(p)?;
+    let front = |bx: &Batch, j: &Jaxpr| -> Res<Jaxpr> {
+        let i = vec![Some(0); j.invars.len()];
+        let o = vec![Some(0); j.outvars.len()];
+        let (batched, _) = (bx.vmap)(
+            j,
+            &i,
+            &bx.size,
+            bx.axis_name.as_deref(),
+            Some(&o),
+            bx.b.x64,
+            bx.span,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(batched)
+    };
+    let body = front(bx, &s.body)?;
+    let primal = match &s.primal {
+        Some(j) => Some(front(bx, j)?),
+        None => None,
+    };
+    let size = bx.size.clone();
+    let args = ins
+        .iter()
+        .zip(dims)
+        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
+        .collect::<Res<Vec<Atom>>>()?;
+    let shift = |specs: &[Option<usize>]| specs.iter().map(|s| s.map(|d| d + 1)).collect();
+    let params = shard_map_params(
+        body,
+        &s.axis,
+        s.size,
+        shift(&s.in_specs),
+        shift(&s.out_specs),
+        primal,
+    );
+    let outs = bx.bind_all(&SHARD_MAP, params, args)?;
+    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+}
+
+fn shard_map_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::ShardMap(s) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let printed = vec![Printed {
+        name: "jaxpr",
+        programs: vec![(&s.0.body, s.0.body.invars.clone())],
+        tuple: false,
+        alias: false,
+    }];
+    (printed, ins.to_vec())
+}
+
+pub static SHARD_MAP: PrimDef = PrimDef {
+    name: "shard_map",
+    abstract_eval: shard_map_eval,
+    print_params: |_, p| match p {
+        Params::ShardMap(s) => vec![
+            ("check_vma", "False".into()),
+            ("in_specs", specs_text(&s.0.in_specs, &s.0.axis)),
+            ("jaxpr", super::NESTED.into()),
+            (
+                "mesh",
+                format!("Mesh('{}': {}, axis_types=(Auto,))", s.0.axis, s.0.size),
+            ),
+            (
+                "newly_manual_axes",
+                format!("frozenset({{'{}'}})", s.0.axis),
+            ),
+            ("out_specs", specs_text(&s.0.out_specs, &s.0.axis)),
+        ],
+        _ => Vec::new(),
+    },
+    nested: Some(shard_map_printed),
+    // Emitted by the backend as an SPMD run (`emit/control.rs`).
+    lowering: Lowering::Kernel,
+    jvp: Some(shard_map_jvp as JvpRule),
+    transpose: Some(shard_map_transpose as TransposeRule),
+    batch: Some(shard_map_batch),
+    ..PrimDef::BASE
+};
+
+fn call_of(p: &Params) -> Res<&JitCall> {
+    match p {
+        Params::Jit(c) => Ok(&c.0),
+        _ => Err("jit needs its program".into()),
+    }
+}
+
+/// A `jit` call of `body` named `name`.
+pub fn jit_params(name: &str, body: Jaxpr) -> Params {
+    Params::Jit(Shared(std::rc::Rc::new(JitCall {
+        name: name.to_string(),
+        body,
+    })))
+}
+
+/// The tangents of a `jit` call: its body's jvp, inlined.
+fn jit_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let c = call_of(p)?;
+    let wrt = Wrt {
+        inputs: vec![true; ins.len()],
+    };
+    let (x64, span) = (ad.b.x64, ad.span);
+    let jvp = (ad.transforms.jvp)(&c.body, &wrt, x64, span).map_err(|e| e.to_string())?;
+    let mut args = ins.to_vec();
+    for (x, tx) in ins.iter().zip(t) {
+        args.push(ad.tangent_or_zeros(tx, x)?);
+    }
+    let outs = ad.b.inline(&jvp, &args).map_err(|e| e.to_string())?;
+    Ok(outs[c.body.outvars.len()..]
+        .iter()
+        .cloned()
+        .map(Some)
+        .collect())
+}
+
+/// A `jit` call of the batched body, every value with its lanes first.
+fn jit_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let c = call_of(p)?;
+    let i = vec![Some(0); c.body.invars.len()];
+    let o = vec![Some(0); c.body.outvars.len()];
+    let (body, _) = (bx.vmap)(
+        &c.body,
+        &i,
+        &bx.size,
+        bx.axis_name.as_deref(),
+        Some(&o),
+        bx.b.x64,
+        bx.span,
+    )
+    .map_err(|e| e.to_string())?;
+    let size = bx.size.clone();
+    let args = ins
+        .iter()
+        .zip(dims)
+        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
+        .collect::<Res<Vec<Atom>>>()?;
+    let outs = bx.bind_all(&JIT, jit_params(&c.name, body), args)?;
+    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+}
+
+fn jit_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::Jit(c) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let printed = vec![Printed {
+        name: "jaxpr",
+        programs: vec![(&c.0.body, c.0.body.invars.clone())],
+        tuple: false,
+        // JAX names the body's inputs and outputs as the call's.
+        alias: true,
+    }];
+    (printed, ins.to_vec())
+}
+
+/// `jit` (JAX's `pjit`): a call of a program, as `jax::pmap` binds one
+/// around its `shard_map`. It computes its body, which is inlined before
+/// emission (`inline_calls`).
+pub static JIT: PrimDef = PrimDef {
+    name: "jit",
+    abstract_eval: |_, p, _| {
+        let c = call_of(p)?;
+        Ok(c.body
+            .outvars
+            .iter()
+            .map(|a| c.body.atom_aval(a).clone())
+            .collect())
+    },
+    print_params: |_, p| match p {
+        Params::Jit(c) => vec![("jaxpr", super::NESTED.into()), ("name", c.0.name.clone())],
+        _ => Vec::new(),
+    },
+    nested: Some(jit_printed),
+    lowering: Lowering::Kernel,
+    jvp: Some(jit_jvp as JvpRule),
+    batch: Some(jit_batch),
+    ..PrimDef::BASE
+};
