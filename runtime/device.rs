@@ -96,17 +96,39 @@ pub(crate) fn request_local_devices(n: usize) -> Result<(), usize> {
     }
 }
 
-/// Runs `f` on local device `k`'s threads.
-pub(crate) fn install<R: Send>(k: usize, f: impl FnOnce() -> R + Send) -> R {
-    match local().pools.get(k) {
-        Some(pool) => pool.install(f),
-        None => f(),
+/// Runs `f(k)` for each local device `k < count` on that device's
+/// threads, all at once, and returns when every one has.
+pub(crate) fn run_on_devices(count: usize, f: &(dyn Fn(usize) + Sync)) {
+    fn from(k: usize, count: usize, pools: &[rayon::ThreadPool], f: &(dyn Fn(usize) + Sync)) {
+        if k == count {
+            return;
+        }
+        // Each scope hands device `k` its job and waits for it after the
+        // later devices got theirs.
+        pools[k].in_place_scope(|s| {
+            s.spawn(move |_| f(k));
+            from(k + 1, count, pools, f);
+        });
     }
+    let pools = &local().pools;
+    if pools.len() < count {
+        // One device: the caller's threads.
+        (0..count).for_each(f);
+        return;
+    }
+    from(0, count, pools, f);
 }
 
 /// The processes' transport, once `jax::distributed::initialize` set one.
 pub(crate) fn transport() -> Option<&'static dyn Transport> {
     TRANSPORT.get().map(|t| &**t)
+}
+
+/// Whether this process' devices exist yet (after that, their count and
+/// the processes are fixed).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn devices_created() -> bool {
+    LOCAL.get().is_some()
 }
 
 /// Sets the transport between processes; `false` if one was set before.

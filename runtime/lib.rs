@@ -163,6 +163,7 @@ pub mod array;
 pub mod config;
 pub mod debug;
 mod device;
+pub mod distributed;
 pub mod element;
 pub mod error;
 mod format;

@@ -65,6 +65,11 @@ fn unnamed(x: &Array<f32, 2, 2>) -> Array<f32, 2, 2> {
 }
 
 #[jax::jit]
+fn replicated_out(x: &Array<f32, 4, 3>) -> (Array<f32, 3>, Array<f32, 4, 3>) {
+    jax::pmap(|r| (lax::pmean(r, "i"), r * 2.0), "i", 0, (None, 0))(x)
+}
+
+#[jax::jit]
 fn grad_of_pmap(x: &Array<f32, 4, 3>) -> Array<f32, 4, 3> {
     jax::grad(|x| jnp::sum(jax::pmap(|r| r * lax::pmean(r, "i"), "i")(x)))(x)
 }
@@ -123,6 +128,11 @@ fn pmap_equals_jax() {
             "ppermute_ring" => common::assert_matches(&ppermute_ring(&arg(&c, 0)), want),
             "two_devices" => common::assert_matches(&two_devices(&arg(&c, 0)), want),
             "unnamed" => common::assert_matches(&unnamed(&arg(&c, 0)), want),
+            "replicated_out" => {
+                let (m, y) = replicated_out(&arg(&c, 0));
+                common::assert_matches(&m, want);
+                common::assert_matches(&y, &c["outputs"][1]);
+            }
             "grad_of_pmap" => common::assert_matches(&grad_of_pmap(&arg(&c, 0)), want),
             "grad_of_pmap_shared" => {
                 common::assert_matches(&grad_of_pmap_shared(&arg(&c, 0), &arg(&c, 1)), want)
@@ -137,7 +147,7 @@ fn pmap_equals_jax() {
         }
         seen += 1;
     }
-    assert_eq!(seen, 13);
+    assert_eq!(seen, 14);
 }
 
 #[test]
@@ -149,6 +159,7 @@ fn pmap_jaxprs_print_as_jax() {
         ("max_minus_min", max_minus_min::jaxpr().to_string()),
         ("two_devices", two_devices::jaxpr().to_string()),
         ("unnamed", unnamed::jaxpr().to_string()),
+        ("replicated_out", replicated_out::jaxpr().to_string()),
     ];
     for (name, got) in printed {
         let want = common::case("pmap", name)["jaxpr"]

@@ -11,6 +11,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::device;
@@ -25,7 +26,8 @@ pub trait Transport: Send + Sync {
     fn process_index(&self) -> usize;
     /// How many processes run the program.
     fn process_count(&self) -> usize;
-    /// Every process' bytes, in process order (lengths may differ).
+    /// Every process' bytes, in process order. Every process passes as
+    /// many bytes (their devices are as many, `shard_map` checks).
     fn all_gather(&self, mine: &[u8]) -> Vec<Vec<u8>>;
 }
 
@@ -36,40 +38,68 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A barrier of the run's local devices that a failing device can break,
-/// so the others panic instead of waiting for it forever.
+/// so the others panic instead of waiting for it forever. A waiter spins
+/// a little before it sleeps: devices reach a collective within
+/// microseconds of each other, and a sleep and wake-up cost more.
 struct Rendezvous {
     n: usize,
-    /// (arrived, generation, aborted)
-    state: Mutex<(usize, u64, bool)>,
+    arrived: AtomicUsize,
+    generation: AtomicU64,
+    aborted: AtomicBool,
+    lock: Mutex<()>,
     cv: Condvar,
 }
 
+/// Spins before a waiting device sleeps.
+const SPINS: usize = 20_000;
+
 impl Rendezvous {
+    fn new(n: usize) -> Rendezvous {
+        Rendezvous {
+            n,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicU64::new(0),
+            aborted: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            cv: Condvar::new(),
+        }
+    }
+
     fn wait(&self) {
-        let mut s = lock(&self.state);
-        if s.2 {
-            drop(s);
+        if self.aborted.load(Ordering::Acquire) {
             panic!("{ABORTED}");
         }
-        s.0 += 1;
-        if s.0 == self.n {
-            s.0 = 0;
-            s.1 += 1;
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            let _guard = lock(&self.lock);
+            self.generation.fetch_add(1, Ordering::AcqRel);
             self.cv.notify_all();
             return;
         }
-        let generation = s.1;
-        while s.1 == generation && !s.2 {
-            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        let passed = || self.generation.load(Ordering::Acquire) != generation;
+        for _ in 0..SPINS {
+            if passed() {
+                return;
+            }
+            if self.aborted.load(Ordering::Acquire) {
+                panic!("{ABORTED}");
+            }
+            std::hint::spin_loop();
         }
-        if s.1 == generation {
-            drop(s);
-            panic!("{ABORTED}");
+        let mut guard = lock(&self.lock);
+        while !passed() {
+            if self.aborted.load(Ordering::Acquire) {
+                drop(guard);
+                panic!("{ABORTED}");
+            }
+            guard = self.cv.wait(guard).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     fn abort(&self) {
-        lock(&self.state).2 = true;
+        self.aborted.store(true, Ordering::Release);
+        let _guard = lock(&self.lock);
         self.cv.notify_all();
     }
 }
@@ -176,6 +206,23 @@ fn from_bytes<T: Element>(b: &[u8]) -> Vec<T> {
     out
 }
 
+/// Checks once that every process has `local` devices (exchanges then
+/// have one size on every process).
+fn same_local_count(t: &dyn Transport, local: usize) {
+    static CHECKED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    CHECKED.get_or_init(|| {
+        let counts: Vec<u64> = t
+            .all_gather(&(local as u64).to_le_bytes())
+            .iter()
+            .map(|b| u64::from_le_bytes(b[..8].try_into().expect("8 bytes")))
+            .collect();
+        assert!(
+            counts.iter().all(|&c| c == local as u64),
+            "the processes have different numbers of local devices ({counts:?}): give every process the same JAX_NUM_CPU_DEVICES"
+        );
+    });
+}
+
 /// What each of this process' devices returned, in device order.
 pub struct Shards<R> {
     results: Vec<R>,
@@ -206,42 +253,37 @@ pub fn shard_map<R: Send>(n: usize, body: &(dyn Fn(&Dev<'_>) -> R + Sync)) -> Sh
             "pmap over an axis of size {n} needs {n} devices, but jax::devices() has {total}: set JAX_NUM_CPU_DEVICES={n}, or call jax::config::set_num_cpu_devices({n}) before the first jitted call"
         );
     }
+    if let Some(t) = transport.filter(|_| processes > 1) {
+        same_local_count(t, local);
+    }
     let first = process * local;
     let count = n.saturating_sub(first).min(local);
     let group = Group {
         n,
         first,
-        rendezvous: Rendezvous {
-            n: count,
-            state: Mutex::new((0, 0, false)),
-            cv: Condvar::new(),
-        },
+        rendezvous: Rendezvous::new(count),
         slots: Mutex::new(vec![None; count]),
         gathered: Mutex::new(None),
         transport,
     };
-    let run = |k: usize| -> std::thread::Result<R> {
+    let slots: Vec<Mutex<Option<std::thread::Result<R>>>> =
+        (0..count).map(|_| Mutex::new(None)).collect();
+    let run = |k: usize| {
         let dev = Dev {
             index: first + k,
             group: &group,
         };
-        let out = catch_unwind(AssertUnwindSafe(|| {
-            if count == 1 {
-                body(&dev)
-            } else {
-                device::install(k, || body(&dev))
-            }
-        }));
+        let out = catch_unwind(AssertUnwindSafe(|| body(&dev)));
         if out.is_err() {
             group.rendezvous.abort();
         }
-        out
+        *lock(&slots[k]) = Some(out);
     };
-    let outs: Vec<std::thread::Result<R>> = std::thread::scope(|s| {
-        let others: Vec<_> = (1..count).map(|k| s.spawn(move || run(k))).collect();
-        let mut outs = vec![run(0)];
-        outs.extend(others.into_iter().map(|h| h.join().unwrap_or_else(Err)));
-        outs
+    device::run_on_devices(count, &run);
+    let outs = slots.into_iter().map(|s| {
+        s.into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .expect("every device ran")
     });
     let mut results = Vec::with_capacity(count);
     let mut failure: Option<Box<dyn Any + Send>> = None;

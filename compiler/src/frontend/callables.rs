@@ -49,12 +49,13 @@ pub(crate) struct Vmapped {
     pub(crate) axis_name: Option<String>,
 }
 
-/// `jax::pmap(f, axis_name, in_axes)`.
+/// `jax::pmap(f, axis_name, in_axes, out_axes)`.
 #[derive(Clone)]
 pub(crate) struct Pmapped {
     pub(crate) f: Callable,
     pub(crate) axis_name: String,
     pub(crate) in_axes: AxisSpec,
+    pub(crate) out_axes: AxisSpec,
 }
 
 /// Something a transformation applies to.

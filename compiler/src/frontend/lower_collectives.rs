@@ -9,7 +9,7 @@ use proc_macro2::Span;
 
 use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
-use crate::frontend::value::Value;
+use crate::frontend::value::{flatten, rebuild, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::rules::Ctx;
 use crate::ir::Dim;
@@ -69,10 +69,28 @@ fn params(axes: Vec<String>, axis_size: usize) -> Params {
     })
 }
 
-/// `lax::psum(x, name)`, `pmax`, `pmin`, `all_gather`, `psum_scatter`.
+/// `f` applied to each leaf of `x` (an array, or a struct or tuple of
+/// them, as JAX's collectives take pytrees).
+fn per_leaf(
+    t: &mut Tracer,
+    x: &Value,
+    span: Span,
+    mut f: impl FnMut(&mut Tracer, crate::ir::Atom) -> Result<crate::ir::Atom>,
+) -> Result<Value> {
+    let mut leaves = Vec::new();
+    flatten(x, &mut leaves);
+    let mut outs = Vec::new();
+    for leaf in leaves {
+        let a = t.atom(leaf, span)?;
+        outs.push(Value::Traced(f(t, a)?));
+    }
+    Ok(rebuild(x, &mut outs.into_iter()))
+}
+
+/// `lax::psum(x, name)`, `pmax`, `pmin`, `all_gather`, `psum_scatter`; on
+/// a pytree, one collective per leaf.
 fn unary(t: &mut Tracer, c: Call, prim: Prim) -> Result<Value> {
     c.want(2)?;
-    let x = c.atom(t, 0)?;
     let (axes, size) = axis_names(t, &c.args[1].0, c.args[1].1, c.name)?;
     if axes.len() > 1 && matches!(prim.name, "all_gather" | "reduce_scatter") {
         return call_err(
@@ -83,12 +101,10 @@ fn unary(t: &mut Tracer, c: Call, prim: Prim) -> Result<Value> {
             ),
         );
     }
-    Ok(Value::Traced(t.b.bind1(
-        prim,
-        params(axes, size),
-        vec![x],
-        c.span,
-    )?))
+    let span = c.span;
+    per_leaf(t, &c.args[0].0, c.args[0].1, |t, x| {
+        t.b.bind1(prim, params(axes.clone(), size), vec![x], span)
+    })
 }
 
 pub(crate) fn psum(t: &mut Tracer, c: Call) -> Result<Value> {
@@ -116,19 +132,20 @@ pub(crate) fn psum_scatter(t: &mut Tracer, c: Call) -> Result<Value> {
 /// float).
 pub(crate) fn pmean(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
-    let mut x = c.atom(t, 0)?;
     let (axes, size) = axis_names(t, &c.args[1].0, c.args[1].1, "pmean")?;
     let span = c.span;
-    if !t.b.aval(&x).dtype.is_inexact() {
-        let float = if t.b.x64 { DType::F64 } else { DType::F32 };
+    per_leaf(t, &c.args[0].0, c.args[0].1, |t, mut x| {
+        if !t.b.aval(&x).dtype.is_inexact() {
+            let float = if t.b.x64 { DType::F64 } else { DType::F32 };
+            let mut cx = Ctx::new(&mut t.b, span);
+            x = cx.convert(x, float).map_err(|m| syn::Error::new(span, m))?;
+        }
+        let sum =
+            t.b.bind1(&prims::PSUM, params(axes.clone(), size), vec![x], span)?;
         let mut cx = Ctx::new(&mut t.b, span);
-        x = cx.convert(x, float).map_err(|m| syn::Error::new(span, m))?;
-    }
-    let sum = t.b.bind1(&prims::PSUM, params(axes, size), vec![x], span)?;
-    let mut cx = Ctx::new(&mut t.b, span);
-    let n = cx.lit(size as f64, &sum);
-    let mean = cx.div(sum, n).map_err(|m| syn::Error::new(span, m))?;
-    Ok(Value::Traced(mean))
+        let n = cx.lit(size as f64, &sum);
+        cx.div(sum, n).map_err(|m| syn::Error::new(span, m))
+    })
 }
 
 /// `lax::axis_index(name)`: this lane's index along the named axis (int32).

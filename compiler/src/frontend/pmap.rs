@@ -1,10 +1,12 @@
-//! `jax::pmap(f, axis_name, in_axes)(args)` inside jitted bodies.
+//! `jax::pmap(f, axis_name, in_axes, out_axes)(args)` inside jitted bodies.
 //!
 //! As JAX 0.10 does, it binds a `jit` of a `shard_map` over a mesh of one
 //! axis with a device per entry of the mapped axis: each device gets its
 //! entry of each mapped argument (a block of one, squeezed), the whole of
 //! the others, and runs `f` traced on one entry; its results are stacked
-//! along a new leading axis. Collectives in `f` name `axis_name` and run
+//! along a new axis (`out_axes`, 0 by default), or, for `None`, taken
+//! from the first device (a result every device computes alike, as after
+//! a `psum`; JAX's `out_specs=P()`). Collectives in `f` name `axis_name` and run
 //! across the devices (`__rt::spmd`).
 
 use std::rc::Rc;
@@ -15,7 +17,7 @@ use syn::spanned::Spanned;
 use crate::frontend::callables::{AxisSpec, Callable, Pmapped};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::{rebuild, Value};
-use crate::frontend::vmap::axis_spec;
+use crate::frontend::vmap::{axis_spec, canonical_axis, leaf_specs};
 use crate::ir::builder::{err, Builder, Result};
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Dim};
@@ -25,17 +27,20 @@ use crate::prims::{self, Params};
 const UNNAMED: &str = "_internal_pmap_axis_name";
 
 impl Tracer {
-    /// `jax::pmap(f)`, `jax::pmap(f, "i")`, `jax::pmap(f, "i", in_axes)`.
+    /// `jax::pmap(f)`, `jax::pmap(f, "i")`, `jax::pmap(f, "i", in_axes)`,
+    /// `jax::pmap(f, "i", in_axes, out_axes)`.
     pub(crate) fn pmapped(&mut self, c: &syn::ExprCall) -> Result<Callable> {
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let (f, name, in_axes) = match args.as_slice() {
-            [f] => (f, None, AxisSpec::Axis(0, c.span())),
-            [f, n] => (f, Some(*n), AxisSpec::Axis(0, c.span())),
-            [f, n, i] => (f, Some(*n), axis_spec(i)?),
+        let zero = || AxisSpec::Axis(0, c.span());
+        let (f, name, in_axes, out_axes) = match args.as_slice() {
+            [f] => (f, None, zero(), zero()),
+            [f, n] => (f, Some(*n), zero(), zero()),
+            [f, n, i] => (f, Some(*n), axis_spec(i)?, zero()),
+            [f, n, i, o] => (f, Some(*n), axis_spec(i)?, axis_spec(o)?),
             _ => {
                 return err(
                     c.span(),
-                    "`jax::pmap` takes a function, then optionally `axis_name` and `in_axes`: `jax::pmap(f, \"i\", (None, 0))`",
+                    "`jax::pmap` takes a function, then optionally `axis_name`, `in_axes` and `out_axes`: `jax::pmap(f, \"i\", (None, 0), 0)`",
                 )
             }
         };
@@ -57,6 +62,7 @@ impl Tracer {
             f: self.callable(f)?,
             axis_name,
             in_axes,
+            out_axes,
         })))
     }
 
@@ -116,15 +122,35 @@ impl Tracer {
             });
         }
         let outs = body.inline(&j, &lane)?;
+        // Where each result's entries go: a new axis, or `None` for a
+        // result every device computes alike (the first device's is kept).
+        let mut specs = Vec::new();
+        leaf_specs(&p.out_axes, &out_template, &mut specs)?;
         let mut blocks = Vec::new();
-        for o in outs {
+        let mut out_specs = Vec::new();
+        for (o, spec) in outs.into_iter().zip(specs) {
+            let rank = body.aval(&o).rank() + 1;
+            let axis = match spec {
+                AxisSpec::Axis(a, at) => match canonical_axis(a, rank) {
+                    Some(d) => Some(d),
+                    None => {
+                        return err(
+                            at,
+                            format!("axis {a} is out of bounds for array of dimension {rank}"),
+                        )
+                    }
+                },
+                _ => None,
+            };
             let mut cx = Ctx::new(&mut body, span);
-            blocks.push(
-                cx.expand_dims(o, &[0])
+            blocks.push(match axis {
+                Some(d) => cx
+                    .expand_dims(o, &[d])
                     .map_err(|m| crate::ir::builder::expression_error(span, m))?,
-            );
+                None => o,
+            });
+            out_specs.push(axis);
         }
-        let out_specs = vec![Some(0); blocks.len()];
         body.jaxpr.outvars = blocks;
         let params =
             prims::shard_map_params(body.jaxpr, &p.axis_name, n, in_specs, out_specs, None);

@@ -57,7 +57,7 @@ pub(crate) fn axis_spec(e: &syn::Expr) -> Result<AxisSpec> {
 }
 
 /// The spec of each leaf of `v`, from a spec that is a prefix of its tree.
-fn leaf_specs(spec: &AxisSpec, v: &Value, out: &mut Vec<AxisSpec>) -> Result<()> {
+pub(crate) fn leaf_specs(spec: &AxisSpec, v: &Value, out: &mut Vec<AxisSpec>) -> Result<()> {
     match (spec, v) {
         (AxisSpec::Tuple(specs, span), Value::Tuple(items)) => {
             if specs.len() != items.len() {
@@ -89,7 +89,7 @@ fn leaf_specs(spec: &AxisSpec, v: &Value, out: &mut Vec<AxisSpec>) -> Result<()>
 }
 
 /// `axis` counted from the end when negative, checked against `rank`.
-fn canonical_axis(axis: i64, rank: usize) -> Option<usize> {
+pub(crate) fn canonical_axis(axis: i64, rank: usize) -> Option<usize> {
     let a = if axis < 0 { axis + rank as i64 } else { axis };
     (0..rank as i64).contains(&a).then_some(a as usize)
 }

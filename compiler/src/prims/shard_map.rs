@@ -46,9 +46,11 @@ pub fn blocked(a: &Aval, spec: Option<usize>, n: usize) -> Res<Aval> {
     if let Some(d) = spec {
         match &a.shape[d] {
             Dim::Lit(k) if k % n == 0 => a.shape[d] = Dim::Lit(k / n),
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "shard_map: axis {d} of {a} has size {other}, which the {n} devices do not divide"
-            )),
+            ))
+            }
         }
     }
     Ok(a)
