@@ -34,7 +34,7 @@ mod model {
     pub const WORKERS: usize = 2;
     /// Each worker's part of a batch of 128.
     pub const SHARD: usize = 64;
-    pub const BATCH: usize = 128;
+    pub const BATCH: usize = WORKERS * SHARD;
     pub const PIXELS: usize = 64;
     pub const HIDDEN: usize = 128;
     pub const CLASSES: usize = 10;

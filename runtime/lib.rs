@@ -163,6 +163,7 @@ pub mod array;
 pub mod config;
 pub mod debug;
 mod device;
+mod dispatch;
 pub mod distributed;
 pub mod element;
 pub mod error;
@@ -189,6 +190,7 @@ pub use array::{Array, ArrayType, AsArray, MAX_RANK, NONE};
 pub use device::{
     device_count, devices, local_device_count, local_devices, process_count, process_index, Device,
 };
+pub use dispatch::{dispatch, Pending};
 pub use element::{bf16, f16, Complex, DType, DefaultFloat, DefaultInt, Element, Float, Int};
 pub use error::ShapeError;
 /// Compiles a pure array function when the crate compiles, as `jax.jit`

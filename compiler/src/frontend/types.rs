@@ -122,15 +122,50 @@ fn complex_dtype(args: &syn::PathArguments) -> Option<DType> {
     }
 }
 
-/// A named dimension: a literal when it is a const item of the mod with a
-/// number for its value, else a symbol only rustc knows.
+/// A named dimension: a literal when it is a const item of the mod whose
+/// value is a number or arithmetic of numbers and such consts (also when
+/// a `macro_rules!` wrote it), else a symbol only rustc knows.
 fn named_dim(name: String, items: &Items) -> Dim {
-    match items.consts.get(&name) {
-        Some(syn::Expr::Lit(syn::ExprLit {
+    match items
+        .consts
+        .get(&name)
+        .and_then(|e| const_usize(e, items, 0))
+    {
+        Some(n) => Dim::Lit(n),
+        None => Dim::Sym(name),
+    }
+}
+
+/// The value of a const expression of integers, `+ - * / %` and the mod's
+/// consts; `None` for anything else (rustc then evaluates it).
+fn const_usize(e: &syn::Expr, items: &Items, depth: usize) -> Option<usize> {
+    if depth > 32 {
+        return None;
+    }
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
-        })) => i.base10_parse().map(Dim::Lit).unwrap_or(Dim::Sym(name)),
-        _ => Dim::Sym(name),
+        }) => i.base10_parse().ok(),
+        syn::Expr::Group(g) => const_usize(&g.expr, items, depth + 1),
+        syn::Expr::Paren(p) => const_usize(&p.expr, items, depth + 1),
+        syn::Expr::Path(p) => {
+            let name = p.path.get_ident()?.to_string();
+            const_usize(items.consts.get(&name)?, items, depth + 1)
+        }
+        syn::Expr::Binary(b) => {
+            let l = const_usize(&b.left, items, depth + 1)?;
+            let r = const_usize(&b.right, items, depth + 1)?;
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                syn::BinOp::Rem(_) => l.checked_rem(r),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
