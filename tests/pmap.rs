@@ -191,3 +191,34 @@ fn devices_are_the_requested_four() {
     assert_eq!(jax::device_count(), 4);
     assert!(jax::config::set_num_cpu_devices(2).is_err());
 }
+
+#[jax::jit]
+fn five_entries(x: &Array<f32, 5, 2>) -> Array<f32, 5, 2> {
+    jax::pmap(|r| r * 2.0, "i")(x)
+}
+
+#[test]
+#[should_panic(expected = "pmap over an axis of size 5 needs 5 devices, but jax::devices() has 4")]
+fn more_entries_than_devices_is_jaxs_error() {
+    four_devices();
+    five_entries(&Array::full(1.0));
+}
+
+#[test]
+fn a_device_that_panics_stops_the_run_with_its_message() {
+    four_devices();
+    // The body panics on one device only (a `debug_nans` check would too);
+    // the others, waiting at the psum, stop instead of hanging.
+    let err = std::panic::catch_unwind(|| {
+        let _ = jax::__rt::spmd::shard_map(4, &|dev| {
+            if dev.index() == 2 {
+                panic!("device 2 failed");
+            }
+            jax::__rt::spmd::psum(dev, &[1.0f32])
+        });
+    });
+    let Err(err) = err else {
+        panic!("the run did not fail")
+    };
+    assert_eq!(err.downcast_ref::<&str>(), Some(&"device 2 failed"));
+}

@@ -38,11 +38,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A barrier of the run's local devices that a failing device can break,
-/// so the others panic instead of waiting for it forever. A waiter spins
-/// a little before it sleeps: devices reach a collective within
-/// microseconds of each other, and a sleep and wake-up cost more.
+/// so the others panic instead of waiting for it forever. When every
+/// device has a core of its own, a waiter spins a little before it sleeps:
+/// devices reach a collective within microseconds of each other, and a
+/// sleep and wake-up cost more. With fewer cores than devices a spinning
+/// waiter would hold the core the others need, so it sleeps at once.
 struct Rendezvous {
     n: usize,
+    spins: usize,
     arrived: AtomicUsize,
     generation: AtomicU64,
     aborted: AtomicBool,
@@ -55,8 +58,10 @@ const SPINS: usize = 20_000;
 
 impl Rendezvous {
     fn new(n: usize) -> Rendezvous {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         Rendezvous {
             n,
+            spins: if n <= cores { SPINS } else { 0 },
             arrived: AtomicUsize::new(0),
             generation: AtomicU64::new(0),
             aborted: AtomicBool::new(false),
@@ -78,7 +83,7 @@ impl Rendezvous {
             return;
         }
         let passed = || self.generation.load(Ordering::Acquire) != generation;
-        for _ in 0..SPINS {
+        for _ in 0..self.spins {
             if passed() {
                 return;
             }

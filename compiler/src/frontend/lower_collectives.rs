@@ -44,7 +44,7 @@ fn axis_names(t: &Tracer, v: &Value, span: Span, op: &str) -> Result<(Vec<String
             return err(
                 span,
                 format!(
-                    "Found an unbound axis name: {n}. To fix this, call lax::{op} inside `jax::vmap(f, in_axes, out_axes, \"{n}\")` (names bound here: {bound:?})"
+                    "Found an unbound axis name: {n}. To fix this, call lax::{op} inside `jax::vmap(f, in_axes, out_axes, \"{n}\")` or `jax::pmap(f, \"{n}\")` (names bound here: {bound:?})"
                 ),
             );
         };
