@@ -12,12 +12,15 @@
 //!
 //! Run with `cargo run --release --example async_dispatch`.
 
+#[path = "data/digits.rs"]
+mod digits;
+
 use std::time::Instant;
 
 use jax::prelude::*;
 use jax::random;
 
-const IMAGES: usize = 1797;
+use digits::IMAGES;
 
 #[jax::jit]
 mod model {
@@ -59,22 +62,6 @@ mod model {
 use model::{Params, BATCH, CLASSES, HIDDEN, PIXELS};
 
 type Batch = (Array<f32, BATCH, PIXELS>, Array<f32, BATCH, CLASSES>);
-
-fn load_digits() -> (Vec<f32>, Vec<u8>) {
-    let bytes: &[u8] = include_bytes!("data/digits.bin");
-    let (magic, rest) = bytes.split_at(8);
-    assert_eq!(
-        magic, b"DIGITS8\0",
-        "examples/data/digits.bin: not a digits file"
-    );
-    let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-    assert_eq!(n, IMAGES, "examples/data/digits.bin: image count");
-    let (pixels, labels) = rest[4..].split_at(n * PIXELS);
-    (
-        pixels.iter().map(|&v| v as f32 / 16.0).collect(),
-        labels.to_vec(),
-    )
-}
 
 /// Batch `b`, read (the wait) and augmented on the host: each image shifted by up to one
 /// pixel each way, and a little noise (a fixed xorshift stream per batch,
@@ -131,7 +118,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let (pixels, labels) = load_digits();
+    let (pixels, labels) = digits::load();
     let (mut sync_times, mut async_times) = (Vec::new(), Vec::new());
     let (mut p_sync, mut p_async) = (init(), init());
     for _round in 0..5 {

@@ -19,12 +19,15 @@
 //! It also times a step on one device (the same update, unsplit) against
 //! the step on two, in the same process.
 
+#[path = "data/digits.rs"]
+mod digits;
+
 use std::time::Instant;
 
 use jax::prelude::*;
 use jax::random;
 
-const IMAGES: usize = 1797;
+use digits::IMAGES;
 const TRAIN: usize = 1536;
 
 #[jax::jit]
@@ -117,22 +120,6 @@ fn init(key: random::Key) -> Params {
     }
 }
 
-fn load_digits() -> (Vec<f32>, Vec<u8>) {
-    let bytes: &[u8] = include_bytes!("data/digits.bin");
-    let (magic, rest) = bytes.split_at(8);
-    assert_eq!(
-        magic, b"DIGITS8\0",
-        "examples/data/digits.bin: not a digits file"
-    );
-    let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-    assert_eq!(n, IMAGES, "examples/data/digits.bin: image count");
-    let (pixels, labels) = rest[4..].split_at(n * PIXELS);
-    (
-        pixels.iter().map(|&v| v as f32 / 16.0).collect(),
-        labels.to_vec(),
-    )
-}
-
 /// Batch `b` of the training images (in a fixed order), and its labels.
 fn batch(pixels: &[f32], labels: &[u8], b: usize) -> (Vec<f32>, Vec<f32>) {
     let first = (b * BATCH) % TRAIN;
@@ -186,7 +173,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    let (pixels, labels) = load_digits();
+    let (pixels, labels) = digits::load();
     let mut p = init(random::key(0));
     let mut times = Vec::new();
     for step in 0..steps {

@@ -11,12 +11,15 @@
 //!
 //! Run with `cargo run --release --example digits_cnn`.
 
+#[path = "data/digits.rs"]
+mod digits;
+
 use jax::optim::{self, GradientTransformation};
 use jax::prelude::*;
 use jax::random;
 use plotters::prelude::*;
 
-const IMAGES: usize = 1797;
+use digits::IMAGES;
 /// 24 batches of 64 train; the other 261 images test.
 const TRAIN: usize = 1536;
 const TEST: usize = IMAGES - TRAIN;
@@ -99,25 +102,6 @@ fn init(key: random::Key) -> Params {
         w3: random::normal::<Array<f32, 256, CLASSES>>(k3) * he(256),
         b3: Array::full(0.0),
     }
-}
-
-/// The images of `examples/data/digits.bin` as pixels scaled to [0, 1],
-/// and their labels.
-fn load_digits() -> (Vec<f32>, Vec<u8>) {
-    let bytes: &[u8] = include_bytes!("data/digits.bin");
-    let (magic, rest) = bytes.split_at(8);
-    assert_eq!(
-        magic, b"DIGITS8\0",
-        "examples/data/digits.bin: not a digits file"
-    );
-    let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-    assert_eq!(n, IMAGES, "examples/data/digits.bin: image count");
-    let (pixels, labels) = rest[4..].split_at(n * PIXELS);
-    assert_eq!(labels.len(), n, "examples/data/digits.bin: length");
-    (
-        pixels.iter().map(|&v| v as f32 / 16.0).collect(),
-        labels.to_vec(),
-    )
 }
 
 /// A batch of the images `idx` (padded with blank images to `BATCH`) and
@@ -204,7 +188,7 @@ fn plot(losses: &[f32], accuracies: &[f32]) -> Result<(), Box<dyn std::error::Er
 }
 
 fn main() {
-    let (pixels, labels) = load_digits();
+    let (pixels, labels) = digits::load();
     let [split_key, init_key, mut stream_key] = random::split(random::key(0));
     let order: Array<i32, IMAGES> = random::permutation(split_key);
     let order: Vec<usize> = order.to_vec().iter().map(|&i| i as usize).collect();

@@ -13,6 +13,9 @@
 //!
 //! Run with `cargo run --release --example mnist_fromscratch`.
 
+#[path = "data/digits.rs"]
+mod digits;
+
 use std::time::Instant;
 
 use jax::prelude::*;
@@ -25,7 +28,7 @@ const STEP_SIZE: f32 = 0.1;
 const NUM_EPOCHS: usize = 10;
 const TRAIN: usize = 1408;
 const TEST: usize = IMAGES - TRAIN;
-const IMAGES: usize = 1797;
+use digits::IMAGES;
 const NUM_BATCHES: usize = TRAIN / model::BATCH;
 
 #[jax::jit]
@@ -126,25 +129,6 @@ fn init_random_params(scale: f32, key: random::Key) -> Params {
     }
 }
 
-/// The images of `examples/data/digits.bin` as pixels scaled to [0, 1],
-/// and their labels.
-fn load_digits() -> (Vec<f32>, Vec<u8>) {
-    let bytes: &[u8] = include_bytes!("data/digits.bin");
-    let (magic, rest) = bytes.split_at(8);
-    assert_eq!(
-        magic, b"DIGITS8\0",
-        "examples/data/digits.bin: not a digits file"
-    );
-    let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-    assert_eq!(n, IMAGES, "examples/data/digits.bin: image count");
-    let (pixels, labels) = rest[4..].split_at(n * PIXELS);
-    assert_eq!(labels.len(), n, "examples/data/digits.bin: length");
-    (
-        pixels.iter().map(|&v| v as f32 / 16.0).collect(),
-        labels.to_vec(),
-    )
-}
-
 /// The rows `idx` of the images, and their labels one-hot.
 fn gather<const N: usize>(
     pixels: &[f32],
@@ -165,7 +149,7 @@ fn gather<const N: usize>(
 }
 
 fn main() {
-    let (pixels, labels) = load_digits();
+    let (pixels, labels) = digits::load();
     let [split_key, init_key, mut stream_key] = random::split(random::key(0));
     let order: Array<i32, IMAGES> = random::permutation(split_key);
     let order = order.to_vec();

@@ -89,6 +89,9 @@ fn body(j: &Jaxpr, top: bool) -> Option<Cost> {
                 c.flops += (e.prim.flops.expect("checked"))(&ins, &outs, &e.params)?
             }
             (Params::Scan(s), _) => c += body(&s.0.body, false)? * s.0.length as f64,
+            // Every device runs the body once.
+            (Params::ShardMap(s), _) => c += body(&s.0.body, false)? * s.0.size as f64,
+            (Params::Jit(call), _) => c += body(&call.0.body, false)?,
             (Params::While(w), _) => {
                 c += body(&w.0.body, false)?;
                 c += body(&w.0.cond, false)?;
@@ -189,5 +192,13 @@ mod tests {
         );
         // Each step: the product, the add, and the index's increment.
         assert_eq!(c.flops, 10.0 * (32.0 + 4.0 + 1.0));
+    }
+
+    #[test]
+    fn a_pmap_counts_every_device() {
+        let c = cost(
+            "fn f(x: Array<f32, 4, 1000>) -> Array<f32, 4, 1000> { jax::pmap(|r| jnp::tanh(r * 2.0), \"i\")(x) }",
+        );
+        assert_eq!((c.flops, c.transcendentals), (4000.0, 4000.0));
     }
 }

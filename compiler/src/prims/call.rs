@@ -207,7 +207,7 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
 
 /// The operands with their batch axes first (shared ones repeated), for a
 /// call whose held programs are batched with every value's lanes first.
-fn operands_at_front(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Atom>> {
+pub(super) fn operands_at_front(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Atom>> {
     let size = bx.size.clone();
     ins.iter()
         .zip(dims)
@@ -216,7 +216,7 @@ fn operands_at_front(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Ato
 }
 
 /// `vmap` of a held program with every input's and output's lanes first.
-fn vmap_at_front(bx: &Batch, j: &Jaxpr) -> Res<Jaxpr> {
+pub(super) fn vmap_at_front(bx: &Batch, j: &Jaxpr) -> Res<Jaxpr> {
     let ins = vec![Some(0); j.invars.len()];
     let outs = vec![Some(0); j.outvars.len()];
     let (batched, _) = (bx.vmap)(

@@ -101,18 +101,9 @@ fn checkpoint_transpose(
         .into_iter()
         .map(|x| ad.bind(&OPTIMIZATION_BARRIER, Params::None, vec![x]))
         .collect::<Res<Vec<Atom>>>()?;
-    let (x64, span) = (ad.b.x64, ad.span);
-    let split =
-        (ad.transforms.linearize)(primal, &vec![true; n], x64, span).map_err(|e| e.to_string())?;
-    let mut linear_in = vec![false; split.n_res];
-    linear_in.extend(vec![true; n]);
-    let ct_given = vec![true; primal.outvars.len()];
-    let back = (ad.transforms.transpose)(&split.linear, &linear_in, &ct_given, x64, span)
-        .map_err(|e| e.to_string())?;
+    let (known, back) = relinearized(ad, primal)?;
     // The recomputation: the forward pass again, for its residuals.
-    let known =
-        ad.b.inline(&split.known, &primals)
-            .map_err(|e| e.to_string())?;
+    let known = ad.b.inline(&known, &primals).map_err(|e| e.to_string())?;
     let mut args = known[primal.outvars.len()..].to_vec();
     for (k, ct) in cts.iter().enumerate() {
         let aval = tangent_aval(c.body.atom_aval(&c.body.outvars[k]));
@@ -127,6 +118,23 @@ fn checkpoint_transpose(
     Ok(out)
 }
 
+/// `primal` linearized at its inputs, for a transpose that recomputes
+/// it: the known program (inputs to outputs then residuals) and the
+/// transposed linear one (residuals then output cotangents, to a
+/// cotangent per input).
+pub(super) fn relinearized(ad: &Ad, primal: &Jaxpr) -> Res<(Jaxpr, Jaxpr)> {
+    let n = primal.invars.len();
+    let (x64, span) = (ad.b.x64, ad.span);
+    let split =
+        (ad.transforms.linearize)(primal, &vec![true; n], x64, span).map_err(|e| e.to_string())?;
+    let mut linear_in = vec![false; split.n_res];
+    linear_in.extend(vec![true; n]);
+    let ct_given = vec![true; primal.outvars.len()];
+    let back = (ad.transforms.transpose)(&split.linear, &linear_in, &ct_given, x64, span)
+        .map_err(|e| e.to_string())?;
+    Ok((split.known, back))
+}
+
 /// A checkpoint of the batched body, every value with its lanes first.
 fn checkpoint_batch(
     bx: &mut Batch,
@@ -135,32 +143,12 @@ fn checkpoint_batch(
     p: &Params,
 ) -> Res<Vec<(Atom, BDim)>> {
     let c = body_of(p)?;
-    let front = |bx: &Batch, j: &Jaxpr| -> Res<Jaxpr> {
-        let i = vec![Some(0); j.invars.len()];
-        let o = vec![Some(0); j.outvars.len()];
-        let (batched, _) = (bx.vmap)(
-            j,
-            &i,
-            &bx.size,
-            bx.axis_name.as_deref(),
-            Some(&o),
-            bx.b.x64,
-            bx.span,
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(batched)
-    };
-    let body = front(bx, &c.body)?;
+    let body = super::vmap_at_front(bx, &c.body)?;
     let primal = match &c.primal {
-        Some(j) => Some(front(bx, j)?),
+        Some(j) => Some(super::vmap_at_front(bx, j)?),
         None => None,
     };
-    let size = bx.size.clone();
-    let args = ins
-        .iter()
-        .zip(dims)
-        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
-        .collect::<Res<Vec<Atom>>>()?;
+    let args = super::operands_at_front(bx, ins, dims)?;
     let outs = bx.bind_all(&CHECKPOINT, checkpoint_params(body, primal), args)?;
     Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
 }

@@ -167,13 +167,7 @@ fn shard_map_transpose(
         );
     }
     let (x64, span) = (ad.b.x64, ad.span);
-    let split =
-        (ad.transforms.linearize)(primal, &vec![true; n], x64, span).map_err(|e| e.to_string())?;
-    let mut linear_in = vec![false; split.n_res];
-    linear_in.extend(vec![true; n]);
-    let ct_given = vec![true; primal.outvars.len()];
-    let back = (ad.transforms.transpose)(&split.linear, &linear_in, &ct_given, x64, span)
-        .map_err(|e| e.to_string())?;
+    let (known, back) = super::checkpoint::relinearized(ad, primal)?;
     // One device's program: its primal blocks and output cotangents in,
     // its inputs' cotangents out.
     let mut b = Builder::new(x64);
@@ -187,9 +181,7 @@ fn shard_map_transpose(
         .iter()
         .map(|o| b.input(tangent_aval(primal.atom_aval(o))))
         .collect();
-    let known = b
-        .inline(&split.known, &block_ins)
-        .map_err(|e| e.to_string())?;
+    let known = b.inline(&known, &block_ins).map_err(|e| e.to_string())?;
     let mut args = known[primal.outvars.len()..].to_vec();
     args.extend(block_cts);
     let mut in_cts = b.inline(&back, &args).map_err(|e| e.to_string())?;
@@ -242,32 +234,12 @@ fn shard_map_batch(
     p: &Params,
 ) -> Res<Vec<(Atom, BDim)>> {
     let s = shard_map_of(p)?;
-    let front = |bx: &Batch, j: &Jaxpr| -> Res<Jaxpr> {
-        let i = vec![Some(0); j.invars.len()];
-        let o = vec![Some(0); j.outvars.len()];
-        let (batched, _) = (bx.vmap)(
-            j,
-            &i,
-            &bx.size,
-            bx.axis_name.as_deref(),
-            Some(&o),
-            bx.b.x64,
-            bx.span,
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(batched)
-    };
-    let body = front(bx, &s.body)?;
+    let body = super::vmap_at_front(bx, &s.body)?;
     let primal = match &s.primal {
-        Some(j) => Some(front(bx, j)?),
+        Some(j) => Some(super::vmap_at_front(bx, j)?),
         None => None,
     };
-    let size = bx.size.clone();
-    let args = ins
-        .iter()
-        .zip(dims)
-        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
-        .collect::<Res<Vec<Atom>>>()?;
+    let args = super::operands_at_front(bx, ins, dims)?;
     let shift = |specs: &[Option<usize>]| specs.iter().map(|s| s.map(|d| d + 1)).collect();
     let params = shard_map_params(
         body,
@@ -367,24 +339,8 @@ fn jit_jvp(
 /// A `jit` call of the batched body, every value with its lanes first.
 fn jit_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let c = call_of(p)?;
-    let i = vec![Some(0); c.body.invars.len()];
-    let o = vec![Some(0); c.body.outvars.len()];
-    let (body, _) = (bx.vmap)(
-        &c.body,
-        &i,
-        &bx.size,
-        bx.axis_name.as_deref(),
-        Some(&o),
-        bx.b.x64,
-        bx.span,
-    )
-    .map_err(|e| e.to_string())?;
-    let size = bx.size.clone();
-    let args = ins
-        .iter()
-        .zip(dims)
-        .map(|(x, d)| bx.at_front(x.clone(), *d, size.clone()))
-        .collect::<Res<Vec<Atom>>>()?;
+    let body = super::vmap_at_front(bx, &c.body)?;
+    let args = super::operands_at_front(bx, ins, dims)?;
     let outs = bx.bind_all(&JIT, jit_params(&c.name, body), args)?;
     Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
 }
