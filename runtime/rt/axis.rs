@@ -101,9 +101,8 @@ fn lanes_of_slice<T: Copy, U: Copy>(
     let mut base = 0;
     while base + par::LANES <= s.len() {
         let b = &s[base..base + par::LANES];
-        for l in 0..par::LANES {
-            acc[l] = c(acc[l], f(b[l]));
-        }
+        // Rebuilt by value: the lanes stay in registers (see `fold_lanes`).
+        acc = std::array::from_fn(|l| c(acc[l], f(b[l])));
         base += par::LANES;
     }
     let b = &s[base..];

@@ -504,9 +504,10 @@ pub fn fold_lanes<T: Copy>(
     // `base + LANES <= len` (not `base < len / LANES * LANES`) lets LLVM see
     // that every `value(base + l)` is in bounds, so the loop has no checks.
     while base + LANES <= len {
-        for (l, a) in acc.iter_mut().enumerate() {
-            *a = combine(*a, value(base + l));
-        }
+        // Rebuilt by value, not updated in place: LLVM then keeps the lanes
+        // in registers. Updated in place they can stay on the stack, and the
+        // store-to-load chain halved a sum of squares' speed.
+        acc = std::array::from_fn(|l| combine(acc[l], value(base + l)));
         base += LANES;
     }
     for (l, i) in (base..len).enumerate() {

@@ -96,17 +96,24 @@ impl Emitter<'_> {
             slices.sort_by_key(|i| i.to_string());
             let fold = quote! {
                 #(#pre)*
-                let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
                 let mut __b = 0usize;
-                while __b + ::jax::__rt::par::LANES <= __n {
-                    #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
-                    let __first = __start + __b;
-                    for __i in 0..::jax::__rt::par::LANES {
-                        #(#body)*
-                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
+                // The lanes are rebuilt by value each block (`from_fn`), not
+                // updated in place: LLVM then keeps them in registers. With
+                // `__acc[__i] = ..` in a loop they lived on the stack, and the
+                // store-to-load chain halved a sum of squares' speed.
+                let mut __acc = {
+                    let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
+                    while __b + ::jax::__rt::par::LANES <= __n {
+                        #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
+                        let __first = __start + __b;
+                        __acc = ::core::array::from_fn(|__i| {
+                            #(#body)*
+                            ::jax::__rt::ops::#combine_fn(__acc[__i], #value)
+                        });
+                        __b += ::jax::__rt::par::LANES;
                     }
-                    __b += ::jax::__rt::par::LANES;
-                }
+                    __acc
+                };
                 {
                     #(let #slices = &#slices[__b..];)*
                     let __first = __start + __b;
