@@ -51,6 +51,7 @@ ROWS = [
     ),
     ("`x*a+b`, 16M f32, a, b scalars", "axpb_16m", "axpb_16m", ""),
     ("`sum(x*x)`, 16M f32", "sumsq_16m", "sumsq_16m", ""),
+    ("tiny call `x*2+1`, 8 f32", "tiny_call", "tiny_call", "the cost of a call: dispatch, allocation"),
     ("`softmax(x, -1)`, 4096×1024", "softmax_rows", "softmax_rows", ""),
     (
         "`softmax(x, -1)`, 4096×1024, ours eager",

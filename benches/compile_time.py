@@ -144,7 +144,7 @@ def expansion(tool_dir, path):
         ["cargo", "run", "-q", "-p", "jax-compiler", "--release", "--example", "expansion_size", "--", str(path)],
         cwd=tool_dir, capture_output=True, text=True, check=True,
     )
-    return [(float(m[2]), int(m[1])) for m in re.findall(r"^\S+: expansion (\d+) bytes, ([\d.]+) ms", p.stdout, re.M)]
+    return [(float(m[1]), int(m[0])) for m in re.findall(r"^\S+: expansion (\d+) bytes, ([\d.]+) ms", p.stdout, re.M)]
 
 
 def rebuild(d, name, profile):

@@ -103,6 +103,10 @@ def axpb(x, a, b):
     return x * a + b
 
 
+def tiny_call(x):
+    return x * 2.0 + 1.0
+
+
 def sumsq(x):
     return jnp.sum(x * x)
 
@@ -338,6 +342,7 @@ def workloads():
         # a and b are Python floats, weakly typed as in Rust; traced, not static,
         # like the Rust f32 arguments.
         ("axpb_16m", plain(axpb, u(M16), lambda: 1.5, lambda: 0.5)),
+        ("tiny_call", plain(tiny_call, u(8))),
         ("sumsq_16m", plain(sumsq, u(M16))),
         ("triad_16m", plain(triad, u(M16), u(M16))),
         ("triad_16m_donated", donated(triad, u(M16))),

@@ -31,6 +31,12 @@ fn axpb_16m(x: &Array<f32, M16>, a: f32, b: f32) -> Array<f32, M16> {
     x * a + b
 }
 
+/// A tiny call: what a jitted call costs beyond its arithmetic.
+#[jax::jit]
+fn tiny_call(x: &Array<f32, 8>) -> Array<f32, 8> {
+    x * 2.0 + 1.0
+}
+
 #[jax::jit]
 fn sumsq_16m(x: &Array<f32, M16>) -> Array<f32> {
     jnp::sum(x * x)
@@ -637,6 +643,11 @@ fn main() {
         let x = random::<M16>(3);
         let s = t.run(|| drop(black_box(axpb_16m(black_box(&x), 1.5, 0.5))));
         report("axpb_16m", &t, s);
+    }
+    if run("tiny_call") {
+        let x = random::<8>(7);
+        let s = t.run(|| drop(black_box(tiny_call(black_box(&x)))));
+        report("tiny_call", &t, s);
     }
     if run("sumsq_16m") {
         let x = random::<M16>(4);

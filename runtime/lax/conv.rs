@@ -80,6 +80,19 @@ fn conv_generic<T: Element>(
     let (rs, rst) = canon(&spec.rhs_shape, &spec.rhs_perm);
     let (os, ost) = canon(&spec.out_shape, &spec.out_perm);
     assert_eq!(lhs.len(), ls.iter().product::<usize>(), "conv: lhs length");
+    // An input whose features are not contiguous and whose last spatial
+    // axis is not either (a kernel gradient reads an NHWC input with the
+    // batch as its features and the channels as its batch) would be
+    // gathered one strided element at a time: copy it once into the
+    // canonical (batch, feature, spatial...) layout, whose window rows are
+    // then runs of consecutive elements.
+    let last_stride = lst[lst.len() - 1];
+    let canonical: Option<Vec<T>> = (lst[1] != 1 && rs[1] != 1 && last_stride != 1 && nsp > 0)
+        .then(|| to_canonical(lhs, &ls, &lst));
+    let (lhs, lst) = match &canonical {
+        Some(c) => (&c[..], shape::strides(&ls)),
+        None => (lhs, lst),
+    };
     assert_eq!(rhs.len(), rs.iter().product::<usize>(), "conv: rhs length");
     let out_len: usize = os.iter().product();
     // Every element is written below (a pooled buffer's stale values are
@@ -268,6 +281,33 @@ fn conv_generic<T: Element>(
     if !direct_out {
         whole_epilogue(&mut out, &spec.out_shape, epilogue);
     }
+    out
+}
+
+/// `x` (read at strides `st`, extents `dims`) copied into the row-major
+/// layout of `dims`; one image per task.
+fn to_canonical<T: Element>(x: &[T], dims: &[usize], st: &[usize]) -> Vec<T> {
+    use rayon::prelude::*;
+    let len: usize = dims.iter().product();
+    let mut out: Vec<T> = crate::__rt::buffer(len);
+    let per_image = len / dims[0].max(1);
+    if per_image == 0 {
+        return out;
+    }
+    let (rest, last) = (&dims[1..dims.len() - 1], dims[dims.len() - 1]);
+    let (rest_st, last_st) = (&st[1..st.len() - 1], st[st.len() - 1]);
+    out.par_chunks_mut(per_image)
+        .enumerate()
+        .for_each(|(n, img)| {
+            let mut idx = vec![0usize; rest.len()];
+            for line in img.chunks_exact_mut(last) {
+                let from = n * st[0] + idx.iter().zip(rest_st).map(|(i, s)| i * s).sum::<usize>();
+                for (j, v) in line.iter_mut().enumerate() {
+                    *v = x[from + j * last_st];
+                }
+                step(&mut idx, rest);
+            }
+        });
     out
 }
 
@@ -976,6 +1016,17 @@ mod tests {
                 &[16, 16, 64, 2],
                 &[1, 1],
                 (&[(0, 0), (0, 0)], None, None),
+                ("CHWN", "HWIO", "NHWC"),
+                (1, 1),
+            ),
+            // The same with several images: neither the features nor the
+            // last spatial axis is contiguous, so the input is first copied
+            // into the canonical layout.
+            (
+                &[6, 7, 5, 3],
+                &[3, 2, 6, 4],
+                &[1, 1],
+                (&[(1, 1), (0, 1)], None, None),
                 ("CHWN", "HWIO", "NHWC"),
                 (1, 1),
             ),
