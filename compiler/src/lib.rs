@@ -38,6 +38,15 @@ pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
     Ok(ir::print::print_jaxpr(&t.b.jaxpr))
 }
 
+/// Reads jaxpr text as `jax.make_jaxpr` prints it (what
+/// `#[jax::jit(import = ..)]` compiles) and prints the program read, or the
+/// error with its line and column. On text this crate printed, the identity.
+pub fn reprint_jaxpr(text: &str) -> Result<String, String> {
+    let j = ir::parse::parse_jaxpr(text, &prims::by_name, proc_macro2::Span::call_site())
+        .map_err(|e| e.to_string())?;
+    Ok(ir::print::print_jaxpr(&j))
+}
+
 /// Expands `#[jax::jit]` (its arguments are `attr`) applied to `item`: a
 /// function, or an inline module whose functions are all compiled.
 ///

@@ -79,9 +79,36 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         self_ty.cloned(),
         X64,
     )?;
-    let text = print::print_jaxpr(&crate::prims::inline_for_printing(&t.b.jaxpr));
-    let traced = t.b.jaxpr.clone();
-    let mut jaxpr = t.b.jaxpr.clone();
+    emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints)
+}
+
+/// A function whose program is read from a file (`import = "..."`).
+fn compile_imported(f: &Function, items: &Rc<Items>, lit: &syn::LitStr) -> syn::Result<Compiled> {
+    let sig = parse::signature_in(f.sig, items, None)?;
+    let (path, jaxpr) = crate::frontend::import::read(lit)?;
+    crate::frontend::import::check_signature(f.sig, &sig, &jaxpr, &lit.value())?;
+    let mut compiled = emit_function(f, items, None, sig, jaxpr, &Default::default())?;
+    // Rebuilt when the file changes.
+    let path = path.to_string_lossy().to_string();
+    let function = compiled.function;
+    compiled.function = quote! {
+        const _: &str = ::core::include_str!(#path);
+        #function
+    };
+    Ok(compiled)
+}
+
+/// Simplifies and emits a function's program (traced, or imported).
+fn emit_function(
+    f: &Function,
+    items: &Rc<Items>,
+    self_ty: Option<&syn::Type>,
+    sig: parse::Signature,
+    traced: Jaxpr,
+    constraints: &crate::ir::shapes::Constraints,
+) -> syn::Result<Compiled> {
+    let text = print::print_jaxpr(&crate::prims::inline_for_printing(&traced));
+    let mut jaxpr = traced.clone();
     simplify::simplify(&mut jaxpr);
     // Arguments taken by value are donated (not a method's: `self` stays
     // borrowed as written).
@@ -122,7 +149,7 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         .collect();
     let mut k = 0;
     let result = build_result(ret_ty, &sig.ret, &names, &out_avals, &mut k, items);
-    let checks = t.b.constraints.equal.iter().map(|(a, b, msg)| {
+    let checks = constraints.equal.iter().map(|(a, b, msg)| {
         let (a, b) = (emit::dim_tokens(a), emit::dim_tokens(b));
         quote!(const { ::std::assert!(#a == #b, #msg) };)
     });
@@ -423,6 +450,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             Default::default()
         }
     };
+    if let Some(lit) = &options.import {
+        let output = expand_imported(&attr, item, lit, None, &options, &mut errors);
+        let errors = errors.iter().map(syn::Error::to_compile_error);
+        return quote! { #(#errors)* #output };
+    }
     let output = match syn::parse2::<syn::Item>(item.clone()) {
         // A struct defined elsewhere: ask its `#[derive(jax::Pytree)]` macro.
         Ok(syn::Item::Fn(f)) if pytree::unknown_struct(&f.sig, &Items::default()).is_some() => {
@@ -462,6 +494,77 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote! { #(#errors)* #output }
 }
 
+/// `#[jax::jit(import = "file.jaxpr")] fn f(..) -> ..;`: a signature
+/// without a body, whose program is the file's.
+fn expand_imported(
+    attr: &TokenStream,
+    item: TokenStream,
+    lit: &syn::LitStr,
+    structs: Option<(Items, &TokenStream)>,
+    options: &Options,
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
+    use syn::parse::Parser;
+    let parser = |input: syn::parse::ParseStream| {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let sig: syn::Signature = input.parse()?;
+        if input.peek(syn::token::Brace) {
+            let body: proc_macro2::Group = input.parse()?;
+            return Err(syn::Error::new(
+                body.span(),
+                "an imported function has no body (its program is the jaxpr file's): end the signature with `;`",
+            ));
+        }
+        input.parse::<syn::Token![;]>()?;
+        Ok((attrs, vis, sig))
+    };
+    let (attrs, vis, sig) = match parser.parse2(item.clone()) {
+        Ok(parts) => parts,
+        Err(e) => {
+            errors.push(e);
+            return TokenStream::new();
+        }
+    };
+    let (items, defs) = match structs {
+        Some((items, defs)) => (items, defs.clone()),
+        None => (Items::default(), TokenStream::new()),
+    };
+    // A struct defined elsewhere: ask its `#[derive(jax::Pytree)]` macro.
+    if let Some(path) = pytree::unknown_struct(&sig, &items) {
+        return pytree::ask_for(&path, &defs, attr, &item);
+    }
+    let block: syn::Block = syn::parse_quote!({});
+    let func = Function {
+        attrs: &attrs,
+        vis: &vis,
+        sig: &sig,
+        block: &block,
+    };
+    let items = Rc::new(items);
+    let Compiled {
+        function,
+        jaxpr_text,
+        traced,
+        signature,
+        introspection,
+    } = match compile_imported(&func, &items, lit) {
+        Ok(c) => c,
+        Err(e) => {
+            errors.push(e);
+            return fallback(&func, true);
+        }
+    };
+    let derived = derivatives(&sig, &signature, &traced, options, &items);
+    let companion = companion(
+        &sig.ident,
+        &vis,
+        &jaxpr_text,
+        quote!(#derived #introspection),
+    );
+    quote!(#function #companion)
+}
+
 /// `::jax::__jit_with_structs!`: a function whose signature names structs
 /// defined outside, with their fields now known (see [`pytree`]).
 pub(crate) fn expand_with_structs(input: TokenStream) -> TokenStream {
@@ -482,6 +585,26 @@ pub(crate) fn expand_with_structs(input: TokenStream) -> TokenStream {
         items.structs.insert(s.ident.to_string(), fields);
         items.paths.insert(s.ident.to_string(), path.clone());
     }
+    let mut errors = Vec::new();
+    let options = match Options::parse(w.attr.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.push(e);
+            Default::default()
+        }
+    };
+    if let Some(lit) = &options.import {
+        let output = expand_imported(
+            &w.attr,
+            w.item.clone(),
+            lit,
+            Some((items, &w.defs)),
+            &options,
+            &mut errors,
+        );
+        let errors = errors.iter().map(syn::Error::to_compile_error);
+        return quote! { #(#errors)* #output };
+    }
     let f = match syn::parse2::<syn::ItemFn>(w.item.clone()) {
         Ok(f) => f,
         Err(e) => return e.to_compile_error(),
@@ -489,14 +612,6 @@ pub(crate) fn expand_with_structs(input: TokenStream) -> TokenStream {
     if let Some(path) = pytree::unknown_struct(&f.sig, &items) {
         return pytree::ask_for(&path, &w.defs, &w.attr, &w.item);
     }
-    let mut errors = Vec::new();
-    let options = match Options::parse(w.attr) {
-        Ok(o) => o,
-        Err(e) => {
-            errors.push(e);
-            Default::default()
-        }
-    };
     let output = expand_fn(&f, None, Some(Rc::new(items)), &options, &mut errors);
     let errors = errors.iter().map(syn::Error::to_compile_error);
     quote! { #(#errors)* #output }

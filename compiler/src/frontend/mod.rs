@@ -19,6 +19,7 @@ pub(crate) mod checkpoint;
 pub(crate) mod compose;
 pub(crate) mod einsum;
 pub(crate) mod expressions;
+pub(crate) mod import;
 pub(crate) mod index;
 pub(crate) mod index_gather;
 pub(crate) mod jnp;

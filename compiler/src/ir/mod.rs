@@ -9,6 +9,7 @@ use proc_macro2::Span;
 use primitive::{Params, Prim};
 
 pub(crate) mod builder;
+pub(crate) mod parse;
 pub(crate) mod pretty;
 pub(crate) mod primitive;
 pub(crate) mod print;

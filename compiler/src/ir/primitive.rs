@@ -57,6 +57,12 @@ pub type AbstractEval = fn(&[Aval], &Params, &mut Constraints) -> Result<Vec<Ava
 /// Parameters as `(name, printed value)` pairs.
 pub type PrintParams = fn(&[Aval], &Params) -> Vec<(&'static str, String)>;
 
+/// Reads an equation's parameters from jaxpr text (see `ir/parse.rs`),
+/// given its operands' avals and the result avals the text declares: the
+/// inverse of [`PrintParams`].
+pub type ParseParams =
+    fn(&mut super::parse::ParamReader, &[Aval], &[Aval]) -> Result<Params, String>;
+
 /// Everything about one primitive.
 pub struct PrimDef {
     /// The name jaxprs print.
@@ -67,6 +73,8 @@ pub struct PrimDef {
     pub abstract_eval: AbstractEval,
     /// The parameters as `jax.make_jaxpr` prints them, in its order.
     pub print_params: PrintParams,
+    /// The parameters read back from printed text (`#[jax::jit(import = ..)]`).
+    pub parse_params: ParseParams,
     pub lowering: Lowering,
     /// Forward-mode rule (`None`: not differentiable yet).
     pub jvp: Option<JvpRule>,
@@ -145,6 +153,7 @@ impl PrimDef {
         name: "",
         abstract_eval: |_, _, _| Err("a primitive without an abstract evaluation rule".into()),
         print_params: no_params,
+        parse_params: |_, _, _| Ok(Params::None),
         lowering: Lowering::Kernel,
         jvp: None,
         transpose: None,

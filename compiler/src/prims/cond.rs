@@ -359,6 +359,15 @@ pub static COND: PrimDef = PrimDef {
         Params::Cond(_) => vec![("branches", NESTED.to_string())],
         _ => Vec::new(),
     },
+    // JAX's branches all take every operand after the index.
+    parse_params: |r, ins, _| {
+        let branches = r.jaxprs("branches")?;
+        Ok(Params::Cond(Shared(std::rc::Rc::new(Cond {
+            n_frees: vec![0; branches.len()],
+            branches,
+            n_operands: ins.len().saturating_sub(1),
+        }))))
+    },
     // Emitted by `Emitter::cond`.
     lowering: Lowering::Kernel,
     jvp: Some(cond_jvp as JvpRule),

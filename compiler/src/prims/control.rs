@@ -293,6 +293,27 @@ pub static WHILE: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: |r, ins, _| {
+        let (nc, nb) = (r.usize("cond_nconsts")?, r.usize("body_nconsts")?);
+        let n = ins
+            .len()
+            .checked_sub(nc + nb)
+            .ok_or("`while` has fewer operands than its constants")?;
+        let mut body = r.jaxpr("body_jaxpr")?;
+        let mut cond = r.jaxpr("cond_jaxpr")?;
+        // JAX's order (invariants, then the carry) to ours.
+        let k = nb.min(body.invars.len());
+        body.invars.rotate_left(k);
+        let k = nc.min(cond.invars.len());
+        cond.invars.rotate_left(k);
+        r.operands = Some((nc + nb..nc + nb + n).chain(0..nc + nb).collect());
+        Ok(Params::While(Shared(Rc::new(While {
+            cond,
+            body,
+            n_carry: n,
+            n_free_cond: nc,
+        }))))
+    },
     // Emitted by `Emitter::while_loop`.
     lowering: Lowering::Kernel,
     jvp: Some(while_jvp as JvpRule),
@@ -386,6 +407,30 @@ pub static SCAN: PrimDef = PrimDef {
             ("unroll", "1".into()),
         ],
         _ => Vec::new(),
+    },
+    parse_params: |r, ins, _| {
+        let (nf, nc) = (r.usize("num_consts")?, r.usize("num_carry")?);
+        let n_xs = ins
+            .len()
+            .checked_sub(nf + nc)
+            .ok_or("`scan` has fewer operands than num_consts + num_carry")?;
+        let mut body = r.jaxpr("jaxpr")?;
+        // JAX's order (invariants, carry, xs) to ours (carry, xs, invariants).
+        let k = nf.min(body.invars.len());
+        body.invars.rotate_left(k);
+        r.operands = Some((nf..ins.len()).chain(0..nf).collect());
+        Ok(Params::Scan(Shared(Rc::new(Scan {
+            body,
+            n_carry: nc,
+            n_xs,
+            length: r.usize("length")?,
+            reverse: {
+                // How many steps each iteration runs: speed only.
+                r.ignore("unroll");
+                r.ignore("_split_transpose");
+                r.bool("reverse")?
+            },
+        }))))
     },
     // Emitted by `Emitter::scan`.
     lowering: Lowering::Kernel,

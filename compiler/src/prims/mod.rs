@@ -101,6 +101,24 @@ pub fn np_tuple(items: &[usize], np_ints: u32) -> String {
     tuple(&shown)
 }
 
+/// The shape of an equation's only result, as jaxpr text declares it (for
+/// the parameters JAX leaves out of the text because the result's type
+/// shows them).
+pub fn result_shape(outs: &[crate::ir::Aval]) -> Result<crate::ir::Shape, String> {
+    match outs {
+        [a] => Ok(a.shape.clone()),
+        _ => Err(format!(
+            "expected one result, the text binds {}",
+            outs.len()
+        )),
+    }
+}
+
+/// The primitive jaxprs print as `name`.
+pub fn by_name(name: &str) -> Option<Prim> {
+    all().iter().copied().find(|p| p.name == name)
+}
+
 /// Every primitive, family by family.
 pub fn all() -> &'static [Prim] {
     static ALL: std::sync::LazyLock<Vec<Prim>> = std::sync::LazyLock::new(|| {

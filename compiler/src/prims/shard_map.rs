@@ -376,6 +376,12 @@ pub static JIT: PrimDef = PrimDef {
         Params::Jit(c) => vec![("jaxpr", super::NESTED.into()), ("name", c.0.name.clone())],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        Ok(Params::Jit(Shared(std::rc::Rc::new(JitCall {
+            name: r.name("name")?,
+            body: r.jaxpr("jaxpr")?,
+        }))))
+    },
     nested: Some(jit_printed),
     lowering: Lowering::Kernel,
     jvp: Some(jit_jvp as JvpRule),

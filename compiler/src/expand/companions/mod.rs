@@ -35,6 +35,9 @@ pub(super) struct Options {
     /// `has_aux`: the function returns `(scalar, aux)`; `grad` gives
     /// `(gradient, aux)`.
     has_aux: bool,
+    /// `import = "model.jaxpr"`: the program is read from that file, not
+    /// traced from a body (`frontend/import.rs`).
+    pub(super) import: Option<syn::LitStr>,
 }
 
 impl Options {
@@ -50,6 +53,18 @@ impl Options {
         for m in metas {
             match &m {
                 syn::Meta::Path(p) if p.is_ident("has_aux") => o.has_aux = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("import") => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => o.import = Some(s.clone()),
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            other,
+                            "write the jaxpr file's path: `import = \"models/mlp.jaxpr\"`",
+                        ))
+                    }
+                },
                 syn::Meta::NameValue(nv) if nv.path.is_ident("has_aux") => {
                     let syn::Expr::Lit(syn::ExprLit {
                         lit: syn::Lit::Bool(b),
@@ -81,7 +96,7 @@ impl Options {
                 other => {
                     return Err(syn::Error::new_spanned(
                         other,
-                        "#[jax::jit] takes `argnums = ..` and `has_aux`",
+                        "#[jax::jit] takes `argnums = ..`, `has_aux` and `import = \"file.jaxpr\"`",
                     ))
                 }
             }

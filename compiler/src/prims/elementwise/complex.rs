@@ -100,6 +100,10 @@ pub static CONJ: PrimDef = PrimDef {
         Ok(vec![x.with_dtype(complex_of(x.dtype), x.weak)])
     },
     print_params: |ops, _| vec![("input_dtype", ops[0].dtype.name().to_string())],
+    parse_params: |r, _, _| {
+        r.skip("input_dtype");
+        Ok(Params::None)
+    },
     jvp: Some(|ad, _, t, _, _| linear_unary_jvp(&CONJ)(ad, t)),
     transpose: Some(conj_transpose as TransposeRule),
     ..FAMILY

@@ -26,6 +26,14 @@ pub static ROUND: PrimDef = PrimDef {
         };
         vec![("rounding_method", method.to_string())]
     },
+    parse_params: |r, _, _| {
+        let m = r.int("rounding_method")?;
+        u8::try_from(m)
+            .ok()
+            .filter(|m| *m <= 1)
+            .map(Params::Rounding)
+            .ok_or_else(|| format!("unknown rounding_method {m}"))
+    },
     lowering: Lowering::Elementwise,
     jvp: ZERO,
     transpose: None,
@@ -78,6 +86,12 @@ pub static INTEGER_POW: PrimDef = PrimDef {
         Params::IntegerPow(y) => vec![("y", y.to_string())],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        let y = r.int("y")?;
+        i64::try_from(y)
+            .map(Params::IntegerPow)
+            .map_err(|_| format!("integer_pow's y={y} is out of range"))
+    },
     lowering: Lowering::Elementwise,
     jvp: Some(integer_pow_jvp as JvpRule),
     transpose: None,
@@ -104,6 +118,12 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
             ),
         ],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Convert {
+            new_dtype: r.dtype("new_dtype")?,
+            weak: r.bool("weak_type")?,
+        })
     },
     lowering: Lowering::Elementwise,
     jvp: Some(convert_jvp as JvpRule),

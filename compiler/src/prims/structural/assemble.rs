@@ -60,6 +60,11 @@ pub static CONCATENATE: PrimDef = PrimDef {
         Params::Concatenate { dim } => vec![("dimension", dim.to_string())],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        Ok(Params::Concatenate {
+            dim: r.usize("dimension")?,
+        })
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,

@@ -92,6 +92,27 @@ pub static DOT_GENERAL: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        let dn = r.req("dimension_numbers")?;
+        let parts: Option<Vec<Vec<usize>>> = (|| {
+            let [c, b] = dn.items()? else { return None };
+            let (c, b) = (c.items()?, b.items()?);
+            [&c[0], &c[1], &b[0], &b[1]]
+                .iter()
+                .map(|v| v.usizes())
+                .collect()
+        })();
+        let Some([lc, rc, lb, rb]) = parts.and_then(|v| <[Vec<usize>; 4]>::try_from(v).ok()) else {
+            return Err("`dimension_numbers` should be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))".into());
+        };
+        Ok(Params::DotGeneral {
+            lhs_contract: lc,
+            rhs_contract: rc,
+            lhs_batch: lb,
+            rhs_batch: rb,
+            preferred: r.dtype("preferred_element_type")?,
+        })
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,

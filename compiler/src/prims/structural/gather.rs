@@ -21,6 +21,7 @@ pub static GATHER: PrimDef = PrimDef {
     name: "gather",
     abstract_eval: gather_eval,
     print_params: gather_print,
+    parse_params: gather_parse,
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,
@@ -134,6 +135,80 @@ pub(super) fn check_batching(x: &Aval, idx: &Aval, d: &IndexDims) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+/// Dimension numbers read from their printed form, `names` being the
+/// fields of [`IndexDims`] in order as the class prints them.
+pub(super) fn parse_index_dims(
+    r: &mut crate::ir::parse::ParamReader,
+    names: [&str; 5],
+) -> Result<IndexDims, String> {
+    let v = r.req("dimension_numbers")?;
+    let mut fields: Vec<Vec<usize>> = Vec::new();
+    let mut np_ints = [0u32; 5];
+    for (k, name) in names.iter().enumerate() {
+        let (dims, np) = v
+            .kwarg(name)
+            .and_then(|f| f.usizes_np())
+            .ok_or_else(|| format!("`{}`'s dimension_numbers need `{name}=(..)`", r.prim))?;
+        fields.push(dims);
+        np_ints[k] = np;
+    }
+    let [offset, collapsed, index_map, operand_batching, indices_batching] =
+        <[Vec<usize>; 5]>::try_from(fields).expect("five fields");
+    Ok(IndexDims {
+        offset,
+        collapsed,
+        index_map,
+        operand_batching,
+        indices_batching,
+        np_ints,
+    })
+}
+
+pub(super) fn parse_mode(r: &mut crate::ir::parse::ParamReader) -> Result<IndexMode, String> {
+    let m = r.name("mode")?;
+    [
+        IndexMode::Clip,
+        IndexMode::FillOrDrop,
+        IndexMode::PromiseInBounds,
+    ]
+    .into_iter()
+    .find(|&k| mode_name(k) == m)
+    .ok_or_else(|| format!("unknown mode `{m}`"))
+}
+
+fn gather_parse(
+    r: &mut crate::ir::parse::ParamReader,
+    _: &[Aval],
+    _: &[Aval],
+) -> Result<Params, String> {
+    let dims = parse_index_dims(
+        r,
+        [
+            "offset_dims",
+            "collapsed_slice_dims",
+            "start_index_map",
+            "operand_batching_dims",
+            "start_indices_batching_dims",
+        ],
+    )?;
+    let fill_value = match r.req("fill_value")? {
+        v if v.name() == Some("None") => None,
+        v => Some(
+            v.float()
+                .or_else(|| v.bool().map(|b| b as u8 as f64))
+                .ok_or("`fill_value` should be None or a number")?,
+        ),
+    };
+    Ok(Params::Gather(GatherParams {
+        dims,
+        slice_sizes: r.usizes("slice_sizes")?,
+        mode: parse_mode(r)?,
+        fill_value,
+        indices_are_sorted: r.bool("indices_are_sorted")?,
+        unique_indices: r.bool("unique_indices")?,
+    }))
 }
 
 pub(super) fn mode_name(m: IndexMode) -> &'static str {

@@ -50,6 +50,18 @@ pub static IOTA: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        r.skip("sharding");
+        Ok(Params::Iota {
+            dtype: r.dtype("dtype")?,
+            shape: r
+                .usizes("shape")?
+                .into_iter()
+                .map(crate::ir::Dim::Lit)
+                .collect(),
+            dimension: r.usize("dimension")?,
+        })
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,

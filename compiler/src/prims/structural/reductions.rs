@@ -43,6 +43,11 @@ macro_rules! reduction {
                 }
                 v
             },
+            parse_params: |r, _, _| {
+                r.skip("out_sharding");
+                let (axes, np_ints) = r.usizes_np("axes")?;
+                Ok(Params::Axes(axes, np_ints))
+            },
             lowering: Lowering::Reduce,
             reduction: Some(Reduction::Fold(Monoid::$monoid)),
             jvp: $jvp,
@@ -121,11 +126,28 @@ fn arg_reduce_params(p: &Params) -> Vec<(&'static str, String)> {
     }
 }
 
+fn arg_reduce_parse(
+    r: &mut crate::ir::parse::ParamReader,
+    _: &[Aval],
+    _: &[Aval],
+) -> Result<Params, String> {
+    let (axes, np) = r.usizes_np("axes")?;
+    let [axis] = axes[..] else {
+        return Err(format!("`{}` reduces one axis", r.prim));
+    };
+    Ok(Params::ArgReduce {
+        axis,
+        index_dtype: r.dtype("index_dtype")?,
+        np_int: np != 0,
+    })
+}
+
 /// The index of the largest element along an axis (the first of equals; NaN is largest).
 pub static ARGMAX: PrimDef = PrimDef {
     name: "argmax",
     abstract_eval: |ops, p, _| arg_reduce_eval("argmax", ops, p),
     print_params: |_, p| arg_reduce_params(p),
+    parse_params: arg_reduce_parse,
     lowering: Lowering::Reduce,
     reduction: Some(Reduction::ArgMax),
     jvp: Some(crate::prims::zero_jvp),
@@ -139,6 +161,7 @@ pub static ARGMIN: PrimDef = PrimDef {
     name: "argmin",
     abstract_eval: |ops, p, _| arg_reduce_eval("argmin", ops, p),
     print_params: |_, p| arg_reduce_params(p),
+    parse_params: arg_reduce_parse,
     lowering: Lowering::Reduce,
     reduction: Some(Reduction::ArgMin),
     jvp: Some(crate::prims::zero_jvp),

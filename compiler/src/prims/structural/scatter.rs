@@ -36,6 +36,7 @@ macro_rules! scatter {
                 Params::Scatter(s) => scatter_print(s, $combine.map(Monoid::op)),
                 _ => Vec::new(),
             },
+            parse_params: scatter_parse,
             lowering: Lowering::Kernel,
             kernel: Some(Kernel {
                 updates: Some(0),
@@ -196,6 +197,33 @@ fn scatter_eval(name: &str, ops: &[Aval], s: &ScatterParams) -> Result<Vec<Aval>
         ));
     }
     Ok(vec![x.clone()])
+}
+
+fn scatter_parse(
+    r: &mut crate::ir::parse::ParamReader,
+    _: &[Aval],
+    _: &[Aval],
+) -> Result<Params, String> {
+    let dims = super::gather::parse_index_dims(
+        r,
+        [
+            "update_window_dims",
+            "inserted_window_dims",
+            "scatter_dims_to_operand_dims",
+            "operand_batching_dims",
+            "scatter_indices_batching_dims",
+        ],
+    )?;
+    // The combining function is the primitive's own (`scatter-add`); the
+    // printed form is checked against it.
+    r.skip("update_jaxpr");
+    r.skip("update_consts");
+    Ok(Params::Scatter(ScatterParams {
+        dims,
+        mode: super::gather::parse_mode(r)?,
+        indices_are_sorted: r.bool("indices_are_sorted")?,
+        unique_indices: r.bool("unique_indices")?,
+    }))
 }
 
 fn scatter_print(s: &ScatterParams, combine: Option<&str>) -> Vec<(&'static str, String)> {

@@ -62,6 +62,21 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
         }
         _ => Vec::new(),
     },
+    parse_params: |r, _, outs| {
+        let (dims, np_ints) = match r.opt("broadcast_dimensions") {
+            Some(v) => v
+                .usizes_np()
+                .ok_or("`broadcast_dimensions` should be a tuple of axes")?,
+            None => (Vec::new(), 0),
+        };
+        r.skip("shape");
+        r.skip("sharding");
+        Ok(Params::BroadcastInDim {
+            shape: crate::prims::result_shape(outs)?,
+            dims,
+            np_ints,
+        })
+    },
     lowering: Lowering::IndexMap,
     view: Some(|p, x, _| {
         let Params::BroadcastInDim { shape, dims, .. } = p else {
@@ -131,6 +146,12 @@ pub static RESHAPE: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        r.skip("dimensions");
+        r.skip("sharding");
+        let new_sizes = r.usizes("new_sizes")?.into_iter().map(Dim::Lit).collect();
+        Ok(Params::Reshape { new_sizes })
+    },
     lowering: Lowering::IndexMap,
     view: Some(|_, _, _| View::RowMajor),
     jvp: same_op_jvp!(RESHAPE),
@@ -188,6 +209,11 @@ pub static DYNAMIC_SLICE: PrimDef = PrimDef {
         Params::DynamicSlice { sizes } => vec![("slice_sizes", tuple(sizes))],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        Ok(Params::DynamicSlice {
+            sizes: r.usizes("slice_sizes")?,
+        })
+    },
     lowering: Lowering::IndexMap,
     view: Some(|_, _, _| View::Dynamic),
     jvp: same_op_jvp!(DYNAMIC_SLICE),
@@ -222,6 +248,11 @@ pub static TRANSPOSE: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Transpose { perm } => vec![("permutation", tuple(perm))],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Transpose {
+            perm: r.usizes("permutation")?,
+        })
     },
     lowering: Lowering::IndexMap,
     view: Some(|p, _, _| {
@@ -290,6 +321,11 @@ pub static SQUEEZE: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Squeeze { dims } => vec![("dimensions", tuple(dims))],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Squeeze {
+            dims: r.usizes("dimensions")?,
+        })
     },
     lowering: Lowering::IndexMap,
     view: Some(|p, x, _| {
@@ -362,6 +398,17 @@ pub static SLICE: PrimDef = PrimDef {
             ),
         ],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        let strides = match r.req("strides")? {
+            v if v.name() == Some("None") => None,
+            v => Some(v.usizes().ok_or("`strides` should be None or a tuple")?),
+        };
+        Ok(Params::Slice {
+            start: r.usizes("start_indices")?,
+            limit: r.usizes("limit_indices")?,
+            strides,
+        })
     },
     lowering: Lowering::IndexMap,
     view: Some(|p, x, _| {

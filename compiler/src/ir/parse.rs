@@ -1,0 +1,974 @@
+//! Reads a jaxpr as `jax.make_jaxpr` prints it: the inverse of `print.rs`.
+//!
+//! Each equation is checked three ways, so that a program this compiler
+//! would misread is an error rather than a wrong answer: its primitive must
+//! be known; its parameters, read by the primitive's own rule
+//! ([`crate::ir::primitive::PrimDef::parse_params`]), must print back to the
+//! text they came from (a parameter the rule does not model, or models with
+//! another value, is named); and the primitive's abstract evaluation must
+//! give the types the text declares for its results.
+
+use std::collections::HashMap;
+
+use jax_dtypes::DType;
+
+use crate::ir::primitive::{Params, Prim, NESTED};
+use crate::ir::print::SCALAR_JAXPR;
+use crate::ir::shapes::Constraints;
+use crate::ir::{cast_scalar, Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
+
+/// A parse error at a line and column of the text (both from 1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.msg)
+    }
+}
+
+/// A parameter's value, read as the Python value JAX printed.
+#[derive(Clone, Debug)]
+pub enum PVal {
+    Int(i128),
+    Float(f64),
+    /// A bare name: `None`, `True`, `float32`, `GatherScatterMode.CLIP`, `relu`.
+    Name(String),
+    /// A quoted string: `'i'`.
+    Str(String),
+    Tuple(Vec<PVal>),
+    List(Vec<PVal>),
+    /// `np.int64(2)`, `GatherDimensionNumbers(offset_dims=(), ..)`: the
+    /// callee and its arguments, keyword ones named.
+    Call(String, Vec<(Option<String>, PVal)>),
+    /// A nested program (`{ lambda ... }`, or the name of a top-level
+    /// `let NAME = { ... } in`).
+    Jaxpr(Box<Jaxpr>),
+    /// Text the reader does not model (`<function f at 0x..>`).
+    Raw(String),
+}
+
+impl PVal {
+    /// An integer, also as `np.int64(k)`.
+    pub fn int(&self) -> Option<i128> {
+        match self {
+            PVal::Int(i) => Some(*i),
+            PVal::Call(f, args) if f.starts_with("np.int") && args.len() == 1 => args[0].1.int(),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `np.int64(k)` (JAX holds the number as a NumPy integer).
+    pub fn is_np_int(&self) -> bool {
+        matches!(self, PVal::Call(f, _) if f.starts_with("np.int"))
+    }
+
+    /// The items of a tuple or a list.
+    pub fn items(&self) -> Option<&[PVal]> {
+        match self {
+            PVal::Tuple(v) | PVal::List(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Non-negative integers of a tuple or list, with the mask of those
+    /// printed as NumPy integers (bit `k` for item `k`).
+    pub fn usizes_np(&self) -> Option<(Vec<usize>, u32)> {
+        let items = self.items()?;
+        let mut mask = 0;
+        let mut out = Vec::new();
+        for (k, it) in items.iter().enumerate() {
+            out.push(usize::try_from(it.int()?).ok()?);
+            if it.is_np_int() && k < 32 {
+                mask |= 1 << k;
+            }
+        }
+        Some((out, mask))
+    }
+
+    pub fn usizes(&self) -> Option<Vec<usize>> {
+        self.usizes_np().map(|(v, _)| v)
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            PVal::Name(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn bool(&self) -> Option<bool> {
+        match self.name()? {
+            "True" => Some(true),
+            "False" => Some(false),
+            _ => None,
+        }
+    }
+
+    pub fn float(&self) -> Option<f64> {
+        match self {
+            PVal::Float(f) => Some(*f),
+            PVal::Int(i) => Some(*i as f64),
+            PVal::Name(n) => match n.as_str() {
+                "nan" => Some(f64::NAN),
+                "inf" => Some(f64::INFINITY),
+                "-inf" => Some(f64::NEG_INFINITY),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A keyword argument of a call (`offset_dims` of `GatherDimensionNumbers(..)`).
+    pub fn kwarg(&self, key: &str) -> Option<&PVal> {
+        match self {
+            PVal::Call(_, args) => args
+                .iter()
+                .find(|(k, _)| k.as_deref() == Some(key))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+/// One `name=value` of an equation, with where its value starts.
+#[derive(Debug)]
+pub struct Param {
+    pub name: String,
+    pub value: PVal,
+    /// The value exactly as written.
+    pub raw: String,
+    pub line: usize,
+    pub col: usize,
+    read: bool,
+}
+
+/// An equation's parameters, as a primitive's `parse_params` rule reads
+/// them: each read marks the parameter understood; one left unread is an
+/// error naming it.
+pub struct ParamReader {
+    pub prim: &'static str,
+    params: Vec<Param>,
+    /// Set by a rule whose primitive prints its operands in another order
+    /// than it holds them (a loop prints its invariants first): operand `k`
+    /// of the equation is printed operand `operands[k]`.
+    pub operands: Option<Vec<usize>>,
+    /// Parameters [`ParamReader::ignore`]d.
+    loose: Vec<String>,
+}
+
+impl ParamReader {
+    fn find(&mut self, name: &str) -> Option<&mut Param> {
+        self.params.iter_mut().find(|p| p.name == name)
+    }
+
+    /// The value of `name`, if the equation has it.
+    pub fn opt(&mut self, name: &str) -> Option<PVal> {
+        let p = self.find(name)?;
+        p.read = true;
+        Some(std::mem::replace(&mut p.value, PVal::Raw(String::new())))
+    }
+
+    /// Marks `name` understood and its value irrelevant to what the
+    /// program computes (`scan`'s `unroll`): not checked when the
+    /// parameters print back.
+    pub fn ignore(&mut self, name: &str) {
+        self.skip(name);
+        self.loose.push(name.to_string());
+    }
+
+    /// Marks `name` understood though the rule keeps nothing of it (its
+    /// value is checked when the parameters print back).
+    pub fn skip(&mut self, name: &str) {
+        if let Some(p) = self.find(name) {
+            p.read = true;
+        }
+    }
+
+    pub fn req(&mut self, name: &str) -> Result<PVal, String> {
+        self.opt(name)
+            .ok_or_else(|| format!("`{}` needs the parameter `{name}`", self.prim))
+    }
+
+    fn bad<T>(&self, name: &str, what: &str) -> Result<T, String> {
+        Err(format!(
+            "`{}`'s parameter `{name}` should be {what}",
+            self.prim
+        ))
+    }
+
+    pub fn usizes_np(&mut self, name: &str) -> Result<(Vec<usize>, u32), String> {
+        match self.req(name)?.usizes_np() {
+            Some(v) => Ok(v),
+            None => self.bad(name, "a tuple of non-negative integers"),
+        }
+    }
+
+    pub fn usizes(&mut self, name: &str) -> Result<Vec<usize>, String> {
+        Ok(self.usizes_np(name)?.0)
+    }
+
+    pub fn int(&mut self, name: &str) -> Result<i128, String> {
+        match self.req(name)?.int() {
+            Some(v) => Ok(v),
+            None => self.bad(name, "an integer"),
+        }
+    }
+
+    pub fn usize(&mut self, name: &str) -> Result<usize, String> {
+        match usize::try_from(self.int(name)?) {
+            Ok(v) => Ok(v),
+            Err(_) => self.bad(name, "a non-negative integer"),
+        }
+    }
+
+    pub fn bool(&mut self, name: &str) -> Result<bool, String> {
+        match self.req(name)?.bool() {
+            Some(v) => Ok(v),
+            None => self.bad(name, "`True` or `False`"),
+        }
+    }
+
+    /// A dtype by NumPy name (`float32`).
+    pub fn dtype(&mut self, name: &str) -> Result<DType, String> {
+        match self.req(name)?.name().and_then(DType::from_name) {
+            Some(d) => Ok(d),
+            None => self.bad(name, "a dtype (`float32`, `int32`, ..)"),
+        }
+    }
+
+    /// A bare name (`relu`, `GatherScatterMode.CLIP`).
+    pub fn name(&mut self, name: &str) -> Result<String, String> {
+        match self.req(name)? {
+            PVal::Name(n) => Ok(n),
+            _ => self.bad(name, "a name"),
+        }
+    }
+
+    /// A nested program.
+    pub fn jaxpr(&mut self, name: &str) -> Result<Jaxpr, String> {
+        match self.req(name)? {
+            PVal::Jaxpr(j) => Ok(*j),
+            _ => self.bad(name, "a jaxpr (`{ lambda ... }`)"),
+        }
+    }
+
+    /// A tuple of nested programs (`cond`'s `branches`).
+    pub fn jaxprs(&mut self, name: &str) -> Result<Vec<Jaxpr>, String> {
+        let v = self.req(name)?;
+        let items = match v {
+            PVal::Tuple(v) | PVal::List(v) => v,
+            _ => return self.bad(name, "a tuple of jaxprs"),
+        };
+        items
+            .into_iter()
+            .map(|it| match it {
+                PVal::Jaxpr(j) => Ok(*j),
+                _ => self.bad(name, "a tuple of jaxprs"),
+            })
+            .collect()
+    }
+}
+
+/// Reads the text of a jaxpr (with any top-level `let NAME = { .. } in`
+/// definitions before it). `prims` finds a primitive by its printed name.
+/// Constant variables get no values (the text has none): the caller
+/// supplies them.
+pub fn parse_jaxpr(
+    text: &str,
+    prims: &dyn Fn(&str) -> Option<Prim>,
+    span: proc_macro2::Span,
+) -> Result<Jaxpr, ParseError> {
+    let mut p = Parser {
+        src: text,
+        pos: 0,
+        prims,
+        defs: HashMap::new(),
+        span,
+    };
+    p.ws();
+    while p.peek_word() == Some("let") {
+        p.word("let")?;
+        let name = p.ident()?;
+        p.expect("=")?;
+        let j = p.jaxpr()?;
+        p.word("in")?;
+        p.defs.insert(name, j);
+    }
+    let j = p.jaxpr()?;
+    p.ws();
+    if p.pos < p.src.len() {
+        return Err(p.error("text after the jaxpr"));
+    }
+    Ok(j)
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    pos: usize,
+    prims: &'a dyn Fn(&str) -> Option<Prim>,
+    /// Top-level `let NAME = { .. } in` programs, which parameters name.
+    defs: HashMap<String, Jaxpr>,
+    span: proc_macro2::Span,
+}
+
+/// A jaxpr's names for its variables.
+type Scope = HashMap<String, Var>;
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
+}
+
+impl<'a> Parser<'a> {
+    fn line_col(&self, pos: usize) -> (usize, usize) {
+        let before = &self.src[..pos.min(self.src.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, col)
+    }
+
+    fn error_at(&self, pos: usize, msg: impl Into<String>) -> ParseError {
+        let (line, col) = self.line_col(pos);
+        ParseError {
+            line,
+            col,
+            msg: msg.into(),
+        }
+    }
+
+    fn error(&self, msg: impl Into<String>) -> ParseError {
+        self.error_at(self.pos, msg)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.src.as_bytes()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        self.ws();
+        if self.src[self.pos..].starts_with(s) {
+            self.pos += s.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, s: &str) -> Result<(), ParseError> {
+        if self.eat(s) {
+            Ok(())
+        } else {
+            Err(self.error(format!("expected `{s}`")))
+        }
+    }
+
+    /// The identifier at the cursor (after whitespace), not consumed.
+    fn peek_word(&mut self) -> Option<&'a str> {
+        self.ws();
+        let src: &'a str = self.src;
+        let b = src.as_bytes();
+        if !b.get(self.pos).is_some_and(|c| is_ident_start(*c)) {
+            return None;
+        }
+        let end = (self.pos..b.len())
+            .find(|&i| !is_ident(b[i]))
+            .unwrap_or(b.len());
+        Some(&src[self.pos..end])
+    }
+
+    fn ident(&mut self) -> Result<String, ParseError> {
+        match self.peek_word() {
+            Some(w) => {
+                let w = w.to_string();
+                self.pos += w.len();
+                Ok(w)
+            }
+            None => Err(self.error("expected a name")),
+        }
+    }
+
+    fn word(&mut self, w: &str) -> Result<(), ParseError> {
+        if self.peek_word() == Some(w) {
+            self.pos += w.len();
+            Ok(())
+        } else {
+            Err(self.error(format!("expected `{w}`")))
+        }
+    }
+
+    /// `f32[3,4]`, `key<fry>[]` (a key is its two `u32` words).
+    fn aval(&mut self) -> Result<Aval, ParseError> {
+        self.ws();
+        let start = self.pos;
+        let (dtype, key) = if self.src[self.pos..].starts_with("key<") {
+            let end = self.src[self.pos..]
+                .find('>')
+                .ok_or_else(|| self.error("expected `key<impl>`"))?;
+            let imp = &self.src[self.pos + 4..self.pos + end];
+            if imp != "fry" {
+                return Err(self.error(format!(
+                    "PRNG keys of `{imp}` are not supported: only threefry (`key<fry>`)"
+                )));
+            }
+            self.pos += end + 1;
+            (DType::U32, true)
+        } else {
+            let name = self.ident()?;
+            let d = DType::ALL
+                .into_iter()
+                .find(|d| d.short_name() == name)
+                .ok_or_else(|| self.error_at(start, format!("unknown dtype `{name}`")))?;
+            (d, false)
+        };
+        if !self.eat("[") {
+            return Err(self.error("expected `[` and the shape"));
+        }
+        let mut shape = Vec::new();
+        loop {
+            self.ws();
+            if self.eat("]") {
+                break;
+            }
+            let n = self.number_text();
+            let d: usize = n
+                .parse()
+                .map_err(|_| self.error("expected a dimension (a number)"))?;
+            shape.push(Dim::Lit(d));
+            if !self.eat(",") {
+                self.expect("]")?;
+                break;
+            }
+        }
+        if key {
+            shape.push(Dim::Lit(2));
+        }
+        Ok(Aval {
+            dtype,
+            shape,
+            weak: false,
+        })
+    }
+
+    /// The characters of a number or of `nan`/`inf` at the cursor.
+    fn number_text(&mut self) -> &str {
+        let b = self.bytes();
+        let start = self.pos;
+        let mut i = self.pos;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        while i < b.len()
+            && (b[i].is_ascii_alphanumeric()
+                || b[i] == b'.'
+                || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E')))
+        {
+            i += 1;
+        }
+        self.pos = i;
+        &self.src[start..i]
+    }
+
+    /// Binders `a:f32[3] b:i32[]` up to `stop` (not consumed); each name
+    /// defined in `scope` (`_` defines nothing).
+    fn binders(
+        &mut self,
+        j: &mut Jaxpr,
+        scope: &mut Scope,
+        stop: &str,
+    ) -> Result<Vec<Var>, ParseError> {
+        let mut vs = Vec::new();
+        loop {
+            self.ws();
+            if self.src[self.pos..].starts_with(stop) {
+                return Ok(vs);
+            }
+            let name = self.ident()?;
+            self.expect(":")?;
+            let aval = self.aval()?;
+            let v = j.new_var(aval);
+            if name != "_" {
+                scope.insert(name, v);
+            }
+            vs.push(v);
+        }
+    }
+
+    /// `{ lambda consts ; ins . let eqns in (outs) }`
+    fn jaxpr(&mut self) -> Result<Jaxpr, ParseError> {
+        self.expect("{")?;
+        self.word("lambda")?;
+        let mut j = Jaxpr::default();
+        let mut scope = Scope::new();
+        let consts = self.binders(&mut j, &mut scope, ";")?;
+        self.expect(";")?;
+        j.constvars = consts.into_iter().map(|v| (v, Vec::new())).collect();
+        j.invars = self.binders(&mut j, &mut scope, ".")?;
+        self.expect(".")?;
+        self.word("let")?;
+        loop {
+            self.ws();
+            if self.at_in() {
+                break;
+            }
+            self.eqn(&mut j, &mut scope)?;
+            self.eat(";");
+        }
+        self.word("in")?;
+        self.expect("(")?;
+        loop {
+            self.ws();
+            if self.eat(")") {
+                break;
+            }
+            let a = self.atom(&scope)?;
+            j.outvars.push(a);
+            self.ws();
+            if !self.eat(",") {
+                self.expect(")")?;
+                break;
+            }
+        }
+        self.expect("}")?;
+        Ok(j)
+    }
+
+    /// The keyword `in` ending a jaxpr's equations (a variable may be
+    /// named `in` too, but is never followed by `(`).
+    fn at_in(&mut self) -> bool {
+        if self.peek_word() != Some("in") {
+            return false;
+        }
+        let rest = self.src[self.pos + 2..].trim_start();
+        rest.starts_with('(')
+    }
+
+    /// Whether the cursor is at the end of an equation's operands: the next
+    /// equation's binders (`name:`), an effect's primitive (`name[`), a `;`,
+    /// or the jaxpr's `in (`.
+    fn at_operands_end(&mut self) -> bool {
+        self.ws();
+        match self.peek() {
+            None | Some(b';') | Some(b'}') => return true,
+            _ => {}
+        }
+        if self.at_in() {
+            return true;
+        }
+        if let Some(w) = self.peek_word() {
+            let after = self.src[self.pos + w.len()..].as_bytes().first().copied();
+            return matches!(after, Some(b':') | Some(b'['));
+        }
+        false
+    }
+
+    /// A variable or a literal (`2.0:f32[]`).
+    fn atom(&mut self, scope: &Scope) -> Result<Atom, ParseError> {
+        self.ws();
+        let start = self.pos;
+        // A complex literal is parenthesized: `(1+2j):c64[]`.
+        let text = if self.peek() == Some(b'(') {
+            let end = self.src[self.pos..]
+                .find(')')
+                .ok_or_else(|| self.error("unclosed `(`"))?;
+            let t = &self.src[self.pos + 1..self.pos + end];
+            self.pos += end + 1;
+            t.to_string()
+        } else {
+            self.number_text().to_string()
+        };
+        if text.is_empty() {
+            return Err(self.error("expected an operand"));
+        }
+        if self.peek() == Some(b':') {
+            self.pos += 1;
+            let aval = self.aval()?;
+            let value = literal_value(&text, aval.dtype)
+                .ok_or_else(|| self.error_at(start, format!("cannot read the literal `{text}`")))?;
+            return Ok(Atom::Lit(Literal {
+                value: cast_scalar(value, aval.dtype),
+                aval,
+            }));
+        }
+        match scope.get(&text) {
+            Some(v) => Ok(Atom::Var(*v)),
+            None => Err(self.error_at(start, format!("`{text}` is not defined"))),
+        }
+    }
+
+    fn eqn(&mut self, j: &mut Jaxpr, scope: &mut Scope) -> Result<(), ParseError> {
+        self.ws();
+        let start = self.pos;
+        // Results, unless this is an effect (`debug_callback[..] a`).
+        let mut outs = Vec::new();
+        let mut out_names = Vec::new();
+        let effect = {
+            let w = self.peek_word().unwrap_or("");
+            let after = self.src[self.pos + w.len()..].as_bytes().first().copied();
+            after != Some(b':')
+        };
+        if !effect {
+            loop {
+                self.ws();
+                if self.peek() == Some(b'=') {
+                    self.pos += 1;
+                    break;
+                }
+                let bpos = self.pos;
+                let name = self.ident()?;
+                self.expect(":")?;
+                let aval = self.aval()?;
+                outs.push(aval);
+                out_names.push((name, bpos));
+            }
+        }
+        self.ws();
+        let prim_pos = self.pos;
+        let name = self.ident()?;
+        let prim = (self.prims)(&name).ok_or_else(|| {
+            self.error_at(
+                prim_pos,
+                format!("unknown primitive `{name}`: this compiler has no rules for it"),
+            )
+        })?;
+        let params = if self.peek() == Some(b'[') {
+            self.pos += 1;
+            self.params()?
+        } else {
+            Vec::new()
+        };
+        let mut ins = Vec::new();
+        while !self.at_operands_end() {
+            ins.push(self.atom(scope)?);
+        }
+        let in_avals: Vec<Aval> = ins.iter().map(|a| j.atom_aval(a).clone()).collect();
+        let texts: Vec<(String, String, usize, usize)> = params
+            .iter()
+            .map(|p| (p.name.clone(), p.raw.clone(), p.line, p.col))
+            .collect();
+        let mut reader = ParamReader {
+            prim: prim.name,
+            params,
+            operands: None,
+            loose: Vec::new(),
+        };
+        let parsed = (prim.parse_params)(&mut reader, &in_avals, &outs)
+            .map_err(|m| self.error_at(prim_pos, m))?;
+        let (ins, in_avals) = match &reader.operands {
+            Some(order) => (
+                order.iter().map(|&k| ins[k].clone()).collect(),
+                order.iter().map(|&k| in_avals[k].clone()).collect(),
+            ),
+            None => (ins, in_avals),
+        };
+        if let Some(p) = reader.params.iter().find(|p| !p.read) {
+            return Err(ParseError {
+                line: p.line,
+                col: p.col,
+                msg: format!(
+                    "`{}` has no parameter `{}` this compiler understands",
+                    prim.name, p.name
+                ),
+            });
+        }
+        let texts: Vec<_> = texts
+            .into_iter()
+            .filter(|t| !reader.loose.contains(&t.0))
+            .collect();
+        self.check_printed(prim, &parsed, &in_avals, &texts, &reader.loose, prim_pos)?;
+        let mut constraints = Constraints::default();
+        let avals = (prim.abstract_eval)(&in_avals, &parsed, &mut constraints)
+            .map_err(|m| self.error_at(prim_pos, format!("`{}`: {m}", prim.name)))?;
+        let declared = if effect { avals.len() } else { outs.len() };
+        if avals.len() != declared {
+            return Err(self.error_at(
+                start,
+                format!(
+                    "`{}` gives {} results, the text binds {}",
+                    prim.name,
+                    avals.len(),
+                    outs.len()
+                ),
+            ));
+        }
+        let mut out_vars = Vec::new();
+        for (k, a) in avals.into_iter().enumerate() {
+            if let Some(decl) = outs.get(k) {
+                if decl.dtype != a.dtype || decl.shape != a.shape {
+                    let (n, p) = &out_names[k];
+                    return Err(self.error_at(
+                        *p,
+                        format!("`{n}` is declared {decl} but `{}` gives {a}", prim.name),
+                    ));
+                }
+            }
+            let v = j.new_var(a);
+            if let Some((n, _)) = out_names.get(k) {
+                if n != "_" {
+                    scope.insert(n.clone(), v);
+                }
+            }
+            out_vars.push(v);
+        }
+        j.eqns.push(Eqn {
+            prim,
+            params: parsed,
+            ins,
+            outs: out_vars,
+            span: self.span,
+        });
+        Ok(())
+    }
+
+    /// The parameters read print back as written (nested programs aside,
+    /// which were parsed as programs).
+    fn check_printed(
+        &self,
+        prim: Prim,
+        parsed: &Params,
+        in_avals: &[Aval],
+        texts: &[(String, String, usize, usize)],
+        loose: &[String],
+        prim_pos: usize,
+    ) -> Result<(), ParseError> {
+        let printed = (prim.print_params)(in_avals, parsed);
+        for (name, raw, line, col) in texts {
+            let at = |msg: String| ParseError {
+                line: *line,
+                col: *col,
+                msg,
+            };
+            match printed.iter().find(|(k, _)| k == name) {
+                None => {
+                    return Err(at(format!(
+                        "`{}`'s parameter `{name}={raw}` is not supported",
+                        prim.name
+                    )))
+                }
+                Some((_, v)) if v == NESTED || v.starts_with(SCALAR_JAXPR) => {}
+                Some((_, v)) if v != raw => {
+                    return Err(at(format!(
+                        "`{}`'s parameter `{name}={raw}` is not supported (this compiler reads it as `{name}={v}`)",
+                        prim.name
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some((k, v)) = printed
+            .iter()
+            .find(|(k, _)| !texts.iter().any(|(n, ..)| n == k) && !loose.iter().any(|l| l == k))
+        {
+            return Err(self.error_at(
+                prim_pos,
+                format!(
+                    "`{}` lacks the parameter `{k}` (expected `{k}={v}`)",
+                    prim.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `name=value ... ]` (the `[` consumed).
+    fn params(&mut self) -> Result<Vec<Param>, ParseError> {
+        let mut out = Vec::new();
+        loop {
+            self.ws();
+            if self.eat("]") {
+                return Ok(out);
+            }
+            let name = self.ident()?;
+            self.expect("=")?;
+            self.ws();
+            let start = self.pos;
+            let (line, col) = self.line_col(start);
+            let value = self.value()?;
+            let raw = self.src[start..self.pos].to_string();
+            out.push(Param {
+                name,
+                value,
+                raw,
+                line,
+                col,
+                read: false,
+            });
+        }
+    }
+
+    /// A Python value as JAX prints parameters.
+    fn value(&mut self) -> Result<PVal, ParseError> {
+        self.ws();
+        match self.peek() {
+            Some(b'{') => Ok(PVal::Jaxpr(Box::new(self.jaxpr()?))),
+            Some(b'(') | Some(b'[') => {
+                let close = if self.peek() == Some(b'(') { ")" } else { "]" };
+                let tuple = close == ")";
+                self.pos += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.ws();
+                    if self.eat(close) {
+                        break;
+                    }
+                    let item = self.value()?;
+                    // A tuple of programs (`cond`'s branches) has no commas.
+                    let program = matches!(item, PVal::Jaxpr(_));
+                    items.push(item);
+                    self.ws();
+                    if !self.eat(",") && !program {
+                        self.expect(close)?;
+                        break;
+                    }
+                }
+                Ok(if tuple {
+                    PVal::Tuple(items)
+                } else {
+                    PVal::List(items)
+                })
+            }
+            Some(b'\'') | Some(b'"') => {
+                let q = self.peek().unwrap() as char;
+                let end = self.src[self.pos + 1..]
+                    .find(q)
+                    .ok_or_else(|| self.error("unclosed string"))?;
+                let s = self.src[self.pos + 1..self.pos + 1 + end].to_string();
+                self.pos += end + 2;
+                Ok(PVal::Str(s))
+            }
+            Some(b'<') => {
+                // `<function f at 0x..>`: kept as written.
+                let start = self.pos;
+                let mut depth = 0;
+                while let Some(c) = self.peek() {
+                    self.pos += 1;
+                    match c {
+                        b'<' => depth += 1,
+                        b'>' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(PVal::Raw(self.src[start..self.pos].to_string()))
+            }
+            Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => {
+                let start = self.pos;
+                let t = self.number_text().to_string();
+                if let Ok(i) = t.parse::<i128>() {
+                    return Ok(PVal::Int(i));
+                }
+                if matches!(t.as_str(), "-inf" | "+inf") {
+                    return Ok(PVal::Name(t));
+                }
+                t.parse::<f64>()
+                    .map(PVal::Float)
+                    .map_err(|_| self.error_at(start, format!("cannot read `{t}`")))
+            }
+            Some(c) if is_ident_start(c) => {
+                let start = self.pos;
+                let b = self.bytes();
+                let mut i = self.pos;
+                while i < b.len() && (is_ident(b[i]) || b[i] == b'.') {
+                    i += 1;
+                }
+                let name = self.src[start..i].to_string();
+                self.pos = i;
+                if self.peek() == Some(b'(') {
+                    self.pos += 1;
+                    let mut args = Vec::new();
+                    loop {
+                        self.ws();
+                        if self.eat(")") {
+                            break;
+                        }
+                        let save = self.pos;
+                        let kw = match self.peek_word() {
+                            Some(w) => {
+                                let w = w.to_string();
+                                self.pos += w.len();
+                                if self.peek() == Some(b'=') {
+                                    self.pos += 1;
+                                    Some(w)
+                                } else {
+                                    self.pos = save;
+                                    None
+                                }
+                            }
+                            None => None,
+                        };
+                        args.push((kw, self.value()?));
+                        self.ws();
+                        if !self.eat(",") {
+                            self.expect(")")?;
+                            break;
+                        }
+                    }
+                    return Ok(PVal::Call(name, args));
+                }
+                if let Some(j) = self.defs.get(&name) {
+                    return Ok(PVal::Jaxpr(Box::new(j.clone())));
+                }
+                Ok(PVal::Name(name))
+            }
+            _ => Err(self.error("expected a parameter value")),
+        }
+    }
+}
+
+/// A literal's value: `2.0`, `-inf`, `nan`, `True`, `3`, `1+2j`, `2j`.
+fn literal_value(text: &str, dtype: DType) -> Option<Scalar> {
+    match text {
+        "True" => return Some(Scalar::Bool(true)),
+        "False" => return Some(Scalar::Bool(false)),
+        "nan" => return Some(Scalar::Float(f64::NAN)),
+        "inf" => return Some(Scalar::Float(f64::INFINITY)),
+        "-inf" => return Some(Scalar::Float(f64::NEG_INFINITY)),
+        _ => {}
+    }
+    if let Some(body) = text.strip_suffix('j') {
+        // `2j`, or `re+imj` / `re-imj` (the sign after the first character).
+        let split = body[1..]
+            .rfind(['+', '-'])
+            .map(|i| i + 1)
+            .filter(|&i| !matches!(body.as_bytes()[i - 1], b'e' | b'E'));
+        let (re, im) = match split {
+            Some(i) => (part(&body[..i])?, part(&body[i..])?),
+            None => (0.0, part(body)?),
+        };
+        return Some(Scalar::Complex(re, im));
+    }
+    if dtype.is_float() || matches!(dtype, DType::C64 | DType::C128) {
+        return part(text).map(Scalar::Float);
+    }
+    text.parse::<i128>().ok().map(Scalar::Int)
+}
+
+fn part(s: &str) -> Option<f64> {
+    match s.trim_start_matches('+') {
+        "nan" => Some(f64::NAN),
+        "inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        t => t.parse().ok(),
+    }
+}
