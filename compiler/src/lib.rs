@@ -42,8 +42,13 @@ pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
 /// `#[jax::jit(import = ..)]` compiles) and prints the program read, or the
 /// error with its line and column. On text this crate printed, the identity.
 pub fn reprint_jaxpr(text: &str) -> Result<String, String> {
-    let j = ir::parse::parse_jaxpr(text, &prims::by_name, proc_macro2::Span::call_site())
-        .map_err(|e| e.to_string())?;
+    let j = ir::parse::parse_jaxpr(
+        text,
+        &prims::by_name,
+        frontend::lower_nn::known_custom_jvp,
+        proc_macro2::Span::call_site(),
+    )
+    .map_err(|e| e.to_string())?;
     Ok(ir::print::print_jaxpr(&j))
 }
 

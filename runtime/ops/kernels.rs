@@ -67,6 +67,101 @@ pub trait Bitwise: Element {
     fn not(a: Self) -> Self;
 }
 
+/// Integer shifts with XLA's semantics: the shift amount is read as
+/// unsigned, and one of the type's width or more shifts every bit out (0,
+/// or the sign for an arithmetic right shift).
+pub trait Shift: Element {
+    /// `lax.shift_left`.
+    fn shift_left(a: Self, b: Self) -> Self;
+    /// `lax.shift_right_logical`: zeros shifted in.
+    fn shift_right_logical(a: Self, b: Self) -> Self;
+    /// `lax.shift_right_arithmetic`: the sign bit shifted in.
+    fn shift_right_arithmetic(a: Self, b: Self) -> Self;
+}
+
+/// Element types as their bit patterns (`lax.bitcast_convert_type` between
+/// types of one width).
+pub trait BitPattern: Element {
+    /// The value's bits, in the low bits of a `u64`.
+    fn to_pattern(self) -> u64;
+    /// The value of the low bits of `bits`.
+    fn from_pattern(bits: u64) -> Self;
+}
+
+macro_rules! impl_shift {
+    ($($t:ty => $u:ty, $i:ty;)*) => {$(
+        impl Shift for $t {
+            #[inline]
+            fn shift_left(a: Self, b: Self) -> Self {
+                let n = b as $u;
+                if n >= <$u>::BITS as $u { 0 } else { ((a as $u) << n) as $t }
+            }
+            #[inline]
+            fn shift_right_logical(a: Self, b: Self) -> Self {
+                let n = b as $u;
+                if n >= <$u>::BITS as $u { 0 } else { ((a as $u) >> n) as $t }
+            }
+            #[inline]
+            fn shift_right_arithmetic(a: Self, b: Self) -> Self {
+                let n = (b as $u).min(<$u>::BITS as $u - 1);
+                ((a as $i) >> n) as $t
+            }
+        }
+        impl BitPattern for $t {
+            #[inline] fn to_pattern(self) -> u64 { self as $u as u64 }
+            #[inline] fn from_pattern(bits: u64) -> Self { bits as $u as $t }
+        }
+    )*};
+}
+impl_shift! {
+    u8 => u8, i8; u16 => u16, i16; u32 => u32, i32; u64 => u64, i64;
+    i8 => u8, i8; i16 => u16, i16; i32 => u32, i32; i64 => u64, i64;
+}
+
+impl BitPattern for f32 {
+    #[inline]
+    fn to_pattern(self) -> u64 {
+        self.to_bits() as u64
+    }
+    #[inline]
+    fn from_pattern(bits: u64) -> Self {
+        f32::from_bits(bits as u32)
+    }
+}
+
+impl BitPattern for f64 {
+    #[inline]
+    fn to_pattern(self) -> u64 {
+        self.to_bits()
+    }
+    #[inline]
+    fn from_pattern(bits: u64) -> Self {
+        f64::from_bits(bits)
+    }
+}
+
+impl BitPattern for f16 {
+    #[inline]
+    fn to_pattern(self) -> u64 {
+        self.to_bits() as u64
+    }
+    #[inline]
+    fn from_pattern(bits: u64) -> Self {
+        f16::from_bits(bits as u16)
+    }
+}
+
+impl BitPattern for bf16 {
+    #[inline]
+    fn to_pattern(self) -> u64 {
+        self.to_bits() as u64
+    }
+    #[inline]
+    fn from_pattern(bits: u64) -> Self {
+        bf16::from_bits(bits as u16)
+    }
+}
+
 /// The type JAX computes integer-valued functions in (`square`, `//`, `%`,
 /// `power`): `bool` becomes the default int type, as `promote_args_numeric` does.
 pub trait ToNumeric: Element {
@@ -153,7 +248,8 @@ pub mod float {
         reciprocal => |x: f32| 1.0 / x, |x: f64| 1.0 / x;
         erf => math::erf_f32, math::erf_f64;
         erfc => libm::erfcf, libm::erfc;
-        erf_inv => |x: f32| erf_inv_f64(x as f64) as f32, erf_inv_f64;
+        // XLA's polynomials (Giles), the bits `jax.lax.erf_inv` gives.
+        erf_inv => crate::random::xla::erf_inv_f32, crate::random::xla::erf_inv_f64;
         floor => f32::floor, f64::floor;
         ceil => f32::ceil, f64::ceil;
         logistic => math::logistic_f32, math::logistic_f64;
@@ -170,43 +266,6 @@ pub mod float {
             let (s, c) = math::sincos_f32(x.to_f32());
             (F::from_f32(s), F::from_f32(c))
         }
-    }
-
-    /// The inverse error function in f64: an initial guess refined by Newton's
-    /// method on `erf` (or on `erfc` in the tails, where `1 - |y|` is exact), so
-    /// the result is accurate to an ulp or two, and rounds correctly to f32.
-    pub fn erf_inv_f64(y: f64) -> f64 {
-        if y.is_nan() || y.abs() > 1.0 {
-            return f64::NAN;
-        }
-        if y.abs() == 1.0 {
-            return y * f64::INFINITY;
-        }
-        if y == 0.0 {
-            return y;
-        }
-        let a = y.abs();
-        // Initial guess: Winitzki's closed form, good to ~2e-3 relative.
-        let k = 0.147;
-        let ln = (-a).ln_1p() + a.ln_1p(); // ln(1 - a^2)
-        let t = 2.0 / (std::f64::consts::PI * k) + ln / 2.0;
-        let mut x = ((t * t - ln / k).sqrt() - t).sqrt();
-        let two_over_sqrt_pi = std::f64::consts::FRAC_2_SQRT_PI;
-        let tail = a > 0.5;
-        let c = 1.0 - a; // exact for a in [0.5, 1]
-        for _ in 0..6 {
-            let deriv = two_over_sqrt_pi * (-x * x).exp();
-            let step = if tail {
-                -(libm::erfc(x) - c) / deriv
-            } else {
-                (libm::erf(x) - a) / deriv
-            };
-            x -= step;
-            if step.abs() <= x.abs() * 1e-17 {
-                break;
-            }
-        }
-        x.copysign(y)
     }
 }
 
@@ -533,11 +592,11 @@ mod tests {
     #[test]
     fn erf_inv_inverts_erf() {
         for &y in &[-0.999999, -0.9, -0.3, 1e-8, 0.2, 0.5, 0.75, 0.99, 0.9999999] {
-            let x = float::erf_inv_f64(y);
+            let x = crate::random::xla::erf_inv_f64(y);
             assert!((libm::erf(x) - y).abs() <= 4.0 * f64::EPSILON, "{y}: {x}");
         }
-        assert_eq!(float::erf_inv_f64(-1.0), f64::NEG_INFINITY);
-        assert!(float::erf_inv_f64(1.5).is_nan());
+        assert_eq!(crate::random::xla::erf_inv_f64(-1.0), f64::NEG_INFINITY);
+        assert!(crate::random::xla::erf_inv_f64(1.5).is_nan());
     }
 
     #[test]

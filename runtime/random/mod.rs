@@ -19,7 +19,7 @@ pub(crate) mod fills;
 mod randint;
 pub(crate) mod threefry;
 mod uniform;
-mod xla;
+pub(crate) mod xla;
 
 use std::fmt;
 

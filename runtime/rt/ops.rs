@@ -5,7 +5,9 @@
 
 use crate::element::{Element, Float};
 use crate::jnp::{Abs, Parts, ToComplex};
-use crate::ops::{self as kernels, float, AddMul, Arith, Bitwise, Numeric, SubDiv};
+use crate::ops::{
+    self as kernels, float, AddMul, Arith, BitPattern, Bitwise, Numeric, Shift, SubDiv,
+};
 
 pub use super::complex::{Conj, Transcendental};
 
@@ -131,6 +133,13 @@ forward!(Arith: max(a, b), min(a, b));
 forward!(SubDiv: sub(a, b), div(a, b), neg(a));
 forward!(Numeric: rem(a, b), sign(a));
 forward!(Bitwise: and(a, b), or(a, b), xor(a, b), not(a));
+forward!(Shift: shift_left(a, b), shift_right_logical(a, b), shift_right_arithmetic(a, b));
+
+/// `bitcast_convert_type` between types of one width: the same bits.
+#[inline(always)]
+pub fn bitcast<F: BitPattern, T: BitPattern>(x: F) -> T {
+    T::from_pattern(x.to_pattern())
+}
 
 /// `add_any`: the sum of two cotangents.
 #[inline(always)]

@@ -509,23 +509,35 @@ fn expand_imported(
         let attrs = input.call(syn::Attribute::parse_outer)?;
         let vis: syn::Visibility = input.parse()?;
         let sig: syn::Signature = input.parse()?;
-        if input.peek(syn::token::Brace) {
-            let body: proc_macro2::Group = input.parse()?;
-            return Err(syn::Error::new(
-                body.span(),
-                "an imported function has no body (its program is the jaxpr file's): end the signature with `;`",
-            ));
-        }
-        input.parse::<syn::Token![;]>()?;
-        Ok((attrs, vis, sig))
+        let body = if input.peek(syn::token::Brace) {
+            Some(input.parse::<proc_macro2::Group>()?)
+        } else {
+            input.parse::<syn::Token![;]>()?;
+            None
+        };
+        Ok((attrs, vis, sig, body))
     };
-    let (attrs, vis, sig) = match parser.parse2(item.clone()) {
+    let (attrs, vis, sig, body) = match parser.parse2(item.clone()) {
         Ok(parts) => parts,
         Err(e) => {
             errors.push(e);
             return TokenStream::new();
         }
     };
+    let block: syn::Block = syn::parse_quote!({});
+    let func = Function {
+        attrs: &attrs,
+        vis: &vis,
+        sig: &sig,
+        block: &block,
+    };
+    if let Some(body) = body {
+        errors.push(syn::Error::new(
+            body.span(),
+            "an imported function has no body (its program is the jaxpr file's): end the signature with `;`",
+        ));
+        return fallback(&func, true);
+    }
     let (items, defs) = match structs {
         Some((items, defs)) => (items, defs.clone()),
         None => (Items::default(), TokenStream::new()),
@@ -534,13 +546,6 @@ fn expand_imported(
     if let Some(path) = pytree::unknown_struct(&sig, &items) {
         return pytree::ask_for(&path, &defs, attr, &item);
     }
-    let block: syn::Block = syn::parse_quote!({});
-    let func = Function {
-        attrs: &attrs,
-        vis: &vis,
-        sig: &sig,
-        block: &block,
-    };
     let items = Rc::new(items);
     let Compiled {
         function,

@@ -15,17 +15,23 @@ use crate::frontend::parse::Signature;
 use crate::frontend::types::TypeSpec;
 use crate::ir::{Aval, Jaxpr};
 
-/// The file named by `import = "..."`, relative to the crate's manifest
-/// directory (where `Cargo.toml` is), as `include_str!` is to the file.
+/// The file named by `import = "..."`: relative to the directory of the
+/// source file holding the attribute, as `include_str!` resolves its path
+/// (the crate's manifest directory when the span has no file, outside
+/// rustc).
 pub(crate) fn resolve(lit: &syn::LitStr) -> PathBuf {
     let rel = PathBuf::from(lit.value());
     if rel.is_absolute() {
         return rel;
     }
-    match std::env::var_os("CARGO_MANIFEST_DIR") {
-        Some(dir) => PathBuf::from(dir).join(rel),
-        None => rel,
-    }
+    let source = lit.span().local_file().filter(|f| f.is_file());
+    let base = match source.as_deref().and_then(|f| f.parent()) {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+    };
+    base.join(rel)
 }
 
 /// Reads and parses the file, errors at the attribute's string with the
@@ -36,13 +42,20 @@ pub(crate) fn read(lit: &syn::LitStr) -> syn::Result<(PathBuf, Jaxpr)> {
         syn::Error::new(
             lit.span(),
             format!(
-                "cannot read `{}`: {e} (the path is relative to the crate's Cargo.toml)",
+                "cannot read `{}`: {e} (the path is relative to this source file's directory, as for `include_str!`)",
                 path.display()
             ),
         )
     })?;
-    let mut j = crate::ir::parse::parse_jaxpr(&text, &crate::prims::by_name, lit.span())
-        .map_err(|e| syn::Error::new(lit.span(), format!("{}:{e}", lit.value())))?;
+    let mut j = crate::ir::parse::parse_jaxpr(
+        &text,
+        &crate::prims::by_name,
+        crate::frontend::lower_nn::known_custom_jvp,
+        lit.span(),
+    )
+    .map_err(|e| syn::Error::new(lit.span(), format!("{}:{e}", lit.value())))?;
+    // Absolute, for the `include_str!` that makes cargo rebuild on a change.
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
     // The constants are the leading inputs.
     let consts: Vec<_> = j.constvars.drain(..).map(|(v, _)| v).collect();
     j.invars.splice(0..0, consts);

@@ -135,6 +135,99 @@ fn typed_lit(b: &Builder, like: &Atom, v: f64) -> Atom {
     )
 }
 
+/// A custom function's body: its output from its inputs.
+type Body = fn(&mut Builder, &[Atom], Span) -> Result<Atom>;
+
+/// JAX's `custom_jvp` functions, by the name their `custom_jvp_call`
+/// carries: the body, and JAX's rule.
+static CUSTOM_JVPS: &[(&str, Body, JvpRule)] = &[
+    (
+        "relu",
+        |b, x, s| {
+            let zero = int_lit(b, 0);
+            bin(b, &prims::MAX, x[0].clone(), zero, s)
+        },
+        |b, x, g, _, s| {
+            let zero = int_lit(b, 0);
+            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
+            select(b, pos, g[0].clone(), zero, s)
+        },
+    ),
+    (
+        "relu6",
+        |b, x, s| {
+            let zero = int_lit(b, 0);
+            let m = bin(b, &prims::MAX, x[0].clone(), zero, s)?;
+            let six = lit(b, 6.0);
+            bin(b, &prims::MIN, m, six, s)
+        },
+        |b, x, g, _, s| {
+            let zero = int_lit(b, 0);
+            let six = int_lit(b, 6);
+            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
+            let below = bin(b, &prims::LT, x[0].clone(), six, s)?;
+            let inside = bin(b, &prims::AND, pos, below, s)?;
+            select(b, inside, g[0].clone(), zero, s)
+        },
+    ),
+    (
+        "logaddexp",
+        |b, xy, s| logaddexp_body(b, xy, s, false),
+        |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, false),
+    ),
+    (
+        "logaddexp2",
+        |b, xy, s| logaddexp_body(b, xy, s, true),
+        |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, true),
+    ),
+    (
+        "logit",
+        |b, x, s| {
+            let one = lit(b, 1.0);
+            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
+            let q = bin(b, &prims::DIV, x[0].clone(), d, s)?;
+            un(b, &prims::LOG, q, s)
+        },
+        |b, x, g, _, s| {
+            let one = lit(b, 1.0);
+            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
+            let m = bin(b, &prims::MUL, x[0].clone(), d, s)?;
+            bin(b, &prims::DIV, g[0].clone(), m, s)
+        },
+    ),
+    (
+        "xlogy",
+        |b, xy, s| xlogy_body(b, xy, s, &prims::LOG),
+        |b, xy, tg, _, s| xlogy_rule(b, xy, tg, s, false),
+    ),
+    (
+        "xlog1py",
+        |b, xy, s| xlogy_body(b, xy, s, &prims::LOG1P),
+        |b, xy, tg, _, s| xlogy_rule(b, xy, tg, s, true),
+    ),
+];
+
+/// The `custom_jvp_call` of JAX's function `name` (of [`CUSTOM_JVPS`]).
+fn known(t: &mut Tracer, name: &str, args: Vec<Atom>, span: Span) -> Result<Atom> {
+    let (_, body, rule) = CUSTOM_JVPS
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .expect("a function of CUSTOM_JVPS");
+    custom_jvp(t, name, args, *body, *rule, span)
+}
+
+/// The rule's program of JAX's `custom_jvp` function `name`, when `fun` is
+/// that function's body (an imported `custom_jvp_call`, whose text names
+/// its rule but cannot hold it): `fun` printed, its calls inlined, as ours.
+pub(crate) fn known_custom_jvp(name: &str, fun: &crate::ir::Jaxpr) -> Option<crate::ir::Jaxpr> {
+    let (_, body, rule) = CUSTOM_JVPS.iter().find(|(n, ..)| *n == name)?;
+    let avals: Vec<Aval> = fun.invars.iter().map(|v| fun.aval(*v).clone()).collect();
+    let mut t = Tracer::new(crate::X64);
+    let (ours, jvp) = custom_jvp_programs(&mut t, avals, *body, *rule, Span::call_site()).ok()?;
+    let print = |j: &crate::ir::Jaxpr| crate::ir::print::print_jaxpr(&prims::inline_calls(j));
+    (print(&ours) == print(fun)).then_some(jvp)
+}
+
 /// A `custom_jvp_call` named `name`: `fun` computes the output from the
 /// inputs; `rule` the output's tangent from the primals, their tangents
 /// and the output (JAX's `defjvp`).
@@ -142,11 +235,30 @@ fn custom_jvp(
     t: &mut Tracer,
     name: &str,
     args: Vec<Atom>,
-    fun: fn(&mut Builder, &[Atom], Span) -> Result<Atom>,
+    fun: Body,
     rule: JvpRule,
     span: Span,
 ) -> Result<Atom> {
     let avals: Vec<Aval> = args.iter().map(|a| t.b.aval(a)).collect();
+    let (fun_j, jvp_j) = custom_jvp_programs(t, avals, fun, rule, span)?;
+    let params = Params::CustomJvp(prims::Shared(std::rc::Rc::new(prims::CustomJvp {
+        name: name.to_string(),
+        fun: fun_j,
+        jvp: jvp_j,
+    })));
+    let outs = t.b.bind(&prims::CUSTOM_JVP_CALL, params, args, span)?;
+    Ok(outs[0].clone())
+}
+
+/// The programs of a custom function on inputs of `avals`: its body, and
+/// its jvp (primals then tangents in; the output then its tangent out).
+fn custom_jvp_programs(
+    t: &mut Tracer,
+    avals: Vec<Aval>,
+    fun: Body,
+    rule: JvpRule,
+    span: Span,
+) -> Result<(crate::ir::Jaxpr, crate::ir::Jaxpr)> {
     let n = avals.len();
     let (fun_j, _) = t.trace_with(avals.clone(), |t, ins| Ok(vec![fun(&mut t.b, &ins, span)?]))?;
     let mut both = avals.clone();
@@ -164,13 +276,7 @@ fn custom_jvp(
         };
         Ok(vec![out, tan])
     })?;
-    let params = Params::CustomJvp(prims::Shared(std::rc::Rc::new(prims::CustomJvp {
-        name: name.to_string(),
-        fun: fun_j,
-        jvp: jvp_j,
-    })));
-    let outs = t.b.bind(&prims::CUSTOM_JVP_CALL, params, args, span)?;
-    Ok(outs[0].clone())
+    Ok((fun_j, jvp_j))
 }
 
 fn traced(a: Atom) -> Result<Value> {
@@ -184,46 +290,13 @@ fn traced(a: Atom) -> Result<Value> {
 pub(crate) fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
-    traced(custom_jvp(
-        t,
-        "relu",
-        vec![x],
-        |b, x, s| {
-            let zero = int_lit(b, 0);
-            bin(b, &prims::MAX, x[0].clone(), zero, s)
-        },
-        |b, x, g, _, s| {
-            let zero = int_lit(b, 0);
-            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
-            select(b, pos, g[0].clone(), zero, s)
-        },
-        c.span,
-    )?)
+    traced(known(t, "relu", vec![x], c.span)?)
 }
 
 fn relu6(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
-    traced(custom_jvp(
-        t,
-        "relu6",
-        vec![x],
-        |b, x, s| {
-            let zero = int_lit(b, 0);
-            let m = bin(b, &prims::MAX, x[0].clone(), zero, s)?;
-            let six = lit(b, 6.0);
-            bin(b, &prims::MIN, m, six, s)
-        },
-        |b, x, g, _, s| {
-            let zero = int_lit(b, 0);
-            let six = int_lit(b, 6);
-            let pos = bin(b, &prims::GT, x[0].clone(), zero.clone(), s)?;
-            let below = bin(b, &prims::LT, x[0].clone(), six, s)?;
-            let inside = bin(b, &prims::AND, pos, below, s)?;
-            select(b, inside, g[0].clone(), zero, s)
-        },
-        c.span,
-    )?)
+    traced(known(t, "relu6", vec![x], c.span)?)
 }
 
 /// `jnp.logaddexp(x, y)`'s body (`lax_other.logaddexp`), or base 2.
@@ -283,25 +356,7 @@ fn inexact_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
 
 pub(crate) fn logaddexp_of(t: &mut Tracer, x: Atom, y: Atom, base2: bool, s: Span) -> Result<Atom> {
     let xy = inexact_args(t, vec![x, y], s)?;
-    if base2 {
-        custom_jvp(
-            t,
-            "logaddexp2",
-            xy,
-            |b, xy, s| logaddexp_body(b, xy, s, true),
-            |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, true),
-            s,
-        )
-    } else {
-        custom_jvp(
-            t,
-            "logaddexp",
-            xy,
-            |b, xy, s| logaddexp_body(b, xy, s, false),
-            |b, x, t, out, s| logaddexp_rule(b, x, t, out, s, false),
-            s,
-        )
-    }
+    known(t, if base2 { "logaddexp2" } else { "logaddexp" }, xy, s)
 }
 
 /// `jnp::logaddexp(x, y)` and `jnp::logaddexp2(x, y)`.
@@ -566,24 +621,7 @@ fn logit(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     let x = jnp::to_float(&mut t.b, x, c.span)?;
-    traced(custom_jvp(
-        t,
-        "logit",
-        vec![x],
-        |b, x, s| {
-            let one = lit(b, 1.0);
-            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
-            let q = bin(b, &prims::DIV, x[0].clone(), d, s)?;
-            un(b, &prims::LOG, q, s)
-        },
-        |b, x, g, _, s| {
-            let one = lit(b, 1.0);
-            let d = bin(b, &prims::SUB, one, x[0].clone(), s)?;
-            let m = bin(b, &prims::MUL, x[0].clone(), d, s)?;
-            bin(b, &prims::DIV, g[0].clone(), m, s)
-        },
-        c.span,
-    )?)
+    traced(known(t, "logit", vec![x], c.span)?)
 }
 
 /// `xlogy(x, y) = x log(y)` and `xlog1py(x, y) = x log1p(y)`, 0 where
@@ -592,51 +630,39 @@ fn xlogy(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
     let xy = inexact_args(t, vec![x, y], c.span)?;
-    fn body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Result<Atom> {
-        let (x, y) = (xy[0].clone(), xy[1].clone());
-        let zero = lit(b, 0.0);
-        let x_ok = bin(b, &prims::NE, x.clone(), zero, s)?;
-        let y_nan = bin(b, &prims::NE, y.clone(), y.clone(), s)?;
-        let ok = bin(b, &prims::OR, x_ok, y_nan, s)?;
-        let l = un(b, log, y, s)?;
-        let v = bin(b, &prims::MUL, x.clone(), l, s)?;
-        let zeros = jnp::convert(b, lit(b, 0.0), b.aval(&x).dtype, false, s)?;
-        select(b, ok, v, zeros, s)
-    }
-    fn rule(b: &mut Builder, xy: &[Atom], t: &[Atom], s: Span, log1p: bool) -> Result<Atom> {
-        let (x, y) = (xy[0].clone(), xy[1].clone());
-        let (l, d) = if log1p {
-            let l = un(b, &prims::LOG1P, y.clone(), s)?;
-            let one = lit(b, 1.0);
-            (l, bin(b, &prims::ADD, one, y, s)?)
-        } else {
-            (un(b, &prims::LOG, y.clone(), s)?, y)
-        };
-        let a = bin(b, &prims::MUL, t[0].clone(), l, s)?;
-        let m = bin(b, &prims::MUL, t[1].clone(), x, s)?;
-        let q = bin(b, &prims::DIV, m, d, s)?;
-        bin(b, &prims::ADD, a, q, s)
-    }
-    let v = if c.name == "xlog1py" {
-        custom_jvp(
-            t,
-            "xlog1py",
-            xy,
-            |b, xy, s| body(b, xy, s, &prims::LOG1P),
-            |b, xy, tg, _, s| rule(b, xy, tg, s, true),
-            c.span,
-        )?
+    let name = if c.name == "xlog1py" {
+        "xlog1py"
     } else {
-        custom_jvp(
-            t,
-            "xlogy",
-            xy,
-            |b, xy, s| body(b, xy, s, &prims::LOG),
-            |b, xy, tg, _, s| rule(b, xy, tg, s, false),
-            c.span,
-        )?
+        "xlogy"
     };
-    traced(v)
+    traced(known(t, name, xy, c.span)?)
+}
+
+fn xlogy_body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Result<Atom> {
+    let (x, y) = (xy[0].clone(), xy[1].clone());
+    let zero = lit(b, 0.0);
+    let x_ok = bin(b, &prims::NE, x.clone(), zero, s)?;
+    let y_nan = bin(b, &prims::NE, y.clone(), y.clone(), s)?;
+    let ok = bin(b, &prims::OR, x_ok, y_nan, s)?;
+    let l = un(b, log, y, s)?;
+    let v = bin(b, &prims::MUL, x.clone(), l, s)?;
+    let zeros = jnp::convert(b, lit(b, 0.0), b.aval(&x).dtype, false, s)?;
+    select(b, ok, v, zeros, s)
+}
+
+fn xlogy_rule(b: &mut Builder, xy: &[Atom], t: &[Atom], s: Span, log1p: bool) -> Result<Atom> {
+    let (x, y) = (xy[0].clone(), xy[1].clone());
+    let (l, d) = if log1p {
+        let l = un(b, &prims::LOG1P, y.clone(), s)?;
+        let one = lit(b, 1.0);
+        (l, bin(b, &prims::ADD, one, y, s)?)
+    } else {
+        (un(b, &prims::LOG, y.clone(), s)?, y)
+    };
+    let a = bin(b, &prims::MUL, t[0].clone(), l, s)?;
+    let m = bin(b, &prims::MUL, t[1].clone(), x, s)?;
+    let q = bin(b, &prims::DIV, m, d, s)?;
+    bin(b, &prims::ADD, a, q, s)
 }
 
 // jax.scipy.stats.norm

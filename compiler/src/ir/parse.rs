@@ -45,9 +45,12 @@ pub enum PVal {
     /// `np.int64(2)`, `GatherDimensionNumbers(offset_dims=(), ..)`: the
     /// callee and its arguments, keyword ones named.
     Call(String, Vec<(Option<String>, PVal)>),
-    /// A nested program (`{ lambda ... }`, or the name of a top-level
-    /// `let NAME = { ... } in`).
+    /// A nested program (`{ lambda ... }`).
     Jaxpr(Box<Jaxpr>),
+    /// A name that is also a top-level `let NAME = { ... } in` program: a
+    /// name where one is read (`jit`'s `name=_uniform`), the program where
+    /// one is (`jaxpr=_uniform`).
+    Named(String, Box<Jaxpr>),
     /// Text the reader does not model (`<function f at 0x..>`).
     Raw(String),
 }
@@ -94,9 +97,20 @@ impl PVal {
         self.usizes_np().map(|(v, _)| v)
     }
 
+    /// A shape: sizes, or names of symbolic sizes (`(N, 3)`).
+    pub fn dims(&self) -> Option<Vec<Dim>> {
+        self.items()?
+            .iter()
+            .map(|it| match it {
+                PVal::Name(n) => Some(Dim::Sym(n.clone())),
+                it => usize::try_from(it.int()?).ok().map(Dim::Lit),
+            })
+            .collect()
+    }
+
     pub fn name(&self) -> Option<&str> {
         match self {
-            PVal::Name(n) => Some(n),
+            PVal::Name(n) | PVal::Named(n, _) => Some(n),
             _ => None,
         }
     }
@@ -157,9 +171,21 @@ pub struct ParamReader {
     /// than it holds them (a loop prints its invariants first): operand `k`
     /// of the equation is printed operand `operands[k]`.
     pub operands: Option<Vec<usize>>,
+    /// Set by a rule when the equation is another primitive of the same
+    /// printed name, told apart by its parameters (`psum` over axis names,
+    /// or over array axes).
+    pub instead: Option<Prim>,
     /// Parameters [`ParamReader::ignore`]d.
     loose: Vec<String>,
+    /// The derivative rule of a JAX `custom_jvp` function this compiler
+    /// knows, by name, when the text's body is that function's (the text
+    /// names the rule but cannot hold it: it is Python code).
+    pub known_custom_jvp: KnownRule,
 }
+
+/// See [`ParamReader::known_custom_jvp`]: the rule's program (primals and
+/// tangents in, outputs and their tangents out), from the name and body.
+pub type KnownRule = fn(&str, &Jaxpr) -> Option<Jaxpr>;
 
 impl ParamReader {
     fn find(&mut self, name: &str) -> Option<&mut Param> {
@@ -171,6 +197,13 @@ impl ParamReader {
         let p = self.find(name)?;
         p.read = true;
         Some(std::mem::replace(&mut p.value, PVal::Raw(String::new())))
+    }
+
+    /// The text of `name`'s value as written.
+    pub fn raw(&mut self, name: &str) -> Option<String> {
+        let p = self.find(name)?;
+        p.read = true;
+        Some(p.raw.clone())
     }
 
     /// Marks `name` understood and its value irrelevant to what the
@@ -212,6 +245,14 @@ impl ParamReader {
         Ok(self.usizes_np(name)?.0)
     }
 
+    /// A shape (see [`PVal::dims`]).
+    pub fn dims(&mut self, name: &str) -> Result<Vec<Dim>, String> {
+        match self.req(name)?.dims() {
+            Some(v) => Ok(v),
+            None => self.bad(name, "a shape (a tuple of sizes)"),
+        }
+    }
+
     pub fn int(&mut self, name: &str) -> Result<i128, String> {
         match self.req(name)?.int() {
             Some(v) => Ok(v),
@@ -244,7 +285,7 @@ impl ParamReader {
     /// A bare name (`relu`, `GatherScatterMode.CLIP`).
     pub fn name(&mut self, name: &str) -> Result<String, String> {
         match self.req(name)? {
-            PVal::Name(n) => Ok(n),
+            PVal::Name(n) | PVal::Named(n, _) => Ok(n),
             _ => self.bad(name, "a name"),
         }
     }
@@ -252,7 +293,7 @@ impl ParamReader {
     /// A nested program.
     pub fn jaxpr(&mut self, name: &str) -> Result<Jaxpr, String> {
         match self.req(name)? {
-            PVal::Jaxpr(j) => Ok(*j),
+            PVal::Jaxpr(j) | PVal::Named(_, j) => Ok(*j),
             _ => self.bad(name, "a jaxpr (`{ lambda ... }`)"),
         }
     }
@@ -267,7 +308,7 @@ impl ParamReader {
         items
             .into_iter()
             .map(|it| match it {
-                PVal::Jaxpr(j) => Ok(*j),
+                PVal::Jaxpr(j) | PVal::Named(_, j) => Ok(*j),
                 _ => self.bad(name, "a tuple of jaxprs"),
             })
             .collect()
@@ -281,6 +322,7 @@ impl ParamReader {
 pub fn parse_jaxpr(
     text: &str,
     prims: &dyn Fn(&str) -> Option<Prim>,
+    known_custom_jvp: KnownRule,
     span: proc_macro2::Span,
 ) -> Result<Jaxpr, ParseError> {
     let mut p = Parser {
@@ -289,6 +331,7 @@ pub fn parse_jaxpr(
         prims,
         defs: HashMap::new(),
         span,
+        known_custom_jvp,
     };
     p.ws();
     while p.peek_word() == Some("let") {
@@ -314,6 +357,7 @@ struct Parser<'a> {
     /// Top-level `let NAME = { .. } in` programs, which parameters name.
     defs: HashMap<String, Jaxpr>,
     span: proc_macro2::Span,
+    known_custom_jvp: KnownRule,
 }
 
 /// A jaxpr's names for its variables.
@@ -447,11 +491,19 @@ impl<'a> Parser<'a> {
             if self.eat("]") {
                 break;
             }
-            let n = self.number_text();
-            let d: usize = n
-                .parse()
-                .map_err(|_| self.error("expected a dimension (a number)"))?;
-            shape.push(Dim::Lit(d));
+            // A number, or a symbolic size (`N`, a const generic of the
+            // function this compiler printed; JAX's symbolic shapes).
+            let start = self.pos;
+            let end = self.src[start..]
+                .find([',', ']'])
+                .map_or(self.src.len(), |i| start + i);
+            let text = self.src[start..end].trim();
+            self.pos = end;
+            shape.push(match text.parse::<usize>() {
+                Ok(n) => Dim::Lit(n),
+                Err(_) if syn::parse_str::<syn::Expr>(text).is_ok() => Dim::Sym(text.to_string()),
+                Err(_) => return Err(self.error_at(start, "expected a dimension")),
+            });
             if !self.eat(",") {
                 self.expect("]")?;
                 break;
@@ -573,7 +625,13 @@ impl<'a> Parser<'a> {
             return true;
         }
         if let Some(w) = self.peek_word() {
-            let after = self.src[self.pos + w.len()..].as_bytes().first().copied();
+            // `inf:f32[]` is a literal operand, not the next equation's
+            // binder (a variable would be named `inf` only past the
+            // 5000th; its `=` would then be an error, never a misreading).
+            if matches!(w, "inf" | "nan" | "True" | "False") {
+                return false;
+            }
+            let after = self.bytes().get(self.pos + w.len()).copied();
             return matches!(after, Some(b':') | Some(b'['));
         }
         false
@@ -621,7 +679,7 @@ impl<'a> Parser<'a> {
         let mut out_names = Vec::new();
         let effect = {
             let w = self.peek_word().unwrap_or("");
-            let after = self.src[self.pos + w.len()..].as_bytes().first().copied();
+            let after = self.bytes().get(self.pos + w.len()).copied();
             after != Some(b':')
         };
         if !effect {
@@ -667,10 +725,30 @@ impl<'a> Parser<'a> {
             prim: prim.name,
             params,
             operands: None,
+            instead: None,
             loose: Vec::new(),
+            known_custom_jvp: self.known_custom_jvp,
         };
-        let parsed = (prim.parse_params)(&mut reader, &in_avals, &outs)
-            .map_err(|m| self.error_at(prim_pos, m))?;
+        // The rules index their operands, as traced programs always have
+        // the right number: a wrong count in a file must not panic.
+        let guard = |r: std::thread::Result<Result<Params, String>>| {
+            r.unwrap_or_else(|_| {
+                Err(format!(
+                    "`{}` cannot take these operands ({})",
+                    prim.name,
+                    in_avals
+                        .iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        };
+        let parsed = guard(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || (prim.parse_params)(&mut reader, &in_avals, &outs),
+        )))
+        .map_err(|m| self.error_at(prim_pos, m))?;
+        let prim = reader.instead.unwrap_or(prim);
         let (ins, in_avals) = match &reader.operands {
             Some(order) => (
                 order.iter().map(|&k| ins[k].clone()).collect(),
@@ -694,8 +772,20 @@ impl<'a> Parser<'a> {
             .collect();
         self.check_printed(prim, &parsed, &in_avals, &texts, &reader.loose, prim_pos)?;
         let mut constraints = Constraints::default();
-        let avals = (prim.abstract_eval)(&in_avals, &parsed, &mut constraints)
-            .map_err(|m| self.error_at(prim_pos, format!("`{}`: {m}", prim.name)))?;
+        let avals = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (prim.abstract_eval)(&in_avals, &parsed, &mut constraints)
+        }))
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "cannot take these operands ({})",
+                in_avals
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+        .map_err(|m| self.error_at(prim_pos, format!("`{}`: {m}", prim.name)))?;
         let declared = if effect { avals.len() } else { outs.len() };
         if avals.len() != declared {
             return Err(self.error_at(
@@ -748,7 +838,13 @@ impl<'a> Parser<'a> {
         loose: &[String],
         prim_pos: usize,
     ) -> Result<(), ParseError> {
-        let printed = (prim.print_params)(in_avals, parsed);
+        let printed =
+            std::panic::catch_unwind(|| (prim.print_params)(in_avals, parsed)).map_err(|_| {
+                self.error_at(
+                    prim_pos,
+                    format!("`{}` cannot take these operands", prim.name),
+                )
+            })?;
         for (name, raw, line, col) in texts {
             let at = |msg: String| ParseError {
                 line: *line,
@@ -800,8 +896,25 @@ impl<'a> Parser<'a> {
             self.ws();
             let start = self.pos;
             let (line, col) = self.line_col(start);
-            let value = self.value()?;
-            let raw = self.src[start..self.pos].to_string();
+            // A value that is not a Python literal (a Rust expression of
+            // `static_value`) is kept as its text, for the rule to judge.
+            let value = match self.value() {
+                Ok(v) => v,
+                // A nested program's own error stands.
+                Err(e)
+                    if self.src[start..]
+                        .trim_start_matches(['(', ' ', '\n'])
+                        .starts_with('{') =>
+                {
+                    return Err(e)
+                }
+                Err(_) => {
+                    self.pos = start;
+                    self.skip_value();
+                    PVal::Raw(self.src[start..self.pos].trim_end().to_string())
+                }
+            };
+            let raw = self.src[start..self.pos].trim_end().to_string();
             out.push(Param {
                 name,
                 value,
@@ -810,6 +923,31 @@ impl<'a> Parser<'a> {
                 col,
                 read: false,
             });
+        }
+    }
+
+    /// Moves past a value of unknown form: to the next `name=` or the
+    /// closing `]` outside any brackets.
+    fn skip_value(&mut self) {
+        let mut depth = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b'}' => depth = depth.saturating_sub(1),
+                b']' if depth == 0 => return,
+                b']' => depth -= 1,
+                c if c.is_ascii_whitespace() && depth == 0 => {
+                    let rest = self.src[self.pos..].trim_start();
+                    let word = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    if word > 0 && rest[word..].starts_with('=') || rest.starts_with(']') {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
         }
     }
 
@@ -927,7 +1065,7 @@ impl<'a> Parser<'a> {
                     return Ok(PVal::Call(name, args));
                 }
                 if let Some(j) = self.defs.get(&name) {
-                    return Ok(PVal::Jaxpr(Box::new(j.clone())));
+                    return Ok(PVal::Named(name, Box::new(j.clone())));
                 }
                 Ok(PVal::Name(name))
             }

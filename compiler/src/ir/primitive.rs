@@ -249,6 +249,13 @@ pub enum Params {
     Concatenate {
         dim: usize,
     },
+    /// `split`: consecutive pieces along `axis`, of `sizes`; `np_ints` marks
+    /// the sizes JAX holds as NumPy integers (bit `k` for `sizes[k]`).
+    Split {
+        axis: usize,
+        sizes: Vec<usize>,
+        np_ints: u32,
+    },
     /// `dynamic_slice`: the window's size on each axis.
     DynamicSlice {
         sizes: Vec<usize>,

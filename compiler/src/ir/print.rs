@@ -171,8 +171,9 @@ impl Printer<'_> {
             .map(|a| self.jaxpr.atom_aval(a).clone())
             .collect();
         let mut params = (e.prim.print_params)(&in_avals, &e.params);
-        // JAX prints a `jit`'s name first, the others in name order.
-        params.sort_by_key(|(k, _)| (!(e.prim.name == "jit" && *k == "name"), *k));
+        // JAX prints the name of a call first, the others in name order.
+        let call = matches!(e.prim.name, "jit" | "custom_jvp_call" | "custom_vjp_call");
+        params.sort_by_key(|(k, _)| (!(call && *k == "name"), *k));
         let out_type = self
             .jaxpr
             .aval(e.outs[0])

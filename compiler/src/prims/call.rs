@@ -7,7 +7,7 @@
 
 use super::{Ad, BDim, Batch, JvpRule, Res};
 use super::{Lowering, Params, PrimDef};
-use crate::ir::primitive::{CustomJvp, CustomVjp, Shared};
+use crate::ir::primitive::{CustomJvp, CustomVjp, Printed, Shared, NESTED};
 use crate::ir::{Atom, Aval, Jaxpr};
 
 fn custom_jvp_rule(
@@ -20,6 +20,9 @@ fn custom_jvp_rule(
     let Params::CustomJvp(c) = p else {
         unreachable!()
     };
+    if c.0.jvp.outvars.is_empty() {
+        return Err(no_rule("custom_jvp", &c.0.name));
+    }
     let mut args = ins.to_vec();
     for (x, tx) in ins.iter().zip(t) {
         args.push(ad.tangent_or_zeros(tx, x)?);
@@ -27,6 +30,12 @@ fn custom_jvp_rule(
     let outs = ad.b.inline(&c.0.jvp, &args).map_err(|e| e.to_string())?;
     let n = c.0.fun.outvars.len();
     Ok(outs[n..].iter().cloned().map(Some).collect())
+}
+
+/// The error differentiating an imported custom function whose rule the
+/// jaxpr text could not carry.
+fn no_rule(kind: &str, name: &str) -> String {
+    format!("`{name}` has a {kind} rule written in Python, which jaxpr text does not carry: an imported program differentiates through it only for JAX's own functions (relu, relu6, logaddexp, logaddexp2, xlogy, xlog1py, logit); differentiate in Python and export the derivative, or write the function in Rust")
 }
 
 pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
@@ -41,10 +50,45 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
             .collect::<Vec<Aval>>()),
         _ => Err("custom_jvp_call needs its function".into()),
     },
+    // As JAX prints it; `f::jaxpr()` shows the body instead
+    // (`inline_for_printing`), as ours has no Python rule to name.
     print_params: |_, p| match p {
-        Params::CustomJvp(c) => vec![("name", c.0.name.clone())],
+        Params::CustomJvp(c) => vec![
+            ("name", c.0.name.clone()),
+            ("call_jaxpr", NESTED.into()),
+            ("jvp", "jvp".into()),
+            ("symbolic_zeros", "False".into()),
+        ],
         _ => Vec::new(),
     },
+    // The rule is Python code the text only names: JAX's own functions'
+    // rules are ours (`known_custom_jvp`); another's derivative is a
+    // compile error, its value is the body's.
+    parse_params: |r, _, _| {
+        let name = r.name("name")?;
+        let fun = r.jaxpr("call_jaxpr")?;
+        r.ignore("jvp");
+        r.ignore("symbolic_zeros");
+        r.ignore("num_consts");
+        let jvp = (r.known_custom_jvp)(&name, &fun).unwrap_or_default();
+        Ok(Params::CustomJvp(Shared(std::rc::Rc::new(CustomJvp {
+            name,
+            fun,
+            jvp,
+        }))))
+    },
+    nested: Some(|p, ins| match p {
+        Params::CustomJvp(c) => (
+            vec![Printed {
+                name: "call_jaxpr",
+                programs: vec![(&c.0.fun, c.0.fun.invars.clone())],
+                tuple: false,
+                alias: false,
+            }],
+            ins.to_vec(),
+        ),
+        _ => (Vec::new(), ins.to_vec()),
+    }),
     // Replaced by its body before emission (`inline_calls`).
     lowering: Lowering::Kernel,
     jvp: Some(custom_jvp_rule as JvpRule),
@@ -127,6 +171,9 @@ fn custom_vjp_rule(
     let Params::CustomVjp(c) = p else {
         unreachable!()
     };
+    if c.0.fwd.outvars.is_empty() {
+        return Err(no_rule("custom_vjp", &c.0.name));
+    }
     let outs = ad.b.inline(&c.0.fwd, ins).map_err(|e| e.to_string())?;
     let mut lin_ins: Vec<Atom> = outs[1..].to_vec();
     for (x, tx) in ins.iter().zip(t) {
@@ -178,10 +225,44 @@ fn custom_vjp_eval(
 pub static CUSTOM_VJP_CALL: PrimDef = PrimDef {
     name: "custom_vjp_call",
     abstract_eval: custom_vjp_eval,
+    // As JAX prints it (`f::jaxpr()` shows the body: `inline_for_printing`).
     print_params: |_, p| match p {
-        Params::CustomVjp(c) => vec![("name", c.0.name.clone())],
+        Params::CustomVjp(c) => vec![
+            ("name", c.0.name.clone()),
+            ("bwd", "bwd".into()),
+            ("call_jaxpr", NESTED.into()),
+            ("fwd", "fwd".into()),
+            ("symbolic_zeros", "False".into()),
+        ],
         _ => Vec::new(),
     },
+    // `fwd` and `bwd` are Python code the text only names: the call
+    // computes its body; differentiating it is a compile error.
+    parse_params: |r, _, _| {
+        let name = r.name("name")?;
+        let fun = r.jaxpr("call_jaxpr")?;
+        for p in ["bwd", "fwd", "symbolic_zeros", "num_consts", "out_trees"] {
+            r.ignore(p);
+        }
+        Ok(Params::CustomVjp(Shared(std::rc::Rc::new(CustomVjp {
+            name,
+            fun,
+            fwd: Jaxpr::default(),
+            bwd: Jaxpr::default(),
+        }))))
+    },
+    nested: Some(|p, ins| match p {
+        Params::CustomVjp(c) => (
+            vec![Printed {
+                name: "call_jaxpr",
+                programs: vec![(&c.0.fun, c.0.fun.invars.clone())],
+                tuple: false,
+                alias: false,
+            }],
+            ins.to_vec(),
+        ),
+        _ => (Vec::new(), ins.to_vec()),
+    }),
     // Replaced by its body before emission (`inline_calls`).
     lowering: Lowering::Kernel,
     jvp: Some(custom_vjp_rule as JvpRule),
@@ -197,6 +278,9 @@ pub static CUSTOM_VJP_LIN: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::CustomVjp(c) => vec![("name", c.0.name.clone())],
         _ => Vec::new(),
+    },
+    parse_params: |_, _, _| {
+        Err("`custom_vjp_lin` cannot be imported: the text names the function only, not its body, forward and backward programs (its transpose runs `bwd`)".into())
     },
     lowering: Lowering::Kernel,
     jvp: None,
@@ -248,7 +332,11 @@ fn custom_jvp_batch(
     let call = CustomJvp {
         name: c.0.name.clone(),
         fun: vmap_at_front(bx, &c.0.fun)?,
-        jvp: vmap_at_front(bx, &c.0.jvp)?,
+        // An imported call without its rule keeps none.
+        jvp: match c.0.jvp.outvars.is_empty() {
+            true => Jaxpr::default(),
+            false => vmap_at_front(bx, &c.0.jvp)?,
+        },
     };
     let args = operands_at_front(bx, ins, dims)?;
     let params = Params::CustomJvp(Shared(std::rc::Rc::new(call)));
@@ -271,8 +359,15 @@ fn custom_vjp_batch(
     let call = CustomVjp {
         name: c.0.name.clone(),
         fun: vmap_at_front(bx, &c.0.fun)?,
-        fwd: vmap_at_front(bx, &c.0.fwd)?,
-        bwd: vmap_at_front(bx, &c.0.bwd)?,
+        // An imported call without its rules keeps none.
+        fwd: match c.0.fwd.outvars.is_empty() {
+            true => Jaxpr::default(),
+            false => vmap_at_front(bx, &c.0.fwd)?,
+        },
+        bwd: match c.0.bwd.outvars.is_empty() {
+            true => Jaxpr::default(),
+            false => vmap_at_front(bx, &c.0.bwd)?,
+        },
     };
     let args = operands_at_front(bx, ins, dims)?;
     let params = Params::CustomVjp(Shared(std::rc::Rc::new(call)));

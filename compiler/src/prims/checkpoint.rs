@@ -182,6 +182,21 @@ pub static CHECKPOINT: PrimDef = PrimDef {
             ("prevent_cse", "True".into()),
         ]
     },
+    parse_params: |r, _, _| {
+        if r.bool("differentiated")? {
+            // Forward mode's call of the tangent half: its transpose
+            // relinearizes the primal function, which the text lacks.
+            return Err("`remat2` with differentiated=True cannot be imported: the primal function its reverse mode recomputes is not in the text (only the differentiated body is)".into());
+        }
+        crate::prims::rules::expect_none(
+            r,
+            "policy",
+            "what reverse mode saves is the call's inputs alone here",
+        )?;
+        // Checked `True` when printed back.
+        r.skip("prevent_cse");
+        Ok(checkpoint_params(r.jaxpr("jaxpr")?, None))
+    },
     nested: Some(printed),
     // Replaced by its body before emission (`inline_calls`); its cost is
     // its body's.

@@ -17,7 +17,9 @@ use quote::quote;
 use super::structural::{
     reduce_batch, reduce_eval, reduce_sum_transpose, CONCATENATE, REDUCE_SUM, SLICE,
 };
+use crate::ir::parse::ParamReader;
 use crate::ir::{Atom, Aval, Dim};
+use crate::prims::rules::{bad_param, pval_names, read_names};
 use crate::prims::{
     np_tuple, Ad, BDim, Batch, CollectiveParams, JvpRule, Kernel, Lowering, Monoid, Params,
     PrimDef, Reduction, Res, TransposeRule,
@@ -40,6 +42,75 @@ fn collective(p: &Params) -> Res<&CollectiveParams> {
 fn names_tuple(axes: &[String]) -> String {
     let quoted: Vec<String> = axes.iter().map(|a| format!("'{a}'")).collect();
     crate::prims::tuple(&quoted)
+}
+
+/// The printed `axes` of a `psum`, `pmax` or `pmin`: axis names (`('i',)`)
+/// or positions (`(0,)`, with the mask of those printed `np.int64(k)`).
+enum PrintedAxes {
+    Names(Vec<String>),
+    Positions(Vec<usize>, u32),
+}
+
+fn read_axes(r: &mut ParamReader) -> Result<PrintedAxes, String> {
+    // Checked `None` when printed back (groups of devices: not supported).
+    r.skip("axis_index_groups");
+    let v = r.req("axes")?;
+    if let Some(names) = pval_names(&v) {
+        // `()` reads as positions: both forms print it so.
+        if !names.is_empty() {
+            return Ok(PrintedAxes::Names(names));
+        }
+    }
+    match v.usizes_np() {
+        Some((axes, mask)) => Ok(PrintedAxes::Positions(axes, mask)),
+        None => Err(bad_param(
+            r,
+            "axes",
+            "a tuple of axis names (`('i',)`) or of array axes (`(0,)`)",
+        )),
+    }
+}
+
+/// A collective's parameters read back. `axis_size` is printed only by
+/// `all_gather` and `reduce_scatter` (the two whose result's shape depends
+/// on it); the others' rules never read it, and it stays 0 here until the
+/// enclosing `shard_map`'s rule sets its mesh's size
+/// ([`set_axis_sizes`]).
+fn named(axes: Vec<String>, axis_size: usize, perm: Vec<(usize, usize)>) -> Params {
+    Params::Collective(CollectiveParams {
+        axes,
+        axis_size,
+        perm,
+    })
+}
+
+/// The named forms of `psum`, `pmax`, `pmin`: axis names.
+fn parse_named_reduction(r: &mut ParamReader, _: &[Aval], _: &[Aval]) -> Res<Params> {
+    match read_axes(r)? {
+        PrintedAxes::Names(axes) => Ok(named(axes, 0, Vec::new())),
+        PrintedAxes::Positions(..) => Err(format!(
+            "`{}` over array axes is the positional form (what `vmap` leaves of a collective), not the collective over axis names",
+            r.prim
+        )),
+    }
+}
+
+/// The positional forms (JAX's `psum` with `axes=(0,)`): array axes, what
+/// `psum`, `pmax` and `pmin` read as by name ([`COLLECTIVES_BY_NAME`]).
+/// Over axis names (in a `shard_map` body) the equation is the named
+/// collective instead.
+fn parse_positional_reduction(r: &mut ParamReader, _: &[Aval], _: &[Aval]) -> Res<Params> {
+    match read_axes(r)? {
+        PrintedAxes::Positions(axes, mask) => Ok(Params::Axes(axes, mask)),
+        PrintedAxes::Names(axes) => {
+            r.instead = Some(match r.prim {
+                "psum" => &PSUM,
+                "pmax" => &PMAX,
+                _ => &PMIN,
+            });
+            Ok(named(axes, 0, Vec::new()))
+        }
+    }
 }
 
 /// Why a collective cannot run where it was left: outside every
@@ -108,6 +179,7 @@ macro_rules! reduction_collective {
                 ],
                 _ => Vec::new(),
             },
+            parse_params: parse_named_reduction,
             kernel: Some($kernel),
             jvp: $jvp,
             transpose: $transpose,
@@ -137,6 +209,7 @@ macro_rules! positional_collective {
                 ],
                 _ => Vec::new(),
             },
+            parse_params: parse_positional_reduction,
             lowering: Lowering::Reduce,
             reduction: Some(Reduction::Fold(Monoid::$monoid)),
             jvp: $jvp,
@@ -234,6 +307,11 @@ pub static AXIS_INDEX: PrimDef = PrimDef {
         Params::Collective(c) => vec![("axis_name", c.axes.join(", "))],
         _ => Vec::new(),
     },
+    // One axis name, printed bare (`axis_name=i`).
+    parse_params: |r, _, _| match r.req("axis_name")? {
+        crate::ir::parse::PVal::Name(n) => Ok(named(vec![n], 0, Vec::new())),
+        _ => Err(bad_param(r, "axis_name", "one axis name (`axis_name=i`)")),
+    },
     kernel: Some(AXIS_INDEX_KERNEL),
     jvp: Some(crate::prims::zero_jvp),
     batch: Some(axis_index_batch),
@@ -293,6 +371,18 @@ pub static ALL_GATHER: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    // `all_gather_dimension=0`, `tiled=False` and no groups, checked when
+    // printed back: the only forms modeled.
+    parse_params: |r, _, _| {
+        r.skip("all_gather_dimension");
+        r.skip("axis_index_groups");
+        r.skip("tiled");
+        Ok(named(
+            read_names(r, "axis_name")?,
+            r.usize("axis_size")?,
+            Vec::new(),
+        ))
+    },
     kernel: Some(ALL_GATHER_KERNEL),
     jvp: same_op_jvp!(ALL_GATHER),
     transpose: Some(all_gather_transpose as TransposeRule),
@@ -314,6 +404,18 @@ pub static REDUCE_SCATTER: PrimDef = PrimDef {
             ("tiled", "False".into()),
         ],
         _ => Vec::new(),
+    },
+    // `scatter_dimension=0`, `tiled=False` and no groups, checked when
+    // printed back: the only forms modeled.
+    parse_params: |r, _, _| {
+        r.skip("scatter_dimension");
+        r.skip("axis_index_groups");
+        r.skip("tiled");
+        Ok(named(
+            read_names(r, "axis_name")?,
+            r.usize("axis_size")?,
+            Vec::new(),
+        ))
     },
     kernel: Some(REDUCE_SCATTER_KERNEL),
     jvp: same_op_jvp!(REDUCE_SCATTER),
@@ -429,12 +531,86 @@ pub static PPERMUTE: PrimDef = PrimDef {
         }
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        let axes = read_names(r, "axis_name")?;
+        let v = r.req("perm")?;
+        let perm: Option<Vec<(usize, usize)>> = v.items().and_then(|pairs| {
+            pairs
+                .iter()
+                .map(|p| match p.usizes()?.as_slice() {
+                    [a, b] => Some((*a, *b)),
+                    _ => None,
+                })
+                .collect()
+        });
+        let perm =
+            perm.ok_or_else(|| bad_param(r, "perm", "a tuple of `(source, destination)` pairs"))?;
+        Ok(named(axes, 0, perm))
+    },
     kernel: Some(PPERMUTE_KERNEL),
     jvp: same_op_jvp!(PPERMUTE),
     transpose: Some(ppermute_transpose as TransposeRule),
     batch: Some(ppermute_batch),
     ..PrimDef::BASE
 };
+
+/// The collectives jaxpr text names, as the parser finds them by name
+/// (they are not in [`crate::prims::all`], where `psum`, `pmax` and `pmin`
+/// would be defined twice): `psum`, `pmax`, `pmin` as their positional
+/// forms (see [`parse_positional_reduction`]).
+pub static COLLECTIVES_BY_NAME: &[&PrimDef] = &[
+    &PSUM_AXES,
+    &PMAX_AXES,
+    &PMIN_AXES,
+    &AXIS_INDEX,
+    &ALL_GATHER,
+    &REDUCE_SCATTER,
+    &PPERMUTE,
+];
+
+/// Sets the axis size of the collectives over `axis` alone in `j` (and in
+/// the programs its equations hold) to `size`: what a `shard_map`'s rule
+/// knows from its mesh and its body's collectives do not print.
+pub fn set_axis_sizes(j: &mut crate::ir::Jaxpr, axis: &str, size: usize) {
+    use std::rc::Rc;
+    for e in &mut j.eqns {
+        match &mut e.params {
+            Params::Collective(c) if c.axes.len() == 1 && c.axes[0] == axis => {
+                c.axis_size = size;
+            }
+            // Held programs, just parsed, are not shared yet.
+            Params::Jit(c) => {
+                if let Some(c) = Rc::get_mut(&mut c.0) {
+                    set_axis_sizes(&mut c.body, axis, size);
+                }
+            }
+            Params::Checkpoint(c) => {
+                if let Some(c) = Rc::get_mut(&mut c.0) {
+                    set_axis_sizes(&mut c.body, axis, size);
+                }
+            }
+            Params::Scan(s) => {
+                if let Some(s) = Rc::get_mut(&mut s.0) {
+                    set_axis_sizes(&mut s.body, axis, size);
+                }
+            }
+            Params::While(w) => {
+                if let Some(w) = Rc::get_mut(&mut w.0) {
+                    set_axis_sizes(&mut w.cond, axis, size);
+                    set_axis_sizes(&mut w.body, axis, size);
+                }
+            }
+            Params::Cond(c) => {
+                if let Some(c) = Rc::get_mut(&mut c.0) {
+                    for b in &mut c.branches {
+                        set_axis_sizes(b, axis, size);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 /// The inverse permutation carries the cotangents back.
 fn ppermute_transpose(

@@ -52,6 +52,17 @@ fn print_cumulative(_: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
     }
 }
 
+fn parse_cumulative(
+    r: &mut crate::ir::parse::ParamReader,
+    _: &[Aval],
+    _: &[Aval],
+) -> Result<Params, String> {
+    Ok(Params::Cumulative {
+        axis: r.usize("axis")?,
+        reverse: r.bool("reverse")?,
+    })
+}
+
 fn cumulative_call(a: KernelArgs<'_>, op: &str) -> TokenStream {
     let Params::Cumulative { axis, reverse } = a.params else {
         unreachable!("cumulative primitives carry Params::Cumulative")
@@ -97,6 +108,7 @@ macro_rules! cumulative {
             name: $name,
             abstract_eval: |ops, p, _| cumulative_eval($name, ops, p),
             print_params: print_cumulative,
+            parse_params: parse_cumulative,
             lowering: Lowering::Kernel,
             kernel: Some(Kernel {
                 updates: None,

@@ -18,6 +18,18 @@ pub static DEBUG_CALLBACK: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    // What it prints is not in the text: JAX's `callback` is a Python
+    // function (`<function ..>`), ours the format string without the
+    // names of its `name = value` arguments.
+    parse_params: |r, _, _| {
+        let callback = match r.opt("callback") {
+            Some(crate::ir::parse::PVal::Raw(text)) => format!(" (`{text}`)"),
+            _ => String::new(),
+        };
+        Err(format!(
+            "`debug_callback` cannot be imported: its printed callback{callback} does not hold what it prints (JAX's is a Python function; this compiler's format string lacks its arguments' names)"
+        ))
+    },
     // Emitted by `Emitter::debug_print`.
     lowering: Lowering::Effect,
     // Printing has no derivative: tangents pass by.

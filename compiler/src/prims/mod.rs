@@ -39,6 +39,7 @@ mod control;
 mod cumulative;
 mod debug;
 mod elementwise;
+mod keys;
 pub(crate) mod linalg;
 mod random;
 mod rules;
@@ -54,6 +55,7 @@ pub use control::*;
 pub use cumulative::*;
 pub use debug::*;
 pub use elementwise::*;
+pub use keys::*;
 pub(crate) use linalg::*;
 pub use random::*;
 pub use shard_map::*;
@@ -114,9 +116,14 @@ pub fn result_shape(outs: &[crate::ir::Aval]) -> Result<crate::ir::Shape, String
     }
 }
 
-/// The primitive jaxprs print as `name`.
+/// The primitive jaxprs print as `name` (the collectives, outside
+/// [`all`], as [`COLLECTIVES_BY_NAME`] resolves them).
 pub fn by_name(name: &str) -> Option<Prim> {
-    all().iter().copied().find(|p| p.name == name)
+    all()
+        .iter()
+        .chain(COLLECTIVES_BY_NAME)
+        .copied()
+        .find(|p| p.name == name)
 }
 
 /// Every primitive, family by family.
@@ -125,6 +132,7 @@ pub fn all() -> &'static [Prim] {
         let mut v: Vec<Prim> = ELEMENTWISE.clone();
         v.extend_from_slice(STRUCTURAL);
         v.extend_from_slice(RANDOM);
+        v.extend([&RANDOM_WRAP, &RANDOM_UNWRAP, &RANDOM_SEED]);
         v.push(&CUSTOM_JVP_CALL);
         v.push(&CUSTOM_VJP_CALL);
         v.push(&CUSTOM_VJP_LIN);
@@ -200,7 +208,7 @@ mod tests {
                     .map(|a| quote::quote!(#a))
                     .collect();
                 let params = match p.name {
-                    "convert_element_type" => Params::Convert {
+                    "convert_element_type" | "bitcast_convert_type" => Params::Convert {
                         new_dtype: DType::F32,
                         weak: false,
                     },

@@ -11,6 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{tuple, BDim, Batch, Bind, Kernel, KernelArgs, Lowering, Params, PrimDef, Res};
+use crate::ir::parse::ParamReader as ParseReader;
 use crate::ir::shapes::Constraints;
 use crate::ir::Aval;
 use crate::ir::{key_aval, Atom, Dim};
@@ -69,6 +70,37 @@ fn print_random(_: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
     out
 }
 
+/// A sampler's parameters read back ([`print_random`]'s inverse): the
+/// result's shape and dtype, and `minval`/`maxval` when printed.
+fn parse_random(r: &mut ParseReader, _: &[Aval], _: &[Aval]) -> Result<Params, String> {
+    let shape = r.dims("shape")?;
+    let dtype = r.dtype("dtype")?;
+    let bound = |r: &mut ParseReader, name: &str| -> Result<Option<f64>, String> {
+        match r.opt(name) {
+            None => Ok(None),
+            Some(v) => v
+                .float()
+                .map(Some)
+                .ok_or_else(|| format!("`{}`'s parameter `{name}` should be a number", r.prim)),
+        }
+    };
+    let bounds = match (bound(r, "minval")?, bound(r, "maxval")?) {
+        (Some(lo), Some(hi)) => Some((lo, hi)),
+        (None, None) => None,
+        _ => {
+            return Err(format!(
+                "`{}` needs both `minval` and `maxval`, or neither",
+                r.prim
+            ))
+        }
+    };
+    Ok(Params::Random {
+        shape,
+        dtype,
+        bounds,
+    })
+}
+
 macro_rules! sampler {
     ($static:ident, $name:literal, floats: $floats:expr) => {
         pub static $static: PrimDef = PrimDef {
@@ -85,14 +117,69 @@ macro_rules! sampler {
             ..PrimDef::BASE
         };
     };
+    // A sampler whose parameters read back from jaxpr text.
+    ($static:ident, $name:literal, floats: $floats:expr, parse: $parse:expr) => {
+        pub static $static: PrimDef = PrimDef {
+            name: $name,
+            abstract_eval: |ops: &[Aval], p: &Params, _: &mut Constraints| {
+                sample_aval(&$name["random_".len()..], ops, p, $floats)
+            },
+            print_params: print_random,
+            parse_params: $parse,
+            lowering: Lowering::Sample,
+            jvp: Some(super::zero_jvp),
+            transpose: None,
+            batch: Some(sample_batch),
+            ..PrimDef::BASE
+        };
+    };
 }
 
-sampler!(RANDOM_BITS, "random_bits", floats: false);
-sampler!(RANDOM_UNIFORM, "random_uniform", floats: true);
-sampler!(RANDOM_NORMAL, "random_normal", floats: true);
-sampler!(RANDOM_EXPONENTIAL, "random_exponential", floats: true);
-sampler!(RANDOM_GUMBEL, "random_gumbel", floats: true);
-sampler!(RANDOM_TRUNCATED_NORMAL, "random_truncated_normal", floats: true);
+/// `jax.random.bits`: JAX's `random_bits` primitive, printed as JAX
+/// prints it (the width of the unsigned result, and its shape).
+pub static RANDOM_BITS: PrimDef = PrimDef {
+    name: "random_bits",
+    abstract_eval: |ops: &[Aval], p: &Params, _: &mut Constraints| {
+        sample_aval("bits", ops, p, false)
+    },
+    print_params: |_, p| match p {
+        Params::Random { shape, dtype, .. } => vec![
+            ("bit_width", dtype.bits().to_string()),
+            ("shape", tuple(shape)),
+        ],
+        _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        let dtype = match r.usize("bit_width")? {
+            8 => DType::U8,
+            16 => DType::U16,
+            32 => DType::U32,
+            64 => DType::U64,
+            w => return Err(format!("`random_bits` of {w} bits: 8, 16, 32 or 64")),
+        };
+        Ok(Params::Random {
+            shape: r.dims("shape")?,
+            dtype,
+            bounds: None,
+        })
+    },
+    lowering: Lowering::Sample,
+    // Keys are integers: samples have no derivative.
+    jvp: Some(super::zero_jvp),
+    transpose: None,
+    batch: Some(sample_batch),
+    ..PrimDef::BASE
+};
+sampler!(RANDOM_UNIFORM, "random_uniform", floats: true, parse: parse_random);
+sampler!(RANDOM_NORMAL, "random_normal", floats: true, parse: parse_random);
+sampler!(RANDOM_EXPONENTIAL, "random_exponential", floats: true, parse: parse_random);
+sampler!(RANDOM_GUMBEL, "random_gumbel", floats: true, parse: parse_random);
+sampler!(
+    RANDOM_TRUNCATED_NORMAL,
+    "random_truncated_normal",
+    floats: true,
+    parse: parse_random
+);
 
 /// All random primitives: the key operations and the samplers.
 pub static RANDOM: &[&PrimDef] = &[
@@ -186,6 +273,13 @@ pub static RANDOM_SPLIT: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Random { shape, .. } => vec![("shape", tuple(shape))],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Random {
+            shape: r.dims("shape")?,
+            dtype: DType::U32,
+            bounds: None,
+        })
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {

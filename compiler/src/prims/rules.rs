@@ -1,10 +1,14 @@
 //! The helpers rules read like math with (`ad.mul(t, c)`, `ad.zeros(..)`,
 //! `ad.unbroadcast(ct, ..)`): the [`Ctx`] methods that bind particular
-//! primitives. Any transformation's rules use them.
+//! primitives. Any transformation's rules use them. At the end, the
+//! readers `parse_params` rules share for values the
+//! [`ParamReader`] has no method for (padding pairs, axis names, keyword
+//! arguments).
 
 use jax_dtypes::DType;
 
 use crate::ir::builder::literal;
+use crate::ir::parse::{PVal, ParamReader};
 use crate::ir::rules::{tangent_aval, BDim, Batch, Ctx, Res};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
@@ -243,5 +247,75 @@ impl Batch<'_> {
         }
         let outs = self.bind_all(prim, p.clone(), args)?;
         Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+    }
+}
+
+// Readers of printed parameters, for `parse_params` rules (the inverse of
+// the `print_params` formats several primitives share).
+
+/// The message for a parameter whose value is not of the expected form.
+pub(crate) fn bad_param(r: &ParamReader, name: &str, what: &str) -> String {
+    format!("`{}`'s parameter `{name}` should be {what}", r.prim)
+}
+
+/// An integer as an `i64`, also as `np.int64(k)`.
+pub(crate) fn pval_i64(v: &PVal) -> Option<i64> {
+    v.int().and_then(|i| i64::try_from(i).ok())
+}
+
+/// `((lo, hi), ..)`: padding pairs (negative edges allowed).
+pub(crate) fn read_pairs(r: &mut ParamReader, name: &str) -> Result<Vec<(i64, i64)>, String> {
+    let v = r.req(name)?;
+    let pairs: Option<Vec<(i64, i64)>> = v.items().and_then(|items| {
+        items
+            .iter()
+            .map(|p| match p.items()? {
+                [lo, hi] => Some((pval_i64(lo)?, pval_i64(hi)?)),
+                _ => None,
+            })
+            .collect()
+    });
+    pairs.ok_or_else(|| bad_param(r, name, "a tuple of `(low, high)` pairs"))
+}
+
+/// Quoted axis names, `('i',)` or `('i', 'j')`.
+pub(crate) fn pval_names(v: &PVal) -> Option<Vec<String>> {
+    v.items()?
+        .iter()
+        .map(|it| match it {
+            PVal::Str(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A tuple of axis names (`axis_name=('i',)`).
+pub(crate) fn read_names(r: &mut ParamReader, name: &str) -> Result<Vec<String>, String> {
+    match pval_names(&r.req(name)?) {
+        Some(v) => Ok(v),
+        None => Err(bad_param(
+            r,
+            name,
+            "a tuple of quoted axis names (`('i',)`)",
+        )),
+    }
+}
+
+/// The non-negative integers of the keyword argument `key` of a call
+/// (`lhs_spec` of `ConvDimensionNumbers(..)`).
+pub(crate) fn kwarg_usizes(v: &PVal, key: &str) -> Option<Vec<usize>> {
+    v.kwarg(key)?.usizes()
+}
+
+/// A parameter that must read `None`, as the only value this compiler
+/// models: marked understood, and checked when the parameters print back.
+/// Any other value is an error naming it.
+pub(crate) fn expect_none(r: &mut ParamReader, name: &str, why: &str) -> Result<(), String> {
+    match r.opt(name) {
+        Some(v) if v.name() != Some("None") => Err(format!(
+            "`{}`'s parameter `{name}` is not supported unless `None`: {why}",
+            r.prim
+        )),
+        _ => Ok(()),
     }
 }

@@ -17,6 +17,7 @@
 use super::{Ad, BDim, Batch, JvpRule, Res, TransposeRule};
 use super::{Lowering, Params, PrimDef, Printed};
 use crate::ir::builder::Builder;
+use crate::ir::parse::{PVal, ParamReader};
 use crate::ir::primitive::{JitCall, ShardMap, Shared};
 use crate::ir::rules::{tangent_aval, Wrt};
 use crate::ir::{Atom, Aval, Dim, Jaxpr};
@@ -89,6 +90,156 @@ fn specs_text(specs: &[Option<usize>], axis: &str) -> String {
         [one] => format!("({one},)"),
         _ => format!("({})", items.join(", ")),
     }
+}
+
+/// A printed `P(..)`: the axis split along a mesh axis, and that axis'
+/// name (`P()` splits none).
+fn read_spec(v: &PVal) -> Res<(Option<usize>, Option<String>)> {
+    let PVal::Call(f, args) = v else {
+        return Err(format!("expected a partition spec `P(..)`, got {v:?}"));
+    };
+    if f != "P" {
+        return Err(format!("expected a partition spec `P(..)`, got `{f}(..)`"));
+    }
+    let mut split = None;
+    for (d, (kw, a)) in args.iter().enumerate() {
+        match (kw, a) {
+            (None, PVal::Name(n)) if n == "None" => {}
+            (None, PVal::Str(axis)) if split.is_none() => split = Some((d, axis.clone())),
+            (None, PVal::Str(_)) => {
+                return Err("a value split along several of its axes is not supported: one axis per value".into())
+            }
+            _ => {
+                return Err(
+                    "a partition spec entry other than `None` or one axis name (a tuple of mesh axes) is not supported"
+                        .into(),
+                )
+            }
+        }
+    }
+    Ok((split.as_ref().map(|s| s.0), split.map(|s| s.1)))
+}
+
+/// The printed `in_specs` or `out_specs`: a tuple of `P(..)`.
+fn read_specs(r: &mut ParamReader, name: &str) -> Res<Vec<(Option<usize>, Option<String>)>> {
+    let v = r.req(name)?;
+    let Some(items) = v.items() else {
+        return Err(format!(
+            "`shard_map`'s parameter `{name}` should be a tuple of partition specs"
+        ));
+    };
+    items
+        .iter()
+        .map(|s| read_spec(s).map_err(|m| format!("`shard_map`'s `{name}`: {m}")))
+        .collect()
+}
+
+/// `'i': 4` of a mesh's text `Mesh('i': 4, axis_types=(Auto,))`: its one
+/// axis and size (`None` for another form, several axes or none; printing
+/// back checks the whole).
+fn mesh_text(text: &str) -> Option<(String, usize)> {
+    let inner = text.strip_prefix("Mesh(")?;
+    let (axis, rest) = inner.strip_prefix('\'')?.split_once('\'')?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let size = rest[..end].parse().ok()?;
+    // One axis: what follows is the mesh's options, not another axis.
+    let after = rest[end..].trim_start();
+    (after.starts_with(')') || after.starts_with(", axis_types")).then(|| (axis.to_string(), size))
+}
+
+/// `shard_map`'s parameters read back: the body, the specs and the mesh.
+/// Its `primal` is not printed (JAX's `shard_map` has none): a program
+/// read back is a plain call of its body, which forward mode
+/// differentiates as any; only its transpose, of an already linear
+/// `shard_map` read back, is an error (it needs the primal body).
+fn shard_map_parse(r: &mut ParamReader, ins: &[Aval], outs: &[Aval]) -> Res<Params> {
+    let mut body = r.jaxpr("jaxpr")?;
+    // Checked `False` and `frozenset({'i'})` when printed back.
+    r.skip("check_vma");
+    r.skip("newly_manual_axes");
+    let in_specs = read_specs(r, "in_specs")?;
+    let out_specs = read_specs(r, "out_specs")?;
+    let mesh = match r.raw("mesh") {
+        Some(text) => mesh_text(&text),
+        None => return Err("`shard_map` needs the parameter `mesh`".into()),
+    };
+    if in_specs.len() != ins.len() || in_specs.len() != body.invars.len() {
+        return Err(format!(
+            "`shard_map` has {} operands, {} in_specs and a body of {} inputs",
+            ins.len(),
+            in_specs.len(),
+            body.invars.len()
+        ));
+    }
+    if out_specs.len() != body.outvars.len() {
+        return Err(format!(
+            "`shard_map` has {} out_specs and a body of {} outputs",
+            out_specs.len(),
+            body.outvars.len()
+        ));
+    }
+    let mut names: Vec<&String> = in_specs
+        .iter()
+        .chain(&out_specs)
+        .filter_map(|(_, n)| n.as_ref())
+        .chain(mesh.as_ref().map(|m| &m.0))
+        .collect();
+    names.dedup();
+    let axis = match names.as_slice() {
+        [one] => (*one).clone(),
+        [] => {
+            return Err(
+                "`shard_map`'s mesh axis is named by neither its specs nor its mesh as read".into(),
+            )
+        }
+        _ => {
+            return Err(
+                "a `shard_map` over several mesh axes is not supported: one named axis".into(),
+            )
+        }
+    };
+    // The devices: the mesh's size, else a split value's whole size over
+    // its block's.
+    let ratio =
+        |whole: &Aval, block: &Aval, d: usize| match (whole.shape.get(d), block.shape.get(d)) {
+            (Some(Dim::Lit(w)), Some(Dim::Lit(b))) if *b > 0 && w % b == 0 => Some(w / b),
+            _ => None,
+        };
+    let split_in = in_specs
+        .iter()
+        .enumerate()
+        .find_map(|(k, (d, _))| d.and_then(|d| ratio(&ins[k], body.aval(body.invars[k]), d)));
+    let split_out = out_specs.iter().enumerate().find_map(|(k, (d, _))| {
+        let d = (*d)?;
+        ratio(outs.get(k)?, body.atom_aval(&body.outvars[k]), d)
+    });
+    let Some(size) = mesh.map(|m| m.1).or(split_in).or(split_out) else {
+        return Err(
+            "`shard_map`'s number of devices is in neither its mesh as read nor a split value"
+                .into(),
+        );
+    };
+    let in_specs: Vec<Option<usize>> = in_specs.into_iter().map(|s| s.0).collect();
+    for (k, spec) in in_specs.iter().enumerate() {
+        let want = unblocked(body.aval(body.invars[k]), *spec, size)?;
+        if want.dtype != ins[k].dtype || want.shape != ins[k].shape {
+            return Err(format!(
+                "`shard_map`'s operand {k} is {} but its body's input is {} ({size} blocks of it: {want})",
+                ins[k],
+                body.aval(body.invars[k])
+            ));
+        }
+    }
+    super::set_axis_sizes(&mut body, &axis, size);
+    Ok(shard_map_params(
+        body,
+        &axis,
+        size,
+        in_specs,
+        out_specs.into_iter().map(|s| s.0).collect(),
+        None,
+    ))
 }
 
 /// The params of a `shard_map` of `body` over `axis` of `size` devices.
@@ -286,6 +437,7 @@ pub static SHARD_MAP: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: shard_map_parse,
     nested: Some(shard_map_printed),
     // Emitted by the backend as an SPMD run (`emit/control.rs`).
     lowering: Lowering::Kernel,

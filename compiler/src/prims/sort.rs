@@ -77,6 +77,13 @@ pub static SORT: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        Ok(Params::Sort {
+            dimension: r.usize("dimension")?,
+            is_stable: r.bool("is_stable")?,
+            num_keys: r.usize("num_keys")?,
+        })
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,
@@ -331,6 +338,12 @@ pub static TOP_K: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::TopK { k, axis } => vec![("axis", axis.to_string()), ("k", k.to_string())],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::TopK {
+            k: r.usize("k")?,
+            axis: r.usize("axis")?,
+        })
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {

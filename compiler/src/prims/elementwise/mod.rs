@@ -8,6 +8,7 @@
 //! one primitive (its derivative factors in `derivatives.rs`, its work).
 //! Primitives with parameters are in `parameterized.rs`.
 
+mod bits;
 mod complex;
 mod derivatives;
 mod parameterized;
@@ -317,6 +318,7 @@ pub static ELEMENTWISE: std::sync::LazyLock<Vec<&'static PrimDef>> =
             &STATIC_VALUE,
         ]);
         v.extend(complex::COMPLEX_FAMILY);
+        v.extend(bits::BITS);
         v
     });
 

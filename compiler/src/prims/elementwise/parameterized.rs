@@ -56,6 +56,21 @@ pub static STATIC_VALUE: PrimDef = PrimDef {
         Params::Symbol { expr, .. } => vec![("value", expr.clone())],
         _ => Vec::new(),
     },
+    // A Rust expression of const generics: an imported function declares
+    // them (`fn f<const N: usize>(..)`), as its symbolic shapes need.
+    parse_params: |r, _, outs| {
+        let expr = r.raw("value").ok_or("`static_value` needs its `value`")?;
+        if syn::parse_str::<syn::Expr>(&expr).is_err() {
+            return Err(format!(
+                "`static_value`'s value `{expr}` is not a Rust expression"
+            ));
+        }
+        let dtype = match outs {
+            [a] => a.dtype,
+            _ => return Err("`static_value` has one result".into()),
+        };
+        Ok(Params::Symbol { expr, dtype })
+    },
     lowering: Lowering::Elementwise,
     jvp: ZERO,
     transpose: None,

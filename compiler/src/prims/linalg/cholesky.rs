@@ -74,6 +74,7 @@ pub static CHOLESKY: PrimDef = decomposition(
     "cholesky",
     cholesky_eval,
     |_, _| Vec::new(),
+    |_, _, _| Ok(Params::None),
     cholesky_call,
     cholesky_jvp,
     Some(cholesky_flops),

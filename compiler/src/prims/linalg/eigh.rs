@@ -14,6 +14,7 @@ use super::matrix::{
 };
 use crate::ir::primitive::size_tokens;
 use crate::ir::{Atom, Aval, Dim};
+use crate::prims::rules::expect_none;
 use crate::prims::{self, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res};
 
 /// `eigh`'s abstract evaluation: `v` of the operand's aval, `w` of its
@@ -58,6 +59,14 @@ pub static EIGH: PrimDef = decomposition(
             ("subset_by_index", "None".into()),
         ],
         _ => Vec::new(),
+    },
+    |r, _, _| {
+        expect_none(r, "algorithm", "eigh runs one algorithm here")?;
+        expect_none(r, "subset_by_index", "every eigenvalue is computed here")?;
+        Ok(Params::Eigh {
+            lower: r.bool("lower")?,
+            sort_eigenvalues: r.bool("sort_eigenvalues")?,
+        })
     },
     eigh_call,
     eigh_jvp,

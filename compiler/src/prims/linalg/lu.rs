@@ -60,6 +60,7 @@ pub static LU: PrimDef = decomposition(
         Ok(vec![a.clone(), with(k), with(m.clone())])
     },
     |_, _| Vec::new(),
+    |_, _, _| Ok(Params::None),
     lu_call,
     lu_jvp,
     Some(lu_flops),

@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::builder::literal;
-use crate::ir::primitive::{AbstractEval, FlopsRule, KernelCall, PrintParams};
+use crate::ir::primitive::{AbstractEval, FlopsRule, KernelCall, ParseParams, PrintParams};
 use crate::ir::rules::tangent_aval;
 use crate::ir::shapes::{same_dim, Constraints};
 use crate::ir::{rust_type, Atom, Aval, Dim, Scalar};
@@ -282,13 +282,16 @@ pub(crate) fn with_last_two(a: &Aval, rows: usize, cols: usize, dtype: DType) ->
 }
 
 /// The `PrimDef` of a one-operand decomposition (`cholesky`, `lu`, `qr`,
-/// `eigh`, `svd`, `eig`): a kernel call, a jvp, the batch rule that moves
-/// the batch axis first ([`front_batch`]), a LAPACK flop count when known,
-/// and `work` per element for the cost model.
+/// `eigh`, `svd`, `eig`): its parameters printed and read back, a kernel
+/// call, a jvp, the batch rule that moves the batch axis first
+/// ([`front_batch`]), a LAPACK flop count when known, and `work` per
+/// element for the cost model.
+#[allow(clippy::too_many_arguments)]
 pub(crate) const fn decomposition(
     name: &'static str,
     abstract_eval: AbstractEval,
     print_params: PrintParams,
+    parse_params: ParseParams,
     call: KernelCall,
     jvp: JvpRule,
     flops: Option<FlopsRule>,
@@ -298,6 +301,7 @@ pub(crate) const fn decomposition(
         name,
         abstract_eval,
         print_params,
+        parse_params,
         lowering: Lowering::Kernel,
         kernel: Some(Kernel {
             updates: None,

@@ -19,6 +19,7 @@ use super::triangular::triangular_solve;
 use crate::ir::primitive::TriangularSolveParams;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Aval};
+use crate::prims::rules::expect_none;
 use crate::prims::{self, Ad, Bind, KernelArgs, Params, PrimDef, Res};
 
 /// `lax.linalg.qr_p`: `q [.., m, k]`, `r [.., k, n]`, `k = m` with
@@ -57,6 +58,14 @@ pub static QR: PrimDef = decomposition(
             ("use_magma", "None".into()),
         ],
         _ => Vec::new(),
+    },
+    |r, _, _| {
+        // A GPU (MAGMA) choice: only `None` (the default) is modeled.
+        expect_none(r, "use_magma", "it chooses a GPU implementation")?;
+        Ok(Params::Qr {
+            full_matrices: r.bool("full_matrices")?,
+            pivoting: r.bool("pivoting")?,
+        })
     },
     qr_call,
     qr_jvp,
@@ -258,6 +267,16 @@ pub static EIG: PrimDef = decomposition(
             ("implementation", "None".into()),
         ],
         _ => Vec::new(),
+    },
+    |r, _, _| {
+        // Checked `False` when printed back: eigenvector derivatives are
+        // not supported (JAX's NotImplementedError).
+        r.skip("enable_eigvec_derivs");
+        expect_none(r, "implementation", "eig runs one implementation here")?;
+        Ok(Params::Eig {
+            left: r.bool("compute_left_eigenvectors")?,
+            right: r.bool("compute_right_eigenvectors")?,
+        })
     },
     eig_call,
     eig_jvp,

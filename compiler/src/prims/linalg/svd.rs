@@ -13,6 +13,7 @@ use super::matrix::{
 };
 use crate::ir::primitive::size_tokens;
 use crate::ir::{Atom, Aval, Dim};
+use crate::prims::rules::expect_none;
 use crate::prims::{self, Ad, Bind, Ctx, KernelArgs, Params, PrimDef, Res};
 
 /// `svd`'s abstract evaluation (JAX's `_svd_shape_rule`).
@@ -56,6 +57,18 @@ pub static SVD: PrimDef = decomposition(
             ("subset_by_index", "None".into()),
         ],
         _ => Vec::new(),
+    },
+    |r, _, _| {
+        expect_none(r, "algorithm", "svd runs one algorithm here")?;
+        expect_none(
+            r,
+            "subset_by_index",
+            "every singular value is computed here",
+        )?;
+        Ok(Params::Svd {
+            full_matrices: r.bool("full_matrices")?,
+            compute_uv: r.bool("compute_uv")?,
+        })
     },
     svd_call,
     svd_jvp,

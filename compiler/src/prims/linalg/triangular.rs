@@ -141,6 +141,15 @@ pub static TRIANGULAR_SOLVE: PrimDef = PrimDef {
     name: "triangular_solve",
     abstract_eval: triangular_solve_eval,
     print_params: print_triangular_solve,
+    parse_params: |r, _, _| {
+        Ok(Params::TriangularSolve(TriangularSolveParams {
+            left_side: r.bool("left_side")?,
+            lower: r.bool("lower")?,
+            transpose_a: r.bool("transpose_a")?,
+            conjugate_a: r.bool("conjugate_a")?,
+            unit_diagonal: r.bool("unit_diagonal")?,
+        }))
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,

@@ -1,5 +1,6 @@
-//! Arrays assembled from pieces by a runtime kernel: `concatenate`. (The
-//! scatters, which write updates into a copy of an array, are `scatter.rs`.)
+//! Arrays assembled from pieces by a runtime kernel: `concatenate`, and
+//! its inverse `split`. (The scatters, which write updates into a copy of
+//! an array, are `scatter.rs`.)
 
 use super::params_err;
 use super::views::SLICE;
@@ -191,4 +192,225 @@ fn lanes(bx: &Batch, ins: &[Atom], dims: &[BDim]) -> Dim {
         .zip(dims)
         .find_map(|(x, d)| d.map(|d| bx.aval(x).shape[d].clone()))
         .unwrap_or_else(|| bx.size.clone())
+}
+
+fn split_params(p: &Params) -> Res<(usize, &[usize])> {
+    match p {
+        Params::Split { axis, sizes, .. } => Ok((*axis, sizes)),
+        _ => Err(params_err("split")),
+    }
+}
+
+/// Cuts an array into consecutive pieces along an axis (`jnp.split`,
+/// `lax.split`; JAX's jacobians split their stacked rows with it).
+pub static SPLIT: PrimDef = PrimDef {
+    name: "split",
+    abstract_eval: |ops, p, _| {
+        let (axis, sizes) = split_params(p)?;
+        let x = &ops[0];
+        if axis >= x.rank() {
+            return Err(format!("split axis {axis} is out of bounds for {x}"));
+        }
+        let total: usize = sizes.iter().sum();
+        if x.shape[axis] != Dim::Lit(total) {
+            return Err(format!(
+                "split sizes {} must sum to the size of axis {axis} of {x}",
+                crate::prims::tuple(sizes)
+            ));
+        }
+        Ok(sizes
+            .iter()
+            .map(|&n| {
+                let mut shape = x.shape.clone();
+                shape[axis] = Dim::Lit(n);
+                Aval {
+                    dtype: x.dtype,
+                    shape,
+                    weak: x.weak,
+                }
+            })
+            .collect())
+    },
+    print_params: |_, p| match p {
+        Params::Split {
+            axis,
+            sizes,
+            np_ints,
+        } => vec![
+            ("axis", axis.to_string()),
+            ("sizes", crate::prims::np_tuple(sizes, *np_ints)),
+        ],
+        _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        let (sizes, np_ints) = r.usizes_np("sizes")?;
+        Ok(Params::Split {
+            axis: r.usize("axis")?,
+            sizes,
+            np_ints,
+        })
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: split_call,
+    }),
+    // Simplification makes each piece a `slice`, a view its consumers read
+    // in place; the kernel serves unsimplified programs (the NaN replay).
+    rewrite: Some(split_as_slices),
+    jvp: Some(split_jvp as JvpRule),
+    transpose: Some(split_transpose as TransposeRule),
+    batch: Some(split_batch),
+    ..PrimDef::BASE
+};
+
+/// Each piece's rows copied out of the operand's buffer.
+fn split_call(a: KernelArgs<'_>) -> TokenStream {
+    let Ok((axis, sizes)) = split_params(a.params) else {
+        unreachable!("{}", params_err("split"))
+    };
+    let x = (a.bind)(0, Bind::Buffer);
+    let shape = &a.avals[0].shape;
+    let outer = crate::prims::size_tokens(&shape[..axis]);
+    let inner = crate::prims::size_tokens(&shape[axis + 1..]);
+    let len = dim_tokens(&shape[axis]);
+    let mut start = 0usize;
+    let pieces: Vec<TokenStream> = sizes
+        .iter()
+        .map(|&n| {
+            let s = start;
+            start += n;
+            quote!({
+                let mut __piece = ::std::vec::Vec::with_capacity(__outer * #n * __inner);
+                for __o in 0..__outer {
+                    let __at = (__o * __len + #s) * __inner;
+                    __piece.extend_from_slice(&__x[__at..__at + #n * __inner]);
+                }
+                __piece
+            })
+        })
+        .collect();
+    let result = if pieces.len() == 1 {
+        quote!(#(#pieces)*)
+    } else {
+        quote!((#(#pieces),*))
+    };
+    quote!({
+        let __x = &#x[..];
+        let (__outer, __len, __inner): (usize, usize, usize) = (#outer, #len, #inner);
+        #result
+    })
+}
+
+/// The pieces as `slice` equations (static shapes only).
+fn split_as_slices<'a>(
+    j: &mut crate::ir::Jaxpr,
+    e: &crate::ir::Eqn,
+    _: &dyn Fn(crate::ir::Var) -> Option<&'a crate::ir::Eqn>,
+) -> Option<Vec<crate::ir::Eqn>> {
+    let (axis, sizes) = split_params(&e.params).ok()?;
+    let x = j.atom_aval(&e.ins[0]);
+    let limit: Vec<usize> = x
+        .shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(n) => Some(*n),
+            Dim::Sym(_) => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut start = 0;
+    let mut eqns = Vec::new();
+    for (&n, &out) in sizes.iter().zip(&e.outs) {
+        let mut lo = vec![0; limit.len()];
+        let mut hi = limit.clone();
+        lo[axis] = start;
+        hi[axis] = start + n;
+        start += n;
+        eqns.push(crate::ir::Eqn {
+            prim: &SLICE,
+            params: Params::Slice {
+                start: lo,
+                limit: hi,
+                strides: None,
+            },
+            ins: vec![e.ins[0].clone()],
+            outs: vec![out],
+            span: e.span,
+        });
+    }
+    Some(eqns)
+}
+
+/// Linear: the same split of the tangent.
+fn split_jvp(
+    ad: &mut Ad,
+    _: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    outs: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Some(t0) = &t[0] else {
+        return Ok(vec![None; outs.len()]);
+    };
+    Ok(ad
+        .bind_all(&SPLIT, p.clone(), vec![t0.clone()])?
+        .into_iter()
+        .map(Some)
+        .collect())
+}
+
+/// The pieces' cotangents joined again (zeros for a piece none reached).
+fn split_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    _: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let (axis, sizes) = split_params(p)?;
+    let mut parts = Vec::new();
+    for (ct, &n) in cts.iter().zip(sizes) {
+        parts.push(match ct {
+            Some(ct) => ct.clone(),
+            None => {
+                let mut shape = avals[0].shape.clone();
+                shape[axis] = Dim::Lit(n);
+                let aval = crate::ir::rules::tangent_aval(&Aval {
+                    shape,
+                    ..avals[0].clone()
+                });
+                ad.zeros(&aval)?
+            }
+        });
+    }
+    Ok(vec![Some(ad.bind(
+        &CONCATENATE,
+        Params::Concatenate { dim: axis },
+        parts,
+    )?)])
+}
+
+/// The batch axis first, the split axis one further.
+fn split_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Split {
+        axis,
+        sizes,
+        np_ints,
+    } = p
+    else {
+        return Err(params_err("split"));
+    };
+    let d = dims[0].expect("split's only operand is batched");
+    let x = bx.moveaxis(ins[0].clone(), d, 0)?;
+    let outs = bx.bind_all(
+        &SPLIT,
+        Params::Split {
+            axis: axis + 1,
+            sizes: sizes.clone(),
+            np_ints: *np_ints,
+        },
+        vec![x],
+    )?;
+    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
 }

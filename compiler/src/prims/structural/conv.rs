@@ -15,6 +15,7 @@ use super::views::{RESHAPE, TRANSPOSE};
 use crate::ir::rust_type;
 use crate::ir::shapes::same_dim;
 use crate::ir::{Atom, Aval, Dim};
+use crate::prims::rules::{bad_param, expect_none, kwarg_usizes, read_pairs};
 use crate::prims::{
     dim_tokens, tuple, Ad, BDim, Batch, Bind, ConvParams, Ctx, JvpRule, Kernel, KernelArgs,
     Lowering, Params, PrimDef, Res, TransposeRule,
@@ -113,6 +114,38 @@ pub static CONV_GENERAL_DILATED: PrimDef = PrimDef {
             ]
         }
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        let dn = r.req("dimension_numbers")?;
+        let spec = |key| kwarg_usizes(&dn, key);
+        let (Some(l), Some(rs), Some(o)) = (spec("lhs_spec"), spec("rhs_spec"), spec("out_spec"))
+        else {
+            return Err(bad_param(
+                r,
+                "dimension_numbers",
+                "`ConvDimensionNumbers(lhs_spec=(..), rhs_spec=(..), out_spec=(..))`",
+            ));
+        };
+        r.skip("out_sharding");
+        expect_none(
+            r,
+            "precision",
+            "convolutions run at the operands' precision",
+        )?;
+        expect_none(
+            r,
+            "preferred_element_type",
+            "the result has the operands' dtype",
+        )?;
+        Ok(Params::Conv(ConvParams {
+            window_strides: r.usizes("window_strides")?,
+            padding: read_pairs(r, "padding")?,
+            lhs_dilation: r.usizes("lhs_dilation")?,
+            rhs_dilation: r.usizes("rhs_dilation")?,
+            specs: [l, rs, o],
+            feature_group_count: r.usize("feature_group_count")?,
+            batch_group_count: r.usize("batch_group_count")?,
+        }))
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {

@@ -54,11 +54,7 @@ pub static IOTA: PrimDef = PrimDef {
         r.skip("sharding");
         Ok(Params::Iota {
             dtype: r.dtype("dtype")?,
-            shape: r
-                .usizes("shape")?
-                .into_iter()
-                .map(crate::ir::Dim::Lit)
-                .collect(),
+            shape: r.dims("shape")?,
             dimension: r.usize("dimension")?,
         })
     },

@@ -49,6 +49,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &ARGMAX,
     &ARGMIN,
     &CONCATENATE,
+    &SPLIT,
     &DOT_GENERAL,
     &DYNAMIC_SLICE,
     &SCATTER,

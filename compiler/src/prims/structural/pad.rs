@@ -11,6 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::rust_type;
+use crate::prims::rules::{bad_param, pval_i64};
 use crate::prims::{
     dim_tokens, tuple, Ad, BDim, Batch, Bind, JvpRule, Kernel, KernelArgs, Lowering, Params,
     PrimDef, Res, TransposeRule,
@@ -71,6 +72,38 @@ pub static PAD: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Pad { config, np_ints } => vec![("padding_config", config_text(config, *np_ints))],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        // Each axis' edges and interior, and whether JAX holds its edges
+        // as NumPy integers.
+        let triple = |item: &crate::ir::parse::PVal| -> Option<((i64, i64, i64), bool)> {
+            let [lo, hi, interior] = item.items()? else {
+                return None;
+            };
+            let np = lo.is_np_int() || hi.is_np_int();
+            Some(((pval_i64(lo)?, pval_i64(hi)?, pval_i64(interior)?), np))
+        };
+        let v = r.req("padding_config")?;
+        let read: Option<Vec<_>> = v
+            .items()
+            .and_then(|items| items.iter().map(triple).collect());
+        let Some(read) = read else {
+            return Err(bad_param(
+                r,
+                "padding_config",
+                "a tuple of `(low, high, interior)` triples",
+            ));
+        };
+        // Printing back checks that both edges of such an axis are.
+        let np_ints = read
+            .iter()
+            .enumerate()
+            .filter(|(k, (_, np))| *np && *k < 32)
+            .fold(0u32, |m, (k, _)| m | 1 << k);
+        Ok(Params::Pad {
+            config: read.into_iter().map(|(c, _)| c).collect(),
+            np_ints,
+        })
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
@@ -242,6 +275,11 @@ pub static REV: PrimDef = PrimDef {
         Params::Rev { dims } => vec![("dimensions", tuple(dims))],
         _ => Vec::new(),
     },
+    parse_params: |r, _, _| {
+        Ok(Params::Rev {
+            dims: r.usizes("dimensions")?,
+        })
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,
@@ -321,6 +359,11 @@ pub static TILE: PrimDef = PrimDef {
     print_params: |_, p| match p {
         Params::Tile { reps } => vec![("reps", tuple(reps))],
         _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Tile {
+            reps: r.usizes("reps")?,
+        })
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {

@@ -149,8 +149,9 @@ pub static RESHAPE: PrimDef = PrimDef {
     parse_params: |r, _, _| {
         r.skip("dimensions");
         r.skip("sharding");
-        let new_sizes = r.usizes("new_sizes")?.into_iter().map(Dim::Lit).collect();
-        Ok(Params::Reshape { new_sizes })
+        Ok(Params::Reshape {
+            new_sizes: r.dims("new_sizes")?,
+        })
     },
     lowering: Lowering::IndexMap,
     view: Some(|_, _, _| View::RowMajor),

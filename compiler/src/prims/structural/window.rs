@@ -11,8 +11,10 @@ use quote::quote;
 use super::pad::PAD;
 use super::params_err;
 use super::views::SLICE;
+use crate::ir::parse::ParamReader;
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Shape};
+use crate::prims::rules::read_pairs;
 use crate::prims::{
     dim_tokens, tuple, Ad, BDim, Batch, Bind, Ctx, JvpRule, Kernel, KernelArgs, Lowering, Params,
     PrimDef, Res, TransposeRule, WindowParams,
@@ -110,6 +112,31 @@ fn print_reduce(_: &[Aval], p: &Params) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// `reduce_window_*`'s parameters read back ([`print_reduce`]'s inverse).
+fn parse_reduce(r: &mut ParamReader, _: &[Aval], _: &[Aval]) -> Result<Params, String> {
+    Ok(Params::Window(WindowParams {
+        window_dimensions: r.usizes("window_dimensions")?,
+        window_strides: r.usizes("window_strides")?,
+        padding: read_pairs(r, "padding")?,
+        base_dilation: r.usizes("base_dilation")?,
+        window_dilation: r.usizes("window_dilation")?,
+        select_ge: None,
+    }))
+}
+
+/// `select_prim=ge` (the first largest element) or `le` (the first
+/// smallest), the comparisons the selecting primitives model.
+fn parse_select(r: &mut ParamReader) -> Result<Option<bool>, String> {
+    match r.name("select_prim")?.as_str() {
+        "ge" => Ok(Some(true)),
+        "le" => Ok(Some(false)),
+        other => Err(format!(
+            "`{}` with select_prim={other} is not supported: only `ge` (max pooling) and `le` (min pooling)",
+            r.prim
+        )),
+    }
+}
+
 /// The tokens of a window's static parameters: the operand's shape, the
 /// window, strides, padding, and dilations.
 struct Tokens<'a> {
@@ -187,6 +214,7 @@ macro_rules! reduce_window {
                 }])
             },
             print_params: print_reduce,
+            parse_params: parse_reduce,
             lowering: Lowering::Kernel,
             kernel: Some(Kernel {
                 updates: None,
@@ -386,6 +414,16 @@ pub static SELECT_AND_GATHER_ADD: PrimDef = PrimDef {
             ("window_strides", tuple(&w.window_strides)),
         ]
     },
+    parse_params: |r, _, _| {
+        Ok(Params::Window(WindowParams {
+            select_ge: parse_select(r)?,
+            window_dimensions: r.usizes("window_dimensions")?,
+            window_strides: r.usizes("window_strides")?,
+            padding: read_pairs(r, "padding")?,
+            base_dilation: r.usizes("base_dilation")?,
+            window_dilation: r.usizes("window_dilation")?,
+        }))
+    },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
         updates: None,
@@ -539,6 +577,19 @@ pub static SELECT_AND_SCATTER_ADD: PrimDef = PrimDef {
             ("window_dimensions", tuple(&w.window_dimensions)),
             ("window_strides", tuple(&w.window_strides)),
         ]
+    },
+    // No dilations (JAX's has none): ones.
+    parse_params: |r, _, _| {
+        let window_dimensions = r.usizes("window_dimensions")?;
+        let ones = vec![1; window_dimensions.len()];
+        Ok(Params::Window(WindowParams {
+            select_ge: parse_select(r)?,
+            window_strides: r.usizes("window_strides")?,
+            padding: read_pairs(r, "padding")?,
+            base_dilation: ones.clone(),
+            window_dilation: ones,
+            window_dimensions,
+        }))
     },
     lowering: Lowering::Kernel,
     kernel: Some(Kernel {
