@@ -267,6 +267,12 @@ def _declaration(fn, args, closed, out_shape, params_arg, name, import_path):
     avals = iter(closed.in_avals)
     arg_names = _arg_names(fn, len(args))
     params, inputs = [], []
+    # The constants are the Rust function's leading parameters (the
+    # tensors "0", "1", .. of {stem}.consts.safetensors).
+    for k, v in enumerate(closed.jaxpr.constvars):
+        ty, _ = decl.tree(np.zeros(v.aval.shape, v.aval.dtype), iter([v.aval]), f"const{k}")
+        params.append(f"const{k}: &{ty}")
+        inputs.append(f"consts.{k}")
     for i, (a, arg_name) in enumerate(zip(args, arg_names)):
         hint = "Params" if i == params_arg and isinstance(a, dict) else arg_name
         ty, by_value = decl.tree(a, avals, hint)
@@ -294,8 +300,9 @@ def export(fn, args, stem, params_arg=0, *, name=None, import_path=None):
     and the leaf order). Returns the suggested Rust declaration (struct(s)
     and the `#[jax::jit(import = ...)] fn ...;` line) as text; `name` is the
     Rust function's name (default `fn.__name__`), `import_path` the path in
-    the attribute (default `{stem}.jaxpr` exactly as given; write it as the
-    Rust macro resolves it). Raises ValueError, before writing anything,
+    the attribute (default `{stem}.jaxpr` exactly as given; the macro
+    resolves it relative to the Rust source file holding the attribute, as
+    `include_str!` does). Raises ValueError, before writing anything,
     for what the files cannot carry."""
     args = tuple(args)
     if params_arg is not None and not 0 <= params_arg < len(args):
