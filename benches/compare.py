@@ -74,6 +74,12 @@ ROWS = [
     ("matmul 1024×1024×1024", "matmul_1024", "matmul_1024", ""),
     ("matmul 256×784×512", "matmul_256_784_512", "matmul_256_784_512", ""),
     ("MLP forward 256×784→512→10", "mlp_forward", "mlp_forward", "`tanh(x@w1+b1)@w2+b2`"),
+    (
+        "MLP predict 128×64→256→10, imported jaxpr",
+        "mlp_digits_predict",
+        "mlp_digits_predict",
+        "ours: `#[jax::jit(import = ..)]` of examples/from_python/mlp.jaxpr, what `jax.make_jaxpr` printed",
+    ),
     ("`random.uniform` f32, 16M", "uniform_16m", "uniform_16m", "eager `jax::random::uniform`, bit-identical to JAX"),
     ("`random.normal` f32, 16M", "normal_16m", "normal_16m", "eager `jax::random::normal`, bit-identical to JAX"),
     (
@@ -183,6 +189,7 @@ FLOPS = {
     "matmul_1024": 2 * 1024**3,
     "matmul_256_784_512": 2 * 256 * 784 * 512,
     "mlp_forward": 2 * 256 * (784 * 512 + 512 * 10),
+    "mlp_digits_predict": 2 * 128 * (64 * 256 + 256 * 10),
     "mlp_loss": 2 * 256 * (784 * 512 + 512 * 10),
     "mlp_value_and_grad": _mlp_grad_flops(256, (784, 512, 10)),
     "mnist_train_step_adam": _mlp_grad_flops(128, (784, 1024, 1024, 10)),
@@ -202,6 +209,9 @@ STREAMING = [
 def parse_args(argv):
     rounds, out, rest = 3, HERE / "results.md", []
     for a in argv:
+        if a in ("-h", "--help"):
+            print(__doc__.strip())
+            sys.exit(0)
         if a.startswith("--rounds="):
             rounds = int(a.split("=", 1)[1])
         elif a.startswith("--out="):

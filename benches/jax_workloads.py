@@ -127,6 +127,13 @@ def mlp_forward(x, w1, b1, w2, b2):
     return jnp.tanh(x @ w1 + b1) @ w2 + b2
 
 
+def mlp_digits_predict(params, x):
+    """examples/from_python/train_mlp.py's `predict`, the same function the
+    Rust side imports as a jaxpr: params a dict of b1, b2, w1, w2."""
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    return h @ params["w2"] + params["b2"]
+
+
 def mlp_loss(w1, b1, w2, b2, x, y):
     h = jnp.tanh(x @ w1 + b1)
     logits = h @ w2 + b2
@@ -357,6 +364,19 @@ def workloads():
         ("matmul_1024", plain(matmul, u(1024, 1024), u(1024, 1024))),
         ("matmul_256_784_512", plain(matmul, u(256, 784), u(784, 512))),
         ("mlp_forward", plain(mlp_forward, u(256, 784), u(784, 512), u(512), u(512, 10), u(10))),
+        (
+            "mlp_digits_predict",
+            plain(
+                mlp_digits_predict,
+                lambda: jax.block_until_ready({
+                    "b1": _uniform(rng, 256) * 0.1,
+                    "b2": _uniform(rng, 10) * 0.1,
+                    "w1": _uniform(rng, 64, 256) / 8,
+                    "w2": _uniform(rng, 256, 10) / 16,
+                }),
+                u(128, 64),
+            ),
+        ),
         ("noisy_16m", plain(noisy, u(M16), lambda: jax.random.key(0))),
         ("mlp_loss", plain(mlp_loss, u(784, 512), u(512), u(512, 10), u(10), u(256, 784), one_hot_rows)),
         (
@@ -455,6 +475,9 @@ def parse_args(argv):
     flags = {"budget": 2.0, "warmup": 3, "min-samples": 10, "max-samples": 1000}
     name_filter = None
     for a in argv:
+        if a in ("-h", "--help"):
+            print(__doc__.strip())
+            sys.exit(0)
         if a.startswith("--") and "=" in a:
             k, v = a[2:].split("=", 1)
             if k not in flags:

@@ -74,6 +74,22 @@ fn mlp_forward(
     h.matmul(w2) + b2
 }
 
+/// The parameters of examples/from_python's digits MLP, in the order its
+/// jaxpr takes them (JAX sorts the dict's keys).
+#[derive(jax::Pytree, Clone)]
+struct DigitsParams {
+    b1: Array<f32, 256>,
+    b2: Array<f32, 10>,
+    w1: Array<f32, 64, 256>,
+    w2: Array<f32, 256, 10>,
+}
+
+/// `tanh(x @ w1 + b1) @ w2 + b2`, 128×64→256→10: not written here but
+/// imported from the jaxpr Python JAX printed (examples/from_python; the
+/// path is relative to this file).
+#[jax::jit(import = "../examples/from_python/mlp.jaxpr")]
+fn mlp_digits_predict(params: &DigitsParams, x: &Array<f32, 128, 64>) -> Array<f32, 128, 10>;
+
 /// Softmax cross-entropy of the MLP: the loss whose gradient trains it.
 #[jax::jit(argnums = (0, 1, 2, 3))]
 fn mlp_loss(
@@ -909,6 +925,19 @@ fn main() {
         let b2 = random::<10>(15);
         let s = t.run(|| drop(black_box(mlp_forward(&x, &w1, &b1, &w2, &b2))));
         report("mlp_forward", &t, s);
+    }
+    if run("mlp_digits_predict") {
+        // Glorot-like scales, as jax_workloads.py's (the values do not
+        // change the work; the trained ones are in examples/from_python).
+        let p = DigitsParams {
+            b1: random::<256>(46) * 0.1f32,
+            b2: random::<10>(47) * 0.1f32,
+            w1: random2::<64, 256>(48) * (1.0 / 8.0f32),
+            w2: random2::<256, 10>(49) * (1.0 / 16.0f32),
+        };
+        let x = random2::<128, 64>(50);
+        let s = t.run(|| drop(black_box(mlp_digits_predict(&p, black_box(&x)))));
+        report("mlp_digits_predict", &t, s);
     }
     if run("sum_rows_axis") && filter.as_deref() != Some("sum_rows_axis_eager") {
         let x = random2::<4096, 1024>(16);

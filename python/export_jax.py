@@ -45,7 +45,7 @@ fields are declared in JAX's order (a dict's keys sorted) receives the
 jaxpr's inputs in the right order; the declaration ``export`` returns is
 written that way.
 
-The returned declaration is a suggestion: a ``#[derive(jax::Pytree, Default)]``
+The returned declaration is a suggestion: a ``#[derive(jax::Pytree, Clone, Default)]``
 struct for every dict, dataclass or namedtuple (fields in flatten order,
 named by their keys, made valid Rust identifiers; a renamed field carries a
 comment, because its safetensors name stays JAX's), a Rust array ``[T; n]``
@@ -206,7 +206,7 @@ class _Decl:
             name = f"{base}{n}"
         if name not in self._shapes:
             self._shapes[name] = shape
-            lines = ["#[derive(jax::Pytree, Default)]", f"pub struct {name} {{"]
+            lines = ["#[derive(jax::Pytree, Clone, Default)]", f"pub struct {name} {{"]
             for ident, ty, key in fields:
                 note = f"  // JAX key {key!r} (its safetensors name)" if ident != str(key) else ""
                 lines.append(f"    pub {ident}: {ty},{note}")

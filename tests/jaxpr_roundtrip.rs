@@ -6,7 +6,7 @@
 //! the text carries the whole program.
 
 use jax::prelude::*;
-use jax::{lax, random};
+use jax::random;
 
 #[jax::jit]
 fn mlp_loss(

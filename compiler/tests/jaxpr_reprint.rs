@@ -490,8 +490,10 @@ fn jax_reprint_error(text: &str) -> Option<String> {
 const RESHAPE_DIMENSIONS: &str = "`reshape`'s parameter `dimensions=(";
 /// `Params::Pad` marks NumPy integers per axis, both edges together (as
 /// `jnp.pad` makes them); JAX's transpose of `pad` holds the interior as
-/// one too, `jnp.roll`'s and `jnp.diff`'s only the high edge.
-const PAD_NP_INTS: &str = "`pad`'s parameter `padding_config=";
+/// one too, `jnp.roll`'s and `jnp.diff`'s only the high edge: the program
+/// reads back (a NumPy integer is its value), and prints `k` where JAX
+/// printed `np.int64(k)`.
+const PAD_NP_INTS: &str = "printed back differently";
 /// `searchsorted`'s comparisons `lt_to`/`le_to` (total order) have no
 /// primitive here.
 const TOTAL_ORDER: &str = "_to`: this compiler has no rules for it";
@@ -502,8 +504,9 @@ const LITERAL_DIGITS: &str = "printed back differently";
 /// back, and prints where it is used.
 const LET_DEFS: &str = "printed back differently";
 /// A `jit` body whose output the caller drops, printed `in (_, s)`: the
-/// text no longer says which variable it was.
-const DROPPED_OUTPUT: &str = "expected an operand";
+/// text no longer says which variable it was, so it reads back as zeros
+/// (nothing reads it), which print as an equation of their own.
+const DROPPED_OUTPUT: &str = "printed back differently";
 /// `reshard` (a sharding change, JAX's gradient of a replicated input)
 /// has no primitive here.
 const RESHARD: &str = "unknown primitive `reshard`";

@@ -102,7 +102,9 @@ def main():
     print(f"test accuracy  {accuracy(params, x_test, y_test):.4f} ({len(y_test)} images)")
 
     xb, yb = x_test[:BATCH], y_test[:BATCH]
-    decl = export_jax.export(predict, (params, jnp.asarray(xb)), STEM, params_arg=0)
+    # The path as examples/from_python.rs writes it: relative to that file.
+    decl = export_jax.export(predict, (params, jnp.asarray(xb)), STEM, params_arg=0,
+                             import_path="from_python/mlp.jaxpr")
     logits = np.asarray(jax.jit(predict)(params, xb))
     save_file({"x": np.ascontiguousarray(xb), "logits": logits, "labels": yb.astype(np.int32)}, IO_PATH)
 

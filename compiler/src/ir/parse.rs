@@ -332,6 +332,7 @@ pub fn parse_jaxpr(
         defs: HashMap::new(),
         span,
         known_custom_jvp,
+        outer_outs: Vec::new(),
     };
     p.ws();
     while p.peek_word() == Some("let") {
@@ -358,6 +359,10 @@ struct Parser<'a> {
     defs: HashMap<String, Jaxpr>,
     span: proc_macro2::Span,
     known_custom_jvp: KnownRule,
+    /// The result types of the equation whose parameters are being read:
+    /// a `jit` body's output the caller drops prints as `_`, aliased to
+    /// the caller's `_` binder, and takes its type from it.
+    outer_outs: Vec<Aval>,
 }
 
 /// A jaxpr's names for its variables.
@@ -590,7 +595,14 @@ impl<'a> Parser<'a> {
             if self.eat(")") {
                 break;
             }
-            let a = self.atom(&scope)?;
+            let dropped = self.src[self.pos..].starts_with('_')
+                && matches!(self.bytes().get(self.pos + 1), Some(b',' | b')' | b' '));
+            let a = if dropped {
+                self.pos += 1;
+                self.dropped_output(&mut j)?
+            } else {
+                self.atom(&scope)?
+            };
             j.outvars.push(a);
             self.ws();
             if !self.eat(",") {
@@ -600,6 +612,39 @@ impl<'a> Parser<'a> {
         }
         self.expect("}")?;
         Ok(j)
+    }
+
+    /// A `jit` body's output printed `_` (the caller drops it, and JAX
+    /// names it as the caller's binder): zeros of the caller's result type,
+    /// which nothing reads.
+    fn dropped_output(&mut self, j: &mut Jaxpr) -> Result<Atom, ParseError> {
+        let k = j.outvars.len();
+        let Some(aval) = self.outer_outs.get(k).cloned() else {
+            return Err(
+                self.error("an output printed `_` outside a call whose result gives its type")
+            );
+        };
+        let zero = Atom::Lit(Literal {
+            value: cast_scalar(Scalar::Int(0), aval.dtype),
+            aval: Aval::scalar(aval.dtype, false),
+        });
+        if aval.rank() == 0 {
+            return Ok(zero);
+        }
+        let prim = (self.prims)("broadcast_in_dim").expect("broadcast_in_dim is a primitive");
+        let v = j.new_var(aval.clone());
+        j.eqns.push(Eqn {
+            prim,
+            params: Params::BroadcastInDim {
+                shape: aval.shape,
+                dims: Vec::new(),
+                np_ints: 0,
+            },
+            ins: vec![zero],
+            outs: vec![v],
+            span: self.span,
+        });
+        Ok(Atom::Var(v))
     }
 
     /// The keyword `in` ending a jaxpr's equations (a variable may be
@@ -708,7 +753,10 @@ impl<'a> Parser<'a> {
         })?;
         let params = if self.peek() == Some(b'[') {
             self.pos += 1;
-            self.params()?
+            let caller = std::mem::replace(&mut self.outer_outs, outs.clone());
+            let params = self.params();
+            self.outer_outs = caller;
+            params?
         } else {
             Vec::new()
         };
@@ -859,7 +907,9 @@ impl<'a> Parser<'a> {
                     )))
                 }
                 Some((_, v)) if v == NESTED || v.starts_with(SCALAR_JAXPR) => {}
-                Some((_, v)) if v != raw => {
+                // NumPy integers print as `np.int64(k)` where JAX computed
+                // them with NumPy: the same value as `k`.
+                Some((_, v)) if strip_np(v) != strip_np(raw) => {
                     return Err(at(format!(
                         "`{}`'s parameter `{name}={raw}` is not supported (this compiler reads it as `{name}={v}`)",
                         prim.name
@@ -1072,6 +1122,28 @@ impl<'a> Parser<'a> {
             _ => Err(self.error("expected a parameter value")),
         }
     }
+}
+
+/// `np.int64(3)` written `3`.
+fn strip_np(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("np.int") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        match (after.find('('), after.find(')')) {
+            (Some(o), Some(c)) if o < c => {
+                out.push_str(&after[o + 1..c]);
+                rest = &after[c + 1..];
+            }
+            _ => {
+                out.push_str(after);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A literal's value: `2.0`, `-inf`, `nan`, `True`, `3`, `1+2j`, `2j`.
