@@ -93,7 +93,7 @@ pub(crate) use binary::{with_dims, with_dims2};
 pub use field::{AddMul, SubDiv};
 pub use kernels::{
     float, float_apply, float_apply2, floor_divide, integer_pow, pow_float, pow_int_int, remainder,
-    Arith, BitPattern, Bitwise, Numeric, Shift, ToNumeric,
+    Arith, BitPattern, Bitwise, Numeric, Shift, ToNumeric, TotalOrder,
 };
 
 // `array op array`: the right operand broadcasts to the left one's shape.

@@ -4,8 +4,9 @@
 //! tests/fixtures/gen/jaxpr_import.py, holds its arguments, constants and
 //! outputs).
 //!
-//! Not imported yet, each for its reason (the parser names the line and
-//! column): `relu` (`custom_jvp_call` params (its rule is a Python function, not in the text)); none.
+//! Beyond jaxpr.json's programs, the generator's value cases cover
+//! total-order comparisons, shifts, bitcasts and sharding annotations, and
+//! its gradient cases the derivatives of imported programs.
 
 mod common;
 
@@ -110,6 +111,12 @@ macro_rules! imported {
         same("1", &$outs.1, &$want[1], $ulps);
         same("2", &$outs.2, &$want[2], $ulps);
     };
+    (@compare $outs:ident, $want:ident, $ulps:ident, $r0:ty, $r1:ty, $r2:ty, $r3:ty) => {
+        same("0", &$outs.0, &$want[0], $ulps);
+        same("1", &$outs.1, &$want[1], $ulps);
+        same("2", &$outs.2, &$want[2], $ulps);
+        same("3", &$outs.3, &$want[3], $ulps);
+    };
 }
 
 imported!(elementwise_chain, "fixtures/jaxpr_import/elementwise_chain.jaxpr", (x0: &Array<f32, 3>) -> (Array<f32, 3>,));
@@ -168,6 +175,9 @@ imported!(random_split, "fixtures/jaxpr_import/random_split.jaxpr", (x0: &Array<
 imported!(random_normal_legacy_key, "fixtures/jaxpr_import/random_normal_legacy_key.jaxpr", (x0: &Array<u32, 2>) -> (Array<f32, 2>,));
 imported!(random_key_from_seed, "fixtures/jaxpr_import/random_key_from_seed.jaxpr", (x0: &Array<i32>) -> (Array<u32, 2>,));
 imported!(random_uniform_x64, "fixtures/jaxpr_import/random_uniform_x64.jaxpr", (x0: &Array<u32, 2>) -> (Array<f64, 3>,));
+imported!(searchsorted_total_order, "fixtures/jaxpr_import/searchsorted_total_order.jaxpr", (x0: &Array<f32, 7>, x1: &Array<f32, 8>) -> (Array<i32, 8>, Array<i32, 8>,));
+imported!(bits_of_floats, "fixtures/jaxpr_import/bits_of_floats.jaxpr", (x0: &Array<f32, 6>, x1: &Array<u32, 6>) -> (Array<u32, 6>, Array<u32, 6>, Array<i32, 6>, Array<f32, 6>,));
+imported!(sharding_constraint, "fixtures/jaxpr_import/sharding_constraint.jaxpr", (x0: &Array<f32, 4>) -> (Array<f32, 4>,));
 imported!(pure_uses_internal_state, "fixtures/jaxpr_import/pure_uses_internal_state.jaxpr", (x0: &Array<f32>) -> (Array<f32>,));
 imported!(multiple_outputs_pytree, "fixtures/jaxpr_import/multiple_outputs_pytree.jaxpr", (x0: &Array<f32, 2>) -> (Array<f32, 2>, Array<f32, 2>, Array<f32>,));
 imported!(vmap_dot, "fixtures/jaxpr_import/vmap_dot.jaxpr", (x0: &Array<f32, 4, 3>, x1: &Array<f32, 3>) -> (Array<f32, 4>,));
@@ -238,6 +248,9 @@ fn jax_programs_imported_give_jax_values() {
         ("random_normal_legacy_key", random_normal_legacy_key::check),
         ("random_key_from_seed", random_key_from_seed::check),
         ("random_uniform_x64", random_uniform_x64::check),
+        ("searchsorted_total_order", searchsorted_total_order::check),
+        ("bits_of_floats", bits_of_floats::check),
+        ("sharding_constraint", sharding_constraint::check),
         ("pure_uses_internal_state", pure_uses_internal_state::check),
         ("multiple_outputs_pytree", multiple_outputs_pytree::check),
         ("vmap_dot", vmap_dot::check),

@@ -79,6 +79,45 @@ pub trait Shift: Element {
     fn shift_right_arithmetic(a: Self, b: Self) -> Self;
 }
 
+/// Comparisons in IEEE 754's total order (XLA's `TOTALORDER`: -NaN < -inf
+/// < .. < -0 < +0 < .. < inf < NaN), which `jnp.searchsorted` sorts by;
+/// the usual order for integers and bool.
+pub trait TotalOrder: Element {
+    /// How `a` compares with `b` in the total order.
+    fn total_cmp(a: Self, b: Self) -> std::cmp::Ordering;
+}
+
+macro_rules! impl_total_order {
+    (plain: $($t:ty),*) => {$(
+        impl TotalOrder for $t {
+            #[inline]
+            fn total_cmp(a: Self, b: Self) -> std::cmp::Ordering {
+                a.cmp(&b)
+            }
+        }
+    )*};
+    (float: $($t:ty),*) => {$(
+        impl TotalOrder for $t {
+            #[inline]
+            fn total_cmp(a: Self, b: Self) -> std::cmp::Ordering {
+                a.total_cmp(&b)
+            }
+        }
+    )*};
+    (half: $($t:ty),*) => {$(
+        // Widening to f32 keeps signs, zeros and NaN payloads in order.
+        impl TotalOrder for $t {
+            #[inline]
+            fn total_cmp(a: Self, b: Self) -> std::cmp::Ordering {
+                a.to_f32().total_cmp(&b.to_f32())
+            }
+        }
+    )*};
+}
+impl_total_order!(plain: bool, u8, u16, u32, u64, i8, i16, i32, i64);
+impl_total_order!(float: f32, f64);
+impl_total_order!(half: f16, bf16);
+
 /// Element types as their bit patterns (`lax.bitcast_convert_type` between
 /// types of one width).
 pub trait BitPattern: Element {

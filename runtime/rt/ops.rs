@@ -6,7 +6,7 @@
 use crate::element::{Element, Float};
 use crate::jnp::{Abs, Parts, ToComplex};
 use crate::ops::{
-    self as kernels, float, AddMul, Arith, BitPattern, Bitwise, Numeric, Shift, SubDiv,
+    self as kernels, float, AddMul, Arith, BitPattern, Bitwise, Numeric, Shift, SubDiv, TotalOrder,
 };
 
 pub use super::complex::{Conj, Transcendental};
@@ -134,6 +134,22 @@ forward!(SubDiv: sub(a, b), div(a, b), neg(a));
 forward!(Numeric: rem(a, b), sign(a));
 forward!(Bitwise: and(a, b), or(a, b), xor(a, b), not(a));
 forward!(Shift: shift_left(a, b), shift_right_logical(a, b), shift_right_arithmetic(a, b));
+
+/// `eq_to`, `lt_to`, `le_to`: comparisons in the total order.
+#[inline(always)]
+pub fn eq_to<T: TotalOrder>(a: T, b: T) -> bool {
+    T::total_cmp(a, b).is_eq()
+}
+
+#[inline(always)]
+pub fn lt_to<T: TotalOrder>(a: T, b: T) -> bool {
+    T::total_cmp(a, b).is_lt()
+}
+
+#[inline(always)]
+pub fn le_to<T: TotalOrder>(a: T, b: T) -> bool {
+    T::total_cmp(a, b).is_le()
+}
 
 /// `bitcast_convert_type` between types of one width: the same bits.
 #[inline(always)]

@@ -214,6 +214,21 @@ impl ParamReader {
         self.loose.push(name.to_string());
     }
 
+    /// [`ParamReader::ignore`]s every parameter not read yet (a primitive
+    /// whose parameters only place data on devices, which one process
+    /// computes the same without).
+    pub fn ignore_rest(&mut self) {
+        let names: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| !p.read)
+            .map(|p| p.name.clone())
+            .collect();
+        for n in names {
+            self.ignore(&n);
+        }
+    }
+
     /// Marks `name` understood though the rule keeps nothing of it (its
     /// value is checked when the parameters print back).
     pub fn skip(&mut self, name: &str) {
@@ -332,16 +347,28 @@ pub fn parse_jaxpr(
         defs: HashMap::new(),
         span,
         known_custom_jvp,
+        def_spans: HashMap::new(),
+        reading: Vec::new(),
         outer_outs: Vec::new(),
     };
     p.ws();
+    // Shared programs may be named before they are defined: each is found
+    // first, and read where it is first named.
     while p.peek_word() == Some("let") {
         p.word("let")?;
         let name = p.ident()?;
         p.expect("=")?;
-        let j = p.jaxpr()?;
+        p.ws();
+        let start = p.pos;
+        p.skip_braces()?;
         p.word("in")?;
-        p.defs.insert(name, j);
+        p.def_spans.insert(name, start);
+    }
+    let mut names: Vec<(usize, String)> =
+        p.def_spans.iter().map(|(n, &at)| (at, n.clone())).collect();
+    names.sort();
+    for (_, name) in names {
+        p.def(&name)?;
     }
     let j = p.jaxpr()?;
     p.ws();
@@ -359,6 +386,10 @@ struct Parser<'a> {
     defs: HashMap<String, Jaxpr>,
     span: proc_macro2::Span,
     known_custom_jvp: KnownRule,
+    /// Where each top-level `let NAME = { .. } in` program starts.
+    def_spans: HashMap<String, usize>,
+    /// The shared programs being read (a cycle is an error).
+    reading: Vec<String>,
     /// The result types of the equation whose parameters are being read:
     /// a `jit` body's output the caller drops prints as `_`, aliased to
     /// the caller's `_` binder, and takes its type from it.
@@ -645,6 +676,47 @@ impl<'a> Parser<'a> {
             span: self.span,
         });
         Ok(Atom::Var(v))
+    }
+
+    /// Moves past a `{ .. }` with the braces inside it.
+    fn skip_braces(&mut self) -> Result<(), ParseError> {
+        let start = self.pos;
+        let mut depth = 0usize;
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                _ if depth == 0 => return Err(self.error_at(start, "expected `{`")),
+                _ => {}
+            }
+        }
+        Err(self.error_at(start, "unclosed `{`"))
+    }
+
+    /// The shared program `name`, read the first time it is named.
+    fn def(&mut self, name: &str) -> Result<Jaxpr, ParseError> {
+        if let Some(j) = self.defs.get(name) {
+            return Ok(j.clone());
+        }
+        let start = self.def_spans[name];
+        if self.reading.iter().any(|n| n == name) {
+            return Err(self.error_at(start, format!("`{name}` is defined in terms of itself")));
+        }
+        let (here, caller) = (self.pos, std::mem::take(&mut self.outer_outs));
+        self.pos = start;
+        self.reading.push(name.to_string());
+        let j = self.jaxpr();
+        self.reading.pop();
+        (self.pos, self.outer_outs) = (here, caller);
+        let j = j?;
+        self.defs.insert(name.to_string(), j.clone());
+        Ok(j)
     }
 
     /// The keyword `in` ending a jaxpr's equations (a variable may be
@@ -1114,8 +1186,9 @@ impl<'a> Parser<'a> {
                     }
                     return Ok(PVal::Call(name, args));
                 }
-                if let Some(j) = self.defs.get(&name) {
-                    return Ok(PVal::Named(name, Box::new(j.clone())));
+                if self.def_spans.contains_key(&name) {
+                    let j = self.def(&name)?;
+                    return Ok(PVal::Named(name, Box::new(j)));
                 }
                 Ok(PVal::Name(name))
             }

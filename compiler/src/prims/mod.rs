@@ -44,6 +44,7 @@ pub(crate) mod linalg;
 mod random;
 mod rules;
 mod shard_map;
+mod sharding;
 mod sort;
 mod structural;
 
@@ -59,6 +60,7 @@ pub use keys::*;
 pub(crate) use linalg::*;
 pub use random::*;
 pub use shard_map::*;
+pub use sharding::*;
 pub use sort::*;
 pub use structural::*;
 
@@ -133,6 +135,7 @@ pub fn all() -> &'static [Prim] {
         v.extend_from_slice(STRUCTURAL);
         v.extend_from_slice(RANDOM);
         v.extend([&RANDOM_WRAP, &RANDOM_UNWRAP, &RANDOM_SEED]);
+        v.extend([&SHARDING_CONSTRAINT, &RESHARD]);
         v.push(&CUSTOM_JVP_CALL);
         v.push(&CUSTOM_VJP_CALL);
         v.push(&CUSTOM_VJP_LIN);

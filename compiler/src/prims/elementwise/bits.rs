@@ -1,7 +1,7 @@
 //! Operations on the bits of integers and of any element: XLA's shifts
 //! and `bitcast_convert_type`, which JAX's samplers are built from (a
 //! jaxpr of `random.uniform` shifts random bits and reinterprets them as
-//! floats).
+//! floats), and the comparisons in the bits' total order.
 
 use jax_dtypes::DType;
 use proc_macro2::TokenStream;
@@ -47,6 +47,38 @@ shift! {
     SHIFT_LEFT = "shift_left";
     SHIFT_RIGHT_LOGICAL = "shift_right_logical";
     SHIFT_RIGHT_ARITHMETIC = "shift_right_arithmetic";
+}
+
+/// Comparisons in IEEE 754's total order (`jnp.searchsorted` sorts by it):
+/// operands of one real dtype, a bool result.
+fn total_order_eval(
+    name: &str,
+    ops: &[Aval],
+    c: &mut crate::ir::shapes::Constraints,
+) -> Result<Vec<Aval>, String> {
+    common_dtype(name, ops, Accepts::Ordered)?;
+    Ok(vec![Aval {
+        dtype: DType::Bool,
+        shape: nary_shape(name, ops, c)?,
+        weak: false,
+    }])
+}
+
+macro_rules! total_order {
+    ($($id:ident = $name:literal;)*) => {$(
+        pub static $id: PrimDef = PrimDef {
+            name: $name,
+            abstract_eval: |ops, _, c| total_order_eval($name, ops, c),
+            jvp: Some(super::zero_jvp),
+            ..FAMILY
+        };
+    )*};
+}
+
+total_order! {
+    EQ_TO = "eq_to";
+    LT_TO = "lt_to";
+    LE_TO = "le_to";
 }
 
 /// Reinterprets each element's bits as another dtype of the same width.
@@ -104,4 +136,7 @@ pub(super) static BITS: &[&PrimDef] = &[
     &SHIFT_RIGHT_LOGICAL,
     &SHIFT_RIGHT_ARITHMETIC,
     &BITCAST_CONVERT_TYPE,
+    &EQ_TO,
+    &LT_TO,
+    &LE_TO,
 ];

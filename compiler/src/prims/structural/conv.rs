@@ -126,7 +126,7 @@ pub static CONV_GENERAL_DILATED: PrimDef = PrimDef {
                 "`ConvDimensionNumbers(lhs_spec=(..), rhs_spec=(..), out_spec=(..))`",
             ));
         };
-        r.skip("out_sharding");
+        r.ignore("out_sharding");
         expect_none(
             r,
             "precision",

@@ -51,7 +51,7 @@ pub static IOTA: PrimDef = PrimDef {
         _ => Vec::new(),
     },
     parse_params: |r, _, _| {
-        r.skip("sharding");
+        r.ignore("sharding");
         Ok(Params::Iota {
             dtype: r.dtype("dtype")?,
             shape: r.dims("shape")?,

@@ -44,7 +44,7 @@ macro_rules! reduction {
                 v
             },
             parse_params: |r, _, _| {
-                r.skip("out_sharding");
+                r.ignore("out_sharding");
                 let (axes, np_ints) = r.usizes_np("axes")?;
                 Ok(Params::Axes(axes, np_ints))
             },

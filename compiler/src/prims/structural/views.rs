@@ -70,7 +70,7 @@ pub static BROADCAST_IN_DIM: PrimDef = PrimDef {
             None => (Vec::new(), 0),
         };
         r.skip("shape");
-        r.skip("sharding");
+        r.ignore("sharding");
         Ok(Params::BroadcastInDim {
             shape: crate::prims::result_shape(outs)?,
             dims,
@@ -148,7 +148,7 @@ pub static RESHAPE: PrimDef = PrimDef {
     },
     parse_params: |r, _, _| {
         r.skip("dimensions");
-        r.skip("sharding");
+        r.ignore("sharding");
         Ok(Params::Reshape {
             new_sizes: r.dims("new_sizes")?,
         })
