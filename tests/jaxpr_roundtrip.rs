@@ -112,7 +112,14 @@ fn printed() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The files are the default configuration's text: with the `x64` feature
+/// the functions print 64-bit loop counters, while the twins still import
+/// these files (and must still compute the same).
 #[test]
+#[cfg_attr(
+    feature = "x64",
+    ignore = "the files are the default configuration's text"
+)]
 fn printed_text_is_checked_in() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/roundtrip");
     for (name, text) in printed() {

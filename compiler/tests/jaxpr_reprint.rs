@@ -179,9 +179,9 @@ fn sorting_and_cumulative() {
         &["sort", "top_k", "cumsum", "cumprod", "cummax", "cummin"],
         &[
             "fn f(x: Array<f32, 12>) -> Array<f32, 12> { jnp::sort(x, 0) }",
-            "fn f(x: Array<f32, 12>) -> Array<i32, 12> { jnp::argsort(x, 0) }",
+            "fn f(x: Array<f32, 12>) -> Array<i32, 12> { jnp::argsort(x, 0).astype::<i32>() }",
             "fn f(x: Array<f32, 3, 4>) -> Array<f32, 3, 4> { jnp::sort(x, -1) }",
-            "fn f(x: Array<i32, 2, 5>) -> Array<i32, 2, 5> { jnp::argsort(x, 1) }",
+            "fn f(x: Array<i32, 2, 5>) -> Array<i32, 2, 5> { jnp::argsort(x, 1).astype::<i32>() }",
             "fn f(k: Array<f32, 3, 4>, v: Array<f32, 3, 4>) -> (Array<f32, 3, 4>, Array<f32, 3, 4>) { lax::sort_key_val(k, v, 1) }",
             "fn f(x: Array<f32, 3, 4>) -> Array<f32, 4, 3> { jax::vmap(|x| jnp::sort(x, 0), 1)(x) }",
             "fn f(x: Array<f32, 3, 4>) -> Array<f32, 3, 4> { jax::grad(|x| jnp::sum(jnp::sort(x, 1) * jnp::sort(x, 1)))(x) }",
