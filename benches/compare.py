@@ -12,7 +12,8 @@ process, JAX_PLATFORMS=cpu) one side after the other. Both sides time alike:
 one round's figure. The table gives the median of the R round medians, the
 total sample count, and the spread of the round medians, so a burst of load
 from another process shows up as spread rather than silently as a number.
-The Markdown goes to stdout and to benches/results.md (or --out).
+The Markdown goes to stdout and to benches/results.md (or --out); a run
+with a FILTER writes only to --out, so it never replaces the whole table.
 """
 
 import json
@@ -207,7 +208,7 @@ STREAMING = [
 
 
 def parse_args(argv):
-    rounds, out, rest = 3, HERE / "results.md", []
+    rounds, out, rest = 3, None, []
     for a in argv:
         if a in ("-h", "--help"):
             print(__doc__.strip())
@@ -219,6 +220,8 @@ def parse_args(argv):
         else:
             rest.append(a)
     timing, name_filter = jax_workloads.parse_args(rest)
+    if out is None and not name_filter:
+        out = HERE / "results.md"
     return rounds, out, timing, name_filter
 
 
@@ -426,8 +429,9 @@ def main():
     load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
     md = markdown(combine(theirs), combine(ours), timing, rounds, load_before, load_after, wall)
     print(md)
-    out.write_text(md)
-    print(f"wrote {out}", file=sys.stderr)
+    if out is not None:
+        out.write_text(md)
+        print(f"wrote {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 //! outputs).
 //!
 //! Beyond jaxpr.json's programs, the generator's value cases cover
-//! total-order comparisons, shifts, bitcasts and sharding annotations, and
+//! total-order comparisons, shifts, bitcasts, `reshape`'s `dimensions` and
+//! sharding annotations, and
 //! its gradient cases the derivatives of imported programs.
 
 mod common;
@@ -177,6 +178,7 @@ imported!(random_key_from_seed, "fixtures/jaxpr_import/random_key_from_seed.jaxp
 imported!(random_uniform_x64, "fixtures/jaxpr_import/random_uniform_x64.jaxpr", (x0: &Array<u32, 2>) -> (Array<f64, 3>,));
 imported!(searchsorted_total_order, "fixtures/jaxpr_import/searchsorted_total_order.jaxpr", (x0: &Array<f32, 7>, x1: &Array<f32, 8>) -> (Array<i32, 8>, Array<i32, 8>,));
 imported!(bits_of_floats, "fixtures/jaxpr_import/bits_of_floats.jaxpr", (x0: &Array<f32, 6>, x1: &Array<u32, 6>) -> (Array<u32, 6>, Array<u32, 6>, Array<i32, 6>, Array<f32, 6>,));
+imported!(reshape_dimensions, "fixtures/jaxpr_import/reshape_dimensions.jaxpr", (x0: &Array<f32, 2, 3, 2>) -> (Array<f32, 3, 4>,));
 imported!(sharding_constraint, "fixtures/jaxpr_import/sharding_constraint.jaxpr", (x0: &Array<f32, 4>) -> (Array<f32, 4>,));
 imported!(pure_uses_internal_state, "fixtures/jaxpr_import/pure_uses_internal_state.jaxpr", (x0: &Array<f32>) -> (Array<f32>,));
 imported!(multiple_outputs_pytree, "fixtures/jaxpr_import/multiple_outputs_pytree.jaxpr", (x0: &Array<f32, 2>) -> (Array<f32, 2>, Array<f32, 2>, Array<f32>,));
@@ -250,6 +252,7 @@ fn jax_programs_imported_give_jax_values() {
         ("random_uniform_x64", random_uniform_x64::check),
         ("searchsorted_total_order", searchsorted_total_order::check),
         ("bits_of_floats", bits_of_floats::check),
+        ("reshape_dimensions", reshape_dimensions::check),
         ("sharding_constraint", sharding_constraint::check),
         ("pure_uses_internal_state", pure_uses_internal_state::check),
         ("multiple_outputs_pytree", multiple_outputs_pytree::check),

@@ -483,11 +483,9 @@ fn jax_reprint_error(text: &str) -> Option<String> {
 }
 
 // Why JAX's text of these files does not read back, by reason.
-
-/// JAX's `reshape` with `dimensions` (a transpose before the reshape, which
-/// its batching rule for `conv_general_dilated` binds): `reshape`'s rule
-/// models `dimensions=None` only.
-const RESHAPE_DIMENSIONS: &str = "`reshape`'s parameter `dimensions=(";
+/// `reshape` with `dimensions` (a transpose first, in JAX's batched
+/// convolutions) reads back as a `transpose` and a `reshape`.
+const RESHAPE_DIMENSIONS: &str = "printed back differently";
 /// `Params::Pad` marks NumPy integers per axis, both edges together (as
 /// `jnp.pad` makes them); JAX's transpose of `pad` holds the interior as
 /// one too, `jnp.roll`'s and `jnp.diff`'s only the high edge: the program

@@ -175,6 +175,11 @@ pub struct ParamReader {
     /// printed name, told apart by its parameters (`psum` over axis names,
     /// or over array axes).
     pub instead: Option<Prim>,
+    /// Set by a rule whose printed parameters fold in another primitive's
+    /// work on an operand (`reshape`'s `dimensions`: a transpose first):
+    /// each `(k, prim, params)` makes operand `k` that primitive's result
+    /// on it, in an equation of its own before this one.
+    pub prologue: Vec<(usize, Prim, Params)>,
     /// Parameters [`ParamReader::ignore`]d.
     loose: Vec<String>,
     /// The derivative rule of a JAX `custom_jvp` function this compiler
@@ -846,6 +851,7 @@ impl<'a> Parser<'a> {
             params,
             operands: None,
             instead: None,
+            prologue: Vec::new(),
             loose: Vec::new(),
             known_custom_jvp: self.known_custom_jvp,
         };
@@ -869,13 +875,27 @@ impl<'a> Parser<'a> {
         )))
         .map_err(|m| self.error_at(prim_pos, m))?;
         let prim = reader.instead.unwrap_or(prim);
-        let (ins, in_avals) = match &reader.operands {
+        let (mut ins, mut in_avals): (Vec<Atom>, Vec<Aval>) = match &reader.operands {
             Some(order) => (
                 order.iter().map(|&k| ins[k].clone()).collect(),
                 order.iter().map(|&k| in_avals[k].clone()).collect(),
             ),
             None => (ins, in_avals),
         };
+        for (k, p, params) in std::mem::take(&mut reader.prologue) {
+            let mut c = Constraints::default();
+            let avals = (p.abstract_eval)(std::slice::from_ref(&in_avals[k]), &params, &mut c)
+                .map_err(|m| self.error_at(prim_pos, format!("`{}`: {m}", prim.name)))?;
+            let v = j.new_var(avals[0].clone());
+            j.eqns.push(Eqn {
+                prim: p,
+                params,
+                ins: vec![ins[k].clone()],
+                outs: vec![v],
+                span: self.span,
+            });
+            (ins[k], in_avals[k]) = (Atom::Var(v), avals[0].clone());
+        }
         if let Some(p) = reader.params.iter().find(|p| !p.read) {
             return Err(ParseError {
                 line: p.line,

@@ -146,8 +146,20 @@ pub static RESHAPE: PrimDef = PrimDef {
         ],
         _ => Vec::new(),
     },
+    // JAX's `dimensions` transposes the operand first: that transpose is an
+    // equation of its own.
     parse_params: |r, _, _| {
-        r.skip("dimensions");
+        if let Some(v) = r.opt("dimensions") {
+            if v.name() != Some("None") {
+                let perm = v
+                    .usizes()
+                    .ok_or("`reshape`'s `dimensions` should be None or a permutation")?;
+                if perm.iter().enumerate().any(|(i, &p)| i != p) {
+                    r.prologue.push((0, &TRANSPOSE, Params::Transpose { perm }));
+                }
+            }
+        }
+        r.ignore("dimensions");
         r.ignore("sharding");
         Ok(Params::Reshape {
             new_sizes: r.dims("new_sizes")?,
