@@ -419,15 +419,7 @@ fn fallback(f: &Function, with_companion: bool) -> TokenStream {
 /// A function whose body is not Rust at all (rustc reports it too): its
 /// signature alone, so callers type-check and the output still parses.
 fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
-    use syn::parse::Parser;
-    let parser = |input: syn::parse::ParseStream| {
-        let attrs = input.call(syn::Attribute::parse_outer)?;
-        let vis: syn::Visibility = input.parse()?;
-        let sig: syn::Signature = input.parse()?;
-        let _body: proc_macro2::Group = input.parse()?;
-        Ok((attrs, vis, sig))
-    };
-    let (attrs, vis, sig) = parser.parse2(item).ok()?;
+    let (attrs, vis, sig, _) = signature_and_body(item).ok()?;
     let block = syn::parse_quote!({});
     Some(fallback(
         &Function {
@@ -438,6 +430,32 @@ fn signature_fallback(item: TokenStream) -> Option<TokenStream> {
         },
         true,
     ))
+}
+
+/// A function item read as its signature and its body's tokens, unparsed
+/// (`None` for a signature ending in `;`, an imported function's form).
+type SignatureAndBody = (
+    Vec<syn::Attribute>,
+    syn::Visibility,
+    syn::Signature,
+    Option<proc_macro2::Group>,
+);
+
+fn signature_and_body(item: TokenStream) -> syn::Result<SignatureAndBody> {
+    use syn::parse::Parser;
+    let parser = |input: syn::parse::ParseStream| {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let sig: syn::Signature = input.parse()?;
+        let body = if input.peek(syn::token::Brace) {
+            Some(input.parse::<proc_macro2::Group>()?)
+        } else {
+            input.parse::<syn::Token![;]>()?;
+            None
+        };
+        Ok((attrs, vis, sig, body))
+    };
+    parser.parse2(item)
 }
 
 /// See [`crate::expand_jit`].
@@ -504,20 +522,7 @@ fn expand_imported(
     options: &Options,
     errors: &mut Vec<syn::Error>,
 ) -> TokenStream {
-    use syn::parse::Parser;
-    let parser = |input: syn::parse::ParseStream| {
-        let attrs = input.call(syn::Attribute::parse_outer)?;
-        let vis: syn::Visibility = input.parse()?;
-        let sig: syn::Signature = input.parse()?;
-        let body = if input.peek(syn::token::Brace) {
-            Some(input.parse::<proc_macro2::Group>()?)
-        } else {
-            input.parse::<syn::Token![;]>()?;
-            None
-        };
-        Ok((attrs, vis, sig, body))
-    };
-    let (attrs, vis, sig, body) = match parser.parse2(item.clone()) {
+    let (attrs, vis, sig, body) = match signature_and_body(item.clone()) {
         Ok(parts) => parts,
         Err(e) => {
             errors.push(e);

@@ -38,6 +38,17 @@ fn no_rule(kind: &str, name: &str) -> String {
     format!("`{name}` has a {kind} rule written in Python, which jaxpr text does not carry: an imported program differentiates through it only for JAX's own functions (relu, relu6, logaddexp, logaddexp2, xlogy, xlog1py, logit); differentiate in Python and export the derivative, or write the function in Rust")
 }
 
+/// A custom call's body as JAX prints it: `call_jaxpr`, on its own inputs.
+fn call_jaxpr_printed<'a>(fun: &'a Jaxpr, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let printed = Printed {
+        name: "call_jaxpr",
+        programs: vec![(fun, fun.invars.clone())],
+        tuple: false,
+        alias: false,
+    };
+    (vec![printed], ins.to_vec())
+}
+
 pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     name: "custom_jvp_call",
     abstract_eval: |_, p, _| match p {
@@ -78,15 +89,7 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
         }))))
     },
     nested: Some(|p, ins| match p {
-        Params::CustomJvp(c) => (
-            vec![Printed {
-                name: "call_jaxpr",
-                programs: vec![(&c.0.fun, c.0.fun.invars.clone())],
-                tuple: false,
-                alias: false,
-            }],
-            ins.to_vec(),
-        ),
+        Params::CustomJvp(c) => call_jaxpr_printed(&c.0.fun, ins),
         _ => (Vec::new(), ins.to_vec()),
     }),
     // Replaced by its body before emission (`inline_calls`).
@@ -252,15 +255,7 @@ pub static CUSTOM_VJP_CALL: PrimDef = PrimDef {
         }))))
     },
     nested: Some(|p, ins| match p {
-        Params::CustomVjp(c) => (
-            vec![Printed {
-                name: "call_jaxpr",
-                programs: vec![(&c.0.fun, c.0.fun.invars.clone())],
-                tuple: false,
-                alias: false,
-            }],
-            ins.to_vec(),
-        ),
+        Params::CustomVjp(c) => call_jaxpr_printed(&c.0.fun, ins),
         _ => (Vec::new(), ins.to_vec()),
     }),
     // Replaced by its body before emission (`inline_calls`).

@@ -35,12 +35,9 @@ fn key_words(name: &str, x: &Aval) -> Result<Vec<Aval>, String> {
     Ok(vec![x.clone()])
 }
 
-/// Typed keys from their words (`jax.random.wrap_key_data`).
-pub static RANDOM_WRAP: PrimDef = PrimDef {
-    name: "random_wrap",
-    abstract_eval: |ops, _, _| key_words("random_wrap", &ops[0]),
-    print_params: |_, _| vec![("impl", "fry".into())],
-    parse_params: |r, _, _| parse_impl(r),
+/// What `random_wrap` and `random_unwrap` share: each is the identity on
+/// key words.
+const KEY_IDENTITY: PrimDef = PrimDef {
     lowering: Lowering::Elementwise,
     scalar: Some(|_, a| quote!(::jax::__rt::ops::copy(#(#a)*))),
     forward: Some(|_, e, _| Some(e.ins[0].clone())),
@@ -49,16 +46,20 @@ pub static RANDOM_WRAP: PrimDef = PrimDef {
     ..PrimDef::BASE
 };
 
+/// Typed keys from their words (`jax.random.wrap_key_data`).
+pub static RANDOM_WRAP: PrimDef = PrimDef {
+    name: "random_wrap",
+    abstract_eval: |ops, _, _| key_words("random_wrap", &ops[0]),
+    print_params: |_, _| vec![("impl", "fry".into())],
+    parse_params: |r, _, _| parse_impl(r),
+    ..KEY_IDENTITY
+};
+
 /// A key's words (`jax.random.key_data`).
 pub static RANDOM_UNWRAP: PrimDef = PrimDef {
     name: "random_unwrap",
     abstract_eval: |ops, _, _| key_words("random_unwrap", &ops[0]),
-    lowering: Lowering::Elementwise,
-    scalar: Some(|_, a| quote!(::jax::__rt::ops::copy(#(#a)*))),
-    forward: Some(|_, e, _| Some(e.ins[0].clone())),
-    jvp: Some(super::zero_jvp),
-    batch: Some(same_batch),
-    ..PrimDef::BASE
+    ..KEY_IDENTITY
 };
 
 /// Keys from integer seeds (`jax.random.key(seed)`): the words are the

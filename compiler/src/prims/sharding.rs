@@ -5,29 +5,8 @@
 
 use quote::quote;
 
-use super::{Ad, BDim, Batch, Lowering, Params, PrimDef, Res};
-use crate::ir::{Atom, Aval};
-
-/// The tangent, and the cotangent, pass through unchanged.
-fn through(
-    _: &mut Ad,
-    _: &[Atom],
-    t: &[Option<Atom>],
-    _: &Params,
-    _: &[Atom],
-) -> Res<Vec<Option<Atom>>> {
-    Ok(vec![t[0].clone()])
-}
-
-fn through_transpose(
-    _: &mut Ad,
-    cts: &[Option<Atom>],
-    _: &[Option<Atom>],
-    _: &[Aval],
-    _: &Params,
-) -> Res<Vec<Option<Atom>>> {
-    Ok(vec![cts[0].clone()])
-}
+use super::{BDim, Batch, Lowering, Params, PrimDef, Res};
+use crate::ir::Atom;
 
 fn same_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let prim = bx.prim;
@@ -47,8 +26,9 @@ macro_rules! placement {
             lowering: Lowering::Elementwise,
             scalar: Some(|_, a| quote!(::jax::__rt::ops::copy(#(#a)*))),
             forward: Some(|_, e, _| Some(e.ins[0].clone())),
-            jvp: Some(through),
-            transpose: Some(through_transpose),
+            // The identity, as `copy`: tangent and cotangent pass through.
+            jvp: Some(super::copy_jvp),
+            transpose: Some(super::copy_transpose),
             batch: Some(same_batch),
             ..PrimDef::BASE
         };

@@ -102,7 +102,7 @@ pub(super) fn sub_transpose(
 
 /// `copy` (`jnp.array` of a traced value) is the identity: its tangent and
 /// its cotangent pass through.
-pub(super) fn copy_jvp(
+pub fn copy_jvp(
     _: &mut Ad,
     _: &[Atom],
     t: &[Option<Atom>],
@@ -112,7 +112,7 @@ pub(super) fn copy_jvp(
     Ok(vec![t[0].clone()])
 }
 
-pub(super) fn copy_transpose(
+pub fn copy_transpose(
     _: &mut Ad,
     cts: &[Option<Atom>],
     _: &[Option<Atom>],

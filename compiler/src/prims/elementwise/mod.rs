@@ -15,8 +15,8 @@ mod parameterized;
 
 pub use complex::*;
 
-pub use derivatives::zero_jvp;
 use derivatives::*;
+pub use derivatives::{copy_jvp, copy_transpose, zero_jvp};
 pub use parameterized::*;
 
 use jax_dtypes::DType;
