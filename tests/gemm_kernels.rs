@@ -184,11 +184,7 @@ fn shapes() -> Vec<(usize, usize, usize)> {
 }
 
 fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
+    jax::__rt::team::Threads::new(threads).install(f)
 }
 
 #[test]

@@ -236,11 +236,9 @@ fn big_sum(x: &Array<f32, BIG>) -> Array<f32> {
 fn reductions_are_bit_identical_for_any_thread_count() {
     let x = Array::<f32, BIG>::from_fn(|i| ((i as f32) * 0.001).cos());
     let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| big_sum(&x)).item()
+        jax::__rt::team::Threads::new(threads)
+            .install(|| big_sum(&x))
+            .item()
     };
     let (one, two) = (on(1), on(2));
     assert_eq!(one.to_bits(), two.to_bits());

@@ -17,6 +17,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use jax::__rt::par::{self, Level};
+use jax::__rt::team::Threads;
 use jax::__rt::{self as rt, ops};
 use jax::prelude::*;
 
@@ -121,11 +122,8 @@ fn sumsq_reference(x: &[f32]) -> f32 {
     partials[1..].iter().fold(partials[0], |a, p| a + p)
 }
 
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("thread pool")
+fn pool(threads: usize) -> Threads {
+    Threads::new(threads)
 }
 
 #[test]
@@ -383,7 +381,7 @@ fn measure_loops(xs: &[f32], reps: usize) {
     ];
     let best = Level::supported();
     for (name, plain, emitted) in emitted {
-        let at = |level: Level, p: &rayon::ThreadPool| {
+        let at = |level: Level, p: &Threads| {
             Level::set(level);
             p.install(emitted);
         };

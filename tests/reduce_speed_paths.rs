@@ -344,11 +344,8 @@ fn big_softmax(x: &Array<f32, 1024, 1024>) -> Array<f32, 1024, 1024> {
     jnp::softmax(x, -1)
 }
 
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("thread pool")
+fn pool(threads: usize) -> jax::__rt::team::Threads {
+    jax::__rt::team::Threads::new(threads)
 }
 
 #[test]

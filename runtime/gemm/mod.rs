@@ -1,6 +1,6 @@
 //! The f32/f64 matrix product behind every `dot_general`: packed
 //! microkernels for AVX-512F and AVX2+FMA (chosen by the SIMD level of
-//! [`crate::__rt::par`]), cache blocking, threads on rayon, and an epilogue
+//! [`crate::__rt::par`]), cache blocking, threads of the runtime's team (`__rt::team`), and an epilogue
 //! hook that sees each finished block of C while it is still in cache.
 //! `matrixmultiply` is the fallback at the baseline level (`JAX_SIMD=baseline`
 //! or a CPU without AVX2) and off x86_64.
@@ -410,7 +410,7 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
         }
         return;
     }
-    let threads = rayon::current_num_threads();
+    let threads = crate::__rt::team::threads();
     let (tr, tc) = if threads > 1 && m * n * k >= PARALLEL_WORK {
         grid(m, n, micro.mr, micro.nr, threads)
     } else {
@@ -427,8 +427,7 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
     let rows = m.div_ceil(tr).next_multiple_of(micro.mr);
     let cols = n.div_ceil(tc).next_multiple_of(micro.nr);
     let (tr, tc) = (m.div_ceil(rows), n.div_ceil(cols));
-    use rayon::prelude::*;
-    (0..tr * tc).into_par_iter().for_each(|t| {
+    crate::__rt::team::run(tr * tc, &|t| {
         let (i0, j0) = ((t / tc) * rows, (t % tc) * cols);
         let (i1, j1) = ((i0 + rows).min(m), (j0 + cols).min(n));
         unsafe { block(micro, p, cp, i0, i1, j0, j1, epi) };
@@ -624,7 +623,7 @@ unsafe fn mm_call<T>(
     }
 }
 
-/// The baseline path: `matrixmultiply` over blocks of rows of C on rayon's
+/// The baseline path: `matrixmultiply` over blocks of rows of C on the team's
 /// threads, then the epilogue over each block.
 fn fallback<T: Real>(
     p: &Problem<'_, T>,
@@ -640,30 +639,27 @@ fn fallback<T: Real>(
     if k == 0 {
         c.fill(T::ZERO);
     }
-    let threads = rayon::current_num_threads();
+    let threads = crate::__rt::team::threads();
     let rows = if threads > 1 && m * n * k >= PARALLEL_WORK {
         m.div_ceil(threads)
     } else {
         m
     };
-    use rayon::prelude::*;
-    c.par_chunks_mut(rows * n)
-        .enumerate()
-        .for_each(|(blk, cblk)| {
-            let r0 = blk * rows;
-            let mr = cblk.len() / n;
-            if k > 0 {
-                let sub = Problem {
-                    m: mr,
-                    a: &p.a[r0 * p.ars..],
-                    ..*p
-                };
-                call(&sub, cblk);
-            }
-            if let Some(e) = epi {
-                e(tile(cblk.as_mut_ptr(), n, 0, 0, mr, n).at(r0));
-            }
-        });
+    crate::__rt::team::for_chunks(c, rows * n, &|blk, cblk| {
+        let r0 = blk * rows;
+        let mr = cblk.len() / n;
+        if k > 0 {
+            let sub = Problem {
+                m: mr,
+                a: &p.a[r0 * p.ars..],
+                ..*p
+            };
+            call(&sub, cblk);
+        }
+        if let Some(e) = epi {
+            e(tile(cblk.as_mut_ptr(), n, 0, 0, mr, n).at(r0));
+        }
+    });
 }
 
 impl<T> Tile<'_, T> {

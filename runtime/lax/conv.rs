@@ -177,7 +177,7 @@ fn conv_generic<T: Element>(
     let padded = tap_major
         .then(|| Padded::plan(spec, &ls, &taps, ig, &positions))
         .flatten();
-    use rayon::prelude::*;
+    use crate::__rt::team;
     let ors = rst[0];
     for g in 0..groups {
         let kbase = g * og * ors;
@@ -225,10 +225,9 @@ fn conv_generic<T: Element>(
             let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * stride);
             let part = ((1usize << 16) / cols).max(1);
             if (r1 - r0) > part && rows <= chunk {
-                patches
-                    .par_chunks_mut(part * stride)
-                    .enumerate()
-                    .for_each(|(c, p)| gather.rows(r0 + c * part, p));
+                team::for_chunks(&mut patches, part * stride, &|c, p| {
+                    gather.rows(r0 + c * part, p)
+                });
             } else {
                 gather.rows(r0, &mut patches);
             }
@@ -241,25 +240,19 @@ fn conv_generic<T: Element>(
             crate::__rt::recycle(patches);
         };
         if direct_out {
-            out.par_chunks_mut(chunk * og)
-                .enumerate()
-                .for_each(|(c, dst)| {
-                    let r0 = c * chunk;
-                    product(r0, r0 + dst.len() / og, dst, epilogue)
-                });
+            team::for_chunks(&mut out, chunk * og, &|c, dst| {
+                let r0 = c * chunk;
+                product(r0, r0 + dst.len() / og, dst, epilogue)
+            });
             continue;
         }
-        let chunks: Vec<(usize, Vec<T>)> = (0..rows)
-            .step_by(chunk)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|r0| {
-                let r1 = (r0 + chunk).min(rows);
-                let mut dst = vec![T::ZERO; (r1 - r0) * og];
-                product(r0, r1, &mut dst, None);
-                (r0, dst)
-            })
-            .collect();
+        let chunks: Vec<(usize, Vec<T>)> = team::map(rows.div_ceil(chunk), &|c| {
+            let r0 = c * chunk;
+            let r1 = (r0 + chunk).min(rows);
+            let mut dst = vec![T::ZERO; (r1 - r0) * og];
+            product(r0, r1, &mut dst, None);
+            (r0, dst)
+        });
         let mut q = vec![0usize; nsp];
         for (r0, prod) in chunks {
             for (r, vals) in prod.chunks(og).enumerate() {
@@ -287,7 +280,6 @@ fn conv_generic<T: Element>(
 /// `x` (read at strides `st`, extents `dims`) copied into the row-major
 /// layout of `dims`; one image per task.
 fn to_canonical<T: Element>(x: &[T], dims: &[usize], st: &[usize]) -> Vec<T> {
-    use rayon::prelude::*;
     let len: usize = dims.iter().product();
     let mut out: Vec<T> = crate::__rt::buffer(len);
     let per_image = len / dims[0].max(1);
@@ -296,18 +288,16 @@ fn to_canonical<T: Element>(x: &[T], dims: &[usize], st: &[usize]) -> Vec<T> {
     }
     let (rest, last) = (&dims[1..dims.len() - 1], dims[dims.len() - 1]);
     let (rest_st, last_st) = (&st[1..st.len() - 1], st[st.len() - 1]);
-    out.par_chunks_mut(per_image)
-        .enumerate()
-        .for_each(|(n, img)| {
-            let mut idx = vec![0usize; rest.len()];
-            for line in img.chunks_exact_mut(last) {
-                let from = n * st[0] + idx.iter().zip(rest_st).map(|(i, s)| i * s).sum::<usize>();
-                for (j, v) in line.iter_mut().enumerate() {
-                    *v = x[from + j * last_st];
-                }
-                step(&mut idx, rest);
+    crate::__rt::team::for_chunks(&mut out, per_image, &|n, img| {
+        let mut idx = vec![0usize; rest.len()];
+        for line in img.chunks_exact_mut(last) {
+            let from = n * st[0] + idx.iter().zip(rest_st).map(|(i, s)| i * s).sum::<usize>();
+            for (j, v) in line.iter_mut().enumerate() {
+                *v = x[from + j * last_st];
             }
-        });
+            step(&mut idx, rest);
+        }
+    });
     out
 }
 

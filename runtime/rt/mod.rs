@@ -19,6 +19,7 @@ pub mod pool;
 pub mod random;
 pub mod sort;
 pub mod spmd;
+pub mod team;
 pub mod windows;
 
 pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};

@@ -2,14 +2,12 @@
 //! loops (XLA's sibling fusion), such as adam's `mu'`, `nu'` and `p'` of one
 //! parameter computed and stored together, each input read once.
 
-use rayon::prelude::*;
-
 use super::par::{dispatch3, Level};
 
 /// Fills the equal-length `outs` by calling `f((start, chunks))` on
 /// consecutive chunks of `grain` elements, where `chunks[k]` is
 /// `outs[k][start..start + len]` (the last chunk may be shorter). Runs on
-/// rayon's threads when there are at least two chunks, each chunk through
+/// the team's threads when there are at least two chunks, each chunk through
 /// the body compiled for the CPU's SIMD level (see `par::dispatch3`).
 ///
 /// ```
@@ -41,7 +39,7 @@ where
         "internal error: outputs of one loop differ in length"
     );
     let chunks = n.div_ceil(grain);
-    if chunks < 2 || rayon::current_num_threads() <= 1 {
+    if chunks < 2 || super::team::threads() <= 1 {
         dispatch3(level, &f0, &f1, &f2, (0, outs));
         return;
     }
@@ -53,7 +51,7 @@ where
             per[k].push(c);
         }
     }
-    per.into_par_iter()
-        .enumerate()
-        .for_each(|(k, mut c)| dispatch3(level, &f0, &f1, &f2, (k * grain, &mut c[..])));
+    super::team::for_chunks(&mut per, 1, &|k, c| {
+        dispatch3(level, &f0, &f1, &f2, (k * grain, &mut c[0][..]))
+    });
 }

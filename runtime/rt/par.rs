@@ -13,7 +13,7 @@
 //!   assembly check in this crate's README rely on; a body that is not inlined
 //!   still runs correctly, only at SSE2 speed.
 //! - **Threads.** [`for_each_chunk`], [`for_each_rows`] and [`reduce`] split a
-//!   loop into fixed-size chunks run by rayon, once the loop has at least two
+//!   loop into fixed-size chunks run by the thread team (`team`), once the loop has at least two
 //!   chunks' worth of work ([`GRAIN`] elements of cheap work each, measured on
 //!   a 2-core machine). Reductions combine per-chunk partials left to right,
 //!   and the chunking does not depend on the number of threads, so results are
@@ -26,7 +26,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use rayon::prelude::*;
+use super::team;
 
 /// A SIMD instruction-set level a loop body can be compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -197,15 +197,15 @@ pub const fn grain(cost: usize) -> usize {
     }
 }
 
-/// Whether a loop of `chunks` chunks should run on rayon's threads.
+/// Whether a loop of `chunks` chunks should run on the team's threads.
 #[inline]
 fn parallel(chunks: usize) -> bool {
-    chunks >= 2 && rayon::current_num_threads() > 1
+    chunks >= 2 && team::threads() > 1
 }
 
 /// Fills `out` by calling `f(start, chunk)` on consecutive chunks of `grain`
 /// elements (the last may be shorter), where `chunk` is `out[start..start +
-/// chunk.len()]`. Runs on rayon's threads when there are at least two chunks,
+/// chunk.len()]`. Runs on the team's threads when there are at least two chunks,
 /// each chunk compiled for the best SIMD level.
 ///
 /// `f` must write every element of its chunk: output buffers come from a
@@ -234,9 +234,9 @@ where
         dispatch_at(level, || f(0, out));
         return;
     }
-    out.par_chunks_mut(grain)
-        .enumerate()
-        .for_each(|(k, chunk)| dispatch_at(level, || f(k * grain, chunk)));
+    team::for_chunks(out, grain, &|k, chunk| {
+        dispatch_at(level, || f(k * grain, chunk))
+    });
 }
 
 /// Runs one of three copies of the same loop body, each called from exactly
@@ -308,9 +308,9 @@ where
         dispatch3(level, &f0, &f1, &f2, (0, out));
         return;
     }
-    out.par_chunks_mut(grain)
-        .enumerate()
-        .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * grain, chunk)));
+    team::for_chunks(out, grain, &|k, chunk| {
+        dispatch3(level, &f0, &f1, &f2, (k * grain, chunk))
+    });
 }
 
 /// [`for_each_rows`] with the body given once per SIMD level (see `dispatch3`).
@@ -335,9 +335,9 @@ pub fn for_each_rows3<T, F0, F1, F2>(
         dispatch3(level, &f0, &f1, &f2, (0, out));
         return;
     }
-    out.par_chunks_mut(rows_per_chunk * row_len)
-        .enumerate()
-        .for_each(|(k, chunk)| dispatch3(level, &f0, &f1, &f2, (k * rows_per_chunk, chunk)));
+    team::for_chunks(out, rows_per_chunk * row_len, &|k, chunk| {
+        dispatch3(level, &f0, &f1, &f2, (k * rows_per_chunk, chunk))
+    });
 }
 
 /// [`reduce`] with the chunk body given once per SIMD level (see `dispatch3`).
@@ -362,7 +362,7 @@ where
         return part(0);
     }
     let partials: Vec<T> = if chunks * chunk >= 2 * GRAIN && parallel(chunks) {
-        (0..chunks).into_par_iter().map(part).collect()
+        team::map(chunks, &part)
     } else {
         (0..chunks).map(part).collect()
     };
@@ -408,9 +408,9 @@ where
         dispatch_at(level, || f(0, out));
         return;
     }
-    out.par_chunks_mut(rows_per_chunk * row_len)
-        .enumerate()
-        .for_each(|(k, chunk)| dispatch_at(level, || f(k * rows_per_chunk, chunk)));
+    team::for_chunks(out, rows_per_chunk * row_len, &|k, chunk| {
+        dispatch_at(level, || f(k * rows_per_chunk, chunk))
+    });
 }
 
 /// Rows per chunk for [`for_each_rows`] when each row costs about
@@ -432,7 +432,7 @@ pub const fn rows_per_chunk(work_per_row: usize) -> usize {
 /// shorter; `0..0` once if `n == 0`), and the partials are combined left to
 /// right with `combine`. The chunks depend only on `n` and `chunk`, never on
 /// the number of threads, so the result is bit-identical whether the chunks
-/// run on one thread or several. Chunks run on rayon's threads when there are
+/// run on one thread or several. Chunks run on the team's threads when there are
 /// at least `GRAIN / chunk + 1` of them, each compiled for the best SIMD level.
 ///
 /// Generated code passes [`REDUCE_CHUNK`] (a fixed constant) as `chunk`.
@@ -462,7 +462,7 @@ where
     }
     // Worth threads once the whole loop is at least two grains of work.
     let partials: Vec<T> = if chunks * chunk >= 2 * GRAIN && parallel(chunks) {
-        (0..chunks).into_par_iter().map(part).collect()
+        team::map(chunks, &part)
     } else {
         (0..chunks).map(part).collect()
     };
