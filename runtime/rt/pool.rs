@@ -14,12 +14,13 @@
 //! values: callers overwrite it completely. Each class keeps at most
 //! [`PER_CLASS`] buffers and the pool at most [`limit`] bytes
 //! ([`DEFAULT_LIMIT`], or `JAX_BUFFER_POOL_BYTES`, or
-//! [`config::set_buffer_pool_limit`](crate::config::set_buffer_pool_limit));
+//! [`config::set_buffer_pool_limit`](crate::config::set_buffer_pool_limit)),
+//! making room for a returned buffer by freeing those it has held longest;
 //! buffers smaller than [`MIN_BYTES`] are left to the allocator, which is
 //! fast for them. [`crate::clear_caches`] frees the pooled buffers.
 
 use std::any::{Any, TypeId};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::element::Element;
@@ -79,15 +80,21 @@ pub fn set_limit(bytes: usize) {
 /// Size classes: `2^k` bytes for `k < CLASSES`.
 const CLASSES: usize = usize::BITS as usize;
 
-/// The free lists of one element type, one per size class.
+/// The free lists of one element type, one per size class; each buffer
+/// with the stamp of its return (see [`STAMP`]).
 struct Typed<T> {
-    classes: Vec<Vec<Vec<T>>>,
+    classes: Vec<Vec<(u64, Vec<T>)>>,
 }
 
 /// What the pool needs of a `Typed<T>` without knowing `T`.
 trait Entry: Send {
     fn as_any(&mut self) -> &mut dyn Any;
     fn bytes(&self) -> usize;
+    /// The stamp of the longest-held buffer, if any.
+    fn oldest(&self) -> Option<u64>;
+    /// Removes the longest-held buffer: it, to be dropped outside the
+    /// lock, and its bytes.
+    fn evict_oldest(&mut self) -> Option<(Box<dyn Any + Send>, usize)>;
 }
 
 impl<T: Element> Entry for Typed<T> {
@@ -95,27 +102,54 @@ impl<T: Element> Entry for Typed<T> {
         self
     }
     fn bytes(&self) -> usize {
-        let caps: usize = self.classes.iter().flatten().map(Vec::capacity).sum();
+        let caps: usize = self
+            .classes
+            .iter()
+            .flatten()
+            .map(|(_, v)| v.capacity())
+            .sum();
         caps * std::mem::size_of::<T>()
+    }
+    fn oldest(&self) -> Option<u64> {
+        self.classes.iter().flatten().map(|(s, _)| *s).min()
+    }
+    fn evict_oldest(&mut self) -> Option<(Box<dyn Any + Send>, usize)> {
+        let stamp = self.oldest()?;
+        let list = self
+            .classes
+            .iter_mut()
+            .find(|l| l.iter().any(|(s, _)| *s == stamp))?;
+        let k = list.iter().position(|(s, _)| *s == stamp)?;
+        let (_, v) = list.swap_remove(k);
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        Some((Box::new(v), bytes))
     }
 }
 
+type Pool = Vec<(TypeId, Box<dyn Entry>)>;
+
 /// One entry per element type that has been pooled: its `TypeId` and its
 /// boxed `Typed<T>`. A handful of types at most, so a linear search.
-static POOL: Mutex<Vec<(TypeId, Box<dyn Entry>)>> = Mutex::new(Vec::new());
+static POOL: Mutex<Pool> = Mutex::new(Vec::new());
 
 /// Bytes of free buffers in the pool (capacities).
 static POOLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts returns: a buffer's stamp orders it among the pooled ones.
+static STAMP: AtomicU64 = AtomicU64::new(0);
 
 fn class_of(bytes: usize) -> usize {
     (usize::BITS - 1 - bytes.leading_zeros()) as usize
 }
 
-/// Runs `f` on the free lists of `T` under the pool's lock.
-fn with_typed<T: Element, R>(f: impl FnOnce(&mut Typed<T>) -> R) -> R {
+fn lock() -> std::sync::MutexGuard<'static, Pool> {
     // A panic while the lock was held leaves only free lists behind, which
     // are valid in any state: ignore poisoning.
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The free lists of `T` in the locked pool.
+fn typed<T: Element>(pool: &mut Pool) -> &mut Typed<T> {
     let id = TypeId::of::<T>();
     let k = match pool.iter().position(|(t, _)| *t == id) {
         Some(k) => k,
@@ -127,12 +161,11 @@ fn with_typed<T: Element, R>(f: impl FnOnce(&mut Typed<T>) -> R) -> R {
             pool.len() - 1
         }
     };
-    let typed = pool[k]
+    pool[k]
         .1
         .as_any()
         .downcast_mut::<Typed<T>>()
-        .expect("the entry of TypeId T holds a Typed<T>");
-    f(typed)
+        .expect("the entry of TypeId T holds a Typed<T>")
 }
 
 /// A pooled buffer of exactly `n` elements with stale contents, or `None`
@@ -143,11 +176,12 @@ pub fn take<T: Element>(n: usize) -> Option<Vec<T>> {
         return None;
     }
     let class = class_of(bytes);
-    let mut v = with_typed::<T, _>(|t| {
-        let list = &mut t.classes[class];
-        let k = list.iter().rposition(|v| v.capacity() >= n)?;
-        Some(list.swap_remove(k))
-    })?;
+    let (_, mut v) = {
+        let mut pool = lock();
+        let list = &mut typed::<T>(&mut pool).classes[class];
+        let k = list.iter().rposition(|(_, v)| v.capacity() >= n)?;
+        list.swap_remove(k)
+    };
     POOLED.fetch_sub(v.capacity() * std::mem::size_of::<T>(), Ordering::Relaxed);
     // Same class, so at most twice the length: keep the old (initialized)
     // values, and fill only elements the old length did not have.
@@ -159,32 +193,48 @@ pub fn take<T: Element>(n: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
-/// Gives a buffer back to the pool, or frees it if it is small or the pool
-/// is full.
+/// Gives a buffer back to the pool, or frees it if it is small or its
+/// class's list is full. When the pool would exceed [`limit`], the buffers
+/// it has held longest are freed first: the one just returned is the one a
+/// loop of calls takes next, and stale buffers of another size or type
+/// must not keep it out.
 pub fn put<T: Element>(v: Vec<T>) {
     let bytes = v.capacity() * std::mem::size_of::<T>();
-    if bytes < MIN_BYTES {
-        return;
-    }
-    if POOLED.fetch_add(bytes, Ordering::Relaxed) + bytes > limit() {
-        POOLED.fetch_sub(bytes, Ordering::Relaxed);
+    if bytes < MIN_BYTES || bytes > limit() {
         return;
     }
     let class = class_of(bytes);
-    let rejected = with_typed::<T, _>(|t| {
-        let list = &mut t.classes[class];
-        if list.len() < PER_CLASS {
-            list.push(v);
-            None
-        } else {
+    let stamp = STAMP.fetch_add(1, Ordering::Relaxed);
+    let mut evicted: Vec<Box<dyn Any + Send>> = Vec::new();
+    let rejected = {
+        let mut pool = lock();
+        if typed::<T>(&mut pool).classes[class].len() >= PER_CLASS {
             Some(v)
+        } else {
+            while POOLED.load(Ordering::Relaxed) + bytes > limit() {
+                let oldest = pool
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, (_, e))| e.oldest().map(|s| (s, k)))
+                    .min();
+                let Some((b, freed)) = oldest.and_then(|(_, k)| pool[k].1.evict_oldest()) else {
+                    break;
+                };
+                POOLED.fetch_sub(freed, Ordering::Relaxed);
+                evicted.push(b);
+            }
+            if POOLED.load(Ordering::Relaxed) + bytes > limit() {
+                Some(v)
+            } else {
+                POOLED.fetch_add(bytes, Ordering::Relaxed);
+                typed::<T>(&mut pool).classes[class].push((stamp, v));
+                None
+            }
         }
-    });
-    if let Some(v) = rejected {
-        POOLED.fetch_sub(bytes, Ordering::Relaxed);
-        // Freed outside the lock: unmapping a large buffer takes a while.
-        drop(v);
-    }
+    };
+    // Freed outside the lock: unmapping a large buffer takes a while.
+    drop(rejected);
+    drop(evicted);
 }
 
 thread_local! {
@@ -254,7 +304,7 @@ pub fn pooled_bytes() -> usize {
 /// Frees every pooled buffer, for example after a phase that used very large
 /// arrays (the public form is [`crate::clear_caches`]).
 pub fn clear() {
-    let taken = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
+    let taken = std::mem::take(&mut *lock());
     // Subtract only what was taken: a concurrent `put` may already count a
     // buffer it has not inserted yet.
     let freed: usize = taken.iter().map(|(_, t)| t.bytes()).sum();
