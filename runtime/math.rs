@@ -98,7 +98,9 @@ pub fn exp_f32(x: f32) -> f32 {
     let xc = if xc < -104.0 { -104.0 } else { xc };
     let t = xc * core::f32::consts::LOG2_E + SHIFT_F32;
     let n = t - SHIFT_F32;
-    let r = xc - n * 0.693145751953125;
+    // n times the high part is exact (15 by 8 significant bits), so one
+    // fused multiply-add gives the bits of `xc - n * hi`.
+    let r = (-n).mul_add(0.693145751953125, xc);
     let r = r - n * 1.4286067653301877e-6;
     let p = (1.9875691500e-4f32).mul_add(r, 1.3981999507e-3);
     let p = p.mul_add(r, 8.3334519073e-3);
@@ -128,7 +130,8 @@ pub fn exp_f64(x: f64) -> f64 {
     let xc = if xc < -746.0 { -746.0 } else { xc };
     let t = xc * core::f64::consts::LOG2_E + SHIFT_F64;
     let n = t - SHIFT_F64;
-    let r = xc - n * 6.93145751953125e-1;
+    // Exact product (15 by 11 bits), as in `exp_f32`.
+    let r = (-n).mul_add(6.93145751953125e-1, xc);
     let r = r - n * 1.42860682030941723212e-6;
     let rr = r * r;
     let p = 1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2;

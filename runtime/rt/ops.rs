@@ -135,6 +135,45 @@ forward!(Numeric: rem(a, b), sign(a));
 forward!(Bitwise: and(a, b), or(a, b), xor(a, b), not(a));
 forward!(Shift: shift_left(a, b), shift_right_logical(a, b), shift_right_arithmetic(a, b));
 
+/// `a` if `a > b`, else `b` (also when they compare equal or either is
+/// NaN): one `maxps`. Only for float folds that refold with [`max`] when
+/// their result is NaN-tainted or zero ([`needs_exact_fold`]); everywhere
+/// else the two agree.
+#[inline(always)]
+pub fn max_unordered<T: PartialOrd>(a: T, b: T) -> T {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `a` if `a < b`, else `b`: one `minps`; see [`max_unordered`].
+#[inline(always)]
+pub fn min_unordered<T: PartialOrd>(a: T, b: T) -> T {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Whether `x` is NaN (never for integers and bool).
+#[inline(always)]
+pub fn is_nan<T: Arith>(x: T) -> bool {
+    T::is_nan(x)
+}
+
+/// Whether a float max or min folded with [`max_unordered`] or
+/// [`min_unordered`] may differ from the fold with [`max`] or [`min`]: only
+/// when an operand was NaN (which they may drop) or the result is a zero
+/// (whose sign they take from whichever zero came last). Any other result is
+/// the same value in every order.
+#[inline(always)]
+pub fn needs_exact_fold<T: Arith>(result: T, saw_nan: bool) -> bool {
+    saw_nan || result == T::default()
+}
+
 /// `eq_to`, `lt_to`, `le_to`: comparisons in the total order.
 #[inline(always)]
 pub fn eq_to<T: TotalOrder>(a: T, b: T) -> bool {

@@ -22,6 +22,7 @@ use super::{Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Var};
 use crate::prims::{dim_tokens, row_major_strides, size_tokens, Monoid, Params, Reduction};
+use jax_dtypes::DType;
 
 impl Emitter<'_> {
     /// A reduction, as its primitive's [`Reduction`] says.
@@ -131,6 +132,64 @@ impl Emitter<'_> {
                 }
                 __acc[0]
             };
+            // A float max or min folds with one `maxps`/`minps` per block and
+            // a NaN flag per lane, then refolds exactly when that result could
+            // differ (`ops::needs_exact_fold`): the exact `max` is a chain of
+            // compares and selects, and was most of a softmax row's time.
+            let unordered = match monoid {
+                Monoid::Max => Some(format_ident!("max_unordered")),
+                Monoid::Min => Some(format_ident!("min_unordered")),
+                _ => None,
+            };
+            let fold = match unordered {
+                Some(fast) if matches!(aval.dtype, DType::F32 | DType::F64) => quote! {{
+                    let (__fast, __saw_nan): (#ty, bool) = {
+                        #(#pre)*
+                        let mut __b = 0usize;
+                        let (mut __acc, mut __nan) = {
+                            let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
+                            let mut __nan = [false; ::jax::__rt::par::LANES];
+                            while __b + ::jax::__rt::par::LANES <= __n {
+                                #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
+                                let __first = __start + __b;
+                                let __v: [#ty; ::jax::__rt::par::LANES] = ::core::array::from_fn(|__i| {
+                                    #(#body)*
+                                    #value
+                                });
+                                __acc = ::core::array::from_fn(|__i| ::jax::__rt::ops::#fast(__acc[__i], __v[__i]));
+                                __nan = ::core::array::from_fn(|__i| __nan[__i] | ::jax::__rt::ops::is_nan(__v[__i]));
+                                __b += ::jax::__rt::par::LANES;
+                            }
+                            (__acc, __nan)
+                        };
+                        {
+                            #(let #slices = &#slices[__b..];)*
+                            let __first = __start + __b;
+                            for __i in 0..__n - __b {
+                                #(#body)*
+                                let __x: #ty = #value;
+                                __acc[__i] = ::jax::__rt::ops::#fast(__acc[__i], __x);
+                                __nan[__i] |= ::jax::__rt::ops::is_nan(__x);
+                            }
+                        }
+                        let mut __w = ::jax::__rt::par::LANES / 2;
+                        while __w > 0 {
+                            for __l in 0..__w {
+                                __acc[__l] = ::jax::__rt::ops::#fast(__acc[__l], __acc[__l + __w]);
+                                __nan[__l] |= __nan[__l + __w];
+                            }
+                            __w /= 2;
+                        }
+                        (__acc[0], __nan[0])
+                    };
+                    if ::jax::__rt::ops::needs_exact_fold(__fast, __saw_nan) {
+                        #fold
+                    } else {
+                        __fast
+                    }
+                }},
+                _ => fold,
+            };
             let body = quote! {
                 |(__start, __end): (usize, usize)| {
                     let __n = __end - __start;
@@ -155,6 +214,13 @@ impl Emitter<'_> {
                 }
             } else if self.parallel && copies == 2 && !more_than_a_chunk {
                 level_dispatch(copies, &body, quote!((0usize, #n)))
+            } else if !more_than_a_chunk {
+                // One chunk of `par::reduce`'s order: its lanes alone.
+                quote!({
+                    let __start = 0usize;
+                    let __n: usize = #n;
+                    #fold
+                })
             } else {
                 // `par::reduce`'s chunks and order, on this thread: the
                 // result depends on the length alone, wherever the fold runs.
