@@ -484,12 +484,7 @@ const TWO_OVER_PI: [u64; 4] = [
 /// Both are computed and one is selected.
 #[inline(always)]
 fn rem_pio2_f32(ax: f32) -> (f64, u32) {
-    // Medium arguments.
-    let xd = ax as f64;
-    let t = xd * core::f64::consts::FRAC_2_PI + SHIFT_F64;
-    let n = t - SHIFT_F64;
-    let r_med = xd - n * 1.57079631090164184570e+00 - n * 1.58932547735281966916e-08;
-    let k_med = t.to_bits() as u32;
+    let (r_med, k_med) = rem_pio2_medium_f32(ax);
 
     // Large arguments: x = m 2^e2.
     let bits = ax.to_bits();
@@ -528,12 +523,26 @@ fn rem_pio2_f32(ax: f32) -> (f64, u32) {
     let f = q.wrapping_sub(qr & (3 << 62)) as i64;
     let r_big = i64_to_f64(f) * (core::f64::consts::FRAC_PI_2 / 4611686018427387904.0); // 2^62
 
-    let big = ax >= 421657428.0; // 2^28 pi/2
-    if big {
+    if ax >= MEDIUM_LIMIT_F32 {
         (r_big, k_big)
     } else {
         (r_med, k_med)
     }
+}
+
+/// The f32 arguments from which [`rem_pio2_f32`] needs its large-argument
+/// reduction: 2^28 pi/2.
+const MEDIUM_LIMIT_F32: f32 = 421657428.0;
+
+/// [`rem_pio2_f32`] for |x| below [`MEDIUM_LIMIT_F32`] (musl's
+/// `__rem_pio2f`): n = round(|x| 2/pi) and a 33+53 bit split of pi/2.
+#[inline(always)]
+fn rem_pio2_medium_f32(ax: f32) -> (f64, u32) {
+    let xd = ax as f64;
+    let t = xd * core::f64::consts::FRAC_2_PI + SHIFT_F64;
+    let n = t - SHIFT_F64;
+    let r = xd - n * 1.57079631090164184570e+00 - n * 1.58932547735281966916e-08;
+    (r, t.to_bits() as u32)
 }
 
 /// `x as f64`, from its two 32-bit halves: both convert exactly and their
@@ -587,6 +596,12 @@ fn cos_kernel_f32(r: f64) -> f64 {
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
     let (r, k) = rem_pio2_f32(x.abs());
+    sin_from_f32(x, r, k)
+}
+
+/// sin x from the reduction |x| = k pi/2 + r.
+#[inline(always)]
+fn sin_from_f32(x: f32, r: f64, k: u32) -> f32 {
     let s = sin_kernel_f32(r);
     let c = cos_kernel_f32(r);
     let v = if k & 1 == 0 { s } else { c };
@@ -599,6 +614,46 @@ pub fn sin_f32(x: f32) -> f32 {
     } else {
         f32::NAN
     }
+}
+
+/// cos x from the reduction |x| = k pi/2 + r.
+#[inline(always)]
+fn cos_from_f32(x: f32, r: f64, k: u32) -> f32 {
+    let s = sin_kernel_f32(r);
+    let c = cos_kernel_f32(r);
+    let v = if k & 1 == 0 { c } else { s };
+    let v = if (k + 1) & 2 == 0 { v } else { -v };
+    if x.is_finite() {
+        v as f32
+    } else {
+        f32::NAN
+    }
+}
+
+/// `(sin x, cos x)` as [`sincos_f32`] where |x| < 2^28 pi/2, where the
+/// medium reduction alone is exact; beyond, the values are wrong and `wide`
+/// is set. For loops run in blocks: a block whose `wide` ends up set is
+/// computed again with [`sincos_f32`]. The large-argument reduction, computed
+/// for every lane and then discarded, was half of the cost of `sin`.
+///
+/// ```
+/// use jax::math::{sincos_f32, sincos_near_f32};
+/// let mut wide = false;
+/// for x in [0.0f32, -0.0, 1.0, -2.5, 1e6, 4e8, f32::NAN, f32::INFINITY] {
+///     let (s, c) = sincos_near_f32(x, &mut wide);
+///     assert_eq!((s.to_bits(), c.to_bits()), (sincos_f32(x).0.to_bits(), sincos_f32(x).1.to_bits()));
+/// }
+/// assert!(!wide);
+/// sincos_near_f32(1e9, &mut wide);
+/// assert!(wide);
+/// ```
+#[inline(always)]
+pub fn sincos_near_f32(x: f32, wide: &mut bool) -> (f32, f32) {
+    let ax = x.abs();
+    // Not for infinities: their result is NaN either way.
+    *wide |= ax >= MEDIUM_LIMIT_F32 && ax.is_finite();
+    let (r, k) = rem_pio2_medium_f32(ax);
+    (sin_from_f32(x, r, k), cos_from_f32(x, r, k))
 }
 
 /// `cos x` in f32, as [`sin_f32`].
@@ -614,15 +669,7 @@ pub fn sin_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
     let (r, k) = rem_pio2_f32(x.abs());
-    let s = sin_kernel_f32(r);
-    let c = cos_kernel_f32(r);
-    let v = if k & 1 == 0 { c } else { s };
-    let v = if (k + 1) & 2 == 0 { v } else { -v };
-    if x.is_finite() {
-        v as f32
-    } else {
-        f32::NAN
-    }
+    cos_from_f32(x, r, k)
 }
 
 /// `(sin x, cos x)` in f32 with one argument reduction: the same bits as
@@ -640,21 +687,7 @@ pub fn cos_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn sincos_f32(x: f32) -> (f32, f32) {
     let (r, k) = rem_pio2_f32(x.abs());
-    let s = sin_kernel_f32(r);
-    let c = cos_kernel_f32(r);
-    // sin as in `sin_f32`.
-    let vs = if k & 1 == 0 { s } else { c };
-    let vs = if k & 2 == 0 { vs } else { -vs };
-    let vs = if x < 0.0 { -vs } else { vs };
-    let vs = if x.abs() < 1e-30 { x as f64 } else { vs };
-    // cos as in `cos_f32`.
-    let vc = if k & 1 == 0 { c } else { s };
-    let vc = if (k + 1) & 2 == 0 { vc } else { -vc };
-    if x.is_finite() {
-        (vs as f32, vc as f32)
-    } else {
-        (f32::NAN, f32::NAN)
-    }
+    (sin_from_f32(x, r, k), cos_from_f32(x, r, k))
 }
 
 /// fdlibm's `__kernel_sin(x, y)`: sin(x + y) for |x| <= pi/4, y a tail.
@@ -792,6 +825,35 @@ pub fn sincos_f64(x: f64) -> (f64, f64) {
     if x.abs() >= SIN_F64_FAST_LIMIT {
         return (sin_cos_f64_huge(x, false), sin_cos_f64_huge(x, true));
     }
+    sincos_fast_f64(x)
+}
+
+/// [`sincos_f64`] without its branch to libm for huge arguments: exact below
+/// [`SIN_F64_FAST_LIMIT`]; from there on (infinities too) the values are
+/// wrong and `wide` is set, for loops run in blocks that compute such a
+/// block again with [`sincos_f64`] (see `sincos_near_f32`). Without the
+/// branch, the loop vectorizes.
+///
+/// ```
+/// use jax::math::{sincos_f64, sincos_near_f64};
+/// let mut wide = false;
+/// for x in [0.0f64, -0.0, 1.0, -2.5, 1e6, f64::NAN] {
+///     let (s, c) = sincos_near_f64(x, &mut wide);
+///     assert_eq!((s.to_bits(), c.to_bits()), (sincos_f64(x).0.to_bits(), sincos_f64(x).1.to_bits()));
+/// }
+/// assert!(!wide);
+/// sincos_near_f64(1e10, &mut wide);
+/// assert!(wide);
+/// ```
+#[inline(always)]
+pub fn sincos_near_f64(x: f64, wide: &mut bool) -> (f64, f64) {
+    *wide |= x.abs() >= SIN_F64_FAST_LIMIT;
+    sincos_fast_f64(x)
+}
+
+/// The body of [`sincos_f64`] for |x| < [`SIN_F64_FAST_LIMIT`].
+#[inline(always)]
+fn sincos_fast_f64(x: f64) -> (f64, f64) {
     let (hi, lo, k) = rem_pio2_f64(x);
     let s = sin_kernel_f64(hi, lo);
     let c = cos_kernel_f64(hi, lo);

@@ -306,6 +306,20 @@ pub mod float {
             (F::from_f32(s), F::from_f32(c))
         }
     }
+
+    /// [`sincos`] for the first pass over a block: skips the reduction of
+    /// huge arguments and sets `wide` instead (`math::sincos_near_f32`),
+    /// after which the block is computed again with [`sincos`].
+    #[inline(always)]
+    pub fn sincos_near<F: Float>(x: F, wide: &mut bool) -> (F, F) {
+        if F::DTYPE == crate::DType::F64 {
+            let (s, c) = math::sincos_near_f64(x.to_f64(), wide);
+            (F::from_f64(s), F::from_f64(c))
+        } else {
+            let (s, c) = math::sincos_near_f32(x.to_f32(), wide);
+            (F::from_f32(s), F::from_f32(c))
+        }
+    }
 }
 
 macro_rules! impl_int {

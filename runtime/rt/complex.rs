@@ -28,6 +28,21 @@ pub trait Transcendental: Element {
     fn tanh(self) -> Self;
     /// The square root (principal branch).
     fn sqrt(self) -> Self;
+    /// [`sin`](Self::sin) in a blocked loop's first pass: a real argument
+    /// too large for the fast reduction sets `wide` (and gives a wrong value),
+    /// and the block is computed again with `sin` (`ops::sincos_near`).
+    #[inline(always)]
+    fn sin_near(self, wide: &mut bool) -> Self {
+        let _ = wide;
+        self.sin()
+    }
+    /// [`cos`](Self::cos) in a blocked loop's first pass, as
+    /// [`sin_near`](Self::sin_near).
+    #[inline(always)]
+    fn cos_near(self, wide: &mut bool) -> Self {
+        let _ = wide;
+        self.cos()
+    }
 }
 
 impl<T: Float> Transcendental for T {
@@ -54,6 +69,14 @@ impl<T: Float> Transcendental for T {
     #[inline(always)]
     fn cos(self) -> T {
         float::cos(self)
+    }
+    #[inline(always)]
+    fn sin_near(self, wide: &mut bool) -> T {
+        float::sincos_near(self, wide).0
+    }
+    #[inline(always)]
+    fn cos_near(self, wide: &mut bool) -> T {
+        float::sincos_near(self, wide).1
     }
     #[inline(always)]
     fn tanh(self) -> T {

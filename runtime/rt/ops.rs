@@ -47,6 +47,27 @@ pub fn sincos<T: Float>(x: T) -> (T, T) {
     float::sincos(x)
 }
 
+/// `sin`, `cos` and `sincos` in the first pass of a loop run in blocks: an
+/// argument too large for the fast reduction sets `wide`, and the block is
+/// then computed again with `sin`, `cos` and `sincos` (see
+/// `backend/emit/sincos.rs`), so results are theirs, bit for bit.
+#[inline(always)]
+pub fn sin_near<T: Transcendental>(x: T, wide: &mut bool) -> T {
+    x.sin_near(wide)
+}
+
+/// See [`sin_near`].
+#[inline(always)]
+pub fn cos_near<T: Transcendental>(x: T, wide: &mut bool) -> T {
+    x.cos_near(wide)
+}
+
+/// See [`sin_near`].
+#[inline(always)]
+pub fn sincos_near<T: Float>(x: T, wide: &mut bool) -> (T, T) {
+    float::sincos_near(x, wide)
+}
+
 /// `abs`: real for a complex operand.
 #[inline(always)]
 pub fn abs<T: Abs>(x: T) -> T::Out {

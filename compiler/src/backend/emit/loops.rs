@@ -412,6 +412,18 @@ impl LoopNest {
         }
     }
 
+    /// A flat loop's row slices, `true` for written ones, in a stable order
+    /// (the macro's output must not depend on hashing).
+    pub(super) fn flat_slices(&self) -> Vec<(Ident, bool)> {
+        let mut slices: Vec<(Ident, bool)> = self
+            .rows
+            .iter()
+            .map(|(key, row)| (row.clone(), key.ends_with(" true")))
+            .collect();
+        slices.sort_by_key(|(row, _)| row.to_string());
+        slices
+    }
+
     /// The innermost loop's axis, if any.
     fn inner(&self) -> Option<usize> {
         self.order.last().copied()
@@ -519,6 +531,11 @@ impl LoopNest {
     pub(super) fn wrap_range(&self, from: usize, to: usize, inner: TokenStream) -> TokenStream {
         if let Some(n) = &self.flat {
             let pre = &self.pre;
+            let mut slices = self.flat_slices();
+            if self.out.is_some() && self.parallel {
+                slices.push((format_ident!("__out"), true));
+            }
+            let each = super::sincos::flat_loop(&inner, &slices);
             return match (&self.out, self.parallel) {
                 (Some(out), true) => {
                     let cost = self.cost.max(1);
@@ -528,7 +545,7 @@ impl LoopNest {
                             let __n = __out.len();
                             let __first = __start;
                             #(#pre)*
-                            for __i in 0..__n { #inner }
+                            #each
                         }
                     };
                     quote! {
@@ -536,7 +553,7 @@ impl LoopNest {
                     }
                 }
                 _ => {
-                    quote!({ let __start = 0usize; let __first = 0usize; let __n = #n; #(#pre)* for __i in 0..__n { #inner } })
+                    quote!({ let __start = 0usize; let __first = 0usize; let __n = #n; #(#pre)* #each })
                 }
             };
         }
@@ -740,6 +757,9 @@ impl Emitter<'_> {
         }
         self.bufs.group_reuse.clear();
         let (pre, body) = (&l.pre, &l.body);
+        let mut slices = l.flat_slices();
+        slices.extend(outs.iter().map(|o| (o.clone(), true)));
+        let each = super::sincos::flat_loop(&quote!(#(#body)* #(#writes)*), &slices);
         let cost = l.cost.max(1);
         let closure = quote! {
             |(__start, __outs): (usize, &mut [&mut [#ty]])| {
@@ -748,10 +768,7 @@ impl Emitter<'_> {
                 let __first = __start;
                 #(let #outs = &mut #outs[..__n];)*
                 #(#pre)*
-                for __i in 0..__n {
-                    #(#body)*
-                    #(#writes)*
-                }
+                #each
             }
         };
         let count = stored.len();

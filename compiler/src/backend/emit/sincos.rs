@@ -1,11 +1,19 @@
-//! `sin` and `cos` of one value in one loop share their argument reduction:
-//! the loop binds both from one `::jax::__rt::ops::sincos` call (the same
-//! bits as the two separate calls). The derivative of `sin(x) * x` is the
-//! common case: its loop reads `sin(x)` and `cos(x)`.
+//! `sin` and `cos` in loops.
+//!
+//! - Of one value in one loop they share their argument reduction: the loop
+//!   binds both from one `::jax::__rt::ops::sincos` call (the same bits as
+//!   the two separate calls). The derivative of `sin(x) * x` is the common
+//!   case: its loop reads `sin(x)` and `cos(x)`.
+//! - A flat loop calling them runs in blocks ([`flat_loop`]): each block first
+//!   with `sin_near`/`cos_near`/`sincos_near`, which skip the reduction of
+//!   huge arguments (for f32 the branch-free large-argument reduction,
+//!   computed in every lane and then discarded, was half of `sin`'s cost;
+//!   for f64 a branch that kept the loop from vectorizing), and again with
+//!   the exact calls when one of its arguments was that large.
 
 use jax_dtypes::DType;
-use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+use quote::{format_ident, quote};
 
 use super::Emitter;
 use crate::ir::{rust_type, Atom, Eqn, Var};
@@ -48,6 +56,108 @@ pub(super) fn binding(s: &Ident, c: &Ident, dtype: DType, arg: &TokenStream) -> 
     quote!(let (#s, #c): (#ty, #ty) = ::jax::__rt::ops::sincos(#arg);)
 }
 
+/// Elements per block of [`flat_loop`]: a few vectors of every SIMD level,
+/// few enough that recomputing a block costs little.
+const TRIG_BLOCK: usize = 64;
+
+/// `for __i in 0..__n { inner }`, the body of a flat loop over `__n`
+/// elements at `__first`. When `inner` calls `sin`, `cos` or `sincos`, the
+/// loop runs in blocks of [`TRIG_BLOCK`]: a first pass with their `_near`
+/// forms and, if an argument was too large for those, the block again with
+/// `inner` (elementwise bodies only store, so a second pass overwrites the
+/// first). `slices` are the loop's row slices (`true`: written), re-cut to
+/// each block so that its indices need no bounds checks.
+pub(super) fn flat_loop(inner: &TokenStream, slices: &[(Ident, bool)]) -> TokenStream {
+    let Some(near) = near_calls(inner.clone()) else {
+        return quote!(for __i in 0..__n { #inner });
+    };
+    let recut = |range: TokenStream| -> Vec<TokenStream> {
+        slices
+            .iter()
+            .map(|(s, written)| {
+                if *written {
+                    quote!(let #s = &mut #s[#range];)
+                } else {
+                    quote!(let #s = &#s[#range];)
+                }
+            })
+            .collect()
+    };
+    let block = recut(quote!(__b..__b + #TRIG_BLOCK));
+    let rest = recut(quote!(__b..));
+    quote! {
+        let mut __b = 0usize;
+        while __b + #TRIG_BLOCK <= __n {
+            {
+                #(#block)*
+                let __first = __first + __b;
+                let mut __wide = false;
+                for __i in 0..#TRIG_BLOCK { #near }
+                if __wide {
+                    for __i in 0..#TRIG_BLOCK { #inner }
+                }
+            }
+            __b += #TRIG_BLOCK;
+        }
+        {
+            #(#rest)*
+            let __first = __first + __b;
+            for __i in 0..__n - __b { #inner }
+        }
+    }
+}
+
+/// `body` with every `ops::sin(x)`, `ops::cos(x)` and `ops::sincos(x)` call
+/// replaced by its `_near` form writing `__wide`, or `None` if it has none.
+fn near_calls(body: TokenStream) -> Option<TokenStream> {
+    let mut found = false;
+    let out = rewrite(body, &mut found);
+    found.then_some(out)
+}
+
+fn rewrite(body: TokenStream, found: &mut bool) -> TokenStream {
+    let tokens: Vec<TokenTree> = body.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    // The previous token was a renamed call: its arguments get `&mut __wide`.
+    let mut renamed = false;
+    for (k, t) in tokens.iter().enumerate() {
+        let was_renamed = std::mem::take(&mut renamed);
+        match t {
+            TokenTree::Ident(name)
+                if matches!(name.to_string().as_str(), "sin" | "cos" | "sincos")
+                    && follows_ops(&tokens[..k])
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) =>
+            {
+                *found = true;
+                renamed = true;
+                out.push(TokenTree::Ident(format_ident!("{}_near", name)));
+            }
+            TokenTree::Group(g) => {
+                let inner = rewrite(g.stream(), found);
+                let stream = if was_renamed {
+                    quote!(#inner, &mut __wide)
+                } else {
+                    inner
+                };
+                let mut group = Group::new(g.delimiter(), stream);
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether `before` ends in `ops ::`, the runtime's scalar operations.
+fn follows_ops(before: &[TokenTree]) -> bool {
+    let n = before.len();
+    n >= 3
+        && matches!(&before[n - 1], TokenTree::Punct(p) if p.as_char() == ':')
+        && matches!(&before[n - 2], TokenTree::Punct(p) if p.as_char() == ':')
+        && matches!(&before[n - 3], TokenTree::Ident(i) if i == "ops")
+}
+
 #[cfg(test)]
 mod tests {
     /// The statements `#[jax::jit]` emits for `src`, as one string.
@@ -82,7 +192,10 @@ mod tests {
         let code = emitted(
             "fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::sin(x) * x + jnp::cos(x) }",
         );
-        assert_eq!(code.matches("sincos").count(), 3, "{code}"); // 3 SIMD copies
+        // 3 SIMD copies, each with the blocks' first pass, their exact
+        // second pass and the exact tail.
+        assert_eq!(code.matches(":: ops :: sincos (").count(), 6, "{code}");
+        assert_eq!(code.matches(":: ops :: sincos_near (").count(), 3, "{code}");
         assert!(!code.contains(":: ops :: sin ("), "{code}");
         assert!(!code.contains(":: ops :: cos ("), "{code}");
     }
@@ -98,15 +211,28 @@ mod tests {
     }
 
     #[test]
+    fn flat_trig_loops_run_in_blocks_that_recompute_huge_arguments() {
+        let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::cos(x) * 2.0 }");
+        assert!(
+            code.contains(":: ops :: cos_near (") && code.contains("& mut __wide"),
+            "{code}"
+        );
+        assert!(code.contains("if __wide"), "{code}");
+        // Without sin or cos, one plain loop.
+        let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::exp(x) * 2.0 }");
+        assert!(!code.contains("__wide"), "{code}");
+    }
+
+    #[test]
     fn sin_alone_or_of_different_values_stays_sin() {
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::sin(x) * x }");
         assert!(
-            !code.contains("sincos") && code.contains(":: ops :: sin ("),
+            !code.contains(":: ops :: sincos") && code.contains(":: ops :: sin ("),
             "{code}"
         );
         let code = emitted(
             "fn f(x: Array<f32, 4096>, y: Array<f32, 4096>) -> Array<f32, 4096> { jnp::sin(x) + jnp::cos(y) }",
         );
-        assert!(!code.contains("sincos"), "{code}");
+        assert!(!code.contains(":: ops :: sincos"), "{code}");
     }
 }
