@@ -107,10 +107,14 @@ impl Emitter<'_> {
                     while __b + ::jax::__rt::par::LANES <= __n {
                         #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
                         let __first = __start + __b;
-                        __acc = ::core::array::from_fn(|__i| {
+                        // The block's values first, then one combine per
+                        // lane: with both in one closure, LLVM kept the
+                        // lanes on the stack in row programs.
+                        let __v: [#ty; ::jax::__rt::par::LANES] = ::core::array::from_fn(|__i| {
                             #(#body)*
-                            ::jax::__rt::ops::#combine_fn(__acc[__i], #value)
+                            #value
                         });
+                        __acc = ::core::array::from_fn(|__i| ::jax::__rt::ops::#combine_fn(__acc[__i], __v[__i]));
                         __b += ::jax::__rt::par::LANES;
                     }
                     __acc
