@@ -122,3 +122,26 @@ fn whole_array_folds_match_lax_semantics() {
         );
     }
 }
+
+#[test]
+fn eager_whole_array_folds_match_lax_semantics() {
+    // The eager fast paths (`runtime/jnp/reduce/fast.rs`) fold the same way.
+    fn check(row: &[f32], got_max: f32, got_min: f32) {
+        for (max, got) in [(true, got_max), (false, got_min)] {
+            let want = exact(row, max);
+            assert!(
+                same_f32(got, want),
+                "eager max {max} over {}: got {got:?}, want {want:?}",
+                row.len()
+            );
+        }
+    }
+    for row in cases(40000) {
+        let x = Array::<f32, 40000>::from_vec(row.clone()).unwrap();
+        check(&row, x.max().item(), x.min().item());
+    }
+    for row in cases(37) {
+        let x = Array::<f32, 37>::from_vec(row.clone()).unwrap();
+        check(&row, x.max().item(), x.min().item());
+    }
+}

@@ -89,6 +89,54 @@ pub fn fold_slice<T: Copy, U: Copy>(
     }
 }
 
+/// [`fold_slice`] of a float slice with `lax.max` (`max`) or `lax.min`, the
+/// way jitted folds run it (`backend/emit/reduce.rs`): one `maxps`/`minps`
+/// per block and a NaN flag per lane, and the exact fold only when that
+/// result could differ (`ops::needs_exact_fold`). The same bits as
+/// `fold_slice(s, id, |v| v, ops::max)`.
+///
+/// ```
+/// use jax::__rt::axis::{extreme_of_slice, fold_slice};
+/// use jax::__rt::ops;
+/// let x = [3.0f32, -0.0, 0.0, f32::NAN, 7.5];
+/// for n in 0..=x.len() {
+///     let (a, b) = (extreme_of_slice(&x[..n], true), fold_slice(&x[..n], f32::NEG_INFINITY, |v| v, ops::max));
+///     assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+/// }
+/// ```
+#[inline(always)]
+pub fn extreme_of_slice<T: crate::ops::Arith + crate::__rt::identity::Extremes>(
+    s: &[T],
+    max: bool,
+) -> T {
+    use crate::__rt::ops;
+    type Combine<T> = fn(T, T) -> T;
+    let (id, fast, exact): (T, Combine<T>, Combine<T>) = if max {
+        (T::LOWEST, ops::max_unordered::<T>, ops::max::<T>)
+    } else {
+        (T::HIGHEST, ops::min_unordered::<T>, ops::min::<T>)
+    };
+    let mut acc = [id; par::LANES];
+    let mut nan = [false; par::LANES];
+    let mut base = 0;
+    while base + par::LANES <= s.len() {
+        let b = &s[base..base + par::LANES];
+        acc = std::array::from_fn(|l| fast(acc[l], b[l]));
+        nan = std::array::from_fn(|l| nan[l] | ops::is_nan(b[l]));
+        base += par::LANES;
+    }
+    for (l, &v) in s[base..].iter().enumerate() {
+        acc[l] = fast(acc[l], v);
+        nan[l] |= ops::is_nan(v);
+    }
+    let r = acc.iter().fold(id, |a, &b| fast(a, b));
+    if ops::needs_exact_fold(r, nan.iter().any(|&n| n)) {
+        fold_slice(s, id, |v| v, exact)
+    } else {
+        r
+    }
+}
+
 /// [`par::fold_lanes`] over `f` of a slice, blocks re-cut to `LANES`.
 #[inline(always)]
 fn lanes_of_slice<T: Copy, U: Copy>(

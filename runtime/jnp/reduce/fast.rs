@@ -25,7 +25,7 @@
 // Loops index several slices at once, the form that vectorizes.
 #![allow(clippy::needless_range_loop)]
 
-use crate::__rt::axis::{fold_middle, fold_rows, fold_slice, three};
+use crate::__rt::axis::{extreme_of_slice, fold_middle, fold_rows, fold_slice, three};
 use crate::__rt::complex::Transcendental;
 use crate::__rt::identity::Extremes;
 use crate::__rt::{ops, par};
@@ -141,7 +141,12 @@ fn grain(cost: usize) -> usize {
 fn all<T: Fast>(x: &[T], f: Fold) -> T {
     let id = identity::<T>(f);
     let r = with_combine!(f, |c| {
-        let (f0, f1, f2) = three!(|(a, b): (usize, usize)| { fold_slice(&x[a..b], id, |v| v, c) });
+        let (f0, f1, f2) = three!(|(a, b): (usize, usize)| {
+            match f {
+                Fold::Max | Fold::Min => extreme_of_slice(&x[a..b], f == Fold::Max),
+                _ => fold_slice(&x[a..b], id, |v| v, c),
+            }
+        });
         par::reduce3(x.len(), par::REDUCE_CHUNK, f0, f1, f2, c)
     });
     finish_mean(r, f, x.len())
@@ -259,7 +264,7 @@ fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> 
 /// place while the row is in cache.
 #[inline(always)]
 fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
-    let m = fold_slice(row, T::LOWEST, |v| v, ops::max::<T>);
+    let m = extreme_of_slice(row, true);
     let m = ops::max(T::LOWEST, m);
     for (o, &v) in o.iter_mut().zip(row) {
         *o = ops::exp(ops::sub(v, m));
