@@ -95,47 +95,19 @@ impl Emitter<'_> {
             let mut slices: Vec<&Ident> = l.rows.values().collect();
             // A stable order: the macro's output must not depend on hashing.
             slices.sort_by_key(|i| i.to_string());
-            let fold = quote! {
-                #(#pre)*
-                let mut __b = 0usize;
-                // The lanes are rebuilt by value each block (`from_fn`), not
-                // updated in place: LLVM then keeps them in registers. With
-                // `__acc[__i] = ..` in a loop they lived on the stack, and the
-                // store-to-load chain halved a sum of squares' speed.
-                let mut __acc = {
-                    let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
-                    while __b + ::jax::__rt::par::LANES <= __n {
-                        #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
-                        let __first = __start + __b;
-                        // The block's values first, then one combine per
-                        // lane: with both in one closure, LLVM kept the
-                        // lanes on the stack in row programs.
-                        let __v: [#ty; ::jax::__rt::par::LANES] = ::core::array::from_fn(|__i| {
-                            #(#body)*
-                            #value
-                        });
-                        __acc = ::core::array::from_fn(|__i| ::jax::__rt::ops::#combine_fn(__acc[__i], __v[__i]));
-                        __b += ::jax::__rt::par::LANES;
-                    }
-                    __acc
-                };
-                {
-                    #(let #slices = &#slices[__b..];)*
-                    let __first = __start + __b;
-                    for __i in 0..__n - __b {
-                        #(#body)*
-                        __acc[__i] = ::jax::__rt::ops::#combine_fn(__acc[__i], #value);
-                    }
-                }
-                let mut __w = ::jax::__rt::par::LANES / 2;
-                while __w > 0 {
-                    for __l in 0..__w {
-                        __acc[__l] = ::jax::__rt::ops::#combine_fn(__acc[__l], __acc[__l + __w]);
-                    }
-                    __w /= 2;
-                }
-                __acc[0]
+            let lanes = |combine: &TokenStream, track_nan: bool| {
+                lane_fold(LaneFold {
+                    pre,
+                    slices: &slices,
+                    body: &body,
+                    value: &value,
+                    ty: &ty,
+                    identity: &identity,
+                    combine,
+                    track_nan,
+                })
             };
+            let fold = lanes(&quote!(::jax::__rt::ops::#combine_fn), false);
             // A float max or min folds with one `maxps`/`minps` per block and
             // a NaN flag per lane, then refolds exactly when that result could
             // differ (`ops::needs_exact_fold`): the exact `max` is a chain of
@@ -146,52 +118,17 @@ impl Emitter<'_> {
                 _ => None,
             };
             let fold = match unordered {
-                Some(fast) if matches!(aval.dtype, DType::F32 | DType::F64) => quote! {{
-                    let (__fast, __saw_nan): (#ty, bool) = {
-                        #(#pre)*
-                        let mut __b = 0usize;
-                        let (mut __acc, mut __nan) = {
-                            let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); ::jax::__rt::par::LANES];
-                            let mut __nan = [false; ::jax::__rt::par::LANES];
-                            while __b + ::jax::__rt::par::LANES <= __n {
-                                #(let #slices = &#slices[__b..__b + ::jax::__rt::par::LANES];)*
-                                let __first = __start + __b;
-                                let __v: [#ty; ::jax::__rt::par::LANES] = ::core::array::from_fn(|__i| {
-                                    #(#body)*
-                                    #value
-                                });
-                                __acc = ::core::array::from_fn(|__i| ::jax::__rt::ops::#fast(__acc[__i], __v[__i]));
-                                __nan = ::core::array::from_fn(|__i| __nan[__i] | ::jax::__rt::ops::is_nan(__v[__i]));
-                                __b += ::jax::__rt::par::LANES;
-                            }
-                            (__acc, __nan)
-                        };
-                        {
-                            #(let #slices = &#slices[__b..];)*
-                            let __first = __start + __b;
-                            for __i in 0..__n - __b {
-                                #(#body)*
-                                let __x: #ty = #value;
-                                __acc[__i] = ::jax::__rt::ops::#fast(__acc[__i], __x);
-                                __nan[__i] |= ::jax::__rt::ops::is_nan(__x);
-                            }
+                Some(fast) if matches!(aval.dtype, DType::F32 | DType::F64) => {
+                    let fast = lanes(&quote!(::jax::__rt::ops::#fast), true);
+                    quote! {{
+                        let (__fast, __saw_nan): (#ty, bool) = { #fast };
+                        if ::jax::__rt::ops::needs_exact_fold(__fast, __saw_nan) {
+                            #fold
+                        } else {
+                            __fast
                         }
-                        let mut __w = ::jax::__rt::par::LANES / 2;
-                        while __w > 0 {
-                            for __l in 0..__w {
-                                __acc[__l] = ::jax::__rt::ops::#fast(__acc[__l], __acc[__l + __w]);
-                                __nan[__l] |= __nan[__l + __w];
-                            }
-                            __w /= 2;
-                        }
-                        (__acc[0], __nan[0])
-                    };
-                    if ::jax::__rt::ops::needs_exact_fold(__fast, __saw_nan) {
-                        #fold
-                    } else {
-                        __fast
-                    }
-                }},
+                    }}
+                }
                 _ => fold,
             };
             let body = quote! {
@@ -322,6 +259,111 @@ impl Emitter<'_> {
 }
 
 /// `axes` (ascending) as `(first, last)` when they are one contiguous group.
+/// What [`lane_fold`] folds: the loop nest's statements before the loop
+/// (`pre`), its row slices, the per-element statements and value, the
+/// element type, the identity's name in `__rt::identity`, and the combine
+/// function's path.
+struct LaneFold<'a> {
+    pre: &'a [TokenStream],
+    slices: &'a [&'a Ident],
+    body: &'a [TokenStream],
+    value: &'a TokenStream,
+    ty: &'a TokenStream,
+    identity: &'a Ident,
+    combine: &'a TokenStream,
+    /// Also fold a NaN flag per lane; the block is then `(result, saw_nan)`.
+    track_nan: bool,
+}
+
+/// One chunk (`__n` elements at `__start`) folded in `par::fold_lanes`'s
+/// order, written out so that each block of LANES elements reads slices
+/// re-cut to exactly LANES: the lane index then needs no bounds check and
+/// the block vectorizes.
+fn lane_fold(f: LaneFold) -> TokenStream {
+    let LaneFold {
+        pre,
+        slices,
+        body,
+        value,
+        ty,
+        identity,
+        combine,
+        ..
+    } = f;
+    let lanes = quote!(::jax::__rt::par::LANES);
+    let (nan_init, nan_block, nan_tail, nan_pair, acc, result) = if f.track_nan {
+        (
+            quote!(let mut __nan = [false; #lanes];),
+            quote!(__nan = ::core::array::from_fn(|__i| __nan[__i] | ::jax::__rt::ops::is_nan(__v[__i]));),
+            quote!(__nan[__i] |= ::jax::__rt::ops::is_nan(__x);),
+            quote!(__nan[__l] |= __nan[__l + __w];),
+            quote!((__acc, __nan)),
+            quote!((__acc[0], __nan[0])),
+        )
+    } else {
+        let none = TokenStream::new();
+        (
+            none.clone(),
+            none.clone(),
+            none.clone(),
+            none,
+            quote!(__acc),
+            quote!(__acc[0]),
+        )
+    };
+    let acc_mut = if f.track_nan {
+        quote!((mut __acc, mut __nan))
+    } else {
+        quote!(mut __acc)
+    };
+    quote! {
+        #(#pre)*
+        let mut __b = 0usize;
+        // The lanes are rebuilt by value each block (`from_fn`), not updated
+        // in place: LLVM then keeps them in registers. With `__acc[__i] = ..`
+        // in a loop they lived on the stack, and the store-to-load chain
+        // halved a sum of squares' speed.
+        let #acc_mut = {
+            let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); #lanes];
+            #nan_init
+            while __b + #lanes <= __n {
+                #(let #slices = &#slices[__b..__b + #lanes];)*
+                let __first = __start + __b;
+                // The block's values first, then one combine per lane: with
+                // both in one closure, LLVM kept the lanes on the stack in
+                // row programs.
+                let __v: [#ty; #lanes] = ::core::array::from_fn(|__i| {
+                    #(#body)*
+                    #value
+                });
+                __acc = ::core::array::from_fn(|__i| #combine(__acc[__i], __v[__i]));
+                #nan_block
+                __b += #lanes;
+            }
+            #acc
+        };
+        {
+            #(let #slices = &#slices[__b..];)*
+            let __first = __start + __b;
+            for __i in 0..__n - __b {
+                #(#body)*
+                let __x: #ty = #value;
+                __acc[__i] = #combine(__acc[__i], __x);
+                #nan_tail
+            }
+        }
+        let mut __w = #lanes / 2;
+        while __w > 0 {
+            for __l in 0..__w {
+                __acc[__l] = #combine(__acc[__l], __acc[__l + __w]);
+                #nan_pair
+            }
+            __w /= 2;
+        }
+        #result
+    }
+}
+
 fn contiguous(axes: &[usize]) -> Option<(usize, usize)> {
     let first = *axes.first()?;
     let ok = axes.iter().enumerate().all(|(k, &a)| a == first + k);
