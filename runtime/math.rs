@@ -829,7 +829,7 @@ pub fn sincos_f64(x: f64) -> (f64, f64) {
 }
 
 /// [`sincos_f64`] without its branch to libm for huge arguments: exact below
-/// [`SIN_F64_FAST_LIMIT`]; from there on (infinities too) the values are
+/// about 1.6e6 (2^20 pi/2); from there on (infinities too) the values are
 /// wrong and `wide` is set, for loops run in blocks that compute such a
 /// block again with [`sincos_f64`] (see `sincos_near_f32`). Without the
 /// branch, the loop vectorizes.
