@@ -12,8 +12,47 @@
 use std::arch::x86_64::*;
 
 /// `C[i][j] (row stride ldc) = (accumulate ? C[i][j] : 0) + Σ_p a[p·MR + i] · b[p·NR + j]`.
-pub(super) type KernelFn<T> =
-    unsafe fn(kc: usize, a: *const T, b: *const T, c: *mut T, ldc: usize, accumulate: bool);
+/// With `src` not null, B's panel is packed on the way: its row `p` is read
+/// from `src + p·src_rs` and written to `b`, so the first tile of each
+/// panel packs it while multiplying instead of in a pass of its own. `pf`
+/// names memory to prefetch during the call.
+pub(super) type KernelFn<T> = unsafe fn(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    ldc: usize,
+    accumulate: bool,
+    src: *const T,
+    src_rs: usize,
+    pf: Prefetch,
+);
+
+/// Lines of memory a kernel call asks for, into L2, one per step of its k
+/// loop: `rows` rows of `lines` lines each, `stride` bytes apart, from line
+/// `line` of the row at `start` (64-byte aligned). The caller names the
+/// source of the next panel of B it will pack, so those reads overlap this
+/// call's arithmetic instead of stalling the packing. A prefetch never
+/// faults, so no address is dereferenced.
+#[derive(Clone, Copy)]
+pub(super) struct Prefetch {
+    pub start: *const i8,
+    pub stride: usize,
+    pub lines: usize,
+    pub line: usize,
+    /// Rows left, counting the one at `start`; 0: nothing to prefetch.
+    pub rows: usize,
+}
+
+impl Prefetch {
+    pub const NONE: Prefetch = Prefetch {
+        start: std::ptr::null(),
+        stride: 0,
+        lines: 0,
+        line: 0,
+        rows: 0,
+    };
+}
 
 /// Defines one microkernel from the intrinsics of a vector type.
 macro_rules! micro {
@@ -21,10 +60,12 @@ macro_rules! micro {
      $zero:ident, $load:ident, $store:ident, $set1:ident, $fma:ident, $add:ident) => {
         /// # Safety
         /// The CPU has the enabled features; `a` holds `kc · MR` values, `b`
-        /// `kc · NR`, and `c` an `MR × NR` block with row stride `ldc`.
+        /// `kc · NR`, and `c` an `MR × NR` block with row stride `ldc`. If
+        /// `src` is not null, `b` is writable and `src` holds `kc` rows of
+        /// `NR` values, `src_rs` apart.
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feat)]
-        #[allow(clippy::needless_range_loop)]
+        #[allow(clippy::needless_range_loop, clippy::too_many_arguments)]
         pub(super) unsafe fn $name(
             kc: usize,
             a: *const $t,
@@ -32,6 +73,9 @@ macro_rules! micro {
             c: *mut $t,
             ldc: usize,
             accumulate: bool,
+            src: *const $t,
+            src_rs: usize,
+            pf: Prefetch,
         ) {
             const MR: usize = $mr;
             const NV: usize = $nv;
@@ -48,19 +92,64 @@ macro_rules! micro {
                         _mm_prefetch::<_MM_HINT_T0>(c.add(i * ldc + v * L).cast::<i8>());
                     }
                 }
-                for _ in 0..kc {
-                    let mut bv = [$zero(); NV];
-                    for v in 0..NV {
-                        bv[v] = $load(b.add(v * L));
-                    }
-                    for i in 0..MR {
-                        let ai = $set1(*a.add(i));
-                        for v in 0..NV {
-                            acc[i][v] = $fma(ai, bv[v], acc[i][v]);
+                // The k loop: each step multiplies a row of B's panel by a
+                // column of A's into every accumulator. `pack`: the row is
+                // read from B itself and written to the panel on the way;
+                // `prefetch`: one line of `pf` is requested.
+                macro_rules! k_loop {
+                            ($from:ident, $pf:ident) => {{
+                                // (Each combination uses some of these.)
+                                #[allow(unused_mut)]
+                                let (mut row, mut line, mut rows, mut src) =
+                                    (pf.start, pf.line, pf.rows, src);
+                                for _ in 0..kc {
+                                    k_loop!(@pf $pf, row, line, rows);
+                                    let mut bv = [$zero(); NV];
+                                    for v in 0..NV {
+                                        bv[v] = k_loop!(@load $from, src, b, v);
+                                    }
+                                    k_loop!(@next $from, src);
+                                    for i in 0..MR {
+                                        let ai = $set1(*a.add(i));
+                                        for v in 0..NV {
+                                            acc[i][v] = $fma(ai, bv[v], acc[i][v]);
+                                        }
+                                    }
+                                    a = a.add(MR);
+                                    b = b.add(NV * L);
+                                }
+                                let _ = (row, line, rows, src);
+                            }};
+                            (@pf prefetch, $row:ident, $line:ident, $rows:ident) => {
+                                if $rows > 0 {
+                                    _mm_prefetch::<_MM_HINT_T1>($row.wrapping_add($line * 64));
+                                    $line += 1;
+                                    if $line == pf.lines {
+                                        $line = 0;
+                                        $row = $row.wrapping_add(pf.stride);
+                                        $rows -= 1;
+                                    }
+                                }
+                            };
+                            (@pf none, $row:ident, $line:ident, $rows:ident) => {};
+                            (@load panel, $src:ident, $b:ident, $v:ident) => {
+                                $load($b.add($v * L))
+                            };
+                            (@load pack, $src:ident, $b:ident, $v:ident) => {{
+                                let x = $load($src.add($v * L));
+                                $store($b.cast_mut().add($v * L), x);
+                                x
+                            }};
+                            (@next panel, $src:ident) => {};
+                            (@next pack, $src:ident) => {
+                                $src = $src.add(src_rs);
+                            };
                         }
-                    }
-                    a = a.add(MR);
-                    b = b.add(NV * L);
+                match (src.is_null(), pf.rows == 0) {
+                    (true, true) => k_loop!(panel, none),
+                    (true, false) => k_loop!(panel, prefetch),
+                    (false, true) => k_loop!(pack, none),
+                    (false, false) => k_loop!(pack, prefetch),
                 }
                 for i in 0..MR {
                     let row = c.add(i * ldc);
