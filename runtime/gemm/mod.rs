@@ -14,7 +14,7 @@
 //!
 //! B's micro-panels are packed during the first row block, each just before
 //! its first use, and the kernels computing with one prefetch the source of
-//! the next ([`kernels::Prefetch`]), so reading B from memory overlaps the
+//! the next (`kernels::Prefetch`), so reading B from memory overlaps the
 //! arithmetic. A row-major B's full micro-panels are packed by the first
 //! tile's kernel itself, which reads the rows from B and writes the panel
 //! as it multiplies. For the MLP's 128 × 1024 · 1024 × 1024 this took the
