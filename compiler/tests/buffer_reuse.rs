@@ -69,3 +69,50 @@ fn a_fused_value_read_twice_keeps_its_operands() {
     );
     assert!(buffers(&code) >= 1, "{code}");
 }
+
+#[test]
+fn a_step_takes_over_its_dead_carry() {
+    // The product is computed before the body, so the body never reads the
+    // old carry: its buffer holds the new one, without a trip through the
+    // pool.
+    let code = body(
+        "fn f(w: &Array<f32, 8, 8>, xs: &Array<f32, 10, 8>, h: &Array<f32, 8>) -> Array<f32, 8> { lax::scan(|h: Array<f32, 8>, x: Array<f32, 8>| (jnp::tanh(w.matmul(&h) + x), 0.0), h.clone(), xs.clone()).0 }",
+    );
+    let step = &code[code.find("for __step").expect("a loop")..];
+    assert_eq!(buffers(step), 0, "{code}");
+    assert!(!step.contains("recycle"), "{code}");
+}
+
+#[test]
+fn a_small_loop_body_runs_in_the_loop_s_one_dispatch() {
+    // Every value of the body is small: the loop is compiled once per SIMD
+    // level as a whole, and the body's loops are plain.
+    let code = body(
+        "fn f(w: &Array<f32, 8, 8>, xs: &Array<f32, 10, 8>, h: &Array<f32, 8>) -> Array<f32, 8> { lax::scan(|h: Array<f32, 8>, x: Array<f32, 8>| (jnp::tanh(w.matmul(&h) + x), 0.0), h.clone(), xs.clone()).0 }",
+    );
+    let whole = code.find("dispatch3").expect("the loop's dispatch");
+    let step = &code[code.find("for __step").expect("a loop")..];
+    assert!(whole < code.find("for __step").unwrap(), "{code}");
+    assert!(!step.contains("dispatch3"), "{code}");
+    // A while loop too, its condition included.
+    let code = body(
+        "fn f(x: &Array<f32, 16>) -> Array<f32, 16> { lax::while_loop(|c: (Array<DefaultInt>, Array<f32, 16>)| c.0.lt(5), |(i, y)| (i + 1, jnp::tanh(y) * 1.5), (0, x.clone())).1 }",
+    );
+    let body_at = code.find("loop {").expect("a loop");
+    assert!(code[..body_at].contains("dispatch3"), "{code}");
+    assert!(!code[body_at..].contains("dispatch3"), "{code}");
+}
+
+#[test]
+fn a_large_loop_body_keeps_its_loops_own_dispatch() {
+    // A 4096-element carry: its loops may split over threads, each chunk
+    // dispatched per level.
+    let code = body(
+        "fn f(xs: &Array<f32, 10, 4096>) -> Array<f32, 4096> { lax::scan(|c: Array<f32, 4096>, x: Array<f32, 4096>| (jnp::tanh(c * 0.5 + x), 0.0), Array::<f32, 4096>::zeros(), xs.clone()).0 }",
+    );
+    let step = &code[code.find("for __step").expect("a loop")..];
+    assert!(
+        step.contains("dispatch3") || step.contains("for_each_chunk3"),
+        "{code}"
+    );
+}

@@ -31,6 +31,13 @@ pub(super) struct Buffers {
     pub(super) owned_inputs: Vec<Ident>,
     /// Buffers given back to the pool once dead.
     pub(super) recycled: HashSet<String>,
+    /// Each owned buffer's element type and length, as tokens
+    /// (`kind`), when this body made it or took it in.
+    pub(super) kinds: std::collections::HashMap<String, String>,
+    /// Buffers dead before the equation being emitted: one it allocates of
+    /// the same kind takes one over (no trip through the pool); the rest go
+    /// back to the pool after it.
+    pub(super) spare: Vec<(String, String)>,
     /// While a multi-output loop writes over dead buffers: each one's
     /// output slot in the loop (`__oK`), read at the element before it is
     /// overwritten.
@@ -284,10 +291,33 @@ impl Emitter<'_> {
         dead.sort();
         for b in dead {
             self.bufs.owned.remove(&b);
-            self.bufs.recycled.insert(b.clone());
-            let name = format_ident!("{}", b);
-            self.stmts.push(quote!(::jax::__rt::recycle(#name);));
+            match self.bufs.kinds.get(&b) {
+                Some(kind) => {
+                    let kind = kind.clone();
+                    self.bufs.spare.push((b, kind));
+                }
+                None => self.recycle_buffer(b),
+            }
         }
+    }
+
+    /// Gives the spare buffers no allocation took back to the pool.
+    pub(super) fn flush_spare(&mut self) {
+        for (b, _) in std::mem::take(&mut self.bufs.spare) {
+            self.recycle_buffer(b);
+        }
+    }
+
+    fn recycle_buffer(&mut self, b: String) {
+        self.bufs.recycled.insert(b.clone());
+        let name = format_ident!("{}", b);
+        self.stmts.push(quote!(::jax::__rt::recycle(#name);));
+    }
+
+    /// How a buffer of `ty` elements, `size` of them, is known in
+    /// [`Buffers::kinds`].
+    pub(super) fn kind(ty: &TokenStream, size: &TokenStream) -> String {
+        format!("{ty}; {size}")
     }
 
     /// Writes the output variable `v` of a row program straight into the
@@ -318,6 +348,20 @@ impl Emitter<'_> {
     /// Declares a fresh buffer: here, or once before the row loop when
     /// emitting a row program (every row overwrites it).
     pub(super) fn alloc(&mut self, name: &Ident, ty: &TokenStream, size: &TokenStream) {
+        let kind = Self::kind(ty, size);
+        if self.bufs.hoisted.is_none() {
+            // A dead buffer of the same kind, if the equation has one: its
+            // stale contents are as good as the pool's.
+            if let Some(i) = self.bufs.spare.iter().position(|(_, k)| *k == kind) {
+                let (dead, _) = self.bufs.spare.swap_remove(i);
+                let dead = format_ident!("{}", dead);
+                self.stmts
+                    .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #dead;));
+                self.bufs.kinds.insert(name.to_string(), kind);
+                return;
+            }
+            self.bufs.kinds.insert(name.to_string(), kind);
+        }
         let decl = quote!(let mut #name: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#size););
         match &mut self.bufs.hoisted {
             Some(h) => h.push(decl),

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use super::{Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
-use crate::prims::{row_major_strides, size_tokens, Params};
+use crate::prims::{row_major_strides, size_tokens, Lowering, Params};
 
 impl Emitter<'_> {
     /// A nested jaxpr (a loop body, a branch) as a block evaluating to the
@@ -20,24 +20,28 @@ impl Emitter<'_> {
         body: &Jaxpr,
         inputs: &[(TokenStream, bool)],
     ) -> syn::Result<TokenStream> {
-        self.sub_block_owning(body, inputs, 0, self.repeated)
+        self.sub_block_owning(body, inputs, 0, self.repeated, self.dispatched)
     }
 
     /// [`Self::sub_block`] whose first `n_owned` inputs are `Vec`s moved in:
     /// the body may write over them once they are dead, or return them;
-    /// those it does neither with go back to the pool.
+    /// those it does neither with go back to the pool. `dispatched`: the
+    /// block runs inside a loop compiled whole per SIMD level (see
+    /// [`Emitter::whole_loop`]).
     fn sub_block_owning(
         &self,
         body: &Jaxpr,
         inputs: &[(TokenStream, bool)],
         n_owned: usize,
         repeated: bool,
+        dispatched: bool,
     ) -> syn::Result<TokenStream> {
         let mut body = body.clone();
         crate::transform::simplify::simplify(&mut body);
         let mut em = Emitter::new(&body);
-        em.parallel = self.parallel;
+        em.parallel = self.parallel && !dispatched;
         em.repeated = repeated;
+        em.dispatched = dispatched;
         em.device = self.device;
         for (v, values) in &body.constvars {
             em.constant(*v, values);
@@ -111,6 +115,12 @@ impl Emitter<'_> {
     /// before the body into a buffer allocated once, by a matrix-vector
     /// loop inlined into the caller (`Hoisted::matvecs`), and the body reads
     /// that buffer. Returns the block and what to emit before the loop.
+    ///
+    /// A body whose values are all small ([`small_body`]) is emitted with
+    /// plain loops, for a loop that [`Self::whole_loop`] compiles whole per
+    /// SIMD level: a dispatch per inner loop and step (a call that is not
+    /// inlined, and a check of the level) cost an RNN step more than its
+    /// `tanh`s.
     fn loop_body(
         &mut self,
         body: &Jaxpr,
@@ -118,6 +128,7 @@ impl Emitter<'_> {
         mut inputs: Vec<(TokenStream, bool)>,
         n_owned: usize,
         borrowed: &[Option<TokenStream>],
+        may_be_plain: bool,
     ) -> syn::Result<(TokenStream, Hoisted)> {
         let mut body = body.clone();
         let k = self.stmts.len();
@@ -153,7 +164,7 @@ impl Emitter<'_> {
             let ty = rust_type(wa.dtype);
             let src = inputs[j].0.clone();
             self.stmts.push(quote! {
-                let #name: ::std::vec::Vec<#ty> = ::jax::__rt::transposed::<#ty>(#src, #rows, #cols);
+                let #name: ::jax::__rt::LineAligned<#ty> = ::jax::__rt::transposed::<#ty>(#src, #rows, #cols);
             });
             inputs.push((quote!(&#name[..]), false));
             let t = body.new_var(Aval {
@@ -167,8 +178,9 @@ impl Emitter<'_> {
                 *lhs_contract = vec![0];
             }
         }
-        let hoisted = self.hoist_matvecs(&mut body, first_invariant, &mut inputs, borrowed);
-        let block = self.sub_block_owning(&body, &inputs, n_owned, true)?;
+        let mut hoisted = self.hoist_matvecs(&mut body, first_invariant, &mut inputs, borrowed);
+        hoisted.plain = may_be_plain && (self.dispatched || small_body(&body));
+        let block = self.sub_block_owning(&body, &inputs, n_owned, true, hoisted.plain)?;
         Ok((block, hoisted))
     }
 
@@ -240,6 +252,51 @@ impl Emitter<'_> {
             inputs.push((quote!(&#name[..]), false));
         }
         hoisted
+    }
+
+    /// `steps` (a loop updating the variables `carry`, initialized from
+    /// `init`, and `ys`, stacked outputs of the given types) compiled once
+    /// per SIMD level and dispatched once, when `whole` and not already
+    /// inside such a loop; the variables move in and back out.
+    fn whole_loop(
+        &self,
+        whole: bool,
+        steps: TokenStream,
+        carry: &[Ident],
+        init: &[Atom],
+        ys: &[(Ident, TokenStream)],
+    ) -> TokenStream {
+        if !whole || self.dispatched {
+            return steps;
+        }
+        let state: Vec<&Ident> = carry.iter().chain(ys.iter().map(|(y, _)| y)).collect();
+        let types: Vec<TokenStream> = init
+            .iter()
+            .map(|a| {
+                let aval = self.aval(a);
+                let ty = rust_type(aval.dtype);
+                if aval.rank() == 0 {
+                    quote!(#ty)
+                } else {
+                    quote!(::std::vec::Vec<#ty>)
+                }
+            })
+            .chain(ys.iter().map(|(_, ty)| ty.clone()))
+            .collect();
+        let body = quote! {
+            |(#(mut #state,)*): (#(#types,)*)| {
+                #steps
+                (#(#state,)*)
+            }
+        };
+        quote! {
+            #[allow(unused_mut)]
+            let (#(mut #state,)*) = ::jax::__rt::par::dispatch3(
+                ::jax::__rt::par::Level::current(),
+                &#body, &#body, &#body,
+                (#(#state,)*),
+            );
+        }
     }
 
     /// A loop's carry in mutable variables of its own (`__carry{k}_{i}`):
@@ -345,11 +402,15 @@ impl Emitter<'_> {
         let with = |f: &[(TokenStream, bool)]| -> Vec<(TokenStream, bool)> {
             carried.iter().chain(f).cloned().collect()
         };
-        let cond = self.sub_block_owning(&w.cond, &with(free_cond), 0, true)?;
-        let (body, _) = self.loop_body(&w.body, n, with(free_body), 0, &[])?;
+        // The condition and the body run in one copy per level, or each
+        // dispatches its own loops.
+        let cond_small = self.dispatched || small_body(&w.cond);
+        let (body, hoisted) = self.loop_body(&w.body, n, with(free_body), 0, &[], cond_small)?;
+        let plain = hoisted.plain;
+        let cond = self.sub_block_owning(&w.cond, &with(free_cond), 0, true, plain)?;
         let news: Vec<Ident> = (0..n).map(|i| format_ident!("__next{}_{}", k, i)).collect();
         let step = self.next_carry(&carry, &news, &e.ins[..n], false);
-        self.stmts.push(quote! {
+        let steps = quote! {
             loop {
                 let (__go,) = #cond;
                 if !__go {
@@ -358,7 +419,9 @@ impl Emitter<'_> {
                 let (#(#news,)*) = #body;
                 #(#step)*
             }
-        });
+        };
+        let whole = self.whole_loop(plain, steps, &carry, &e.ins[..n], &[]);
+        self.stmts.push(whole);
         self.bind_outputs(&e.outs, &carry);
         Ok(())
     }
@@ -424,7 +487,7 @@ impl Emitter<'_> {
                 .iter()
                 .map(|(expr, scalar)| (!scalar).then(|| expr.clone())),
         );
-        let (block, hoisted) = self.loop_body(&sc.body, nc + nx, inputs, nc, &borrowed)?;
+        let (block, hoisted) = self.loop_body(&sc.body, nc + nx, inputs, nc, &borrowed, true)?;
         let news: Vec<Ident> = (0..nc)
             .map(|i| format_ident!("__next{}_{}", k, i))
             .collect();
@@ -450,7 +513,11 @@ impl Emitter<'_> {
         } else {
             quote!(#step)
         };
-        let Hoisted { buffers, matvecs } = hoisted;
+        let Hoisted {
+            buffers,
+            matvecs,
+            plain,
+        } = hoisted;
         let steps = quote! {
             #(#buffers)*
             for #step in 0..#length {
@@ -461,44 +528,19 @@ impl Emitter<'_> {
                 #(#writes)*
             }
         };
-        if matvecs.is_empty() {
-            self.stmts.push(steps);
-        } else {
-            // The whole loop compiled once per SIMD level and dispatched
-            // once, so the inlined products run at the CPU's level. Its
-            // state (carries, stacked outputs) moves in and back out.
-            let state: Vec<&Ident> = carry.iter().chain(&ys).collect();
-            let types: Vec<TokenStream> = e.ins[..nc]
-                .iter()
-                .map(|a| {
-                    let aval = self.aval(a);
-                    let ty = rust_type(aval.dtype);
-                    if aval.rank() == 0 {
-                        quote!(#ty)
-                    } else {
-                        quote!(::std::vec::Vec<#ty>)
-                    }
-                })
-                .chain(e.outs[nc..].iter().map(|o| {
-                    let ty = rust_type(self.j.aval(*o).dtype);
-                    quote!(::std::vec::Vec<#ty>)
-                }))
-                .collect();
-            let body = quote! {
-                |(#(mut #state,)*): (#(#types,)*)| {
-                    #steps
-                    (#(#state,)*)
-                }
-            };
-            self.stmts.push(quote! {
-                #[allow(unused_mut)]
-                let (#(mut #state,)*) = ::jax::__rt::par::dispatch3(
-                    ::jax::__rt::par::Level::current(),
-                    &#body, &#body, &#body,
-                    (#(#state,)*),
-                );
-            });
-        }
+        // Inlined products run at the CPU's level only in a loop compiled
+        // whole per level.
+        let ys_typed: Vec<(Ident, TokenStream)> = ys
+            .iter()
+            .zip(&e.outs[nc..])
+            .map(|(y, o)| {
+                let ty = rust_type(self.j.aval(*o).dtype);
+                (y.clone(), quote!(::std::vec::Vec<#ty>))
+            })
+            .collect();
+        let whole = plain || !matvecs.is_empty();
+        let stmt = self.whole_loop(whole, steps, &carry, &e.ins[..nc], &ys_typed);
+        self.stmts.push(stmt);
         self.bind_outputs(&e.outs[..nc], &carry);
         self.bind_outputs(&e.outs[nc..], &ys);
         Ok(())
@@ -560,6 +602,46 @@ impl Emitter<'_> {
 struct Hoisted {
     buffers: Vec<TokenStream>,
     matvecs: Vec<TokenStream>,
+    /// Whether the body was emitted with plain loops, for a loop compiled
+    /// whole per SIMD level.
+    plain: bool,
+}
+
+/// Elements of the largest value a loop body may hold for its loops to be
+/// plain ([`Emitter::loop_body`]): `par::grain`'s floor, so none of them
+/// would have run on more than one thread.
+const SMALL_BODY_ELEMENTS: usize = 1024;
+
+/// Whether every loop `j` would emit (and the loops and branches inside it)
+/// runs over at most [`SMALL_BODY_ELEMENTS`] elements of a static shape:
+/// each value computed, and each operand a reduction folds. Large inputs
+/// only read (a weight matrix, the rows a step picks) do not count; other
+/// nested programs count as large.
+fn small_body(j: &Jaxpr) -> bool {
+    let small = |a: &Aval| {
+        a.shape
+            .iter()
+            .try_fold(1usize, |n, d| match d {
+                Dim::Lit(k) => n.checked_mul(*k),
+                Dim::Sym(_) => None,
+            })
+            .is_some_and(|n| n <= SMALL_BODY_ELEMENTS)
+    };
+    j.eqns.iter().all(|e| {
+        e.outs.iter().all(|v| small(j.aval(*v)))
+            && (e.prim.lowering != Lowering::Reduce || e.ins.iter().all(|a| small(j.atom_aval(a))))
+            && match &e.params {
+                Params::Scan(sc) => small_body(&sc.0.body),
+                Params::While(w) => small_body(&w.0.cond) && small_body(&w.0.body),
+                Params::Cond(c) => c.0.branches.iter().all(small_body),
+                Params::CustomJvp(_)
+                | Params::CustomVjp(_)
+                | Params::Checkpoint(_)
+                | Params::ShardMap(_)
+                | Params::Jit(_) => false,
+                _ => true,
+            }
+    })
 }
 
 /// Axis `k` of a shape, when it is a number.

@@ -58,7 +58,8 @@ impl Emitter<'_> {
     /// How many copies of a loop computing `a` over `shape` to emit, each
     /// compiled for one SIMD level (see `par::dispatch3`). Copies cost
     /// compile time, so they are made only where they pay: none for the
-    /// `jax_debug_nans` replay (a cold path), one for a static loop of little
+    /// `jax_debug_nans` replay (a cold path) and inside a loop compiled whole
+    /// per level (`dispatched`), one for a static loop of little
     /// arithmetic (a few microseconds at the baseline level), two (baseline,
     /// AVX2+FMA) for a short loop with transcendentals, whose fused
     /// multiply-adds are library calls at the baseline level, and three
@@ -66,7 +67,7 @@ impl Emitter<'_> {
     /// its latency counts: an RNN's 64 `tanh`s, its gradient's updates).
     /// Fewer than three means too small for threads as well.
     pub(super) fn simd_copies(&self, shape: &[Dim], a: &Atom) -> usize {
-        if self.replay.is_some() {
+        if self.replay.is_some() || self.dispatched {
             return 1;
         }
         let Some(elements) = static_size(shape) else {

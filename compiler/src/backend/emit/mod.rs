@@ -81,6 +81,10 @@ pub struct Emitter<'a> {
     /// `jax_debug_nans`' replay, when this emits one: nothing fused, and
     /// each operation that computes floats checked (see `replay`).
     replay: Option<Replay>,
+    /// Whether this code runs inside a whole loop compiled once per SIMD
+    /// level (`control::whole_loop`): its own loops are plain, one copy
+    /// each, on this thread, inlined into the level's copy.
+    dispatched: bool,
     /// Whether this body runs once per step of a loop: its short loops are
     /// worth a copy per SIMD level even when one call of them is cheap.
     repeated: bool,
@@ -129,6 +133,7 @@ impl<'a> Emitter<'a> {
             target: None,
             replay: None,
             repeated: false,
+            dispatched: false,
             device: false,
             done: HashSet::new(),
             unread: HashSet::new(),
@@ -188,6 +193,8 @@ impl<'a> Emitter<'a> {
             .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #data;));
         self.bufs.owned.insert(name.to_string());
         self.bufs.owned_inputs.push(name.clone());
+        let kind = Self::kind(&ty, &size_tokens(&aval.shape));
+        self.bufs.kinds.insert(name.to_string(), kind);
         self.locs.insert(
             v,
             Loc::View {
@@ -244,6 +251,7 @@ impl<'a> Emitter<'a> {
         self.unread = unread.clone();
         for (k, e) in self.j.eqns.iter().enumerate() {
             self.cur = k;
+            self.flush_spare();
             self.recycle_dead();
             let out = e.outs[0];
             if unread.contains(&out) || self.done.contains(&out) {
@@ -263,6 +271,7 @@ impl<'a> Emitter<'a> {
                 self.check_outputs(e);
             }
         }
+        self.flush_spare();
         Ok(())
     }
 
