@@ -670,6 +670,10 @@ pub struct KernelArgs<'a> {
     /// in the order the kernel asks for them, and only those it reads):
     /// see [`Bind`].
     pub bind: &'a mut dyn FnMut(usize, Bind) -> proc_macro2::TokenStream,
+    /// Whether the call is emitted inside code compiled once per SIMD level
+    /// (a whole loop): a small kernel may then be inlined as a plain loop
+    /// instead of a call that dispatches on the level itself.
+    pub dispatched: bool,
 }
 
 /// How a kernel reads an operand (see [`KernelArgs::bind`]).

@@ -5,4 +5,5 @@
 pub(crate) mod ad;
 pub(crate) mod batching;
 pub(crate) mod jacobian;
+pub(crate) mod scan_sums;
 pub(crate) mod simplify;

@@ -13,6 +13,7 @@ pub fn simplify(j: &mut Jaxpr) {
     *j = crate::prims::inline_calls(j);
     rewrites(j);
     hoist_loop_invariants(j);
+    crate::transform::scan_sums::contract_scan_sums(j);
     loop {
         let before = j.eqns.len();
         forward_identities(j);

@@ -32,6 +32,7 @@ impl Emitter<'_> {
             self.start_as(&name, &ty, &e.ins[k]);
         }
         let avals: Vec<Aval> = e.ins.iter().map(|a| self.aval(a).clone()).collect();
+        let dispatched = self.dispatched;
         let out_avals: Vec<Aval> = e.outs.iter().map(|v| self.j.aval(*v).clone()).collect();
         let mut bind = |k: usize, how: Bind| -> TokenStream {
             let a = &e.ins[k];
@@ -51,6 +52,7 @@ impl Emitter<'_> {
             out_aval: aval,
             out_avals: &out_avals,
             bind: &mut bind,
+            dispatched,
         });
         if e.outs.len() > 1 {
             // Several results: the code is a tuple of their buffers.

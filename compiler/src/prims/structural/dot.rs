@@ -5,8 +5,9 @@ use super::params_err;
 use super::views::TRANSPOSE;
 use crate::ir::shapes::{fmt, same_dim};
 use crate::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Var};
+use jax_dtypes::DType;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use crate::ir::rust_type;
 use crate::prims::{
@@ -223,8 +224,27 @@ fn dot_general_call(a: KernelArgs<'_>) -> TokenStream {
     let lb = (a.bind)(0, Bind::Buffer);
     let rb = (a.bind)(1, Bind::Buffer);
     if let Some(g) = Gemm::of(la, ra, lhs_contract, rhs_contract, lhs_batch) {
-        let Gemm { m, k, n, a, b } = g;
-        let (ars, acs, brs, bcs) = (a.0, a.1, b.0, b.1);
+        let Gemm {
+            m,
+            k,
+            n,
+            a: sa,
+            b: sb,
+        } = g;
+        let (ars, acs, brs, bcs) = (sa.0, sa.1, sb.0, sb.1);
+        // `Wᵀ v` (W row-major `k × m`, contracted along its rows) inside a
+        // loop compiled per SIMD level: the runtime's own loop for it
+        // (`gemm` takes the same one, so the same sums), inlined there
+        // instead of a call that allocates and dispatches every step.
+        let small_matvec = n == 1 && ars == 1 && acs == m && brs == 1 && m * k <= 1 << 22;
+        if a.dispatched && small_matvec && matches!(a.out_aval.dtype, DType::F32 | DType::F64) {
+            let f = format_ident!("matvec_{}", ty.to_string());
+            return quote! {{
+                let mut __matvec: ::std::vec::Vec<#ty> = ::jax::__rt::buffer::<#ty>(#m);
+                ::jax::__rt::ops::#f(&#lb[..#m * #k], &#rb[..#k], &mut __matvec[..]);
+                __matvec
+            }};
+        }
         quote! {
             ::jax::__rt::gemm::<#ty>(
                 #m, #k, #n, &#lb, #ars, #acs, &#rb, #brs, #bcs,
