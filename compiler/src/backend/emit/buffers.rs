@@ -36,7 +36,10 @@ pub(super) struct Buffers {
     pub(super) kinds: std::collections::HashMap<String, String>,
     /// Buffers dead before the equation being emitted: one it allocates of
     /// the same kind takes one over (no trip through the pool); the rest go
-    /// back to the pool after it.
+    /// back to the pool after it, except small ones ([`SMALL_SPARE_BYTES`]),
+    /// which wait for a later equation of the body: in a loop step that
+    /// computes scalars (an index) between a dead carry and the new one,
+    /// the new one still takes the old one's memory.
     pub(super) spare: Vec<(String, String)>,
     /// While a multi-output loop writes over dead buffers: each one's
     /// output slot in the loop (`__oK`), read at the element before it is
@@ -301,10 +304,15 @@ impl Emitter<'_> {
         }
     }
 
-    /// Gives the spare buffers no allocation took back to the pool.
-    pub(super) fn flush_spare(&mut self) {
-        for (b, _) in std::mem::take(&mut self.bufs.spare) {
-            self.recycle_buffer(b);
+    /// Gives the spare buffers no allocation took back to the pool: all of
+    /// them, or with `keep_small` those above [`SMALL_SPARE_BYTES`].
+    pub(super) fn flush_spare(&mut self, keep_small: bool) {
+        for (b, kind) in std::mem::take(&mut self.bufs.spare) {
+            if keep_small && small_kind(&kind) {
+                self.bufs.spare.push((b, kind));
+            } else {
+                self.recycle_buffer(b);
+            }
         }
     }
 
@@ -315,7 +323,7 @@ impl Emitter<'_> {
     }
 
     /// How a buffer of `ty` elements, `size` of them, is known in
-    /// [`Buffers::kinds`].
+    /// [`Buffers::kinds`] (`"f32; 64usize"`: see [`small_kind`]).
     pub(super) fn kind(ty: &TokenStream, size: &TokenStream) -> String {
         format!("{ty}; {size}")
     }
@@ -447,4 +455,28 @@ impl Emitter<'_> {
         }
         self.copy_view(x, aval)
     }
+}
+
+/// Spare buffers up to this size stay spare until the end of the body: the
+/// pool does not keep them (`__rt::pool::MIN_BYTES`), so holding one a few
+/// equations longer costs nothing a later allocation does not win back.
+const SMALL_SPARE_BYTES: usize = 4096;
+
+/// Whether a buffer kind (`"f32; 64usize"`, see [`Emitter::kind`]) has a
+/// static size of at most [`SMALL_SPARE_BYTES`].
+fn small_kind(kind: &str) -> bool {
+    let Some((ty, size)) = kind.split_once("; ") else {
+        return false;
+    };
+    let Ok(n) = size.trim_end_matches("usize").trim().parse::<usize>() else {
+        return false;
+    };
+    // The widest element (complex128) where the type is not a plain one.
+    let width = match ty {
+        "bool" | "u8" | "i8" => 1,
+        "f32" | "i32" | "u32" => 4,
+        "f64" | "i64" | "u64" => 8,
+        _ => 16,
+    };
+    n.saturating_mul(width) <= SMALL_SPARE_BYTES
 }

@@ -251,7 +251,7 @@ impl<'a> Emitter<'a> {
         self.unread = unread.clone();
         for (k, e) in self.j.eqns.iter().enumerate() {
             self.cur = k;
-            self.flush_spare();
+            self.flush_spare(true);
             self.recycle_dead();
             let out = e.outs[0];
             if unread.contains(&out) || self.done.contains(&out) {
@@ -271,7 +271,7 @@ impl<'a> Emitter<'a> {
                 self.check_outputs(e);
             }
         }
-        self.flush_spare();
+        self.flush_spare(false);
         Ok(())
     }
 
