@@ -145,14 +145,7 @@ mod tests {
     use super::*;
 
     fn cost(src: &str) -> Cost {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
-        crate::transform::simplify::simplify(&mut j);
-        analyze(&j).unwrap()
+        analyze(&crate::transform::simplify::simplified_source(src)).unwrap()
     }
 
     #[test]

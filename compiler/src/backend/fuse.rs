@@ -176,12 +176,7 @@ mod tests {
     use super::*;
 
     fn planned(src: &str) -> (Jaxpr, Fusion) {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
+        let j = crate::transform::simplify::traced_source(src);
         let p = plan(&j);
         (j, p)
     }

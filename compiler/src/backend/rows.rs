@@ -264,14 +264,7 @@ mod tests {
     use super::*;
 
     fn plan(src: &str) -> Option<RowPlan> {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
-        crate::transform::simplify::simplify(&mut j);
-        row_plan(&j)
+        row_plan(&crate::transform::simplify::simplified_source(src))
     }
 
     #[test]

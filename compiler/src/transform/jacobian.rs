@@ -350,14 +350,7 @@ pub fn hessian(j: &Jaxpr, arg: usize, x64: bool, span: Span) -> syn::Result<Jaxp
 mod tests {
     use super::*;
 
-    fn traced(src: &str) -> Jaxpr {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr
-    }
+    use crate::transform::simplify::traced_source as traced;
 
     fn count(j: &Jaxpr, name: &str) -> usize {
         j.eqns.iter().filter(|e| e.prim.name == name).count()

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use jax_dtypes::DType;
 
-use crate::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Scalar, Var};
-use crate::prims::{Params, Scan, Shared, ADD, ADD_ANY, DOT_GENERAL};
+use crate::ir::{is_literal, Atom, Aval, Dim, Eqn, Jaxpr, Var};
+use crate::prims::{Params, Scan, Shared, ADD, ADD_ANY, BROADCAST_IN_DIM, DOT_GENERAL};
 
 /// At most this many elements stacked per rewritten carry, all steps
 /// together (256 MiB of f32): above it the loop's own accumulation is kept.
@@ -288,13 +288,11 @@ fn rebuild(
 /// Whether `a` is all zeros: a zero literal, or a broadcast of one computed
 /// before equation `before`.
 fn is_zeros(j: &Jaxpr, a: &Atom, before: usize) -> bool {
-    let zero_lit =
-        |a: &Atom| matches!(a, Atom::Lit(l) if matches!(l.value, Scalar::Float(x) if x == 0.0));
     match a {
-        Atom::Lit(_) => zero_lit(a),
+        Atom::Lit(_) => is_literal(a, 0.0),
         Atom::Var(v) => j.eqns[..before]
             .iter()
-            .any(|e| e.outs == [*v] && e.prim.name == "broadcast_in_dim" && zero_lit(&e.ins[0])),
+            .any(|e| e.outs == [*v] && e.prim == &BROADCAST_IN_DIM && is_literal(&e.ins[0], 0.0)),
     }
 }
 
@@ -302,16 +300,7 @@ fn is_zeros(j: &Jaxpr, a: &Atom, before: usize) -> bool {
 mod tests {
     use super::*;
 
-    fn simplified(src: &str) -> Jaxpr {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
-        crate::transform::simplify::simplify(&mut j);
-        j
-    }
+    use crate::transform::simplify::simplified_source as simplified;
 
     fn prims(j: &Jaxpr) -> Vec<&'static str> {
         j.eqns.iter().map(|e| e.prim.name).collect()
@@ -330,17 +319,23 @@ mod tests {
         }
     }
 
+    /// A scan over 30 rows `x` of width `n` whose `n × n` carry becomes
+    /// `update` of `acc` and the outer product `col · row` of `x`.
+    fn summing(n: usize, update: &str) -> Jaxpr {
+        simplified(&format!(
+            "fn f(acc: Array<f32, {n}, {n}>, xs: Array<f32, 30, {n}>) -> Array<f32, {n}, {n}> {{
+                lax::scan(|acc: Array<f32, {n}, {n}>, x: Array<f32, {n}>| {{
+                    let col: Array<f32, {n}, 1> = x.reshape();
+                    let row: Array<f32, 1, {n}> = x.reshape();
+                    ({update}, 0.0)
+                }}, acc, xs).0
+            }}"
+        ))
+    }
+
     #[test]
     fn a_summed_product_carry_becomes_one_contraction_after_the_loop() {
-        let j = simplified(
-            "fn f(acc: Array<f32, 16, 16>, xs: Array<f32, 30, 16>) -> Array<f32, 16, 16> {
-                lax::scan(|acc: Array<f32, 16, 16>, x: Array<f32, 16>| {
-                    let col: Array<f32, 16, 1> = x.reshape();
-                    let row: Array<f32, 1, 16> = x.reshape();
-                    (acc + col.matmul(&row), 0.0)
-                }, acc, xs).0
-            }",
-        );
+        let j = summing(16, "acc + col.matmul(&row)");
         assert_eq!(prims(&j), ["scan", "dot_general", "add"]);
         let s = scan_of(&j);
         assert_eq!(s.n_carry, 0);
@@ -361,30 +356,13 @@ mod tests {
 
     #[test]
     fn a_carry_read_besides_its_sum_is_kept() {
-        let j = simplified(
-            "fn f(acc: Array<f32, 16, 16>, xs: Array<f32, 30, 16>) -> Array<f32, 16, 16> {
-                lax::scan(|acc: Array<f32, 16, 16>, x: Array<f32, 16>| {
-                    let col: Array<f32, 16, 1> = x.reshape();
-                    let row: Array<f32, 1, 16> = x.reshape();
-                    (acc * 0.5 + col.matmul(&row), 0.0)
-                }, acc, xs).0
-            }",
-        );
+        let j = summing(16, "acc * 0.5 + col.matmul(&row)");
         assert_eq!(prims(&j), ["scan"]);
         assert_eq!(scan_of(&j).n_carry, 1);
     }
 
     #[test]
     fn a_small_accumulator_stays_in_the_loop() {
-        let j = simplified(
-            "fn f(acc: Array<f32, 4, 4>, xs: Array<f32, 30, 4>) -> Array<f32, 4, 4> {
-                lax::scan(|acc: Array<f32, 4, 4>, x: Array<f32, 4>| {
-                    let col: Array<f32, 4, 1> = x.reshape();
-                    let row: Array<f32, 1, 4> = x.reshape();
-                    (acc + col.matmul(&row), 0.0)
-                }, acc, xs).0
-            }",
-        );
-        assert_eq!(scan_of(&j).n_carry, 1);
+        assert_eq!(scan_of(&summing(4, "acc + col.matmul(&row)")).n_carry, 1);
     }
 }

@@ -8,6 +8,26 @@ use std::collections::{HashMap, HashSet};
 use crate::ir::{Atom, Eqn, Jaxpr, Var};
 use crate::prims::Params;
 
+/// The jaxpr traced from a Rust function's source, for the compiler's unit
+/// tests.
+#[cfg(test)]
+pub(crate) fn traced_source(src: &str) -> Jaxpr {
+    let f: syn::ItemFn = syn::parse_str(src).unwrap();
+    let sig = crate::frontend::parse::signature(&f).unwrap();
+    crate::frontend::parse::trace_fn(&f, &sig, false)
+        .unwrap()
+        .b
+        .jaxpr
+}
+
+/// [`traced_source`] simplified: the program the emitter sees.
+#[cfg(test)]
+pub(crate) fn simplified_source(src: &str) -> Jaxpr {
+    let mut j = traced_source(src);
+    simplify(&mut j);
+    j
+}
+
 /// All rewrites, until nothing changes.
 pub fn simplify(j: &mut Jaxpr) {
     *j = crate::prims::inline_calls(j);
@@ -321,14 +341,7 @@ pub fn dce(j: &mut Jaxpr) {
 mod tests {
     use super::*;
 
-    fn traced(src: &str) -> Jaxpr {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr
-    }
+    use traced_source as traced;
 
     fn prims(j: &Jaxpr) -> Vec<&'static str> {
         j.eqns.iter().map(|e| e.prim.name).collect()

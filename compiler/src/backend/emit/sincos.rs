@@ -167,12 +167,7 @@ mod tests {
 
     /// [`emitted`], of the function's gradient when `grad`.
     fn emitted_with(src: &str, grad: bool) -> String {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
+        let mut j = crate::transform::simplify::traced_source(src);
         if grad {
             j = crate::transform::ad::grad(&j, 0, false, proc_macro2::Span::call_site()).unwrap();
         }

@@ -160,13 +160,7 @@ fn cholesky_jvp(
 mod tests {
     /// The flops `cost_analysis` counts for a program's kernels.
     fn flops(src: &str) -> f64 {
-        let f: syn::ItemFn = syn::parse_str(src).unwrap();
-        let sig = crate::frontend::parse::signature(&f).unwrap();
-        let mut j = crate::frontend::parse::trace_fn(&f, &sig, false)
-            .unwrap()
-            .b
-            .jaxpr;
-        crate::transform::simplify::simplify(&mut j);
+        let j = crate::transform::simplify::simplified_source(src);
         crate::backend::cost::analyze(&j).unwrap().flops
     }
 
