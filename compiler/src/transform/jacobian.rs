@@ -157,34 +157,21 @@ fn directional(
 }
 
 /// The identity basis of `seed`'s space, as `jax.jacfwd`'s `_std_basis`
-/// builds it: `eye(n)` (an index vector compared with itself across two
-/// axes, as `jnp.eye` compares two iotas) converted to the seed's dtype and
-/// reshaped to `[n] ++ seed.shape`, basis vector `k` at index `k`.
+/// builds it: `eye(n)` (two iotas compared, as `jnp.eye` builds it)
+/// converted to the seed's dtype and reshaped to `[n] ++ seed.shape`, basis vector `k` at index `k`.
 fn std_basis(b: &mut Builder, seed: &Aval, n: usize, span: Span) -> syn::Result<Atom> {
-    let index = b.constant(
-        Aval {
-            dtype: jax_dtypes::DType::I32,
-            shape: vec![Dim::Lit(n)],
-            weak: false,
-        },
-        (0..n).map(|k| Scalar::Int(k as i128)).collect(),
-    );
     let mut cx = Ctx::new(b, span);
     let err = |m: String| rule_error(span, m);
     let square = vec![Dim::Lit(n), Dim::Lit(n)];
-    let across = |cx: &mut Ctx, axis: usize| {
-        cx.bind(
-            &prims::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape: square.clone(),
-                dims: vec![axis],
-                np_ints: 0,
-            },
-            vec![index.clone()],
-        )
+    // Two iotas, not a constant index vector: the basis costs no tokens
+    // per element however large `n` is.
+    let square_aval = Aval {
+        dtype: jax_dtypes::DType::I32,
+        shape: square.clone(),
+        weak: false,
     };
-    let rows = across(&mut cx, 0).map_err(err)?;
-    let cols = across(&mut cx, 1).map_err(err)?;
+    let rows = prims::iota(&mut cx, jax_dtypes::DType::I32, &square_aval, 0).map_err(err)?;
+    let cols = prims::iota(&mut cx, jax_dtypes::DType::I32, &square_aval, 1).map_err(err)?;
     let eq = cx.bin(&prims::EQ, rows, cols).map_err(err)?;
     let eye = cx.convert(eq, seed.dtype).map_err(err)?;
     let mut shape = vec![Dim::Lit(n)];

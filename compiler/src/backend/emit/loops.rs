@@ -536,7 +536,7 @@ impl LoopNest {
             if self.out.is_some() && self.parallel {
                 slices.push((format_ident!("__out"), true));
             }
-            let each = super::sincos::flat_loop(&inner, &slices);
+            let each = flat_loop(&inner, &slices, &self.dims);
             return match (&self.out, self.parallel) {
                 (Some(out), true) => {
                     let cost = self.cost.max(1);
@@ -760,7 +760,7 @@ impl Emitter<'_> {
         let (pre, body) = (&l.pre, &l.body);
         let mut slices = l.flat_slices();
         slices.extend(outs.iter().map(|o| (o.clone(), true)));
-        let each = super::sincos::flat_loop(&quote!(#(#body)* #(#writes)*), &slices);
+        let each = flat_loop(&quote!(#(#body)* #(#writes)*), &slices, &aval.shape);
         let cost = l.cost.max(1);
         let closure = quote! {
             |(__start, __outs): (usize, &mut [&mut [#ty]])| {
@@ -898,5 +898,129 @@ impl Emitter<'_> {
                 Some(Loc::Fused) | None => self.loop_values(*u, group, inside, leaves),
             }
         }
+    }
+}
+
+/// Elements per block of [`flat_loop`]: a few vectors of every SIMD level,
+/// few enough that recomputing a block (see below) costs little.
+const FLAT_BLOCK: usize = 64;
+
+/// Flat loops over fewer elements than this get no prefetch hints: their
+/// arrays (2 MiB of f32 at most, a core's L2 cache on the Xeon) mostly come
+/// from the cache already, and the MLP's 131,072-element loops ran 4 %
+/// slower with the blocks.
+const PREFETCH_MIN_ELEMENTS: usize = 1 << 19;
+
+/// Whether a flat loop over `shape` streams from memory: it has at least
+/// [`PREFETCH_MIN_ELEMENTS`] elements, or a size known only to rustc.
+fn streams(shape: &[Dim]) -> bool {
+    static_size(shape).is_none_or(|n| n >= PREFETCH_MIN_ELEMENTS)
+}
+
+/// `for __i in 0..__n { inner }`, the body of a flat loop over `__n`
+/// elements at `__first` of an array of `shape`, in blocks of
+/// [`FLAT_BLOCK`] where that pays:
+///
+/// - A loop that [`streams`] first asks the cache for each block's read
+///   slices a little ahead (`par::prefetch_ahead`): on some machines the
+///   hardware prefetcher falls behind a loop that computes much per
+///   element (`grad(sin(x) * x)` over 16M f32 took 2.0 times as long
+///   without it on an Intel Xeon, `tanh(x * 1.5 + 0.5) * 2` 1.7 times).
+/// - When `inner` calls `sin`, `cos` or `sincos`, a block runs first with
+///   their `_near` forms and, if an argument was too large for those, again
+///   with `inner` (elementwise bodies only store, so a second pass
+///   overwrites the first; see `sincos`). The last partial block runs
+///   `inner` alone.
+///
+/// Without either, one plain loop; without the second, `inner` once (the
+/// last block is shorter), so the expansion does not grow with it.
+/// `slices` are the loop's row slices (`true`: written), re-cut to each
+/// block so that its indices need no bounds checks.
+pub(super) fn flat_loop(
+    inner: &TokenStream,
+    slices: &[(Ident, bool)],
+    shape: &[Dim],
+) -> TokenStream {
+    let near = super::sincos::near_calls(inner.clone());
+    let prefetch: Vec<TokenStream> = if streams(shape) {
+        slices
+            .iter()
+            .filter(|(_, written)| !written)
+            .map(|(s, _)| quote!(::jax::__rt::par::prefetch_ahead(#s, __b, #FLAT_BLOCK);))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if near.is_none() && prefetch.is_empty() {
+        return quote!(for __i in 0..__n { #inner });
+    }
+    let recut = |range: TokenStream| -> Vec<TokenStream> {
+        slices
+            .iter()
+            .map(|(s, written)| {
+                if *written {
+                    quote!(let #s = &mut #s[#range];)
+                } else {
+                    quote!(let #s = &#s[#range];)
+                }
+            })
+            .collect()
+    };
+    let Some(near) = near else {
+        let block = recut(quote!(__b..__e));
+        return quote! {
+            let mut __b = 0usize;
+            while __b < __n {
+                let __e = ::core::cmp::min(__b + #FLAT_BLOCK, __n);
+                #(#prefetch)*
+                {
+                    #(#block)*
+                    let __first = __first + __b;
+                    for __i in 0..__e - __b { #inner }
+                }
+                __b = __e;
+            }
+        };
+    };
+    let block = recut(quote!(__b..__b + #FLAT_BLOCK));
+    let rest = recut(quote!(__b..));
+    quote! {
+        let mut __b = 0usize;
+        while __b + #FLAT_BLOCK <= __n {
+            #(#prefetch)*
+            {
+                #(#block)*
+                let __first = __first + __b;
+                let mut __wide = false;
+                for __i in 0..#FLAT_BLOCK { #near }
+                if __wide {
+                    for __i in 0..#FLAT_BLOCK { #inner }
+                }
+            }
+            __b += #FLAT_BLOCK;
+        }
+        {
+            #(#rest)*
+            let __first = __first + __b;
+            for __i in 0..__n - __b { #inner }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::emitted;
+
+    #[test]
+    fn flat_loops_over_large_arrays_prefetch_their_reads() {
+        let code = emitted(
+            "fn f(x: Array<f32, 1048576>, y: Array<f32, 1048576>) -> Array<f32, 1048576> { jnp::tanh(x) * y }",
+        );
+        // Both inputs, in each of the 3 SIMD copies.
+        assert_eq!(code.matches("prefetch_ahead (__r").count(), 6, "{code}");
+        // Arrays the cache holds: one plain loop.
+        let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::tanh(x) * x }");
+        assert!(!code.contains("prefetch_ahead"), "{code}");
+        assert!(!code.contains("__e"), "{code}");
     }
 }

@@ -522,3 +522,27 @@ fn float_tokens(f: f64, ty: &TokenStream) -> TokenStream {
         quote!((#lit as #ty))
     }
 }
+
+/// The statements `#[jax::jit]` emits for `src`, as one string.
+#[cfg(test)]
+pub(super) fn emitted(src: &str) -> String {
+    emitted_with(src, false)
+}
+
+/// [`emitted`], of the function's gradient when `grad`.
+#[cfg(test)]
+pub(super) fn emitted_with(src: &str, grad: bool) -> String {
+    let mut j = crate::transform::simplify::traced_source(src);
+    if grad {
+        j = crate::transform::ad::grad(&j, 0, false, proc_macro2::Span::call_site()).unwrap();
+    }
+    crate::transform::simplify::simplify(&mut j);
+    let mut em = Emitter::new(&j);
+    for (k, v) in j.invars.clone().into_iter().enumerate() {
+        let name = quote::format_ident!("x{}", k);
+        em.input(v, quote::quote!(#name), false);
+    }
+    em.eqns().unwrap();
+    let (stmts, outs) = em.finish();
+    quote::quote!(#(#stmts)* #(#outs)*).to_string()
+}

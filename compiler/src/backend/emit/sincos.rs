@@ -4,7 +4,7 @@
 //!   binds both from one `::jax::__rt::ops::sincos` call (the same bits as
 //!   the two separate calls). The derivative of `sin(x) * x` is the common
 //!   case: its loop reads `sin(x)` and `cos(x)`.
-//! - A flat loop calling them runs in blocks ([`flat_loop`]): each block first
+//! - A flat loop calling them runs in blocks (`loops::flat_loop`): each block first
 //!   with `sin_near`/`cos_near`/`sincos_near`, which skip the reduction of
 //!   huge arguments (for f32 the branch-free large-argument reduction,
 //!   computed in every lane and then discarded, was half of `sin`'s cost;
@@ -56,60 +56,9 @@ pub(super) fn binding(s: &Ident, c: &Ident, dtype: DType, arg: &TokenStream) -> 
     quote!(let (#s, #c): (#ty, #ty) = ::jax::__rt::ops::sincos(#arg);)
 }
 
-/// Elements per block of [`flat_loop`]: a few vectors of every SIMD level,
-/// few enough that recomputing a block costs little.
-const TRIG_BLOCK: usize = 64;
-
-/// `for __i in 0..__n { inner }`, the body of a flat loop over `__n`
-/// elements at `__first`. When `inner` calls `sin`, `cos` or `sincos`, the
-/// loop runs in blocks of [`TRIG_BLOCK`]: a first pass with their `_near`
-/// forms and, if an argument was too large for those, the block again with
-/// `inner` (elementwise bodies only store, so a second pass overwrites the
-/// first). `slices` are the loop's row slices (`true`: written), re-cut to
-/// each block so that its indices need no bounds checks.
-pub(super) fn flat_loop(inner: &TokenStream, slices: &[(Ident, bool)]) -> TokenStream {
-    let Some(near) = near_calls(inner.clone()) else {
-        return quote!(for __i in 0..__n { #inner });
-    };
-    let recut = |range: TokenStream| -> Vec<TokenStream> {
-        slices
-            .iter()
-            .map(|(s, written)| {
-                if *written {
-                    quote!(let #s = &mut #s[#range];)
-                } else {
-                    quote!(let #s = &#s[#range];)
-                }
-            })
-            .collect()
-    };
-    let block = recut(quote!(__b..__b + #TRIG_BLOCK));
-    let rest = recut(quote!(__b..));
-    quote! {
-        let mut __b = 0usize;
-        while __b + #TRIG_BLOCK <= __n {
-            {
-                #(#block)*
-                let __first = __first + __b;
-                let mut __wide = false;
-                for __i in 0..#TRIG_BLOCK { #near }
-                if __wide {
-                    for __i in 0..#TRIG_BLOCK { #inner }
-                }
-            }
-            __b += #TRIG_BLOCK;
-        }
-        {
-            #(#rest)*
-            let __first = __first + __b;
-            for __i in 0..__n - __b { #inner }
-        }
-    }
-}
-
 /// `body` with every `ops::sin(x)`, `ops::cos(x)` and `ops::sincos(x)` call
 /// replaced by its `_near` form writing `__wide`, or `None` if it has none.
-fn near_calls(body: TokenStream) -> Option<TokenStream> {
+pub(super) fn near_calls(body: TokenStream) -> Option<TokenStream> {
     let mut found = false;
     let out = rewrite(body, &mut found);
     found.then_some(out)
@@ -160,27 +109,7 @@ fn follows_ops(before: &[TokenTree]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    /// The statements `#[jax::jit]` emits for `src`, as one string.
-    fn emitted(src: &str) -> String {
-        emitted_with(src, false)
-    }
-
-    /// [`emitted`], of the function's gradient when `grad`.
-    fn emitted_with(src: &str, grad: bool) -> String {
-        let mut j = crate::transform::simplify::traced_source(src);
-        if grad {
-            j = crate::transform::ad::grad(&j, 0, false, proc_macro2::Span::call_site()).unwrap();
-        }
-        crate::transform::simplify::simplify(&mut j);
-        let mut em = super::Emitter::new(&j);
-        for (k, v) in j.invars.clone().into_iter().enumerate() {
-            let name = quote::format_ident!("x{}", k);
-            em.input(v, quote::quote!(#name), false);
-        }
-        em.eqns().unwrap();
-        let (stmts, outs) = em.finish();
-        quote::quote!(#(#stmts)* #(#outs)*).to_string()
-    }
+    use super::super::{emitted, emitted_with};
 
     #[test]
     fn sin_and_cos_of_one_value_share_one_sincos_call() {
