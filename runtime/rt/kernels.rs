@@ -250,6 +250,14 @@ pub fn transposed<T: Element>(x: &[T], rows: usize, cols: usize) -> LineAligned<
     out
 }
 
+/// A copy of `x` starting on a cache line: a loop body's `Wᵀ v` (the
+/// matrix contracted along its rows) reads it every step.
+pub fn line_aligned<T: Element>(x: &[T]) -> LineAligned<T> {
+    let mut out = LineAligned::zeroed(x.len());
+    out.copy_from_slice(x);
+    out
+}
+
 /// `len` values whose first sits on a 64-byte boundary (one cache line),
 /// so AVX-512 loads of it never straddle two lines: a `Vec` is only as
 /// aligned as the allocator makes it (16 bytes with glibc), and a loop

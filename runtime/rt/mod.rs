@@ -26,8 +26,8 @@ pub use crate::gemm::{dgemm_into, sgemm_into, Epilogue, Tile};
 pub use epilogue::gemm_epilogue;
 pub use kernels::{
     argmax, argmin, concatenate, conv_epilogue, conv_general_dilated, dot_general, gemm,
-    reduce_window, select_and_gather_add, select_and_scatter_add, transposed, LineAligned,
-    WindowFold,
+    line_aligned, reduce_window, select_and_gather_add, select_and_scatter_add, transposed,
+    LineAligned, WindowFold,
 };
 pub use layout::{iota, pad, rev, tile};
 
