@@ -108,8 +108,9 @@ impl Emitter<'_> {
     /// reads a transposed copy of `W` made once, so each step runs along
     /// contiguous columns instead of summing across each row; `Wᵀ x` reads
     /// a copy starting on a cache line (vector loads of a misaligned `W`
-    /// straddle two lines: the RNN gradient's backward loop took 14 % longer). `inputs` are
-    /// the body's inputs; those from `first_invariant` on are invariants.
+    /// straddle two lines: the RNN gradient's backward loop took 16 %
+    /// longer). `inputs` are the body's inputs; those from
+    /// `first_invariant` on are invariants.
     ///
     /// `borrowed` gives, for each input that varies per step, an expression
     /// borrowing its data (`&[T]`) before the body runs, when it has one:
