@@ -19,7 +19,7 @@ use crate::shape::ConstMsg;
 
 #[path = "small_gemm.rs"]
 mod small_gemm;
-pub(crate) use small_gemm::{matvec_cols, small_gemm_as, SMALL_PRODUCT};
+pub(crate) use small_gemm::{matvec_cols, small_gemm_as, small_gemm_into_as, SMALL_PRODUCT};
 
 type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
@@ -122,7 +122,13 @@ pub(crate) fn gemm_into<T: Element>(
             return;
         }
     }
-    c.copy_from_slice(&gemm(m, k, n, a, b));
+    let small = m > 0 && n > 0 && k > 0 && is_small(m, k, n);
+    if !(small
+        && (small_gemm_into_as::<T, f32>(m, k, n, a, b, c)
+            || small_gemm_into_as::<T, f64>(m, k, n, a, b, c)))
+    {
+        c.copy_from_slice(&gemm(m, k, n, a, b));
+    }
     if let Some((e, r0)) = epilogue {
         e(Tile::whole(c, r0, n));
     }
@@ -342,8 +348,13 @@ pub(crate) fn dot_general_raw<T: Element>(
     let (nb, m, k, n) = (prod(ls, lb), prod(ls, &lf), prod(ls, lc), prod(rs, &rf));
     let (ld, lrs, lcs) = layout(lhs, ls, [lb, &lf, lc], m, k);
     let (rd, rrs, rcs) = layout(rhs, rs, [rb, rc, &rf], k, n);
-    let mut out = Vec::with_capacity(nb * m * n);
-    for i in 0..nb {
+    let mn = m * n;
+    let mut out: Vec<T> = crate::__rt::buffer(nb * mn);
+    if mn == 0 {
+        return out;
+    }
+    // Each product straight into its place in `out`.
+    let product = |i: usize, c: &mut [T]| {
         let a = Mat {
             data: &ld[i * m * k..(i + 1) * m * k],
             rs: lrs,
@@ -354,7 +365,22 @@ pub(crate) fn dot_general_raw<T: Element>(
             rs: rrs,
             cs: rcs,
         };
-        out.extend(gemm(m, k, n, a, b));
+        gemm_into(m, k, n, a, b, c, None);
+    };
+    if nb > 1 && is_small(m, k, n) {
+        // Small products run on one thread each (per-example outer
+        // products, `vmap` of a matrix-vector product): the batch splits
+        // over the threads instead, in chunks of whole products.
+        let per_chunk = crate::__rt::par::grain(2 * k).div_ceil(mn);
+        crate::__rt::par::for_each_chunk(&mut out, per_chunk * mn, |start, chunk| {
+            for (j, c) in chunk.chunks_mut(mn).enumerate() {
+                product(start / mn + j, c);
+            }
+        });
+    } else {
+        for (i, c) in out.chunks_mut(mn).enumerate() {
+            product(i, c);
+        }
     }
     out
 }
@@ -479,6 +505,34 @@ mod tests {
             },
         );
         assert_eq!(r[0].to_f32(), 2050.0);
+    }
+
+    #[test]
+    fn batched_small_products_are_written_in_place_by_both_threads() {
+        // 96 outer-product-like products, each small (one thread), enough
+        // work together to split the batch across the team's threads.
+        let (nb, m, k, n) = (96, 48, 5, 80);
+        let lhs: Vec<f32> = (0..nb * m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+        let rhs: Vec<f32> = (0..nb * k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+        let dims: DotDimensionNumbers<'_> = ((&[2], &[1]), (&[0], &[0]));
+        let out = dot_general_raw(&lhs, &[nb, m, k], &rhs, &[nb, k, n], dims);
+        assert_eq!(out.len(), nb * m * n);
+        for b in 0..nb {
+            for i in 0..m {
+                for j in 0..n {
+                    // Small integers: every order of summation is exact.
+                    let want: f32 = (0..k)
+                        .map(|p| lhs[(b * m + i) * k + p] * rhs[(b * k + p) * n + j])
+                        .sum();
+                    assert_eq!(out[(b * m + i) * n + j], want, "at [{b}, {i}, {j}]");
+                }
+            }
+        }
+        // Integers take gemm's plain loop, into the same places.
+        let li: Vec<i64> = lhs.iter().map(|&x| x as i64).collect();
+        let ri: Vec<i64> = rhs.iter().map(|&x| x as i64).collect();
+        let oi = dot_general_raw(&li, &[nb, m, k], &ri, &[nb, k, n], dims);
+        assert!(oi.iter().zip(&out).all(|(&a, &b)| a as f32 == b));
     }
 
     #[test]

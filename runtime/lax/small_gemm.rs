@@ -2,7 +2,7 @@
 //! outer products and matrix-vector products that gemm's packing and thread
 //! dispatch would cost more than. A child module of `dot` (declared there).
 
-use super::{same_slice, same_vec, Element, Mat};
+use super::{same_slice, same_slice_mut, same_vec, Element, Mat};
 
 /// Products up to this many multiply-adds skip gemm: 32^3 measured as the
 /// size where `sgemm`'s packing starts to pay.
@@ -51,6 +51,37 @@ pub(crate) fn small_gemm_as<T: Element, U: Real>(
     Some(same_vec(small_gemm(m, k, n, a, b)))
 }
 
+/// [`small_gemm_as`] written into `c` (row-major `m×n`); false, leaving `c`
+/// alone, unless `T` is `U`.
+pub(crate) fn small_gemm_into_as<T: Element, U: Real>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    c: &mut [T],
+) -> bool {
+    let (Some(ad), Some(bd), Some(c)) = (
+        same_slice::<T, U>(a.data),
+        same_slice::<T, U>(b.data),
+        same_slice_mut::<T, U>(c),
+    ) else {
+        return false;
+    };
+    let a = Mat {
+        data: ad,
+        rs: a.rs,
+        cs: a.cs,
+    };
+    let b = Mat {
+        data: bd,
+        rs: b.rs,
+        cs: b.cs,
+    };
+    small_gemm_dispatched(m, k, n, a, b, c);
+    true
+}
+
 /// `a (m×k) · b (k×n)` without packing or threads, compiled for the CPU's
 /// SIMD level. The inner loop runs along memory that is contiguous:
 /// - rows of `b` (`c[i, :] += a[i, p] * b[p, :]`): `x^T W`, outer products;
@@ -58,6 +89,19 @@ pub(crate) fn small_gemm_as<T: Element, U: Real>(
 /// - otherwise dot products along `p`, in 16 partial sums (`W x`).
 fn small_gemm<T: Real>(m: usize, k: usize, n: usize, a: Mat<'_, T>, b: Mat<'_, T>) -> Vec<T> {
     let mut c: Vec<T> = crate::__rt::buffer(m * n);
+    small_gemm_dispatched(m, k, n, a, b, &mut c);
+    c
+}
+
+/// [`small_gemm_into`] at the CPU's SIMD level.
+fn small_gemm_dispatched<T: Real>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    c: &mut [T],
+) {
     // One closure per SIMD level, each inlined into its level's copy.
     use crate::__rt::par::{dispatch3, Level};
     dispatch3(
@@ -65,9 +109,8 @@ fn small_gemm<T: Real>(m: usize, k: usize, n: usize, a: Mat<'_, T>, b: Mat<'_, T
         &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
         &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
         &|c: &mut [T]| small_gemm_into(m, k, n, a, b, c),
-        &mut c[..],
+        c,
     );
-    c
 }
 
 #[inline(always)]

@@ -48,7 +48,7 @@ pub fn data<A: AsArray>(a: &A) -> &[<A::Array as ArrayType>::Elem] {
 pub fn buffer<T: Element>(n: usize) -> Vec<T> {
     pool::take(n)
         .or_else(|| pool::take_recycled(n))
-        .unwrap_or_else(|| vec![T::ZERO; n])
+        .unwrap_or_else(|| pool::fresh(n))
 }
 
 /// The buffer of an array argument taken by value (donated): the array's

@@ -193,6 +193,42 @@ pub fn take<T: Element>(n: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
+/// Buffers of at least this many bytes are backed by transparent huge
+/// pages where the kernel offers them on request.
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// A new buffer of `n` zeros from the allocator. One of at least
+/// [`HUGE_PAGE_MIN_BYTES`] asks Linux for 2 MiB pages before its first
+/// write: a fresh 1 GB output otherwise costs 262,144 page faults, each
+/// charged and zeroed apart (70 % of the per-example gradients' time).
+pub fn fresh<T: Element>(n: usize) -> Vec<T> {
+    let v = vec![T::ZERO; n];
+    let bytes = n * std::mem::size_of::<T>();
+    if bytes >= HUGE_PAGE_MIN_BYTES {
+        advise_huge_pages(v.as_ptr() as usize, bytes);
+    }
+    v
+}
+
+/// `madvise(MADV_HUGEPAGE)` over the 2 MiB-aligned part of a range. Only
+/// advice: the range stays valid whatever the kernel makes of it.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: usize, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let first = start.div_ceil(HUGE) * HUGE;
+    let end = (start + bytes) / HUGE * HUGE;
+    if end > first {
+        // SAFETY: the range lies inside a live allocation of ours; the
+        // advice changes how its pages are backed, never their contents.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: usize, _bytes: usize) {}
+
 /// Gives a buffer back to the pool, or frees it if it is small or its
 /// class's list is full. When the pool would exceed [`limit`], the buffers
 /// it has held longest are freed first: the one just returned is the one a
@@ -370,6 +406,47 @@ mod tests {
             got += 1;
         }
         assert_eq!(got, PER_CLASS);
+    }
+
+    #[test]
+    fn a_large_fresh_buffer_is_zeroed_and_asks_for_huge_pages() {
+        let n = HUGE_PAGE_MIN_BYTES; // of u16: twice the threshold
+        let v = fresh::<u16>(n);
+        assert_eq!(v.len(), n);
+        assert!(v.iter().all(|&x| x == 0));
+        // Where the kernel has transparent huge pages, the mapping holding
+        // the buffer's aligned middle carries the advice (`hg`).
+        if !cfg!(target_os = "linux")
+            || !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists()
+        {
+            return;
+        }
+        let middle = (v.as_ptr() as usize).div_ceil(2 << 20) * (2 << 20);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
+        let mut inside = false;
+        let mut flags = None;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((lo, hi)) = range.split_once('-') {
+                    if let (Ok(lo), Ok(hi)) =
+                        (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                    {
+                        inside = (lo..hi).contains(&middle);
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(f) = line.strip_prefix("VmFlags:") {
+                    flags = Some(f.to_string());
+                }
+            }
+        }
+        let flags = flags.expect("the buffer's mapping is listed");
+        assert!(
+            flags.split_whitespace().any(|f| f == "hg"),
+            "VmFlags: {flags}"
+        );
     }
 
     #[test]
