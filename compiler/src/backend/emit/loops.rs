@@ -29,7 +29,13 @@ impl Emitter<'_> {
         l.out = Some(name.clone());
         let id = l.identity();
         let value = self.eval(&mut l, a, &id);
-        let out = l.row_of(name, &quote!(0usize), &row_major_strides(&aval.shape), true);
+        let out = l.row_of(
+            name,
+            rust_type(aval.dtype),
+            &quote!(0usize),
+            &row_major_strides(&aval.shape),
+            true,
+        );
         let body = std::mem::take(&mut l.body);
         let mut loops = l.wrap(quote! { #(#body)* #out = #value; });
         if l.parallel && !flat {
@@ -167,6 +173,7 @@ impl Emitter<'_> {
                         loop_strides[*i] = s.clone();
                     }
                 }
+                let ty = rust_type(self.j.aval(v).dtype);
                 if let Some(slot) = self.bufs.group_reuse.get(&buf.to_string()) {
                     // A multi-output loop's output over this dead buffer:
                     // its element, read before the loop writes it.
@@ -176,10 +183,10 @@ impl Emitter<'_> {
                     if buf == dead {
                         // The buffer now being written: the same row, the
                         // same element, read first.
-                        return l.row_of(into, &offset, &loop_strides, true);
+                        return l.row_of(into, ty, &offset, &loop_strides, true);
                     }
                 }
-                return l.row_of(&buf, &offset, &loop_strides, false);
+                return l.row_of(&buf, ty, &offset, &loop_strides, false);
             }
             Some(Loc::Fused) | None => {
                 let e = self
@@ -340,6 +347,9 @@ pub(super) struct LoopNest {
     pub(super) pre: Vec<TokenStream>,
     memo: HashMap<(Var, Vec<Option<usize>>), Ident>,
     pub(super) rows: HashMap<String, Ident>,
+    /// A flat loop's row slices: the index of each one's `let` in `pre`,
+    /// its name, buffer, element type, and whether it is written.
+    flat_views: Vec<FlatView>,
     /// Sample keys' words, read before the innermost loop.
     keys: HashMap<String, Ident>,
     /// One loop over all elements (every array read is whole and row-major).
@@ -365,6 +375,7 @@ impl LoopNest {
             pre: Vec::new(),
             memo: HashMap::new(),
             rows: HashMap::new(),
+            flat_views: Vec::new(),
             keys: HashMap::new(),
             flat: None,
             parallel: false,
@@ -436,6 +447,7 @@ impl LoopNest {
     fn row_of(
         &mut self,
         buf: &Ident,
+        ty: TokenStream,
         offset: &TokenStream,
         loop_strides: &[TokenStream],
         write: bool,
@@ -451,6 +463,13 @@ impl LoopNest {
             }
             let row = format_ident!("__r{}", self.rows.len());
             self.rows.insert(key, row.clone());
+            self.flat_views.push(FlatView {
+                at: self.pre.len(),
+                row: row.clone(),
+                buf: buf.clone(),
+                ty,
+                write,
+            });
             self.pre.push(if write {
                 quote!(let #row = &mut #buf[__start..__start + __n];)
             } else {
@@ -522,6 +541,46 @@ impl LoopNest {
         }
     }
 
+    /// A flat loop on the calling thread, its row slices passed to a
+    /// closure called at once. Slices that are parameters do not alias,
+    /// which LLVM knows once the closure is inlined; as `let`s cut from
+    /// the buffers in the same function, a loop writing one in place
+    /// (`dh * (1 - h²)` over a carry) stayed scalar.
+    fn flat_loop_in_place(&self, n: &TokenStream, each: &TokenStream) -> TokenStream {
+        let pre: Vec<&TokenStream> = self
+            .pre
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !self.flat_views.iter().any(|v| v.at == *k))
+            .map(|(_, t)| t)
+            .collect();
+        let mut views: Vec<&FlatView> = self.flat_views.iter().collect();
+        views.sort_by_key(|v| v.row.to_string());
+        let params = views.iter().map(|v| {
+            let (row, ty) = (&v.row, &v.ty);
+            if v.write {
+                quote!(#row: &mut [#ty])
+            } else {
+                quote!(#row: &[#ty])
+            }
+        });
+        let args = views.iter().map(|v| {
+            let buf = &v.buf;
+            if v.write {
+                quote!(&mut #buf[..__n])
+            } else {
+                quote!(&#buf[..__n])
+            }
+        });
+        quote!({
+            let __start = 0usize;
+            let __first = 0usize;
+            let __n = #n;
+            #(#pre)*
+            (|#(#params),*| { #each })(#(#args),*);
+        })
+    }
+
     /// All loops around `inner`.
     fn wrap(&self, inner: TokenStream) -> TokenStream {
         self.wrap_range(0, self.order.len(), inner)
@@ -553,9 +612,7 @@ impl LoopNest {
                         ::jax::__rt::par::for_each_chunk3(&mut #out, ::jax::__rt::par::grain(#cost), #body, #body, #body);
                     }
                 }
-                _ => {
-                    quote!({ let __start = 0usize; let __first = 0usize; let __n = #n; #(#pre)* #each })
-                }
+                _ => self.flat_loop_in_place(n, &each),
             };
         }
         let mut t = inner;
@@ -581,6 +638,15 @@ impl LoopNest {
         }
         t
     }
+}
+
+/// A flat loop's row slice (see [`LoopNest::row_of`]).
+struct FlatView {
+    at: usize,
+    row: Ident,
+    buf: Ident,
+    ty: TokenStream,
+    write: bool,
 }
 
 /// The most results one multi-output loop stores.
@@ -1022,5 +1088,20 @@ mod tests {
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::tanh(x) * x }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
         assert!(!code.contains("__e"), "{code}");
+    }
+
+    #[test]
+    fn flat_loops_on_the_calling_thread_take_their_slices_as_parameters() {
+        // Parameters do not alias, so LLVM vectorizes the loop without
+        // checks; slices cut from the buffers in place it left scalar.
+        let code =
+            emitted("fn f(x: Array<f32, 64>, y: Array<f32, 64>) -> Array<f32, 64> { x * y }");
+        let params = "(| __r0 : & [f32] , __r1 : & [f32] , __r2 : & mut [f32] |";
+        assert!(code.contains(params), "{code}");
+        assert!(
+            code.contains("}) (& __v0 [.. __n] , & __v1 [.. __n] , & mut __v"),
+            "{code}"
+        );
+        assert!(!code.contains("let __r0 = & __v0"), "{code}");
     }
 }
