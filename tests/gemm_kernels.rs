@@ -217,6 +217,10 @@ fn epilogue_on_and_off_at_every_level() {
                     in_pool(threads, || {
                         check(ty, level, 33, 300, 300, false, true, epilogue, None)
                     });
+                    // Deep: summed in parts of the depth.
+                    in_pool(threads, || {
+                        check(ty, level, 64, 5000, 48, true, false, epilogue, None)
+                    });
                 }
             }
         }
@@ -248,6 +252,7 @@ fn bits_do_not_depend_on_thread_count() {
             (129, 784, 300),
             (1000, 300, 65),
             (64, 600, 1000),
+            (64, 10000, 64),
         ] {
             for (ta, tb) in [(false, false), (true, true)] {
                 let a = operand(m, k, ta, 1);

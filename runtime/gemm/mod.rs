@@ -427,6 +427,10 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
         }
         return;
     }
+    // Whatever the thread count, so the bits do not depend on it.
+    if m * n * k >= PARALLEL_WORK && deep(m, k, n) {
+        return run_split_k(micro, p, c, epi);
+    }
     let threads = crate::__rt::team::threads();
     let (tr, tc) = if threads > 1 && m * n * k >= PARALLEL_WORK {
         grid(m, n, micro.mr, micro.nr, threads)
@@ -449,6 +453,70 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
         let (i1, j1) = ((i0 + rows).min(m), (j0 + cols).min(n));
         unsafe { block(micro, p, cp, i0, i1, j0, j1, epi) };
     });
+}
+
+/// A product whose C is small against its depth (the weight gradient
+/// `Σ_t x_t h_tᵀ` of a scan: 64×10,000×64): split into blocks of C, each
+/// thread would pack most of A and B for a few tiles of work.
+fn deep(m: usize, k: usize, n: usize) -> bool {
+    m * n <= DEEP_MAX_OUTPUT && k >= 8 * m.max(n)
+}
+
+/// The largest C (in elements) that [`run_split_k`] sums in parts.
+const DEEP_MAX_OUTPUT: usize = 256 * 256;
+
+/// Depth per part of [`run_split_k`]: its parts depend on the sizes alone,
+/// never on the thread count, so the result does not either.
+const DEEP_PART: usize = 2048;
+
+/// C as the sum of products over consecutive ranges of the depth, each a
+/// task writing its own partial C (the first straight into `c`), added in
+/// order; the epilogue runs on the sum.
+fn run_split_k<T: Real>(
+    micro: &Micro<T>,
+    p: &Problem<'_, T>,
+    c: &mut [T],
+    epi: Option<Epilogue<'_, T>>,
+) {
+    let (m, k, n) = (p.m, p.k, p.n);
+    let parts = k.div_ceil(DEEP_PART).clamp(2, 8);
+    let depth = k.div_ceil(parts);
+    let parts = k.div_ceil(depth);
+    let mut partials = vec![T::ZERO; (parts - 1) * m * n];
+    let cp = SharedC(c.as_mut_ptr());
+    let pp = SharedC(partials.as_mut_ptr());
+    crate::__rt::team::run(parts, &|t| {
+        let (k0, k1) = (t * depth, ((t + 1) * depth).min(k));
+        let part = Problem {
+            m,
+            k: k1 - k0,
+            n,
+            a: &p.a[k0 * p.acs..],
+            ars: p.ars,
+            acs: p.acs,
+            b: &p.b[k0 * p.brs..],
+            brs: p.brs,
+            bcs: p.bcs,
+        };
+        // SAFETY: task 0 writes `c`, task t > 0 the t-th m×n block of
+        // `partials`; the parts' reads stay inside A and B (`check`
+        // bounded the whole depth).
+        let (cp, pp) = (&cp, &pp); // whole, not their raw-pointer fields
+        let out = if t == 0 {
+            SharedC(cp.0)
+        } else {
+            SharedC(unsafe { pp.0.add((t - 1) * m * n) })
+        };
+        unsafe { block(micro, &part, out, 0, m, 0, n, None) };
+    });
+    for part in partials.chunks_exact(m * n) {
+        for (x, &y) in c.iter_mut().zip(part) {
+            *x = *x + y;
+        }
+    }
+    if let Some(e) = epi {
+        e(tile(cp.0, n, 0, 0, m, n));
+    }
 }
 
 fn tile<'a, T>(
