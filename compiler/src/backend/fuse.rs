@@ -75,7 +75,8 @@ pub fn plan(j: &Jaxpr) -> Fusion {
         if w >= MAX_LOOP_WORK {
             continue;
         }
-        let computed_in_place = matches!(e.prim.lowering, Lowering::Elementwise | Lowering::Sample);
+        let computed_in_place =
+            matches!(e.prim.lowering, Lowering::Elementwise | Lowering::Sample) || is_iota(e);
         if !computed_in_place || aval.rank() == 0 || outputs.contains(&v) {
             continue;
         }
@@ -159,12 +160,22 @@ fn epilogue_root(
     }
 }
 
-/// Whether the fused expression of `v` draws a random sample.
+/// `iota`: each element's position along an axis, computed in its
+/// consumer's loop from the loop's index, as `eye`'s and a Jacobian
+/// basis's `iota == iota` masks are, instead of two stored index arrays.
+pub fn is_iota(e: &crate::ir::Eqn) -> bool {
+    matches!(e.params, crate::prims::Params::Iota { .. })
+}
+
+/// Whether the fused expression of `v` draws a random sample or reads an
+/// element's position (`iota`): both need the loop's index, which a
+/// matmul epilogue does not give.
 fn samples(j: &Jaxpr, v: Var, fused: &HashSet<Var>) -> bool {
     let Some(e) = j.eqns.iter().find(|e| e.outs.contains(&v)) else {
         return false;
     };
     e.prim.lowering == Lowering::Sample
+        || is_iota(e)
         || e.ins.iter().any(|a| match a {
             Atom::Var(u) => fused.contains(u) && samples(j, *u, fused),
             Atom::Lit(_) => false,

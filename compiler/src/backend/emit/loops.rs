@@ -134,7 +134,12 @@ impl Emitter<'_> {
             }) => offset.to_string() == "0usize" && strides_are_row_major(strides, shape),
             Some(Loc::Fused) | None => {
                 let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
-                // A sample reads only its key; its index is the loop's.
+                // A sample reads only its key; its index is the loop's. An
+                // iota's position is a loop variable of nested loops, where
+                // a flat loop would divide its index on every element.
+                if crate::backend::fuse::is_iota(e) {
+                    return false;
+                }
                 e.prim.lowering == Lowering::Sample
                     || e.ins.iter().all(|op| self.flat_ok(op, shape))
             }
@@ -196,6 +201,17 @@ impl Emitter<'_> {
                     .find(|e| e.outs.contains(&v))
                     .expect("every variable is defined by an equation");
                 let my_shape = &self.j.aval(v).shape;
+                if let Params::Iota { dimension, .. } = &e.params {
+                    let at = l.position_along(my_shape, index, *dimension);
+                    let ty = rust_type(self.j.aval(v).dtype);
+                    let n = format_ident!("__t{}", l.memo.len());
+                    l.body.push(
+                        quote!(let #n: #ty = ::jax::__rt::ops::convert::<i64, #ty>(#at as i64);),
+                    );
+                    l.cost += 1;
+                    l.memo.insert(key, n.clone());
+                    return quote!(#n);
+                }
                 if e.prim.lowering == Lowering::Sample {
                     let at = l.flat_index(my_shape, index);
                     // The key's words, read once before the loop.
@@ -397,6 +413,28 @@ impl LoopNest {
 
     pub(super) fn identity(&self) -> Vec<Option<usize>> {
         (0..self.dims.len()).map(Some).collect()
+    }
+
+    /// The position along axis `dimension` of the element of an array of
+    /// `shape` at the loop position `index`.
+    fn position_along(
+        &self,
+        shape: &[Dim],
+        index: &[Option<usize>],
+        dimension: usize,
+    ) -> TokenStream {
+        if self.is_flat() {
+            let stride = size_tokens(&shape[dimension + 1..]);
+            let n = dim_tokens(&shape[dimension]);
+            return quote!(((__first + __i) / #stride % #n));
+        }
+        match index[dimension] {
+            Some(k) => {
+                let var = &self.vars[k];
+                quote!(#var)
+            }
+            None => quote!(0usize),
+        }
     }
 
     /// The row-major index, in an array of `shape`, of the element at the
@@ -1088,6 +1126,23 @@ mod tests {
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::tanh(x) * x }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
         assert!(!code.contains("__e"), "{code}");
+    }
+
+    #[test]
+    fn iota_masks_are_computed_in_their_consumers_loop() {
+        // `tril`'s mask compares two iotas: no index arrays are stored.
+        let code =
+            emitted("fn f(x: Array<f32, 64, 32>) -> Array<f32, 64, 32> { jnp::tril(&x, 0) }");
+        assert!(!code.contains("__rt :: iota"), "{code}");
+        assert!(
+            code.contains("convert :: < i64 , i32 > (__i0 as i64)"),
+            "{code}"
+        );
+        assert!(
+            code.contains("convert :: < i64 , i32 > (__i1 as i64)"),
+            "{code}"
+        );
+        assert!(!code.contains("__first + __i"), "{code}");
     }
 
     #[test]
