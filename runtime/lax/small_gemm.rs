@@ -2,13 +2,13 @@
 //! outer products and matrix-vector products that gemm's packing and thread
 //! dispatch would cost more than. A child module of `dot` (declared there).
 
-use super::{same_slice, same_slice_mut, same_vec, Element, Mat};
+use super::{same_slice, same_slice_mut, Element, Mat};
 
 /// Products up to this many multiply-adds skip gemm: 32^3 measured as the
 /// size where `sgemm`'s packing starts to pay.
 pub(crate) const SMALL_PRODUCT: usize = 1 << 15;
 
-/// The floats [`small_gemm`] runs on.
+/// The floats [`small_gemm_as`] runs on.
 pub(crate) trait Real:
     Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 {
@@ -29,7 +29,12 @@ impl Real for f64 {
     }
 }
 
-/// [`small_gemm`] when `T` is the float `U`.
+/// `a (m×k) · b (k×n)` without packing or threads, when `T` is the float
+/// `U`, compiled for the CPU's SIMD level. The inner loop runs along memory
+/// that is contiguous:
+/// - rows of `b` (`c[i, :] += a[i, p] * b[p, :]`): `x^T W`, outer products;
+/// - columns of `a` with `n == 1` (`c += a[:, p] * b[p]`): `W^T x`;
+/// - otherwise dot products along `p`, in 16 partial sums (`W x`).
 pub(crate) fn small_gemm_as<T: Element, U: Real>(
     m: usize,
     k: usize,
@@ -37,18 +42,9 @@ pub(crate) fn small_gemm_as<T: Element, U: Real>(
     a: Mat<'_, T>,
     b: Mat<'_, T>,
 ) -> Option<Vec<T>> {
-    let data = (same_slice::<T, U>(a.data)?, same_slice::<T, U>(b.data)?);
-    let a = Mat {
-        data: data.0,
-        rs: a.rs,
-        cs: a.cs,
-    };
-    let b = Mat {
-        data: data.1,
-        rs: b.rs,
-        cs: b.cs,
-    };
-    Some(same_vec(small_gemm(m, k, n, a, b)))
+    same_slice::<T, U>(a.data)?;
+    let mut c: Vec<T> = crate::__rt::buffer(m * n);
+    small_gemm_into_as::<T, U>(m, k, n, a, b, &mut c).then_some(c)
 }
 
 /// [`small_gemm_as`] written into `c` (row-major `m×n`); false, leaving `c`
@@ -61,36 +57,24 @@ pub(crate) fn small_gemm_into_as<T: Element, U: Real>(
     b: Mat<'_, T>,
     c: &mut [T],
 ) -> bool {
-    let (Some(ad), Some(bd), Some(c)) = (
-        same_slice::<T, U>(a.data),
-        same_slice::<T, U>(b.data),
+    let (Some(a), Some(b), Some(c)) = (
+        as_float::<T, U>(a),
+        as_float::<T, U>(b),
         same_slice_mut::<T, U>(c),
     ) else {
         return false;
-    };
-    let a = Mat {
-        data: ad,
-        rs: a.rs,
-        cs: a.cs,
-    };
-    let b = Mat {
-        data: bd,
-        rs: b.rs,
-        cs: b.cs,
     };
     small_gemm_dispatched(m, k, n, a, b, c);
     true
 }
 
-/// `a (m×k) · b (k×n)` without packing or threads, compiled for the CPU's
-/// SIMD level. The inner loop runs along memory that is contiguous:
-/// - rows of `b` (`c[i, :] += a[i, p] * b[p, :]`): `x^T W`, outer products;
-/// - columns of `a` with `n == 1` (`c += a[:, p] * b[p]`): `W^T x`;
-/// - otherwise dot products along `p`, in 16 partial sums (`W x`).
-fn small_gemm<T: Real>(m: usize, k: usize, n: usize, a: Mat<'_, T>, b: Mat<'_, T>) -> Vec<T> {
-    let mut c: Vec<T> = crate::__rt::buffer(m * n);
-    small_gemm_dispatched(m, k, n, a, b, &mut c);
-    c
+/// `x` as a matrix of `U`, when `T` is `U`.
+fn as_float<T: Element, U: Real>(x: Mat<'_, T>) -> Option<Mat<'_, U>> {
+    same_slice::<T, U>(x.data).map(|data| Mat {
+        data,
+        rs: x.rs,
+        cs: x.cs,
+    })
 }
 
 /// [`small_gemm_into`] at the CPU's SIMD level.
@@ -213,7 +197,7 @@ fn sum_of_scaled_rows<T: Real>(
 }
 
 /// `out[i] = Σ_p a[p * out.len() + i] · v[p]` for `p < v.len()`: the loop
-/// [`small_gemm`] runs for this matrix-vector product (`a.rs == 1`, `n ==
+/// [`small_gemm_as`] runs for this matrix-vector product (`a.rs == 1`, `n ==
 /// 1`), so the same sums in the same order; inlined, for a loop body that
 /// dispatches its whole loop once (see `__rt::ops::matvec_f32`).
 #[inline(always)]
