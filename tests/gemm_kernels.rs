@@ -277,6 +277,40 @@ fn bits_do_not_depend_on_thread_count() {
 }
 
 #[test]
+fn b_packed_ahead_or_inside_the_kernels_gives_the_same_bits() {
+    // Wide row-major B (packed ahead where the CPU prefers it), narrow B
+    // (always in the kernels), several k slices, edge tiles.
+    let shapes = [
+        (129, 784, 600),
+        (300, 1100, 520),
+        (50, 700, 64),
+        (13, 40, 300),
+    ];
+    for level in levels() {
+        for &(m, k, n) in &shapes {
+            let a = operand(m, k, false, 3);
+            let b = operand(k, n, false, 4);
+            for ty in [Ty::F32, Ty::F64] {
+                let run = |ahead| {
+                    jax::gemm::set_packs_b_ahead(ahead);
+                    in_pool(2, || product(ty, level, m, k, n, &a, &b, false))
+                };
+                let (inside, ahead) = (run(false), run(true));
+                let same = inside
+                    .iter()
+                    .zip(&ahead)
+                    .all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(
+                    same,
+                    "{ty:?} {level:?} {m}x{k}x{n}: packing ahead changed bits"
+                );
+                check(ty, level, m, k, n, false, false, false, None);
+            }
+        }
+    }
+}
+
+#[test]
 fn epilogue_sees_every_element_once_after_its_sum() {
     // Bias + tanh in the epilogue equals the unfused result, and every
     // element is handed over exactly once.

@@ -19,7 +19,9 @@
 //! tile's kernel itself, which reads the rows from B and writes the panel
 //! as it multiplies. For the MLP's 128 × 1024 · 1024 × 1024 this took the
 //! packing's share of the time from ~15 % to ~2 % (AMD Zen 5, B read from
-//! L3). `KC` is fixed per
+//! L3). On other CPUs a wide row-major B is instead packed one whole panel
+//! at a time, row by row, before its first row block (`packs_b_ahead`).
+//! `KC` is fixed per
 //! kernel, never derived from the thread count, so each element of C is the
 //! same sum in the same order (partial sums over `KC` slices added in order)
 //! however the work is split: results are identical for any number of
@@ -576,6 +578,9 @@ unsafe fn block<T: Real>(
         pack_b,
     } = *micro;
     let (k, ldc) = (p.k, p.n);
+    // Row-major B wide enough that a micro-panel holds a small part of
+    // each row (see `packs_b_ahead`).
+    let ahead = p.bcs == 1 && (j1 - j0) >= AHEAD_MIN_PANELS * nr && packs_b_ahead();
     let kc_max = kc.min(k);
     let mc_max = mc.min(i1 - i0).next_multiple_of(mr);
     let nc_max = nc.min(j1 - j0).next_multiple_of(nr);
@@ -615,10 +620,16 @@ unsafe fn block<T: Real>(
                         kcb,
                         mr,
                     );
-                    // B's panels are packed during the first row block, each
-                    // just before its first use, while the previous one's
-                    // kernels prefetch its source.
+                    // B's panels are packed during the first row block: all
+                    // at once, reading B row by row, where that is faster
+                    // (`packs_b_ahead`); otherwise each just before its
+                    // first use, while the previous one's kernels prefetch
+                    // its source.
                     let first = ic == i0;
+                    if first && ahead {
+                        pack_b(bpack, p.b_at(pc, jc), p.brs, p.bcs, kcb, ncb, nr);
+                    }
+                    let first = first && !ahead;
                     for jr in (0..ncb).step_by(nr) {
                         let nrb = nr.min(ncb - jr);
                         let bp = bpack.add(jr * kcb);
@@ -669,6 +680,70 @@ unsafe fn block<T: Real>(
         }
     }
     SCRATCH.set(scratch);
+}
+
+/// The fewest micro-panels per row of B's block for which `block` packs B
+/// ahead: with fewer (a convolution's 5·5·32 × 64 kernel, the 64 columns
+/// of a scan's weight gradient) the in-kernel packing reads most of each
+/// row anyway, and measured 3–6 % faster.
+const AHEAD_MIN_PANELS: usize = 8;
+
+/// Whether `block` packs each `kc × nc` panel of B in one pass before its
+/// first row block, rather than micro-panel by micro-panel inside the
+/// first row block's kernels. The in-kernel packing reads two lines of
+/// each of `kc` rows per micro-panel, a new page per row; AMD Zen 5 hides
+/// that behind the arithmetic (the packing's share of the MLP's
+/// 128 × 1024 · 1024 × 1024 fell from ~15 % to ~2 %), but on the Intel
+/// Xeon those kernels ran 3–5× slower than the others and the one pass,
+/// whose sequential reads the hardware prefetches, was 11–18 % faster on
+/// the MLP's batch-128 products. So: in the kernels on AMD, ahead elsewhere.
+fn packs_b_ahead() -> bool {
+    use std::sync::atomic::Ordering;
+    match PACKS_B_AHEAD.load(Ordering::Relaxed) {
+        0 => {
+            let ahead = !cpu_is_amd();
+            // A `set_packs_b_ahead` that raced ahead keeps its choice.
+            let _ = PACKS_B_AHEAD.compare_exchange(
+                0,
+                1 + u8::from(ahead),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            PACKS_B_AHEAD.load(Ordering::Relaxed) == 2
+        }
+        v => v == 2,
+    }
+}
+
+/// Makes `block` pack B ahead (`true`) or inside the kernels (`false`) from
+/// now on, whatever the CPU: for tests and benchmarks of both paths, which
+/// give the same bits.
+#[doc(hidden)]
+pub fn set_packs_b_ahead(ahead: bool) {
+    PACKS_B_AHEAD.store(1 + u8::from(ahead), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// [`packs_b_ahead`]'s answer: 0 not asked yet, 1 no, 2 yes.
+static PACKS_B_AHEAD: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether the CPU's vendor string is AMD's.
+fn cpu_is_amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Leaf 0 exists on every x86_64 CPU; the vendor is EBX, EDX, ECX.
+        #[allow(unused_unsafe)]
+        // SAFETY: `cpuid` is always available on x86_64.
+        let r = unsafe { std::arch::x86_64::__cpuid(0) };
+        let mut vendor = [0u8; 12];
+        vendor[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        vendor[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        vendor[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        &vendor == b"AuthenticAMD"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// The memory of one panel of B still to be packed, as rows of whole
