@@ -535,21 +535,42 @@ pub const PREFETCH_BYTES: usize = 2048;
 /// past the slice are fine: a prefetch never faults and changes no value.
 #[inline(always)]
 pub fn prefetch_ahead<T>(s: &[T], at: usize, len: usize) {
+    let size = std::mem::size_of::<T>();
+    prefetch_bytes(s, at * size + PREFETCH_BYTES, len * size);
+}
+
+/// The most of a row program's next row [`prefetch_row`] asks for: rows of
+/// a page or less start on a page the hardware prefetcher has not seen
+/// (it stays within a page); in a longer row it takes over after the start.
+pub const ROW_PREFETCH_BYTES: usize = 4096;
+
+/// Asks the cache for the start of `s[at..at + len]` (at most
+/// [`ROW_PREFETCH_BYTES`]): a row program's next row, requested before the
+/// current one is computed. Past the slice (after the last row) is fine: a
+/// prefetch never faults and changes no value.
+#[inline(always)]
+pub fn prefetch_row<T>(s: &[T], at: usize, len: usize) {
+    let size = std::mem::size_of::<T>();
+    prefetch_bytes(s, at * size, (len * size).min(ROW_PREFETCH_BYTES));
+}
+
+/// Prefetch hints for `bytes` bytes from `offset` bytes into `s`.
+#[inline(always)]
+fn prefetch_bytes<T>(s: &[T], offset: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let size = std::mem::size_of::<T>();
-        let ahead = (s.as_ptr() as *const i8).wrapping_add(at * size + PREFETCH_BYTES);
+        let from = (s.as_ptr() as *const i8).wrapping_add(offset);
         let mut line = 0;
-        while line < len * size {
+        while line < bytes {
             // SAFETY: `_mm_prefetch` is a hint: it reads nothing into the
             // program and never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(line)) };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(from.wrapping_add(line)) };
             line += 64;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (s, at, len);
+    let _ = (s, offset, bytes);
 }
 
 #[cfg(test)]

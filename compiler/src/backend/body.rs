@@ -161,6 +161,13 @@ fn bind_donating(
     }
 }
 
+/// A row program's plan, and the prefetch hints for the next row of each
+/// row input, gathered while binding them.
+pub(crate) struct RowInputs<'a> {
+    plan: &'a RowPlan,
+    prefetch: Vec<TokenStream>,
+}
+
 /// Binds each array leaf of a parameter to its input variable; in a row
 /// program, row arrays bind to the current row's slice.
 pub(crate) fn bind_inputs(
@@ -169,24 +176,24 @@ pub(crate) fn bind_inputs(
     expr: TokenStream,
     spec: &TypeSpec,
     next: &mut usize,
-    rows: Option<&RowPlan>,
+    mut rows: Option<&mut RowInputs<'_>>,
 ) {
     match spec {
         TypeSpec::Tuple(items) => {
             for (i, item) in items.iter().enumerate() {
                 let idx = syn::Index::from(i);
-                bind_inputs(em, j, quote!(#expr.#idx), item, next, rows);
+                bind_inputs(em, j, quote!(#expr.#idx), item, next, rows.as_deref_mut());
             }
         }
         TypeSpec::Struct { fields, .. } => {
             for (f, item) in fields {
                 let f = format_ident!("{}", f);
-                bind_inputs(em, j, quote!(#expr.#f), item, next, rows);
+                bind_inputs(em, j, quote!(#expr.#f), item, next, rows.as_deref_mut());
             }
         }
         TypeSpec::List(items) => {
             for (i, item) in items.iter().enumerate() {
-                bind_inputs(em, j, quote!(#expr[#i]), item, next, rows);
+                bind_inputs(em, j, quote!(#expr[#i]), item, next, rows.as_deref_mut());
             }
         }
         TypeSpec::Scalar(_) => {
@@ -204,8 +211,11 @@ pub(crate) fn bind_inputs(
         TypeSpec::Array { .. } => {
             let v = j.invars[*next];
             match rows {
-                Some(plan) if plan.class[&v] == Class::Row => {
-                    let n = emit::size_tokens(&plan.row.aval(v).shape);
+                Some(rows) if rows.plan.class[&v] == Class::Row => {
+                    let n = emit::size_tokens(&rows.plan.row.aval(v).shape);
+                    rows.prefetch.push(quote!(
+                        ::jax::__rt::par::prefetch_row(::jax::__rt::data(&#expr), (__row + 1) * #n, #n);
+                    ));
                     em.input_data(
                         v,
                         quote!(&::jax::__rt::data(&#expr)[__row * #n..(__row + 1) * #n]),
@@ -234,6 +244,10 @@ pub(crate) fn emit_rows(
         em.write_output_into(*v, format_ident!("__o"));
     }
     let mut next = 0;
+    let mut inputs = RowInputs {
+        plan,
+        prefetch: Vec::new(),
+    };
     for (name, spec) in &sig.params {
         bind_inputs(
             &mut em,
@@ -241,9 +255,12 @@ pub(crate) fn emit_rows(
             quote!(#name),
             spec,
             &mut next,
-            Some(plan),
+            Some(&mut inputs),
         );
     }
+    // Each row input's next row is asked for before this row is computed:
+    // a row of a page starts on a page the hardware prefetcher has not seen.
+    let prefetch = inputs.prefetch;
     em.eqns()?;
     let (body, row_outs) = em.finish();
     let hoisted = em.take_hoisted();
@@ -289,6 +306,7 @@ pub(crate) fn emit_rows(
                 // Rows of no elements make an empty output: no chunks.
                 for (__r, __o) in __chunk.chunks_exact_mut(::core::cmp::max(#row_len, 1)).enumerate() {
                     let __row = __row0 + __r;
+                    #(#prefetch)*
                     #(#body)*
                     #store
                 }
@@ -308,6 +326,7 @@ pub(crate) fn emit_rows(
             #(#decls)*
             #(#hoisted)*
             for __row in 0..#rows {
+                #(#prefetch)*
                 #(#body)*
                 #(#stores)*
             }

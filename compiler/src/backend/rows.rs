@@ -290,6 +290,20 @@ mod tests {
     }
 
     #[test]
+    fn row_programs_ask_for_each_row_inputs_next_row() {
+        let f: proc_macro2::TokenStream = "fn f(x: &Array<f32, 64, 1024>, b: &Array<f32, 1024>) -> Array<f32, 64, 1024> { jnp::softmax(x + b, -1) }"
+            .parse()
+            .unwrap();
+        let code = crate::expand::expand(proc_macro2::TokenStream::new(), f).to_string();
+        // The rows of `x`, before each row is computed, in each SIMD copy;
+        // the shared bias is not a row input.
+        let next_x =
+            "prefetch_row (:: jax :: __rt :: data (& x) , (__row + 1) * 1024usize , 1024usize)";
+        assert!(code.matches(next_x).count() >= 3, "{code}");
+        assert!(!code.contains("data (& b) , (__row + 1)"), "{code}");
+    }
+
+    #[test]
     fn shared_biases_broadcast_into_rows() {
         let p = plan(
             "fn f(x: Array<f32, 8, 4>, b: Array<f32, 4>) -> Array<f32, 8, 4> { jnp::log_softmax(x + b, -1) }",
