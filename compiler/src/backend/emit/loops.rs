@@ -1017,7 +1017,7 @@ const PREFETCH_MIN_ELEMENTS: usize = 1 << 19;
 
 /// Whether a flat loop over `shape` streams from memory: it has at least
 /// [`PREFETCH_MIN_ELEMENTS`] elements, or a size known only to rustc.
-fn streams(shape: &[Dim]) -> bool {
+pub(super) fn streams(shape: &[Dim]) -> bool {
     static_size(shape).is_none_or(|n| n >= PREFETCH_MIN_ELEMENTS)
 }
 
@@ -1126,6 +1126,15 @@ mod tests {
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::tanh(x) * x }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
         assert!(!code.contains("__e"), "{code}");
+    }
+
+    #[test]
+    fn whole_array_reductions_of_large_arrays_prefetch_their_reads() {
+        let code = emitted("fn f(x: Array<f32, 1048576>) -> Array<f32> { jnp::sum(x * x) }");
+        // In each of the 3 SIMD copies of the chunk's fold.
+        assert_eq!(code.matches("prefetch_ahead (__r").count(), 3, "{code}");
+        let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32> { jnp::sum(x * x) }");
+        assert!(!code.contains("prefetch_ahead"), "{code}");
     }
 
     #[test]

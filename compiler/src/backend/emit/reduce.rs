@@ -105,6 +105,7 @@ impl Emitter<'_> {
                     identity: &identity,
                     combine,
                     track_nan,
+                    prefetch: super::loops::streams(&x_aval.shape),
                 })
             };
             let fold = lanes(&quote!(::jax::__rt::ops::#combine_fn), false);
@@ -273,6 +274,9 @@ struct LaneFold<'a> {
     combine: &'a TokenStream,
     /// Also fold a NaN flag per lane; the block is then `(result, saw_nan)`.
     track_nan: bool,
+    /// Ask for each block's reads a little ahead, as a flat loop that
+    /// streams does (`loops::flat_loop`).
+    prefetch: bool,
 }
 
 /// One chunk (`__n` elements at `__start`) folded in `par::fold_lanes`'s
@@ -291,6 +295,14 @@ fn lane_fold(f: LaneFold) -> TokenStream {
         ..
     } = f;
     let lanes = quote!(::jax::__rt::par::LANES);
+    let prefetch: Vec<TokenStream> = if f.prefetch {
+        slices
+            .iter()
+            .map(|s| quote!(::jax::__rt::par::prefetch_ahead(#s, __b, #lanes);))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (nan_init, nan_block, nan_tail, nan_pair, acc, result) = if f.track_nan {
         (
             quote!(let mut __nan = [false; #lanes];),
@@ -327,6 +339,7 @@ fn lane_fold(f: LaneFold) -> TokenStream {
             let mut __acc = [::jax::__rt::identity::#identity::<#ty>(); #lanes];
             #nan_init
             while __b + #lanes <= __n {
+                #(#prefetch)*
                 #(let #slices = &#slices[__b..__b + #lanes];)*
                 let __first = __start + __b;
                 // The block's values first, then one combine per lane: with
