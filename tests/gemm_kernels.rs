@@ -183,6 +183,11 @@ fn shapes() -> Vec<(usize, usize, usize)> {
     v
 }
 
+/// Whether two results are the same bits, element by element.
+fn same_bits(x: &[f64], y: &[f64]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.to_bits() == b.to_bits())
+}
+
 fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
     jax::__rt::team::Threads::new(threads).install(f)
 }
@@ -261,12 +266,8 @@ fn bits_do_not_depend_on_thread_count() {
                     let one = in_pool(1, || product(ty, level, m, k, n, &a, &b, false));
                     for threads in [2, 3, 4] {
                         let many = in_pool(threads, || product(ty, level, m, k, n, &a, &b, false));
-                        let same = one
-                            .iter()
-                            .zip(&many)
-                            .all(|(x, y)| x.to_bits() == y.to_bits());
                         assert!(
-                            same,
+                            same_bits(&one, &many),
                             "{ty:?} {level:?} {m}x{k}x{n}: {threads} threads differ from 1"
                         );
                     }
@@ -296,12 +297,8 @@ fn b_packed_ahead_or_inside_the_kernels_gives_the_same_bits() {
                     in_pool(2, || product(ty, level, m, k, n, &a, &b, false))
                 };
                 let (inside, ahead) = (run(false), run(true));
-                let same = inside
-                    .iter()
-                    .zip(&ahead)
-                    .all(|(x, y)| x.to_bits() == y.to_bits());
                 assert!(
-                    same,
+                    same_bits(&inside, &ahead),
                     "{ty:?} {level:?} {m}x{k}x{n}: packing ahead changed bits"
                 );
                 check(ty, level, m, k, n, false, false, false, None);
