@@ -701,7 +701,7 @@ fn packs_b_ahead() -> bool {
     use std::sync::atomic::Ordering;
     match PACKS_B_AHEAD.load(Ordering::Relaxed) {
         0 => {
-            let ahead = !cpu_is_amd();
+            let ahead = !crate::__rt::par::cpu_is_amd();
             // A `set_packs_b_ahead` that raced ahead keeps its choice.
             let _ = PACKS_B_AHEAD.compare_exchange(
                 0,
@@ -725,26 +725,6 @@ pub fn set_packs_b_ahead(ahead: bool) {
 
 /// [`packs_b_ahead`]'s answer: 0 not asked yet, 1 no, 2 yes.
 static PACKS_B_AHEAD: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Whether the CPU's vendor string is AMD's.
-fn cpu_is_amd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // Leaf 0 exists on every x86_64 CPU; the vendor is EBX, EDX, ECX.
-        #[allow(unused_unsafe)]
-        // SAFETY: `cpuid` is always available on x86_64.
-        let r = unsafe { std::arch::x86_64::__cpuid(0) };
-        let mut vendor = [0u8; 12];
-        vendor[..4].copy_from_slice(&r.ebx.to_le_bytes());
-        vendor[4..8].copy_from_slice(&r.edx.to_le_bytes());
-        vendor[8..].copy_from_slice(&r.ecx.to_le_bytes());
-        &vendor == b"AuthenticAMD"
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
 
 /// The memory of one panel of B still to be packed, as rows of whole
 /// cache lines.

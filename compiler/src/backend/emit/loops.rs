@@ -376,7 +376,7 @@ pub(super) struct LoopNest {
     out: Option<Ident>,
     /// Estimated work per element (for the chunk size): each operation's
     /// `PrimDef::work`, 96 per random sample.
-    cost: usize,
+    pub(super) cost: usize,
 }
 
 impl LoopNest {
@@ -633,7 +633,7 @@ impl LoopNest {
             if self.out.is_some() && self.parallel {
                 slices.push((format_ident!("__out"), true));
             }
-            let each = flat_loop(&inner, &slices, &self.dims);
+            let each = flat_loop(&inner, &slices, &self.dims, self.cost);
             return match (&self.out, self.parallel) {
                 (Some(out), true) => {
                     let cost = self.cost.max(1);
@@ -864,7 +864,7 @@ impl Emitter<'_> {
         let (pre, body) = (&l.pre, &l.body);
         let mut slices = l.flat_slices();
         slices.extend(outs.iter().map(|o| (o.clone(), true)));
-        let each = flat_loop(&quote!(#(#body)* #(#writes)*), &slices, &aval.shape);
+        let each = flat_loop(&quote!(#(#body)* #(#writes)*), &slices, &aval.shape, l.cost);
         let cost = l.cost.max(1);
         let closure = quote! {
             |(__start, __outs): (usize, &mut [&mut [#ty]])| {
@@ -1021,6 +1021,28 @@ pub(super) fn streams(shape: &[Dim]) -> bool {
     static_size(shape).is_none_or(|n| n >= PREFETCH_MIN_ELEMENTS)
 }
 
+/// The prefetch hints of a block loop over `reads` (blocks of `block`
+/// elements at `__b`) when it `streams`: the chunk's one question to the
+/// runtime (`__pf`, whether this CPU gains from them at `work` per
+/// element), and each block's hints, given when it does. Both empty when
+/// the loop does not stream.
+pub(super) fn prefetch_hints(
+    streams: bool,
+    work: usize,
+    reads: &[&Ident],
+    block: TokenStream,
+) -> (TokenStream, Vec<TokenStream>) {
+    if !streams || reads.is_empty() {
+        return (TokenStream::new(), Vec::new());
+    }
+    let ask = quote!(let __pf = ::jax::__rt::par::streams_want_prefetch(#work););
+    let hints = reads
+        .iter()
+        .map(|s| quote!(if __pf { ::jax::__rt::par::prefetch_ahead(#s, __b, #block); }))
+        .collect();
+    (ask, hints)
+}
+
 /// `for __i in 0..__n { inner }`, the body of a flat loop over `__n`
 /// elements at `__first` of an array of `shape`, in blocks of
 /// [`FLAT_BLOCK`] where that pays:
@@ -1030,6 +1052,8 @@ pub(super) fn streams(shape: &[Dim]) -> bool {
 ///   hardware prefetcher falls behind a loop that computes much per
 ///   element (`grad(sin(x) * x)` over 16M f32 took 2.0 times as long
 ///   without it on an Intel Xeon, `tanh(x * 1.5 + 0.5) * 2` 1.7 times).
+///   Whether that pays depends on the CPU and on the loop's `work` per
+///   element, so the chunk asks `par::streams_want_prefetch` once.
 /// - When `inner` calls `sin`, `cos` or `sincos`, a block runs first with
 ///   their `_near` forms and, if an argument was too large for those, again
 ///   with `inner` (elementwise bodies only store, so a second pass
@@ -1044,17 +1068,11 @@ pub(super) fn flat_loop(
     inner: &TokenStream,
     slices: &[(Ident, bool)],
     shape: &[Dim],
+    work: usize,
 ) -> TokenStream {
     let near = super::sincos::near_calls(inner.clone());
-    let prefetch: Vec<TokenStream> = if streams(shape) {
-        slices
-            .iter()
-            .filter(|(_, written)| !written)
-            .map(|(s, _)| quote!(::jax::__rt::par::prefetch_ahead(#s, __b, #FLAT_BLOCK);))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let reads: Vec<&Ident> = slices.iter().filter(|(_, w)| !w).map(|(s, _)| s).collect();
+    let (ask, prefetch) = prefetch_hints(streams(shape), work, &reads, quote!(#FLAT_BLOCK));
     if near.is_none() && prefetch.is_empty() {
         return quote!(for __i in 0..__n { #inner });
     }
@@ -1073,6 +1091,7 @@ pub(super) fn flat_loop(
     let Some(near) = near else {
         let block = recut(quote!(__b..__e));
         return quote! {
+            #ask
             let mut __b = 0usize;
             while __b < __n {
                 let __e = ::core::cmp::min(__b + #FLAT_BLOCK, __n);
@@ -1089,6 +1108,7 @@ pub(super) fn flat_loop(
     let block = recut(quote!(__b..__b + #FLAT_BLOCK));
     let rest = recut(quote!(__b..));
     quote! {
+        #ask
         let mut __b = 0usize;
         while __b + #FLAT_BLOCK <= __n {
             #(#prefetch)*
@@ -1115,13 +1135,39 @@ pub(super) fn flat_loop(
 mod tests {
     use super::super::emitted;
 
+    /// The work per element each chunk hands `par::streams_want_prefetch`.
+    fn asked_work(code: &str) -> Vec<usize> {
+        let ask = "streams_want_prefetch (";
+        code.match_indices(ask)
+            .map(|(i, _)| {
+                let rest = &code[i + ask.len()..];
+                rest[..rest.find("usize").expect("a usize literal")]
+                    .trim()
+                    .parse()
+                    .expect("a number")
+            })
+            .collect()
+    }
+
     #[test]
     fn flat_loops_over_large_arrays_prefetch_their_reads() {
         let code = emitted(
             "fn f(x: Array<f32, 1048576>, y: Array<f32, 1048576>) -> Array<f32, 1048576> { jnp::tanh(x) * y }",
         );
-        // Both inputs, in each of the 3 SIMD copies.
-        assert_eq!(code.matches("prefetch_ahead (__r").count(), 6, "{code}");
+        // Both inputs, in each of the 3 SIMD copies, given when the CPU
+        // gains from them at a transcendental's work per element.
+        assert_eq!(
+            code.matches("if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r")
+                .count(),
+            6,
+            "{code}"
+        );
+        let work = asked_work(&code);
+        assert_eq!(work.len(), 3, "{code}");
+        assert!(
+            work.iter().all(|&w| w >= crate::prims::TRANSCENDENTAL_WORK),
+            "{work:?}"
+        );
         // Arrays the cache holds: one plain loop.
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::tanh(x) * x }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
@@ -1131,8 +1177,21 @@ mod tests {
     #[test]
     fn whole_array_reductions_of_large_arrays_prefetch_their_reads() {
         let code = emitted("fn f(x: Array<f32, 1048576>) -> Array<f32> { jnp::sum(x * x) }");
-        // In each of the 3 SIMD copies of the chunk's fold.
-        assert_eq!(code.matches("prefetch_ahead (__r").count(), 3, "{code}");
+        // In each of the 3 SIMD copies of the chunk's fold, which tells the
+        // runtime its work per element: a multiply, far below a
+        // transcendental's, so CPUs whose hardware keeps up skip the hints.
+        assert_eq!(
+            code.matches("if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r")
+                .count(),
+            3,
+            "{code}"
+        );
+        let work = asked_work(&code);
+        assert_eq!(work.len(), 3, "{code}");
+        assert!(
+            work.iter().all(|&w| w < crate::prims::TRANSCENDENTAL_WORK),
+            "{work:?}"
+        );
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32> { jnp::sum(x * x) }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
     }

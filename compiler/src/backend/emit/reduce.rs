@@ -105,7 +105,8 @@ impl Emitter<'_> {
                     identity: &identity,
                     combine,
                     track_nan,
-                    prefetch: super::loops::streams(&x_aval.shape),
+                    streams: super::loops::streams(&x_aval.shape),
+                    work: l.cost,
                 })
             };
             let fold = lanes(&quote!(::jax::__rt::ops::#combine_fn), false);
@@ -274,9 +275,11 @@ struct LaneFold<'a> {
     combine: &'a TokenStream,
     /// Also fold a NaN flag per lane; the block is then `(result, saw_nan)`.
     track_nan: bool,
-    /// Ask for each block's reads a little ahead, as a flat loop that
-    /// streams does (`loops::flat_loop`).
-    prefetch: bool,
+    /// Whether the fold streams from memory, and its work per element:
+    /// its blocks then ask for their reads ahead where that pays, as a flat
+    /// loop's do (`loops::flat_loop`).
+    streams: bool,
+    work: usize,
 }
 
 /// One chunk (`__n` elements at `__start`) folded in `par::fold_lanes`'s
@@ -295,14 +298,7 @@ fn lane_fold(f: LaneFold) -> TokenStream {
         ..
     } = f;
     let lanes = quote!(::jax::__rt::par::LANES);
-    let prefetch: Vec<TokenStream> = if f.prefetch {
-        slices
-            .iter()
-            .map(|s| quote!(::jax::__rt::par::prefetch_ahead(#s, __b, #lanes);))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let (ask, prefetch) = super::loops::prefetch_hints(f.streams, f.work, slices, lanes.clone());
     let (nan_init, nan_block, nan_tail, nan_pair, acc, result) = if f.track_nan {
         (
             quote!(let mut __nan = [false; #lanes];),
@@ -330,6 +326,7 @@ fn lane_fold(f: LaneFold) -> TokenStream {
     };
     quote! {
         #(#pre)*
+        #ask
         let mut __b = 0usize;
         // The lanes are rebuilt by value each block (`from_fn`), not updated
         // in place: LLVM then keeps them in registers. With `__acc[__i] = ..`
