@@ -96,11 +96,19 @@ pub fn exp_f32(x: f32) -> f32 {
     // Beyond these, e^x is inf or rounds to 0; comparisons keep NaN as NaN.
     let xc = if x > 88.8 { 88.8 } else { x };
     let xc = if xc < -104.0 { -104.0 } else { xc };
-    let t = xc * core::f32::consts::LOG2_E + SHIFT_F32;
+    let (z, n) = exp_reduced_f32(xc);
+    scale_f32(z, n)
+}
+
+/// e^x as z · 2^n, z in [0.7, 1.42] (for x within [`exp_f32`]'s clamps):
+/// n = round(x / ln 2), the reduction and the polynomial of [`exp_f32`].
+#[inline(always)]
+fn exp_reduced_f32(x: f32) -> (f32, i32) {
+    let t = x * core::f32::consts::LOG2_E + SHIFT_F32;
     let n = t - SHIFT_F32;
     // n times the high part is exact (15 by 8 significant bits), so one
-    // fused multiply-add gives the bits of `xc - n * hi`.
-    let r = (-n).mul_add(0.693145751953125, xc);
+    // fused multiply-add gives the bits of `x - n * hi`.
+    let r = (-n).mul_add(0.693145751953125, x);
     let r = r - n * 1.4286067653301877e-6;
     let p = (1.9875691500e-4f32).mul_add(r, 1.3981999507e-3);
     let p = p.mul_add(r, 8.3334519073e-3);
@@ -108,8 +116,7 @@ pub fn exp_f32(x: f32) -> f32 {
     let p = p.mul_add(r, 1.6666665459e-1);
     let p = p.mul_add(r, 5.0000001201e-1);
     let z = 1.0 + p.mul_add(r * r, r);
-    let ni = t.to_bits() as i32 - SHIFT_F32.to_bits() as i32;
-    scale_f32(z, ni)
+    (z, t.to_bits() as i32 - SHIFT_F32.to_bits() as i32)
 }
 
 /// `e^x` in f64. XLA uses LLVM's libm call here; this is Cephes `exp`: n =
@@ -353,8 +360,8 @@ pub fn expm1_f64(x: f64) -> f64 {
 /// 4 ULP off in `tests/fixtures/math.json`), over the 3 ULP budget; so this
 /// is a standard form instead: for |x| < 0.625, x + x^3 P(x^2) with a degree-5
 /// polynomial fitted (Chebyshev, mpmath) to (tanh x - x) / x^3, absolute
-/// fit error 1.6e-9; above, 1 - 2 / (e^(2|x|) + 1) with [`exp_f32`], sign
-/// restored. Both are computed and one is selected.
+/// fit error 1.6e-9; above, 1 - 2 / (e^(2|x|) + 1) with [`exp_f32`]'s
+/// algorithm, then the sign of x. Both are computed and one is selected.
 ///
 /// Max error: 1 ULP (exhaustive over all f32).
 ///
@@ -365,24 +372,35 @@ pub fn expm1_f64(x: f64) -> f64 {
 /// ```
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
+    // Both forms on |x|, the sign put back last: one select, no clamps
+    // beyond the one `exp_tanh_f32` needs (same bits as computing each form
+    // on x, checked over all f32; 1.2x faster on AMD Zen 4).
     let ax = x.abs();
-    let s = x * x;
+    let s = ax * ax;
     let g = (0.002292744816178142f32).mul_add(s, -0.008343945515839153);
     let g = g.mul_add(s, 0.02176891865102821);
     let g = g.mul_add(s, -0.053959259577204544);
     let g = g.mul_add(s, 0.1333330355691574);
     let g = g.mul_add(s, -0.3333333317214036);
-    let small = x.mul_add(s * g, x);
-    let e = exp_f32(ax + ax);
-    let big = 1.0 - 2.0 / (e + 1.0);
-    let big = if x < 0.0 { -big } else { big };
-    // tanh x rounds to x there; this also keeps the sign of -0.
-    let small = if ax < 1e-4 { x } else { small };
-    if ax < 0.625 {
-        small
-    } else {
-        big
-    }
+    // Below 1e-4 this rounds to |x| itself, as tanh x does.
+    let small = ax.mul_add(s * g, ax);
+    // From |x| = 9.02 on, 1 - 2 / (e^(2|x|) + 1) rounds to 1: clamping
+    // there changes no result and keeps e^(2|x|) normal.
+    let a2 = ax + ax;
+    let a2 = if a2 > 20.0 { 20.0 } else { a2 };
+    let big = 1.0 - 2.0 / (exp_tanh_f32(a2) + 1.0);
+    // NaN takes the polynomial, which keeps it.
+    let t = if ax >= 0.625 { big } else { small };
+    f32::from_bits(t.to_bits() | (x.to_bits() & 0x8000_0000))
+}
+
+/// [`exp_f32`] for x in [0, 20], the bits it gives there: e^x is then
+/// normal, so 2^n scales by adding n to the exponent field directly, and no
+/// clamp is needed. (NaN gives a meaningless number; `tanh_f32` discards it.)
+#[inline(always)]
+fn exp_tanh_f32(x: f32) -> f32 {
+    let (z, n) = exp_reduced_f32(x);
+    f32::from_bits(z.to_bits().wrapping_add((n as u32) << 23))
 }
 
 /// `tanh x` in f64. XLA's CPU algorithm (Eigen's `ptanh_double`, a 19/18
