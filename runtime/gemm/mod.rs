@@ -696,7 +696,8 @@ const AHEAD_MIN_PANELS: usize = 8;
 /// 128 × 1024 · 1024 × 1024 fell from ~15 % to ~2 %), but on the Intel
 /// Xeon those kernels ran 3–5× slower than the others and the one pass,
 /// whose sequential reads the hardware prefetches, was 11–18 % faster on
-/// the MLP's batch-128 products. So: in the kernels on AMD, ahead elsewhere.
+/// the MLP's batch-128 products. On AMD Zen 4 packing ahead measured
+/// 1–4 % slower, as on Zen 5. So: in the kernels on AMD, ahead elsewhere.
 fn packs_b_ahead() -> bool {
     use std::sync::atomic::Ordering;
     match PACKS_B_AHEAD.load(Ordering::Relaxed) {
