@@ -1135,10 +1135,15 @@ pub(super) fn flat_loop(
 mod tests {
     use super::super::emitted;
 
-    /// The work per element each chunk hands `par::streams_want_prefetch`.
-    fn asked_work(code: &str) -> Vec<usize> {
+    /// Checks that `code` holds `hints` prefetch hints, each under the
+    /// chunk's `__pf`, and returns the work per element that each of the 3
+    /// SIMD copies' chunks hands `par::streams_want_prefetch`.
+    fn gated_hints_work(code: &str, hints: usize) -> Vec<usize> {
+        let gated = "if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r";
+        assert_eq!(code.matches(gated).count(), hints, "{code}");
         let ask = "streams_want_prefetch (";
-        code.match_indices(ask)
+        let work: Vec<usize> = code
+            .match_indices(ask)
             .map(|(i, _)| {
                 let rest = &code[i + ask.len()..];
                 rest[..rest.find("usize").expect("a usize literal")]
@@ -1146,7 +1151,9 @@ mod tests {
                     .parse()
                     .expect("a number")
             })
-            .collect()
+            .collect();
+        assert_eq!(work.len(), 3, "{code}");
+        work
     }
 
     #[test]
@@ -1156,14 +1163,7 @@ mod tests {
         );
         // Both inputs, in each of the 3 SIMD copies, given when the CPU
         // gains from them at a transcendental's work per element.
-        assert_eq!(
-            code.matches("if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r")
-                .count(),
-            6,
-            "{code}"
-        );
-        let work = asked_work(&code);
-        assert_eq!(work.len(), 3, "{code}");
+        let work = gated_hints_work(&code, 6);
         assert!(
             work.iter().all(|&w| w >= crate::prims::TRANSCENDENTAL_WORK),
             "{work:?}"
@@ -1180,14 +1180,7 @@ mod tests {
         // In each of the 3 SIMD copies of the chunk's fold, which tells the
         // runtime its work per element: a multiply, far below a
         // transcendental's, so CPUs whose hardware keeps up skip the hints.
-        assert_eq!(
-            code.matches("if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r")
-                .count(),
-            3,
-            "{code}"
-        );
-        let work = asked_work(&code);
-        assert_eq!(work.len(), 3, "{code}");
+        let work = gated_hints_work(&code, 3);
         assert!(
             work.iter().all(|&w| w < crate::prims::TRANSCENDENTAL_WORK),
             "{work:?}"
