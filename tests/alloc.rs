@@ -120,6 +120,43 @@ fn a_shared_buffer_is_pooled_only_when_the_last_clone_drops() {
     );
 }
 
+/// 8192 steps of `h = tanh(W h + x_t)`: its gradient stacks two residuals of
+/// 8192×64 f32 (2 MiB each) and reads both last in the matrix product that
+/// sums `W`'s cotangent after the reversed loop (`transform/scan_sums.rs`).
+#[jax::jit]
+fn rnn_loss(w: &Array<f32, 64, 64>, xs: &Array<f32, 8192, 64>, h: &Array<f32, 64>) -> Array<f32> {
+    let (h, _) = lax::scan(
+        |h: Array<f32, 64>, x: Array<f32, 64>| (jnp::tanh(w.matmul(&h) + x), 0.0),
+        h.clone(),
+        xs.clone(),
+    );
+    jnp::sum(h)
+}
+
+/// Buffers whose last reader is the program's last operation go back to the
+/// pool too: a warm call of the RNN gradient takes every large buffer from
+/// it instead of faulting in fresh pages.
+#[test]
+fn buffers_read_last_by_the_final_operation_are_pooled() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let w = Array::<f32, 64, 64>::from_fn(|i| ((i * 7919) % 61) as f32 / 61.0 - 0.5) / 8.0f32;
+    let xs = Array::<f32, 8192, 64>::from_fn(|i| ((i * 104729) % 97) as f32 / 97.0 - 0.5);
+    let h = Array::<f32, 64>::from_fn(|i| (i % 5) as f32 / 5.0);
+    jax::clear_caches();
+    let want = rnn_loss::grad(&w, &xs, &h);
+    let second = large_allocations(|| drop(rnn_loss::grad(&w, &xs, &h)));
+    assert_eq!(
+        second, 0,
+        "the first call's stacked residuals serve the second"
+    );
+    let warm = large_allocations(|| {
+        for _ in 0..3 {
+            assert!(rnn_loss::grad(&w, &xs, &h) == want);
+        }
+    });
+    assert_eq!(warm, 0);
+}
+
 /// `jax::clear_caches` empties the pool, which holds at most its limit
 /// (256 MiB unless `JAX_BUFFER_POOL_BYTES` says otherwise); a limit below
 /// one buffer turns pooling off.

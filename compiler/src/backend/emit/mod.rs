@@ -271,6 +271,12 @@ impl<'a> Emitter<'a> {
                 self.check_outputs(e);
             }
         }
+        // What only the last equations read goes back too (a scan's stacked
+        // residuals read by a final matrix product): dropped, a large buffer
+        // returns its pages to the system and the next call faults them in
+        // again.
+        self.cur = self.j.eqns.len();
+        self.recycle_dead();
         self.flush_spare(false);
         Ok(())
     }
