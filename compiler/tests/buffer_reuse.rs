@@ -15,6 +15,23 @@ fn body(src: &str) -> String {
     }
 }
 
+/// The first `for __step` loop of `code`, through its closing brace (what
+/// follows the loop, such as the pool taking back dead buffers, is not the
+/// step's).
+fn first_step_loop(code: &str) -> &str {
+    let start = code.find("for __step").expect("a loop");
+    let mut depth = 0usize;
+    for (i, c) in code[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => return &code[start..start + i + 1],
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    panic!("an unclosed loop in {code}")
+}
+
 #[test]
 fn a_product_is_activated_in_its_own_buffer() {
     let code = body(
@@ -56,7 +73,7 @@ fn a_scan_updates_its_carry_in_place() {
     );
     assert!(code.contains("mem :: take (& mut __carry"), "{code}");
     // The new carry is written over the old one: no buffer per step.
-    let step = &code[code.find("for __step").expect("a loop")..];
+    let step = first_step_loop(&code);
     assert_eq!(buffers(step), 0, "{code}");
 }
 
@@ -78,7 +95,7 @@ fn a_step_takes_over_its_dead_carry() {
     let code = body(
         "fn f(w: &Array<f32, 8, 8>, xs: &Array<f32, 10, 8>, h: &Array<f32, 8>) -> Array<f32, 8> { lax::scan(|h: Array<f32, 8>, x: Array<f32, 8>| (jnp::tanh(w.matmul(&h) + x), 0.0), h.clone(), xs.clone()).0 }",
     );
-    let step = &code[code.find("for __step").expect("a loop")..];
+    let step = first_step_loop(&code);
     assert_eq!(buffers(step), 0, "{code}");
     assert!(!step.contains("recycle"), "{code}");
 }
@@ -91,7 +108,7 @@ fn a_small_loop_body_runs_in_the_loop_s_one_dispatch() {
         "fn f(w: &Array<f32, 8, 8>, xs: &Array<f32, 10, 8>, h: &Array<f32, 8>) -> Array<f32, 8> { lax::scan(|h: Array<f32, 8>, x: Array<f32, 8>| (jnp::tanh(w.matmul(&h) + x), 0.0), h.clone(), xs.clone()).0 }",
     );
     let whole = code.find("dispatch3").expect("the loop's dispatch");
-    let step = &code[code.find("for __step").expect("a loop")..];
+    let step = first_step_loop(&code);
     assert!(whole < code.find("for __step").unwrap(), "{code}");
     assert!(!step.contains("dispatch3"), "{code}");
     // A while loop too, its condition included.
@@ -110,7 +127,7 @@ fn a_large_loop_body_keeps_its_loops_own_dispatch() {
     let code = body(
         "fn f(xs: &Array<f32, 10, 4096>) -> Array<f32, 4096> { lax::scan(|c: Array<f32, 4096>, x: Array<f32, 4096>| (jnp::tanh(c * 0.5 + x), 0.0), Array::<f32, 4096>::zeros(), xs.clone()).0 }",
     );
-    let step = &code[code.find("for __step").expect("a loop")..];
+    let step = first_step_loop(&code);
     assert!(
         step.contains("dispatch3") || step.contains("for_each_chunk3"),
         "{code}"
