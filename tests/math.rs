@@ -409,14 +409,17 @@ fn run_loop(x: &[f32], out: &mut [f32], g: impl Fn(f32) -> f32) {
         // SAFETY: the CPU has both features, checked just above.
         return unsafe { run_loop_avx2_fma(x, out, g) };
     }
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = g(v * 1.5 + 0.5) * 2.0;
-    }
+    loop_body(x, out, g)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn run_loop_avx2_fma(x: &[f32], out: &mut [f32], g: impl Fn(f32) -> f32) {
+    loop_body(x, out, g)
+}
+
+#[inline(always)]
+fn loop_body(x: &[f32], out: &mut [f32], g: impl Fn(f32) -> f32) {
     for (o, &v) in out.iter_mut().zip(x) {
         *o = g(v * 1.5 + 0.5) * 2.0;
     }
