@@ -425,35 +425,6 @@ fn loop_body(x: &[f32], out: &mut [f32], g: impl Fn(f32) -> f32) {
     }
 }
 
-#[inline(never)]
-fn loop_tanh_ours(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, math::tanh_f32)
-}
-#[inline(never)]
-fn loop_tanh_std(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, f32::tanh)
-}
-#[inline(never)]
-fn loop_exp_ours(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, math::exp_f32)
-}
-#[inline(never)]
-fn loop_exp_std(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, f32::exp)
-}
-#[inline(never)]
-fn loop_expm1_ours(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, math::expm1_f32)
-}
-#[inline(never)]
-fn loop_expm1_std(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, f32::exp_m1)
-}
-#[inline(never)]
-fn loop_copy(x: &[f32], out: &mut [f32]) {
-    run_loop(x, out, |v| v)
-}
-
 /// Median of 11 runs of each loop over 16M f32, in one process, interleaved.
 ///
 /// `cargo test --release --test math -- --ignored bench --nocapture`
@@ -467,13 +438,13 @@ fn bench_tanh_exp() {
         .collect();
     let mut out = vec![0.0f32; n];
     let loops: [(&str, LoopFn); 7] = [
-        ("copy (x*1.5+0.5)*2", loop_copy),
-        ("tanh ours", loop_tanh_ours),
-        ("tanh std", loop_tanh_std),
-        ("exp ours", loop_exp_ours),
-        ("exp std", loop_exp_std),
-        ("expm1 ours", loop_expm1_ours),
-        ("expm1 std", loop_expm1_std),
+        ("copy (x*1.5+0.5)*2", |x, o| run_loop(x, o, |v| v)),
+        ("tanh ours", |x, o| run_loop(x, o, math::tanh_f32)),
+        ("tanh std", |x, o| run_loop(x, o, f32::tanh)),
+        ("exp ours", |x, o| run_loop(x, o, math::exp_f32)),
+        ("exp std", |x, o| run_loop(x, o, f32::exp)),
+        ("expm1 ours", |x, o| run_loop(x, o, math::expm1_f32)),
+        ("expm1 std", |x, o| run_loop(x, o, f32::exp_m1)),
     ];
     let mut times = vec![vec![]; loops.len()];
     for _ in 0..11 {
