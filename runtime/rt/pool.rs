@@ -305,15 +305,20 @@ fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option
 }
 
 /// Takes back a buffer a loop no longer needs: large ones go to the pool,
-/// small ones to this thread's recycled buffers.
+/// small ones to this thread's recycled buffers. A full list drops its
+/// oldest buffer, as the pool does: buffers of another length, left by an
+/// earlier loop, must not keep out the one this loop's next step takes
+/// (else every step allocates: three times a step in the RNN gradient after
+/// the linear-algebra benchmarks had filled the list with 512-float rows).
 pub fn recycle<T: Element>(v: Vec<T>) {
     if v.capacity() * std::mem::size_of::<T>() >= MIN_BYTES {
         return put(v);
     }
     with_recycled(|list| {
-        if list.len() < RECYCLED_PER_TYPE {
-            list.push(v);
+        if list.len() >= RECYCLED_PER_TYPE {
+            list.remove(0);
         }
+        list.push(v);
     });
 }
 
@@ -323,11 +328,12 @@ pub fn clear_recycled() {
     RECYCLED_F64.with(|r| r.borrow_mut().clear());
 }
 
-/// A recycled small buffer of exactly `n` elements (stale contents).
+/// A recycled small buffer of exactly `n` elements (stale contents), the
+/// newest one. The list stays oldest first for [`recycle`].
 pub fn take_recycled<T: Element>(n: usize) -> Option<Vec<T>> {
     with_recycled(|list| {
         let k = list.iter().rposition(|v| v.len() == n)?;
-        Some(list.swap_remove(k))
+        Some(list.remove(k))
     })
     .flatten()
 }
@@ -355,6 +361,24 @@ mod tests {
 
     // These tests use element types (u16, i16, i64) no other test in this binary
     // pools, so tests running in parallel do not take each other's buffers.
+
+    #[test]
+    fn a_full_recycled_list_drops_its_oldest_buffer_for_the_newest() {
+        // Thread-local: no other test shares this thread's list.
+        clear_recycled();
+        for _ in 0..RECYCLED_PER_TYPE {
+            recycle(vec![0f32; 3]);
+        }
+        let mut row = vec![0f32; 64];
+        row[0] = 7.0;
+        recycle(row);
+        let taken = take_recycled::<f32>(64).expect("the newest buffer stays");
+        assert_eq!(taken[0], 7.0);
+        // One stale buffer made room; the other seven are still there.
+        let stale = std::iter::from_fn(|| take_recycled::<f32>(3)).count();
+        assert_eq!(stale, RECYCLED_PER_TYPE - 1);
+        clear_recycled();
+    }
 
     #[test]
     fn a_returned_buffer_is_reused_with_the_requested_length() {
