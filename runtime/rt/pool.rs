@@ -305,18 +305,22 @@ fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option
 }
 
 /// Takes back a buffer a loop no longer needs: large ones go to the pool,
-/// small ones to this thread's recycled buffers. A full list drops its
-/// oldest buffer, as the pool does: buffers of another length, left by an
-/// earlier loop, must not keep out the one this loop's next step takes
-/// (else every step allocates: three times a step in the RNN gradient after
-/// the linear-algebra benchmarks had filled the list with 512-float rows).
+/// small ones to this thread's recycled buffers. A full list makes room by
+/// dropping its oldest buffer of another length: buffers an earlier loop
+/// left must not keep out the ones this loop's steps take (else every step
+/// allocates: three times a step in the RNN gradient after the
+/// linear-algebra benchmarks had filled the list with 512-float rows). A
+/// list full of this length already lets the new buffer go.
 pub fn recycle<T: Element>(v: Vec<T>) {
     if v.capacity() * std::mem::size_of::<T>() >= MIN_BYTES {
         return put(v);
     }
     with_recycled(|list| {
         if list.len() >= RECYCLED_PER_TYPE {
-            list.remove(0);
+            match list.iter().position(|b| b.len() != v.len()) {
+                Some(stale) => drop(list.remove(stale)),
+                None => return,
+            }
         }
         list.push(v);
     });
@@ -328,12 +332,11 @@ pub fn clear_recycled() {
     RECYCLED_F64.with(|r| r.borrow_mut().clear());
 }
 
-/// A recycled small buffer of exactly `n` elements (stale contents), the
-/// newest one. The list stays oldest first for [`recycle`].
+/// A recycled small buffer of exactly `n` elements (stale contents).
 pub fn take_recycled<T: Element>(n: usize) -> Option<Vec<T>> {
     with_recycled(|list| {
         let k = list.iter().rposition(|v| v.len() == n)?;
-        Some(list.remove(k))
+        Some(list.swap_remove(k))
     })
     .flatten()
 }
@@ -363,7 +366,7 @@ mod tests {
     // pools, so tests running in parallel do not take each other's buffers.
 
     #[test]
-    fn a_full_recycled_list_drops_its_oldest_buffer_for_the_newest() {
+    fn a_full_recycled_list_drops_a_buffer_of_another_length_for_the_new_one() {
         // Thread-local: no other test shares this thread's list.
         clear_recycled();
         for _ in 0..RECYCLED_PER_TYPE {
@@ -372,11 +375,20 @@ mod tests {
         let mut row = vec![0f32; 64];
         row[0] = 7.0;
         recycle(row);
-        let taken = take_recycled::<f32>(64).expect("the newest buffer stays");
+        let taken = take_recycled::<f32>(64).expect("the new buffer stays");
         assert_eq!(taken[0], 7.0);
         // One stale buffer made room; the other seven are still there.
         let stale = std::iter::from_fn(|| take_recycled::<f32>(3)).count();
         assert_eq!(stale, RECYCLED_PER_TYPE - 1);
+        // Full of one length, the list keeps what it has.
+        for i in 0..=RECYCLED_PER_TYPE {
+            recycle(vec![i as f32; 3]);
+        }
+        let kept: Vec<f32> = std::iter::from_fn(|| take_recycled::<f32>(3))
+            .map(|b| b[0])
+            .collect();
+        assert_eq!(kept.len(), RECYCLED_PER_TYPE);
+        assert!(!kept.contains(&(RECYCLED_PER_TYPE as f32)));
         clear_recycled();
     }
 
