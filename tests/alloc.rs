@@ -138,15 +138,21 @@ fn rnn_loss(w: &Array<f32, 64, 64>, xs: &Array<f32, 8192, 64>, h: &Array<f32, 64
     jnp::sum(h)
 }
 
+/// `rnn_loss`'s `W`, inputs and initial state.
+fn rnn_inputs() -> (Array<f32, 64, 64>, Array<f32, 8192, 64>, Array<f32, 64>) {
+    let w = Array::<f32, 64, 64>::from_fn(|i| ((i * 7919) % 61) as f32 / 61.0 - 0.5) / 8.0f32;
+    let xs = Array::<f32, 8192, 64>::from_fn(|i| ((i * 104729) % 97) as f32 / 97.0 - 0.5);
+    let h = Array::<f32, 64>::from_fn(|i| (i % 5) as f32 / 5.0);
+    (w, xs, h)
+}
+
 /// Buffers whose last reader is the program's last operation go back to the
 /// pool too: a warm call of the RNN gradient takes every large buffer from
 /// it instead of faulting in fresh pages.
 #[test]
 fn buffers_read_last_by_the_final_operation_are_pooled() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let w = Array::<f32, 64, 64>::from_fn(|i| ((i * 7919) % 61) as f32 / 61.0 - 0.5) / 8.0f32;
-    let xs = Array::<f32, 8192, 64>::from_fn(|i| ((i * 104729) % 97) as f32 / 97.0 - 0.5);
-    let h = Array::<f32, 64>::from_fn(|i| (i % 5) as f32 / 5.0);
+    let (w, xs, h) = rnn_inputs();
     jax::clear_caches();
     let want = rnn_loss::grad(&w, &xs, &h);
     let second = large_allocations(|| drop(rnn_loss::grad(&w, &xs, &h)));
@@ -170,9 +176,7 @@ fn buffers_read_last_by_the_final_operation_are_pooled() {
 #[test]
 fn a_recycled_list_full_of_another_length_does_not_make_each_step_allocate() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let w = Array::<f32, 64, 64>::from_fn(|i| ((i * 7919) % 61) as f32 / 61.0 - 0.5) / 8.0f32;
-    let xs = Array::<f32, 8192, 64>::from_fn(|i| ((i * 104729) % 97) as f32 / 97.0 - 0.5);
-    let h = Array::<f32, 64>::from_fn(|i| (i % 5) as f32 / 5.0);
+    let (w, xs, h) = rnn_inputs();
     jax::clear_caches();
     for _ in 0..8 {
         jax::__rt::recycle(vec![0f32; 512]);
