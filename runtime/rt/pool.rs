@@ -306,7 +306,7 @@ fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option
 
 /// Takes back a buffer a loop no longer needs: large ones go to the pool,
 /// small ones to this thread's recycled buffers. A full list makes room by
-/// dropping its oldest buffer of another length: buffers an earlier loop
+/// dropping its first buffer of another length: buffers an earlier loop
 /// left must not keep out the ones this loop's steps take (else every step
 /// allocates: three times a step in the RNN gradient after the
 /// linear-algebra benchmarks had filled the list with 512-float rows). A
