@@ -63,8 +63,10 @@ pub fn expand_jit(attr: TokenStream, item: TokenStream) -> TokenStream {
     // A panic would be a bug of ours; the user gets a spanned error asking
     // for a report instead of "proc macro panicked".
     let at = item.clone();
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand(attr, item)))
-        .unwrap_or_else(|_| {
+    expand::limits::on_large_stack(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand(attr, item)))
+    })
+    .unwrap_or_else(|_| {
             syn::Error::new_spanned(
                 at,
                 "internal error in #[jax::jit] (the compiler panicked); please report it with this function",
@@ -96,8 +98,12 @@ pub fn derive_pytree(item: TokenStream) -> TokenStream {
 /// function.
 pub fn jit_with_structs(input: TokenStream) -> TokenStream {
     let at = input.clone();
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand_with_structs(input)))
-        .unwrap_or_else(|_| {
+    expand::limits::on_large_stack(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            expand::expand_with_structs(input)
+        }))
+    })
+    .unwrap_or_else(|_| {
             syn::Error::new_spanned(at, "internal error in #[jax::jit] (the compiler panicked); please report it with this function")
                 .to_compile_error()
         })

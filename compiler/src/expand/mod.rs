@@ -6,6 +6,7 @@
 //! signature beside the errors.
 
 mod companions;
+pub(crate) mod limits;
 pub(crate) mod pytree;
 
 use std::rc::Rc;
@@ -460,6 +461,11 @@ fn signature_and_body(item: TokenStream) -> syn::Result<SignatureAndBody> {
 
 /// See [`crate::expand_jit`].
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(e) = limits::check_group_nesting(&item) {
+        let error = e.to_compile_error();
+        let fallback = signature_fallback(item).unwrap_or_default();
+        return quote! { #error #fallback };
+    }
     let mut errors = Vec::new();
     let options = match Options::parse(attr.clone()) {
         Ok(o) => o,
@@ -578,6 +584,9 @@ fn expand_imported(
 /// `::jax::__jit_with_structs!`: a function whose signature names structs
 /// defined outside, with their fields now known (see [`pytree`]).
 pub(crate) fn expand_with_structs(input: TokenStream) -> TokenStream {
+    if let Err(e) = limits::check_group_nesting(&input) {
+        return e.to_compile_error();
+    }
     let w = match syn::parse2::<pytree::WithStructs>(input) {
         Ok(w) => w,
         Err(e) => return e.to_compile_error(),

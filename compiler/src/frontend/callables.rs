@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 
 use crate::frontend::lower_call::Module;
 use crate::frontend::pytree::GradOptions;
-use crate::frontend::tracer::{Tracer, MAX_DEPTH};
+use crate::frontend::tracer::{Tracer, CLOSURE_SCOPE};
 use crate::frontend::value::Value;
 use crate::ir::builder::{err, Builder, Result};
 use crate::ir::{Atom, Jaxpr, Var};
@@ -233,6 +233,30 @@ impl Tracer {
         avals: Vec<crate::ir::Aval>,
         body: impl FnOnce(&mut Tracer, Vec<Atom>) -> Result<Vec<Atom>>,
     ) -> Result<(Jaxpr, Vec<Atom>)> {
+        use crate::expand::limits::MAX_PROGRAM_NESTING;
+        if self.programs >= MAX_PROGRAM_NESTING {
+            return Err(crate::ir::builder::expression_error(
+                Span::call_site(),
+                format!(
+                    "#[jax::jit] nests programs (the functions of `lax::cond`, `lax::switch`, \
+                     `lax::fori_loop`, `lax::while_loop`, `lax::scan`, `jax::vmap`, `jax::grad`, \
+                     `jax::checkpoint`, ..) at most {MAX_PROGRAM_NESTING} deep, and this one \
+                     nests deeper: combine the conditions into one `lax::switch` or \
+                     `jnp::where_`, or move inner parts out of the nested functions"
+                ),
+            ));
+        }
+        self.programs += 1;
+        let r = self.trace_with_inner(avals, body);
+        self.programs -= 1;
+        r
+    }
+
+    fn trace_with_inner(
+        &mut self,
+        avals: Vec<crate::ir::Aval>,
+        body: impl FnOnce(&mut Tracer, Vec<Atom>) -> Result<Vec<Atom>>,
+    ) -> Result<(Jaxpr, Vec<Atom>)> {
         let outer_len = self.b.jaxpr.avals.len();
         let mut sub = Builder::new(self.b.x64);
         // Enclosing variables keep their numbers (and avals); the sub-trace's
@@ -301,13 +325,96 @@ impl Tracer {
     }
 
     /// Calls a closure: its parameters bound to `args` in a scope on top of
-    /// the scopes it was created in (what it captured).
+    /// the scopes it was created in (what it captured). Only a direct call
+    /// by name (`via`) may assign captured variables; see
+    /// [`Tracer::call_closure_by_name`].
     pub(crate) fn call_closure(
         &mut self,
         cl: &(syn::ExprClosure, Vec<HashMap<String, Value>>),
         args: Vec<(Value, Span)>,
         span: Span,
     ) -> Result<Value> {
+        self.closure_call(cl, args, span, false).map(|(v, _, _)| v)
+    }
+
+    /// Calls the closure bound to `name` (`bump()`, `f(x)`), as Rust does:
+    /// what it assigns of the variables it captured is seen by its later
+    /// calls (its own state, for a `move` closure too) and, unless it is
+    /// `move`, by the code after the call (the variable it borrowed).
+    pub(crate) fn call_closure_by_name(
+        &mut self,
+        name: &str,
+        cl: &std::rc::Rc<(syn::ExprClosure, Vec<HashMap<String, Value>>)>,
+        args: Vec<(Value, Span)>,
+        span: Span,
+    ) -> Result<Value> {
+        let (v, written, after) = self.closure_call(cl, args, span, true)?;
+        if written.is_empty() {
+            return Ok(v);
+        }
+        let (c, captured) = &**cl;
+        let mut state = captured.clone();
+        for (i, var) in &written {
+            let new = after[*i][var].clone();
+            // The variable the closure borrowed, if the caller still sees
+            // it: a `let` that shadowed it since binds another variable,
+            // which the closure does not write.
+            let borrowed = c.capture.is_none()
+                && self
+                    .scopes
+                    .get(*i)
+                    .and_then(|s| s.get(var))
+                    .is_some_and(|now| same_binding(now, &captured[*i][var]));
+            if borrowed {
+                self.write_back(*i, var, new.clone(), span)?;
+            }
+            state[*i].insert(var.clone(), new);
+        }
+        let updated = Value::Closure(std::rc::Rc::new((c.clone(), state)));
+        self.assign(name, updated, span)?;
+        Ok(v)
+    }
+
+    /// Writes `v` into the variable `name` of scope `i` of the caller, as an
+    /// assignment there would (recorded if the caller is itself a closure
+    /// that captured it).
+    fn write_back(&mut self, i: usize, name: &str, v: Value, span: Span) -> Result<()> {
+        let inner = self.scopes[i + 1..]
+            .iter()
+            .rev()
+            .find_map(|s| match s.get(CLOSURE_SCOPE) {
+                Some(Value::Static(crate::ir::Scalar::Bool(direct))) => Some(*direct),
+                _ => None,
+            });
+        match inner {
+            Some(false) => err(
+                span,
+                format!(
+                    "this call assigns `{name}`, which the enclosing closure captured; that closure is traced once (by a transformation or control flow such as `jax::vmap`, `jax::grad`, `lax::cond`, `lax::scan`), so the assignment would not happen on each call. Return the new value instead"
+                ),
+            ),
+            Some(true) => {
+                self.scopes[i].insert(name.to_string(), v);
+                self.captured_writes.push((i, name.to_string()));
+                Ok(())
+            }
+            None => {
+                self.scopes[i].insert(name.to_string(), v);
+                Ok(())
+            }
+        }
+    }
+
+    /// Traces a closure's body; the value, the captured variables it
+    /// assigned (scope index, name), and its scopes after the body.
+    #[allow(clippy::type_complexity)]
+    fn closure_call(
+        &mut self,
+        cl: &(syn::ExprClosure, Vec<HashMap<String, Value>>),
+        args: Vec<(Value, Span)>,
+        span: Span,
+        direct: bool,
+    ) -> Result<(Value, Vec<(usize, String)>, Vec<HashMap<String, Value>>)> {
         let (c, captured) = cl;
         if c.inputs.len() != args.len() {
             return err(
@@ -319,16 +426,15 @@ impl Tracer {
                 ),
             );
         }
-        if self.depth >= MAX_DEPTH {
-            return err(
-                span,
-                format!("calls nest more than {MAX_DEPTH} deep: recursion cannot be traced"),
-            );
-        }
         let mut scopes = captured.clone();
-        scopes.push(HashMap::new());
+        let mut params = HashMap::new();
+        params.insert(
+            CLOSURE_SCOPE.to_string(),
+            Value::Static(crate::ir::Scalar::Bool(direct)),
+        );
+        scopes.push(params);
         let saved = std::mem::replace(&mut self.scopes, scopes);
-        self.depth += 1;
+        let saved_writes = std::mem::take(&mut self.captured_writes);
         let mut r = Ok(Value::Unit);
         for (pat, (v, _)) in c.inputs.iter().zip(args) {
             if let Err(e) = self.bind_pattern(pat, v) {
@@ -339,8 +445,33 @@ impl Tracer {
         if r.is_ok() {
             r = self.expr(&c.body);
         }
-        self.depth -= 1;
-        self.scopes = saved;
-        r
+        let after = std::mem::replace(&mut self.scopes, saved);
+        let mut written = std::mem::replace(&mut self.captured_writes, saved_writes);
+        written.sort();
+        written.dedup();
+        Ok((r?, written, after))
+    }
+}
+
+/// Whether two values are the same binding's value: the same traced
+/// variable, the same number, the same closure, part by part.
+fn same_binding(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Traced(x), Value::Traced(y)) => x == y,
+        (Value::Static(x), Value::Static(y)) => x == y,
+        (Value::Tuple(x), Value::Tuple(y)) | (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_binding(x, y))
+        }
+        (Value::Struct(n, x), Value::Struct(m, y)) => {
+            n == m
+                && x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((f, x), (g, y))| f == g && same_binding(x, y))
+        }
+        (Value::Closure(x), Value::Closure(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Pullback(x), Value::Pullback(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Unit, Value::Unit) => true,
+        _ => format!("{a:?}") == format!("{b:?}"),
     }
 }

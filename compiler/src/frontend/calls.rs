@@ -81,7 +81,7 @@ impl Tracer {
             }
             if let Some(Value::Closure(cl)) = self.lookup(&id.to_string()).cloned() {
                 let args = self.args(&c.args)?;
-                return self.call_closure(&cl, args, c.span());
+                return self.call_closure_by_name(&id.to_string(), &cl, args, c.span());
             }
         }
         if let Some(v) = self.call_item(p, c)? {

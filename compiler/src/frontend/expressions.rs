@@ -13,8 +13,15 @@ use crate::ir::Scalar;
 
 impl Tracer {
     pub(crate) fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
-        self.expr_inner(e)
-            .map_err(|err| crate::ir::builder::over_expression(e, err))
+        use crate::expand::limits;
+        if self.nesting >= limits::MAX_EXPR_NESTING {
+            return Err(limits::too_deep(e));
+        }
+        self.nesting += 1;
+        let r = limits::deeper(|| self.expr_inner(e))
+            .map_err(|err| crate::ir::builder::over_expression(e, err));
+        self.nesting -= 1;
+        r
     }
 
     fn expr_inner(&mut self, e: &syn::Expr) -> Result<Value> {

@@ -48,13 +48,16 @@ impl Tracer {
         if !matches!(&*f.expr, syn::Expr::Range(_)) {
             if let Some(items) = self.static_items(&f.expr)? {
                 // A Rust array of pytrees (`for layer in &layers`), unrolled.
-                for item in items {
+                let mut unrolled = Unrolled::new(self);
+                let n = items.len() as i128;
+                for (i, item) in items.into_iter().enumerate() {
                     self.scopes.push(HashMap::new());
                     let r = self
                         .bind_pattern(&f.pat, item)
                         .and_then(|_| self.block(&f.body));
                     self.scopes.pop();
                     r?;
+                    unrolled.check(self, f, i as i128 + 1, n)?;
                 }
                 return Ok(Value::Unit);
             }
@@ -90,12 +93,14 @@ impl Tracer {
             return err(f.pat.span(), "name the loop index: `for i in 0..N`");
         };
         // Unrolled at trace time, as JAX traces a Python loop.
+        let mut unrolled = Unrolled::new(self);
         for i in lo..hi {
             self.scopes.push(HashMap::new());
             self.define(&var.ident.to_string(), Value::Static(Scalar::Int(i)));
             let r = self.block(&f.body);
             self.scopes.pop();
             r?;
+            unrolled.check(self, f, i - lo + 1, hi - lo)?;
         }
         Ok(Value::Unit)
     }
@@ -211,4 +216,49 @@ fn pattern_matches(p: &syn::Pat, s: crate::ir::Scalar) -> Result<Option<Option<S
             )
         }
     })
+}
+
+/// The equations a `for` loop has unrolled into so far, checked against
+/// `expand::limits::MAX_UNROLLED_EQUATIONS` after each iteration, so a loop
+/// that would build for minutes is an error at once.
+struct Unrolled {
+    /// The builder's equations when the loop started, then when the last
+    /// iteration was counted.
+    seen: usize,
+    /// The equations of the iterations so far, nested programs included.
+    total: usize,
+}
+
+impl Unrolled {
+    fn new(t: &Tracer) -> Unrolled {
+        Unrolled {
+            seen: t.b.jaxpr.eqns.len(),
+            total: 0,
+        }
+    }
+
+    fn check(&mut self, t: &Tracer, f: &syn::ExprForLoop, done: i128, of: i128) -> Result<()> {
+        use crate::expand::limits::MAX_UNROLLED_EQUATIONS;
+        let eqns = &t.b.jaxpr.eqns;
+        // A nested program may be bound over earlier equations only by the
+        // builder that made them, so the new ones are those past `seen`.
+        self.total += crate::ir::eqn_count(&eqns[self.seen.min(eqns.len())..]);
+        self.seen = eqns.len();
+        if self.total <= MAX_UNROLLED_EQUATIONS {
+            return Ok(());
+        }
+        let estimate = (self.total as i128 / done.max(1)) * of;
+        Err(syn::Error::new(
+            f.for_token.span,
+            format!(
+                "this `for` loop unrolls into more than {MAX_UNROLLED_EQUATIONS} equations \
+                 ({} after {done} of its {of} iterations, about {estimate} in all): a loop over a \
+                 static range is unrolled when the function is traced, as JAX unrolls a Python loop, \
+                 and a program this long takes rustc minutes to build. Write it as \
+                 `lax::fori_loop(lo, hi, |i, carry| .., init)` or `lax::scan`, which compile the \
+                 body once",
+                self.total
+            ),
+        ))
+    }
 }

@@ -62,7 +62,25 @@ pub(crate) struct Tracer {
     pub(crate) axis_env: Vec<(String, crate::ir::Dim)>,
     /// Whether a `jax::pmap`'s function is being traced (pmaps do not nest).
     pub(crate) in_pmap: bool,
+    /// How many expressions enclose the one being traced
+    /// (`expand::limits::MAX_EXPR_NESTING` at most).
+    pub(crate) nesting: usize,
+    /// The captured variables the closure being called has assigned so
+    /// far: (index of the scope that declared it, name); see
+    /// `Tracer::call_closure`.
+    pub(crate) captured_writes: Vec<(usize, String)>,
+    /// How many programs (a cond's branches, a loop's body, a transformed
+    /// function) enclose the one being traced
+    /// (`expand::limits::MAX_PROGRAM_NESTING` at most).
+    pub(crate) programs: usize,
 }
+
+/// The key of the entry that marks a closure's parameter scope: variables
+/// of the scopes below it are captured. Its value says whether the call
+/// may assign them (`Value::Static(Bool(true))`: a direct call by name, whose
+/// assignments are written back), or not (a closure traced once by a
+/// transformation or control flow).
+pub(crate) const CLOSURE_SCOPE: &str = "\0closure";
 
 impl Tracer {
     /// A tracer with an empty jaxpr, outside any mod.
@@ -77,6 +95,9 @@ impl Tracer {
             in_rule: Vec::new(),
             axis_env: Vec::new(),
             in_pmap: false,
+            nesting: 0,
+            captured_writes: Vec::new(),
+            programs: 0,
         }
     }
 
@@ -92,11 +113,37 @@ impl Tracer {
 
     /// Rebinds an existing local (`acc = acc + x`): the new value replaces it
     /// in the scope that declared it.
+    ///
+    /// Inside a closure, a variable it captured (declared below its
+    /// parameter scope) is written in the closure's view and recorded in
+    /// `captured_writes`, which the call writes back as Rust would; a
+    /// closure that a transformation or control flow traces once may not
+    /// assign what it captured (the write would happen once, at trace time).
     pub(crate) fn assign(&mut self, name: &str, v: Value, span: Span) -> Result<()> {
-        for s in self.scopes.iter_mut().rev() {
+        let mut closure: Option<bool> = None;
+        for (i, s) in self.scopes.iter_mut().enumerate().rev() {
             if let Some(slot) = s.get_mut(name) {
-                *slot = v;
+                match closure {
+                    Some(false) => {
+                        return err(
+                            span,
+                            format!(
+                                "cannot assign `{name}` inside this closure: it is captured from outside, and the closure is traced once (by a transformation or control flow such as `jax::vmap`, `jax::grad`, `lax::cond`, `lax::scan`), so the assignment would not happen on each call. Return the new value from the closure instead (`|{name}, ..| .. -> new {name}`), or pass it through the loop's carry"
+                            ),
+                        );
+                    }
+                    Some(true) => {
+                        *slot = v;
+                        self.captured_writes.push((i, name.to_string()));
+                    }
+                    None => *slot = v,
+                }
                 return Ok(());
+            }
+            if closure.is_none() {
+                if let Some(Value::Static(crate::ir::Scalar::Bool(direct))) = s.get(CLOSURE_SCOPE) {
+                    closure = Some(*direct);
+                }
             }
         }
         if is_global_name(name) {

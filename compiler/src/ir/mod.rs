@@ -119,6 +119,23 @@ pub struct Eqn {
     pub span: Span,
 }
 
+/// How many equations `eqns` hold, those of the programs they hold
+/// (loop bodies, branches) included.
+pub fn eqn_count(eqns: &[Eqn]) -> usize {
+    eqns.iter()
+        .map(|e| {
+            1 + e.prim.nested.map_or(0, |nested| {
+                nested(&e.params, &e.ins)
+                    .0
+                    .iter()
+                    .flat_map(|p| &p.programs)
+                    .map(|(j, _)| eqn_count(&j.eqns))
+                    .sum()
+            })
+        })
+        .sum()
+}
+
 /// A typed program: inputs, equations in order, outputs.
 #[derive(Clone, Debug, Default)]
 pub struct Jaxpr {

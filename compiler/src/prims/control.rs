@@ -121,24 +121,73 @@ fn carry_fixed_point(
     body: &Jaxpr,
     init: Vec<bool>,
     rest: &[BDim],
-) -> Res<(Vec<bool>, Vec<BDim>)> {
+) -> Res<(Vec<bool>, Vec<BDim>, Last)> {
     let n = init.len();
     let mut carry = init;
     for _ in 0..=n {
         let mut in_dims: Vec<BDim> = carry.iter().map(|&b| b.then_some(0)).collect();
         in_dims.extend_from_slice(rest);
-        let (_, out) = batched_program(bx, body, &in_dims, None)?;
+        let (j, out) = batched_program(bx, body, &in_dims, None)?;
         let next: Vec<bool> = carry
             .iter()
             .zip(&out)
             .map(|(c, o)| *c || o.is_some())
             .collect();
         if next == carry {
-            return Ok((carry, out[n..].to_vec()));
+            let ys = out[n..].to_vec();
+            return Ok((carry, ys, Last { in_dims, out, j }));
         }
         carry = next;
     }
     unreachable!("each round batches another carry")
+}
+
+/// The last round of [`carry_fixed_point`]: the body batched with these
+/// input axes, and the axes its outputs came out on.
+struct Last {
+    in_dims: Vec<BDim>,
+    out: Vec<BDim>,
+    j: Jaxpr,
+}
+
+impl Last {
+    /// The body batched with `in_dims` and its outputs on `out_dims`: the
+    /// last round's program when it already is that, so a loop nested in
+    /// the body is not batched again (twice per level of nesting: 2^depth).
+    fn or_batch(self, bx: &Batch, body: &Jaxpr, in_dims: &[BDim], out_dims: &[BDim]) -> Res<Jaxpr> {
+        if self.in_dims == in_dims {
+            return forced(bx, self.j, &self.out, out_dims);
+        }
+        Ok(batched_program(bx, body, in_dims, Some(out_dims))?.0)
+    }
+}
+
+/// A program [`batched_program`] batched with its outputs on `dims`, its
+/// outputs then moved to `want` (shared ones broadcast), as batching it
+/// with `want` forced would give.
+pub(super) fn forced(bx: &Batch, j: Jaxpr, dims: &[BDim], want: &[BDim]) -> Res<Jaxpr> {
+    if dims == want {
+        return Ok(j);
+    }
+    let mut b = Builder::new(bx.b.x64);
+    b.jaxpr = j;
+    let outs = std::mem::take(&mut b.jaxpr.outvars);
+    let mut cx = Ctx::new(&mut b, bx.span);
+    let mut moved = Vec::new();
+    for ((x, from), to) in outs.into_iter().zip(dims).zip(want) {
+        moved.push(match (from, to) {
+            (Some(f), Some(t)) => cx.moveaxis(x, *f, *t)?,
+            (None, Some(t)) => cx.broadcast_axis(x, bx.size.clone(), *t)?,
+            (None, None) => x,
+            (Some(f), None) => {
+                return Err(format!(
+                    "at vmap out_axes, got axis spec None but output was batched on axis {f}"
+                ))
+            }
+        });
+    }
+    b.jaxpr.outvars = moved;
+    Ok(b.jaxpr)
 }
 
 /// `vmap` of a `while` (JAX's `_while_loop_batching_rule`): the carries
@@ -154,7 +203,7 @@ fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
     let (n, ncf) = (w.n_carry, w.n_free_cond);
     let (cconst_dims, bconst_dims) = (&dims[n..n + ncf], &dims[n + ncf..]);
     let init_bat: Vec<bool> = dims[..n].iter().map(Option::is_some).collect();
-    let (carry_bat, _) = carry_fixed_point(bx, &w.body, init_bat, bconst_dims)?;
+    let (carry_bat, _, last) = carry_fixed_point(bx, &w.body, init_bat, bconst_dims)?;
     let mut cond_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
     cond_dims.extend_from_slice(cconst_dims);
     let (_, pred) = batched_program(bx, &w.cond, &cond_dims, None)?;
@@ -165,7 +214,7 @@ fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
         (carry_bat.iter().map(|&b| b.then_some(rank)).collect(), None)
     };
     let with = |rest: &[BDim]| [&carry_dims[..], rest].concat();
-    let (body, _) = batched_program(bx, &w.body, &with(bconst_dims), Some(&carry_dims))?;
+    let body = last.or_batch(bx, &w.body, &with(bconst_dims), &carry_dims)?;
     let (cond, _) = batched_program(bx, &w.cond, &with(cconst_dims), Some(&[pred_dim]))?;
     let mut new_ins = Vec::new();
     for ((x, from), to) in ins.iter().zip(dims).zip(&carry_dims) {
@@ -451,12 +500,12 @@ fn scan_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Ve
     let at0 = |d: &BDim| d.map(|_| 0);
     let rest: Vec<BDim> = dims[nc..].iter().map(at0).collect();
     let init_bat: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
-    let (carry_bat, ys_dims) = carry_fixed_point(bx, &s.body, init_bat, &rest)?;
+    let (carry_bat, ys_dims, last) = carry_fixed_point(bx, &s.body, init_bat, &rest)?;
     let mut in_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
     in_dims.extend_from_slice(&rest);
     let ys_dims: Vec<BDim> = ys_dims.iter().map(at0).collect();
     let out_dims = [&in_dims[..nc], &ys_dims[..]].concat();
-    let (body, _) = batched_program(bx, &s.body, &in_dims, Some(&out_dims))?;
+    let body = last.or_batch(bx, &s.body, &in_dims, &out_dims)?;
     // JAX's order: the invariants, then the carries, then the xs.
     let mut consts = Vec::new();
     for (x, d) in ins[nc + nx..].iter().zip(&dims[nc + nx..]) {
