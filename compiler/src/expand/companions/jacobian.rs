@@ -9,7 +9,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{is_array_or_scalar, spelled, Differentiated};
+use super::{is_array_or_scalar, leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::ir::rust_type;
@@ -71,6 +71,63 @@ impl std::fmt::Display for Jacobian {
     }
 }
 
+/// The first struct in an output, by name.
+fn struct_in(spec: &TypeSpec) -> Option<&str> {
+    match spec {
+        TypeSpec::Struct { name, .. } => Some(name),
+        TypeSpec::Tuple(items) | TypeSpec::List(items) => items.iter().find_map(struct_in),
+        _ => None,
+    }
+}
+
+/// The Jacobian of a pytree output `spec` with respect to an argument of
+/// `in_aval` (a Rust scalar when `scalar_in`): the same tree, each leaf the
+/// leaf's dimensions then the argument's, in the output leaf's dtype for
+/// `jacfwd` and the argument's for `jacrev` (as JAX). `Err`: a leaf's rank
+/// past 6.
+fn jacobian_tree(
+    spec: &TypeSpec,
+    in_aval: &Aval,
+    kind: Jacobian,
+    scalar_in: bool,
+) -> Result<TypeSpec, usize> {
+    let each = |items: &[TypeSpec]| -> Result<Vec<TypeSpec>, usize> {
+        items
+            .iter()
+            .map(|s| jacobian_tree(s, in_aval, kind, scalar_in))
+            .collect()
+    };
+    Ok(match spec {
+        TypeSpec::Tuple(items) => TypeSpec::Tuple(each(items)?),
+        TypeSpec::List(items) => TypeSpec::List(each(items)?),
+        leaf => {
+            let out = leaf.aval().expect("a pytree of arrays and scalars");
+            let dtype = if kind == Jacobian::Forward {
+                out.dtype
+            } else {
+                in_aval.dtype
+            };
+            let mut shape = out.shape.clone();
+            shape.extend(in_aval.shape.iter().cloned());
+            if shape.len() > 6 {
+                return Err(shape.len());
+            }
+            if scalar_in && matches!(leaf, TypeSpec::Scalar(_)) {
+                TypeSpec::Scalar(dtype)
+            } else {
+                TypeSpec::Array {
+                    aval: Aval {
+                        dtype,
+                        shape,
+                        weak: false,
+                    },
+                    by_ref: false,
+                }
+            }
+        }
+    })
+}
+
 impl Differentiated<'_> {
     /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
     /// argument: the result type is the output's dimensions followed by the
@@ -85,8 +142,12 @@ impl Differentiated<'_> {
             return quote!();
         }
         let first = &self.params[0];
-        let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
-            return quote!();
+        let Some(in_aval) = first.spec.aval() else {
+            let msg = format!("{kind} differentiates the first argument, which must be an array or a scalar: `{}` takes a pytree first (inside a body, `jax::{kind}` takes pytrees)", self.fsig.ident);
+            return self.lazy_error(kind.name(), n, &msg);
+        };
+        let Some(out_aval) = self.ret.aval() else {
+            return self.tree_jacobian(kind, &in_aval);
         };
         if let Some(msg) = self.jacobian_misuse(kind, &in_aval, &out_aval) {
             return self.lazy_error(kind.name(), n, &msg);
@@ -140,6 +201,87 @@ impl Differentiated<'_> {
             #[inline]
             #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
             pub fn #f #generics (#(#names: #tys),*) -> #ty #wh {
+                #body
+            }
+        }
+    }
+
+    /// `f::jacfwd` / `f::jacrev` of a function returning a pytree of arrays
+    /// and scalars (tuples, `[T; N]`): the same tree with each leaf's
+    /// Jacobian in its place (the leaf's shape, then the argument's), as
+    /// JAX's. A struct output is an error: its fields' types cannot hold
+    /// their Jacobians.
+    fn tree_jacobian(&self, kind: Jacobian, in_aval: &Aval) -> TokenStream {
+        let n = self.params.len();
+        let f = &self.fsig.ident;
+        let ret = self.ret_text();
+        let error = |msg: String| self.lazy_error(kind.name(), n, &msg);
+        if !in_aval.dtype.is_float() {
+            return error(format!(
+                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
+                in_aval.dtype.name()
+            ));
+        }
+        if kind == Jacobian::Hessian {
+            return error(format!(
+                "hessian is the Jacobian of the gradient: `{f}` must return a scalar, not {ret}"
+            ));
+        }
+        if let Some(name) = struct_in(&self.ret) {
+            return error(format!(
+                "the {kind} of `{f}`, which returns {ret}, would be a `{name}` whose fields are their Jacobians (each field's shape, then the argument's), which its fields' types cannot hold: return a tuple of the fields for a tuple of Jacobians, or take the {kind} inside a body"
+            ));
+        }
+        let mut leaf_specs = Vec::new();
+        leaves(&self.ret, quote!(), &mut leaf_specs);
+        if kind == Jacobian::Reverse {
+            if let Some(d) = leaf_specs
+                .iter()
+                .filter_map(|(_, s)| s.aval())
+                .map(|a| a.dtype)
+                .find(|d| !d.is_float())
+            {
+                return error(format!(
+                    "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {}. For differentiation of functions with integer outputs, use jax.vjp directly. `{f}` returns {ret}: use `{f}::vjp`, or `{f}::jacfwd` (integer outputs' Jacobians are zeros)",
+                    d.name()
+                ));
+            }
+        }
+        let scalar_in = matches!(self.params[0].spec, TypeSpec::Scalar(_));
+        let spec = match jacobian_tree(&self.ret, in_aval, kind, scalar_in) {
+            Ok(s) => s,
+            Err(rank) => {
+                return error(format!(
+                    "the {kind} of `{f}` would have a leaf of {rank} dimensions, more than 6"
+                ))
+            }
+        };
+        let ty = spelled(&spec, self.items);
+        let forward = kind == Jacobian::Forward;
+        let body = jacobian::jacobian_of_each(self.program, 0, forward, X64, self.span())
+            .map_err(|e| e.to_string())
+            .and_then(|j| {
+                emit_body(j, &self.params_as_inputs(), &ty, &spec, self.items)
+                    .map_err(|e| e.to_string())
+            });
+        let body = match body {
+            Ok(b) => b,
+            Err(msg) => return error(msg),
+        };
+        let names = self.param_names();
+        let tys = self.param_types();
+        let c = format_ident!("{}", kind.name());
+        let doc = if forward {
+            "The Jacobian of each output with respect to the first argument, by forward mode (`jax.jacfwd`): a tree of the output's structure, each leaf the leaf's shape followed by the argument's."
+        } else {
+            "The Jacobian of each output with respect to the first argument, by reverse mode (`jax.jacrev`): a tree of the output's structure, each leaf the leaf's shape followed by the argument's."
+        };
+        let (generics, wh) = self.generics();
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #c #generics (#(#names: #tys),*) -> #ty #wh {
                 #body
             }
         }

@@ -280,20 +280,20 @@ pub(super) fn derivatives(
             spec: spec.clone(),
         });
     }
-    // With `has_aux` the function returns `(scalar, aux)`.
+    // With `has_aux` the function returns `(output, aux)`. An output (and an
+    // aux) is an array, a scalar, or a pytree of them (tuples, structs,
+    // `[T; N]`), as JAX's.
     let (ret, aux) = match (&sig.ret, options.has_aux) {
-        (TypeSpec::Tuple(items), true)
-            if items.len() == 2 && items.iter().all(is_array_or_scalar) =>
-        {
+        (TypeSpec::Tuple(items), true) if items.len() == 2 && items.iter().all(plain_leaves) => {
             (items[0].clone(), Some(items[1].clone()))
         }
         (_, true) => {
             let msg =
-                "has_aux: the function must return a pair `(output, aux)` of arrays or scalars";
+                "has_aux: the function must return a pair `(output, aux)` of arrays, scalars or pytrees of them";
             return quote!(::core::compile_error!(#msg););
         }
-        (r, false) if is_array_or_scalar(r) => (r.clone(), None),
-        _ => return quote!(),
+        (r, false) if plain_leaves(r) => (r.clone(), None),
+        (r, false) => return no_tangent_output(fsig, params.len(), r),
     };
     // Dimensions that are not the function's own const generics (consts of
     // the enclosing scope, possibly local to a block the companion module
@@ -329,10 +329,15 @@ pub(super) fn derivatives(
         items,
     };
     let mut out = TokenStream::new();
-    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_inexact()) {
-        return f.non_float_output(dtype);
+    // The output's leaves: all integer or bool, no derivative at all; some,
+    // tangents of zeros (JAX's float0) beside the float ones.
+    let dtypes = f.output_dtypes();
+    if let Some(&dtype) = dtypes.iter().find(|d| !d.is_inexact()) {
+        if dtypes.iter().all(|d| !d.is_inexact()) {
+            return f.non_float_output(dtype);
+        }
     }
-    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+    if let Some(&dtype) = dtypes.iter().find(|d| d.is_inexact() && !d.is_float()) {
         return f.complex_output(dtype);
     }
     if f.aux.is_none() {
@@ -345,6 +350,71 @@ pub(super) fn derivatives(
     }
     out.extend(f.grad());
     out.extend(f.value_and_grad());
+    out
+}
+
+/// A companion `name` of `f` that exists (so calls resolve) but whose every
+/// call is a compile error saying `msg`: its first argument's type must
+/// implement a trait nothing implements, whose diagnostic is `msg`.
+fn lazy_error(f: &syn::Ident, name: &str, arity: usize, msg: &str) -> TokenStream {
+    let c = format_ident!("{}", name);
+    let tr = format_ident!("__{}_error", name);
+    let tys: Vec<syn::Ident> = (0..arity).map(|k| format_ident!("__A{}", k)).collect();
+    let first = &tys[0];
+    let rest = &tys[1..];
+    let label = format!("`{f}::{name}` cannot be used");
+    quote! {
+        #[doc(hidden)]
+        #[diagnostic::on_unimplemented(message = #msg, label = #label)]
+        pub trait #tr {}
+        #[doc = #msg]
+        #[inline]
+        #[allow(dead_code, unused_variables)]
+        pub fn #c<#first: #tr, #(#rest),*>(#(_: #tys),*) {
+            ::core::unreachable!()
+        }
+    }
+}
+
+/// What in an output has no tangent (a key, an optimizer state's integer
+/// count, nothing at all), described for an error.
+fn without_tangent(spec: &TypeSpec) -> Option<String> {
+    match spec {
+        TypeSpec::Key => Some("a `jax::random::Key`".into()),
+        TypeSpec::Struct { name, .. } if name.contains("::") => Some(format!(
+            "the optimizer state `{name}`, whose step count is an integer"
+        )),
+        TypeSpec::Tuple(items) if items.is_empty() => Some("nothing (`()`)".into()),
+        TypeSpec::Struct { fields, .. } => fields.iter().find_map(|(_, s)| without_tangent(s)),
+        TypeSpec::Tuple(items) | TypeSpec::List(items) => items.iter().find_map(without_tangent),
+        TypeSpec::Array { .. } | TypeSpec::Scalar(_) => None,
+    }
+}
+
+/// The companions of a function of `n` differentiable parameters whose
+/// output holds something without a tangent (a key, an optimizer state):
+/// each derivative a compile error at its use saying so.
+fn no_tangent_output(fsig: &syn::Signature, n: usize, ret: &TypeSpec) -> TokenStream {
+    let f = &fsig.ident;
+    let what = without_tangent(ret).unwrap_or_else(|| "a value that is not an array".into());
+    let msg = |kind: &str| {
+        format!("the output of `{f}` holds {what}, which has no tangent: {kind} is generated for functions returning arrays, scalars and pytrees of them (tuples, structs, `[T; N]`); differentiate a function returning only those")
+    };
+    let n = n.max(1);
+    let mut out = TokenStream::new();
+    for (name, arity) in [
+        ("jvp", 2),
+        ("vjp", n),
+        ("jacfwd", n),
+        ("jacrev", n),
+        ("hessian", n),
+        ("__check_grads", n + 1),
+        ("grad", n),
+        ("value_and_grad", n),
+    ] {
+        let kind = name.trim_start_matches("__");
+        out.extend(lazy_error(f, name, arity, &msg(kind)));
+    }
     out
 }
 
@@ -370,6 +440,47 @@ struct Differentiated<'a> {
 }
 
 impl Differentiated<'_> {
+    /// The dtypes of the output's leaves, in order.
+    fn output_dtypes(&self) -> Vec<jax_dtypes::DType> {
+        let mut out = Vec::new();
+        leaves(&self.ret, quote!(), &mut out);
+        out.iter()
+            .filter_map(|(_, s)| s.aval().map(|a| a.dtype))
+            .collect()
+    }
+
+    /// The output's type as JAX prints a pytree of abstract values:
+    /// `(f32[3], f32[])`, a struct as `Out(a=f32[3], b=f32[])`.
+    fn ret_text(&self) -> String {
+        fn text(spec: &TypeSpec) -> String {
+            match spec {
+                TypeSpec::Tuple(items) | TypeSpec::List(items) => {
+                    let (open, close) = if matches!(spec, TypeSpec::List(_)) {
+                        ("[", "]")
+                    } else {
+                        ("(", ")")
+                    };
+                    let parts: Vec<String> = items.iter().map(text).collect();
+                    let comma = if items.len() == 1 && open == "(" {
+                        ","
+                    } else {
+                        ""
+                    };
+                    format!("{open}{}{comma}{close}", parts.join(", "))
+                }
+                TypeSpec::Struct { name, fields } => {
+                    let parts: Vec<String> = fields
+                        .iter()
+                        .map(|(f, s)| format!("{f}={}", text(s)))
+                        .collect();
+                    format!("{name}({})", parts.join(", "))
+                }
+                s => s.aval().map(|a| a.to_string()).unwrap_or_default(),
+            }
+        }
+        text(&self.ret)
+    }
+
     /// Where derivation errors point: the function's name.
     fn span(&self) -> Span {
         self.fsig.ident.span()
@@ -424,23 +535,7 @@ impl Differentiated<'_> {
     /// compile error saying `msg`: its first argument's type must implement
     /// a trait nothing implements, whose diagnostic is `msg`.
     fn lazy_error(&self, name: &str, arity: usize, msg: &str) -> TokenStream {
-        let f = format_ident!("{}", name);
-        let tr = format_ident!("__{}_error", name);
-        let tys: Vec<syn::Ident> = (0..arity).map(|k| format_ident!("__A{}", k)).collect();
-        let first = &tys[0];
-        let rest = &tys[1..];
-        let label = format!("`{}::{name}` cannot be used", self.fsig.ident);
-        quote! {
-            #[doc(hidden)]
-            #[diagnostic::on_unimplemented(message = #msg, label = #label)]
-            pub trait #tr {}
-            #[doc = #msg]
-            #[inline]
-            #[allow(dead_code, unused_variables)]
-            pub fn #f<#first: #tr, #(#rest),*>(#(_: #tys),*) {
-                ::core::unreachable!()
-            }
-        }
+        lazy_error(&self.fsig.ident, name, arity, msg)
     }
 
     /// The companions of a function whose output is not a float: its
@@ -450,11 +545,23 @@ impl Differentiated<'_> {
         let n = self.params.len().max(1);
         let name = dtype.name();
         let f = &self.fsig.ident;
+        let (returns, is) = if self.ret.aval().is_some() {
+            (
+                name.to_string(),
+                format!("the output of `{f}` is {name}, whose tangent is"),
+            )
+        } else {
+            let ret = self.ret_text();
+            (
+                ret.clone(),
+                format!("the outputs of `{f}` are {ret}, whose tangents are"),
+            )
+        };
         let reverse = |kind: &str| {
-            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {name}; differentiate a float function of its inputs instead")
+            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {returns}; differentiate a float function of its inputs instead")
         };
         let forward = |kind: &str| {
-            format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
+            format!("{is} JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
         };
         let mut out = TokenStream::new();
         if self.aux.is_none() {
