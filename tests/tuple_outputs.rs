@@ -47,6 +47,17 @@ mod f {
         (jnp::sin(x) * 2.0, jnp::argmax(x).astype::<i32>())
     }
 
+    /// 150 equations: its Jacobians loop over the basis calling `jvp` and
+    /// `__pullback` (past the batched ones' budget).
+    pub fn long(x: &Array<f32, 4>, w: &Array<f32, 4>) -> (Array<f32, 4>, Array<f32>) {
+        let mut h = x * 1.0;
+        for i in 0..50 {
+            let _ = i;
+            h = jnp::tanh(&h * w + x);
+        }
+        (jnp::sin(&h), jnp::sum(h))
+    }
+
     pub fn polar(t: f32) -> (f32, f32) {
         (jnp::sin(t) * 2.0, jnp::cos(t) * t)
     }
@@ -290,7 +301,8 @@ fn scalar_outputs_of_a_scalar() {
 }
 
 /// `has_aux` with a tuple aux holding an integer: `grad` gives
-/// `(gradient, aux)` and `value_and_grad` `((value, aux), gradient)`, as JAX.
+/// `(gradient, aux)`, `value_and_grad` `((value, aux), gradient)`, `jvp`
+/// `(output, tangent, aux)` and `vjp` `(output, pullback, aux)`, as JAX.
 #[test]
 fn has_aux_with_a_tuple_aux() {
     let c = case("loss_aux");
@@ -306,4 +318,40 @@ fn has_aux_with_a_tuple_aux() {
     close("value_and_grad", &g, &c["value_and_grad"][0]);
     close("aux", &y, &c["aux2"][0]);
     close("aux", &k, &c["aux2"][1]);
+
+    // `jax.jvp(.., has_aux=True)`: `(output, tangent, aux)`.
+    let t: Array<f32, 3> = arg(&c["tangents"][0]);
+    let (v, tv, (y, k)) = loss_aux::jvp((&x,), (&t,));
+    close("jvp value", &v, &c["jvp"][0]);
+    close("jvp tangent", &tv, &c["jvp"][1]);
+    close("jvp aux", &y, &c["jvp_aux"][0]);
+    close("jvp aux", &k, &c["jvp_aux"][1]);
+
+    // `jax.vjp(.., has_aux=True)`: `(output, pullback, aux)`.
+    let (v, pullback, (y, k)) = loss_aux::vjp(&x);
+    close("vjp value", &v, &c["vjp"][0]);
+    close("vjp aux", &y, &c["vjp_aux"][0]);
+    close("vjp aux", &k, &c["vjp_aux"][1]);
+    let (cx,) = pullback(arg(&c["ct"][0]));
+    close("vjp cotangent", &cx, &c["vjp"][1]);
+}
+
+/// A long program's Jacobians, made of one `jvp` per argument element and
+/// one `__pullback` per output element of each output.
+#[test]
+fn jacobians_of_a_long_program_loop_over_the_basis() {
+    let c = case("long");
+    // Past the batched Jacobians' budget of 128 equations.
+    let eqns = f::long::jaxpr().to_string().matches(" = ").count();
+    assert!(eqns > 128, "{eqns} equations");
+    let (x, w): (Array<f32, 4>, Array<f32, 4>) = (arg(&c["args"][0]), arg(&c["args"][1]));
+    let (a, b) = f::long(&x, &w);
+    close("long", &a, &c["out"][0]);
+    close("long", &b, &c["out"][1]);
+    let (ja, jb): (Array<f32, 4, 4>, Array<f32, 4>) = f::long::jacfwd(&x, &w);
+    close("long jacfwd", &ja, &c["jacfwd"][0]);
+    close("long jacfwd", &jb, &c["jacfwd"][1]);
+    let (ja, jb) = f::long::jacrev(&x, &w);
+    close("long jacrev", &ja, &c["jacrev"][0]);
+    close("long jacrev", &jb, &c["jacrev"][1]);
 }

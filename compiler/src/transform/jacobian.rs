@@ -280,13 +280,16 @@ pub fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> 
 /// batches one pullback over the basis of the whole output, each basis
 /// vector one-hot in a single leaf and zero in the others: its rows are the
 /// pullbacks of one leaf's basis, which this computes leaf by leaf.
+/// With `batched_only`, `Ok(None)` where a leaf's Jacobian cannot be
+/// batched (rather than unrolled per basis vector).
 pub fn jacobian_of_each(
     j: &Jaxpr,
     arg: usize,
     forward: bool,
+    batched_only: bool,
     x64: bool,
     span: Span,
-) -> syn::Result<Jaxpr> {
+) -> syn::Result<Option<Jaxpr>> {
     let mut b = Builder::new(x64);
     let inputs: Vec<Atom> = j
         .invars
@@ -297,11 +300,18 @@ pub fn jacobian_of_each(
     for out in &j.outvars {
         let mut one = j.clone();
         one.outvars = vec![out.clone()];
-        let jac = jacobian(&one, arg, forward, x64, span)?;
+        let jac = if batched_only {
+            match jacobian_batched(&one, arg, forward, x64, span)? {
+                Some(jac) => jac,
+                None => return Ok(None),
+            }
+        } else {
+            jacobian(&one, arg, forward, x64, span)?
+        };
         jacs.extend(b.inline(&jac, &inputs)?);
     }
     b.jaxpr.outvars = jacs;
-    Ok(b.jaxpr)
+    Ok(Some(b.jaxpr))
 }
 
 /// The Jacobian as one pass per basis vector (what [`jacobian`] falls back

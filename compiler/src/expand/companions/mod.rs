@@ -194,6 +194,13 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
     }
 }
 
+/// How many array and scalar leaves a value has (its jaxpr variables).
+fn leaf_count(spec: &TypeSpec) -> usize {
+    let mut v = Vec::new();
+    leaves(spec, quote!(x), &mut v);
+    v.len()
+}
+
 /// Whether every leaf is an array or scalar (no keys).
 fn plain_leaves(spec: &TypeSpec) -> bool {
     match spec {
@@ -340,13 +347,15 @@ pub(super) fn derivatives(
     if let Some(&dtype) = dtypes.iter().find(|d| d.is_inexact() && !d.is_float()) {
         return f.complex_output(dtype);
     }
+    out.extend(f.jvp());
+    out.extend(f.vjp());
     if f.aux.is_none() {
-        out.extend(f.jvp());
-        out.extend(f.vjp());
         out.extend(f.jacobian(Jacobian::Forward));
         out.extend(f.jacobian(Jacobian::Reverse));
         out.extend(f.jacobian(Jacobian::Hessian));
         out.extend(f.check_grads());
+    } else {
+        out.extend(f.aux_without_jacobians());
     }
     out.extend(f.grad());
     out.extend(f.value_and_grad());
@@ -509,14 +518,7 @@ impl Differentiated<'_> {
 
     /// How many jaxpr inputs (leaves) each parameter is.
     fn leaf_counts(&self) -> Vec<usize> {
-        self.params
-            .iter()
-            .map(|p| {
-                let mut v = Vec::new();
-                leaves(&p.spec, quote!(x), &mut v);
-                v.len()
-            })
-            .collect()
+        self.params.iter().map(|p| leaf_count(&p.spec)).collect()
     }
 
     /// Per-parameter choices, repeated for each parameter's leaves.
@@ -564,16 +566,35 @@ impl Differentiated<'_> {
             format!("{is} JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
         };
         let mut out = TokenStream::new();
+        out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
+        out.extend(self.lazy_error("vjp", n, &forward("vjp")));
         if self.aux.is_none() {
-            out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
-            out.extend(self.lazy_error("vjp", n, &forward("vjp")));
             out.extend(self.lazy_error("jacfwd", n, &forward("jacfwd")));
             out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
             out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
             out.extend(self.lazy_error("__check_grads", n + 1, &forward("check_grads")));
+        } else {
+            out.extend(self.aux_without_jacobians());
         }
         out.extend(self.lazy_error("grad", n, &reverse("grad")));
         out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));
+        out
+    }
+
+    /// A `has_aux` function's Jacobians, Hessian and `check_grads`: not
+    /// generated (JAX's would return `(jacobian, aux)`), each a compile error
+    /// at its use saying what to call instead.
+    fn aux_without_jacobians(&self) -> TokenStream {
+        let n = self.params.len().max(1);
+        let f = &self.fsig.ident;
+        let msg = |kind: &str| {
+            format!("`{f}` has `has_aux`, and `{f}::{kind}` is not generated for it: its companions are `grad`, `value_and_grad`, `jvp` (`(output, tangent, aux)`) and `vjp` (`(output, pullback, aux)`); for the {kind}, remove `has_aux` and return the output alone")
+        };
+        let mut out = TokenStream::new();
+        for (name, arity) in [("jacfwd", n), ("jacrev", n), ("hessian", n)] {
+            out.extend(self.lazy_error(name, arity, &msg(name)));
+        }
+        out.extend(self.lazy_error("__check_grads", n + 1, &msg("check_grads")));
         out
     }
 
@@ -587,9 +608,11 @@ impl Differentiated<'_> {
             format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly. `{f}` returns {name}: use `{f}::vjp`, or differentiate a real function of it (`jnp::abs`, `jnp::real`)")
         };
         let mut out = TokenStream::new();
-        if self.aux.is_none() {
-            out.extend(self.jvp());
-            out.extend(self.vjp());
+        out.extend(self.jvp());
+        out.extend(self.vjp());
+        if self.aux.is_some() {
+            out.extend(self.aux_without_jacobians());
+        } else {
             let msg = format!("`{f}::jacfwd` of a complex output ({name}) is not supported yet: use `{f}::jvp` once per input direction");
             out.extend(self.lazy_error("jacfwd", n, &msg));
             out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
