@@ -244,7 +244,7 @@ impl Differentiated<'_> {
         }
         if let Some(name) = struct_in(&self.ret) {
             return error(format!(
-                "the {kind} of `{f}`, which returns {ret}, would be a `{name}` whose fields are their Jacobians (each field's shape, then the argument's), which its fields' types cannot hold: return a tuple of the fields for a tuple of Jacobians, or take the {kind} inside a body"
+                "the {kind} of `{f}`, which returns {ret}, would be a `{name}` whose fields are their Jacobians (each field's shape, then the argument's), which its fields' types cannot hold: return a tuple of the fields for a tuple of Jacobians"
             ));
         }
         let mut leaf_specs = Vec::new();

@@ -550,20 +550,22 @@ impl Differentiated<'_> {
         let (returns, is) = if self.ret.aval().is_some() {
             (
                 name.to_string(),
-                format!("the output of `{f}` is {name}, whose tangent is"),
+                format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries"),
             )
         } else {
             let ret = self.ret_text();
             (
                 ret.clone(),
-                format!("the outputs of `{f}` are {ret}, whose tangents are"),
+                format!(
+                    "the outputs of `{f}` are {ret}, whose tangents are JAX's float0 (they carry"
+                ),
             )
         };
         let reverse = |kind: &str| {
             format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {returns}; differentiate a float function of its inputs instead")
         };
         let forward = |kind: &str| {
-            format!("{is} JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
+            format!("{is} no derivative information): {kind} is generated for float outputs only")
         };
         let mut out = TokenStream::new();
         out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
