@@ -273,6 +273,47 @@ pub fn jacobian(j: &Jaxpr, arg: usize, forward: bool, x64: bool, span: Span) -> 
     per_basis(j, arg, &linear, &seed, n, forward, x64, span)
 }
 
+/// The Jacobian of each output with respect to input `arg`, in order, as
+/// [`jacobian`] computes the first output's: `jax.jacfwd` / `jax.jacrev` of
+/// a function returning a pytree, whose Jacobian is the same tree with each
+/// leaf's Jacobian (`leaf_shape ++ in_shape`) in its place. JAX's jacrev
+/// batches one pullback over the basis of the whole output, each basis
+/// vector one-hot in a single leaf and zero in the others: its rows are the
+/// pullbacks of one leaf's basis, which this computes leaf by leaf.
+/// With `batched_only`, `Ok(None)` where a leaf's Jacobian cannot be
+/// batched (rather than unrolled per basis vector).
+pub fn jacobian_of_each(
+    j: &Jaxpr,
+    arg: usize,
+    forward: bool,
+    batched_only: bool,
+    x64: bool,
+    span: Span,
+) -> syn::Result<Option<Jaxpr>> {
+    let mut b = Builder::new(x64);
+    let inputs: Vec<Atom> = j
+        .invars
+        .iter()
+        .map(|v| b.input(j.aval(*v).clone()))
+        .collect();
+    let mut jacs = Vec::new();
+    for out in &j.outvars {
+        let mut one = j.clone();
+        one.outvars = vec![out.clone()];
+        let jac = if batched_only {
+            match jacobian_batched(&one, arg, forward, x64, span)? {
+                Some(jac) => jac,
+                None => return Ok(None),
+            }
+        } else {
+            jacobian(&one, arg, forward, x64, span)?
+        };
+        jacs.extend(b.inline(&jac, &inputs)?);
+    }
+    b.jaxpr.outvars = jacs;
+    Ok(Some(b.jaxpr))
+}
+
 /// The Jacobian as one pass per basis vector (what [`jacobian`] falls back
 /// to), unrolled.
 pub fn jacobian_per_basis(

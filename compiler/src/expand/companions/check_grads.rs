@@ -23,6 +23,7 @@ impl Differentiated<'_> {
             .iter()
             .all(|p| is_float(&p.spec) && is_array_or_scalar(&p.spec))
             || !is_float(&self.ret)
+            || !is_array_or_scalar(&self.ret)
         {
             return self.lazy_error(
                 "__check_grads",

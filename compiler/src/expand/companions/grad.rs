@@ -29,7 +29,15 @@ impl Differentiated<'_> {
     fn gradient(&self, with_value: bool) -> TokenStream {
         let name = if with_value { "value_and_grad" } else { "grad" };
         let n = self.params.len();
-        let out = self.ret.aval().expect("arrays and scalars have avals");
+        // JAX's `_check_scalar`: a pytree output has no abstract value.
+        let Some(out) = self.ret.aval() else {
+            let msg = format!(
+                "Gradient only defined for scalar-output functions. Output was {}. `{f}` returns a pytree; use `{f}::vjp` (its pullback takes a cotangent of each output), `{f}::jacrev`, or return the scalar alone (`#[jax::jit(has_aux)]` for `(scalar, aux)`)",
+                self.ret_text(),
+                f = self.fsig.ident,
+            );
+            return self.lazy_error(name, n.max(1), &msg);
+        };
         if out.rank() != 0 {
             let shape: Vec<String> = out.shape.iter().map(|d| d.to_string()).collect();
             let msg = format!(

@@ -9,7 +9,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{is_array_or_scalar, spelled, Differentiated};
+use super::{is_array_or_scalar, leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::ir::rust_type;
@@ -71,6 +71,78 @@ impl std::fmt::Display for Jacobian {
     }
 }
 
+/// The first struct in an output, by name.
+fn struct_in(spec: &TypeSpec) -> Option<&str> {
+    match spec {
+        TypeSpec::Struct { name, .. } => Some(name),
+        TypeSpec::Tuple(items) | TypeSpec::List(items) => items.iter().find_map(struct_in),
+        _ => None,
+    }
+}
+
+/// A tuple or `[T; N]` tree of `spec`'s structure from its leaves' values.
+fn rebuild(spec: &TypeSpec, leaves: &mut impl Iterator<Item = TokenStream>) -> TokenStream {
+    match spec {
+        TypeSpec::Tuple(items) => {
+            let items: Vec<TokenStream> = items.iter().map(|s| rebuild(s, leaves)).collect();
+            quote!((#(#items,)*))
+        }
+        TypeSpec::List(items) => {
+            let items: Vec<TokenStream> = items.iter().map(|s| rebuild(s, leaves)).collect();
+            quote!([#(#items),*])
+        }
+        _ => leaves.next().expect("a leaf per leaf"),
+    }
+}
+
+/// The Jacobian of a pytree output `spec` with respect to an argument of
+/// `in_aval` (a Rust scalar when `scalar_in`): the same tree, each leaf the
+/// leaf's dimensions then the argument's, in the output leaf's dtype for
+/// `jacfwd` and the argument's for `jacrev` (as JAX). `Err`: a leaf's rank
+/// past 6.
+fn jacobian_tree(
+    spec: &TypeSpec,
+    in_aval: &Aval,
+    kind: Jacobian,
+    scalar_in: bool,
+) -> Result<TypeSpec, usize> {
+    let each = |items: &[TypeSpec]| -> Result<Vec<TypeSpec>, usize> {
+        items
+            .iter()
+            .map(|s| jacobian_tree(s, in_aval, kind, scalar_in))
+            .collect()
+    };
+    Ok(match spec {
+        TypeSpec::Tuple(items) => TypeSpec::Tuple(each(items)?),
+        TypeSpec::List(items) => TypeSpec::List(each(items)?),
+        leaf => {
+            let out = leaf.aval().expect("a pytree of arrays and scalars");
+            let dtype = if kind == Jacobian::Forward {
+                out.dtype
+            } else {
+                in_aval.dtype
+            };
+            let mut shape = out.shape.clone();
+            shape.extend(in_aval.shape.iter().cloned());
+            if shape.len() > 6 {
+                return Err(shape.len());
+            }
+            if scalar_in && matches!(leaf, TypeSpec::Scalar(_)) {
+                TypeSpec::Scalar(dtype)
+            } else {
+                TypeSpec::Array {
+                    aval: Aval {
+                        dtype,
+                        shape,
+                        weak: false,
+                    },
+                    by_ref: false,
+                }
+            }
+        }
+    })
+}
+
 impl Differentiated<'_> {
     /// `f::jacfwd`, `f::jacrev`, `f::hessian` with respect to the first
     /// argument: the result type is the output's dimensions followed by the
@@ -85,8 +157,12 @@ impl Differentiated<'_> {
             return quote!();
         }
         let first = &self.params[0];
-        let (Some(in_aval), Some(out_aval)) = (first.spec.aval(), self.ret.aval()) else {
-            return quote!();
+        let Some(in_aval) = first.spec.aval() else {
+            let msg = format!("{kind} differentiates the first argument, which must be an array or a scalar: `{}` takes a pytree first (inside a body, `jax::{kind}` takes pytrees)", self.fsig.ident);
+            return self.lazy_error(kind.name(), n, &msg);
+        };
+        let Some(out_aval) = self.ret.aval() else {
+            return self.tree_jacobian(kind, &in_aval);
         };
         if let Some(msg) = self.jacobian_misuse(kind, &in_aval, &out_aval) {
             return self.lazy_error(kind.name(), n, &msg);
@@ -143,6 +219,233 @@ impl Differentiated<'_> {
                 #body
             }
         }
+    }
+
+    /// `f::jacfwd` / `f::jacrev` of a function returning a pytree of arrays
+    /// and scalars (tuples, `[T; N]`): the same tree with each leaf's
+    /// Jacobian in its place (the leaf's shape, then the argument's), as
+    /// JAX's. A struct output is an error: its fields' types cannot hold
+    /// their Jacobians.
+    fn tree_jacobian(&self, kind: Jacobian, in_aval: &Aval) -> TokenStream {
+        let n = self.params.len();
+        let f = &self.fsig.ident;
+        let ret = self.ret_text();
+        let error = |msg: String| self.lazy_error(kind.name(), n, &msg);
+        if !in_aval.dtype.is_float() {
+            return error(format!(
+                "{kind} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}.",
+                in_aval.dtype.name()
+            ));
+        }
+        if kind == Jacobian::Hessian {
+            return error(format!(
+                "hessian is the Jacobian of the gradient: `{f}` must return a scalar, not {ret}"
+            ));
+        }
+        if let Some(name) = struct_in(&self.ret) {
+            return error(format!(
+                "the {kind} of `{f}`, which returns {ret}, would be a `{name}` whose fields are their Jacobians (each field's shape, then the argument's), which its fields' types cannot hold: return a tuple of the fields for a tuple of Jacobians"
+            ));
+        }
+        let mut leaf_specs = Vec::new();
+        leaves(&self.ret, quote!(), &mut leaf_specs);
+        if kind == Jacobian::Reverse {
+            if let Some(d) = leaf_specs
+                .iter()
+                .filter_map(|(_, s)| s.aval())
+                .map(|a| a.dtype)
+                .find(|d| !d.is_float())
+            {
+                return error(format!(
+                    "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {}. For differentiation of functions with integer outputs, use jax.vjp directly. `{f}` returns {ret}: use `{f}::vjp`, or `{f}::jacfwd` (integer outputs' Jacobians are zeros)",
+                    d.name()
+                ));
+            }
+        }
+        let scalar_in = matches!(self.params[0].spec, TypeSpec::Scalar(_));
+        let spec = match jacobian_tree(&self.ret, in_aval, kind, scalar_in) {
+            Ok(s) => s,
+            Err(rank) => {
+                return error(format!(
+                    "the {kind} of `{f}` would have a leaf of {rank} dimensions, more than 6"
+                ))
+            }
+        };
+        let ty = spelled(&spec, self.items);
+        let forward = kind == Jacobian::Forward;
+        // As for one output: batched up to the budget, then a loop over the
+        // basis calling the `jvp` or `__pullback` companion (which needs
+        // plain arguments and an array first: its basis vectors).
+        let loops = matches!(self.params[0].spec, TypeSpec::Array { .. })
+            && self.params.iter().all(|p| is_array_or_scalar(&p.spec));
+        let batched = if loops && self.program.eqns.len() > BATCHED_EQNS {
+            Ok(None)
+        } else {
+            jacobian::jacobian_of_each(self.program, 0, forward, loops, X64, self.span())
+                .map_err(|e| e.to_string())
+        };
+        let body = match batched {
+            Ok(Some(j)) => emit_body(j, &self.params_as_inputs(), &ty, &spec, self.items)
+                .map_err(|e| e.to_string())
+                .map(|b| (TokenStream::new(), b))
+                .and_then(|(h, b)| {
+                    if loops && b.to_string().len() > BATCHED_BYTES {
+                        self.tree_jacobian_loops(kind, &spec)
+                    } else {
+                        Ok((h, b))
+                    }
+                }),
+            Ok(None) => self.tree_jacobian_loops(kind, &spec),
+            Err(msg) => Err(msg),
+        };
+        let (helper, body) = match body {
+            Ok(b) => b,
+            Err(msg) => return error(msg),
+        };
+        let names = self.param_names();
+        let tys = self.param_types();
+        let c = format_ident!("{}", kind.name());
+        let doc = if forward {
+            "The Jacobian of each output with respect to the first argument, by forward mode (`jax.jacfwd`): a tree of the output's structure, each leaf the leaf's shape followed by the argument's."
+        } else {
+            "The Jacobian of each output with respect to the first argument, by reverse mode (`jax.jacrev`): a tree of the output's structure, each leaf the leaf's shape followed by the argument's."
+        };
+        let (generics, wh) = self.generics();
+        quote! {
+            #helper
+
+            #[doc = #doc]
+            #[inline]
+            #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
+            pub fn #c #generics (#(#names: #tys),*) -> #ty #wh {
+                #body
+            }
+        }
+    }
+
+    /// A tree Jacobian (`spec`) by a loop at run time over the basis, as
+    /// [`Self::per_basis_jacobian`] for one output: forward mode one `jvp`
+    /// per element of the (array) first argument, each output leaf's
+    /// tangent a column of its Jacobian; reverse mode one `__pullback` per
+    /// element of each output leaf, the cotangent one-hot in that leaf and
+    /// zero in the others, giving a row of that leaf's Jacobian.
+    fn tree_jacobian_loops(
+        &self,
+        kind: Jacobian,
+        spec: &TypeSpec,
+    ) -> Result<(TokenStream, TokenStream), String> {
+        let first = &self.params[0].owned;
+        let basis_ty = if kind == Jacobian::Reverse {
+            &self.ret_ty
+        } else {
+            first
+        };
+        let (helper, direction) = self.directional(kind, basis_ty)?;
+        let mut outs = Vec::new();
+        leaves(&self.ret, quote!(__d), &mut outs);
+        let mut jacs = Vec::new();
+        leaves(spec, quote!(__j), &mut jacs);
+        let buffers: Vec<syn::Ident> = (0..outs.len())
+            .map(|k| format_ident!("__out{}", k))
+            .collect();
+        // Each leaf: its Rust type, the number of its elements, its element type.
+        let leaf = |s: &TypeSpec| -> (syn::Type, TokenStream, syn::Type) {
+            let ty = spelled(s, self.items);
+            let dtype = s.aval().expect("a leaf").dtype;
+            let elem = rust_type(dtype);
+            let size = if matches!(s, TypeSpec::Scalar(_)) {
+                quote!(1usize)
+            } else {
+                quote!(<#ty as ::jax::ArrayType>::SIZE)
+            };
+            (ty, size, syn::parse_quote!(#elem))
+        };
+        let mut alloc = Vec::new();
+        let mut finish = Vec::new();
+        for ((buf, (_, out_spec)), (_, jac_spec)) in buffers.iter().zip(&outs).zip(&jacs) {
+            let (_, rows, _) = leaf(out_spec);
+            let (jac_ty, _, elem) = leaf(jac_spec);
+            alloc.push(quote!(let mut #buf = ::std::vec![<#elem as ::jax::Element>::ZERO; #rows * __cols];));
+            finish.push(if matches!(jac_spec, TypeSpec::Scalar(_)) {
+                quote!(#buf[0])
+            } else {
+                quote!(<#jac_ty as ::jax::ArrayType>::from_data(#buf))
+            });
+        }
+        let result = rebuild(spec, &mut finish.into_iter());
+        let body = if kind == Jacobian::Reverse {
+            // One pass per element of each output leaf.
+            let mut passes = Vec::new();
+            for (k, buf) in buffers.iter().enumerate() {
+                let (_, rows, _) = leaf(&outs[k].1);
+                let cts: Vec<TokenStream> = outs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, s))| {
+                        let (ty, size, elem) = leaf(s);
+                        let one = if i == k {
+                            quote!(__e[__r] = <#elem as ::jax::Element>::ONE;)
+                        } else {
+                            quote!()
+                        };
+                        if matches!(s, TypeSpec::Scalar(_)) {
+                            quote!({ let mut __e = [<#elem as ::jax::Element>::ZERO]; #one __e[0] })
+                        } else {
+                            quote!({
+                                let mut __e = ::std::vec![<#elem as ::jax::Element>::ZERO; #size];
+                                #one
+                                <#ty as ::jax::ArrayType>::from_data(__e)
+                            })
+                        }
+                    })
+                    .collect();
+                let basis = rebuild(&self.ret, &mut cts.into_iter());
+                passes.push(quote! {
+                    for __r in 0..#rows {
+                        let __basis: #basis_ty = #basis;
+                        let __d = #direction;
+                        #buf[__r * __cols..(__r + 1) * __cols].copy_from_slice(::jax::ArrayType::data(&__d));
+                    }
+                });
+            }
+            quote!(#(#passes)*)
+        } else {
+            let in_elem = rust_type(self.params[0].spec.aval().expect("an array").dtype);
+            let scatter: Vec<TokenStream> = buffers
+                .iter()
+                .zip(&outs)
+                .map(|(buf, (place, s))| {
+                    if matches!(s, TypeSpec::Scalar(_)) {
+                        quote!(#buf[__k] = #place;)
+                    } else {
+                        quote! {
+                            for (__i, __v) in ::jax::ArrayType::data(&#place).iter().enumerate() {
+                                #buf[__i * __cols + __k] = *__v;
+                            }
+                        }
+                    }
+                })
+                .collect();
+            quote! {
+                for __k in 0..__cols {
+                    let mut __e = ::std::vec![<#in_elem as ::jax::Element>::ZERO; __cols];
+                    __e[__k] = <#in_elem as ::jax::Element>::ONE;
+                    let __basis = <#first as ::jax::ArrayType>::from_data(__e);
+                    let __d = #direction;
+                    #(#scatter)*
+                }
+            }
+        };
+        Ok((
+            helper,
+            quote! {
+                // Columns of the argument's size; each leaf's rows are its own.
+                let __cols = <#first as ::jax::ArrayType>::SIZE;
+                #(#alloc)*
+                #body
+                #result
+            },
+        ))
     }
 
     /// The program a `kind` Jacobian differentiates: the function's, or for

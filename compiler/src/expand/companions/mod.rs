@@ -194,6 +194,13 @@ fn leaves(spec: &TypeSpec, expr: TokenStream, out: &mut Vec<(TokenStream, TypeSp
     }
 }
 
+/// How many array and scalar leaves a value has (its jaxpr variables).
+fn leaf_count(spec: &TypeSpec) -> usize {
+    let mut v = Vec::new();
+    leaves(spec, quote!(x), &mut v);
+    v.len()
+}
+
 /// Whether every leaf is an array or scalar (no keys).
 fn plain_leaves(spec: &TypeSpec) -> bool {
     match spec {
@@ -280,20 +287,20 @@ pub(super) fn derivatives(
             spec: spec.clone(),
         });
     }
-    // With `has_aux` the function returns `(scalar, aux)`.
+    // With `has_aux` the function returns `(output, aux)`. An output (and an
+    // aux) is an array, a scalar, or a pytree of them (tuples, structs,
+    // `[T; N]`), as JAX's.
     let (ret, aux) = match (&sig.ret, options.has_aux) {
-        (TypeSpec::Tuple(items), true)
-            if items.len() == 2 && items.iter().all(is_array_or_scalar) =>
-        {
+        (TypeSpec::Tuple(items), true) if items.len() == 2 && items.iter().all(plain_leaves) => {
             (items[0].clone(), Some(items[1].clone()))
         }
         (_, true) => {
             let msg =
-                "has_aux: the function must return a pair `(output, aux)` of arrays or scalars";
+                "has_aux: the function must return a pair `(output, aux)` of arrays, scalars or pytrees of them";
             return quote!(::core::compile_error!(#msg););
         }
-        (r, false) if is_array_or_scalar(r) => (r.clone(), None),
-        _ => return quote!(),
+        (r, false) if plain_leaves(r) => (r.clone(), None),
+        (r, false) => return no_tangent_output(fsig, params.len(), r),
     };
     // Dimensions that are not the function's own const generics (consts of
     // the enclosing scope, possibly local to a block the companion module
@@ -329,22 +336,94 @@ pub(super) fn derivatives(
         items,
     };
     let mut out = TokenStream::new();
-    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_inexact()) {
-        return f.non_float_output(dtype);
+    // The output's leaves: all integer or bool, no derivative at all; some,
+    // tangents of zeros (JAX's float0) beside the float ones.
+    let dtypes = f.output_dtypes();
+    if let Some(&dtype) = dtypes.iter().find(|d| !d.is_inexact()) {
+        if dtypes.iter().all(|d| !d.is_inexact()) {
+            return f.non_float_output(dtype);
+        }
     }
-    if let Some(dtype) = f.ret.aval().map(|a| a.dtype).filter(|d| !d.is_float()) {
+    if let Some(&dtype) = dtypes.iter().find(|d| d.is_inexact() && !d.is_float()) {
         return f.complex_output(dtype);
     }
+    out.extend(f.jvp());
+    out.extend(f.vjp());
     if f.aux.is_none() {
-        out.extend(f.jvp());
-        out.extend(f.vjp());
         out.extend(f.jacobian(Jacobian::Forward));
         out.extend(f.jacobian(Jacobian::Reverse));
         out.extend(f.jacobian(Jacobian::Hessian));
         out.extend(f.check_grads());
+    } else {
+        out.extend(f.aux_without_jacobians());
     }
     out.extend(f.grad());
     out.extend(f.value_and_grad());
+    out
+}
+
+/// A companion `name` of `f` that exists (so calls resolve) but whose every
+/// call is a compile error saying `msg`: its first argument's type must
+/// implement a trait nothing implements, whose diagnostic is `msg`.
+fn lazy_error(f: &syn::Ident, name: &str, arity: usize, msg: &str) -> TokenStream {
+    let c = format_ident!("{}", name);
+    let tr = format_ident!("__{}_error", name);
+    let tys: Vec<syn::Ident> = (0..arity).map(|k| format_ident!("__A{}", k)).collect();
+    let first = &tys[0];
+    let rest = &tys[1..];
+    let label = format!("`{f}::{name}` cannot be used");
+    quote! {
+        #[doc(hidden)]
+        #[diagnostic::on_unimplemented(message = #msg, label = #label)]
+        pub trait #tr {}
+        #[doc = #msg]
+        #[inline]
+        #[allow(dead_code, unused_variables)]
+        pub fn #c<#first: #tr, #(#rest),*>(#(_: #tys),*) {
+            ::core::unreachable!()
+        }
+    }
+}
+
+/// What in an output has no tangent (a key, an optimizer state's integer
+/// count, nothing at all), described for an error.
+fn without_tangent(spec: &TypeSpec) -> Option<String> {
+    match spec {
+        TypeSpec::Key => Some("a `jax::random::Key`".into()),
+        TypeSpec::Struct { name, .. } if name.contains("::") => Some(format!(
+            "the optimizer state `{name}`, whose step count is an integer"
+        )),
+        TypeSpec::Tuple(items) if items.is_empty() => Some("nothing (`()`)".into()),
+        TypeSpec::Struct { fields, .. } => fields.iter().find_map(|(_, s)| without_tangent(s)),
+        TypeSpec::Tuple(items) | TypeSpec::List(items) => items.iter().find_map(without_tangent),
+        TypeSpec::Array { .. } | TypeSpec::Scalar(_) => None,
+    }
+}
+
+/// The companions of a function of `n` differentiable parameters whose
+/// output holds something without a tangent (a key, an optimizer state):
+/// each derivative a compile error at its use saying so.
+fn no_tangent_output(fsig: &syn::Signature, n: usize, ret: &TypeSpec) -> TokenStream {
+    let f = &fsig.ident;
+    let what = without_tangent(ret).unwrap_or_else(|| "a value that is not an array".into());
+    let msg = |kind: &str| {
+        format!("the output of `{f}` holds {what}, which has no tangent: {kind} is generated for functions returning arrays, scalars and pytrees of them (tuples, structs, `[T; N]`); differentiate a function returning only those")
+    };
+    let n = n.max(1);
+    let mut out = TokenStream::new();
+    for (name, arity) in [
+        ("jvp", 2),
+        ("vjp", n),
+        ("jacfwd", n),
+        ("jacrev", n),
+        ("hessian", n),
+        ("__check_grads", n + 1),
+        ("grad", n),
+        ("value_and_grad", n),
+    ] {
+        let kind = name.trim_start_matches("__");
+        out.extend(lazy_error(f, name, arity, &msg(kind)));
+    }
     out
 }
 
@@ -370,6 +449,47 @@ struct Differentiated<'a> {
 }
 
 impl Differentiated<'_> {
+    /// The dtypes of the output's leaves, in order.
+    fn output_dtypes(&self) -> Vec<jax_dtypes::DType> {
+        let mut out = Vec::new();
+        leaves(&self.ret, quote!(), &mut out);
+        out.iter()
+            .filter_map(|(_, s)| s.aval().map(|a| a.dtype))
+            .collect()
+    }
+
+    /// The output's type as JAX prints a pytree of abstract values:
+    /// `(f32[3], f32[])`, a struct as `Out(a=f32[3], b=f32[])`.
+    fn ret_text(&self) -> String {
+        fn text(spec: &TypeSpec) -> String {
+            match spec {
+                TypeSpec::Tuple(items) | TypeSpec::List(items) => {
+                    let (open, close) = if matches!(spec, TypeSpec::List(_)) {
+                        ("[", "]")
+                    } else {
+                        ("(", ")")
+                    };
+                    let parts: Vec<String> = items.iter().map(text).collect();
+                    let comma = if items.len() == 1 && open == "(" {
+                        ","
+                    } else {
+                        ""
+                    };
+                    format!("{open}{}{comma}{close}", parts.join(", "))
+                }
+                TypeSpec::Struct { name, fields } => {
+                    let parts: Vec<String> = fields
+                        .iter()
+                        .map(|(f, s)| format!("{f}={}", text(s)))
+                        .collect();
+                    format!("{name}({})", parts.join(", "))
+                }
+                s => s.aval().map(|a| a.to_string()).unwrap_or_default(),
+            }
+        }
+        text(&self.ret)
+    }
+
     /// Where derivation errors point: the function's name.
     fn span(&self) -> Span {
         self.fsig.ident.span()
@@ -398,14 +518,7 @@ impl Differentiated<'_> {
 
     /// How many jaxpr inputs (leaves) each parameter is.
     fn leaf_counts(&self) -> Vec<usize> {
-        self.params
-            .iter()
-            .map(|p| {
-                let mut v = Vec::new();
-                leaves(&p.spec, quote!(x), &mut v);
-                v.len()
-            })
-            .collect()
+        self.params.iter().map(|p| leaf_count(&p.spec)).collect()
     }
 
     /// Per-parameter choices, repeated for each parameter's leaves.
@@ -424,23 +537,7 @@ impl Differentiated<'_> {
     /// compile error saying `msg`: its first argument's type must implement
     /// a trait nothing implements, whose diagnostic is `msg`.
     fn lazy_error(&self, name: &str, arity: usize, msg: &str) -> TokenStream {
-        let f = format_ident!("{}", name);
-        let tr = format_ident!("__{}_error", name);
-        let tys: Vec<syn::Ident> = (0..arity).map(|k| format_ident!("__A{}", k)).collect();
-        let first = &tys[0];
-        let rest = &tys[1..];
-        let label = format!("`{}::{name}` cannot be used", self.fsig.ident);
-        quote! {
-            #[doc(hidden)]
-            #[diagnostic::on_unimplemented(message = #msg, label = #label)]
-            pub trait #tr {}
-            #[doc = #msg]
-            #[inline]
-            #[allow(dead_code, unused_variables)]
-            pub fn #f<#first: #tr, #(#rest),*>(#(_: #tys),*) {
-                ::core::unreachable!()
-            }
-        }
+        lazy_error(&self.fsig.ident, name, arity, msg)
     }
 
     /// The companions of a function whose output is not a float: its
@@ -450,23 +547,56 @@ impl Differentiated<'_> {
         let n = self.params.len().max(1);
         let name = dtype.name();
         let f = &self.fsig.ident;
+        let (returns, is) = if self.ret.aval().is_some() {
+            (
+                name.to_string(),
+                format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries"),
+            )
+        } else {
+            let ret = self.ret_text();
+            (
+                ret.clone(),
+                format!(
+                    "the outputs of `{f}` are {ret}, whose tangents are JAX's float0 (they carry"
+                ),
+            )
+        };
         let reverse = |kind: &str| {
-            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {name}; differentiate a float function of its inputs instead")
+            format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. `{f}` returns {returns}; differentiate a float function of its inputs instead")
         };
         let forward = |kind: &str| {
-            format!("the output of `{f}` is {name}, whose tangent is JAX's float0 (it carries no derivative information): {kind} is generated for float outputs only")
+            format!("{is} no derivative information): {kind} is generated for float outputs only")
         };
         let mut out = TokenStream::new();
+        out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
+        out.extend(self.lazy_error("vjp", n, &forward("vjp")));
         if self.aux.is_none() {
-            out.extend(self.lazy_error("jvp", 2, &forward("jvp")));
-            out.extend(self.lazy_error("vjp", n, &forward("vjp")));
             out.extend(self.lazy_error("jacfwd", n, &forward("jacfwd")));
             out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));
             out.extend(self.lazy_error("hessian", n, &reverse("hessian")));
             out.extend(self.lazy_error("__check_grads", n + 1, &forward("check_grads")));
+        } else {
+            out.extend(self.aux_without_jacobians());
         }
         out.extend(self.lazy_error("grad", n, &reverse("grad")));
         out.extend(self.lazy_error("value_and_grad", n, &reverse("value_and_grad")));
+        out
+    }
+
+    /// A `has_aux` function's Jacobians, Hessian and `check_grads`: not
+    /// generated (JAX's would return `(jacobian, aux)`), each a compile error
+    /// at its use saying what to call instead.
+    fn aux_without_jacobians(&self) -> TokenStream {
+        let n = self.params.len().max(1);
+        let f = &self.fsig.ident;
+        let msg = |kind: &str| {
+            format!("`{f}` has `has_aux`, and `{f}::{kind}` is not generated for it: its companions are `grad`, `value_and_grad`, `jvp` (`(output, tangent, aux)`) and `vjp` (`(output, pullback, aux)`); for the {kind}, remove `has_aux` and return the output alone")
+        };
+        let mut out = TokenStream::new();
+        for (name, arity) in [("jacfwd", n), ("jacrev", n), ("hessian", n)] {
+            out.extend(self.lazy_error(name, arity, &msg(name)));
+        }
+        out.extend(self.lazy_error("__check_grads", n + 1, &msg("check_grads")));
         out
     }
 
@@ -480,9 +610,11 @@ impl Differentiated<'_> {
             format!("{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly. `{f}` returns {name}: use `{f}::vjp`, or differentiate a real function of it (`jnp::abs`, `jnp::real`)")
         };
         let mut out = TokenStream::new();
-        if self.aux.is_none() {
-            out.extend(self.jvp());
-            out.extend(self.vjp());
+        out.extend(self.jvp());
+        out.extend(self.vjp());
+        if self.aux.is_some() {
+            out.extend(self.aux_without_jacobians());
+        } else {
             let msg = format!("`{f}::jacfwd` of a complex output ({name}) is not supported yet: use `{f}::jvp` once per input direction");
             out.extend(self.lazy_error("jacfwd", n, &msg));
             out.extend(self.lazy_error("jacrev", n, &reverse("jacrev")));

@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{leaves, spelled, Differentiated};
+use super::{leaf_count, leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::types::TypeSpec;
 use crate::transform::ad::{self, Seed};
@@ -19,12 +19,15 @@ impl Differentiated<'_> {
     pub(super) fn vjp(&self) -> TokenStream {
         let n = self.params.len();
         let wrt = self.per_leaf(&vec![true; n]);
-        let mut jaxpr = match ad::vjp(self.program, &wrt, Seed::Inputs, X64, self.span()) {
+        // With `has_aux` the pullback is of the output alone.
+        let mut base = self.program.clone();
+        base.outvars.truncate(leaf_count(&self.ret));
+        let mut jaxpr = match ad::vjp(&base, &wrt, Seed::Inputs, X64, self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
         };
         // The pullback returns the cotangents only.
-        let n_out = self.program.outvars.len();
+        let n_out = base.outvars.len();
         jaxpr.outvars.drain(..n_out);
         let names = self.param_names();
         let tys = self.param_types();
@@ -63,17 +66,40 @@ impl Differentiated<'_> {
         // The output, from the function's own jaxpr (the function itself may
         // be a local item the companion module cannot name).
         let primal_inputs = self.params_as_inputs();
+        let r = &self.ret_ty;
+        let (forward_ty, forward_spec, ret_ty, result): (
+            syn::Type,
+            TypeSpec,
+            syn::Type,
+            TokenStream,
+        ) = match &self.aux {
+            None => (
+                r.clone(),
+                self.ret.clone(),
+                syn::parse_quote!((#r, ::std::boxed::Box<dyn Fn(#r) -> (#(#owned,)*)>)),
+                quote!((__out, __pb)),
+            ),
+            // `jax.vjp(.., has_aux=True)`: `(output, pullback, aux)`.
+            Some(aux) => {
+                let a = spelled(aux, self.items);
+                (
+                    syn::parse_quote!((#r, #a)),
+                    TypeSpec::Tuple(vec![self.ret.clone(), aux.clone()]),
+                    syn::parse_quote!((#r, ::std::boxed::Box<dyn Fn(#r) -> (#(#owned,)*)>, #a)),
+                    quote!((__out.0, __pb, __out.1)),
+                )
+            }
+        };
         let forward = match emit_body(
             self.program.clone(),
             &primal_inputs,
-            &self.ret_ty,
-            &self.ret,
+            &forward_ty,
+            &forward_spec,
             self.items,
         ) {
             Ok(b) => b,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
         };
-        let r = &self.ret_ty;
         let (generics, wh) = self.generics();
         let turbofish = self.turbofish();
         let keep: Vec<TokenStream> = all_leaves
@@ -95,13 +121,15 @@ impl Differentiated<'_> {
             /// Reverse mode (`jax.vjp`): the output, and the pullback from an
             /// output cotangent to every argument's cotangent (a tuple, a
             /// 1-tuple for one argument; zeros for integer arguments). The
-            /// pullback recomputes the forward pass it needs.
+            /// pullback recomputes the forward pass it needs. With
+            /// `has_aux`, the aux third.
             #[inline]
             #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
-            pub fn vjp #generics (#(#names: #tys),*) -> (#r, ::std::boxed::Box<dyn Fn(#r) -> (#(#owned,)*)>) #wh {
+            pub fn vjp #generics (#(#names: #tys),*) -> #ret_ty #wh {
                 #(#keep)*
-                let __out: #r = { #forward };
-                (__out, ::std::boxed::Box::new(move |__ct: #r| __pullback #turbofish (#(::core::clone::Clone::clone(&#leaf_names),)* __ct)))
+                let __out: #forward_ty = { #forward };
+                let __pb: ::std::boxed::Box<dyn Fn(#r) -> (#(#owned,)*)> = ::std::boxed::Box::new(move |__ct: #r| __pullback #turbofish (#(::core::clone::Clone::clone(&#leaf_names),)* __ct));
+                #result
             }
         }
     }
