@@ -79,7 +79,34 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         self_ty.cloned(),
         X64,
     )?;
-    emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints)
+    let library = library_use_checks(&t.library_uses);
+    emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints, library)
+}
+
+/// For each library function called by a bare name (`logsumexp(x)`), a
+/// check that the name in scope is the function it was traced as: the name
+/// imported (`unresolved import` otherwise), and the same item as the one
+/// a glob of its module brings (`is ambiguous` otherwise, naming both).
+fn library_use_checks(uses: &[(syn::Ident, &str)]) -> TokenStream {
+    let mut seen = std::collections::HashSet::new();
+    let checks = uses
+        .iter()
+        .filter(|(id, _)| seen.insert(id.to_string()))
+        .map(|(id, path)| {
+            let span = id.span();
+            let segs = path.split("::").map(|s| syn::Ident::new(s, span));
+            quote::quote_spanned! {span=>
+                #[allow(unused_imports)]
+                use #id as _;
+                {
+                    #[allow(unused_imports)]
+                    use #(::#segs)*::*;
+                    #[allow(unused_imports)]
+                    use #id as _;
+                }
+            }
+        });
+    quote!(#(#checks)*)
 }
 
 /// A function whose program is read from a file (`import = "..."`).
@@ -87,7 +114,15 @@ fn compile_imported(f: &Function, items: &Rc<Items>, lit: &syn::LitStr) -> syn::
     let sig = parse::signature_in(f.sig, items, None)?;
     let (path, jaxpr) = crate::frontend::import::read(lit)?;
     crate::frontend::import::check_signature(f.sig, &sig, &jaxpr, &lit.value())?;
-    let mut compiled = emit_function(f, items, None, sig, jaxpr, &Default::default())?;
+    let mut compiled = emit_function(
+        f,
+        items,
+        None,
+        sig,
+        jaxpr,
+        &Default::default(),
+        TokenStream::new(),
+    )?;
     // Rebuilt when the file changes.
     let path = path.to_string_lossy().to_string();
     let function = compiled.function;
@@ -106,6 +141,7 @@ fn emit_function(
     sig: parse::Signature,
     traced: Jaxpr,
     constraints: &crate::ir::shapes::Constraints,
+    library: TokenStream,
 ) -> syn::Result<Compiled> {
     let text = print::print_jaxpr(&crate::prims::inline_for_printing(&traced));
     let mut jaxpr = traced.clone();
@@ -178,6 +214,7 @@ fn emit_function(
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
         #vis #fsig {
             #uses
+            #library
             #(#checks)*
             #replay
             #keep

@@ -62,6 +62,11 @@ pub(crate) struct Tracer {
     pub(crate) axis_env: Vec<(String, crate::ir::Dim)>,
     /// Whether a `jax::pmap`'s function is being traced (pmaps do not nest).
     pub(crate) in_pmap: bool,
+    /// Library functions called by a bare name (`logsumexp(x)` after a
+    /// `use`), with the module they were traced as: the emitted function
+    /// checks that the name in scope is that function
+    /// (`expand::library_use_checks`).
+    pub(crate) library_uses: Vec<(syn::Ident, &'static str)>,
 }
 
 impl Tracer {
@@ -77,6 +82,7 @@ impl Tracer {
             in_rule: Vec::new(),
             axis_env: Vec::new(),
             in_pmap: false,
+            library_uses: Vec::new(),
         }
     }
 
