@@ -319,6 +319,17 @@ fn debug_nans(
             ::jax::__rt::debug::error(__bad, "an argument", #whole)
         }));
     };
+    // A size only the result names (`fn f<const B: usize>() -> Array<f32, B>`)
+    // cannot be inferred from the arguments.
+    let sizes = sig
+        .const_generics
+        .iter()
+        .map(|g| syn::Ident::new(g, proc_macro2::Span::call_site()));
+    let turbofish = if sig.const_generics.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(::<#(#sizes),*>)
+    };
     let (check, keep) = if donating {
         // Donated arguments are gone when the outputs are checked: with the
         // flag on, each is cloned first (an `Arc` clone, so donation copies
@@ -342,7 +353,7 @@ fn debug_nans(
                     match __debug_args {
                         ::std::option::Option::Some((#(::std::option::Option::Some(#kept),)*)) => {
                             ::jax::__rt::debug::replaying(__bad);
-                            let __found = __debug_replay(#(#kept),*);
+                            let __found = __debug_replay #turbofish (#(#kept),*);
                             #replay_found
                         }
                         _ => ::jax::__rt::debug::raise(::jax::__rt::debug::error(__bad, "an operation", #whole)),
@@ -356,7 +367,7 @@ fn debug_nans(
             if ::jax::__rt::debug::active() {
                 if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
                     ::jax::__rt::debug::replaying(__bad);
-                    let __found = __debug_replay(#(#args),*);
+                    let __found = __debug_replay #turbofish (#(#args),*);
                     #replay_found
                 }
             }

@@ -32,7 +32,7 @@ pub(crate) enum TypeSpec {
 }
 
 /// The items of a `#[jax::jit] mod` that functions in it can name.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Items {
     /// Struct name -> its fields and their written types.
     pub(crate) structs: HashMap<String, Vec<(syn::Ident, syn::Type)>>,
@@ -45,6 +45,9 @@ pub(crate) struct Items {
     /// Structs defined outside (`#[derive(jax::Pytree)]`) -> the path the
     /// signature names them by (spelled so in the companion module).
     pub(crate) paths: HashMap<String, syn::Path>,
+    /// The const generics of a function of the mod being inlined, bound to
+    /// the sizes of its call's arguments (`B` -> 32, or the caller's `C`).
+    pub(crate) sizes: HashMap<String, Dim>,
 }
 
 impl TypeSpec {
@@ -126,6 +129,9 @@ fn complex_dtype(args: &syn::PathArguments) -> Option<DType> {
 /// value is a number or arithmetic of numbers and such consts (also when
 /// a `macro_rules!` wrote it), else a symbol only rustc knows.
 fn named_dim(name: String, items: &Items) -> Dim {
+    if let Some(d) = items.sizes.get(&name) {
+        return d.clone();
+    }
     match items
         .consts
         .get(&name)
