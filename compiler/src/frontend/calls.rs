@@ -169,6 +169,12 @@ impl Tracer {
         };
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
+            // `random::split::<N>(k)`: N keys (a bare `N` parses as a type).
+            syn::PathArguments::AngleBracketed(a)
+                if module == Module::Random && name == "split" && a.args.len() == 1 =>
+            {
+                crate::frontend::lower_random::key_count_arg(self, &a.args[0]).or(hint)
+            }
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
                 // (`random::bernoulli::<A, F>`, `lax::convert_element_type::<f64, _>`:
                 // the first names the result.)
@@ -183,7 +189,7 @@ impl Tracer {
                 }
                 // `random::split::<3>(k)`: three keys.
                 Some(syn::GenericArgument::Const(n)) if module == Module::Random => {
-                    crate::frontend::lower_random::key_count_hint(n).or(hint)
+                    crate::frontend::lower_random::key_count_hint(self, n).or(hint)
                 }
                 _ => hint,
             },

@@ -354,7 +354,7 @@ impl Tracer {
     /// A size written in a turbofish: a number, a const of the mod, a size
     /// bound by an enclosing inlined call, or a const generic of the
     /// function being traced.
-    fn const_size(&self, e: &syn::Expr) -> Result<Option<Dim>> {
+    pub(crate) fn const_size(&self, e: &syn::Expr) -> Result<Option<Dim>> {
         let e = match e {
             syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
                 syn::Stmt::Expr(e, None) => e,

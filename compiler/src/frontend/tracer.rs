@@ -139,6 +139,17 @@ impl Tracer {
                 format!("a `{name}` is not an array; use one of its fields"),
             ),
             Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
+            Value::List(items)
+                if !items.is_empty()
+                    && items.iter().all(|v| {
+                        matches!(v, Value::Traced(a) if self.b.aval(a) == crate::ir::key_aval())
+                    }) =>
+            {
+                err(
+                    span,
+                    "this is a Rust array of keys, not one array: `jax::vmap(|k| .., 0)(ks)` maps a function over the keys, `ks[i]` is one key, and `jnp::array(ks)` stacks their words into one `u32[N, 2]` array",
+                )
+            }
             Value::List(_) => err(
                 span,
                 "jnp functions require array or scalar arguments, got a Rust array literal; convert it explicitly: `jnp::array([...])`",

@@ -314,12 +314,18 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
         }
         // A fixed-size Rust array of pytrees, `[Layer; 3]`: each item a subtree.
         syn::Type::Array(a) => {
-            let n = match &a.len {
-                syn::Expr::Lit(syn::ExprLit {
+            // A number, a const of the mod, or a size an inlined call bound.
+            let named = match &a.len {
+                syn::Expr::Path(p) => p.path.get_ident().map(|id| named_dim(id.to_string(), items)),
+                e => const_usize(e, items, 0).map(Dim::Lit),
+            };
+            let n = match (&a.len, named) {
+                (_, Some(Dim::Lit(n))) => n,
+                (syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Int(i),
                     ..
-                }) => i.base10_parse::<usize>()?,
-                other => {
+                }), _) => i.base10_parse::<usize>()?,
+                (other, _) => {
                     return Err(syn::Error::new_spanned(
                         other,
                         "the length of a Rust array of pytrees must be a number (`[Layer; 3]`); for a batch of arrays write `Array<T, N, ..>`",
