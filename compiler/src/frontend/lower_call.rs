@@ -89,12 +89,25 @@ impl Call<'_> {
     pub(crate) fn want(&self, k: usize) -> Result<()> {
         let n = self.args.len();
         if n == k {
-            Ok(())
-        } else {
-            call_err(
+            return Ok(());
+        }
+        // The eager function's parameters, read from its source.
+        let params =
+            crate::frontend::signatures::params(self.module, self.name).filter(|ps| ps.len() == k);
+        match params {
+            Some(ps) => call_err(
+                self.span,
+                format!(
+                    "`{}{}({})` takes {k} argument(s), got {n}",
+                    self.module.prefix(),
+                    self.name,
+                    ps.join(", ")
+                ),
+            ),
+            None => call_err(
                 self.span,
                 format!("`{}` takes {k} argument(s), got {n}", self.name),
-            )
+            ),
         }
     }
 
