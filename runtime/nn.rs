@@ -301,7 +301,8 @@ where
     Out::from_data(out)
 }
 
-/// `jax.nn.logsumexp(x, axis, keepdims)`: `jnp::logsumexp_axis`.
+/// `jax.nn.logsumexp(x, axis, keepdims)` is `jax.scipy.special.logsumexp`,
+/// as in JAX.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -309,14 +310,7 @@ where
 /// let y: Array<f32, 2> = jax::nn::logsumexp(&x, 1, false);
 /// assert_eq!(y.to_vec(), [2f32.ln(), 1.0 + 2f32.ln()]);
 /// ```
-#[track_caller]
-pub fn logsumexp<A: AsArray, Out>(x: A, axis: isize, keepdims: bool) -> Out
-where
-    E<A>: crate::element::ToInexact,
-    Out: ArrayType<Elem = <E<A> as crate::element::ToInexact>::Out>,
-{
-    crate::jnp::logsumexp_axis(x, axis, keepdims)
-}
+pub use crate::scipy::special::logsumexp;
 
 /// One-hot encoding: `labels` gains a last axis of `num_classes`, 1 where
 /// the axis index equals the label and 0 elsewhere (all zeros for a label

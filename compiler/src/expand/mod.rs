@@ -80,7 +80,34 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         self_ty.cloned(),
         X64,
     )?;
-    emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints)
+    let library = library_use_checks(&t.library_uses);
+    emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints, library)
+}
+
+/// For each library function called by a bare name (`logsumexp(x)`), a
+/// check that the name in scope is the function it was traced as: the name
+/// imported (`unresolved import` otherwise), and the same item as the one
+/// a glob of its module brings (`is ambiguous` otherwise, naming both).
+fn library_use_checks(uses: &[(syn::Ident, &str)]) -> TokenStream {
+    let mut seen = std::collections::HashSet::new();
+    let checks = uses
+        .iter()
+        .filter(|(id, _)| seen.insert(id.to_string()))
+        .map(|(id, path)| {
+            let span = id.span();
+            let segs = path.split("::").map(|s| syn::Ident::new(s, span));
+            quote::quote_spanned! {span=>
+                #[allow(unused_imports)]
+                use #id as _;
+                {
+                    #[allow(unused_imports)]
+                    use #(::#segs)*::*;
+                    #[allow(unused_imports)]
+                    use #id as _;
+                }
+            }
+        });
+    quote!(#(#checks)*)
 }
 
 /// A function whose program is read from a file (`import = "..."`).
@@ -88,7 +115,15 @@ fn compile_imported(f: &Function, items: &Rc<Items>, lit: &syn::LitStr) -> syn::
     let sig = parse::signature_in(f.sig, items, None)?;
     let (path, jaxpr) = crate::frontend::import::read(lit)?;
     crate::frontend::import::check_signature(f.sig, &sig, &jaxpr, &lit.value())?;
-    let mut compiled = emit_function(f, items, None, sig, jaxpr, &Default::default())?;
+    let mut compiled = emit_function(
+        f,
+        items,
+        None,
+        sig,
+        jaxpr,
+        &Default::default(),
+        TokenStream::new(),
+    )?;
     // Rebuilt when the file changes.
     let path = path.to_string_lossy().to_string();
     let function = compiled.function;
@@ -107,6 +142,7 @@ fn emit_function(
     sig: parse::Signature,
     traced: Jaxpr,
     constraints: &crate::ir::shapes::Constraints,
+    library: TokenStream,
 ) -> syn::Result<Compiled> {
     let text = print::print_jaxpr(&crate::prims::inline_for_printing(&traced));
     let mut jaxpr = traced.clone();
@@ -179,6 +215,7 @@ fn emit_function(
         #[allow(clippy::all, unused_parens, unused_variables, unused_mut, non_snake_case)]
         #vis #fsig {
             #uses
+            #library
             #(#checks)*
             #replay
             #keep
@@ -283,6 +320,17 @@ fn debug_nans(
             ::jax::__rt::debug::error(__bad, "an argument", #whole)
         }));
     };
+    // A size only the result names (`fn f<const B: usize>() -> Array<f32, B>`)
+    // cannot be inferred from the arguments.
+    let sizes = sig
+        .const_generics
+        .iter()
+        .map(|g| syn::Ident::new(g, proc_macro2::Span::call_site()));
+    let turbofish = if sig.const_generics.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(::<#(#sizes),*>)
+    };
     let (check, keep) = if donating {
         // Donated arguments are gone when the outputs are checked: with the
         // flag on, each is cloned first (an `Arc` clone, so donation copies
@@ -306,7 +354,7 @@ fn debug_nans(
                     match __debug_args {
                         ::std::option::Option::Some((#(::std::option::Option::Some(#kept),)*)) => {
                             ::jax::__rt::debug::replaying(__bad);
-                            let __found = __debug_replay(#(#kept),*);
+                            let __found = __debug_replay #turbofish (#(#kept),*);
                             #replay_found
                         }
                         _ => ::jax::__rt::debug::raise(::jax::__rt::debug::error(__bad, "an operation", #whole)),
@@ -320,7 +368,7 @@ fn debug_nans(
             if ::jax::__rt::debug::active() {
                 if let ::std::option::Option::Some(__bad) = ::std::option::Option::None #(.or(#outputs))* {
                     ::jax::__rt::debug::replaying(__bad);
-                    let __found = __debug_replay(#(#args),*);
+                    let __found = __debug_replay #turbofish (#(#args),*);
                     #replay_found
                 }
             }

@@ -171,11 +171,19 @@ impl Tracer {
                         if let Some(f) = self.items.fns.get(name) {
                             return Ok(Callable::Item(Rc::new(f.clone())));
                         }
-                        err(e.span(), format!("`{name}` is not a closure or a function of this #[jax::jit] mod"))
+                        // `logpdf` after `use jax::scipy::stats::norm::logpdf;`.
+                        if let Some(id) = p.path.get_ident() {
+                            if let Some(m) = self.bare_library_function(name, id)? {
+                                return Ok(Callable::Op(m, name.clone()));
+                            }
+                        }
+                        err(e.span(), format!("`{name}` is not a closure, a function of this #[jax::jit] mod, or a library function"))
                     }
-                    [.., m, n] if m == "jnp" => Ok(Callable::Op(Module::Jnp, n.clone())),
-                    [.., m, n] if m == "lax" => Ok(Callable::Op(Module::Lax, n.clone())),
-                    _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),
+                    // `jnp::sin`, `nn::relu`, `norm::logpdf_with`, `jnp::linalg::det`.
+                    _ => match crate::frontend::lower_call::library_module(&segs) {
+                        Some((m, n)) => Ok(Callable::Op(m, n.to_string())),
+                        None => err(e.span(), "expected a function: a closure, a function of the mod, a library function (`jnp::f`, `nn::f`, `norm::logpdf`), or `jax::grad(f)`"),
+                    },
                 }
             }
             _ => err(e.span(), "expected a function: a closure, a function of the mod, `jnp::f`, or `jax::grad(f)`"),

@@ -100,16 +100,18 @@ impl Tracer {
             .map(|s| s.ident.to_string())
             .collect();
         let span = c.span();
-        let (module, name) = match segs.as_slice() {
-            [.., s, m, n] if s == "scipy" && m == "linalg" => (Module::ScipyLinalg, n.as_str()),
-            [.., m, n] if m == "linalg" => (Module::Linalg, n.as_str()),
-            [.., m, n] if m == "jnp" => (Module::Jnp, n.as_str()),
-            [.., m, n] if m == "lax" => (Module::Lax, n.as_str()),
-            [.., m, n] if m == "random" => (Module::Random, n.as_str()),
-            [.., m, n] if m == "nn" => (Module::Nn, n.as_str()),
-            [.., m, n] if m == "special" => (Module::Special, n.as_str()),
-            [.., m, n] if m == "norm" => (Module::Norm, n.as_str()),
-            _ => {
+        // `logsumexp(x)` after `use jax::scipy::special::logsumexp;`.
+        let bare = match (segs.as_slice(), p.path.get_ident()) {
+            ([name], Some(id)) => self.bare_library_function(name, id)?,
+            _ => None,
+        };
+        let known = match (bare, segs.as_slice()) {
+            (Some(m), [n]) => Some((m, n.as_str())),
+            _ => crate::frontend::lower_call::library_module(&segs),
+        };
+        let (module, name) = match known {
+            Some(known) => known,
+            None => {
                 let path = segs.join("::");
                 // `jnp::linalg::solve`, `jax::fft::fft`: a JAX function this crate
                 // does not have; "move the helper" would mislead.
@@ -143,10 +145,21 @@ impl Tracer {
                             | "File"
                     ) || s.starts_with("Atomic")
                 });
+                let ops_module = match segs.as_slice() {
+                    [n] => crate::frontend::lower::OPS
+                        .iter()
+                        .filter(|(names, _, _)| names.contains(&n.as_str()))
+                        .flat_map(|(_, written, _)| written.iter())
+                        .find(|m| matches!(m, Module::Jnp | Module::Lax))
+                        .map(|m| m.prefix()),
+                    _ => None,
+                };
                 let why = if effectful {
-                    "this has side effects or global state, and the function is traced once and compiled, so they would not run as written on each call; do it outside the jitted function and pass the result in as an argument"
+                    "this has side effects or global state, and the function is traced once and compiled, so they would not run as written on each call; do it outside the jitted function and pass the result in as an argument".to_string()
+                } else if let Some(prefix) = ops_module {
+                    format!("if it is `{prefix}{path}`, write `{prefix}{path}(..)`: a bare jnp:: or lax:: name is not read as one (the compiler cannot see `use` items); if it is a helper of yours, move it into a `#[jax::jit] mod` beside this function")
                 } else {
-                    "the compiler sees only this function's tokens, so it can trace jnp:: and lax:: calls and helpers of the same #[jax::jit] mod; move the helper into a `#[jax::jit] mod` beside this function"
+                    "the compiler sees only this function's tokens, so it can trace jnp:: and lax:: calls and helpers of the same #[jax::jit] mod; move the helper into a `#[jax::jit] mod` beside this function".to_string()
                 };
                 return Err(syn::Error::new_spanned(
                     &c.func,
@@ -156,6 +169,12 @@ impl Tracer {
         };
         // A turbofish names the result type: `random::normal::<Array<f32, 3>>(k)`.
         let hint = match &p.path.segments.last().unwrap().arguments {
+            // `random::split::<N>(k)`: N keys (a bare `N` parses as a type).
+            syn::PathArguments::AngleBracketed(a)
+                if module == Module::Random && name == "split" && a.args.len() == 1 =>
+            {
+                crate::frontend::lower_random::key_count_arg(self, &a.args[0]).or(hint)
+            }
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
                 // (`random::bernoulli::<A, F>`, `lax::convert_element_type::<f64, _>`:
                 // the first names the result.)
@@ -170,7 +189,7 @@ impl Tracer {
                 }
                 // `random::split::<3>(k)`: three keys.
                 Some(syn::GenericArgument::Const(n)) if module == Module::Random => {
-                    crate::frontend::lower_random::key_count_hint(n).or(hint)
+                    crate::frontend::lower_random::key_count_hint(self, n).or(hint)
                 }
                 _ => hint,
             },
@@ -187,6 +206,41 @@ impl Tracer {
             self.args(&c.args)?
         };
         self.op(module, name, args, hint, span)
+    }
+
+    /// A bare name that is a function of a library module (`nn::`,
+    /// `special::`, `norm::`, `jnp::linalg::`, `scipy::linalg::`): that
+    /// module, the call recorded so the emitted function checks the name in
+    /// scope is that function. A name of several modules lowered
+    /// differently is an error naming their paths.
+    pub(crate) fn bare_library_function(
+        &mut self,
+        name: &str,
+        id: &syn::Ident,
+    ) -> Result<Option<Module>> {
+        let found = crate::frontend::lower_call::library_functions(name);
+        let Some(&(module, path, handler)) = found.first() else {
+            return Ok(None);
+        };
+        // `nn::logsumexp` is `special::logsumexp`, as in JAX.
+        if found
+            .iter()
+            .any(|(_, _, h)| !std::ptr::fn_addr_eq(*h, handler))
+        {
+            let paths: Vec<String> = found
+                .iter()
+                .map(|(_, p, _)| format!("`{p}::{name}(..)`"))
+                .collect();
+            return err(
+                id.span(),
+                format!(
+                    "`{name}` is the name of several library functions: write the one you mean with its path, {}",
+                    paths.join(" or ")
+                ),
+            );
+        }
+        self.library_uses.push((id.clone(), path));
+        Ok(Some(module))
     }
 
     pub(crate) fn method(

@@ -251,23 +251,37 @@ pub(crate) fn mean(
     let a = b.aval(&x);
     let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
     let mut count = 1usize;
+    // Sizes only rustc knows (`Array<f32, B, 4>`): the count is their
+    // product, a `static_value` as `B as f32` is.
+    let mut symbols = Vec::new();
     for &ax in &axes {
         match a.shape[ax] {
             Dim::Lit(n) => count *= n,
-            Dim::Sym(ref s) => {
-                return Err(syn::Error::new(
-                    span,
-                    format!(
-                        "mean over the symbolic axis {s} is not supported yet; use sum and divide"
-                    ),
-                ))
-            }
+            Dim::Sym(ref s) => symbols.push(format!("({s})")),
         }
     }
     let x = to_float(b, x, span)?;
     let s = reduce(b, Reduction::Sum, x, Some(axes), keepdims, span)?;
     let dtype = b.aval(&s).dtype;
-    let n = literal(Scalar::Float(count as f64), Aval::scalar(dtype, true));
+    let n = if symbols.is_empty() {
+        literal(Scalar::Float(count as f64), Aval::scalar(dtype, true))
+    } else {
+        if !matches!(dtype, DType::F32 | DType::F64) {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "mean of {} over the symbolic size {} is not supported: convert to f32 first (`.astype::<f32>()`)",
+                    dtype.name(),
+                    symbols.join(" * ")
+                ),
+            ));
+        }
+        let params = Params::Symbol {
+            expr: format!("(({count} * {}) as f64)", symbols.join(" * ")),
+            dtype,
+        };
+        b.bind1(&prims::STATIC_VALUE, params, vec![], span)?
+    };
     b.bind1(&prims::DIV, Params::None, vec![s, n], span)
 }
 

@@ -89,12 +89,25 @@ impl Call<'_> {
     pub(crate) fn want(&self, k: usize) -> Result<()> {
         let n = self.args.len();
         if n == k {
-            Ok(())
-        } else {
-            call_err(
+            return Ok(());
+        }
+        // The eager function's parameters, read from its source.
+        let params =
+            crate::frontend::signatures::params(self.module, self.name).filter(|ps| ps.len() == k);
+        match params {
+            Some(ps) => call_err(
+                self.span,
+                format!(
+                    "`{}{}({})` takes {k} argument(s), got {n}",
+                    self.module.prefix(),
+                    self.name,
+                    ps.join(", ")
+                ),
+            ),
+            None => call_err(
                 self.span,
                 format!("`{}` takes {k} argument(s), got {n}", self.name),
-            )
+            ),
         }
     }
 
@@ -148,6 +161,10 @@ impl Tracer {
     pub(crate) fn static_int(&self, v: &Value, span: Span, what: &str) -> Result<i128> {
         match v {
             Value::Static(Scalar::Int(i)) => Ok(*i),
+            Value::Symbolic(sym) => call_err(
+                span,
+                format!("{what} must be a number the compiler sees (a literal or a const of the #[jax::jit] mod): `{}` is a const generic, whose value only rustc knows; write the number, or make it a `const` of the mod", sym.expr),
+            ),
             _ => call_err(
                 span,
                 format!("{what} must be a static integer (a literal or const)"),
@@ -174,4 +191,53 @@ impl Tracer {
             _ => call_err(span, format!("{what} must be `true` or `false`")),
         }
     }
+}
+
+/// The library functions a bare name may be (`logsumexp(x)` after `use
+/// jax::scipy::special::logsumexp;`): each module of `nn::`, `special::`,
+/// `norm::`, `jnp::linalg::` and `scipy::linalg::` whose table has it, with
+/// the module's path and the name's handler.
+pub(crate) fn library_functions(
+    name: &str,
+) -> Vec<(Module, &'static str, crate::frontend::lower_nn::Handler)> {
+    let tables = [
+        (Module::Nn, crate::frontend::lower_nn::table(Module::Nn)),
+        (
+            Module::Special,
+            crate::frontend::lower_nn::table(Module::Special),
+        ),
+        (Module::Norm, crate::frontend::lower_nn::table(Module::Norm)),
+        (
+            Module::Linalg,
+            crate::frontend::lower_linalg::table(Module::Linalg),
+        ),
+        (
+            Module::ScipyLinalg,
+            crate::frontend::lower_linalg::table(Module::ScipyLinalg),
+        ),
+    ];
+    tables
+        .into_iter()
+        .filter_map(|(m, (table, path))| {
+            let (_, h) = table.iter().find(|(n, _)| *n == name)?;
+            Some((m, path, *h))
+        })
+        .collect()
+}
+
+/// The module and name a library path names by its last segments
+/// (`jnp::sin`, `jax::scipy::stats::norm::logpdf_with`, `nn::relu` after
+/// `use jax::nn;`), as calls and function values read it.
+pub(crate) fn library_module(segs: &[String]) -> Option<(Module, &str)> {
+    Some(match segs {
+        [.., s, m, n] if s == "scipy" && m == "linalg" => (Module::ScipyLinalg, n.as_str()),
+        [.., m, n] if m == "linalg" => (Module::Linalg, n.as_str()),
+        [.., m, n] if m == "jnp" => (Module::Jnp, n.as_str()),
+        [.., m, n] if m == "lax" => (Module::Lax, n.as_str()),
+        [.., m, n] if m == "random" => (Module::Random, n.as_str()),
+        [.., m, n] if m == "nn" => (Module::Nn, n.as_str()),
+        [.., m, n] if m == "special" => (Module::Special, n.as_str()),
+        [.., m, n] if m == "norm" => (Module::Norm, n.as_str()),
+        _ => return None,
+    })
 }

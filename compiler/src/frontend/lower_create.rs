@@ -153,10 +153,22 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
             "jnp::array of traced values takes a flat list in #[jax::jit] for now",
         );
     }
-    let parts = operands
+    // Arrays (`[x, y]`, keys `[a, b]`) stack along a new first axis.
+    let first = t.b.aval(&operands[0]).shape;
+    if let Some(other) = operands.iter().find(|a| t.b.aval(a).shape != first) {
+        return call_err(
+            span,
+            format!(
+                "setting an array element with a sequence. The requested array has an inhomogeneous shape: items of shapes {} and {}",
+                crate::prims::tuple(&first.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+                crate::prims::tuple(&t.b.aval(other).shape.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+            ),
+        );
+    }
+    let operands = operands
         .into_iter()
         .map(|a| {
-            let a = t.b.bind1(
+            t.b.bind1(
                 &prims::CONVERT_ELEMENT_TYPE,
                 Params::Convert {
                     new_dtype: dtype,
@@ -164,12 +176,27 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
                 },
                 vec![a],
                 span,
-            )?;
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    stack(t, operands, span)
+}
+
+/// Arrays of one shape stacked along a new first axis, as `jnp.array` and
+/// `jnp.stack` bind it: each broadcast to a leading axis of 1, then one
+/// `concatenate`.
+pub(crate) fn stack(t: &mut Tracer, items: Vec<Atom>, span: Span) -> Result<Atom> {
+    let parts = items
+        .into_iter()
+        .map(|a| {
+            let inner = t.b.aval(&a).shape;
+            let mut shape = vec![Dim::Lit(1)];
+            shape.extend(inner.iter().cloned());
             t.b.bind1(
                 &prims::BROADCAST_IN_DIM,
                 Params::BroadcastInDim {
-                    shape: vec![Dim::Lit(1)],
-                    dims: vec![],
+                    shape,
+                    dims: (1..=inner.len()).collect(),
                     np_ints: 0,
                 },
                 vec![a],

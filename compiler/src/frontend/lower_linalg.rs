@@ -51,14 +51,24 @@ static SCIPY_LINALG: &[(&str, Handler)] = &[
     ("lu_solve", linalg_lu::lu_solve),
 ];
 
+/// The table of `jnp::linalg::` or `scipy::linalg::`, and the module's path.
+pub(crate) fn table(module: Module) -> (&'static [(&'static str, Handler)], &'static str) {
+    match module {
+        Module::Linalg => (LINALG, "jax::jnp::linalg"),
+        _ => (SCIPY_LINALG, "jax::scipy::linalg"),
+    }
+}
+
 /// Lowers a call of `jnp::linalg::` or `scipy::linalg::` by its table.
 pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
-    let (table, module): (&[(&str, Handler)], &str) = match c.module {
-        Module::Linalg => (LINALG, "jnp::linalg"),
-        _ => (SCIPY_LINALG, "jax::scipy::linalg"),
-    };
+    let (table, module) = table(c.module);
     match table.iter().find(|(n, _)| *n == c.name) {
         Some((_, h)) => h(t, c),
-        None => call_err(c.span, not_available_msg(&format!("{module}::{}", c.name))),
+        None => {
+            let module = module
+                .strip_prefix("jax::jnp::")
+                .map_or(module, |_| "jnp::linalg");
+            call_err(c.span, not_available_msg(&format!("{module}::{}", c.name)))
+        }
     }
 }

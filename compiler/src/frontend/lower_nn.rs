@@ -19,7 +19,7 @@ use crate::ir::builder::{literal, Builder, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
 
-type Handler = fn(&mut Tracer, Call) -> Result<Value>;
+pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 /// A `custom_jvp` rule: the output's tangent from the primals, their
 /// tangents and the output.
 type JvpRule = fn(&mut Builder, &[Atom], &[Atom], Atom, Span) -> Result<Atom>;
@@ -81,13 +81,18 @@ static NORM: &[(&str, Handler)] = &[
     ("ppf_with", norm),
 ];
 
-/// Lowers a call of `nn::`, `special::` or `norm::` by its table.
-pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
-    let (table, module): (&[(&str, Handler)], &str) = match c.module {
+/// The table of `nn::`, `special::` or `norm::`, and the module's path.
+pub(crate) fn table(module: Module) -> (&'static [(&'static str, Handler)], &'static str) {
+    match module {
         Module::Nn => (NN, "jax::nn"),
         Module::Special => (SPECIAL, "jax::scipy::special"),
         _ => (NORM, "jax::scipy::stats::norm"),
-    };
+    }
+}
+
+/// Lowers a call of `nn::`, `special::` or `norm::` by its table.
+pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
+    let (table, module) = table(c.module);
     match table.iter().find(|(n, _)| *n == c.name) {
         Some((_, h)) => h(t, c),
         None => {

@@ -175,10 +175,20 @@ fn split(t: &mut Tracer, c: Call) -> Result<Value> {
     want_args(&c, 1)?;
     let n = match &c.hint {
         Some(TypeSpec::Tuple(ts)) if ts.iter().all(|s| matches!(s, TypeSpec::Key)) => ts.len(),
+        // `N` keys, a const generic: one key array, `u32[N, 2]`.
+        Some(TypeSpec::Array { aval, .. }) if aval.dtype == DType::U32 && aval.shape.len() == 2 && aval.shape[1] == Dim::Lit(2) => {
+            let key = key_arg(t, &c.args[0])?;
+            let params = Params::Random {
+                shape: vec![aval.shape[0].clone()],
+                dtype: DType::U32,
+                bounds: None,
+            };
+            return Ok(Value::Traced(t.b.bind1(&prims::RANDOM_SPLIT, params, vec![key], c.span)?));
+        }
         _ => {
             return call_err(
                 c.span,
-                "`random::split` takes the number of keys from the pattern or the type: write `let [a, b] = random::split(k);`, `random::split::<3>(k)` or `let ks: [Key; 3] = random::split(k);`",
+                "`random::split` takes the number of keys from the pattern or the type: write `let [a, b] = random::split(k);`, `random::split::<N>(k)` or `let ks: [Key; N] = random::split(k);`, N a number, a const of the mod or a const generic",
             )
         }
     };
@@ -460,31 +470,59 @@ fn keys_hint(n: usize) -> TypeSpec {
     TypeSpec::Tuple(vec![TypeSpec::Key; n])
 }
 
-/// `split::<N>` with a literal `N`.
-pub(crate) fn key_count_hint(n: &syn::Expr) -> Option<TypeSpec> {
-    match n {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse().ok().map(keys_hint),
-        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-            syn::Stmt::Expr(e, None) => key_count_hint(e),
-            _ => None,
-        },
+/// `split::<N>`: `N` a number, a const of the mod, or a const generic (the
+/// keys then are one key array, `u32[N, 2]`, as JAX's `split(k, n)`).
+pub(crate) fn key_count_hint(t: &Tracer, n: &syn::Expr) -> Option<TypeSpec> {
+    match t.const_size(n).ok()?? {
+        Dim::Lit(n) => Some(keys_hint(n)),
+        n @ Dim::Sym(_) => Some(TypeSpec::Array {
+            aval: Aval {
+                dtype: DType::U32,
+                shape: vec![n, Dim::Lit(2)],
+                weak: false,
+            },
+            by_ref: false,
+        }),
+    }
+}
+
+/// The count a generic argument of `split::<N>` gives (a bare `N` parses
+/// as a type).
+pub(crate) fn key_count_arg(t: &Tracer, g: &syn::GenericArgument) -> Option<TypeSpec> {
+    match g {
+        syn::GenericArgument::Const(e) => key_count_hint(t, e),
+        syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
+            let e = syn::Expr::Path(syn::ExprPath {
+                attrs: vec![],
+                qself: None,
+                path: p.path.clone(),
+            });
+            key_count_hint(t, &e)
+        }
         _ => None,
     }
 }
 
 /// The count of keys a `let` pattern asks for: `[a, b]`, or a written
-/// `[Key; 3]` (a literal length).
-pub(crate) fn key_array_hint(pat: &syn::Pat) -> Option<TypeSpec> {
+/// `[Key; N]`.
+pub(crate) fn key_array_hint(t: &Tracer, pat: &syn::Pat) -> Option<TypeSpec> {
     match pat {
         syn::Pat::Slice(s) => Some(keys_hint(s.elems.len())),
         syn::Pat::Type(pt) => match &*pt.ty {
-            syn::Type::Array(a) => key_count_hint(&a.len),
-            _ => key_array_hint(&pt.pat),
+            syn::Type::Array(a) if is_key_type(&a.elem) => key_count_hint(t, &a.len),
+            syn::Type::Array(_) => None,
+            _ => key_array_hint(t, &pt.pat),
         },
         _ => None,
+    }
+}
+
+/// `Key` or `random::Key`.
+fn is_key_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Key"),
+        syn::Type::Group(g) => is_key_type(&g.elem),
+        _ => false,
     }
 }
 

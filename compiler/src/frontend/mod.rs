@@ -56,6 +56,7 @@ pub(crate) mod operators;
 pub(crate) mod parse;
 pub(crate) mod pmap;
 pub(crate) mod pytree;
+pub(crate) mod signatures;
 pub(crate) mod statements;
 pub(crate) mod static_control;
 pub(crate) mod tracer;

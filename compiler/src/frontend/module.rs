@@ -9,8 +9,10 @@ use syn::spanned::Spanned;
 
 use crate::frontend::parse::signature_in;
 use crate::frontend::tracer::{Tracer, MAX_DEPTH};
-use crate::frontend::value::Value;
+use crate::frontend::types::TypeSpec;
+use crate::frontend::value::{Symbolic, Value};
 use crate::ir::builder::{err, Result};
+use crate::ir::{Dim, Scalar};
 
 impl Tracer {
     /// `p.w`: a struct field, or `t.0`: a tuple element.
@@ -145,8 +147,13 @@ impl Tracer {
             }
             _ => return Ok(None),
         };
+        let turbofish = match &p.path.segments.last().unwrap().arguments {
+            syn::PathArguments::AngleBracketed(a) => Some(a),
+            _ => None,
+        };
         let args = self.args(&c.args)?;
-        self.inline(sig, block, self_ty, args, c.span()).map(Some)
+        self.inline(sig, block, self_ty, turbofish, args, c.span())
+            .map(Some)
     }
 
     /// `p.loss(x)` on a struct of the mod: its method, inlined.
@@ -168,6 +175,7 @@ impl Tracer {
             &method.sig,
             &method.block,
             Some(self_type(ty)),
+            m.turbofish.as_ref(),
             args,
             m.span(),
         )
@@ -182,7 +190,7 @@ impl Tracer {
         args: Vec<(Value, Span)>,
         span: Span,
     ) -> Result<Value> {
-        self.inline(sig, block, None, args, span)
+        self.inline(sig, block, None, None, args, span)
     }
 
     /// Traces `block` with its parameters bound to `args`, in a scope of its own.
@@ -191,6 +199,7 @@ impl Tracer {
         sig: &syn::Signature,
         block: &syn::Block,
         self_ty: Option<syn::Type>,
+        turbofish: Option<&syn::AngleBracketedGenericArguments>,
         args: Vec<(Value, Span)>,
         span: Span,
     ) -> Result<Value> {
@@ -198,6 +207,28 @@ impl Tracer {
             return err(span, format!("calls nest more than {MAX_DEPTH} deep: recursion cannot be traced; use lax::fori_loop or lax::while_loop"));
         }
         let items = self.items.clone();
+        let generics: Vec<String> = sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        // A generic function's sizes come from its arguments (or a
+        // turbofish), as rustc infers them: its signature and body are
+        // read with them.
+        let (items, sizes) = if generics.is_empty() {
+            (items, Vec::new())
+        } else {
+            let mut base = (*items).clone();
+            base.sizes.clear();
+            let open = signature_in(sig, &base, self_ty.as_ref())?;
+            let sizes = self.infer_sizes(sig, &generics, turbofish, &open, &args, span)?;
+            base.sizes = sizes.iter().cloned().collect();
+            (std::rc::Rc::new(base), sizes)
+        };
         let s = signature_in(sig, &items, self_ty.as_ref())?;
         if s.params.len() != args.len() {
             return err(
@@ -216,7 +247,15 @@ impl Tracer {
         }
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let saved_self = std::mem::replace(&mut self.self_ty, self_ty);
+        let saved_items = std::mem::replace(&mut self.items, items);
         self.depth += 1;
+        for (name, d) in sizes {
+            let v = match d {
+                Dim::Lit(n) => Value::Static(Scalar::Int(n as i128)),
+                Dim::Sym(expr) => Value::Symbolic(Symbolic { expr, dtype: None }),
+            };
+            self.define(&name, v);
+        }
         for (name, v) in bound {
             self.define(&name, v);
         }
@@ -224,9 +263,177 @@ impl Tracer {
             .block_with_tail_hint(block, Some(s.ret.clone()))
             .and_then(|v| self.check_type(v, &s.ret, span));
         self.depth -= 1;
+        self.items = saved_items;
         self.self_ty = saved_self;
         self.scopes = saved_scopes;
         r
+    }
+
+    /// The sizes of a generic function's const generics at one call: each
+    /// from the turbofish (`elbo::<32>(x)`), else from the dimensions of
+    /// the arguments its parameters' types name it in.
+    fn infer_sizes(
+        &self,
+        sig: &syn::Signature,
+        generics: &[String],
+        turbofish: Option<&syn::AngleBracketedGenericArguments>,
+        open: &crate::frontend::parse::Signature,
+        args: &[(Value, Span)],
+        span: Span,
+    ) -> Result<Vec<(String, Dim)>> {
+        let mut found: HashMap<String, (Dim, String)> = HashMap::new();
+        if let Some(t) = turbofish {
+            let consts: Vec<&syn::GenericArgument> = t
+                .args
+                .iter()
+                .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+                .collect();
+            if consts.len() != generics.len() {
+                return err(
+                    t.span(),
+                    format!(
+                        "`{}` has {} const generic(s) ({}), given {}",
+                        sig.ident,
+                        generics.len(),
+                        generics.join(", "),
+                        consts.len()
+                    ),
+                );
+            }
+            for (g, a) in generics.iter().zip(consts) {
+                let v = match a {
+                    syn::GenericArgument::Const(e) => self.const_size(e)?,
+                    syn::GenericArgument::Type(syn::Type::Path(p))
+                        if p.path.get_ident().is_some() =>
+                    {
+                        let e = syn::Expr::Path(syn::ExprPath {
+                            attrs: vec![],
+                            qself: None,
+                            path: p.path.clone(),
+                        });
+                        self.const_size(&e)?
+                    }
+                    _ => None,
+                };
+                let Some(d) = v else {
+                    return err(
+                        a.span(),
+                        format!("`{g}` must be a size the compiler sees: a number, a const of the mod or a const generic"),
+                    );
+                };
+                found.insert(g.clone(), (d, "the turbofish".into()));
+            }
+        }
+        for ((name, spec), (v, at)) in open.params.iter().zip(args) {
+            self.sizes_of(
+                spec,
+                v,
+                generics,
+                &name.to_string(),
+                &sig.ident,
+                &mut found,
+                *at,
+            )?;
+        }
+        generics
+            .iter()
+            .map(|g| match found.remove(g) {
+                Some((d, _)) => Ok((g.clone(), d)),
+                None => err(
+                    span,
+                    format!(
+                        "cannot infer the const generic `{g}` of `{f}` from its arguments (no parameter's array type has it as a dimension): write `{f}::<{}>(..)`, each a number, a const of the mod or a const generic",
+                        generics.join(", "),
+                        f = sig.ident
+                    ),
+                ),
+            })
+            .collect()
+    }
+
+    /// A size written in a turbofish: a number, a const of the mod, a size
+    /// bound by an enclosing inlined call, or a const generic of the
+    /// function being traced.
+    pub(crate) fn const_size(&self, e: &syn::Expr) -> Result<Option<Dim>> {
+        let e = match e {
+            syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => e,
+                _ => e,
+            },
+            e => e,
+        };
+        if let syn::Expr::Path(p) = e {
+            if let Some(id) = p.path.get_ident() {
+                match self.lookup(&id.to_string()) {
+                    Some(Value::Symbolic(s)) if s.dtype.is_none() => {
+                        return Ok(Some(Dim::Sym(s.expr.clone())))
+                    }
+                    Some(Value::Static(Scalar::Int(n))) if *n >= 0 => {
+                        return Ok(Some(Dim::Lit(*n as usize)))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let ty: syn::Type = syn::parse_quote!(Array<f32, {#e}>);
+        Ok(crate::frontend::types::type_spec_in(&ty, &self.items)
+            .ok()
+            .and_then(|t| t.aval())
+            .map(|a| a.shape[0].clone()))
+    }
+
+    /// Binds the const generics `spec` names as dimensions to those of `v`.
+    #[allow(clippy::too_many_arguments)]
+    fn sizes_of(
+        &self,
+        spec: &TypeSpec,
+        v: &Value,
+        generics: &[String],
+        param: &str,
+        f: &syn::Ident,
+        found: &mut HashMap<String, (Dim, String)>,
+        span: Span,
+    ) -> Result<()> {
+        match (spec, v) {
+            (TypeSpec::Array { aval, .. }, Value::Traced(a)) => {
+                let got = self.b.aval(a);
+                if got.shape.len() != aval.shape.len() {
+                    return Ok(());
+                }
+                for (want, have) in aval.shape.iter().zip(&got.shape) {
+                    let Dim::Sym(g) = want else { continue };
+                    if !generics.contains(g) {
+                        continue;
+                    }
+                    match found.get(g) {
+                        Some((d, from)) if d != have => {
+                            return err(
+                                span,
+                                format!("`{f}`'s const generic `{g}` is {d} from {from} but {have} from `{param}`"),
+                            )
+                        }
+                        Some(_) => {}
+                        None => {
+                            found.insert(g.clone(), (have.clone(), format!("`{param}`")));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (TypeSpec::Tuple(ts) | TypeSpec::List(ts), Value::Tuple(vs) | Value::List(vs)) => {
+                for (t, v) in ts.iter().zip(vs) {
+                    self.sizes_of(t, v, generics, param, f, found, span)?;
+                }
+                Ok(())
+            }
+            (TypeSpec::Struct { fields, .. }, Value::Struct(_, vs)) => {
+                for ((_, t), (_, v)) in fields.iter().zip(vs) {
+                    self.sizes_of(t, v, generics, param, f, found, span)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 }
 

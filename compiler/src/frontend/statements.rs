@@ -104,7 +104,7 @@ impl Tracer {
             self.hint = type_spec_in(&pt.ty, &self.items).ok();
         }
         // `let [a, b] = random::split(k);`, `let ks: [Key; 3] = ..`.
-        if let Some(keys) = crate::frontend::lower_random::key_array_hint(&local.pat) {
+        if let Some(keys) = crate::frontend::lower_random::key_array_hint(self, &local.pat) {
             self.hint = Some(keys);
         }
         let v = self.expr(&init.expr)?;

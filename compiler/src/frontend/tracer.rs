@@ -73,6 +73,11 @@ pub(crate) struct Tracer {
     /// function) enclose the one being traced
     /// (`expand::limits::MAX_PROGRAM_NESTING` at most).
     pub(crate) programs: usize,
+    /// Library functions called by a bare name (`logsumexp(x)` after a
+    /// `use`), with the module they were traced as: the emitted function
+    /// checks that the name in scope is that function
+    /// (`expand::library_use_checks`).
+    pub(crate) library_uses: Vec<(syn::Ident, &'static str)>,
 }
 
 /// The key of the entry that marks a closure's parameter scope: variables
@@ -98,6 +103,7 @@ impl Tracer {
             nesting: 0,
             captured_writes: Vec::new(),
             programs: 0,
+            library_uses: Vec::new(),
         }
     }
 
@@ -180,6 +186,17 @@ impl Tracer {
                 format!("a `{name}` is not an array; use one of its fields"),
             ),
             Value::At(..) => err(span, "`x.at(i)` is not an array: finish it with `.get()`"),
+            Value::List(items)
+                if !items.is_empty()
+                    && items.iter().all(|v| {
+                        matches!(v, Value::Traced(a) if self.b.aval(a) == crate::ir::key_aval())
+                    }) =>
+            {
+                err(
+                    span,
+                    "this is a Rust array of keys, not one array: `jax::vmap(|k| .., 0)(ks)` maps a function over the keys, `ks[i]` is one key, and `jnp::array(ks)` stacks their words into one `u32[N, 2]` array",
+                )
+            }
             Value::List(_) => err(
                 span,
                 "jnp functions require array or scalar arguments, got a Rust array literal; convert it explicitly: `jnp::array([...])`",

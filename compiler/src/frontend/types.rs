@@ -32,7 +32,7 @@ pub(crate) enum TypeSpec {
 }
 
 /// The items of a `#[jax::jit] mod` that functions in it can name.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Items {
     /// Struct name -> its fields and their written types.
     pub(crate) structs: HashMap<String, Vec<(syn::Ident, syn::Type)>>,
@@ -45,6 +45,9 @@ pub(crate) struct Items {
     /// Structs defined outside (`#[derive(jax::Pytree)]`) -> the path the
     /// signature names them by (spelled so in the companion module).
     pub(crate) paths: HashMap<String, syn::Path>,
+    /// The const generics of a function of the mod being inlined, bound to
+    /// the sizes of its call's arguments (`B` -> 32, or the caller's `C`).
+    pub(crate) sizes: HashMap<String, Dim>,
 }
 
 impl TypeSpec {
@@ -126,6 +129,9 @@ fn complex_dtype(args: &syn::PathArguments) -> Option<DType> {
 /// value is a number or arithmetic of numbers and such consts (also when
 /// a `macro_rules!` wrote it), else a symbol only rustc knows.
 fn named_dim(name: String, items: &Items) -> Dim {
+    if let Some(d) = items.sizes.get(&name) {
+        return d.clone();
+    }
     match items
         .consts
         .get(&name)
@@ -308,12 +314,18 @@ fn type_spec_plain(ty: &syn::Type, items: &Items) -> syn::Result<TypeSpec> {
         }
         // A fixed-size Rust array of pytrees, `[Layer; 3]`: each item a subtree.
         syn::Type::Array(a) => {
-            let n = match &a.len {
-                syn::Expr::Lit(syn::ExprLit {
+            // A number, a const of the mod, or a size an inlined call bound.
+            let named = match &a.len {
+                syn::Expr::Path(p) => p.path.get_ident().map(|id| named_dim(id.to_string(), items)),
+                e => const_usize(e, items, 0).map(Dim::Lit),
+            };
+            let n = match (&a.len, named) {
+                (_, Some(Dim::Lit(n))) => n,
+                (syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Int(i),
                     ..
-                }) => i.base10_parse::<usize>()?,
-                other => {
+                }), _) => i.base10_parse::<usize>()?,
+                (other, _) => {
                     return Err(syn::Error::new_spanned(
                         other,
                         "the length of a Rust array of pytrees must be a number (`[Layer; 3]`); for a batch of arrays write `Array<T, N, ..>`",

@@ -147,7 +147,8 @@ impl Tracer {
         names: &[String],
         span: Span,
     ) -> Result<Value> {
-        let mapped = self.mapped_leaves(&v.in_axes, &args, names, span, "vmap")?;
+        let (in_axes, args) = self.key_arrays(&v.in_axes, args, "vmap")?;
+        let mapped = self.mapped_leaves(&in_axes, &args, names, span, "vmap")?;
         let size = mapped.size.clone();
         let (j, free, out_template) =
             self.trace_lane(&v.f, &mapped, &args, v.axis_name.as_deref(), span)?;
@@ -295,6 +296,73 @@ impl Tracer {
             );
         }
         Ok(MappedLeaves { leaves, size })
+    }
+
+    /// The arguments with each Rust array of keys (`[Key; N]`, as
+    /// `random::split` makes) mapped along an axis made the key array of
+    /// shape `(N,)` it is in JAX (`split(k, n)`): its words `u32[N, 2]`,
+    /// mapped along axis 0, so each lane's value is one key.
+    pub(crate) fn key_arrays(
+        &mut self,
+        in_axes: &AxisSpec,
+        args: Vec<(Value, Span)>,
+        what: &str,
+    ) -> Result<(AxisSpec, Vec<(Value, Span)>)> {
+        let per_arg: Vec<AxisSpec> = match in_axes {
+            AxisSpec::Tuple(specs, _) if specs.len() == args.len() => specs.clone(),
+            AxisSpec::Tuple(..) => return Ok((in_axes.clone(), args)),
+            s => vec![s.clone(); args.len()],
+        };
+        let mut specs = Vec::new();
+        let mut out = Vec::new();
+        let mut changed = false;
+        for ((v, s), spec) in args.into_iter().zip(per_arg) {
+            let words = match (&v, &spec) {
+                (Value::List(items), AxisSpec::Axis(..)) => self.key_list(items, s),
+                _ => None,
+            };
+            match (words, spec) {
+                (Some(words), AxisSpec::Axis(a, at)) => {
+                    if a != 0 && a != -1 {
+                        return err(
+                            at,
+                            format!("{what} was requested to map a Rust array of keys along axis {a}, but it has one axis (its keys, as JAX's key array of shape (N,)): map it along 0"),
+                        );
+                    }
+                    changed = true;
+                    specs.push(AxisSpec::Axis(0, at));
+                    out.push((Value::Traced(words?), s));
+                }
+                (_, spec) => {
+                    specs.push(spec);
+                    out.push((v, s));
+                }
+            }
+        }
+        if !changed {
+            return Ok((in_axes.clone(), out));
+        }
+        let at = match in_axes {
+            AxisSpec::Axis(_, at) | AxisSpec::Tuple(_, at) => *at,
+            AxisSpec::Unmapped => Span::call_site(),
+        };
+        Ok((AxisSpec::Tuple(specs, at), out))
+    }
+
+    /// The words `u32[N, 2]` of a Rust array of keys (every item a key's
+    /// words, `u32[2]`); `None` for any other Rust array.
+    fn key_list(&mut self, items: &[Value], span: Span) -> Option<Result<Atom>> {
+        let keys: Vec<Atom> = items
+            .iter()
+            .map(|v| match v {
+                Value::Traced(a) if self.b.aval(a) == crate::ir::key_aval() => Some(a.clone()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        if keys.is_empty() {
+            return None;
+        }
+        Some(crate::frontend::lower_create::stack(self, keys, span))
     }
 
     /// `f` traced on one lane's values (each mapped axis removed), with

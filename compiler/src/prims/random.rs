@@ -225,7 +225,7 @@ fn sample_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<
         unreachable!("a sampler's one operand is batched")
     };
     let Dim::Lit(n) = bx.aval(&ins[0]).shape[d] else {
-        return Err("vmap of a sampler over a symbolic number of keys is not supported".into());
+        return Err(format!("vmap of a sampler over a number of keys only rustc knows ({}) is not supported: make the count a number or a const of the #[jax::jit] mod", bx.aval(&ins[0]).shape[d]));
     };
     let prim = bx.prim;
     let mut lanes = Vec::with_capacity(n);
