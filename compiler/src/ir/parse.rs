@@ -361,7 +361,16 @@ pub fn parse_jaxpr(
     // first, and read where it is first named.
     while p.peek_word() == Some("let") {
         p.word("let")?;
+        p.ws();
+        let at = p.pos;
         let name = p.ident()?;
+        if let Some(&first) = p.def_spans.get(&name) {
+            let (line, col) = p.line_col(first);
+            return Err(p.error_at(
+                at,
+                format!("`{name}` is already defined (its program starts at {line}:{col}): each shared program is named once"),
+            ));
+        }
         p.expect("=")?;
         p.ws();
         let start = p.pos;
@@ -401,8 +410,18 @@ struct Parser<'a> {
     outer_outs: Vec<Aval>,
 }
 
-/// A jaxpr's names for its variables.
-type Scope = HashMap<String, Var>;
+/// A jaxpr's names for its variables, each with where it is bound and
+/// as what.
+type Scope = HashMap<String, Binding>;
+
+/// Where a name of a jaxpr is bound: a duplicate binder is an error
+/// naming this place.
+#[derive(Clone, Copy)]
+struct Binding {
+    var: Var,
+    pos: usize,
+    kind: &'static str,
+}
 
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
@@ -580,12 +599,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Binders `a:f32[3] b:i32[]` up to `stop` (not consumed); each name
-    /// defined in `scope` (`_` defines nothing).
+    /// defined in `scope` (`_` defines nothing) as a `kind`.
     fn binders(
         &mut self,
         j: &mut Jaxpr,
         scope: &mut Scope,
         stop: &str,
+        kind: &'static str,
     ) -> Result<Vec<Var>, ParseError> {
         let mut vs = Vec::new();
         loop {
@@ -593,14 +613,35 @@ impl<'a> Parser<'a> {
             if self.src[self.pos..].starts_with(stop) {
                 return Ok(vs);
             }
+            let pos = self.pos;
             let name = self.ident()?;
+            self.unbound(scope, &name, pos)?;
             self.expect(":")?;
             let aval = self.aval()?;
-            let v = j.new_var(aval);
+            let var = j.new_var(aval);
             if name != "_" {
-                scope.insert(name, v);
+                scope.insert(name, Binding { var, pos, kind });
             }
-            vs.push(v);
+            vs.push(var);
+        }
+    }
+
+    /// A binder's `name` at `pos` is not bound yet in this jaxpr: JAX
+    /// names each variable once, and a second binder would silently hide
+    /// the first from the equations after it.
+    fn unbound(&self, scope: &Scope, name: &str, pos: usize) -> Result<(), ParseError> {
+        match scope.get(name) {
+            Some(b) if name != "_" => {
+                let (line, col) = self.line_col(b.pos);
+                Err(self.error_at(
+                    pos,
+                    format!(
+                        "`{name}` is already bound at {line}:{col} (as {}): a jaxpr binds each name once; rename this binder and the uses after it",
+                        b.kind
+                    ),
+                ))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -610,10 +651,10 @@ impl<'a> Parser<'a> {
         self.word("lambda")?;
         let mut j = Jaxpr::default();
         let mut scope = Scope::new();
-        let consts = self.binders(&mut j, &mut scope, ";")?;
+        let consts = self.binders(&mut j, &mut scope, ";", "a constant")?;
         self.expect(";")?;
         j.constvars = consts.into_iter().map(|v| (v, Vec::new())).collect();
-        j.invars = self.binders(&mut j, &mut scope, ".")?;
+        j.invars = self.binders(&mut j, &mut scope, ".", "an input")?;
         self.expect(".")?;
         self.word("let")?;
         loop {
@@ -788,7 +829,7 @@ impl<'a> Parser<'a> {
             }));
         }
         match scope.get(&text) {
-            Some(v) => Ok(Atom::Var(*v)),
+            Some(b) => Ok(Atom::Var(b.var)),
             None => Err(self.error_at(start, format!("`{text}` is not defined"))),
         }
     }
@@ -813,6 +854,14 @@ impl<'a> Parser<'a> {
                 }
                 let bpos = self.pos;
                 let name = self.ident()?;
+                self.unbound(scope, &name, bpos)?;
+                if let Some((_, p)) = out_names.iter().find(|(n, _)| *n == name && name != "_") {
+                    let (line, col) = self.line_col(*p);
+                    return Err(self.error_at(
+                        bpos,
+                        format!("`{name}` is already bound at {line}:{col} (a result of this equation): a jaxpr binds each name once; rename this binder and the uses after it"),
+                    ));
+                }
                 self.expect(":")?;
                 let aval = self.aval()?;
                 outs.push(aval);
@@ -950,9 +999,17 @@ impl<'a> Parser<'a> {
                 }
             }
             let v = j.new_var(a);
-            if let Some((n, _)) = out_names.get(k) {
+            if let Some((n, p)) = out_names.get(k) {
                 if n != "_" {
-                    scope.insert(n.clone(), v);
+                    let kind = "a result of an equation";
+                    scope.insert(
+                        n.clone(),
+                        Binding {
+                            var: v,
+                            pos: *p,
+                            kind,
+                        },
+                    );
                 }
             }
             out_vars.push(v);
