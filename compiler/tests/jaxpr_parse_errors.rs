@@ -75,3 +75,67 @@ fn a_shared_program_named_twice_is_an_error() {
         "`f` is already defined (its program starts at 1:9)",
     );
 }
+
+#[test]
+fn a_negative_dimension_is_an_error_at_it() {
+    assert_error(
+        "{ lambda ; a:f32[-3]. let  in (a,) }",
+        "1:18: ",
+        "the dimension `-3` is negative",
+    );
+    assert_error(
+        "{ lambda ; a:f32[3]. let\n    b:f32[3] = mul a 2.0:f32[4, -1]\n  in (b,) }",
+        "2:33: ",
+        "the dimension `-1` is negative",
+    );
+    assert_error(
+        "{ lambda ; a:f32[N]. let b:f32[-N] = sin a in (b,) }",
+        "1:32: ",
+        "the dimension `-N` is negative",
+    );
+    assert_error(
+        "{ lambda ; a:f32[3.0]. let  in (a,) }",
+        "1:18: ",
+        "expected a dimension, found `3.0`",
+    );
+}
+
+#[test]
+fn a_dimension_beyond_i64_is_an_error_at_it() {
+    let max = "{ lambda ; a:u8[9223372036854775807]. let  in (a,) }";
+    assert_eq!(jax_compiler::reprint_jaxpr(max).as_deref(), Ok(max));
+    assert_error(
+        "{ lambda ; a:f32[3]. let\n    b:f32[99999999999999999999999] = sin a\n  in (b,) }",
+        "2:11: ",
+        "the dimension `99999999999999999999999` is larger than this compiler supports: a size is at most 9223372036854775807",
+    );
+    assert_error(
+        "{ lambda ; a:f32[2,9223372036854775808]. let  in (a,) }",
+        "1:20: ",
+        "the dimension `9223372036854775808` is larger",
+    );
+    assert_error(
+        "{ lambda ; a:f32[N*99999999999999999999]. let  in (a,) }",
+        "1:18: ",
+        "the dimension `99999999999999999999` is larger",
+    );
+}
+
+#[test]
+fn more_elements_than_i64_counts_are_an_error_at_the_type() {
+    // 2^64 elements: the product overflows `usize`.
+    assert_error(
+        "{ lambda ; a:f32[4294967296,4294967296]. let  in (a,) }",
+        "1:14: ",
+        "`f32[4294967296,4294967296]` has more elements than this compiler supports: an array holds at most 9223372036854775807",
+    );
+    // Beyond 2^63 - 1, within `u64`.
+    assert_error(
+        "{ lambda ; a:f32[2]. let\n    b:f32[3037000500,3037000500] = sin a\n  in (b,) }",
+        "2:7: ",
+        "has more elements than this compiler supports",
+    );
+    // No elements at all.
+    let empty = "{ lambda ; a:f32[0,4294967296,4294967296]. let  in (a,) }";
+    assert_eq!(jax_compiler::reprint_jaxpr(empty).as_deref(), Ok(empty));
+}

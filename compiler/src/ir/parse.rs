@@ -17,6 +17,11 @@ use crate::ir::print::SCALAR_JAXPR;
 use crate::ir::shapes::Constraints;
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 
+/// The largest size of an axis, and the most elements of an array, a
+/// jaxpr may declare: 2^63 - 1, what an `i64` index (XLA's, and the
+/// runtime's) and a Rust allocation's length (`isize::MAX`) can count.
+pub const MAX_SIZE: usize = i64::MAX as usize;
+
 /// A parse error at a line and column of the text (both from 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
@@ -559,15 +564,29 @@ impl<'a> Parser<'a> {
                 .map_or(self.src.len(), |i| start + i);
             let text = self.src[start..end].trim();
             self.pos = end;
-            shape.push(match text.parse::<usize>() {
-                Ok(n) => Dim::Lit(n),
-                Err(_) if syn::parse_str::<syn::Expr>(text).is_ok() => Dim::Sym(text.to_string()),
-                Err(_) => return Err(self.error_at(start, "expected a dimension")),
-            });
+            shape.push(self.dim(text, start)?);
             if !self.eat(",") {
                 self.expect("]")?;
                 break;
             }
+        }
+        // Zero elements (a zero-sized axis) never overflow.
+        let mut lits = shape.iter().filter_map(|d| match d {
+            Dim::Lit(n) => Some(*n),
+            Dim::Sym(_) => None,
+        });
+        if !lits.clone().any(|n| n == 0)
+            && lits
+                .try_fold(1usize, |acc, n| acc.checked_mul(n))
+                .is_none_or(|n| n > MAX_SIZE)
+        {
+            return Err(self.error_at(
+                start,
+                format!(
+                    "`{}` has more elements than this compiler supports: an array holds at most {MAX_SIZE} (2^63 - 1) elements",
+                    self.src[start..self.pos].trim()
+                ),
+            ));
         }
         if key {
             shape.push(Dim::Lit(2));
@@ -577,6 +596,57 @@ impl<'a> Parser<'a> {
             shape,
             weak: false,
         })
+    }
+
+    /// One dimension of a shape, `text` at `pos`: a size up to
+    /// [`MAX_SIZE`], or a symbolic size (a const generic, or an expression
+    /// of them: `N`, `2*N`).
+    fn dim(&self, text: &str, pos: usize) -> Result<Dim, ParseError> {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+        let too_large = |t: &str| {
+            self.error_at(
+                pos,
+                format!("the dimension `{t}` is larger than this compiler supports: a size is at most {MAX_SIZE} (2^63 - 1)"),
+            )
+        };
+        if digits(text) {
+            return match text.parse::<usize>() {
+                Ok(n) if n <= MAX_SIZE => Ok(Dim::Lit(n)),
+                _ => Err(too_large(text)),
+            };
+        }
+        let negative = text
+            .strip_prefix('-')
+            .is_some_and(|t| digits(t.trim_start()));
+        if negative {
+            return Err(self.error_at(
+                pos,
+                format!("the dimension `{text}` is negative: a size is 0 or more"),
+            ));
+        }
+        match syn::parse_str::<syn::Expr>(text) {
+            Ok(syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                ..
+            })) => Err(self.error_at(
+                pos,
+                format!("the dimension `{text}` is negative: a size is 0 or more"),
+            )),
+            Ok(syn::Expr::Lit(l)) if !matches!(l.lit, syn::Lit::Int(_)) => {
+                Err(self.error_at(pos, format!("expected a dimension, found `{text}`")))
+            }
+            Ok(_) => {
+                // The integers a symbolic size is written with fit too.
+                let big = text
+                    .split(|c: char| !c.is_ascii_digit())
+                    .find(|t| !t.is_empty() && t.parse::<usize>().map_or(true, |n| n > MAX_SIZE));
+                match big {
+                    Some(t) => Err(too_large(t)),
+                    None => Ok(Dim::Sym(text.to_string())),
+                }
+            }
+            Err(_) => Err(self.error_at(pos, "expected a dimension")),
+        }
     }
 
     /// The characters of a number or of `nan`/`inf` at the cursor.
