@@ -139,3 +139,90 @@ fn more_elements_than_i64_counts_are_an_error_at_the_type() {
     let empty = "{ lambda ; a:f32[0,4294967296,4294967296]. let  in (a,) }";
     assert_eq!(jax_compiler::reprint_jaxpr(empty).as_deref(), Ok(empty));
 }
+
+/// `depth` `jit`s inside one another around a `sin`: `depth + 1` programs.
+fn nested_jits(depth: usize) -> String {
+    let mut body = "{ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }".to_string();
+    for _ in 0..depth {
+        body = format!(
+            "{{ lambda ; a:f32[3]. let\n    b:f32[3] = jit[name=g jaxpr={body}] a\n  in (b,) }}"
+        );
+    }
+    body
+}
+
+/// `depth` `cond`s, each in the second branch of the one around it.
+fn nested_conds(depth: usize) -> String {
+    let mut body = "{ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }".to_string();
+    for _ in 0..depth {
+        body = format!(
+            "{{ lambda ; a:f32[3]. let\n    b:f32[3] = cond[\n      branches=(\n        {{ lambda ; c:f32[3]. let d:f32[3] = cos c in (d,) }}\n        {body}\n      )\n    ] 1:i32[] a\n  in (b,) }}"
+        );
+    }
+    body
+}
+
+#[test]
+fn programs_nested_deeper_than_64_are_an_error_where_the_65th_starts() {
+    // 64 programs read (and print back, JAX's indentation aside).
+    assert!(jax_compiler::reprint_jaxpr(&nested_jits(63)).is_ok());
+    // The 65th program starts on line 65, after `jaxpr=`.
+    let e = error(&nested_jits(64));
+    assert!(
+        e.starts_with("65:33: ")
+            && e.contains(
+                "programs nest more than 64 deep here: this compiler takes at most 64 levels"
+            ),
+        "{e}"
+    );
+    // 5000 deep: the same error, not a stack overflow.
+    let e = error(&nested_jits(5000));
+    assert!(
+        e.starts_with("65:33: programs nest more than 64 deep"),
+        "{e}"
+    );
+    let e = error(&nested_conds(5000));
+    assert!(e.contains("programs nest more than 64 deep"), "{e}");
+}
+
+#[test]
+fn brackets_nested_deeper_than_64_are_an_error_where_the_65th_opens() {
+    let value = |depth: usize| {
+        format!(
+            "{{ lambda ; a:f32[3]. let b:f32[3] = sin[accuracy={}None{}] a in (b,) }}",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        )
+    };
+    // 63 brackets around a name are 64 values, read; the 65th bracket is
+    // too many.
+    let e = error(&value(63));
+    assert!(!e.contains("nest"), "{e}");
+    let at = "{ lambda ; a:f32[3]. let b:f32[3] = sin[accuracy=".len() + 65;
+    for depth in [64, 100_000] {
+        let e = error(&value(depth));
+        assert!(
+            e.starts_with(&format!("1:{at}: brackets nest more than 64 deep here")),
+            "{e}"
+        );
+    }
+}
+
+/// A program nested in another is batched once per batching of its
+/// caller, not once per question the caller's rule asks: 20 `cond`s
+/// inside one another (whose companions batch them, for the jacobians)
+/// expand in well under a second, where batching each branch again to
+/// force its outputs' axes took 2^20 times one level's work.
+#[test]
+fn nested_programs_expand_in_time_linear_in_their_depth() {
+    let path = std::env::temp_dir().join(format!("jax_nested_conds_{}.jaxpr", std::process::id()));
+    std::fs::write(&path, nested_conds(20)).unwrap();
+    let attr: proc_macro2::TokenStream = format!("import = {:?}", path.display().to_string())
+        .parse()
+        .unwrap();
+    let item: proc_macro2::TokenStream =
+        "fn f(x: &Array<f32, 3>) -> Array<f32, 3>;".parse().unwrap();
+    let out = jax_compiler::expand_jit(attr, item).to_string();
+    std::fs::remove_file(&path).ok();
+    assert!(!out.contains("compile_error"), "{out}");
+}

@@ -22,6 +22,17 @@ use crate::ir::{cast_scalar, Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 /// runtime's) and a Rust allocation's length (`isize::MAX`) can count.
 pub const MAX_SIZE: usize = i64::MAX as usize;
 
+/// How deep programs may nest in a jaxpr (a `jit` in a `cond` branch in a
+/// `scan` body is 3 deep): every phase after the parser (batching,
+/// differentiation, simplification, emission) walks a nested program with
+/// a nested call, so deeper text is an error here rather than a stack
+/// overflow there. JAX's own programs nest a few levels.
+pub const MAX_PROGRAM_DEPTH: usize = 64;
+
+/// How deep brackets may nest in a parameter's value (`((0, 0), (1, 1))`
+/// is 2 deep).
+pub const MAX_VALUE_DEPTH: usize = 64;
+
 /// A parse error at a line and column of the text (both from 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
@@ -360,6 +371,9 @@ pub fn parse_jaxpr(
         def_spans: HashMap::new(),
         reading: Vec::new(),
         outer_outs: Vec::new(),
+        programs: 0,
+        brackets: 0,
+        too_deep: false,
     };
     p.ws();
     // Shared programs may be named before they are defined: each is found
@@ -413,6 +427,13 @@ struct Parser<'a> {
     /// a `jit` body's output the caller drops prints as `_`, aliased to
     /// the caller's `_` binder, and takes its type from it.
     outer_outs: Vec<Aval>,
+    /// The programs (`{ lambda .. }`) the cursor is in.
+    programs: usize,
+    /// The values of a parameter the cursor is in (one per bracket).
+    brackets: usize,
+    /// Set by a nesting error, which no fallback may turn into a value of
+    /// unknown form.
+    too_deep: bool,
 }
 
 /// A jaxpr's names for its variables, each with where it is bound and
@@ -715,8 +736,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `{ lambda consts ; ins . let eqns in (outs) }`
+    /// `{ lambda consts ; ins . let eqns in (outs) }`, at most
+    /// [`MAX_PROGRAM_DEPTH`] deep.
     fn jaxpr(&mut self) -> Result<Jaxpr, ParseError> {
+        self.ws();
+        if self.programs == MAX_PROGRAM_DEPTH {
+            self.too_deep = true;
+            return Err(self.error(format!(
+                "programs nest more than {MAX_PROGRAM_DEPTH} deep here: this compiler takes at most {MAX_PROGRAM_DEPTH} levels of `{{ lambda .. }}` inside one another"
+            )));
+        }
+        // A program's parameters count their brackets afresh.
+        let brackets = std::mem::take(&mut self.brackets);
+        self.programs += 1;
+        let j = self.program();
+        self.programs -= 1;
+        self.brackets = brackets;
+        j
+    }
+
+    fn program(&mut self) -> Result<Jaxpr, ParseError> {
         self.expect("{")?;
         self.word("lambda")?;
         let mut j = Jaxpr::default();
@@ -1171,9 +1210,10 @@ impl<'a> Parser<'a> {
                 Ok(v) => v,
                 // A nested program's own error stands.
                 Err(e)
-                    if self.src[start..]
-                        .trim_start_matches(['(', ' ', '\n'])
-                        .starts_with('{') =>
+                    if self.too_deep
+                        || self.src[start..]
+                            .trim_start_matches(['(', ' ', '\n'])
+                            .starts_with('{') =>
                 {
                     return Err(e)
                 }
@@ -1220,9 +1260,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A Python value as JAX prints parameters.
+    /// A Python value as JAX prints parameters, its brackets at most
+    /// [`MAX_VALUE_DEPTH`] deep.
     fn value(&mut self) -> Result<PVal, ParseError> {
         self.ws();
+        if self.brackets == MAX_VALUE_DEPTH {
+            self.too_deep = true;
+            return Err(self.error(format!(
+                "brackets nest more than {MAX_VALUE_DEPTH} deep here: this compiler reads parameter values nested at most {MAX_VALUE_DEPTH} levels"
+            )));
+        }
+        self.brackets += 1;
+        let v = self.value_here();
+        self.brackets -= 1;
+        v
+    }
+
+    fn value_here(&mut self) -> Result<PVal, ParseError> {
         match self.peek() {
             Some(b'{') => Ok(PVal::Jaxpr(Box::new(self.jaxpr()?))),
             Some(b'(') | Some(b'[') => {
