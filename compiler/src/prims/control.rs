@@ -630,9 +630,11 @@ impl<'j> Batched<'j> {
                     (Some(f), Some(t)) => cx.moveaxis(x, f, *t)?,
                     (None, Some(t)) => cx.broadcast_axis(x, size.clone(), *t)?,
                     (None, None) => x,
-                    (Some(f), None) => return Err(format!(
+                    (Some(f), None) => {
+                        return Err(format!(
                         "at vmap out_axes, got axis spec None but output was batched on axis {f}"
-                    )),
+                    ))
+                    }
                 });
             }
             Ok(moved)
