@@ -17,6 +17,22 @@ use crate::ir::print::SCALAR_JAXPR;
 use crate::ir::shapes::Constraints;
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 
+/// The largest size of an axis, and the most elements of an array, a
+/// jaxpr may declare: 2^63 - 1, what an `i64` index (XLA's, and the
+/// runtime's) and a Rust allocation's length (`isize::MAX`) can count.
+pub const MAX_SIZE: usize = i64::MAX as usize;
+
+/// How deep programs may nest in a jaxpr (a `jit` in a `cond` branch in a
+/// `scan` body is 3 deep): every phase after the parser (batching,
+/// differentiation, simplification, emission) walks a nested program with
+/// a nested call, so deeper text is an error here rather than a stack
+/// overflow there. JAX's own programs nest a few levels.
+pub const MAX_PROGRAM_DEPTH: usize = 64;
+
+/// How deep brackets may nest in a parameter's value (`((0, 0), (1, 1))`
+/// is 2 deep).
+pub const MAX_VALUE_DEPTH: usize = 64;
+
 /// A parse error at a line and column of the text (both from 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
@@ -355,13 +371,25 @@ pub fn parse_jaxpr(
         def_spans: HashMap::new(),
         reading: Vec::new(),
         outer_outs: Vec::new(),
+        programs: 0,
+        brackets: 0,
+        too_deep: false,
     };
     p.ws();
     // Shared programs may be named before they are defined: each is found
     // first, and read where it is first named.
     while p.peek_word() == Some("let") {
         p.word("let")?;
+        p.ws();
+        let at = p.pos;
         let name = p.ident()?;
+        if let Some(&first) = p.def_spans.get(&name) {
+            let (line, col) = p.line_col(first);
+            return Err(p.error_at(
+                at,
+                format!("`{name}` is already defined (its program starts at {line}:{col}): each shared program is named once"),
+            ));
+        }
         p.expect("=")?;
         p.ws();
         let start = p.pos;
@@ -399,10 +427,27 @@ struct Parser<'a> {
     /// a `jit` body's output the caller drops prints as `_`, aliased to
     /// the caller's `_` binder, and takes its type from it.
     outer_outs: Vec<Aval>,
+    /// The programs (`{ lambda .. }`) the cursor is in.
+    programs: usize,
+    /// The values of a parameter the cursor is in (one per bracket).
+    brackets: usize,
+    /// Set by a nesting error, which no fallback may turn into a value of
+    /// unknown form.
+    too_deep: bool,
 }
 
-/// A jaxpr's names for its variables.
-type Scope = HashMap<String, Var>;
+/// A jaxpr's names for its variables, each with where it is bound and
+/// as what.
+type Scope = HashMap<String, Binding>;
+
+/// Where a name of a jaxpr is bound: a duplicate binder is an error
+/// naming this place.
+#[derive(Clone, Copy)]
+struct Binding {
+    var: Var,
+    pos: usize,
+    kind: &'static str,
+}
 
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
@@ -540,15 +585,29 @@ impl<'a> Parser<'a> {
                 .map_or(self.src.len(), |i| start + i);
             let text = self.src[start..end].trim();
             self.pos = end;
-            shape.push(match text.parse::<usize>() {
-                Ok(n) => Dim::Lit(n),
-                Err(_) if syn::parse_str::<syn::Expr>(text).is_ok() => Dim::Sym(text.to_string()),
-                Err(_) => return Err(self.error_at(start, "expected a dimension")),
-            });
+            shape.push(self.dim(text, start)?);
             if !self.eat(",") {
                 self.expect("]")?;
                 break;
             }
+        }
+        // Zero elements (a zero-sized axis) never overflow.
+        let mut lits = shape.iter().filter_map(|d| match d {
+            Dim::Lit(n) => Some(*n),
+            Dim::Sym(_) => None,
+        });
+        if !lits.clone().any(|n| n == 0)
+            && lits
+                .try_fold(1usize, |acc, n| acc.checked_mul(n))
+                .is_none_or(|n| n > MAX_SIZE)
+        {
+            return Err(self.error_at(
+                start,
+                format!(
+                    "`{}` has more elements than this compiler supports: an array holds at most {MAX_SIZE} (2^63 - 1) elements",
+                    self.src[start..self.pos].trim()
+                ),
+            ));
         }
         if key {
             shape.push(Dim::Lit(2));
@@ -558,6 +617,57 @@ impl<'a> Parser<'a> {
             shape,
             weak: false,
         })
+    }
+
+    /// One dimension of a shape, `text` at `pos`: a size up to
+    /// [`MAX_SIZE`], or a symbolic size (a const generic, or an expression
+    /// of them: `N`, `2*N`).
+    fn dim(&self, text: &str, pos: usize) -> Result<Dim, ParseError> {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+        let too_large = |t: &str| {
+            self.error_at(
+                pos,
+                format!("the dimension `{t}` is larger than this compiler supports: a size is at most {MAX_SIZE} (2^63 - 1)"),
+            )
+        };
+        if digits(text) {
+            return match text.parse::<usize>() {
+                Ok(n) if n <= MAX_SIZE => Ok(Dim::Lit(n)),
+                _ => Err(too_large(text)),
+            };
+        }
+        let negative = text
+            .strip_prefix('-')
+            .is_some_and(|t| digits(t.trim_start()));
+        if negative {
+            return Err(self.error_at(
+                pos,
+                format!("the dimension `{text}` is negative: a size is 0 or more"),
+            ));
+        }
+        match syn::parse_str::<syn::Expr>(text) {
+            Ok(syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                ..
+            })) => Err(self.error_at(
+                pos,
+                format!("the dimension `{text}` is negative: a size is 0 or more"),
+            )),
+            Ok(syn::Expr::Lit(l)) if !matches!(l.lit, syn::Lit::Int(_)) => {
+                Err(self.error_at(pos, format!("expected a dimension, found `{text}`")))
+            }
+            Ok(_) => {
+                // The integers a symbolic size is written with fit too.
+                let big = text
+                    .split(|c: char| !c.is_ascii_digit())
+                    .find(|t| !t.is_empty() && t.parse::<usize>().map_or(true, |n| n > MAX_SIZE));
+                match big {
+                    Some(t) => Err(too_large(t)),
+                    None => Ok(Dim::Sym(text.to_string())),
+                }
+            }
+            Err(_) => Err(self.error_at(pos, "expected a dimension")),
+        }
     }
 
     /// The characters of a number or of `nan`/`inf` at the cursor.
@@ -580,12 +690,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Binders `a:f32[3] b:i32[]` up to `stop` (not consumed); each name
-    /// defined in `scope` (`_` defines nothing).
+    /// defined in `scope` (`_` defines nothing) as a `kind`.
     fn binders(
         &mut self,
         j: &mut Jaxpr,
         scope: &mut Scope,
         stop: &str,
+        kind: &'static str,
     ) -> Result<Vec<Var>, ParseError> {
         let mut vs = Vec::new();
         loop {
@@ -593,27 +704,66 @@ impl<'a> Parser<'a> {
             if self.src[self.pos..].starts_with(stop) {
                 return Ok(vs);
             }
+            let pos = self.pos;
             let name = self.ident()?;
+            self.unbound(scope, &name, pos)?;
             self.expect(":")?;
             let aval = self.aval()?;
-            let v = j.new_var(aval);
+            let var = j.new_var(aval);
             if name != "_" {
-                scope.insert(name, v);
+                scope.insert(name, Binding { var, pos, kind });
             }
-            vs.push(v);
+            vs.push(var);
         }
     }
 
-    /// `{ lambda consts ; ins . let eqns in (outs) }`
+    /// A binder's `name` at `pos` is not bound yet in this jaxpr: JAX
+    /// names each variable once, and a second binder would silently hide
+    /// the first from the equations after it.
+    fn unbound(&self, scope: &Scope, name: &str, pos: usize) -> Result<(), ParseError> {
+        match scope.get(name) {
+            Some(b) if name != "_" => {
+                let (line, col) = self.line_col(b.pos);
+                Err(self.error_at(
+                    pos,
+                    format!(
+                        "`{name}` is already bound at {line}:{col} (as {}): a jaxpr binds each name once; rename this binder and the uses after it",
+                        b.kind
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `{ lambda consts ; ins . let eqns in (outs) }`, at most
+    /// [`MAX_PROGRAM_DEPTH`] deep.
     fn jaxpr(&mut self) -> Result<Jaxpr, ParseError> {
+        self.ws();
+        if self.programs == MAX_PROGRAM_DEPTH {
+            self.too_deep = true;
+            return Err(self.error(format!(
+                "programs nest more than {MAX_PROGRAM_DEPTH} deep here: this compiler takes at most {MAX_PROGRAM_DEPTH} levels of `{{ lambda .. }}` inside one another"
+            )));
+        }
+        // A program's parameters count their brackets afresh.
+        let brackets = std::mem::take(&mut self.brackets);
+        self.programs += 1;
+        let j = self.program();
+        self.programs -= 1;
+        self.brackets = brackets;
+        j
+    }
+
+    fn program(&mut self) -> Result<Jaxpr, ParseError> {
         self.expect("{")?;
         self.word("lambda")?;
         let mut j = Jaxpr::default();
         let mut scope = Scope::new();
-        let consts = self.binders(&mut j, &mut scope, ";")?;
+        let consts = self.binders(&mut j, &mut scope, ";", "a constant")?;
         self.expect(";")?;
         j.constvars = consts.into_iter().map(|v| (v, Vec::new())).collect();
-        j.invars = self.binders(&mut j, &mut scope, ".")?;
+        j.invars = self.binders(&mut j, &mut scope, ".", "an input")?;
         self.expect(".")?;
         self.word("let")?;
         loop {
@@ -788,7 +938,7 @@ impl<'a> Parser<'a> {
             }));
         }
         match scope.get(&text) {
-            Some(v) => Ok(Atom::Var(*v)),
+            Some(b) => Ok(Atom::Var(b.var)),
             None => Err(self.error_at(start, format!("`{text}` is not defined"))),
         }
     }
@@ -813,6 +963,14 @@ impl<'a> Parser<'a> {
                 }
                 let bpos = self.pos;
                 let name = self.ident()?;
+                self.unbound(scope, &name, bpos)?;
+                if let Some((_, p)) = out_names.iter().find(|(n, _)| *n == name && name != "_") {
+                    let (line, col) = self.line_col(*p);
+                    return Err(self.error_at(
+                        bpos,
+                        format!("`{name}` is already bound at {line}:{col} (a result of this equation): a jaxpr binds each name once; rename this binder and the uses after it"),
+                    ));
+                }
                 self.expect(":")?;
                 let aval = self.aval()?;
                 outs.push(aval);
@@ -950,9 +1108,17 @@ impl<'a> Parser<'a> {
                 }
             }
             let v = j.new_var(a);
-            if let Some((n, _)) = out_names.get(k) {
+            if let Some((n, p)) = out_names.get(k) {
                 if n != "_" {
-                    scope.insert(n.clone(), v);
+                    let kind = "a result of an equation";
+                    scope.insert(
+                        n.clone(),
+                        Binding {
+                            var: v,
+                            pos: *p,
+                            kind,
+                        },
+                    );
                 }
             }
             out_vars.push(v);
@@ -1044,9 +1210,10 @@ impl<'a> Parser<'a> {
                 Ok(v) => v,
                 // A nested program's own error stands.
                 Err(e)
-                    if self.src[start..]
-                        .trim_start_matches(['(', ' ', '\n'])
-                        .starts_with('{') =>
+                    if self.too_deep
+                        || self.src[start..]
+                            .trim_start_matches(['(', ' ', '\n'])
+                            .starts_with('{') =>
                 {
                     return Err(e)
                 }
@@ -1093,9 +1260,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A Python value as JAX prints parameters.
+    /// A Python value as JAX prints parameters, its brackets at most
+    /// [`MAX_VALUE_DEPTH`] deep.
     fn value(&mut self) -> Result<PVal, ParseError> {
         self.ws();
+        if self.brackets == MAX_VALUE_DEPTH {
+            self.too_deep = true;
+            return Err(self.error(format!(
+                "brackets nest more than {MAX_VALUE_DEPTH} deep here: this compiler reads parameter values nested at most {MAX_VALUE_DEPTH} levels"
+            )));
+        }
+        self.brackets += 1;
+        let v = self.value_here();
+        self.brackets -= 1;
+        v
+    }
+
+    fn value_here(&mut self) -> Result<PVal, ParseError> {
         match self.peek() {
             Some(b'{') => Ok(PVal::Jaxpr(Box::new(self.jaxpr()?))),
             Some(b'(') | Some(b'[') => {

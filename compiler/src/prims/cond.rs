@@ -9,8 +9,8 @@ use std::rc::Rc;
 use jax_dtypes::DType;
 
 use super::control::{
-    batched_program, body_jvp, forced, inline, linearize, out_avals, pick, program,
-    push_with_tangents, transpose,
+    batched_program, body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents,
+    transpose, Batched,
 };
 use super::{Ad, BDim, Batch, JvpRule, Res, TransposeRule};
 use super::{Cond, Lowering, Params, PrimDef, Printed, Shared, NESTED};
@@ -297,21 +297,17 @@ fn cond_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Ve
     }
     let in_dims = |r: &[usize]| -> Vec<BDim> { r.iter().map(|&k| dims[k].map(|_| 0)).collect() };
     let mut out_bat = vec![false; n_out];
-    let mut first = Vec::new();
-    for (b, r) in c.branches.iter().zip(&reads) {
-        let (j, d) = batched_program(bx, b, &in_dims(r), None)?;
-        for (o, d) in out_bat.iter_mut().zip(&d) {
+    let mut batched: Vec<Batched> = c.branches.iter().map(Batched::new).collect();
+    for (b, r) in batched.iter_mut().zip(&reads) {
+        let (_, d) = b.natural(bx, &in_dims(r))?;
+        for (o, d) in out_bat.iter_mut().zip(d) {
             *o |= d.is_some();
         }
-        first.push((j, d));
     }
     let out_dims: Vec<BDim> = out_bat.iter().map(|&b| b.then_some(0)).collect();
-    // Each branch's first pass with its outputs moved to the agreed axes:
-    // batching it again would batch its nested programs again, twice per
-    // level of nesting (2^depth for nested conds).
     let mut branches = Vec::new();
-    for (j, d) in first {
-        branches.push(forced(bx, j, &d, &out_dims)?);
+    for (b, r) in batched.iter_mut().zip(&reads) {
+        branches.push(b.forced(bx, &in_dims(r), &out_dims)?);
     }
     let params = Params::Cond(Shared(Rc::new(Cond {
         branches,

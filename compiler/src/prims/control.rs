@@ -118,76 +118,27 @@ fn while_jvp(
 /// the body's inputs after the carries; a batched carry goes in on axis 0.
 fn carry_fixed_point(
     bx: &Batch,
-    body: &Jaxpr,
+    body: &mut Batched,
     init: Vec<bool>,
     rest: &[BDim],
-) -> Res<(Vec<bool>, Vec<BDim>, Last)> {
+) -> Res<(Vec<bool>, Vec<BDim>)> {
     let n = init.len();
     let mut carry = init;
     for _ in 0..=n {
         let mut in_dims: Vec<BDim> = carry.iter().map(|&b| b.then_some(0)).collect();
         in_dims.extend_from_slice(rest);
-        let (j, out) = batched_program(bx, body, &in_dims, None)?;
+        let (_, out) = body.natural(bx, &in_dims)?;
         let next: Vec<bool> = carry
             .iter()
             .zip(&out)
             .map(|(c, o)| *c || o.is_some())
             .collect();
         if next == carry {
-            let ys = out[n..].to_vec();
-            return Ok((carry, ys, Last { in_dims, out, j }));
+            return Ok((carry, out[n..].to_vec()));
         }
         carry = next;
     }
     unreachable!("each round batches another carry")
-}
-
-/// The last round of [`carry_fixed_point`]: the body batched with these
-/// input axes, and the axes its outputs came out on.
-struct Last {
-    in_dims: Vec<BDim>,
-    out: Vec<BDim>,
-    j: Jaxpr,
-}
-
-impl Last {
-    /// The body batched with `in_dims` and its outputs on `out_dims`: the
-    /// last round's program when it already is that, so a loop nested in
-    /// the body is not batched again (twice per level of nesting: 2^depth).
-    fn or_batch(self, bx: &Batch, body: &Jaxpr, in_dims: &[BDim], out_dims: &[BDim]) -> Res<Jaxpr> {
-        if self.in_dims == in_dims {
-            return forced(bx, self.j, &self.out, out_dims);
-        }
-        Ok(batched_program(bx, body, in_dims, Some(out_dims))?.0)
-    }
-}
-
-/// A program [`batched_program`] batched with its outputs on `dims`, its
-/// outputs then moved to `want` (shared ones broadcast), as batching it
-/// with `want` forced would give.
-pub(super) fn forced(bx: &Batch, j: Jaxpr, dims: &[BDim], want: &[BDim]) -> Res<Jaxpr> {
-    if dims == want {
-        return Ok(j);
-    }
-    let mut b = Builder::new(bx.b.x64);
-    b.jaxpr = j;
-    let outs = std::mem::take(&mut b.jaxpr.outvars);
-    let mut cx = Ctx::new(&mut b, bx.span);
-    let mut moved = Vec::new();
-    for ((x, from), to) in outs.into_iter().zip(dims).zip(want) {
-        moved.push(match (from, to) {
-            (Some(f), Some(t)) => cx.moveaxis(x, *f, *t)?,
-            (None, Some(t)) => cx.broadcast_axis(x, bx.size.clone(), *t)?,
-            (None, None) => x,
-            (Some(f), None) => {
-                return Err(format!(
-                    "at vmap out_axes, got axis spec None but output was batched on axis {f}"
-                ))
-            }
-        });
-    }
-    b.jaxpr.outvars = moved;
-    Ok(b.jaxpr)
 }
 
 /// `vmap` of a `while` (JAX's `_while_loop_batching_rule`): the carries
@@ -203,10 +154,11 @@ fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
     let (n, ncf) = (w.n_carry, w.n_free_cond);
     let (cconst_dims, bconst_dims) = (&dims[n..n + ncf], &dims[n + ncf..]);
     let init_bat: Vec<bool> = dims[..n].iter().map(Option::is_some).collect();
-    let (carry_bat, _, last) = carry_fixed_point(bx, &w.body, init_bat, bconst_dims)?;
+    let (mut wbody, mut wcond) = (Batched::new(&w.body), Batched::new(&w.cond));
+    let (carry_bat, _) = carry_fixed_point(bx, &mut wbody, init_bat, bconst_dims)?;
     let mut cond_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
     cond_dims.extend_from_slice(cconst_dims);
-    let (_, pred) = batched_program(bx, &w.cond, &cond_dims, None)?;
+    let (_, pred) = wcond.natural(bx, &cond_dims)?;
     let (carry_dims, pred_dim): (Vec<BDim>, BDim) = if pred[0].is_some() {
         (vec![Some(0); n], Some(0))
     } else {
@@ -214,8 +166,8 @@ fn while_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
         (carry_bat.iter().map(|&b| b.then_some(rank)).collect(), None)
     };
     let with = |rest: &[BDim]| [&carry_dims[..], rest].concat();
-    let body = last.or_batch(bx, &w.body, &with(bconst_dims), &carry_dims)?;
-    let (cond, _) = batched_program(bx, &w.cond, &with(cconst_dims), Some(&[pred_dim]))?;
+    let body = wbody.forced(bx, &with(bconst_dims), &carry_dims)?;
+    let cond = wcond.forced(bx, &with(cconst_dims), &[pred_dim])?;
     let mut new_ins = Vec::new();
     for ((x, from), to) in ins.iter().zip(dims).zip(&carry_dims) {
         new_ins.push(match (from, to) {
@@ -500,12 +452,13 @@ fn scan_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Ve
     let at0 = |d: &BDim| d.map(|_| 0);
     let rest: Vec<BDim> = dims[nc..].iter().map(at0).collect();
     let init_bat: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
-    let (carry_bat, ys_dims, last) = carry_fixed_point(bx, &s.body, init_bat, &rest)?;
+    let mut sbody = Batched::new(&s.body);
+    let (carry_bat, ys_dims) = carry_fixed_point(bx, &mut sbody, init_bat, &rest)?;
     let mut in_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
     in_dims.extend_from_slice(&rest);
     let ys_dims: Vec<BDim> = ys_dims.iter().map(at0).collect();
     let out_dims = [&in_dims[..nc], &ys_dims[..]].concat();
-    let body = last.or_batch(bx, &s.body, &in_dims, &out_dims)?;
+    let body = sbody.forced(bx, &in_dims, &out_dims)?;
     // JAX's order: the invariants, then the carries, then the xs.
     let mut consts = Vec::new();
     for (x, d) in ins[nc + nx..].iter().zip(&dims[nc + nx..]) {
@@ -629,6 +582,64 @@ pub(super) fn batched_program(
         bx.span,
     )
     .map_err(|e| e.to_string())
+}
+
+/// [`batched_program`] of one program, remembered by its inputs' batch
+/// axes. A rule asks for a program's batching more than once (a fixed
+/// point of a loop's carries, then the program with its outputs forced),
+/// and each batching of a program batches the programs nested in it again:
+/// asked anew each time, programs nested `d` deep would be batched 2^d
+/// times. Forcing the outputs' axes moves the remembered program's
+/// outputs instead of batching it again.
+pub(super) struct Batched<'j> {
+    j: &'j Jaxpr,
+    seen: Vec<(Vec<BDim>, Jaxpr, Vec<BDim>)>,
+}
+
+impl<'j> Batched<'j> {
+    pub(super) fn new(j: &'j Jaxpr) -> Self {
+        Batched {
+            j,
+            seen: Vec::new(),
+        }
+    }
+
+    /// `batched_program(bx, j, in_dims, None)`.
+    pub(super) fn natural(&mut self, bx: &Batch, in_dims: &[BDim]) -> Res<(Jaxpr, Vec<BDim>)> {
+        if let Some((_, j, d)) = self.seen.iter().find(|(i, ..)| i == in_dims) {
+            return Ok((j.clone(), d.clone()));
+        }
+        let (j, d) = batched_program(bx, self.j, in_dims, None)?;
+        self.seen.push((in_dims.to_vec(), j.clone(), d.clone()));
+        Ok((j, d))
+    }
+
+    /// `batched_program(bx, j, in_dims, Some(out_dims))`.
+    pub(super) fn forced(&mut self, bx: &Batch, in_dims: &[BDim], out_dims: &[BDim]) -> Res<Jaxpr> {
+        let (j, dims) = self.natural(bx, in_dims)?;
+        if dims == out_dims {
+            return Ok(j);
+        }
+        let in_avals: Vec<Aval> = j.invars.iter().map(|v| j.aval(*v).clone()).collect();
+        let size = bx.size.clone();
+        program(bx.b.x64, bx.span, &in_avals, |cx, ins| {
+            let outs = inline(cx, &j, ins)?;
+            let mut moved = Vec::new();
+            for ((x, from), to) in outs.into_iter().zip(dims).zip(out_dims) {
+                moved.push(match (from, to) {
+                    (Some(f), Some(t)) => cx.moveaxis(x, f, *t)?,
+                    (None, Some(t)) => cx.broadcast_axis(x, size.clone(), *t)?,
+                    (None, None) => x,
+                    (Some(f), None) => {
+                        return Err(format!(
+                        "at vmap out_axes, got axis spec None but output was batched on axis {f}"
+                    ))
+                    }
+                });
+            }
+            Ok(moved)
+        })
+    }
 }
 
 pub(super) fn inline(cx: &mut Ctx, j: &Jaxpr, args: &[Atom]) -> Res<Vec<Atom>> {

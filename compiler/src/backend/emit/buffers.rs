@@ -140,7 +140,7 @@ impl Emitter<'_> {
     }
 
     fn reusable_in(&self, v: Var, aval: &Aval) -> Option<Ident> {
-        let e = self.j.eqns.iter().find(|e| e.outs.contains(&v))?;
+        let e = self.producer(v)?;
         if e.prim.lowering != Lowering::Elementwise {
             return None;
         }
@@ -186,7 +186,7 @@ impl Emitter<'_> {
         {
             return None;
         }
-        let at = self.j.eqns.iter().position(|e| e.outs.contains(&t.var))?;
+        let at = self.producer_index(t.var)?;
         let mut chain = Vec::new();
         if !self.reads_at_own_index(t.var, v, &aval.shape, &mut chain) {
             return None;
@@ -203,7 +203,7 @@ impl Emitter<'_> {
     /// directly, or through operands of the same shape that only it reads
     /// and that are not stored yet. `chain` gets the equations on the way.
     fn reads_at_own_index(&self, w: Var, v: Var, shape: &[Dim], chain: &mut Vec<usize>) -> bool {
-        let Some(i) = self.j.eqns.iter().position(|e| e.outs.contains(&w)) else {
+        let Some(i) = self.producer_index(w) else {
             return false;
         };
         let e = &self.j.eqns[i];
@@ -241,11 +241,7 @@ impl Emitter<'_> {
             return None;
         };
         let key = buf.to_string();
-        let shared = self.locs.iter().any(|(w, l)| {
-            *w != v
-                && matches!(l, Loc::View { buf: b, .. } if *b == key)
-                && self.last_read(*w) >= self.cur
-        });
+        let shared = self.live_views().any(|(w, b)| w != v && *b == key);
         // Strides exactly row-major, size-one axes included: the loop writing
         // over the buffer reads it at the very index it writes.
         let exact = strides.len() == shape.len()
@@ -272,17 +268,43 @@ impl Emitter<'_> {
     /// value still to be read lives in back to the pool (or this thread's
     /// recycled buffers), so later equations, and the next call, take it
     /// instead of new memory; what is live at once is what the program needs.
+    /// Takes the variables placed since the last call into `live`, and
+    /// drops from it those no equation from `cur` on reads or that no
+    /// longer live in a buffer (`cur` only grows, so a dropped variable is
+    /// never live again unless placed again).
+    fn refresh_live(&mut self) {
+        let mut live = std::mem::take(&mut self.live);
+        live.append(&mut self.locs.placed);
+        let mut seen = HashSet::new();
+        live.retain(|w| {
+            matches!(self.locs.get(w), Some(Loc::View { .. }))
+                && self.last_read(*w) >= self.cur
+                && seen.insert(*w)
+        });
+        self.live = live;
+    }
+
+    /// The variables living in a buffer that an equation from `cur` on
+    /// reads, each with its buffer (some maybe twice): what a walk over
+    /// every variable's location would find, from the few that can be live.
+    pub(super) fn live_views(&self) -> impl Iterator<Item = (Var, &Ident)> + '_ {
+        self.live
+            .iter()
+            .chain(&self.locs.placed)
+            .filter_map(|w| match self.locs.get(w) {
+                Some(Loc::View { buf, .. }) if self.last_read(*w) >= self.cur => Some((*w, buf)),
+                _ => None,
+            })
+    }
+
     pub(super) fn recycle_dead(&mut self) {
         if self.replay.is_some() || self.bufs.hoisted.is_some() {
             return;
         }
+        self.refresh_live();
         let mut live: HashSet<String> = HashSet::new();
-        for (w, l) in &self.locs {
-            if let Loc::View { buf, .. } = l {
-                if self.last_read(*w) >= self.cur {
-                    live.insert(buf.to_string());
-                }
-            }
+        for (_, buf) in self.live_views() {
+            live.insert(buf.to_string());
         }
         let mut dead: Vec<String> = self
             .bufs

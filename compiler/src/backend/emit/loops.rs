@@ -97,7 +97,7 @@ impl Emitter<'_> {
         if !matches!(self.locs.get(v), Some(Loc::Fused) | None) || !seen.insert(*v) {
             return (0, false);
         }
-        let Some(e) = self.j.eqns.iter().find(|e| e.outs.contains(v)) else {
+        let Some(e) = self.producer(*v) else {
             return (0, false);
         };
         let cost = match e.prim.lowering {
@@ -133,7 +133,7 @@ impl Emitter<'_> {
                 offset, strides, ..
             }) => offset.to_string() == "0usize" && strides_are_row_major(strides, shape),
             Some(Loc::Fused) | None => {
-                let e = self.j.eqns.iter().find(|e| e.outs.contains(&v)).unwrap();
+                let e = self.producer(v).unwrap();
                 // A sample reads only its key; its index is the loop's. An
                 // iota's position is a loop variable of nested loops, where
                 // a flat loop would divide its index on every element.
@@ -794,7 +794,7 @@ impl Emitter<'_> {
         if *u != root && !self.fusion.fused.contains(u) {
             return false;
         }
-        let Some(e) = self.j.eqns.iter().find(|e| e.outs.contains(u)) else {
+        let Some(e) = self.producer(*u) else {
             return false;
         };
         e.prim.lowering == Lowering::Elementwise
@@ -923,15 +923,11 @@ impl Emitter<'_> {
                     return None;
                 };
                 let ua = self.j.aval(*u);
-                let read_here = self.j.eqns.iter().all(|e| {
-                    !e.ins.contains(&Atom::Var(*u)) || e.outs.iter().all(|o| inside.contains(o))
-                });
+                let read_here = self
+                    .readers(*u)
+                    .all(|e| e.outs.iter().all(|o| inside.contains(o)));
                 let key = buf.to_string();
-                let shared = self.locs.iter().any(|(w, l)| {
-                    w != u
-                        && matches!(l, Loc::View { buf: b, .. } if *b == key)
-                        && self.last_read(*w) >= self.cur
-                });
+                let shared = self.live_views().any(|(w, b)| w != *u && *b == key);
                 (ua.dtype == aval.dtype
                     && ua.shape == aval.shape
                     && read_here
@@ -984,7 +980,7 @@ impl Emitter<'_> {
         if !inside.insert(v) {
             return;
         }
-        let Some(e) = self.j.eqns.iter().find(|e| e.outs.contains(&v)) else {
+        let Some(e) = self.producer(v) else {
             return;
         };
         for op in &e.ins {

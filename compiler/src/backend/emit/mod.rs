@@ -36,6 +36,28 @@ pub use crate::prims::{dim_tokens, size_tokens};
 use buffers::{Buffers, RowTarget};
 use replay::Replay;
 
+/// Where each variable's value lives, with the variables placed since
+/// [`Emitter::refresh_live`] last took them.
+#[derive(Default)]
+struct Locs {
+    map: HashMap<Var, Loc>,
+    placed: Vec<Var>,
+}
+
+impl Locs {
+    fn insert(&mut self, v: Var, loc: Loc) {
+        self.placed.push(v);
+        self.map.insert(v, loc);
+    }
+}
+
+impl std::ops::Deref for Locs {
+    type Target = HashMap<Var, Loc>;
+    fn deref(&self) -> &HashMap<Var, Loc> {
+        &self.map
+    }
+}
+
 /// Where a variable's value lives in the emitted code.
 #[derive(Clone, Debug)]
 enum Loc {
@@ -60,7 +82,13 @@ enum Loc {
 /// expression for each output.
 pub struct Emitter<'a> {
     j: &'a Jaxpr,
-    locs: HashMap<Var, Loc>,
+    locs: Locs,
+    /// Every variable living in a buffer (`Loc::View`) that an equation
+    /// from `cur` on reads, and maybe others: with `locs.placed`, what
+    /// [`Emitter::live_views`] looks through, so that asking which buffers
+    /// are live is not a walk over every variable of the program at every
+    /// equation.
+    live: Vec<Var>,
     stmts: Vec<TokenStream>,
     fusion: crate::backend::fuse::Fusion,
     /// How many operand slots of equations read each variable.
@@ -71,6 +99,10 @@ pub struct Emitter<'a> {
     last: HashMap<Var, usize>,
     /// The index of the equation being emitted.
     cur: usize,
+    /// The equation computing each variable (an index into `j.eqns`).
+    producers: HashMap<Var, usize>,
+    /// The equations reading each variable, in order.
+    readers: HashMap<Var, Vec<usize>>,
     /// Which buffers this body owns, reuses, returned or hoisted.
     bufs: Buffers,
     /// Whether loops may run in parallel chunks (not inside a row program,
@@ -112,10 +144,31 @@ impl<'a> Emitter<'a> {
         let fusion = crate::backend::fuse::plan(j);
         Emitter {
             j,
-            locs: HashMap::new(),
+            locs: Locs::default(),
+            live: Vec::new(),
             stmts: Vec::new(),
             last: last_reads(j, &fusion),
             cur: 0,
+            producers: j
+                .eqns
+                .iter()
+                .enumerate()
+                .flat_map(|(k, e)| e.outs.iter().map(move |v| (*v, k)))
+                .collect(),
+            readers: {
+                let mut r: HashMap<Var, Vec<usize>> = HashMap::new();
+                for (k, e) in j.eqns.iter().enumerate() {
+                    for a in &e.ins {
+                        if let Atom::Var(v) = a {
+                            let ks = r.entry(*v).or_default();
+                            if ks.last() != Some(&k) {
+                                ks.push(k);
+                            }
+                        }
+                    }
+                }
+                r
+            },
             fusion,
             uses: {
                 let mut u = HashMap::new();
@@ -138,6 +191,27 @@ impl<'a> Emitter<'a> {
             done: HashSet::new(),
             unread: HashSet::new(),
         }
+    }
+
+    /// The index of the equation computing `v` (`None` for an input).
+    fn producer_index(&self, v: Var) -> Option<usize> {
+        self.producers.get(&v).copied()
+    }
+
+    /// The equation computing `v` (`None` for an input).
+    fn producer(&self, v: Var) -> Option<&'a Eqn> {
+        let j: &'a Jaxpr = self.j;
+        self.producer_index(v).map(|k| &j.eqns[k])
+    }
+
+    /// The equations reading `v`, in order.
+    fn readers(&self, v: Var) -> impl Iterator<Item = &'a Eqn> + '_ {
+        let j: &'a Jaxpr = self.j;
+        self.readers
+            .get(&v)
+            .into_iter()
+            .flatten()
+            .map(move |&k| &j.eqns[k])
     }
 
     fn name(v: Var) -> Ident {

@@ -35,7 +35,7 @@ impl Emitter<'_> {
         {
             return None;
         }
-        let other = self.j.eqns.iter().find(|f| {
+        let other = self.readers(*x).find(|f| {
             f.prim.name == partner
                 && matches!(&f.ins[0], Atom::Var(y) if y == x)
                 && self.fusion.fused.contains(&f.outs[0])
