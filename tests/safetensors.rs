@@ -252,3 +252,116 @@ with safe_open(sys.argv[1], framework="np") as f:
     let want = format!("{want}w1 float32 [2, 3] [{}]\n", w1.join(", "));
     assert_eq!(out, want);
 }
+
+/// A fresh directory of this test's own.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = temp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_tree() -> (Array<f32, 3>, Array<i32>) {
+    (Array::from([1.0, 2.0, 3.0]), Array::from(7))
+}
+
+/// A save killed mid-write leaves its temporary file (the old checkpoint
+/// survives); the next save of the same file removes it, and only it: not
+/// a young one or one whose writer holds its lock (a save in progress), not
+/// another file's, not a file of another name.
+#[test]
+fn the_next_save_removes_the_temp_file_a_killed_save_left() {
+    use std::fs::{File, FileTimes};
+    use std::time::{Duration, SystemTime};
+
+    let dir = temp_dir("stale_temps");
+    let target = dir.join("ckpt.safetensors");
+    tree::save_safetensors(&small_tree(), &target).unwrap();
+    let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    let make = |name: &str, old: bool| {
+        let path = dir.join(name);
+        let f = File::create(&path).unwrap();
+        f.set_len(1 << 20).unwrap();
+        if old {
+            f.set_times(FileTimes::new().set_modified(an_hour_ago))
+                .unwrap();
+        }
+        path
+    };
+    let stale = make(".ckpt.safetensors.4000001-0.jax-tmp", true);
+    let young = make(".ckpt.safetensors.4000001-1.jax-tmp", false);
+    let in_progress = make(".ckpt.safetensors.4000002-0.jax-tmp", true);
+    let writer = File::options().write(true).open(&in_progress).unwrap();
+    writer.lock().unwrap();
+    let others = [
+        make(".other.safetensors.4000001-0.jax-tmp", true),
+        make(".ckpt.safetensors.notes.jax-tmp", true),
+        make(".tmpAbC123", true),
+        make("ckpt.safetensors.4000001-0.jax-tmp", true),
+    ];
+
+    let p = small_tree();
+    tree::save_safetensors(&p, &target).unwrap();
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(young.exists(), "a young temporary file is kept");
+    assert!(in_progress.exists(), "a locked temporary file is kept");
+    for other in &others {
+        assert!(other.exists(), "{} is not ours: kept", other.display());
+    }
+    let back: (Array<f32, 3>, Array<i32>) = tree::load_safetensors(&target, &p).unwrap();
+    assert_eq!(tree::leaves(&back), tree::leaves(&p));
+    // Nothing of the save itself is left.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ".ckpt.safetensors.4000001-1.jax-tmp",
+            ".ckpt.safetensors.4000002-0.jax-tmp",
+            ".ckpt.safetensors.notes.jax-tmp",
+            ".other.safetensors.4000001-0.jax-tmp",
+            ".tmpAbC123",
+            "ckpt.safetensors",
+            "ckpt.safetensors.4000001-0.jax-tmp",
+        ]
+    );
+    drop(writer);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A saved file has the mode `File::create` gives in the same process: 0666
+/// less the umask for a new file, the old file's mode for an overwritten one.
+#[cfg(unix)]
+#[test]
+fn a_saved_file_has_the_mode_file_create_gives() {
+    use std::fs::{self, File, Permissions};
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = temp_dir("modes");
+    let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+
+    let created = dir.join("created");
+    File::create(&created).unwrap();
+    let saved = dir.join("saved.safetensors");
+    tree::save_safetensors(&small_tree(), &saved).unwrap();
+    assert_eq!(
+        format!("{:o}", mode(&saved)),
+        format!("{:o}", mode(&created)),
+        "a new file"
+    );
+
+    // Both chmod'ed, then written again.
+    fs::set_permissions(&created, Permissions::from_mode(0o640)).unwrap();
+    fs::set_permissions(&saved, Permissions::from_mode(0o640)).unwrap();
+    File::create(&created).unwrap();
+    tree::save_safetensors(&small_tree(), &saved).unwrap();
+    assert_eq!(
+        format!("{:o}", mode(&saved)),
+        format!("{:o}", mode(&created)),
+        "an overwritten file"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
