@@ -12,7 +12,11 @@
 //!
 //! The number of CPU devices (`jax_num_cpu_devices`) is
 //! `JAX_NUM_CPU_DEVICES` or [`set_num_cpu_devices`], 1 by default, fixed at
-//! the first use of a device.
+//! the first use of a device. The variable is read as JAX reads it: a
+//! negative value is the default, and a value that is not an integer, or 0,
+//! panics at that first use with JAX's message (`Invalid value "garbage"
+//! for JAX flag jax_num_cpu_devices`). Any count works: a device's threads
+//! start when a pmap first runs on it.
 //!
 //! One setting is this crate's own: the cap on the pool of output buffers
 //! (see [`crate::clear_caches`]), `JAX_BUFFER_POOL_BYTES` (bytes; `0` turns
@@ -57,8 +61,15 @@ pub enum ConfigError {
         /// Its fixed value.
         value: bool,
     },
+    /// A value the flag cannot take (`set_num_cpu_devices(0)`).
+    Invalid {
+        /// The flag's name.
+        name: &'static str,
+        /// The value, as written.
+        value: String,
+    },
     /// The CPU devices were created (by the first use of a device) with
-    /// another count, or zero devices were asked for.
+    /// another count.
     DevicesFixed {
         /// The count asked for.
         requested: usize,
@@ -85,6 +96,10 @@ impl fmt::Display for ConfigError {
                 } else {
                     ""
                 }
+            ),
+            ConfigError::Invalid { name, value } => write!(
+                f,
+                "Invalid value \"{value}\" for JAX flag {name}: the CPU backend needs at least 1 device"
             ),
             ConfigError::DevicesFixed { requested, current } => write!(
                 f,
@@ -268,8 +283,17 @@ pub fn pooled_bytes() -> usize {
 /// assert_eq!(jax::devices().len(), 2);
 /// let err = config::set_num_cpu_devices(3).unwrap_err();
 /// assert_eq!(err, ConfigError::DevicesFixed { requested: 3, current: 2 });
+/// // Zero devices is refused, as JAX's CPU backend refuses to start.
+/// let err = config::set_num_cpu_devices(0).unwrap_err();
+/// assert!(err.to_string().starts_with("Invalid value \"0\" for JAX flag jax_num_cpu_devices"));
 /// ```
 pub fn set_num_cpu_devices(n: usize) -> Result<(), ConfigError> {
+    if n == 0 {
+        return Err(ConfigError::Invalid {
+            name: "jax_num_cpu_devices",
+            value: n.to_string(),
+        });
+    }
     crate::device::request_local_devices(n).map_err(|current| ConfigError::DevicesFixed {
         requested: n,
         current,

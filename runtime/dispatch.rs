@@ -16,6 +16,19 @@
 //! each computation still uses every thread of its device. A computation
 //! that panics re-raises its panic in `block_until_ready`.
 //!
+//! A `dispatch` made inside a dispatched computation (a step that
+//! dispatches its own parts) runs at once, on the dispatch thread, as part
+//! of the computation that made it, and its [`Pending`] is already ready:
+//! queued behind the computation that waits for it, it would never run.
+//! The order is kept: the nested computation runs after everything
+//! dispatched before its enclosing one, and before everything dispatched
+//! after. A panic in it re-raises where its `block_until_ready` is called,
+//! and the queue goes on. Waiting inside a dispatched computation for a
+//! result dispatched *after* it (handed over through a channel, say)
+//! cannot finish, since that result runs only once the waiting one
+//! returns: `block_until_ready` panics there with a message saying so,
+//! rather than hanging every later dispatch.
+//!
 //! ```
 //! use jax::prelude::*;
 //!
@@ -33,11 +46,21 @@
 //! assert_eq!(host_work, 499_500.0);
 //! ```
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 type Job = Box<dyn FnOnce() + Send>;
+
+thread_local! {
+    /// Whether this thread is the dispatch thread.
+    static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+fn on_dispatch_thread() -> bool {
+    ON_DISPATCH_THREAD.with(Cell::get)
+}
 
 /// The dispatch thread's queue.
 fn queue() -> &'static Mutex<mpsc::Sender<Job>> {
@@ -47,6 +70,7 @@ fn queue() -> &'static Mutex<mpsc::Sender<Job>> {
         std::thread::Builder::new()
             .name("jax-dispatch".into())
             .spawn(move || {
+                ON_DISPATCH_THREAD.with(|on| on.set(true));
                 for job in rx {
                     job();
                 }
@@ -74,6 +98,18 @@ impl<T> Pending<T> {
             if let Some(result) = guard.take() {
                 return result.unwrap_or_else(|e| resume_unwind(e));
             }
+            if on_dispatch_thread() {
+                // Only a result dispatched after the running computation
+                // is not ready here (nested ones ran inline): it is queued
+                // behind the computation that would wait for it.
+                drop(guard);
+                panic!(
+                    "block_until_ready inside a dispatched computation waits for a result \
+                     dispatched after that computation, which runs only once it returns: \
+                     read that result outside the dispatched closure, or dispatch it from \
+                     inside the closure (a nested dispatch runs at once)"
+                );
+            }
             guard = ready.wait(guard).unwrap_or_else(|e| e.into_inner());
         }
     }
@@ -89,8 +125,15 @@ impl<T> Pending<T> {
 }
 
 /// Runs `f` on the dispatch thread, after what was dispatched before;
-/// returns at once.
+/// returns at once. Called inside a dispatched computation, runs `f` there
+/// and then returns, its result ready (see the module documentation).
 pub fn dispatch<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Pending<T> {
+    if on_dispatch_thread() {
+        let result = catch_unwind(AssertUnwindSafe(f));
+        return Pending {
+            slot: Arc::new((Mutex::new(Some(result)), Condvar::new())),
+        };
+    }
     let slot: Slot<T> = Arc::new((Mutex::new(None), Condvar::new()));
     let done = slot.clone();
     let job: Job = Box::new(move || {

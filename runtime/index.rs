@@ -12,6 +12,13 @@
 //! fill, see [`Mode`]), scatters drop the update. Slice bounds are clamped as
 //! in Python (`x[8:20]` on length 10 is `x[8:10]`).
 //!
+//! Index arrays of any integer type index as in JAX, jitted or not
+//! (`jax_dtypes::index`): signed values count from the end, then every value
+//! is converted to int32 by wrapping before the clamp, so a `u64` index
+//! `u64::MAX` is -1 and reads position 0, and `1 << 32` is 0. An integer
+//! beside an index array is converted the same way; integers alone are
+//! clamped as written.
+//!
 //! ```
 //! use jax::prelude::*;
 //!
@@ -160,11 +167,18 @@ pub enum IndexItem {
     /// A range of positions with a step.
     Slice(Slice),
     /// An integer index array (advanced indexing): the axis is replaced by the array's shape.
+    ///
+    /// Its values index as JAX's do (`jax_dtypes::index`): negative ones
+    /// count from the end if `dtype` is signed, then every value is
+    /// converted to int32 by wrapping (`u64::MAX` is -1, `1 << 32` is 0),
+    /// and what is still out of bounds is clamped or dropped.
     Array {
-        /// Row-major indices, negative counting from the end.
+        /// Row-major indices; a `u64` above `i64::MAX` by its bits (`as i64`).
         data: Vec<i64>,
         /// The index array's shape.
         shape: Vec<usize>,
+        /// The index array's dtype (an integer dtype).
+        dtype: crate::DType,
     },
     /// A new axis of length 1.
     NewAxis,
@@ -190,7 +204,10 @@ pub struct IndexSpec(pub Vec<IndexItem>);
 /// use jax::index::{IndexItem, IntoIndexItem};
 /// assert_eq!(3u32.into_item(), IndexItem::Int(3));
 /// let rows = Array::<i32, 2>::from([0, 2]).into_item();
-/// assert_eq!(rows, IndexItem::Array { data: vec![0, 2], shape: vec![2] });
+/// assert_eq!(
+///     rows,
+///     IndexItem::Array { data: vec![0, 2], shape: vec![2], dtype: jax::DType::I32 }
+/// );
 /// ```
 pub trait IntoIndexItem {
     /// The index entry.
@@ -354,14 +371,11 @@ macro_rules! array_impls {
             impl<I: Int> IntoIndexItem for $($ref)? Array<I, ..> {
                 fn into_item(self) -> IndexItem {
                     IndexItem::Array {
-                        // Saturating, as `IndexInt::to_i64`: an unsigned value
-                        // above `i64::MAX` is past the end, never from the end.
-                        data: self
-                            .as_slice()
-                            .iter()
-                            .map(|i| i64::try_from(i.as_i128()).unwrap_or(i64::MAX))
-                            .collect(),
+                        // Every integer type but u64 fits; a u64 keeps its
+                        // bits, and `dtype` says how to read them.
+                        data: self.as_slice().iter().map(|i| i.as_i128() as i64).collect(),
                         shape: Array::<I, D0, D1, D2, D3, D4, D5>::SHAPE.to_vec(),
+                        dtype: I::DTYPE,
                     }
                 }
             }

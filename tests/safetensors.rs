@@ -1,7 +1,8 @@
 //! Pytrees saved and loaded as safetensors files: a file written by Python's
 //! `safetensors.numpy` (tests/fixtures/gen/safetensors_fixture.py) read in
 //! Rust, a Rust-written file read back by Python (skipped with a message
-//! when python3 or its safetensors package is missing), and the errors.
+//! when python3 or its safetensors package is missing; its bfloat16 tensor
+//! alone skipped when ml_dtypes is), and the errors.
 
 use jax::prelude::*;
 use jax::tree::{self, Leaf, Pytree, TreeDef};
@@ -184,20 +185,29 @@ fn round_trip_through_python() {
     let back: Params<Array<f32, 2, 3>> = tree::load_safetensors(&path, &template()).unwrap();
     assert_eq!(tree::leaves(&back), tree::leaves(&p));
 
-    // Python's safetensors.numpy reads it: names, dtypes, shapes and values.
+    // Python's safetensors reads it as `safetensors.numpy.load_file` does
+    // (`safe_open(framework="np")`): names, dtypes, shapes and values. numpy
+    // knows bfloat16 only through ml_dtypes (which JAX installs, `.ci/run`
+    // too): without it the bfloat16 tensor alone is skipped, with a message.
     let script = r#"
 import sys
 try:
-    from safetensors.numpy import load_file
+    import numpy
+    from safetensors import safe_open
 except ImportError:
     print("SKIP")
     sys.exit(0)
 try:
-    import ml_dtypes  # numpy learns bfloat16 from it (jax installs it)
+    import ml_dtypes
 except ImportError:
-    pass
-for k, v in sorted(load_file(sys.argv[1]).items()):
-    print(k, v.dtype, list(v.shape), [float(x) for x in v.reshape(-1)])
+    ml_dtypes = None
+with safe_open(sys.argv[1], framework="np") as f:
+    for k in sorted(f.keys()):
+        if f.get_slice(k).get_dtype() == "BF16" and ml_dtypes is None:
+            print(k, "SKIP-BF16")
+            continue
+        v = f.get_tensor(k)
+        print(k, v.dtype, list(v.shape), [float(x) for x in v.reshape(-1)])
 "#;
     let out = match std::process::Command::new("python3")
         .args(["-c", script])
@@ -213,13 +223,27 @@ for k, v in sorted(load_file(sys.argv[1]).items()):
     };
     std::fs::remove_file(&path).unwrap();
     if out.trim() == "SKIP" {
-        println!("safetensors for python not installed: the round trip through Python is skipped");
+        println!(
+            "numpy or safetensors for python not installed: the round trip through Python is skipped"
+        );
         return;
     }
-    let want = "layers.0.w float32 [3] [0.5, 0.75, -1.0]\n\
-                layers.1.w float32 [3] [9.0, 8.0, 7.0]\n\
-                scale bfloat16 [2] [0.5, 3.0]\n\
-                step int32 [] [-3.0]\n";
+    // Without ml_dtypes, the script names the bfloat16 tensor it skipped.
+    let bf16_line = if out.contains("scale SKIP-BF16\n") {
+        println!(
+            "ml_dtypes for python not installed (numpy has no bfloat16 without it): \
+             the bfloat16 tensor's round trip through Python is skipped"
+        );
+        "scale SKIP-BF16\n"
+    } else {
+        "scale bfloat16 [2] [0.5, 3.0]\n"
+    };
+    let want = format!(
+        "layers.0.w float32 [3] [0.5, 0.75, -1.0]\n\
+         layers.1.w float32 [3] [9.0, 8.0, 7.0]\n\
+         {bf16_line}\
+         step int32 [] [-3.0]\n"
+    );
     let w1: Vec<String> =
         p.w1.to_vec()
             .iter()
@@ -227,4 +251,117 @@ for k, v in sorted(load_file(sys.argv[1]).items()):
             .collect();
     let want = format!("{want}w1 float32 [2, 3] [{}]\n", w1.join(", "));
     assert_eq!(out, want);
+}
+
+/// A fresh directory of this test's own.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = temp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_tree() -> (Array<f32, 3>, Array<i32>) {
+    (Array::from([1.0, 2.0, 3.0]), Array::from(7))
+}
+
+/// A save killed mid-write leaves its temporary file (the old checkpoint
+/// survives); the next save of the same file removes it, and only it: not
+/// a young one or one whose writer holds its lock (a save in progress), not
+/// another file's, not a file of another name.
+#[test]
+fn the_next_save_removes_the_temp_file_a_killed_save_left() {
+    use std::fs::{File, FileTimes};
+    use std::time::{Duration, SystemTime};
+
+    let dir = temp_dir("stale_temps");
+    let target = dir.join("ckpt.safetensors");
+    tree::save_safetensors(&small_tree(), &target).unwrap();
+    let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    let make = |name: &str, old: bool| {
+        let path = dir.join(name);
+        let f = File::create(&path).unwrap();
+        f.set_len(1 << 20).unwrap();
+        if old {
+            f.set_times(FileTimes::new().set_modified(an_hour_ago))
+                .unwrap();
+        }
+        path
+    };
+    let stale = make(".ckpt.safetensors.4000001-0.jax-tmp", true);
+    let young = make(".ckpt.safetensors.4000001-1.jax-tmp", false);
+    let in_progress = make(".ckpt.safetensors.4000002-0.jax-tmp", true);
+    let writer = File::options().write(true).open(&in_progress).unwrap();
+    writer.lock().unwrap();
+    let others = [
+        make(".other.safetensors.4000001-0.jax-tmp", true),
+        make(".ckpt.safetensors.notes.jax-tmp", true),
+        make(".tmpAbC123", true),
+        make("ckpt.safetensors.4000001-0.jax-tmp", true),
+    ];
+
+    let p = small_tree();
+    tree::save_safetensors(&p, &target).unwrap();
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(young.exists(), "a young temporary file is kept");
+    assert!(in_progress.exists(), "a locked temporary file is kept");
+    for other in &others {
+        assert!(other.exists(), "{} is not ours: kept", other.display());
+    }
+    let back: (Array<f32, 3>, Array<i32>) = tree::load_safetensors(&target, &p).unwrap();
+    assert_eq!(tree::leaves(&back), tree::leaves(&p));
+    // Nothing of the save itself is left.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ".ckpt.safetensors.4000001-1.jax-tmp",
+            ".ckpt.safetensors.4000002-0.jax-tmp",
+            ".ckpt.safetensors.notes.jax-tmp",
+            ".other.safetensors.4000001-0.jax-tmp",
+            ".tmpAbC123",
+            "ckpt.safetensors",
+            "ckpt.safetensors.4000001-0.jax-tmp",
+        ]
+    );
+    drop(writer);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A saved file has the mode `File::create` gives in the same process: 0666
+/// less the umask for a new file, the old file's mode for an overwritten one.
+#[cfg(unix)]
+#[test]
+fn a_saved_file_has_the_mode_file_create_gives() {
+    use std::fs::{self, File, Permissions};
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = temp_dir("modes");
+    let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+
+    let created = dir.join("created");
+    File::create(&created).unwrap();
+    let saved = dir.join("saved.safetensors");
+    tree::save_safetensors(&small_tree(), &saved).unwrap();
+    assert_eq!(
+        format!("{:o}", mode(&saved)),
+        format!("{:o}", mode(&created)),
+        "a new file"
+    );
+
+    // Both chmod'ed, then written again.
+    fs::set_permissions(&created, Permissions::from_mode(0o640)).unwrap();
+    fs::set_permissions(&saved, Permissions::from_mode(0o640)).unwrap();
+    File::create(&created).unwrap();
+    tree::save_safetensors(&small_tree(), &saved).unwrap();
+    assert_eq!(
+        format!("{:o}", mode(&saved)),
+        format!("{:o}", mode(&created)),
+        "an overwritten file"
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -21,6 +21,7 @@
 
 pub mod conv;
 pub mod einsum;
+pub mod index;
 
 /// An element type, named as in JAX.
 ///

@@ -2,8 +2,9 @@
 //! rules), and the gather and scatter loops that follow the result.
 
 use super::{IndexItem, IndexSpec, Mode};
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::shape;
+use jax_dtypes::index;
 
 /// Where each element of an indexing result comes from: its shape, and for
 /// every result element one (possibly out-of-bounds) position per source axis.
@@ -64,6 +65,9 @@ impl Plan {
         }
         let mut src: Vec<Option<Src>> = (0..rank).map(|_| None).collect();
         let normalize = |i: i64, len: usize| if i < 0 { i + len as i64 } else { i };
+        // Advanced indices follow JAX's rule (`jax_dtypes::index`): signed
+        // ones normalized in their dtype, then all wrapped to the index dtype.
+        let index_dtype = jax_dtypes::index::index_dtype(src_shape);
         for item in items {
             match item {
                 IndexItem::NewAxis => dims.push(Dim::New),
@@ -78,14 +82,32 @@ impl Plan {
                     axis += 1;
                 }
                 IndexItem::Int(_) | IndexItem::Array { .. } => {
+                    let len = src_shape[axis];
                     let (data, shape): (Vec<i64>, Vec<usize>) = match item {
-                        IndexItem::Int(i) => (vec![*i], vec![]),
-                        IndexItem::Array { data, shape } => (data.clone(), shape.clone()),
+                        IndexItem::Int(i) => (
+                            vec![index::literal_position(*i as i128, len, index_dtype)],
+                            vec![],
+                        ),
+                        IndexItem::Array { data, shape, dtype } => {
+                            // JAX refuses a narrow signed dtype whatever the values.
+                            if let Err(e) = index::axis_len_in(*dtype, len) {
+                                panic!("{op}: {e}");
+                            }
+                            let position = |&v: &i64| {
+                                let v = if *dtype == DType::U64 {
+                                    v as u64 as i128
+                                } else {
+                                    v as i128
+                                };
+                                index::index_position(v, *dtype, len, index_dtype)
+                                    .unwrap_or_else(|e| panic!("{op}: {e}"))
+                            };
+                            (data.iter().map(position).collect(), shape.clone())
+                        }
                         _ => unreachable!(),
                     };
-                    let len = src_shape[axis];
                     let map = shape::broadcast_indices(&shape, &adv_shape);
-                    let vals = map.iter().map(|&m| normalize(data[m], len)).collect();
+                    let vals = map.iter().map(|&m| data[m]).collect();
                     src[axis] = Some(Src::Adv(vals));
                     if !adv_placed {
                         dims.push(Dim::Adv);
@@ -221,6 +243,7 @@ mod tests {
         let idx = IndexItem::Array {
             data: vec![0, 1],
             shape: vec![2],
+            dtype: DType::I32,
         };
         // Adjacent: x[:, idx] on (3, 4, 5) -> (3, 2, 5).
         let spec = IndexSpec(vec![IndexItem::Slice(RangeFull.into_slice()), idx.clone()]);

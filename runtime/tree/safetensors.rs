@@ -8,9 +8,14 @@
 //! name `array`. Element types are stored as they are (`float32` as `F32`,
 //! `bfloat16` as `BF16`, ...); complex leaves are not supported.
 
+use std::borrow::Cow;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use safetensors::tensor::{Dtype, SafeTensors, TensorView, View};
 
 use super::{DynArray, DynData, Pytree, TreeDef, TreeError};
 use crate::element::{bf16, f16, DType};
@@ -127,6 +132,15 @@ fn from_bytes(dtype: DType, b: &[u8]) -> DynData {
 /// separator=".")`); an error for an I/O failure or
 /// a complex leaf.
 ///
+/// The file is written beside `path` as `.{file name}.{process id}-{n}.jax-tmp`
+/// and renamed over `path` once complete, so a save that fails or is killed
+/// leaves the old file whole. A temporary file such a save left is removed
+/// by the next save of the same `path`, once no process holds its lock (a
+/// writer locks its own) and it is a minute old, so a concurrent save of
+/// the same file, in this process or another, is never disturbed. The saved
+/// file has the mode `File::create` would give it: the old file's when
+/// there was one, else 0666 less the umask.
+///
 /// ```
 /// use jax::prelude::*;
 /// use jax::tree;
@@ -160,8 +174,158 @@ pub fn save_safetensors<T: Pytree>(tree: &T, path: impl AsRef<Path>) -> Result<(
             .map_err(|e| TreeError::new(format!("tensor `{name}`: {e}")))?;
         views.push((name.clone(), view));
     }
-    safetensors::tensor::serialize_to_file(views, None, path)
-        .map_err(|e| TreeError::new(format!("cannot write {}: {e}", path.display())))
+    // The header as `safetensors` writes it (tensors by descending dtype,
+    // then name), then their bytes in that order.
+    let header = safetensors::tensor::serialize(
+        views.iter().map(|(name, v)| (name.as_str(), HeaderOnly(v))),
+        None,
+    )
+    .map_err(|e| TreeError::new(format!("cannot write {}: {e}", path.display())))?;
+    views.sort_by(|(l, lv), (r, rv)| rv.dtype().cmp(&lv.dtype()).then(l.cmp(r)));
+    write_atomically(path, |out| {
+        out.write_all(&header)?;
+        for (_, v) in &views {
+            out.write_all(v.data())?;
+        }
+        Ok(())
+    })
+    .map_err(|e| TreeError::new(format!("cannot write {}: {e}", path.display())))
+}
+
+/// A tensor's header entry without its bytes: `serialize` of these writes
+/// the file's header alone, which [`save_safetensors`] streams the bytes
+/// after (no second copy of the whole file in memory).
+struct HeaderOnly<'a, 'b>(&'a TensorView<'b>);
+
+impl View for HeaderOnly<'_, '_> {
+    fn dtype(&self) -> Dtype {
+        self.0.dtype()
+    }
+    fn shape(&self) -> &[usize] {
+        self.0.shape()
+    }
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&[])
+    }
+    fn data_len(&self) -> usize {
+        self.0.data_len()
+    }
+}
+
+/// The temporary files of a save end in this, after `.{file name}.{process
+/// id}-{sequence number}`, beside the file they replace.
+const TEMP_SUFFIX: &str = ".jax-tmp";
+
+/// A temporary file unlocked and untouched for this long was left by a save
+/// that did not finish (its process killed, the machine down): the next
+/// save of the same file removes it. (A writer locks its file right after
+/// creating it, and writing keeps its modification time fresh.)
+const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// Whether `name` is one of our temporary files for the file `target`.
+fn is_temp_of(name: &str, target: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_prefix(target))
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
+        .and_then(|n| n.split_once('-'))
+        .is_some_and(|(pid, seq)| digits(pid) && digits(seq))
+}
+
+/// Removes the temporary files earlier saves of `target` left in `dir`:
+/// only ours for that file, only if no process holds their lock (a save in
+/// progress, in this process or another) and they are older than
+/// [`STALE_AFTER`]. Best effort: a file it cannot inspect is left alone.
+fn remove_stale_temps(dir: &Path, target: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(|n| is_temp_of(n, target)) {
+            continue;
+        }
+        let path = entry.path();
+        let old = fs::symlink_metadata(&path).is_ok_and(|m| {
+            m.is_file()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age >= STALE_AFTER)
+        });
+        if !old {
+            continue;
+        }
+        let Ok(file) = fs::OpenOptions::new().write(true).open(&path) else {
+            continue;
+        };
+        if file.try_lock().is_ok() {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// Writes `path` through a temporary file beside it, renamed over `path`
+/// once complete: a save that fails or is killed leaves the old file whole.
+/// The new file gets the mode `File::create` would give it: the old file's
+/// permissions when it exists, else 0666 less the umask.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let target = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    remove_stale_temps(dir, target);
+
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let (temp, file) = loop {
+        let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(
+            ".{target}.{}-{seq}{TEMP_SUFFIX}",
+            std::process::id()
+        ));
+        // `create_new` with the default mode: 0666 less the umask.
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => break (temp, file),
+            // Left by an earlier process of the same id.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = (|| {
+        // Held while writing: no other save takes the file for stale. A
+        // file system without locks still has the age rule.
+        match file.lock() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(e),
+        }
+        if let Ok(old) = fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
+        let mut out = BufWriter::with_capacity(1 << 20, &file);
+        write(&mut out)?;
+        out.flush()
+    })();
+    drop(file);
+    match written.and_then(|()| fs::rename(&temp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = fs::remove_file(&temp);
+            Err(e)
+        }
+    }
 }
 
 /// Loads the safetensors file `path` into a tree of `template`'s structure,
@@ -218,4 +382,57 @@ pub fn load_safetensors<T: Pytree>(path: impl AsRef<Path>, template: &T) -> Resu
         leaves.push(DynArray::new(shape, from_bytes(dtype, view.data()))?);
     }
     super::unflatten(template, leaves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Array;
+
+    /// The streamed file is byte for byte what `safetensors` serializes:
+    /// the same header, the tensors' bytes in its order (descending dtype,
+    /// then name).
+    #[test]
+    fn streamed_file_is_what_safetensors_serializes() {
+        let tree = (
+            Array::<u8, 3>::from([1, 2, 3]),
+            Array::<f64, 2>::from([0.5, -1.0]),
+            [
+                Array::<bf16, 1>::from([bf16::from_f32(2.0)]),
+                Array::<bf16, 1>::from([bf16::ONE]),
+            ],
+            Array::<i32>::from(-7),
+            Array::<bool, 2>::from([true, false]),
+        );
+        let path = std::env::temp_dir().join(format!(
+            "jax_unit_streamed_{}.safetensors",
+            std::process::id()
+        ));
+        save_safetensors(&tree, &path).unwrap();
+        let written = fs::read(&path).unwrap();
+        fs::remove_file(&path).unwrap();
+
+        let names = leaf_names(&tree.def());
+        let leaves = super::super::leaves(&tree);
+        let bytes: Vec<Vec<u8>> = leaves.iter().map(|l| to_bytes(l.data())).collect();
+        let views = names.iter().zip(&leaves).zip(&bytes).map(|((n, l), b)| {
+            let dtype = to_safetensors_dtype(l.dtype()).unwrap();
+            (
+                n.as_str(),
+                TensorView::new(dtype, l.shape().to_vec(), b).unwrap(),
+            )
+        });
+        let want = safetensors::tensor::serialize(views, None).unwrap();
+        assert_eq!(written, want);
+    }
+
+    #[test]
+    fn temp_names_of_a_target_only() {
+        assert!(is_temp_of(".ckpt.st.12-0.jax-tmp", "ckpt.st"));
+        assert!(!is_temp_of(".ckpt.st.12-0.jax-tmp", "ckpt"));
+        assert!(!is_temp_of(".ckpt.st.12-.jax-tmp", "ckpt.st"));
+        assert!(!is_temp_of(".ckpt.st.a-0.jax-tmp", "ckpt.st"));
+        assert!(!is_temp_of("ckpt.st.12-0.jax-tmp", "ckpt.st"));
+        assert!(!is_temp_of(".ckpt.st.12-0.tmp", "ckpt.st"));
+    }
 }

@@ -56,8 +56,14 @@ impl Tracer {
         let i = if a.dtype.kind() == jax_dtypes::Kind::UInt {
             i
         } else {
+            // The length as a constant of the index's dtype, which JAX
+            // refuses when it does not fit (`jax_dtypes::index`).
+            let n = match jax_dtypes::index::axis_len_in(a.dtype, n) {
+                Ok(n) => n,
+                Err(e) => return err(span, e),
+            };
             let zero = literal(Scalar::Int(0), Aval::scalar(a.dtype, false));
-            let size = literal(Scalar::Int(n as i128), Aval::scalar(a.dtype, false));
+            let size = literal(Scalar::Int(n), Aval::scalar(a.dtype, false));
             let neg = jnp::binary(&mut self.b, &prims::LT, i.clone(), zero, span)?;
             let wrapped = jnp::binary(&mut self.b, &prims::ADD, i.clone(), size, span)?;
             self.b
@@ -94,14 +100,16 @@ impl Tracer {
             sizes.push(*n);
         }
         let advanced = Self::has_index_array(items);
-        let i32 = DType::I32;
+        // int32, or int64 for an axis longer than int32's max (as eager).
+        let i32 = jax_dtypes::index::index_dtype(&sizes);
         // Normalized positions, item by item (`NDIndexer.normalize_indices`).
         let mut normed: Vec<Option<Atom>> = Vec::new();
         for (k, it) in items.iter().enumerate() {
             normed.push(match it {
                 Item::Int(i) => {
-                    let i = if *i < 0 { i + sizes[k] as i128 } else { *i };
-                    // A Python int: weakly typed.
+                    // A Python int: weakly typed, normalized exactly, then
+                    // wrapped to the index dtype (as eager, `jax_dtypes::index`).
+                    let i = jax_dtypes::index::literal_position(*i, sizes[k], i32) as i128;
                     Some(literal(Scalar::Int(i), Aval::scalar(i32, advanced)))
                 }
                 Item::Array(i) | Item::Dynamic(i) => {
@@ -145,7 +153,7 @@ impl Tracer {
                     } else {
                         jnp::broadcast_to(&mut self.b, p, common.clone(), span)?
                     };
-                    parts.push((self.as_index_dtype(p, span)?, start));
+                    parts.push((self.as_index_dtype(p, i32, span)?, start));
                 }
                 gather_shape.extend(common.iter().cloned());
                 dims.index_map.extend(adv.iter().copied());
@@ -160,7 +168,7 @@ impl Tracer {
             match items.get(k) {
                 Some(Item::Int(_) | Item::Dynamic(_) | Item::Array(_)) => {
                     let i = normed[k].clone().unwrap();
-                    parts.push((self.as_index_dtype(i, span)?, gather_shape.len()));
+                    parts.push((self.as_index_dtype(i, i32, span)?, gather_shape.len()));
                     dims.collapsed.push(k);
                     dims.index_map.push(k);
                     slice_sizes.push(1);
@@ -300,10 +308,12 @@ impl Tracer {
         })
     }
 
-    /// `lax.convert_element_type(i, int32)`: nothing for a strong int32.
-    fn as_index_dtype(&mut self, i: Atom, span: Span) -> Result<Atom> {
+    /// `lax.convert_element_type(i, index_dtype)` (int32, or int64 for a
+    /// huge axis): nothing for a strong value of that dtype; a literal
+    /// folded, wrapping as the conversion does.
+    fn as_index_dtype(&mut self, i: Atom, index_dtype: DType, span: Span) -> Result<Atom> {
         let a = self.b.aval(&i);
-        if a.dtype == DType::I32 && !a.weak {
+        if a.dtype == index_dtype && !a.weak {
             return Ok(i);
         }
         if let Atom::Lit(crate::ir::Literal {
@@ -311,12 +321,13 @@ impl Tracer {
             ..
         }) = i
         {
-            return Ok(literal(Scalar::Int(v), Aval::scalar(DType::I32, false)));
+            let v = jax_dtypes::index::wrap_to_index_dtype(v, index_dtype) as i128;
+            return Ok(literal(Scalar::Int(v), Aval::scalar(index_dtype, false)));
         }
         self.b.bind1(
             &prims::CONVERT_ELEMENT_TYPE,
             Params::Convert {
-                new_dtype: DType::I32,
+                new_dtype: index_dtype,
                 weak: false,
             },
             vec![i],
