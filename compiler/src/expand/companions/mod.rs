@@ -378,7 +378,7 @@ fn lazy_error(f: &syn::Ident, name: &str, arity: usize, msg: &str) -> TokenStrea
         pub trait #tr {}
         #[doc = #msg]
         #[inline]
-        #[allow(dead_code, unused_variables)]
+        #[allow(dead_code, unused_variables, clippy::all)]
         pub fn #c<#first: #tr, #(#rest),*>(#(_: #tys),*) {
             ::core::unreachable!()
         }
