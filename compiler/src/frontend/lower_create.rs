@@ -165,10 +165,11 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
             ),
         );
     }
-    let operands = operands
+    // Each item converted, then given its leading axis, in JAX's order.
+    let parts = operands
         .into_iter()
         .map(|a| {
-            t.b.bind1(
+            let a = t.b.bind1(
                 &prims::CONVERT_ELEMENT_TYPE,
                 Params::Convert {
                     new_dtype: dtype,
@@ -176,10 +177,33 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
                 },
                 vec![a],
                 span,
-            )
+            )?;
+            leading_axis(t, a, span)
         })
         .collect::<Result<Vec<_>>>()?;
-    stack(t, operands, span)
+    t.b.bind1(
+        &prims::CONCATENATE,
+        Params::Concatenate { dim: 0 },
+        parts,
+        span,
+    )
+}
+
+/// `a` with a leading axis of 1 (`broadcast_in_dim`).
+fn leading_axis(t: &mut Tracer, a: Atom, span: Span) -> Result<Atom> {
+    let inner = t.b.aval(&a).shape;
+    let mut shape = vec![Dim::Lit(1)];
+    shape.extend(inner.iter().cloned());
+    t.b.bind1(
+        &prims::BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape,
+            dims: (1..=inner.len()).collect(),
+            np_ints: 0,
+        },
+        vec![a],
+        span,
+    )
 }
 
 /// Arrays of one shape stacked along a new first axis, as `jnp.array` and
@@ -188,21 +212,7 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
 pub(crate) fn stack(t: &mut Tracer, items: Vec<Atom>, span: Span) -> Result<Atom> {
     let parts = items
         .into_iter()
-        .map(|a| {
-            let inner = t.b.aval(&a).shape;
-            let mut shape = vec![Dim::Lit(1)];
-            shape.extend(inner.iter().cloned());
-            t.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape,
-                    dims: (1..=inner.len()).collect(),
-                    np_ints: 0,
-                },
-                vec![a],
-                span,
-            )
-        })
+        .map(|a| leading_axis(t, a, span))
         .collect::<Result<Vec<_>>>()?;
     t.b.bind1(
         &prims::CONCATENATE,
