@@ -537,3 +537,28 @@ fn batched_jacobians_match_one_pass_per_basis_vector() {
     close("in-body jacfwd", &bf.to_vec(), &by_columns);
     close("in-body jacrev", &br.to_vec(), &by_rows);
 }
+
+/// A scalar's tangent alone in an addition to an array takes the array's
+/// shape (JAX's `_add_jvp` broadcasts it): the forward Jacobian of
+/// `zeros + v` was an internal error of the compiler.
+#[jax::jit]
+fn shift(v: f32) -> Array<f32, 4> {
+    Array::<f32, 4>::zeros() + v
+}
+
+#[jax::jit]
+fn shift_down(v: f32, x: &Array<f32, 1, 3>) -> Array<f32, 2, 3> {
+    let base = Array::<f32, 2, 3>::ones();
+    base - v + x * 0.0
+}
+
+#[test]
+fn a_scalar_tangent_alone_in_a_sum_takes_the_output_shape() {
+    let jf: Array<f32, 4> = shift::jacfwd(2.0);
+    let jr: Array<f32, 4> = shift::jacrev(2.0);
+    assert_eq!(jf.to_vec(), vec![1.0; 4]);
+    assert_eq!(jr.to_vec(), vec![1.0; 4]);
+    let x = Array::<f32, 1, 3>::ones();
+    let j: Array<f32, 2, 3> = shift_down::jacfwd(0.5, &x);
+    assert_eq!(j.to_vec(), vec![-1.0; 6]);
+}

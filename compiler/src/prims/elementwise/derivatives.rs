@@ -24,12 +24,47 @@ pub(super) fn add_jvp(
     ins: &[Atom],
     t: &[Option<Atom>],
     _: &Params,
-    _: &[Atom],
+    outs: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
     // A missing tangent of a broadcast operand needs no term; a present one
-    // broadcasts like its primal.
+    // broadcasts like its primal, and alone it is broadcast to the output's
+    // shape (JAX's `_add_jvp`), so the tangent has its primal's type.
     let _ = ins;
-    Ok(vec![ad.sum(t.to_vec())?])
+    let sum = ad.sum(t.to_vec())?;
+    Ok(vec![like_output(ad, sum, &outs[0])?])
+}
+
+/// A tangent given the output's shape where implicit broadcasting left it
+/// smaller (a rank-0 or size-1 operand's tangent alone).
+fn like_output(ad: &mut Ad, t: Option<Atom>, out: &Atom) -> Res<Option<Atom>> {
+    use crate::ir::Dim;
+    use crate::prims::{BROADCAST_IN_DIM, RESHAPE};
+    let Some(t) = t else { return Ok(None) };
+    let (have, want) = (ad.aval(&t), ad.aval(out));
+    if have.shape == want.shape || (have.rank() != 0 && have.rank() != want.rank()) {
+        return Ok(Some(t));
+    }
+    // The axes the tangent keeps (a size-1 axis facing a longer one is
+    // dropped, then broadcast back along it).
+    let one = Dim::Lit(1);
+    let kept: Vec<usize> = (0..have.rank())
+        .filter(|&k| have.shape[k] != one || want.shape[k] == one)
+        .collect();
+    let t = if kept.len() == have.rank() {
+        t
+    } else {
+        let shape: Vec<Dim> = kept.iter().map(|&k| have.shape[k].clone()).collect();
+        ad.bind(&RESHAPE, Params::Reshape { new_sizes: shape }, vec![t])?
+    };
+    Ok(Some(ad.bind(
+        &BROADCAST_IN_DIM,
+        Params::BroadcastInDim {
+            shape: want.shape.clone(),
+            dims: kept,
+            np_ints: 0,
+        },
+        vec![t],
+    )?))
 }
 
 pub(super) fn sub_jvp(
@@ -37,13 +72,14 @@ pub(super) fn sub_jvp(
     _: &[Atom],
     t: &[Option<Atom>],
     _: &Params,
-    _: &[Atom],
+    outs: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
     let ty = match &t[1] {
         Some(ty) => Some(ad.neg(ty.clone())?),
         None => None,
     };
-    Ok(vec![ad.sum(vec![t[0].clone(), ty])?])
+    let sum = ad.sum(vec![t[0].clone(), ty])?;
+    Ok(vec![like_output(ad, sum, &outs[0])?])
 }
 
 pub(super) fn neg_jvp(
