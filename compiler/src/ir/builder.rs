@@ -70,6 +70,15 @@ impl Builder {
         }
     }
 
+    /// Inputs of the same avals as `j`'s, in order: the start of a program
+    /// that inlines or transforms `j`.
+    pub fn inputs_like(&mut self, j: &Jaxpr) -> Vec<Atom> {
+        j.invars
+            .iter()
+            .map(|v| self.input(j.aval(*v).clone()))
+            .collect()
+    }
+
     pub fn aval(&self, a: &Atom) -> Aval {
         self.jaxpr.atom_aval(a).clone()
     }

@@ -111,11 +111,7 @@ fn or_zeros(b: &mut Builder, t: Option<Atom>, aval: &Aval, span: Span) -> syn::R
 /// `wrt`, and returning the outputs, then their tangents.
 pub fn jvp(j: &Jaxpr, wrt: &Wrt, x64: bool, span: Span) -> syn::Result<Jaxpr> {
     let mut b = Builder::new(x64);
-    let inputs: Vec<Atom> = j
-        .invars
-        .iter()
-        .map(|v| b.input(j.aval(*v).clone()))
-        .collect();
+    let inputs: Vec<Atom> = b.inputs_like(j);
     let tangents: Vec<Option<Atom>> = j
         .invars
         .iter()
@@ -176,11 +172,7 @@ pub fn vjp(j: &Jaxpr, wrt: &Wrt, seed: Seed, x64: bool, span: Span) -> syn::Resu
     let back = transpose(&split.linear, &linear_in, &ct_given, x64, span)?;
 
     let mut b = Builder::new(x64);
-    let inputs: Vec<Atom> = j
-        .invars
-        .iter()
-        .map(|v| b.input(j.aval(*v).clone()))
-        .collect();
+    let inputs: Vec<Atom> = b.inputs_like(j);
     let known = b.inline(&split.known, &inputs)?;
     let (primal_outs, residuals) = known.split_at(n_out);
     let mut args = residuals.to_vec();

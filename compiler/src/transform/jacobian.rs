@@ -291,11 +291,7 @@ pub fn jacobian_of_each(
     span: Span,
 ) -> syn::Result<Option<Jaxpr>> {
     let mut b = Builder::new(x64);
-    let inputs: Vec<Atom> = j
-        .invars
-        .iter()
-        .map(|v| b.input(j.aval(*v).clone()))
-        .collect();
+    let inputs: Vec<Atom> = b.inputs_like(j);
     let mut jacs = Vec::new();
     for out in &j.outvars {
         let mut one = j.clone();
@@ -350,11 +346,7 @@ fn per_basis(
         (&in_aval.shape, &out_aval.shape)
     };
     let mut b = Builder::new(x64);
-    let inputs: Vec<Atom> = j
-        .invars
-        .iter()
-        .map(|v| b.input(j.aval(*v).clone()))
-        .collect();
+    let inputs: Vec<Atom> = b.inputs_like(j);
     let mut parts = Vec::new();
     for k in 0..n {
         let basis = one_hot(&mut b, seed, k, n);
