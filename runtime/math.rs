@@ -27,8 +27,8 @@
 //!
 //! Error bounds are in ULP of the result against a correctly rounded value:
 //! for f32 inputs the reference is the f64 std function rounded to f32 (checked
-//! exhaustively over all 2^32 inputs by `cargo test --release --test math --
-//! --ignored`), for f64 inputs values computed with mpmath at 256 bits
+//! exhaustively over all 2^32 inputs by `cargo test --release --test numpy --
+//! --ignored math::exhaustive`), for f64 inputs values computed with mpmath at 256 bits
 //! (`tests/fixtures/math.json`) plus a sample against std. Unlike XLA on CPU,
 //! which runs with denormals flushed to zero, subnormal inputs and results are
 //! computed, not flushed.

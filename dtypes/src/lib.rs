@@ -23,6 +23,9 @@ pub mod conv;
 pub mod einsum;
 pub mod index;
 
+#[cfg(test)]
+mod promotion_fixture;
+
 /// An element type, named as in JAX.
 ///
 /// ```

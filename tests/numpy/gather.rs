@@ -1,0 +1,865 @@
+//! Indexing with index arrays and traced positions, eagerly and in
+//! `#[jax::jit]`, against JAX's values (tests/fixtures/gather.json, made by
+//! tests/fixtures/gen/gather.py): gathers in every mode, scatters with
+//! duplicate and out-of-bounds indices, `jnp::take`/`take_along_axis`,
+//! their derivatives and `vmap`.
+
+use crate::common;
+
+use jax::index::Mode;
+use jax::prelude::*;
+use jax::{ArrayType, Element};
+use serde_json::Value;
+
+fn case(name: &str) -> Value {
+    common::case("gather", name)
+}
+
+fn arg<A: ArrayType>(name: &str, k: usize) -> A {
+    let v = &case(name)["args"][k];
+    A::from_data(
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| A::Elem::from_f64(d.as_f64().unwrap()))
+            .collect(),
+    )
+}
+
+/// The values JAX gave, element by element (NaN where JAX's is NaN), as
+/// `f64`, with the shape.
+fn want(v: &Value) -> (Vec<usize>, Vec<f64>) {
+    let shape = v["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    let data = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_f64().unwrap_or(f64::NAN))
+        .collect();
+    (shape, data)
+}
+
+/// `got` equals JAX's output `v` exactly (values are multiples of 1/4), or
+/// within `tol` relative error when `tol > 0`.
+#[track_caller]
+fn check<A: ArrayType>(what: &str, got: &A, v: &Value, tol: f64) {
+    let (shape, data) = want(v);
+    assert_eq!(A::SHAPE, &shape[..], "{what}: shape");
+    assert_eq!(
+        <A::Elem as Element>::DTYPE.name(),
+        v["dtype"].as_str().unwrap(),
+        "{what}: dtype"
+    );
+    for (i, (g, w)) in got.data().iter().zip(&data).enumerate() {
+        let g = g.to_f64();
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if tol > 0.0 {
+            (g - w).abs() <= tol * w.abs().max(1.0)
+        } else {
+            g == *w
+        };
+        assert!(ok, "{what}[{i}]: ours {g}, JAX {w}");
+    }
+}
+
+/// Checks the jitted and the eager result against case `name`'s output.
+#[track_caller]
+fn both<A: ArrayType>(name: &str, jit: A, eager: A) {
+    let out = &case(name)["output"];
+    check(&format!("{name} (jit)"), &jit, out, 0.0);
+    check(&format!("{name} (eager)"), &eager, out, 0.0);
+}
+
+#[jax::jit]
+fn get_rows(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4, 3> {
+    x.at(i).get()
+}
+
+#[jax::jit]
+fn get_cols(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 5, 3> {
+    x.at((.., i)).get()
+}
+
+#[jax::jit]
+fn get_int_then_array(x: Array<f32, 5, 3>, i: Array<i32, 2>) -> Array<f32, 2> {
+    x.at((1, i)).get()
+}
+
+#[jax::jit]
+fn get_array_then_int(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3> {
+    x.at((i, -1)).get()
+}
+
+#[jax::jit]
+fn get_index_matrix(x: Array<f32, 5, 3>, i: Array<i32, 2, 2>) -> Array<f32, 2, 2, 3> {
+    x.at(i).get()
+}
+
+#[jax::jit]
+fn get_broadcast_arrays(
+    x: Array<f32, 5, 3>,
+    i: Array<i32, 2, 1>,
+    j: Array<i32, 3>,
+) -> Array<f32, 2, 3> {
+    x.at((i, j)).get()
+}
+
+#[jax::jit]
+fn get_separated_arrays(
+    x: Array<f32, 4, 3, 5>,
+    i: Array<i32, 2>,
+    j: Array<i32, 2>,
+) -> Array<f32, 2, 3> {
+    x.at((i, .., j)).get()
+}
+
+#[jax::jit]
+fn get_slice_then_array(x: Array<f32, 4, 5>, i: Array<i32, 3>) -> Array<f32, 2, 3> {
+    x.at((1..3, i)).get()
+}
+
+#[jax::jit]
+fn get_traced_int_and_array(x: Array<f32, 5, 3>, k: i32, i: Array<i32, 2>) -> Array<f32, 2> {
+    x.at((k, i)).get()
+}
+
+#[jax::jit]
+fn get_out_of_bounds(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> {
+    x.at(i).get()
+}
+
+#[jax::jit]
+fn get_clip(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> {
+    x.at(i).get_with(Mode::Clip)
+}
+
+#[jax::jit]
+fn get_fill(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> {
+    x.at(i).get_fill(-1.0)
+}
+
+#[jax::jit]
+fn get_fill_default(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> {
+    x.at(i).get_with(Mode::FillOrDrop)
+}
+
+#[jax::jit]
+fn get_promise_in_bounds(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> {
+    x.at(i).get_with(Mode::PromiseInBounds)
+}
+
+#[test]
+fn gathers_match_jax() {
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 4>) = (arg("get_rows", 0), arg("get_rows", 1));
+    both("get_rows", get_rows(x.clone(), i.clone()), x.at(&i).get());
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) = (arg("get_cols", 0), arg("get_cols", 1));
+    both(
+        "get_cols",
+        get_cols(x.clone(), i.clone()),
+        x.at((.., &i)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2>) =
+        (arg("get_int_then_array", 0), arg("get_int_then_array", 1));
+    both(
+        "get_int_then_array",
+        get_int_then_array(x.clone(), i.clone()),
+        x.at((1, &i)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) =
+        (arg("get_array_then_int", 0), arg("get_array_then_int", 1));
+    both(
+        "get_array_then_int",
+        get_array_then_int(x.clone(), i.clone()),
+        x.at((&i, -1)).get(),
+    );
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 2>) =
+        (arg("get_index_matrix", 0), arg("get_index_matrix", 1));
+    both(
+        "get_index_matrix",
+        get_index_matrix(x.clone(), i.clone()),
+        x.at(&i).get(),
+    );
+    let n = "get_broadcast_arrays";
+    let (x, i, j): (Array<f32, 5, 3>, Array<i32, 2, 1>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        get_broadcast_arrays(x.clone(), i.clone(), j.clone()),
+        x.at((&i, &j)).get(),
+    );
+    let n = "get_separated_arrays";
+    let (x, i, j): (Array<f32, 4, 3, 5>, Array<i32, 2>, Array<i32, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        get_separated_arrays(x.clone(), i.clone(), j.clone()),
+        x.at((&i, .., &j)).get(),
+    );
+    let n = "get_slice_then_array";
+    let (x, i): (Array<f32, 4, 5>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        get_slice_then_array(x.clone(), i.clone()),
+        x.at((1..3, &i)).get(),
+    );
+    let n = "get_traced_int_and_array";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2>) = (arg(n, 0), arg(n, 2));
+    let k = -2;
+    both(
+        n,
+        get_traced_int_and_array(x.clone(), k, i.clone()),
+        x.at((k, &i)).get(),
+    );
+}
+
+#[test]
+fn gather_modes_match_jax() {
+    let x: Array<f32, 5, 3> = arg("get_clip", 0);
+    let i: Array<i32, 3> = arg("get_clip", 1);
+    both(
+        "get_out_of_bounds",
+        get_out_of_bounds(x.clone(), i.clone()),
+        x.clone().at(&i).get(),
+    );
+    both(
+        "get_clip",
+        get_clip(x.clone(), i.clone()),
+        x.clone().at(&i).get_with(Mode::Clip),
+    );
+    both(
+        "get_fill",
+        get_fill(x.clone(), i.clone()),
+        x.clone().at(&i).get_fill(-1.0),
+    );
+    both(
+        "get_fill_default",
+        get_fill_default(x.clone(), i.clone()),
+        x.clone().at(&i).get_with(Mode::FillOrDrop),
+    );
+    let i: Array<i32, 3> = arg("get_promise_in_bounds", 1);
+    both(
+        "get_promise_in_bounds",
+        get_promise_in_bounds(x.clone(), i.clone()),
+        x.at(&i).get_with(Mode::PromiseInBounds),
+    );
+}
+
+#[jax::jit]
+fn add_duplicates(x: Array<f32, 5, 3>, i: Array<i32, 4>, v: Array<f32, 4, 3>) -> Array<f32, 5, 3> {
+    x.at(i).add(v)
+}
+
+#[jax::jit]
+fn add_scalar(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 5, 3> {
+    x.at(i).add(1.0)
+}
+
+#[jax::jit]
+fn add_cols(x: Array<f32, 5, 3>, i: Array<i32, 2>, v: Array<f32, 5, 2>) -> Array<f32, 5, 3> {
+    x.at((.., i)).add(v)
+}
+
+#[jax::jit]
+fn add_dropped(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).add(v)
+}
+
+#[jax::jit]
+fn add_clip(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).add_with(v, Mode::Clip)
+}
+
+#[jax::jit]
+fn mul_duplicates(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).mul(v)
+}
+
+#[jax::jit]
+fn min_duplicates(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).min(v)
+}
+
+#[jax::jit]
+fn max_duplicates(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).max(v)
+}
+
+#[jax::jit]
+fn set_unique(x: Array<f32, 5, 3>, i: Array<i32, 3>, v: Array<f32, 3, 3>) -> Array<f32, 5, 3> {
+    x.at(i).set(v)
+}
+
+#[jax::jit]
+fn set_traced_position(x: Array<f32, 5, 3>, k: i32, v: Array<f32, 3>) -> Array<f32, 5, 3> {
+    x.at(k).set(v)
+}
+
+#[jax::jit]
+fn add_traced_position_2d(x: Array<f32, 5, 3>, k: i32, v: f32) -> Array<f32, 5, 3> {
+    x.at((1, k)).add(v)
+}
+
+#[test]
+fn scatters_match_jax() {
+    let n = "add_duplicates";
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).add(&v),
+    );
+    let n = "add_scalar";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
+    both(n, add_scalar(x.clone(), i.clone()), x.at(&i).add(1.0));
+    let n = "add_cols";
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 2>, Array<f32, 5, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_cols(x.clone(), i.clone(), v.clone()),
+        x.at((.., &i)).add(&v),
+    );
+    let n = "add_out_of_bounds_dropped";
+    let (x, i, v): (Array<f32, 5, 3>, Array<i32, 3>, Array<f32, 3, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        add_dropped(x.clone(), i.clone(), v.clone()),
+        x.clone().at(&i).add(&v),
+    );
+    both(
+        "add_clip",
+        add_clip(x.clone(), i.clone(), v.clone()),
+        x.at(&i).add_with(&v, Mode::Clip),
+    );
+    type Upd = (Array<f32, 5, 3>, Array<i32, 3>, Array<f32, 3, 3>);
+    let n = "mul_duplicates";
+    let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        mul_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).mul(&v),
+    );
+    let n = "min_duplicates";
+    let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        min_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).min(&v),
+    );
+    let n = "max_duplicates";
+    let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        max_duplicates(x.clone(), i.clone(), v.clone()),
+        x.at(&i).max(&v),
+    );
+    let n = "set_unique";
+    let (x, i, v): Upd = (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        set_unique(x.clone(), i.clone(), v.clone()),
+        x.at(&i).set(&v),
+    );
+    let n = "set_traced_position";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 2));
+    both(
+        n,
+        set_traced_position(x.clone(), -2, v.clone()),
+        x.at(-2).set(&v),
+    );
+    let n = "add_traced_position_2d";
+    let x: Array<f32, 5, 3> = arg(n, 0);
+    both(
+        n,
+        add_traced_position_2d(x.clone(), 2, 10.0),
+        x.at((1, 2)).add(10.0),
+    );
+}
+
+#[jax::jit]
+fn set_whole(x: Array<f32, 5, 3>) -> Array<f32, 5, 3> {
+    x.at(s![..]).set(2.0)
+}
+
+#[jax::jit]
+fn add_stepped_rows(x: Array<f32, 5, 3>, v: Array<f32, 2, 3>) -> Array<f32, 5, 3> {
+    x.at(s![1..;2]).add(v)
+}
+
+#[jax::jit]
+fn set_rows_slice(x: Array<f32, 5, 3>, v: f32) -> Array<f32, 5, 3> {
+    x.at(s![1..4]).set(v)
+}
+
+/// Updates through slices (whole, partial, stepped) are scatters too.
+#[test]
+fn updates_through_slices_match_jax() {
+    let x: Array<f32, 5, 3> = arg("set_whole", 0);
+    both("set_whole", set_whole(x.clone()), x.at(s![..]).set(2.0));
+    let n = "add_stepped_rows";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 2, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        add_stepped_rows(x.clone(), v.clone()),
+        x.at(s![1..;2]).add(&v),
+    );
+    let x: Array<f32, 5, 3> = arg("set_rows_slice", 0);
+    both(
+        "set_rows_slice",
+        set_rows_slice(x.clone(), 7.0),
+        x.at(s![1..4]).set(7.0),
+    );
+}
+
+#[jax::jit]
+fn set_stepped(x: Array<f32, 7>, v: Array<f32, 4>) -> Array<f32, 7> {
+    x.at(s![..;2]).set(v)
+}
+
+#[jax::jit]
+fn add_stepped_cols(x: Array<f32, 4, 7>, v: Array<f32, 4, 2>) -> Array<f32, 4, 7> {
+    x.at(s![.., 1..;3]).add(v)
+}
+
+#[jax::jit]
+fn set_row_stepped(x: Array<f32, 4, 7>, v: Array<f32, 3>) -> Array<f32, 4, 7> {
+    x.at(s![-3, 1..6;2]).set(v)
+}
+
+/// Stepped slices in any position, with an integer beside them: positions
+/// `start + step * iota(len)` in jit.
+#[test]
+fn updates_through_stepped_slices_match_jax() {
+    let n = "set_stepped";
+    let (x, v): (Array<f32, 7>, Array<f32, 4>) = (arg(n, 0), arg(n, 1));
+    both(n, set_stepped(x.clone(), v.clone()), x.at(s![..;2]).set(&v));
+    let n = "add_stepped_cols";
+    let (x, v): (Array<f32, 4, 7>, Array<f32, 4, 2>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        add_stepped_cols(x.clone(), v.clone()),
+        x.at(s![.., 1..;3]).add(&v),
+    );
+    let n = "set_row_stepped";
+    let (x, v): (Array<f32, 4, 7>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        set_row_stepped(x.clone(), v.clone()),
+        x.at(s![-3, 1..6;2]).set(&v),
+    );
+}
+
+/// With duplicate indices `set` keeps the last update, as XLA on CPU
+/// (JAX leaves the order unspecified).
+#[test]
+fn set_with_duplicates_keeps_the_last_update() {
+    let x = Array::<f32, 4>::zeros();
+    let i = Array::<i32, 3>::from([1, 1, 1]);
+    let v = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+    assert_eq!(
+        set_dup(x.clone(), i.clone(), v.clone()).to_vec(),
+        [0.0, 3.0, 0.0, 0.0]
+    );
+    assert_eq!(x.at(&i).set(&v).to_vec(), [0.0, 3.0, 0.0, 0.0]);
+}
+
+#[jax::jit]
+fn set_dup(x: Array<f32, 4>, i: Array<i32, 3>, v: Array<f32, 3>) -> Array<f32, 4> {
+    x.at(i).set(v)
+}
+
+#[jax::jit]
+fn take_axis1(x: Array<f32, 5, 3>, i: Array<i32, 2, 2>) -> Array<f32, 5, 2, 2> {
+    jnp::take(x, i, 1)
+}
+
+#[jax::jit]
+fn take_axis0_int(x: Array<i32, 5, 3>, i: Array<i32, 3>) -> Array<i32, 3, 3> {
+    jnp::take(x, i, 0)
+}
+
+#[jax::jit]
+fn take_along_axis1(x: Array<f32, 5, 3>, i: Array<i32, 5, 2>) -> Array<f32, 5, 2> {
+    jnp::take_along_axis(x, i, 1)
+}
+
+#[jax::jit]
+fn take_along_axis0(x: Array<f32, 5, 3>, i: Array<i32, 2, 3>) -> Array<f32, 2, 3> {
+    jnp::take_along_axis(x, i, 0)
+}
+
+#[jax::jit]
+fn take_along_axis_broadcast_indices(x: Array<f32, 5, 3>, i: Array<i32, 1, 2>) -> Array<f32, 5, 2> {
+    jnp::take_along_axis(x, i, 1)
+}
+
+#[jax::jit]
+fn take_along_axis_broadcast_array(x: Array<f32, 1, 3>, i: Array<i32, 4, 3>) -> Array<f32, 4, 3> {
+    jnp::take_along_axis(x, i, 1)
+}
+
+#[test]
+fn take_along_axis_broadcasts_as_jax() {
+    let n = "take_along_axis_broadcast_indices";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 1, 2>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis_broadcast_indices(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
+    let n = "take_along_axis_broadcast_array";
+    let (x, i): (Array<f32, 1, 3>, Array<i32, 4, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis_broadcast_array(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
+}
+
+#[test]
+fn take_matches_jax() {
+    let n = "take_axis1";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 2>) = (arg(n, 0), arg(n, 1));
+    both(n, take_axis1(x.clone(), i.clone()), jnp::take(&x, &i, 1));
+    let n = "take_axis0_int";
+    let (x, i): (Array<i32, 5, 3>, Array<i32, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_axis0_int(x.clone(), i.clone()),
+        jnp::take(&x, &i, 0),
+    );
+    let n = "take_along_axis1";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 5, 2>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis1(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 1),
+    );
+    let n = "take_along_axis0";
+    let (x, i): (Array<f32, 5, 3>, Array<i32, 2, 3>) = (arg(n, 0), arg(n, 1));
+    both(
+        n,
+        take_along_axis0(x.clone(), i.clone()),
+        jnp::take_along_axis(&x, &i, 0),
+    );
+}
+
+#[jax::jit]
+fn lookup_loss(e: &Array<f32, 5, 3>, i: &Array<i32, 4>, w: &Array<f32, 4, 3>) -> Array<f32> {
+    jnp::sum(e.at(i).get() * w)
+}
+
+#[jax::jit]
+fn grad_lookup_in_body(
+    e: Array<f32, 5, 3>,
+    i: Array<i32, 4>,
+    w: Array<f32, 4, 3>,
+) -> Array<f32, 5, 3> {
+    jax::grad(|e: Array<f32, 5, 3>| jnp::sum(e.at(i).get() * w))(e)
+}
+
+#[jax::jit]
+fn jvp_gather(
+    x: Array<f32, 5, 3>,
+    t: Array<f32, 5, 3>,
+    i: Array<i32, 3>,
+) -> (Array<f32, 3, 3>, Array<f32, 3, 3>) {
+    jax::jvp(|x: Array<f32, 5, 3>| x.at(i).get() * 2.0, (x,), (t,))
+}
+
+#[jax::jit]
+fn vjp_take_along_axis(
+    x: Array<f32, 5, 3>,
+    i: Array<i32, 5, 2>,
+    ct: Array<f32, 5, 2>,
+) -> Array<f32, 5, 3> {
+    let (_y, pullback) = jax::vjp(|x: Array<f32, 5, 3>| jnp::take_along_axis(x, i, 1), x);
+    let (g,) = pullback(ct);
+    g
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn scatter_add_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3, 3>, i: &Array<i32, 3>) -> Array<f32> {
+    jnp::sum(jnp::sin(x.at(i).add(v)))
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn set_position_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3>, k: i32) -> Array<f32> {
+    jnp::sum(x.at(k).set(v).powi(2))
+}
+
+fn items(v: &Value) -> Vec<Value> {
+    v["items"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_gradient_of_a_lookup_is_a_scatter_add() {
+    let n = "grad_lookup";
+    let (e, i, w): (Array<f32, 5, 3>, Array<i32, 4>, Array<f32, 4, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    let out = &case(n)["output"];
+    check("grad companion", &lookup_loss::grad(&e, &i, &w), out, 0.0);
+    check("grad in a body", &grad_lookup_in_body(e, i, w), out, 0.0);
+}
+
+#[test]
+fn derivatives_match_jax() {
+    let n = "jvp_gather";
+    let (x, t, i): (Array<f32, 5, 3>, Array<f32, 5, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (y, ty) = jvp_gather(x, t, i);
+    let out = items(&case(n)["output"]);
+    check("jvp primal", &y, &out[0], 0.0);
+    check("jvp tangent", &ty, &out[1], 0.0);
+    let n = "vjp_take_along_axis";
+    let (x, i, ct): (Array<f32, 5, 3>, Array<i32, 5, 2>, Array<f32, 5, 2>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    check(n, &vjp_take_along_axis(x, i, ct), &case(n)["output"], 0.0);
+    let n = "grad_scatter_add";
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (gx, gv) = scatter_add_loss::grad(&x, &v, &i);
+    let out = items(&case(n)["output"]);
+    check("grad x", &gx, &out[0], 1e-6);
+    check("grad v", &gv, &out[1], 1e-6);
+    let n = "grad_set_traced_position";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
+    let (gx, gv) = set_position_loss::grad(&x, &v, 3);
+    let out = items(&case(n)["output"]);
+    check("grad x", &gx, &out[0], 0.0);
+    check("grad v", &gv, &out[1], 0.0);
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn set_duplicates_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 4, 3>,
+    i: &Array<i32, 4>,
+) -> Array<f32> {
+    jnp::sum(jnp::sin(x.at(i).set(v)))
+}
+
+#[jax::jit]
+fn mul_operand_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3, 3>, i: &Array<i32, 3>) -> Array<f32> {
+    jnp::sum(x.at(i).mul(v).powi(2))
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn mul_position_loss(x: &Array<f32, 5, 3>, v: &Array<f32, 3>, k: i32) -> Array<f32> {
+    jnp::sum(x.at(k).mul(v).powi(2))
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn max_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 3, 3>,
+    i: &Array<i32, 3>,
+    w: &Array<f32, 5, 3>,
+) -> Array<f32> {
+    jnp::sum(x.at(i).max(v) * w)
+}
+
+#[jax::jit(argnums = (0, 1))]
+fn min_loss(
+    x: &Array<f32, 5, 3>,
+    v: &Array<f32, 3, 3>,
+    i: &Array<i32, 3>,
+    w: &Array<f32, 5, 3>,
+) -> Array<f32> {
+    jnp::sum(x.at(i).min(v) * w)
+}
+
+#[test]
+fn scatter_derivatives_match_jax() {
+    let n = "grad_set_duplicates";
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 4, 3>, Array<i32, 4>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    let (gx, gv) = set_duplicates_loss::grad(&x, &v, &i);
+    let out = items(&case(n)["output"]);
+    check("set grad x", &gx, &out[0], 1e-6);
+    check("set grad v", &gv, &out[1], 1e-6);
+    let n = "grad_mul_operand";
+    let (x, v, i): (Array<f32, 5, 3>, Array<f32, 3, 3>, Array<i32, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    check(
+        n,
+        &mul_operand_loss::grad(&x, &v, &i),
+        &case(n)["output"],
+        0.0,
+    );
+    let n = "grad_mul_traced_position";
+    let (x, v): (Array<f32, 5, 3>, Array<f32, 3>) = (arg(n, 0), arg(n, 1));
+    let (gx, gv) = mul_position_loss::grad(&x, &v, 2);
+    let out = items(&case(n)["output"]);
+    check("mul grad x", &gx, &out[0], 0.0);
+    check("mul grad v", &gv, &out[1], 0.0);
+    for n in ["grad_max_duplicates", "grad_min_duplicates"] {
+        let (x, v, i, w): (
+            Array<f32, 5, 3>,
+            Array<f32, 3, 3>,
+            Array<i32, 3>,
+            Array<f32, 5, 3>,
+        ) = (arg(n, 0), arg(n, 1), arg(n, 2), arg(n, 3));
+        let (gx, gv) = if n == "grad_max_duplicates" {
+            max_loss::grad(&x, &v, &i, &w)
+        } else {
+            min_loss::grad(&x, &v, &i, &w)
+        };
+        let out = items(&case(n)["output"]);
+        check(&format!("{n} x"), &gx, &out[0], 1e-6);
+        check(&format!("{n} v"), &gv, &out[1], 1e-6);
+    }
+}
+
+#[jax::jit]
+fn vmap_get_both_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4, 2>) -> Array<f32, 4, 2, 3> {
+    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get())(x, i)
+}
+
+#[jax::jit]
+fn vmap_get_operand_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 2>) -> Array<f32, 4, 2, 3> {
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(),
+        (0, None),
+    )(x, i)
+}
+
+#[jax::jit]
+fn vmap_get_indices_batched(x: Array<f32, 5, 3>, i: Array<i32, 4, 2>) -> Array<f32, 4, 2, 3> {
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32, 2>| x.at(i).get(),
+        (None, 0),
+    )(x, i)
+}
+
+#[jax::jit]
+fn vmap_add_indices_batched(
+    x: Array<f32, 4, 5>,
+    i: Array<i32, 4, 2>,
+    v: Array<f32, 4, 2>,
+) -> Array<f32, 4, 5> {
+    jax::vmap(|x: Array<f32, 5>, i: Array<i32, 2>, v: Array<f32, 2>| x.at(i).add(v))(x, i, v)
+}
+
+#[jax::jit]
+fn vmap_add_shared_indices(
+    x: Array<f32, 4, 5>,
+    i: Array<i32, 3>,
+    v: Array<f32, 4, 3>,
+) -> Array<f32, 4, 5> {
+    jax::vmap(|x: Array<f32, 5>, v: Array<f32, 3>| x.at(i).add(v))(x, v)
+}
+
+#[jax::jit]
+fn vmap_dynamic_index_batched(x: Array<f32, 4, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4, 3> {
+    jax::vmap(|x: Array<f32, 5, 3>, i: Array<i32>| x.at(i).get())(x, i)
+}
+
+#[jax::jit]
+fn vmap_dynamic_index_shared_operand(x: Array<f32, 5, 3>, i: Array<i32, 4>) -> Array<f32, 4> {
+    jax::vmap(
+        |x: Array<f32, 5, 3>, i: Array<i32>| x.at((i, 1)).get(),
+        (None, 0),
+    )(x, i)
+}
+
+#[jax::jit]
+fn vmap_set_traced_position(
+    x: Array<f32, 4, 5>,
+    k: Array<i32, 4>,
+    v: Array<f32, 4>,
+) -> Array<f32, 4, 5> {
+    jax::vmap(|x: Array<f32, 5>, k: Array<i32>, v: Array<f32>| x.at(k).set(v))(x, k, v)
+}
+
+#[test]
+fn vmap_of_an_update_at_a_traced_position() {
+    let n = "vmap_set_traced_position";
+    let got = vmap_set_traced_position(arg(n, 0), arg(n, 1), arg(n, 2));
+    check(n, &got, &case(n)["output"], 0.0);
+}
+
+/// A dynamic index that differs by lane becomes a gather, as in JAX.
+#[test]
+fn vmap_of_a_traced_index_is_a_gather() {
+    let out = |n: &str| case(n)["output"].clone();
+    let n = "vmap_dynamic_index_batched";
+    check(
+        n,
+        &vmap_dynamic_index_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+    let n = "vmap_dynamic_index_shared_operand";
+    check(
+        n,
+        &vmap_dynamic_index_shared_operand(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+}
+
+#[test]
+fn vmap_of_gathers_and_scatters_matches_jax() {
+    let out = |n: &str| case(n)["output"].clone();
+    let n = "vmap_get_both_batched";
+    check(
+        n,
+        &vmap_get_both_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+    let n = "vmap_get_operand_batched";
+    check(
+        n,
+        &vmap_get_operand_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+    let n = "vmap_get_indices_batched";
+    check(
+        n,
+        &vmap_get_indices_batched(arg(n, 0), arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+    let n = "vmap_add_indices_batched";
+    check(
+        n,
+        &vmap_add_indices_batched(arg(n, 0), arg(n, 1), arg(n, 2)),
+        &out(n),
+        0.0,
+    );
+    let n = "vmap_add_shared_indices";
+    let i = Array::<i32, 3>::from([1, 1, 3]);
+    check(
+        n,
+        &vmap_add_shared_indices(arg(n, 0), i, arg(n, 1)),
+        &out(n),
+        0.0,
+    );
+}
+
+#[jax::jit]
+fn add_at_constant_indices(x: Array<f32, 5>) -> Array<f32, 5> {
+    x.at(jnp::array([0, 0])).add(1.0)
+}
+
+/// An index array written in the body (a constant, as `jnp.array([0, 0])`
+/// in JAX): duplicates accumulate.
+#[test]
+fn constant_index_arrays_accumulate() {
+    let x: Array<f32, 5> = Array::arange();
+    let eager = x.clone().at(Array::<i32, 2>::from([0, 0])).add(1.0);
+    assert_eq!(add_at_constant_indices(x).to_vec(), eager.to_vec());
+    assert_eq!(eager.to_vec(), [2.0, 1.0, 2.0, 3.0, 4.0]);
+}
