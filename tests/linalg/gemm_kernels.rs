@@ -301,7 +301,11 @@ fn b_packed_ahead_or_inside_the_kernels_gives_the_same_bits() {
                     same_bits(&inside, &ahead),
                     "{ty:?} {level:?} {m}x{k}x{n}: packing ahead changed bits"
                 );
-                check(ty, level, m, k, n, false, false, false, None);
+                // Both packings give the same bits; a sample of elements
+                // against the reference shows those bits are the product
+                // (every element is checked at these levels by
+                // `matches_reference_over_shapes_strides_levels_threads`).
+                check(ty, level, m, k, n, false, false, false, Some(2048));
             }
         }
     }

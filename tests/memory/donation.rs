@@ -19,8 +19,9 @@ mod net {
     /// A batch of 128: the gemm kernels pack into per-thread scratch
     /// reused across calls, so a warm step allocates nothing large.
     pub const BATCH: usize = 128;
-    /// tests/alloc.rs's size: 2^20 elements (4 MiB) per weight.
-    pub const WIDTH: usize = 1024;
+    /// 2^18 elements (1 MiB) per weight: large enough that every weight,
+    /// activation and gradient is counted, small enough for a debug build.
+    pub const WIDTH: usize = 512;
 
     /// A two-layer autoencoder's parameters.
     #[derive(Clone, Debug)]

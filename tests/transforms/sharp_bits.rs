@@ -11,9 +11,9 @@ use crate::common;
 
 #[path = "../../examples/sharp_bits.rs"]
 #[allow(dead_code)]
-mod sharp_bits;
+mod example;
 
-use sharp_bits::Shown;
+use example::Shown;
 
 /// Snippets JAX runs without an error where Rust rejects them: the impure
 /// functions (JAX prints while tracing, caches a global, leaks a tracer)
@@ -28,7 +28,7 @@ const ACCEPTED_BY_JAX: [&str; 4] = [
 #[test]
 fn every_snippet_shows_what_jax_shows() {
     let mut failures = Vec::new();
-    let snippets = sharp_bits::snippets();
+    let snippets = example::snippets();
     for (name, shown) in &snippets {
         let case = common::case("seed_examples", name);
         let jax_error = &case["error"];
