@@ -151,7 +151,7 @@ fn main() -> ExitCode {
     let correct = pred
         .iter()
         .zip(&labels)
-        .filter(|(&p, &l)| p as i32 == l)
+        .filter(|&(&p, &l)| p as i32 == l)
         .count();
     let agree = pred.iter().zip(&jax_pred).filter(|(a, b)| a == b).count();
     let n = labels.len();

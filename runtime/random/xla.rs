@@ -293,7 +293,8 @@ pub fn erf_inv_f64(x: f64) -> f64 {
 }
 
 mod libm_sys {
-    extern "C" {
+    // SAFETY: glibc's `erf` has this signature and no preconditions.
+    unsafe extern "C" {
         /// The C library's `erf`, the function XLA's CPU code calls for f64
         /// (the pure-Rust `libm` crate differs from glibc in the last bit
         /// for about 2% of inputs).

@@ -297,7 +297,8 @@ impl<T> Parts<T> {
     /// # Safety
     /// As [`pointer::add`]: `i` elements on must stay inside the pointee.
     pub(crate) unsafe fn at(&self, i: usize) -> *mut T {
-        self.0.add(i)
+        // SAFETY: the caller keeps `i` inside the pointee (above).
+        unsafe { self.0.add(i) }
     }
 }
 

@@ -432,7 +432,7 @@ fn cholesky_w(a: &Array<f64, 3, 3>, w: &Array<f64, 3, 3>) -> Array<f64> {
 fn check_grads_on_the_remaining_linalg_functions() {
     let tri = Array::<f64, 3, 3>::from([[2.0, 0.0, 0.0], [0.5, 1.5, 0.0], [-0.3, 0.2, 1.8]]);
     let spd = Array::<f64, 3, 3>::from([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]);
-    let gen = Array::<f64, 3, 3>::from([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.3, 0.1, 2.0]]);
+    let general = Array::<f64, 3, 3>::from([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.3, 0.1, 2.0]]);
     let b = Array::<f64, 3, 2>::from([[1.0, -0.5], [0.3, 2.0], [-1.2, 0.7]]);
     let tall = Array::<f64, 4, 2>::from([[1.0, 0.2], [0.3, -1.1], [0.5, 0.4], [-0.7, 0.9]]);
     let wq2 = Array::<f64, 4, 2>::from([[0.3, -0.2], [0.1, 0.5], [-0.4, 0.2], [0.6, 0.1]]);
@@ -455,13 +455,13 @@ fn check_grads_on_the_remaining_linalg_functions() {
     ]);
     jax::test_util::check_grads!(solve_triangular_w, (&tri, &b));
     jax::test_util::check_grads!(cho_solve_w, (&spd, &b));
-    jax::test_util::check_grads!(lu_solve_w, (&gen, &b));
+    jax::test_util::check_grads!(lu_solve_w, (&general, &b));
     jax::test_util::check_grads!(qr_reduced_w, (&tall, &wq2));
     jax::test_util::check_grads!(qr_complete_w, (&tall, &wq4));
     jax::test_util::check_grads!(lu_wide_w, (&wide, &w24));
     jax::test_util::check_grads!(eigvalsh_w, (&spd, &w3));
     jax::test_util::check_grads!(svdvals_w, (&b, &w2));
     jax::test_util::check_grads!(det4, (&a4));
-    jax::test_util::check_grads!(power3_w, (&gen, &w33));
+    jax::test_util::check_grads!(power3_w, (&general, &w33));
     jax::test_util::check_grads!(cholesky_w, (&spd, &w33));
 }

@@ -65,7 +65,8 @@ impl<T> Shared<T> {
     /// (each task takes its own `b`).
     #[allow(clippy::mut_from_ref)]
     unsafe fn part(&self, b: usize, len: usize) -> &mut [T] {
-        std::slice::from_raw_parts_mut(self.0.add(b * len), len)
+        // SAFETY: the caller keeps the part inside the buffer and unshared.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(b * len), len) }
     }
 }
 

@@ -82,7 +82,8 @@ impl<T> Shared<T> {
     /// `at + len` within the buffer, no two live slices overlapping.
     #[allow(clippy::mut_from_ref)]
     unsafe fn part(&self, at: usize, len: usize) -> &mut [T] {
-        std::slice::from_raw_parts_mut(self.0.add(at), len)
+        // SAFETY: the caller keeps the part inside the buffer and unshared.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(at), len) }
     }
 }
 
