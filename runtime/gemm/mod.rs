@@ -670,10 +670,10 @@ unsafe fn block<T: Real>(
                             }
                         }
                     }
-                    if pc + kcb == k {
-                        if let Some(e) = epi {
-                            e(tile(c, ldc, ic, jc, mcb, ncb));
-                        }
+                    if pc + kcb == k
+                        && let Some(e) = epi
+                    {
+                        e(tile(c, ldc, ic, jc, mcb, ncb));
                     }
                 }
             }

@@ -74,10 +74,10 @@ fn full<A: AsArray, R: Element>(
     let data = x.as_array().data();
     // f32/f64: the jitted order, threads and SIMD (max/min of nothing
     // still panics in the kernel).
-    if let Some(fold) = fast.filter(|_| !data.is_empty()) {
-        if let Some(r) = fast::try_all::<E<A>, R>(data, fold) {
-            return Array::from_vec_unchecked(vec![r]);
-        }
+    if let Some(fold) = fast.filter(|_| !data.is_empty())
+        && let Some(r) = fast::try_all::<E<A>, R>(data, fold)
+    {
+        return Array::from_vec_unchecked(vec![r]);
     }
     Array::from_vec_unchecked(vec![f(data)])
 }
@@ -96,10 +96,10 @@ fn along<A: AsArray, Out: ArrayType>(
     let out_shape = reduced_shape(shape, &axes, keepdims);
     shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, &out_shape);
     let data = x.as_array().data();
-    if let Some(fold) = fast.filter(|_| shape[axes[0]] != 0) {
-        if let Some(r) = fast::try_along::<E<A>, Out::Elem>(data, shape, axes[0], fold, keepdims) {
-            return Out::from_data(r);
-        }
+    if let Some(fold) = fast.filter(|_| shape[axes[0]] != 0)
+        && let Some(r) = fast::try_along::<E<A>, Out::Elem>(data, shape, axes[0], fold, keepdims)
+    {
+        return Out::from_data(r);
     }
     Out::from_data(reduce_lanes(data, shape, &axes, f))
 }

@@ -157,12 +157,11 @@ pub(crate) fn gemm<T: Element>(
         (k - 1) * b.rs + (n - 1) * b.cs < b.data.len(),
         "internal error: gemm rhs"
     );
-    if is_small(m, k, n) {
-        if let Some(c) = small_gemm_as::<T, f32>(m, k, n, a, b)
+    if is_small(m, k, n)
+        && let Some(c) = small_gemm_as::<T, f32>(m, k, n, a, b)
             .or_else(|| small_gemm_as::<T, f64>(m, k, n, a, b))
-        {
-            return c;
-        }
+    {
+        return c;
     }
     // f32 and f64: the packed kernels of `crate::gemm` into a pooled buffer
     // (its stale contents are never read).

@@ -135,10 +135,11 @@ fn run<'a, R: Element>(
 ) -> &'a [R] {
     let mut out = Vec::with_capacity(shape.iter().product());
     each_index(shape, |i| out.push(element(i)));
-    if found.is_none() && clean {
-        if let Some(value) = bad(&out) {
-            *found = Some(error(value, primitive, location));
-        }
+    if found.is_none()
+        && clean
+        && let Some(value) = bad(&out)
+    {
+        *found = Some(error(value, primitive, location));
     }
     arena.0.alloc_slice_copy(&out)
 }

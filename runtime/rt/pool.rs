@@ -462,20 +462,16 @@ mod tests {
         let mut inside = false;
         let mut flags = None;
         for line in smaps.lines() {
-            if let Some((range, _)) = line.split_once(' ') {
-                if let Some((lo, hi)) = range.split_once('-') {
-                    if let (Ok(lo), Ok(hi)) =
-                        (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-                    {
-                        inside = (lo..hi).contains(&middle);
-                        continue;
-                    }
-                }
+            if let Some((range, _)) = line.split_once(' ')
+                && let Some((lo, hi)) = range.split_once('-')
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&middle);
+                continue;
             }
-            if inside {
-                if let Some(f) = line.strip_prefix("VmFlags:") {
-                    flags = Some(f.to_string());
-                }
+            if inside && let Some(f) = line.strip_prefix("VmFlags:") {
+                flags = Some(f.to_string());
             }
         }
         let flags = flags.expect("the buffer's mapping is listed");

@@ -442,15 +442,15 @@ pub(crate) fn try_along<T: 'static, R: 'static>(
     f: Fold,
     keepdims: bool,
 ) -> Option<Vec<R>> {
-    if let Some(x) = same_slice::<T, f32>(x) {
-        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>() {
-            return same_vec(along_f32(x, shape, axis, f, keepdims));
-        }
+    if let Some(x) = same_slice::<T, f32>(x)
+        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>()
+    {
+        return same_vec(along_f32(x, shape, axis, f, keepdims));
     }
-    if let Some(x) = same_slice::<T, f64>(x) {
-        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>() {
-            return same_vec(along_f64(x, shape, axis, f, keepdims));
-        }
+    if let Some(x) = same_slice::<T, f64>(x)
+        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>()
+    {
+        return same_vec(along_f64(x, shape, axis, f, keepdims));
     }
     None
 }
@@ -462,15 +462,15 @@ pub(crate) fn try_softmax<T: 'static, R: 'static>(
     axis: usize,
     log: bool,
 ) -> Option<Vec<R>> {
-    if let Some(x) = same_slice::<T, f32>(x) {
-        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>() {
-            return same_vec(softmax_f32(x, shape, axis, log));
-        }
+    if let Some(x) = same_slice::<T, f32>(x)
+        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>()
+    {
+        return same_vec(softmax_f32(x, shape, axis, log));
     }
-    if let Some(x) = same_slice::<T, f64>(x) {
-        if std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>() {
-            return same_vec(softmax_f64(x, shape, axis, log));
-        }
+    if let Some(x) = same_slice::<T, f64>(x)
+        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>()
+    {
+        return same_vec(softmax_f64(x, shape, axis, log));
     }
     None
 }
