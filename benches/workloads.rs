@@ -1,4 +1,5 @@
-//! The workloads of README's performance table, compiled with `#[jax::jit]`.
+//! The workloads of the benchmark tables (`benches/README.md`), compiled
+//! with `#[jax::jit]`.
 //!
 //! `cargo bench --bench workloads` prints one JSON line per workload with the
 //! median time of many calls after warm-up; `benches/compare.py` runs this
@@ -266,7 +267,8 @@ fn tanh_layer_256(
     jnp::tanh(w.matmul(x) + b)
 }
 
-/// Linear algebra: each `jnp::linalg` function of README's table in a
+/// Linear algebra: each `jnp::linalg` function of the linear-algebra table
+/// (`benches/results/linalg.md`) in a
 /// `#[jax::jit]` function, one compiled copy per size (the eager calls are
 /// timed beside them in `main`).
 #[jax::jit]

@@ -115,7 +115,7 @@ pub enum Shown {
 /// - `permissive_sum`, `static_argnums_ok`: shapes and element types are in
 ///   Rust's types, so these are ordinary const generics and arrays.
 /// - The `*_without_x64` float64 cases: an explicit `f64` stays `f64` here
-///   (README, "Limitations"); `default_dtypes_*` are checked in
+///   (`runtime/guide/limitations.md`); `default_dtypes_*` are checked in
 ///   `tests/debug.rs`; `int64_overflow_without_x64` is Rust's own
 ///   literal-out-of-range error.
 /// - `python_not_on_traced_error`: `!x` on a bool array is elementwise in

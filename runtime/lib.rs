@@ -10,6 +10,11 @@
 //! assert_eq!(y.shape(), &[2, 3]);
 //! ```
 //!
+//! The [`guide`] has a chapter per topic (what `#[jax::jit]` accepts,
+//! derivatives, `vmap`, `pmap`, random numbers, linear algebra, optimizers,
+//! importing jaxprs, testing, the comparison with JAX, limitations); this
+//! page is a tour.
+//!
 //! # Shapes in types
 //!
 //! `Array<f32, 3, 4>` is a 3×4 matrix of `f32`; `Array<f32>` is a scalar.
@@ -276,6 +281,114 @@ pub use jaxpr::{CostAnalysis, Jaxpr};
 pub fn clear_caches() {
     __rt::pool::clear();
     __rt::pool::clear_recycled();
+}
+
+// The guide's chapters are markdown files, read on GitHub as they are and
+// here as the docs of empty modules, whose examples run as doctests. A
+// chapter names another as `[vmap]` and defines `[vmap]: vmap.md` for
+// GitHub; the definitions below come first, and the first definition of a
+// name is the one markdown keeps, so in rustdoc the same names link to the
+// modules.
+macro_rules! guide_links {
+    () => {
+        concat!(
+            "[jit]: crate::guide::jit\n",
+            "[sharp_bits]: crate::guide::sharp_bits\n",
+            "[derivatives]: crate::guide::derivatives\n",
+            "[vmap]: crate::guide::vmap\n",
+            "[scaling_out]: crate::guide::scaling_out\n",
+            "[random]: crate::guide::random\n",
+            "[linalg]: crate::guide::linalg\n",
+            "[convolutions]: crate::guide::convolutions\n",
+            "[optimizers]: crate::guide::optimizers\n",
+            "[importing]: crate::guide::importing\n",
+            "[debugging]: crate::guide::debugging\n",
+            "[testing]: crate::guide::testing\n",
+            "[compile_time]: crate::guide::compile_time\n",
+            "[compared_with_jax]: crate::guide::compared_with_jax\n",
+            "[limitations]: crate::guide::limitations\n",
+        )
+    };
+}
+
+pub mod guide {
+    #![doc = guide_links!()]
+    #![doc = include_str!("guide/README.md")]
+
+    pub mod jit {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/jit.md")]
+    }
+
+    pub mod sharp_bits {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/sharp_bits.md")]
+    }
+
+    pub mod derivatives {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/derivatives.md")]
+    }
+
+    pub mod vmap {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/vmap.md")]
+    }
+
+    pub mod scaling_out {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/scaling_out.md")]
+    }
+
+    pub mod random {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/random.md")]
+    }
+
+    pub mod linalg {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/linalg.md")]
+    }
+
+    pub mod convolutions {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/convolutions.md")]
+    }
+
+    pub mod optimizers {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/optimizers.md")]
+    }
+
+    pub mod importing {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/importing.md")]
+    }
+
+    pub mod debugging {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/debugging.md")]
+    }
+
+    pub mod testing {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/testing.md")]
+    }
+
+    pub mod compile_time {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/compile_time.md")]
+    }
+
+    pub mod compared_with_jax {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/compared_with_jax.md")]
+    }
+
+    pub mod limitations {
+        #![doc = guide_links!()]
+        #![doc = include_str!("guide/limitations.md")]
+    }
 }
 
 /// Everything a typical user needs: `use jax::prelude::*;`.

@@ -9,8 +9,8 @@
 //!   supports is chosen at run time (detected once, cached in an atomic). This
 //!   works because LLVM inlines the caller's closure, and the `#[inline(always)]`
 //!   scalar operations it calls, into a `#[target_feature]` function, then
-//!   vectorizes it there. Inlining is what the tests in `tests/par.rs` and the
-//!   assembly check in this crate's README rely on; a body that is not inlined
+//!   vectorizes it there. Inlining is what the tests in `tests/numpy/par.rs` rely on; a body that
+//!   is not inlined
 //!   still runs correctly, only at SSE2 speed.
 //! - **Threads.** [`for_each_chunk`], [`for_each_rows`] and [`reduce`] split a
 //!   loop into fixed-size chunks run by the thread team (`team`), once the loop has at least two

@@ -197,7 +197,7 @@ fn jaxpr_fixture(name: &str) -> String {
 #[test]
 fn qr_jaxpr_is_jaxs() {
     // `jnp.linalg.qr` wraps this equation in a named `jit`, which our
-    // printer inlines (README: "Printed jaxprs inline .. nested jit").
+    // printer inlines (`runtime/guide/limitations.md`: "Printed jaxprs inline .. nested jit").
     assert_eq!(
         qr_tall_f32::jaxpr().to_string(),
         jaxpr_fixture("qr_reduced_f32_4x3")

@@ -2,7 +2,7 @@
 //! own, `counting.rs`): a fused chain of elementwise ops allocates one output
 //! buffer, and none once the buffer pool is warm.
 //!
-//! The page-fault measurement behind the README's pool numbers is ignored;
+//! The page-fault measurement behind the pool's numbers is ignored;
 //! run it with `cargo test --release --test memory -- --ignored alloc:: --nocapture`.
 
 use crate::counting::{allocations, allocations_of_at_least, serial};

@@ -1,7 +1,7 @@
 //! Parallel, SIMD-dispatched loops (`jax::__rt::par`), written the way
 //! `#[jax::jit]` should emit them, against plain sequential loops.
 //!
-//! The measurements behind the thresholds and the README's numbers are the
+//! The measurements behind the thresholds and their numbers are the
 //! ignored tests at the end; run them with
 //! `cargo test --release --test numpy -- --ignored par:: --nocapture --test-threads 1`.
 
@@ -331,7 +331,7 @@ fn interleaved(reps: usize, variants: &mut [&mut dyn FnMut()]) -> Vec<f64> {
         .collect()
 }
 
-/// Plain loop vs dispatched vs parallel + dispatched for the README's loops
+/// Plain loop vs dispatched vs parallel + dispatched for flat loops
 /// over 16M f32 (and 64K, which fits in L2), output buffers from a warm pool.
 #[test]
 #[ignore]

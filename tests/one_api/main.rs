@@ -2,7 +2,8 @@
 //! `scipy` works in `#[jax::jit]` with its eager signature and result.
 //! `one_api.rs` reads the functions from the runtime's source and fails for
 //! one that no jitted function of the `one_api_*.rs` modules calls and
-//! compares with the eager call (or that README does not list as eager only).
+//! compares with the eager call (or that the guide does not list as eager
+//! only, `runtime/guide/jit.md`).
 
 #[macro_use]
 #[path = "../support/common/mod.rs"]

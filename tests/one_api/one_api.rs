@@ -2,8 +2,9 @@
 //! `jnp::NAME`, `lax::NAME`, `random::NAME`, `nn::NAME` or `scipy::..::NAME`
 //! is either called inside a `#[jax::jit]` function of one of the files
 //! `tests/one_api/one_api_*.rs` (each compares the jitted result with the eager
-//! call on the same inputs), or listed in README.md under a heading
-//! `### Eager only` with the reason.
+//! call on the same inputs), or listed in the guide's chapter on
+//! `#[jax::jit]` (`runtime/guide/jit.md`) under a heading starting
+//! `Eager only`, with the reason.
 //!
 //! The functions are read from the runtime's source with `syn`, not from a
 //! hand-kept list: `pub fn` items (also those written by a macro of the same
@@ -379,18 +380,30 @@ fn one_api_files() -> Vec<PathBuf> {
     files
 }
 
-/// README.md's rows under the headings starting `### Eager only`: for each
-/// function named in a row's first cell (`` `random::key` ``, several
-/// separated by commas), its reason and heading.
+/// The guide's chapter that lists the functions that are eager only.
+const EAGER_ONLY: &str = "runtime/guide/jit.md";
+
+/// The rows of [`EAGER_ONLY`] under the headings starting `Eager only` (of
+/// any level): for each function named in a row's first cell
+/// (`` `random::key` ``, several separated by commas), its reason and
+/// heading.
 fn eager_only_rows() -> BTreeMap<String, (String, String)> {
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let chapter = std::fs::read_to_string(Path::new(ROOT).join(EAGER_ONLY)).unwrap();
     let mut out = BTreeMap::new();
     let mut heading: Option<String> = None;
-    for line in readme.lines() {
+    let mut in_code = false;
+    for line in chapter.lines() {
+        // A `#` line inside a code block is a hidden doctest line.
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
         if line.starts_with('#') {
-            heading = line
-                .starts_with("### Eager only")
-                .then(|| line.trim_start_matches('#').trim().to_string());
+            let title = line.trim_start_matches('#').trim();
+            heading = title.starts_with("Eager only").then(|| title.to_string());
             continue;
         }
         let Some(h) = &heading else { continue };
@@ -469,16 +482,16 @@ fn every_public_function_is_jitted_or_listed_as_eager_only() {
         let jitted = called_as(f, &calls);
         match rows.get(f) {
             None if jitted.is_none() => problems.push(format!(
-                "`{f}` ({}) is neither checked in jit nor listed as eager only: add a `#[jax::jit]` function calling `{f}(..)` to {}, with a test comparing it with the eager call on the same inputs; or, if it cannot be jitted, a row `| \\`{f}\\` | why |` to README.md under `### Eager only`",
+                "`{f}` ({}) is neither checked in jit nor listed as eager only: add a `#[jax::jit]` function calling `{f}(..)` to {}, with a test comparing it with the eager call on the same inputs; or, if it cannot be jitted, a row `| \\`{f}\\` | why |` to {EAGER_ONLY} under `## Eager only`",
                 source.strip_prefix(ROOT).unwrap_or(source).display(),
                 file_for(f, source, &functions, &calls),
             )),
             Some((_, heading)) if jitted.is_some() => problems.push(format!(
-                "`{f}` is checked in jit ({}) and still listed in README.md under `### {heading}`: delete its row",
+                "`{f}` is checked in jit ({}) and still listed in {EAGER_ONLY} under `{heading}`: delete its row",
                 jitted.unwrap()
             )),
             Some((reason, _)) if reason.is_empty() => problems.push(format!(
-                "README.md's `### Eager only` row for `{f}` gives no reason: say why it cannot be jitted"
+                "{EAGER_ONLY}'s `Eager only` row for `{f}` gives no reason: say why it cannot be jitted"
             )),
             _ => {}
         }
@@ -486,7 +499,7 @@ fn every_public_function_is_jitted_or_listed_as_eager_only() {
     for name in rows.keys() {
         if !functions.contains_key(name) {
             problems.push(format!(
-                "README.md's `### Eager only` row names `{name}`, which is not a public function of {}: fix or delete the row",
+                "{EAGER_ONLY}'s `Eager only` row names `{name}`, which is not a public function of {}: fix or delete the row",
                 MODULES.iter().map(|(m, _)| format!("{m}::")).collect::<Vec<_>>().join(", ")
             ));
         }

@@ -1,7 +1,8 @@
 //! One API (tests/one_api.rs): `jnp::linalg::qr` and `qr_with` in
 //! `#[jax::jit]` against the eager calls on the same inputs (f32 and f64;
 //! both run the same faer kernel, so they agree bit for bit). `eig` and
-//! `eigvals` return complex arrays and are eager only (README).
+//! `eigvals` return complex arrays and are checked with the other complex
+//! results in `one_api_cx_jit.rs`.
 
 use jax::jnp::linalg::QrMode;
 use jax::prelude::*;

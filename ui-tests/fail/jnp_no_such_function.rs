@@ -1,4 +1,4 @@
-// An unknown jnp:: function names itself and points at README's list.
+// An unknown jnp:: function names itself and points at the guide's list.
 use jax::prelude::*;
 
 #[jax::jit]

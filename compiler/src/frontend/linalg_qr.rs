@@ -2,7 +2,7 @@
 //! `jax::scipy::linalg::qr`) as `jax.numpy.linalg` composes them: one `qr`
 //! equation (`full_matrices` from the mode, JAX's default "reduced"), or
 //! one `eig` equation. JAX wraps `qr` and `eigvals` in a named `jit`; the
-//! printed jaxpr inlines it (README: "Printed jaxprs inline .. nested jit").
+//! printed jaxpr inlines it (`runtime/guide/limitations.md`: "Printed jaxprs inline .. nested jit").
 
 use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;

@@ -59,7 +59,7 @@ pub(crate) fn call_err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> 
 /// The error for a JAX-style function this crate does not provide.
 pub(crate) fn not_available_msg(path: &str) -> String {
     format!(
-        "`{path}` is not available in this crate's #[jax::jit] (no such function, or not jit-able yet); README.md's \"Compared with JAX\" table lists the jnp::, lax::, nn:: and scipy:: functions there are"
+        "`{path}` is not available in this crate's #[jax::jit] (no such function, or not jit-able yet); the guide's \"Compared with JAX\" chapter (runtime/guide/compared_with_jax.md) lists the jnp::, lax::, nn:: and scipy:: functions there are"
     )
 }
 
