@@ -3,7 +3,8 @@
 //! order, declarations hoisted out of a row program's loop, and a row
 //! program's output row written in place.
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -18,7 +19,7 @@ use crate::prims::{row_major_strides, size_tokens, Lowering};
 pub(super) struct Buffers {
     /// Buffers this body allocated (`Vec`s it may return); the others are
     /// borrowed from the parameters.
-    pub(super) owned: HashSet<String>,
+    pub(super) owned: Owned,
     /// Buffers already returned: a second output of the same buffer is a copy.
     pub(super) returned: HashSet<String>,
     /// Buffer declarations moved before the row loop, in a row program.
@@ -41,10 +42,75 @@ pub(super) struct Buffers {
     /// computes scalars (an index) between a dead carry and the new one,
     /// the new one still takes the old one's memory.
     pub(super) spare: Vec<(String, String)>,
+    /// How many of `spare` are not small: without them, keeping the small
+    /// ones is nothing to do.
+    pub(super) spare_large: usize,
     /// While a multi-output loop writes over dead buffers: each one's
     /// output slot in the loop (`__oK`), read at the element before it is
     /// overwritten.
     pub(super) group_reuse: std::collections::HashMap<String, Ident>,
+}
+
+/// The buffers a body owns, and those it came to own since
+/// [`Emitter::recycle_dead`] last looked: a buffer dies when its last live
+/// view does, or when it is owned with none, so those two are all it has
+/// to look at, not every owned buffer at every equation.
+#[derive(Default)]
+pub(super) struct Owned {
+    set: HashSet<String>,
+    fresh: Vec<String>,
+}
+
+impl Owned {
+    pub(super) fn insert(&mut self, b: String) {
+        if self.set.insert(b.clone()) {
+            self.fresh.push(b);
+        }
+    }
+
+    pub(super) fn remove(&mut self, b: &str) -> bool {
+        self.set.remove(b)
+    }
+
+    pub(super) fn contains(&self, b: &str) -> bool {
+        self.set.contains(b)
+    }
+}
+
+/// Which buffers values still to be read live in: each variable placed in
+/// a buffer (`Loc::View`) that an equation from `cur` on reads, counted
+/// against its buffer, and dropped when `cur` passes its last read (or it
+/// is placed elsewhere). Kept up to date as equations are emitted, so the
+/// questions "is this buffer dead" and "does another live value view it"
+/// cost the same whatever the number of live values (a reverse pass keeps
+/// every residual of the forward one live).
+#[derive(Default)]
+pub(super) struct Live {
+    /// Each live variable's buffer.
+    of: HashMap<Var, String>,
+    /// How many live variables view each buffer (absent: none).
+    views: HashMap<String, usize>,
+    /// The live variables by the equation reading them last, earliest on top.
+    expiry: BinaryHeap<Reverse<(usize, Var)>>,
+    /// Buffers whose last live view ended since `recycle_dead` last looked.
+    freed: Vec<String>,
+}
+
+impl Live {
+    fn forget(&mut self, w: Var) {
+        if let Some(b) = self.of.remove(&w) {
+            let n = self.views.get_mut(&b).expect("a live variable's buffer is counted");
+            *n -= 1;
+            if *n == 0 {
+                self.views.remove(&b);
+                self.freed.push(b);
+            }
+        }
+    }
+
+    fn count(&self, b: &str) -> usize {
+        self.views.get(b).copied().unwrap_or(0)
+    }
 }
 
 /// A row program's output, written straight into the output row `row` (a
@@ -241,7 +307,7 @@ impl Emitter<'_> {
             return None;
         };
         let key = buf.to_string();
-        let shared = self.live_views().any(|(w, b)| w != v && *b == key);
+        let shared = self.viewed_by_other(v, &key);
         // Strides exactly row-major, size-one axes included: the loop writing
         // over the buffer reads it at the very index it writes.
         let exact = strides.len() == shape.len()
@@ -264,61 +330,81 @@ impl Emitter<'_> {
         self.last.get(&v).copied().unwrap_or(0)
     }
 
+    /// Brings [`Live`] up to `cur`: takes in the variables placed since
+    /// the last call (where they live now), then drops those `cur` has
+    /// passed the last read of.
+    fn refresh_live(&mut self) {
+        for w in std::mem::take(&mut self.locs.placed) {
+            self.live.forget(w);
+            if let Some(Loc::View { buf, .. }) = self.locs.get(&w) {
+                let last = self.last_read(w);
+                if last >= self.cur {
+                    let b = buf.to_string();
+                    *self.live.views.entry(b.clone()).or_insert(0) += 1;
+                    self.live.of.insert(w, b);
+                    self.live.expiry.push(Reverse((last, w)));
+                }
+            }
+        }
+        while let Some(&Reverse((last, w))) = self.live.expiry.peek() {
+            if last >= self.cur {
+                break;
+            }
+            self.live.expiry.pop();
+            // A variable placed twice has two entries: the first drops it.
+            self.live.forget(w);
+        }
+    }
+
+    /// Whether a value other than `x` that an equation from `cur` on reads
+    /// lives in buffer `key`. Exact between refreshes too: the variables
+    /// placed since the last one are looked at where they live now.
+    pub(super) fn viewed_by_other(&self, x: Var, key: &str) -> bool {
+        let placed: HashSet<Var> = self.locs.placed.iter().copied().collect();
+        let counted = |w: &Var| self.live.of.get(w).is_some_and(|b| b == key);
+        let mut n = self.live.count(key);
+        if counted(&x) {
+            n -= 1;
+        }
+        for w in placed.iter().filter(|w| **w != x) {
+            if counted(w) {
+                n -= 1;
+            }
+            if let Some(Loc::View { buf, .. }) = self.locs.get(w) {
+                if self.last_read(*w) >= self.cur && *buf == key {
+                    n += 1;
+                }
+            }
+        }
+        n > 0
+    }
+
     /// Before the equation being emitted: gives each owned buffer that no
     /// value still to be read lives in back to the pool (or this thread's
     /// recycled buffers), so later equations, and the next call, take it
     /// instead of new memory; what is live at once is what the program needs.
-    /// Takes the variables placed since the last call into `live`, and
-    /// drops from it those no equation from `cur` on reads or that no
-    /// longer live in a buffer (`cur` only grows, so a dropped variable is
-    /// never live again unless placed again).
-    fn refresh_live(&mut self) {
-        let mut live = std::mem::take(&mut self.live);
-        live.append(&mut self.locs.placed);
-        let mut seen = HashSet::new();
-        live.retain(|w| {
-            matches!(self.locs.get(w), Some(Loc::View { .. }))
-                && self.last_read(*w) >= self.cur
-                && seen.insert(*w)
-        });
-        self.live = live;
-    }
-
-    /// The variables living in a buffer that an equation from `cur` on
-    /// reads, each with its buffer (some maybe twice): what a walk over
-    /// every variable's location would find, from the few that can be live.
-    pub(super) fn live_views(&self) -> impl Iterator<Item = (Var, &Ident)> + '_ {
-        self.live
-            .iter()
-            .chain(&self.locs.placed)
-            .filter_map(|w| match self.locs.get(w) {
-                Some(Loc::View { buf, .. }) if self.last_read(*w) >= self.cur => Some((*w, buf)),
-                _ => None,
-            })
-    }
-
+    /// Looks only at buffers whose last live view just ended and buffers
+    /// owned since the last call (see [`Owned`], [`Live`]).
     pub(super) fn recycle_dead(&mut self) {
         if self.replay.is_some() || self.bufs.hoisted.is_some() {
             return;
         }
         self.refresh_live();
-        let mut live: HashSet<String> = HashSet::new();
-        for (_, buf) in self.live_views() {
-            live.insert(buf.to_string());
-        }
-        let mut dead: Vec<String> = self
-            .bufs
-            .owned
-            .iter()
-            .filter(|b| !live.contains(*b) && !self.bufs.returned.contains(*b))
-            .cloned()
-            .collect();
+        let mut dead: Vec<String> = std::mem::take(&mut self.live.freed);
+        dead.append(&mut self.bufs.owned.fresh);
         dead.sort();
+        dead.dedup();
+        dead.retain(|b| {
+            self.bufs.owned.contains(b) && self.live.count(b) == 0 && !self.bufs.returned.contains(b)
+        });
         for b in dead {
             self.bufs.owned.remove(&b);
             match self.bufs.kinds.get(&b) {
                 Some(kind) => {
                     let kind = kind.clone();
+                    if !small_kind(&kind) {
+                        self.bufs.spare_large += 1;
+                    }
                     self.bufs.spare.push((b, kind));
                 }
                 None => self.recycle_buffer(b),
@@ -329,6 +415,10 @@ impl Emitter<'_> {
     /// Gives the spare buffers no allocation took back to the pool: all of
     /// them, or with `keep_small` those above [`SMALL_SPARE_BYTES`].
     pub(super) fn flush_spare(&mut self, keep_small: bool) {
+        if keep_small && self.bufs.spare_large == 0 {
+            return;
+        }
+        self.bufs.spare_large = 0;
         for (b, kind) in std::mem::take(&mut self.bufs.spare) {
             if keep_small && small_kind(&kind) {
                 self.bufs.spare.push((b, kind));
@@ -384,6 +474,9 @@ impl Emitter<'_> {
             // stale contents are as good as the pool's.
             if let Some(i) = self.bufs.spare.iter().position(|(_, k)| *k == kind) {
                 let (dead, _) = self.bufs.spare.swap_remove(i);
+                if !small_kind(&kind) {
+                    self.bufs.spare_large -= 1;
+                }
                 let dead = format_ident!("{}", dead);
                 self.stmts
                     .push(quote!(let mut #name: ::std::vec::Vec<#ty> = #dead;));

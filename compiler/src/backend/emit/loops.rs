@@ -195,10 +195,7 @@ impl Emitter<'_> {
             }
             Some(Loc::Fused) | None => {
                 let e = self
-                    .j
-                    .eqns
-                    .iter()
-                    .find(|e| e.outs.contains(&v))
+                    .producer(v)
                     .expect("every variable is defined by an equation");
                 let my_shape = &self.j.aval(v).shape;
                 if let Params::Iota { dimension, .. } = &e.params {
@@ -927,7 +924,7 @@ impl Emitter<'_> {
                     .readers(*u)
                     .all(|e| e.outs.iter().all(|o| inside.contains(o)));
                 let key = buf.to_string();
-                let shared = self.live_views().any(|(w, b)| w != *u && *b == key);
+                let shared = self.viewed_by_other(*u, &key);
                 (ua.dtype == aval.dtype
                     && ua.shape == aval.shape
                     && read_here
@@ -1056,8 +1053,10 @@ pub(super) fn prefetch_hints(
 ///   overwrites the first; see `sincos`). The last partial block runs
 ///   `inner` alone.
 ///
-/// Without either, one plain loop; without the second, `inner` once (the
-/// last block is shorter), so the expansion does not grow with it.
+/// Without either, or over a static shape of fewer than [`FLAT_BLOCK`]
+/// elements (no block would run), one plain loop; without the second,
+/// `inner` once (the last block is shorter), so the expansion does not grow
+/// with it.
 /// `slices` are the loop's row slices (`true`: written), re-cut to each
 /// block so that its indices need no bounds checks.
 pub(super) fn flat_loop(
@@ -1066,7 +1065,9 @@ pub(super) fn flat_loop(
     shape: &[Dim],
     work: usize,
 ) -> TokenStream {
-    let near = super::sincos::near_calls(inner.clone());
+    // A static loop shorter than a block never runs the block path.
+    let blocks = static_size(shape).is_none_or(|n| n >= FLAT_BLOCK);
+    let near = super::sincos::near_calls(inner.clone()).filter(|_| blocks);
     let reads: Vec<&Ident> = slices.iter().filter(|(_, w)| !w).map(|(s, _)| s).collect();
     let (ask, prefetch) = prefetch_hints(streams(shape), work, &reads, quote!(#FLAT_BLOCK));
     if near.is_none() && prefetch.is_empty() {

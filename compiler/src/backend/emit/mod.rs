@@ -33,11 +33,11 @@ use crate::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 use crate::prims::{row_major_strides, Lowering, Params};
 
 pub use crate::prims::{dim_tokens, size_tokens};
-use buffers::{Buffers, RowTarget};
+use buffers::{Buffers, Live, RowTarget};
 use replay::Replay;
 
 /// Where each variable's value lives, with the variables placed since
-/// [`Emitter::refresh_live`] last took them.
+/// [`Emitter::refresh_live`] last took them (into [`Live`]).
 #[derive(Default)]
 struct Locs {
     map: HashMap<Var, Loc>,
@@ -83,12 +83,8 @@ enum Loc {
 pub struct Emitter<'a> {
     j: &'a Jaxpr,
     locs: Locs,
-    /// Every variable living in a buffer (`Loc::View`) that an equation
-    /// from `cur` on reads, and maybe others: with `locs.placed`, what
-    /// [`Emitter::live_views`] looks through, so that asking which buffers
-    /// are live is not a walk over every variable of the program at every
-    /// equation.
-    live: Vec<Var>,
+    /// Which buffers the values still to be read live in (see [`Live`]).
+    live: Live,
     stmts: Vec<TokenStream>,
     fusion: crate::backend::fuse::Fusion,
     /// How many operand slots of equations read each variable.
@@ -145,7 +141,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             j,
             locs: Locs::default(),
-            live: Vec::new(),
+            live: Live::default(),
             stmts: Vec::new(),
             last: last_reads(j, &fusion),
             cur: 0,
