@@ -316,3 +316,55 @@ pub fn matvec_f32(a: &[f32], v: &[f32], out: &mut [f32]) {
 pub fn matvec_f64(a: &[f64], v: &[f64], out: &mut [f64]) {
     crate::lax::matvec_cols(a, v, out)
 }
+
+/// The transcendental functions above, each compiled once (per element
+/// type) rather than inlined at every call: what a loop over a few elements
+/// calls (`backend/emit/loops.rs`, `TINY_LOOP`), where inlining a
+/// function's polynomial at every call site is most of the build (1,000
+/// chained `sin` of three elements took 20 s of LLVM inlined) and gains
+/// nothing. Each picks the AVX2+FMA copy of its body when the CPU has it,
+/// so results are those of the inlined calls, bit for bit.
+pub mod outlined {
+    use super::{Float, Transcendental};
+    use crate::__rt::par::{dispatch2, Level};
+
+    macro_rules! unary {
+        ($bound:ident: $($name:ident),* $(,)?) => {$(
+            #[inline(never)]
+            pub fn $name<T: $bound>(x: T) -> T {
+                dispatch2(Level::current(), &|x| super::$name(x), &|x| super::$name(x), x)
+            }
+        )*};
+    }
+    unary!(Transcendental: exp, log, log1p, expm1, sin, cos, tanh);
+    unary!(Float: exp2, tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, cbrt,
+        logistic, erf, erfc, erf_inv, lgamma, digamma);
+
+    /// See [`super::sincos`].
+    #[inline(never)]
+    pub fn sincos<T: Float>(x: T) -> (T, T) {
+        dispatch2(Level::current(), &super::sincos, &super::sincos, x)
+    }
+
+    /// See [`super::pow`].
+    #[inline(never)]
+    pub fn pow<T: Float>(x: T, y: T) -> T {
+        dispatch2(
+            Level::current(),
+            &|(x, y)| super::pow(x, y),
+            &|(x, y)| super::pow(x, y),
+            (x, y),
+        )
+    }
+
+    /// See [`super::atan2`].
+    #[inline(never)]
+    pub fn atan2<T: Float>(y: T, x: T) -> T {
+        dispatch2(
+            Level::current(),
+            &|(y, x)| super::atan2(y, x),
+            &|(y, x)| super::atan2(y, x),
+            (y, x),
+        )
+    }
+}

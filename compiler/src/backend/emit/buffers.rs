@@ -99,7 +99,10 @@ pub(super) struct Live {
 impl Live {
     fn forget(&mut self, w: Var) {
         if let Some(b) = self.of.remove(&w) {
-            let n = self.views.get_mut(&b).expect("a live variable's buffer is counted");
+            let n = self
+                .views
+                .get_mut(&b)
+                .expect("a live variable's buffer is counted");
             *n -= 1;
             if *n == 0 {
                 self.views.remove(&b);
@@ -395,7 +398,9 @@ impl Emitter<'_> {
         dead.sort();
         dead.dedup();
         dead.retain(|b| {
-            self.bufs.owned.contains(b) && self.live.count(b) == 0 && !self.bufs.returned.contains(b)
+            self.bufs.owned.contains(b)
+                && self.live.count(b) == 0
+                && !self.bufs.returned.contains(b)
         });
         for b in dead {
             self.bufs.owned.remove(&b);

@@ -38,6 +38,9 @@ impl Emitter<'_> {
         );
         let body = std::mem::take(&mut l.body);
         let mut loops = l.wrap(quote! { #(#body)* #out = #value; });
+        if self.outlines(&aval.shape, a) {
+            loops = super::sincos::outlined_calls(loops);
+        }
         if l.parallel && !flat {
             let row = size_tokens(&aval.shape[1..]);
             let cost = l.cost.max(1);
@@ -85,9 +88,18 @@ impl Emitter<'_> {
         let (work, transcendental) = self.fused_work(a, &mut Default::default());
         match (transcendental, elements) {
             (false, n) if n.saturating_mul(work) < SMALL_LOOP_WORK => 1,
+            (true, n) if n <= TINY_LOOP => 1,
             (true, n) if n < SMALL_TRANSCENDENTAL_LOOP => 2,
             _ => 3,
         }
+    }
+
+    /// Whether the loop computing `a` over `shape` is one copy calling the
+    /// runtime's compiled-once transcendentals ([`TINY_LOOP`]).
+    fn outlines(&self, shape: &[Dim], a: &Atom) -> bool {
+        !(self.replay.is_some() || self.dispatched || self.repeated)
+            && static_size(shape).is_some_and(|n| n <= TINY_LOOP)
+            && self.fused_work(a, &mut Default::default()).1
     }
 
     /// The work per element of the fused expression of `a` (see `PrimDef::work`)
@@ -319,6 +331,14 @@ impl Emitter<'_> {
 /// Element count times work per element (additions) under which one copy
 /// of a loop, at the baseline SIMD level, takes a few microseconds.
 const SMALL_LOOP_WORK: usize = 1 << 16;
+
+/// Element count up to which a loop with transcendentals is one copy that
+/// calls them compiled once (`::jax::__rt::ops::outlined`, each choosing
+/// its SIMD level) instead of inlining their polynomials into a copy per
+/// level: a few elements leave nothing to vectorize, and inlined bodies
+/// were most of the build of long programs over small arrays (1,000
+/// chained `sin` of `f32[3]`: 20 s of LLVM). Results are the same bits.
+pub(super) const TINY_LOOP: usize = 8;
 
 /// Element count under which AVX-512 gains little over AVX2 on a loop.
 const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
@@ -814,9 +834,9 @@ impl Emitter<'_> {
         }
         let local = |m: Var| {
             !self.j.outvars.contains(&Atom::Var(m))
-                && self.j.eqns.iter().all(|e| {
-                    !e.ins.contains(&Atom::Var(m)) || e.outs.iter().all(|o| inside.contains(o))
-                })
+                && self
+                    .readers(m)
+                    .all(|e| e.outs.iter().all(|o| inside.contains(o)))
         };
         let mut stored: Vec<Var> = group.iter().copied().filter(|&m| !local(m)).collect();
         if stored.is_empty() {
@@ -861,7 +881,10 @@ impl Emitter<'_> {
         let (pre, body) = (&l.pre, &l.body);
         let mut slices = l.flat_slices();
         slices.extend(outs.iter().map(|o| (o.clone(), true)));
-        let each = flat_loop(&quote!(#(#body)* #(#writes)*), &slices, &aval.shape, l.cost);
+        let mut each = flat_loop(&quote!(#(#body)* #(#writes)*), &slices, &aval.shape, l.cost);
+        if self.outlines(&aval.shape, &Atom::Var(group[0])) {
+            each = super::sincos::outlined_calls(each);
+        }
         let cost = l.cost.max(1);
         let closure = quote! {
             |(__start, __outs): (usize, &mut [&mut [#ty]])| {

@@ -98,6 +98,40 @@ fn rewrite(body: TokenStream, found: &mut bool) -> TokenStream {
     out.into_iter().collect()
 }
 
+/// The runtime's transcendental functions that have a compiled-once form
+/// in `::jax::__rt::ops::outlined` (see `loops::TINY_LOOP`).
+const OUTLINED: &[&str] = &[
+    "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "sincos", "exp2", "tan", "sinh", "cosh",
+    "asin", "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "logistic", "erf", "erfc",
+    "erf_inv", "lgamma", "digamma", "pow", "atan2",
+];
+
+/// `body` with every call `ops::NAME(..)` of a function in [`OUTLINED`]
+/// made a call of `ops::outlined::NAME(..)`.
+pub(super) fn outlined_calls(body: TokenStream) -> TokenStream {
+    let tokens: Vec<TokenTree> = body.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    for (k, t) in tokens.iter().enumerate() {
+        match t {
+            TokenTree::Ident(name)
+                if OUTLINED.contains(&name.to_string().as_str())
+                    && follows_ops(&tokens[..k])
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) =>
+            {
+                out.extend(quote!(outlined::));
+                out.push(t.clone());
+            }
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), outlined_calls(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Whether `before` ends in `ops ::`, the runtime's scalar operations.
 fn follows_ops(before: &[TokenTree]) -> bool {
     let n = before.len();
