@@ -318,12 +318,13 @@ pub fn matvec_f64(a: &[f64], v: &[f64], out: &mut [f64]) {
 }
 
 /// The transcendental functions above, each compiled once (per element
-/// type) rather than inlined at every call: what a loop over a few elements
-/// calls (`backend/emit/loops.rs`, `TINY_LOOP`), where inlining a
-/// function's polynomial at every call site is most of the build (1,000
-/// chained `sin` of three elements took 20 s of LLVM inlined) and gains
-/// nothing. Each picks the AVX2+FMA copy of its body when the CPU has it,
-/// so results are those of the inlined calls, bit for bit.
+/// type) rather than inlined at every call: what a loop over at most three
+/// elements calls (`backend/emit/loops.rs`, `TINY_LOOP`), where inlining a
+/// function's polynomial at every call site, unrolled over the elements in
+/// each SIMD level's copy of the loop, is most of the build (1,000 chained
+/// `sin` of three elements took 20 s of LLVM inlined). Each picks the
+/// AVX2+FMA copy of its body when the CPU has it, so results are those of
+/// the inlined calls, bit for bit.
 pub mod outlined {
     use super::{Float, Transcendental};
     use crate::__rt::par::{dispatch2, Level};
