@@ -369,3 +369,60 @@ pub mod outlined {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::outlined;
+
+    /// Every outlined function exists and gives the inlined call's bits.
+    #[test]
+    fn outlined_calls_give_the_inlined_bits() {
+        macro_rules! same {
+            ($($name:ident($($arg:expr),*)),* $(,)?) => {$(
+                assert_eq!(
+                    outlined::$name($($arg as f32),*).to_bits(),
+                    super::$name($($arg as f32),*).to_bits(),
+                    stringify!($name)
+                );
+                assert_eq!(
+                    outlined::$name($($arg as f64),*).to_bits(),
+                    super::$name($($arg as f64),*).to_bits(),
+                    stringify!($name)
+                );
+            )*};
+        }
+        same!(
+            exp(0.7),
+            log(0.7),
+            log1p(0.7),
+            expm1(0.7),
+            sin(0.7),
+            cos(0.7),
+            tanh(0.7),
+            exp2(0.7),
+            tan(0.7),
+            sinh(0.7),
+            cosh(0.7),
+            asin(0.7),
+            acos(0.7),
+            atan(0.7),
+            asinh(0.7),
+            acosh(1.7),
+            atanh(0.7),
+            cbrt(0.7),
+            logistic(0.7),
+            erf(0.7),
+            erfc(0.7),
+            erf_inv(0.7),
+            lgamma(0.7),
+            digamma(0.7),
+            pow(0.7, 1.3),
+            atan2(0.7, -1.3),
+        );
+        let (s, c) = outlined::sincos(0.7f32);
+        assert_eq!(
+            (s.to_bits(), c.to_bits()),
+            (super::sin(0.7f32).to_bits(), super::cos(0.7f32).to_bits())
+        );
+    }
+}

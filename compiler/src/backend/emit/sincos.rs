@@ -146,6 +146,40 @@ mod tests {
     use super::super::{emitted, emitted_with};
 
     #[test]
+    fn every_transcendental_has_an_outlined_form() {
+        // The elementwise primitives whose runtime call is `ops::NAME(..)`
+        // and costs a transcendental's work: a tiny loop calls them outlined.
+        let mut want: Vec<&str> = crate::prims::all()
+            .iter()
+            .filter(|p| {
+                p.lowering == crate::prims::Lowering::Elementwise
+                    && p.scalar.is_none()
+                    && p.work >= crate::prims::TRANSCENDENTAL_WORK
+            })
+            .map(|p| p.name)
+            .chain(["sincos"])
+            .collect();
+        let mut have = super::OUTLINED.to_vec();
+        want.sort();
+        have.sort();
+        assert_eq!(have, want);
+    }
+
+    #[test]
+    fn a_loop_of_three_elements_calls_sin_outlined() {
+        let code = emitted("fn f(x: Array<f32, 3>) -> Array<f32, 3> { jnp::sin(jnp::sin(x)) }");
+        assert_eq!(
+            code.matches(":: ops :: outlined :: sin (").count(),
+            2,
+            "{code}"
+        );
+        assert!(!code.contains("dispatch2"), "one copy: {code}");
+        let code = emitted("fn f(x: Array<f32, 4>) -> Array<f32, 4> { jnp::sin(jnp::sin(x)) }");
+        assert!(!code.contains("outlined"), "{code}");
+        assert!(code.contains("dispatch2"), "two copies: {code}");
+    }
+
+    #[test]
     fn sin_and_cos_of_one_value_share_one_sincos_call() {
         let code = emitted(
             "fn f(x: Array<f32, 4096>) -> Array<f32, 4096> { jnp::sin(x) * x + jnp::cos(x) }",
