@@ -28,6 +28,7 @@ pub struct Dims<'a> {
     pub indices_batching: &'a [usize],
 }
 
+#[inline(always)]
 fn index_of<I: Element>(i: I) -> i64 {
     match i.to_value() {
         crate::element::Value::Int(v) => v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
@@ -55,34 +56,39 @@ fn next(idx: &mut [usize], shape: &[usize]) {
     }
 }
 
-/// The operand position of a window's start: from the index vector at
-/// `batch` (the indices' position without the vector axis), then its
-/// batching axes; `None` when a window does not fit and `clamp` is false.
+/// The row-major operand position of a window's start: from the index
+/// vector at `batch` (the indices' position without the vector axis), then
+/// its batching axes; `None` when a window does not fit and `clamp` is
+/// false.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn window_start<I: Element>(
     shape: &[usize],
+    strides: &[usize],
     window: &[usize],
     indices: &[I],
     idx_strides: &[usize],
     batch: &[usize],
     dims: &Dims<'_>,
     clamp: bool,
-) -> Option<Vec<usize>> {
-    let mut start = vec![0usize; shape.len()];
+) -> Option<usize> {
     let base: usize = batch.iter().zip(idx_strides).map(|(i, s)| i * s).sum();
     let last = idx_strides.len() - 1;
+    let mut start = 0usize;
     for (k, &d) in dims.index_map.iter().enumerate() {
         let i = index_of(indices[base + k * idx_strides[last]]);
         let hi = shape[d] as i64 - window[d] as i64;
-        if clamp {
-            start[d] = i.clamp(0, hi.max(0)) as usize;
+        let at = if clamp {
+            i.clamp(0, hi.max(0)) as usize
         } else if i < 0 || i > hi {
             return None;
         } else {
-            start[d] = i as usize;
-        }
+            i as usize
+        };
+        start += at * strides[d];
     }
     for (&od, &id) in dims.operand_batching.iter().zip(dims.indices_batching) {
-        start[od] = batch[id];
+        start += batch[id] * strides[od];
     }
     Some(start)
 }
@@ -102,11 +108,31 @@ fn window_starts<I: Element>(
     let is = strides(idx_shape);
     let batch_shape = &idx_shape[..idx_shape.len() - 1];
     let n: usize = batch_shape.iter().product();
-    let mut at = vec![0usize; batch_shape.len()];
     let mut out = Vec::with_capacity(n);
+    if dims.operand_batching.is_empty() {
+        // Index vectors are contiguous (the last axis) and nothing else of
+        // the batch position is needed: vector `p` starts at `p * len`.
+        let len = idx_shape[idx_shape.len() - 1];
+        let row = [len, 1];
+        for p in 0..n {
+            out.push(window_start(
+                shape,
+                &xs,
+                window,
+                indices,
+                &row,
+                &[p],
+                dims,
+                clamp,
+            ));
+        }
+        return out;
+    }
+    let mut at = vec![0usize; batch_shape.len()];
     for _ in 0..n {
-        let start = window_start(shape, window, indices, &is, &at, dims, clamp);
-        out.push(start.map(|s| s.iter().zip(&xs).map(|(i, s)| i * s).sum()));
+        out.push(window_start(
+            shape, &xs, window, indices, &is, &at, dims, clamp,
+        ));
         next(&mut at, batch_shape);
     }
     out
@@ -164,6 +190,16 @@ pub fn gather<T: Element, I: Element>(
         &dims,
         mode != FILL_OR_DROP,
     );
+    if dims.offset.is_empty() {
+        // No window axes (`x[ix, iy]`): the result's axes are the indices'
+        // batch axes in order, so result element `k` is window `k`'s one
+        // element.
+        return starts
+            .iter()
+            .take(n)
+            .map(|s| s.map_or(fill, |s| x[s]))
+            .collect();
+    }
     let (bstride, wstride) = axis_strides(out_shape.len(), shape, idx_shape, &dims);
     let mut out = Vec::with_capacity(n);
     let mut at = vec![0usize; out_shape.len()];
