@@ -14,7 +14,6 @@ mod reduce_common;
 mod eig_jit;
 mod gemm_epilogue;
 mod gemm_kernels;
-mod linalg;
 mod linalg_cholesky;
 mod linalg_complex;
 mod linalg_eigh;

@@ -35,6 +35,7 @@ mod index_dtypes;
 mod manip;
 mod manip_jit;
 mod math;
+mod matmul;
 mod nn;
 mod ops;
 mod par;
