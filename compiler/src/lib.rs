@@ -5,14 +5,9 @@
 //!
 //! The phases are folders, each using only those listed before it
 //! (crate-private; `ARCHITECTURE.md` at the repository's root walks through
-//! them):
-//! - `ir`: the jaxpr, what a primitive is and what its rules are given, the
-//!   builder that runs each primitive's abstract evaluation at bind time
-//!   (dtype and shape inference at every equation, as in JAX), and printing
-//!   as `jax.make_jaxpr` prints;
-//! - `prims`: every primitive with all its rules;
-//! - `transform`: automatic differentiation and simplification, jaxpr to
-//!   jaxpr;
+//! them), above `jax-core`'s `ir` (the jaxpr and the builder), `prims`
+//! (every primitive with its rules) and `transform` (differentiation,
+//! batching, simplification):
 //! - `frontend`: traces a Rust body into a jaxpr, rejecting what cannot be
 //!   traced, with spans;
 //! - `backend`: fusion, loop nests, views and kernel calls as Rust tokens,
@@ -22,9 +17,14 @@
 pub(crate) mod backend;
 pub(crate) mod expand;
 pub(crate) mod frontend;
-pub(crate) mod ir;
-pub(crate) mod prims;
-pub(crate) mod transform;
+
+// The jaxpr, the primitives and the transformations live in `jax-core`,
+// which the runtime can link without a Rust parser; here they keep their
+// paths (`crate::ir`, `crate::prims`, `crate::transform`).
+pub(crate) use jax_core::{ir, prims, transform};
+
+#[cfg(test)]
+mod core_tests;
 
 use proc_macro2::TokenStream;
 

@@ -145,7 +145,7 @@ mod tests {
     use super::*;
 
     fn cost(src: &str) -> Cost {
-        analyze(&crate::transform::simplify::simplified_source(src)).unwrap()
+        analyze(&crate::core_tests::simplified_source(src)).unwrap()
     }
 
     #[test]

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
 
     fn planned(src: &str) -> (Jaxpr, Fusion) {
-        let j = crate::transform::simplify::traced_source(src);
+        let j = crate::core_tests::traced_source(src);
         let p = plan(&j);
         (j, p)
     }

@@ -264,7 +264,7 @@ mod tests {
     use super::*;
 
     fn plan(src: &str) -> Option<RowPlan> {
-        row_plan(&crate::transform::simplify::simplified_source(src))
+        row_plan(&crate::core_tests::simplified_source(src))
     }
 
     #[test]

@@ -11,6 +11,17 @@ use crate::frontend::value::{Symbolic, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::Scalar;
 
+/// Re-spans an error raised about a whole expression with only its first
+/// token's span ([`crate::ir::builder::expression_error`]) over all of
+/// `e`'s tokens.
+fn over_expression(e: &syn::Expr, err: syn::Error) -> syn::Error {
+    if crate::ir::builder::take_expression_mark() {
+        syn::Error::new_spanned(e, err.to_string())
+    } else {
+        err
+    }
+}
+
 impl Tracer {
     pub(crate) fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
         use crate::expand::limits;
@@ -18,8 +29,7 @@ impl Tracer {
             return Err(limits::too_deep(e));
         }
         self.nesting += 1;
-        let r = limits::deeper(|| self.expr_inner(e))
-            .map_err(|err| crate::ir::builder::over_expression(e, err));
+        let r = limits::deeper(|| self.expr_inner(e)).map_err(|err| over_expression(e, err));
         self.nesting -= 1;
         r
     }

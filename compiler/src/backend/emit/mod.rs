@@ -608,7 +608,7 @@ pub(super) fn emitted(src: &str) -> String {
 /// [`emitted`], of the function's gradient when `grad`.
 #[cfg(test)]
 pub(super) fn emitted_with(src: &str, grad: bool) -> String {
-    let mut j = crate::transform::simplify::traced_source(src);
+    let mut j = crate::core_tests::traced_source(src);
     if grad {
         j = crate::transform::ad::grad(&j, 0, false, proc_macro2::Span::call_site()).unwrap();
     }

@@ -1,0 +1,24 @@
+//! The core of `jax`, below both its compiler and its runtime: the jaxpr,
+//! what a primitive is, every primitive with its rules, and the
+//! transformations from jaxpr to jaxpr.
+//!
+//! Folders, each using only those listed before it (`ARCHITECTURE.md` at
+//! the repository's root walks through them):
+//! - `ir`: the jaxpr, what a primitive is and what its rules are given, the
+//!   builder that runs each primitive's abstract evaluation at bind time
+//!   (dtype and shape inference at every equation, as in JAX), printing as
+//!   `jax.make_jaxpr` prints, and parsing what it prints;
+//! - `prims`: every primitive with all its rules;
+//! - `transform`: automatic differentiation, batching and simplification.
+//!
+//! The crate needs no Rust parser: the compiler (`jax-compiler`) enables
+//! the `syn` feature, which makes [`Error`] a `crate::Error` at the user's
+//! tokens; without it, as the runtime will link it, an error is a span and
+//! a message.
+
+mod error;
+pub mod ir;
+pub mod prims;
+pub mod transform;
+
+pub use error::{Error, Result};
