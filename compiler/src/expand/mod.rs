@@ -207,7 +207,7 @@ fn emit_function(
     // release build against 3.9 s). A call costs nothing next to the body.
     let inline =
         (!attrs.iter().any(|a| a.path().is_ident("inline"))).then(|| quote!(#[inline(never)]));
-    let uses = crate::frontend::lower_nn::module_uses(f.block);
+    let uses = crate::frontend::lower_numeric::module_uses(f.block);
     let body = quote! {
         #(#attrs)*
         #track_caller

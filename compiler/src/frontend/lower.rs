@@ -27,7 +27,6 @@ use crate::frontend::lower_math::{
     arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
     numpy_round, power, reciprocal, softmax, true_divide, where_,
 };
-use crate::frontend::lower_nn;
 use crate::frontend::lower_random::sample;
 use crate::frontend::lower_ranges::{eye, linspace};
 use crate::frontend::lower_shape::{
@@ -37,6 +36,7 @@ use crate::frontend::lower_sort;
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
+use crate::frontend::{lower_nn, lower_numeric};
 use crate::ir::builder::Result;
 use crate::ir::Atom;
 use crate::prims::{self, Params, Prim};
@@ -271,23 +271,31 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &[Module::Jnp],
         By(lower_sort::quantile),
     ),
-    // Math that is a composition (lower_nn.rs).
+    // Math that is a composition (lower_nn.rs, lower_numeric.rs).
     (&["logaddexp", "logaddexp2"], NUMPY, By(lower_nn::logaddexp)),
     (&["tril", "triu"], JNP, By(lower_diag::tril_triu)),
     (&["trace"], JNP, By(lower_diag::trace)),
     (&["diag"], JNP, By(lower_diag::diag)),
     (&["diagonal"], JNP, By(lower_diag::diagonal)),
-    (&["remainder"], NUMPY, By(lower_nn::remainder)),
-    (&["floor_divide"], NUMPY, By(lower_nn::floor_divide)),
-    (&["isinf", "isfinite"], NUMPY, By(lower_nn::isinf_isfinite)),
-    (&["log2", "log10"], NUMPY, By(lower_nn::log_base)),
-    (&["trunc"], NUMPY, By(lower_nn::trunc)),
+    (&["remainder"], NUMPY, By(lower_numeric::remainder)),
+    (&["floor_divide"], NUMPY, By(lower_numeric::floor_divide)),
+    (
+        &["isinf", "isfinite"],
+        NUMPY,
+        By(lower_numeric::isinf_isfinite),
+    ),
+    (&["log2", "log10"], NUMPY, By(lower_numeric::log_base)),
+    (&["trunc"], NUMPY, By(lower_numeric::trunc)),
     (
         &["var", "std", "var_axis", "std_axis"],
         NUMPY,
-        By(lower_nn::var_std),
+        By(lower_numeric::var_std),
     ),
-    (&["logsumexp_axis"], NUMPY, By(lower_nn::logsumexp_axis)),
+    (
+        &["logsumexp_axis"],
+        NUMPY,
+        By(lower_numeric::logsumexp_axis),
+    ),
     (
         &[
             "nansum",
@@ -298,24 +306,28 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
             "nanmin_axis",
         ],
         NUMPY,
-        By(lower_nn::nan_reduce),
+        By(lower_numeric::nan_reduce),
     ),
     (
         &["nanargmax", "nanargmin", "argmax_axis", "argmin_axis"],
         NUMPY,
-        By(lower_nn::arg_axis),
+        By(lower_numeric::arg_axis),
     ),
     (
         &["nanargmax_axis", "nanargmin_axis"],
         NUMPY,
-        By(lower_nn::arg_axis),
+        By(lower_numeric::arg_axis),
     ),
     (
         &["reduce_sum", "reduce_prod", "reduce_max", "reduce_min"],
         LAX,
-        By(lower_nn::lax_reduce),
+        By(lower_numeric::lax_reduce),
     ),
-    (&["convert_element_type"], LAX, By(lower_nn::lax_convert)),
+    (
+        &["convert_element_type"],
+        LAX,
+        By(lower_numeric::lax_convert),
+    ),
     // Gathers with index arrays.
     (
         &["take"],

@@ -12,7 +12,7 @@ use crate::frontend::lower_call::{call_err, Call};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::types::TypeSpec;
 use crate::frontend::value::Value;
-use crate::frontend::{jnp, lower_gather};
+use crate::frontend::{jnp, lower_choice};
 use crate::ir::builder::{literal, Result};
 use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
@@ -59,11 +59,11 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
                 format!("`random::{name}(seed)` makes a key from a Rust integer: make it outside the function and pass it in as a `jax::random::Key` parameter (split and fold it in inside)"),
             )
         }
-        "permutation" => return permutation(t, c),
-        "permutation_of" => return permutation_of(t, c),
-        "choice" => return choice(t, c),
-        "choice_rows" => return choice_rows(t, c),
-        "choice_weighted" => return choice_weighted(t, c),
+        "permutation" => return lower_choice::permutation(t, c),
+        "permutation_of" => return lower_choice::permutation_of(t, c),
+        "choice" => return lower_choice::choice(t, c),
+        "choice_rows" => return lower_choice::choice_rows(t, c),
+        "choice_weighted" => return lower_choice::choice_weighted(t, c),
         _ => {}
     }
     let Some((prim, nbounds)) = sampler(name) else {
@@ -96,7 +96,7 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
     Ok(Value::Traced(t.b.bind1(prim, params, vec![key], c.span)?))
 }
 
-fn want_args(c: &Call, n: usize) -> Result<()> {
+pub(super) fn want_args(c: &Call, n: usize) -> Result<()> {
     if c.args.len() == n {
         return Ok(());
     }
@@ -112,7 +112,7 @@ fn want_args(c: &Call, n: usize) -> Result<()> {
 
 /// A key argument: a `jax::random::Key` parameter, or one `split` or
 /// `fold_in` made.
-fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
+pub(super) fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
     let key = t.atom(v.clone(), *s)?;
     let aval = t.b.aval(&key);
     if aval != key_aval() {
@@ -125,7 +125,7 @@ fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
 }
 
 /// The written result type's aval (samples take their shape from it).
-fn result_aval(c: &Call) -> Result<Aval> {
+pub(super) fn result_aval(c: &Call) -> Result<Aval> {
     let name = c.name;
     let args = if c.args.len() > 1 { "k, .." } else { "k" };
     match c.hint.as_ref().and_then(TypeSpec::aval) {
@@ -138,7 +138,7 @@ fn result_aval(c: &Call) -> Result<Aval> {
 }
 
 /// `random_split[shape=(n,)]` of one key.
-fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
+pub(super) fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
     let params = Params::Random {
         shape: vec![Dim::Lit(n)],
         dtype: DType::U32,
@@ -149,7 +149,7 @@ fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> 
 
 /// Key `i` of split keys `u32[n, 2]`: `keys[i]`, as JAX indexes an array
 /// of keys (a slice, then a squeeze).
-fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
+pub(super) fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
     let s = t.b.bind1(
         &prims::SLICE,
         Params::Slice {
@@ -268,7 +268,7 @@ fn randint(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `randint` draws of `aval`'s shape and integer dtype in `[min, max)`.
-fn randint_draws(
+pub(super) fn randint_draws(
     t: &mut Tracer,
     key: Atom,
     aval: &Aval,
@@ -524,361 +524,6 @@ fn is_key_type(ty: &syn::Type) -> bool {
         syn::Type::Group(g) => is_key_type(&g.elem),
         _ => false,
     }
-}
-
-/// JAX's `_shuffle` along axis 0 of `x`: `ceil(3 ln n / ln(2^32 - 1))`
-/// rounds (`n` rows), each a stable `sort` of the rows by fresh 32-bit
-/// bits from a split of the key (the bits broadcast along the other axes,
-/// so every column moves with its row).
-fn shuffle(t: &mut Tracer, mut key: Atom, mut x: Atom, span: Span) -> Result<Atom> {
-    let aval = t.b.aval(&x);
-    let Some(Dim::Lit(n)) = aval.shape.first().cloned() else {
-        return call_err(
-            span,
-            format!("a shuffle needs rows of a size known when the function compiles, got {aval}"),
-        );
-    };
-    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
-    for _ in 0..rounds {
-        let words = split_words(t, key, 2, span)?;
-        key = key_at(t, words.clone(), 0, span)?;
-        let sub = key_at(t, words, 1, span)?;
-        let params = Params::Random {
-            shape: vec![Dim::Lit(n)],
-            dtype: DType::U32,
-            bounds: None,
-        };
-        let mut sort_keys = t.b.bind1(&prims::RANDOM_BITS, params, vec![sub], span)?;
-        if aval.rank() > 1 {
-            sort_keys = t.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape: aval.shape.clone(),
-                    dims: vec![0],
-                    np_ints: 0,
-                },
-                vec![sort_keys],
-                span,
-            )?;
-        }
-        let mut outs = t.b.bind(
-            &prims::SORT,
-            Params::Sort {
-                dimension: 0,
-                is_stable: true,
-                num_keys: 1,
-            },
-            vec![sort_keys, x],
-            span,
-        )?;
-        x = outs.remove(1);
-    }
-    Ok(x)
-}
-
-/// The annotated result must be integers that hold `0..n`.
-fn index_result(c: &Call, n: usize) -> Result<Aval> {
-    let aval = result_aval(c)?;
-    let fits = aval.dtype.is_integer() && n.saturating_sub(1) as i128 <= int_range(aval.dtype).1;
-    if !fits {
-        return call_err(
-            c.span,
-            format!(
-                "{}: the result type {} cannot hold the indices 0..{n}",
-                c.name, aval
-            ),
-        );
-    }
-    Ok(aval)
-}
-
-/// `0, 1, .., n - 1` in `dtype`.
-fn indices(t: &mut Tracer, n: usize, dtype: DType, span: Span) -> Result<Atom> {
-    t.b.bind1(
-        &prims::IOTA,
-        Params::Iota {
-            dtype,
-            shape: vec![Dim::Lit(n)],
-            dimension: 0,
-        },
-        Vec::new(),
-        span,
-    )
-}
-
-/// The number of elements of a static shape.
-fn static_size(shape: &[Dim], span: Span) -> Result<usize> {
-    shape
-        .iter()
-        .map(|d| match d {
-            Dim::Lit(n) => Ok(*n),
-            Dim::Sym(s) => call_err(
-                span,
-                format!("random draws need sizes known when the function compiles, not `{s}`"),
-            ),
-        })
-        .product()
-}
-
-/// `x` (1-D) reshaped to `shape` when that is another shape.
-fn shaped(t: &mut Tracer, x: Atom, shape: &[Dim], span: Span) -> Result<Atom> {
-    if t.b.aval(&x).shape == shape {
-        return Ok(x);
-    }
-    jnp::reshape(&mut t.b, x, shape.to_vec(), span)
-}
-
-/// `random::permutation::<A>(k)`: `0..n` shuffled, `n` and the integer
-/// type from the result type.
-fn permutation(t: &mut Tracer, c: Call) -> Result<Value> {
-    want_args(&c, 1)?;
-    let key = key_arg(t, &c.args[0])?;
-    let n = static_size(&result_aval(&c)?.shape, c.span)?;
-    let aval = index_result(&c, n)?;
-    let order = indices(t, n, aval.dtype, c.span)?;
-    let order = shuffle(t, key, order, c.span)?;
-    Ok(Value::Traced(shaped(t, order, &aval.shape, c.span)?))
-}
-
-/// `random::permutation_of(k, &x)`: the rows of `x` shuffled.
-fn permutation_of(t: &mut Tracer, c: Call) -> Result<Value> {
-    want_args(&c, 2)?;
-    let key = key_arg(t, &c.args[0])?;
-    let x = c.atom(t, 1)?;
-    if t.b.aval(&x).rank() == 0 {
-        return Ok(Value::Traced(x));
-    }
-    Ok(Value::Traced(shuffle(t, key, x, c.span)?))
-}
-
-/// `choice`'s `replace` flag: static, as the eager function's.
-fn replace_flag(c: &Call) -> Result<bool> {
-    match &c.args[2].0 {
-        Value::Static(Scalar::Bool(b)) => Ok(*b),
-        _ => call_err(
-            c.args[2].1,
-            "`replace` must be `true` or `false` when the function compiles",
-        ),
-    }
-}
-
-/// JAX's errors for `draws` from `n`, found now (the sizes are static).
-fn check_population(c: &Call, n: usize, draws: usize, replace: bool) -> Result<()> {
-    if draws > 0 && n == 0 {
-        return call_err(
-            c.span,
-            "choice: a must be greater than 0 unless no samples are taken",
-        );
-    }
-    if !replace && draws > n {
-        return call_err(
-            c.span,
-            format!("choice: Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"),
-        );
-    }
-    Ok(())
-}
-
-/// `random::choice::<A>(k, n, replace)`: `randint(k, 0, n)` in the default
-/// integer type with replacement; the first draws of a shuffle of `0..n`
-/// without.
-fn choice(t: &mut Tracer, c: Call) -> Result<Value> {
-    want_args(&c, 3)?;
-    let span = c.span;
-    let key = key_arg(t, &c.args[0])?;
-    let n = t.static_int(
-        &c.args[1].0,
-        c.args[1].1,
-        "the population of `random::choice`",
-    )?;
-    let n = usize::try_from(n).unwrap_or(0);
-    let replace = replace_flag(&c)?;
-    let aval = index_result(&c, n)?;
-    let draws = static_size(&aval.shape, span)?;
-    check_population(&c, n, draws, replace)?;
-    let out = if replace {
-        let d = replace_indices(t, key, n, aval.shape.clone(), span)?;
-        jnp::convert(&mut t.b, d, aval.dtype, false, span)?
-    } else {
-        let order = indices(t, n, aval.dtype, span)?;
-        let order = shuffle(t, key, order, span)?;
-        let first = first_rows(t, order, draws, span)?;
-        shaped(t, first, &aval.shape, span)?
-    };
-    Ok(Value::Traced(out))
-}
-
-/// `choice`'s draws with replacement: `randint(key, shape, 0, n)` in the
-/// default integer type (int64 when `n` does not fit it, as JAX with x64).
-fn replace_indices(
-    t: &mut Tracer,
-    key: Atom,
-    n: usize,
-    shape: Vec<Dim>,
-    span: Span,
-) -> Result<Atom> {
-    let int = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
-    let wide = if n as i128 > int_range(int).1 {
-        DType::I64
-    } else {
-        int
-    };
-    let drawn = Aval {
-        dtype: wide,
-        shape,
-        weak: false,
-    };
-    randint_draws(t, key, &drawn, 0, n as i128, span)
-}
-
-/// The first `k` rows of `x`.
-fn first_rows(t: &mut Tracer, x: Atom, k: usize, span: Span) -> Result<Atom> {
-    let aval = t.b.aval(&x);
-    if aval.shape[0] == Dim::Lit(k) {
-        return Ok(x);
-    }
-    let mut limit = Vec::with_capacity(aval.rank());
-    for d in &aval.shape {
-        limit.push(static_size(std::slice::from_ref(d), span)?);
-    }
-    limit[0] = k;
-    t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start: vec![0; aval.rank()],
-            limit,
-            strides: None,
-        },
-        vec![x],
-        span,
-    )
-}
-
-/// `random::choice_rows(k, &x, replace)`: without replacement the first
-/// rows of `x` shuffled; with replacement the rows gathered (`jnp.take`)
-/// at `randint` indices.
-fn choice_rows(t: &mut Tracer, c: Call) -> Result<Value> {
-    want_args(&c, 3)?;
-    let span = c.span;
-    let key = key_arg(t, &c.args[0])?;
-    let x = c.atom(t, 1)?;
-    let replace = replace_flag(&c)?;
-    let xaval = t.b.aval(&x);
-    let aval = result_aval(&c)?;
-    if xaval.rank() == 0 {
-        return call_err(
-            c.args[1].1,
-            "choice_rows: x must have at least one axis; use choice for 0..n",
-        );
-    }
-    let row_shape = &xaval.shape[1..];
-    if !aval.shape.ends_with(row_shape) || aval.dtype != xaval.dtype {
-        return call_err(
-            span,
-            format!("choice_rows: the result type {aval} must be rows of {xaval} (its shape ending with {})", crate::prims::tuple(row_shape)),
-        );
-    }
-    let n = static_size(&xaval.shape[..1], span)?;
-    let draws = static_size(&aval.shape[..aval.shape.len() - row_shape.len()], span)?;
-    check_population(&c, n, draws, replace)?;
-    if replace {
-        // As JAX: `randint(key, draws_shape, 0, n)` indices, then `take`.
-        let draws_shape = aval.shape[..aval.shape.len() - row_shape.len()].to_vec();
-        let idx = replace_indices(t, key, n, draws_shape, span)?;
-        return Ok(Value::Traced(lower_gather::take_atoms(t, x, idx, 0, span)?));
-    }
-    let rows = shuffle(t, key, x, span)?;
-    let first = first_rows(t, rows, draws, span)?;
-    Ok(Value::Traced(shaped(t, first, &aval.shape, span)?))
-}
-
-/// `random::choice_weighted(k, &p, replace)`: with replacement, the
-/// inverse CDF (`searchsorted(cumsum(p), total * (1 - u))`, counted as the
-/// CDF values below each draw); without, the largest Gumbel-perturbed log
-/// weights (a stable sort by their negation).
-fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
-    want_args(&c, 3)?;
-    let span = c.span;
-    let key = key_arg(t, &c.args[0])?;
-    let p = c.atom(t, 1)?;
-    let replace = replace_flag(&c)?;
-    let paval = t.b.aval(&p);
-    if paval.rank() != 1 || !paval.dtype.is_float() {
-        return call_err(
-            c.args[1].1,
-            format!("choice_weighted: p must be a 1-D float array, got {paval}"),
-        );
-    }
-    let n = static_size(&paval.shape, span)?;
-    let aval = index_result(&c, n)?;
-    let draws = static_size(&aval.shape, span)?;
-    check_population(&c, n, draws, replace)?;
-    let fdt = paval.dtype;
-    let out = if replace {
-        let cdf = t.b.bind1(
-            &prims::CUMSUM,
-            Params::Cumulative {
-                axis: 0,
-                reverse: false,
-            },
-            vec![p],
-            span,
-        )?;
-        let total = t.b.bind1(
-            &prims::SLICE,
-            Params::Slice {
-                start: vec![n - 1],
-                limit: vec![n],
-                strides: None,
-            },
-            vec![cdf.clone()],
-            span,
-        )?;
-        let params = Params::Random {
-            shape: vec![Dim::Lit(draws)],
-            dtype: fdt,
-            bounds: Some((0.0, 1.0)),
-        };
-        let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
-        let one = literal(Scalar::Float(1.0), Aval::scalar(fdt, false));
-        let rest = jnp::binary(&mut t.b, &prims::SUB, one, u, span)?;
-        let r = jnp::binary(&mut t.b, &prims::MUL, total, rest, span)?;
-        // below[i, j] = cdf[j] < r[i]; the index is their count.
-        let r = jnp::expand_dims(&mut t.b, r, 1, span)?;
-        let below = jnp::binary(&mut t.b, &prims::LT, cdf, r, span)?;
-        let below = jnp::convert(&mut t.b, below, aval.dtype, false, span)?;
-        let count = t.b.bind1(
-            &prims::REDUCE_SUM,
-            Params::Axes(vec![1], 0),
-            vec![below],
-            span,
-        )?;
-        shaped(t, count, &aval.shape, span)?
-    } else {
-        let params = Params::Random {
-            shape: vec![Dim::Lit(n)],
-            dtype: fdt,
-            bounds: None,
-        };
-        let g = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
-        let logp = jnp::unary(&mut t.b, &prims::LOG, p, span)?;
-        let scores = jnp::binary(&mut t.b, &prims::ADD, g, logp, span)?;
-        let neg = jnp::unary(&mut t.b, &prims::NEG, scores, span)?;
-        let order = indices(t, n, aval.dtype, span)?;
-        let mut outs = t.b.bind(
-            &prims::SORT,
-            Params::Sort {
-                dimension: 0,
-                is_stable: true,
-                num_keys: 1,
-            },
-            vec![neg, order],
-            span,
-        )?;
-        let first = first_rows(t, outs.remove(1), draws, span)?;
-        shaped(t, first, &aval.shape, span)?
-    };
-    Ok(Value::Traced(out))
 }
 
 /// Arguments whose float literals keep their suffix's type (`0.5f32` is an

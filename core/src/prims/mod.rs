@@ -43,6 +43,7 @@ mod keys;
 pub mod linalg;
 mod random;
 mod rules;
+mod scan_ad;
 mod shard_map;
 mod sharding;
 mod sort;

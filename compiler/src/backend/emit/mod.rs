@@ -14,6 +14,8 @@
 mod buffers;
 mod control;
 mod epilogue;
+mod flat;
+mod groups;
 mod kernels;
 mod loops;
 mod reduce;
@@ -120,7 +122,7 @@ pub struct Emitter<'a> {
     /// closure whose `__dev` its collectives name).
     device: bool,
     /// Results already stored by an earlier equation's multi-output loop
-    /// (see `loops::group`), and results no emitted code reads.
+    /// (see `groups::group`), and results no emitted code reads.
     done: HashSet<Var>,
     unread: HashSet<Var>,
 }

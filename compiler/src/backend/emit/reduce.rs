@@ -105,7 +105,7 @@ impl Emitter<'_> {
                     identity: &identity,
                     combine,
                     track_nan,
-                    streams: super::loops::streams(&x_aval.shape),
+                    streams: super::flat::streams(&x_aval.shape),
                     work: l.cost,
                 })
             };
@@ -277,7 +277,7 @@ struct LaneFold<'a> {
     track_nan: bool,
     /// Whether the fold streams from memory, and its work per element:
     /// its blocks then ask for their reads ahead where that pays, as a flat
-    /// loop's do (`loops::flat_loop`).
+    /// loop's do (`flat::flat_loop`).
     streams: bool,
     work: usize,
 }
@@ -298,7 +298,7 @@ fn lane_fold(f: LaneFold) -> TokenStream {
         ..
     } = f;
     let lanes = quote!(::jax::__rt::par::LANES);
-    let (ask, prefetch) = super::loops::prefetch_hints(f.streams, f.work, slices, lanes.clone());
+    let (ask, prefetch) = super::flat::prefetch_hints(f.streams, f.work, slices, lanes.clone());
     let (nan_init, nan_block, nan_tail, nan_pair, acc, result) = if f.track_nan {
         (
             quote!(let mut __nan = [false; #lanes];),

@@ -4,7 +4,7 @@
 //!   binds both from one `::jax::__rt::ops::sincos` call (the same bits as
 //!   the two separate calls). The derivative of `sin(x) * x` is the common
 //!   case: its loop reads `sin(x)` and `cos(x)`.
-//! - A flat loop calling them runs in blocks (`loops::flat_loop`): each block first
+//! - A flat loop calling them runs in blocks (`flat::flat_loop`): each block first
 //!   with `sin_near`/`cos_near`/`sincos_near`, which skip the reduction of
 //!   huge arguments (for f32 the branch-free large-argument reduction,
 //!   computed in every lane and then discarded, was half of `sin`'s cost;
