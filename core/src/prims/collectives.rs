@@ -557,7 +557,7 @@ pub static PPERMUTE: PrimDef = PrimDef {
 /// The collectives jaxpr text names, as the parser finds them by name
 /// (they are not in [`crate::prims::all`], where `psum`, `pmax` and `pmin`
 /// would be defined twice): `psum`, `pmax`, `pmin` as their positional
-/// forms (see [`parse_positional_reduction`]).
+/// forms (see `parse_positional_reduction`).
 pub static COLLECTIVES_BY_NAME: &[&PrimDef] = &[
     &PSUM_AXES,
     &PMAX_AXES,

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use jax_dtypes::DType;
 
-use super::control::{
+use super::programs::{
     batched_program, body_jvp, inline, linearize, out_avals, pick, program, push_with_tangents,
     transpose, Batched,
 };

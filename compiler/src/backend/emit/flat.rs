@@ -4,8 +4,15 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::loops::static_size;
 use crate::ir::Dim;
+
+/// The number of elements of a static shape.
+pub(super) fn static_size(shape: &[Dim]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, d| match d {
+        Dim::Lit(k) => n.checked_mul(*k),
+        Dim::Sym(_) => None,
+    })
+}
 
 /// Elements per block of [`flat_loop`]: a few vectors of every SIMD level,
 /// few enough that recomputing a block (see below) costs little.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::flat::flat_loop;
+use super::flat::{flat_loop, static_size};
 use super::{is_one, scalar_tokens, strides_are_row_major, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Var};
@@ -352,14 +352,6 @@ pub(super) const TINY_LOOP: usize = 3;
 
 /// Element count under which AVX-512 gains little over AVX2 on a loop.
 const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
-
-/// The number of elements of a static shape.
-pub(super) fn static_size(shape: &[Dim]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |n, d| match d {
-        Dim::Lit(k) => n.checked_mul(*k),
-        Dim::Sym(_) => None,
-    })
-}
 
 /// `body` (a closure) called on `arg` through one copy per SIMD level, or
 /// directly when there is one copy.

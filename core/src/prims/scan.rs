@@ -1,13 +1,210 @@
-//! Reverse mode of `scan` (JAX's scan partial evaluation and
-//! `_scan_transpose`): the forward scan stacks the residuals its tangent
-//! half reads, and the transposed body runs backwards over them.
+//! `scan`: a loop over the rows of its xs, carrying values and stacking
+//! ys, its body a jaxpr emitted as a real Rust loop. Forward mode carries
+//! the tangents through the loop; reverse mode (JAX's scan partial
+//! evaluation and `_scan_transpose`) has the forward scan stack the
+//! residuals its tangent half reads, and runs the transposed body
+//! backwards over them.
 
 use std::rc::Rc;
 
-use super::control::*;
-use super::{Ad, Params, Res, Scan, Shared};
-use crate::ir::rules::tangent_aval;
+use super::programs::*;
+
+use super::control::carry_fixed_point;
+use super::{Ad, BDim, Batch, JvpRule, Res, TransposeRule};
+use super::{Lowering, Params, PrimDef, Printed, Scan, Shared, NESTED};
+use crate::ir::rules::{tangent_aval, BatchRule};
 use crate::ir::{Atom, Aval};
+
+/// The outputs of a scan: the carry, then each y stacked.
+fn scan_avals(s: &Scan) -> Vec<Aval> {
+    let b = &s.body;
+    b.outvars
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let aval = b.atom_aval(a);
+            if k < s.n_carry {
+                aval.clone()
+            } else {
+                // Stacked as they come: a weak y (a weak carry) stays weak.
+                let mut shape = vec![crate::ir::Dim::Lit(s.length)];
+                shape.extend(aval.shape.iter().cloned());
+                Aval {
+                    dtype: aval.dtype,
+                    shape,
+                    weak: aval.weak,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Forward mode: a scan over `(carry, tangent carry)` and `(x, tangent x)`,
+/// its body the jvp of the body.
+fn scan_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    let Params::Scan(s) = p else { unreachable!() };
+    let s = &s.0;
+    if ad.linearize {
+        return scan_linearize(ad, ins, t, s);
+    }
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let nf = ins.len() - nc - nx;
+    let n_ys = s.body.outvars.len() - nc;
+    let span = ad.span;
+    let jb = body_jvp(ad, &s.body, 0, &[nc, nx, nf], &[nc, n_ys])?;
+    let mut new_ins = Vec::new();
+    for (from, len) in [(0, nc), (nc, nx), (nc + nx, nf)] {
+        push_with_tangents(ad, &mut new_ins, ins, t, from..from + len)?;
+    }
+    let params = Params::Scan(Shared(Rc::new(Scan {
+        body: jb,
+        n_carry: 2 * nc,
+        n_xs: 2 * nx,
+        length: s.length,
+        reverse: s.reverse,
+    })));
+    let outs =
+        ad.b.bind(&SCAN, params, new_ins, span)
+            .map_err(|e| e.to_string())?;
+    let carry_t = outs[nc..2 * nc].to_vec();
+    let ys_t = outs[2 * nc + n_ys..].to_vec();
+    Ok(carry_t.into_iter().chain(ys_t).map(Some).collect())
+}
+
+pub static SCAN: PrimDef = PrimDef {
+    name: "scan",
+    abstract_eval: |_, p, _| match p {
+        Params::Scan(s) => Ok(scan_avals(&s.0)),
+        _ => Err("scan needs its body".into()),
+    },
+    print_params: |avals, p| match p {
+        Params::Scan(s) => vec![
+            ("jaxpr", NESTED.to_string()),
+            ("length", s.0.length.to_string()),
+            ("num_carry", s.0.n_carry.to_string()),
+            (
+                "num_consts",
+                (avals.len() - s.0.n_carry - s.0.n_xs).to_string(),
+            ),
+            ("reverse", if s.0.reverse { "True" } else { "False" }.into()),
+            ("unroll", "1".into()),
+        ],
+        _ => Vec::new(),
+    },
+    parse_params: |r, ins, _| {
+        let (nf, nc) = (r.usize("num_consts")?, r.usize("num_carry")?);
+        let n_xs = ins
+            .len()
+            .checked_sub(nf + nc)
+            .ok_or("`scan` has fewer operands than num_consts + num_carry")?;
+        let mut body = r.jaxpr("jaxpr")?;
+        // JAX's order (invariants, carry, xs) to ours (carry, xs, invariants).
+        let k = nf.min(body.invars.len());
+        body.invars.rotate_left(k);
+        r.operands = Some((nf..ins.len()).chain(0..nf).collect());
+        Ok(Params::Scan(Shared(Rc::new(Scan {
+            body,
+            n_carry: nc,
+            n_xs,
+            length: r.usize("length")?,
+            reverse: {
+                // How many steps each iteration runs: speed only.
+                r.ignore("unroll");
+                r.ignore("_split_transpose");
+                r.bool("reverse")?
+            },
+        }))))
+    },
+    // Emitted by `Emitter::scan`.
+    lowering: Lowering::Kernel,
+    jvp: Some(scan_jvp as JvpRule),
+    transpose: Some(scan_transpose as TransposeRule),
+    batch: Some(scan_batch as BatchRule),
+    nested: Some(scan_printed),
+    ..PrimDef::BASE
+};
+
+/// `vmap` of a `scan` (JAX's `_scan_batching_rule`): the carries batched to
+/// a fixed point, on axis 0; the xs batched on axis 1 (so each row has its
+/// lanes on axis 0); the ys batched on axis 1 when the body batches them.
+fn scan_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Scan(s) = p else { unreachable!() };
+    let s = &s.0;
+    let (nc, nx) = (s.n_carry, s.n_xs);
+    let at0 = |d: &BDim| d.map(|_| 0);
+    let rest: Vec<BDim> = dims[nc..].iter().map(at0).collect();
+    let init_bat: Vec<bool> = dims[..nc].iter().map(Option::is_some).collect();
+    let mut sbody = Batched::new(&s.body);
+    let (carry_bat, ys_dims) = carry_fixed_point(bx, &mut sbody, init_bat, &rest)?;
+    let mut in_dims: Vec<BDim> = carry_bat.iter().map(|&b| b.then_some(0)).collect();
+    in_dims.extend_from_slice(&rest);
+    let ys_dims: Vec<BDim> = ys_dims.iter().map(at0).collect();
+    let out_dims = [&in_dims[..nc], &ys_dims[..]].concat();
+    let body = sbody.forced(bx, &in_dims, &out_dims)?;
+    // JAX's order: the invariants, then the carries, then the xs.
+    let mut consts = Vec::new();
+    for (x, d) in ins[nc + nx..].iter().zip(&dims[nc + nx..]) {
+        consts.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 0)?,
+            None => x.clone(),
+        });
+    }
+    let mut new_ins = Vec::new();
+    for ((x, d), &now) in ins[..nc].iter().zip(dims).zip(&carry_bat) {
+        new_ins.push(match (d, now) {
+            (None, true) => {
+                let size = bx.size.clone();
+                bx.broadcast_axis(x.clone(), size, 0)?
+            }
+            (Some(d), _) => bx.moveaxis(x.clone(), *d, 0)?,
+            (None, false) => x.clone(),
+        });
+    }
+    for (x, d) in ins[nc..nc + nx].iter().zip(&dims[nc..nc + nx]) {
+        new_ins.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 1)?,
+            None => x.clone(),
+        });
+    }
+    new_ins.extend(consts);
+    let params = Params::Scan(Shared(Rc::new(Scan {
+        body,
+        n_carry: nc,
+        n_xs: nx,
+        length: s.length,
+        reverse: s.reverse,
+    })));
+    let outs = bx.bind_all(&SCAN, params, new_ins)?;
+    let dims = in_dims[..nc]
+        .iter()
+        .copied()
+        .chain(ys_dims.iter().map(|d| d.map(|_| 1)));
+    Ok(outs.into_iter().zip(dims).collect())
+}
+
+/// A `scan` as JAX prints it: the invariants, then the carry, then the xs.
+fn scan_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
+    let Params::Scan(s) = p else {
+        return (Vec::new(), ins.to_vec());
+    };
+    let s = &s.0;
+    let k = s.n_carry + s.n_xs;
+    let b = &s.body;
+    let invars = [&b.invars[k..], &b.invars[..k]].concat();
+    let printed = vec![Printed {
+        name: "jaxpr",
+        programs: vec![(b, invars)],
+        tuple: false,
+        alias: false,
+    }];
+    (printed, [&ins[k..], &ins[..k]].concat())
+}
 
 /// Where a residual of a linearized scan body comes from.
 enum Residual {
