@@ -3,8 +3,8 @@
 
     python3 benches/expansion_diff.py [REF]      (REF: a commit, default HEAD)
 
-Expands every top-level jitted `fn` and `mod` of `examples/`, `benches/` and
-`tests/` with the compiler of the working tree and with the compiler of REF
+Expands every top-level jitted `fn` and `mod` of the files under `examples/`,
+`benches/` and `tests/` with the compiler of the working tree and with the compiler of REF
 (built in a temporary worktree), both through the working tree's
 `compiler/examples/expansion_size.rs --show`, and compares the two texts:
 the expansions, `f::lowered()` included. For refactors of the compiler,
@@ -25,7 +25,7 @@ TOOL = ROOT / "compiler" / "examples" / "expansion_size.rs"
 
 
 def sources():
-    return sorted(p for d in ("examples", "benches", "tests") for p in (ROOT / d).glob("*.rs"))
+    return sorted(p for d in ("examples", "benches", "tests") for p in (ROOT / d).rglob("*.rs"))
 
 
 def dump(tree: pathlib.Path) -> str:

@@ -9,7 +9,10 @@
 //!   (dtype and shape inference at every equation, as in JAX), printing as
 //!   `jax.make_jaxpr` prints, and parsing what it prints;
 //! - `prims`: every primitive with all its rules;
-//! - `transform`: automatic differentiation, batching and simplification.
+//! - `transform`: automatic differentiation, batching and simplification;
+//! - `lax`: the primitives as composites bind them (one typed method
+//!   each), and `Trace`, which records the binds as a jaxpr;
+//! - `jnp`: JAX's NumPy layer written once over `lax`.
 //!
 //! The crate needs no Rust parser: the compiler (`jax-compiler`) enables
 //! the `syn` feature, which makes [`Error`] a `crate::Error` at the user's
@@ -18,6 +21,8 @@
 
 mod error;
 pub mod ir;
+pub mod jnp;
+pub mod lax;
 pub mod prims;
 pub mod transform;
 

@@ -14,7 +14,7 @@ use crate::frontend::types::{type_spec_in, TypeSpec};
 use crate::frontend::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::Scalar;
-use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 
 impl Tracer {
     pub(crate) fn args(
@@ -329,15 +329,9 @@ impl Tracer {
                 );
             };
             let x = self.atom(recv, m.receiver.span())?;
-            return Ok(Value::Traced(self.b.bind1(
-                &prims::CONVERT_ELEMENT_TYPE,
-                Params::Convert {
-                    new_dtype: d,
-                    weak: false,
-                },
-                vec![x],
-                span,
-            )?));
+            return Ok(Value::Traced(
+                self.at(span).convert_element_type(x, d, false)?,
+            ));
         }
         if let (
             "to_vec" | "as_slice" | "to_ndarray" | "as_ndarray" | "into_vec",

@@ -14,6 +14,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Result};
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 use jax_dtypes::einsum::{plan, Step};
 use jax_dtypes::DType;
 
@@ -138,20 +139,10 @@ impl Tracer {
 
     fn einsum_step(&mut self, x: Atom, step: &Step, dtype: DType, span: Span) -> Result<Atom> {
         let sum = |t: &mut Tracer, x: Atom, axes: &[usize]| {
-            t.b.bind1(
-                &prims::REDUCE_SUM,
-                Params::Axes(axes.to_vec(), 0),
-                vec![x],
-                span,
-            )
+            t.at(span).reduce(&prims::REDUCE_SUM, x, axes.to_vec())
         };
         match step {
-            Step::Squeeze(dims) => self.b.bind1(
-                &prims::SQUEEZE,
-                Params::Squeeze { dims: dims.clone() },
-                vec![x],
-                span,
-            ),
+            Step::Squeeze(dims) => self.at(span).squeeze(x, dims.clone()),
             Step::Sum(axes) => sum(self, x, axes),
             Step::Diagonal { axes, sum: summed } => {
                 let a = self.b.aval(&x);
@@ -161,9 +152,9 @@ impl Tracer {
                     Aval::scalar(dtype, false),
                 );
                 let zeros = jnp::broadcast_to(&mut self.b, zero, a.shape.clone(), span)?;
-                let kept =
-                    self.b
-                        .bind1(&prims::SELECT_N, Params::None, vec![mask, zeros, x], span)?;
+                let kept = self
+                    .at(span)
+                    .apply(&prims::SELECT_N, vec![mask, zeros, x])?;
                 sum(self, kept, summed)
             }
         }
@@ -175,39 +166,19 @@ impl Tracer {
 fn delta(t: &mut Tracer, shape: &[Dim], axes: &[usize], span: Span) -> Result<Atom> {
     let base: Vec<Dim> = axes.iter().map(|&a| shape[a].clone()).collect();
     let iotas = (0..base.len())
-        .map(|dimension| {
-            t.b.bind1(
-                &prims::IOTA,
-                Params::Iota {
-                    dtype: DType::U32,
-                    shape: base.clone(),
-                    dimension,
-                },
-                vec![],
-                span,
-            )
-        })
+        .map(|dimension| t.at(span).iota(DType::U32, base.clone(), dimension))
         .collect::<Result<Vec<_>>>()?;
     let eyes = iotas
         .windows(2)
-        .map(|w| t.b.bind1(&prims::EQ, Params::None, w.to_vec(), span))
+        .map(|w| t.at(span).apply(&prims::EQ, w.to_vec()))
         .collect::<Result<Vec<_>>>()?;
     let mut mask = eyes[0].clone();
     for e in &eyes[1..] {
-        mask =
-            t.b.bind1(&prims::AND, Params::None, vec![mask, e.clone()], span)?;
+        mask = t.at(span).binary(&prims::AND, mask, e.clone())?;
     }
     if base == shape && axes.iter().copied().eq(0..shape.len()) {
         return Ok(mask);
     }
-    t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: shape.to_vec(),
-            dims: axes.to_vec(),
-            np_ints: 0,
-        },
-        vec![mask],
-        span,
-    )
+    t.at(span)
+        .broadcast_in_dim(mask, shape.to_vec(), axes.to_vec())
 }

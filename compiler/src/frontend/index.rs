@@ -13,6 +13,7 @@ use crate::frontend::value::{Item, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 
 struct SItem {
     expr: syn::Expr,
@@ -196,15 +197,7 @@ impl Tracer {
                         lit(0),
                         span,
                     )?;
-                    let strong = self.b.bind1(
-                        &prims::CONVERT_ELEMENT_TYPE,
-                        Params::Convert {
-                            new_dtype: i32,
-                            weak: false,
-                        },
-                        vec![i.clone()],
-                        span,
-                    )?;
+                    let strong = self.at(span).convert_element_type(i.clone(), i32, false)?;
                     let wrapped = crate::frontend::jnp::binary(
                         &mut self.b,
                         &prims::ADD,
@@ -220,12 +213,10 @@ impl Tracer {
                     } else {
                         strong
                     };
-                    starts.push(self.b.bind1(
-                        &prims::SELECT_N,
-                        Params::None,
-                        vec![neg, as_is, wrapped],
-                        span,
-                    )?);
+                    starts.push(
+                        self.at(span)
+                            .apply(&prims::SELECT_N, vec![neg, as_is, wrapped])?,
+                    );
                     sizes.push(1);
                 }
                 Some(Item::Range { .. } | Item::Array(_)) => {
@@ -245,12 +236,7 @@ impl Tracer {
             span,
         )?;
         let squeeze: Vec<usize> = (0..items.len()).collect();
-        self.b.bind1(
-            &prims::SQUEEZE,
-            Params::Squeeze { dims: squeeze },
-            vec![sliced],
-            span,
-        )
+        self.at(span).squeeze(sliced, squeeze)
     }
 
     /// `x.at(index).set(v)` (or `add`, `mul`, `min`, `max`) with integer
@@ -356,26 +342,12 @@ impl Tracer {
             } else {
                 Some(strides)
             };
-            self.b.bind1(
-                &prims::SLICE,
-                Params::Slice {
-                    start,
-                    limit,
-                    strides,
-                },
-                vec![x],
-                span,
-            )?
+            self.at(span).slice(x, start, limit, strides)?
         };
         if squeeze.is_empty() {
             Ok(sliced)
         } else {
-            self.b.bind1(
-                &prims::SQUEEZE,
-                Params::Squeeze { dims: squeeze },
-                vec![sliced],
-                span,
-            )
+            self.at(span).squeeze(sliced, squeeze)
         }
     }
 }

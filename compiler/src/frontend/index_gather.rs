@@ -13,6 +13,7 @@ use crate::frontend::value::Item;
 use crate::ir::builder::{err, literal, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, GatherParams, IndexDims, IndexMode, Params, ScatterParams};
+use jax_core::lax::Lax;
 use jax_dtypes::DType;
 
 /// An index as one gather: the indices (last axis the index vector), its
@@ -66,8 +67,8 @@ impl Tracer {
             let size = literal(Scalar::Int(n), Aval::scalar(a.dtype, false));
             let neg = jnp::binary(&mut self.b, &prims::LT, i.clone(), zero, span)?;
             let wrapped = jnp::binary(&mut self.b, &prims::ADD, i.clone(), size, span)?;
-            self.b
-                .bind1(&prims::SELECT_N, Params::None, vec![neg, i, wrapped], span)?
+            self.at(span)
+                .apply(&prims::SELECT_N, vec![neg, i, wrapped])?
         };
         Ok(i)
     }
@@ -223,23 +224,10 @@ impl Tracer {
                     let s = start.map_or(0, norm);
                     let e = end.map_or(n as i128, norm).max(s);
                     let len = (e - s + step - 1) / step;
-                    let iota = self.b.bind1(
-                        &prims::IOTA,
-                        Params::Iota {
-                            dtype: i32,
-                            shape: vec![Dim::Lit(len as usize)],
-                            dimension: 0,
-                        },
-                        vec![],
-                        span,
-                    )?;
+                    let iota = self.at(span).iota(i32, vec![Dim::Lit(len as usize)], 0)?;
                     let lit = |v: i128| literal(Scalar::Int(v), Aval::scalar(i32, false));
-                    let scaled =
-                        self.b
-                            .bind1(&prims::MUL, Params::None, vec![lit(*step), iota], span)?;
-                    let at = self
-                        .b
-                        .bind1(&prims::ADD, Params::None, vec![lit(s), scaled], span)?;
+                    let scaled = self.at(span).binary(&prims::MUL, lit(*step), iota)?;
+                    let at = self.at(span).binary(&prims::ADD, lit(s), scaled)?;
                     parts.push((at, gather_shape.len()));
                     gather_shape.push(Dim::Lit(len as usize));
                     dims.collapsed.push(k);
@@ -264,16 +252,8 @@ impl Tracer {
             let ga = self.b.aval(&g);
             let mut full = ga.shape.clone();
             full.push(Dim::Lit(1));
-            self.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape: full,
-                    dims: (0..ga.rank()).collect(),
-                    np_ints: 0,
-                },
-                vec![g],
-                span,
-            )?
+            self.at(span)
+                .broadcast_in_dim(g, full, (0..ga.rank()).collect())?
         } else {
             let last = gather_shape.len();
             let mut full = gather_shape.clone();
@@ -281,23 +261,13 @@ impl Tracer {
             let mut cols = Vec::new();
             for (g, at) in parts {
                 let r = self.b.aval(&g).rank();
-                cols.push(self.b.bind1(
-                    &prims::BROADCAST_IN_DIM,
-                    Params::BroadcastInDim {
-                        shape: full.clone(),
-                        dims: (at..at + r).collect(),
-                        np_ints: 0,
-                    },
-                    vec![g],
-                    span,
+                cols.push(self.at(span).broadcast_in_dim(
+                    g,
+                    full.clone(),
+                    (at..at + r).collect(),
                 )?);
             }
-            self.b.bind1(
-                &prims::CONCATENATE,
-                Params::Concatenate { dim: last },
-                cols,
-                span,
-            )?
+            self.at(span).concatenate(cols, last)?
         };
         Ok(Indexer {
             indices,
@@ -324,15 +294,7 @@ impl Tracer {
             let v = jax_dtypes::index::wrap_to_index_dtype(v, index_dtype) as i128;
             return Ok(literal(Scalar::Int(v), Aval::scalar(index_dtype, false)));
         }
-        self.b.bind1(
-            &prims::CONVERT_ELEMENT_TYPE,
-            Params::Convert {
-                new_dtype: index_dtype,
-                weak: false,
-            },
-            vec![i],
-            span,
-        )
+        self.at(span).convert_element_type(i, index_dtype, false)
     }
 
     /// `x.at(index).get()` (and `get_with(mode)`, `get_fill(v)`) with an
@@ -364,8 +326,7 @@ impl Tracer {
             indices_are_sorted: false,
             unique_indices: false,
         };
-        self.b
-            .bind1(&prims::GATHER, Params::Gather(g), vec![x, ix.indices], span)
+        self.at(span).gather(x, ix.indices, g)
     }
 
     /// `x.at(index).set(v)` (`add`, `mul`, `min`, `max`) with an index

@@ -15,6 +15,7 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::{flatten, rebuild, Value};
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Jaxpr};
+use jax_core::lax::{Lax, Trace};
 
 impl Tracer {
     /// `lax::fori_loop(..)`, `lax::cond(..)`, `lax::switch(..)`,
@@ -181,12 +182,9 @@ impl Tracer {
         avals.extend(carry_avals.iter().cloned());
         let lead = avals.len() - n;
         let (j, free) = self.trace_with(avals, |t, inputs| {
-            let next = t.b.bind1(
-                &crate::prims::ADD,
-                crate::prims::Params::None,
-                vec![inputs[0].clone(), one.clone()],
-                span,
-            )?;
+            let next = t
+                .at(span)
+                .binary(&crate::prims::ADD, inputs[0].clone(), one.clone())?;
             let mut with_index = vec![inputs[0].clone()];
             with_index.extend_from_slice(&inputs[lead..]);
             let outs = run_body(t, &with_index)?;
@@ -216,12 +214,7 @@ impl Tracer {
             for a in &carry_avals {
                 cb.input(a.clone());
             }
-            let go = cb.bind1(
-                &crate::prims::LT,
-                crate::prims::Params::None,
-                vec![i, upper],
-                span,
-            )?;
+            let go = Trace::new(&mut cb, span).binary(&crate::prims::LT, i, upper)?;
             cb.jaxpr.outvars = vec![go];
             let params =
                 crate::prims::Params::While(crate::prims::Shared(Rc::new(crate::prims::While {
@@ -321,12 +314,8 @@ impl Tracer {
             }
             let i =
                 crate::frontend::jnp::convert(&mut self.b, i, jax_dtypes::DType::I32, false, span)?;
-            self.b.bind1(
-                &crate::prims::CLAMP,
-                crate::prims::Params::None,
-                vec![lit(0), i, lit(n - 1)],
-                span,
-            )?
+            self.at(span)
+                .apply(&crate::prims::CLAMP, vec![lit(0), i, lit(n - 1)])?
         };
         self.cond_traced(index, &branches, operand, c.args[2].span(), span)
     }

@@ -17,6 +17,7 @@ use crate::ir::{Atom, Dim, Scalar};
 use crate::prims::linalg::cholesky::cholesky as bind_cholesky;
 use crate::prims::linalg::matrix::{is_complex, matrix_transpose, shape_tuple, tril};
 use crate::prims::{self, Params, TriangularSolveParams};
+use jax_core::lax::Lax;
 
 /// A rule helper's message as an error at the call.
 fn at<T>(span: Span, r: std::result::Result<T, String>) -> Result<T> {
@@ -67,7 +68,7 @@ fn square_matrices(t: &mut Tracer, x: Atom, what: &str, span: Span) -> Result<At
 pub(crate) fn adjoint(cx: &mut Ctx, x: Atom) -> Res<Atom> {
     let xt = matrix_transpose(cx, x)?;
     if is_complex(cx.aval(&xt).dtype) {
-        cx.bind(&prims::CONJ, Params::None, vec![xt])
+        cx.unary(&prims::CONJ, xt)
     } else {
         Ok(xt)
     }
@@ -158,16 +159,7 @@ fn solve_left(
         let mut shape = t.b.aval(&b).shape;
         shape.push(Dim::Lit(1));
         let dims = (0..rb).collect();
-        t.b.bind1(
-            &prims::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape,
-                dims,
-                np_ints: 0,
-            },
-            vec![b],
-            span,
-        )?
+        t.at(span).broadcast_in_dim(b, shape, dims)?
     } else {
         b
     };
@@ -176,16 +168,7 @@ fn solve_left(
         let mut shape = bs[..bs.len() - 2].to_vec();
         shape.extend(t.b.aval(&a).shape);
         let dims = (shape.len() - 2..shape.len()).collect();
-        t.b.bind1(
-            &prims::BROADCAST_IN_DIM,
-            Params::BroadcastInDim {
-                shape,
-                dims,
-                np_ints: 0,
-            },
-            vec![a],
-            span,
-        )?
+        t.at(span).broadcast_in_dim(a, shape, dims)?
     } else {
         a
     };
@@ -199,12 +182,7 @@ fn solve_left(
         return Ok(x);
     }
     let r = t.b.aval(&x).rank();
-    t.b.bind1(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims: vec![r - 1] },
-        vec![x],
-        span,
-    )
+    t.at(span).squeeze(x, vec![r - 1])
 }
 
 /// `a` and `b` promoted to one inexact dtype (`promote_dtypes_inexact`),

@@ -15,7 +15,8 @@ use crate::ir::builder::Result;
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Scalar};
 use crate::prims::linalg::matrix::is_complex;
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 
 fn err_at<T>(span: Span, e: String) -> Result<T> {
     call_err(span, e)
@@ -146,6 +147,6 @@ pub(crate) fn norm(t: &mut Tracer, c: Call) -> Result<Value> {
         jnp::binary(&mut t.b, &prims::MUL, x.clone(), x, span)?
     };
     let s = jnp::reduce(&mut t.b, Reduction::Sum, sq, None, false, span)?;
-    let r = t.b.bind1(&prims::SQRT, Params::None, vec![s], span)?;
+    let r = t.at(span).unary(&prims::SQRT, s)?;
     Ok(Value::Traced(r))
 }

@@ -26,6 +26,7 @@ use crate::prims::linalg::matrix::{
     matrix_transpose, shape_tuple, tril, triu,
 };
 use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 
 /// Runs a rule-style builder at the call's span.
 fn with_cx<T>(t: &mut Tracer, span: Span, f: impl FnOnce(&mut Ctx) -> Res<T>) -> Result<T> {
@@ -84,15 +85,11 @@ fn matrix_arg(
 }
 
 fn bind_lu(cx: &mut Ctx, a: Atom) -> Res<Vec<Atom>> {
-    cx.bind_all(&prims::LU, Params::None, vec![a])
+    cx.apply_all(&prims::LU, vec![a])
 }
 
 fn reshape(cx: &mut Ctx, x: Atom, shape: Vec<Dim>) -> Res<Atom> {
-    cx.bind(
-        &prims::RESHAPE,
-        Params::Reshape { new_sizes: shape },
-        vec![x],
-    )
+    cx.reshape(x, shape)
 }
 
 /// `x` broadcast to `batch + x's last `keep` axes` (NumPy's rule: new
@@ -105,15 +102,7 @@ fn broadcast_batch(cx: &mut Ctx, x: Atom, batch: &[Dim], keep: usize) -> Res<Ato
         return Ok(x);
     }
     let dims: Vec<usize> = (shape.len() - a.rank()..shape.len()).collect();
-    cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape,
-            dims,
-            np_ints: 0,
-        },
-        vec![x],
-    )
+    cx.broadcast_in_dim(x, shape, dims)
 }
 
 /// `_lu_solve_core` with `trans=0`: `x = U⁻¹·L⁻¹·b[perm]` for matrices `b`
@@ -346,7 +335,7 @@ fn inv_traced(t: &mut Tracer, a: Atom, span: Span) -> Result<Atom> {
 fn trace(cx: &mut Ctx, x: Atom) -> Res<Atom> {
     let d = diagonal(cx, x)?;
     let r = cx.aval(&d).rank();
-    cx.bind(&prims::REDUCE_SUM, Params::Axes(vec![r - 1], 0), vec![d])
+    cx.reduce(&prims::REDUCE_SUM, d, vec![r - 1])
 }
 
 /// JAX's `_slogdet_lu`: `(sign, log|det|)` from `U`'s diagonal and the
@@ -356,19 +345,11 @@ fn slogdet_body(cx: &mut Ctx, a: Atom) -> Res<Vec<Atom>> {
     let diag = diagonal(cx, f[0].clone())?;
     let da = cx.aval(&diag);
     let last = da.rank() - 1;
-    let reduce = |cx: &mut Ctx, p, x| cx.bind(p, Params::Axes(vec![last], 0), vec![x]);
+    let reduce = |cx: &mut Ctx, p, x| cx.reduce(p, x, vec![last]);
     let zero = cx.lit(0.0, &diag);
     let is_zero = cx.bin(&prims::EQ, diag.clone(), zero.clone())?;
     let is_zero = reduce(cx, &prims::REDUCE_OR, is_zero)?;
-    let iota = cx.bind(
-        &prims::IOTA,
-        Params::Iota {
-            dtype: DType::I32,
-            shape: da.shape.clone(),
-            dimension: last,
-        },
-        vec![],
-    )?;
+    let iota = cx.iota(DType::I32, da.shape.clone(), last)?;
     let swapped = cx.bin(&prims::NE, f[1].clone(), iota)?;
     let swapped = cx.convert(swapped, DType::I32)?;
     let swaps = reduce(cx, &prims::REDUCE_SUM, swapped)?;
@@ -384,29 +365,15 @@ fn slogdet_body(cx: &mut Ctx, a: Atom) -> Res<Vec<Atom>> {
     let s = cx.add(s, one)?;
     let s = cx.convert(s, da.dtype)?;
     let zero_s = cx.lit(0.0, &s);
-    let zero_s = cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: cx.aval(&s).shape,
-            dims: vec![],
-            np_ints: 0,
-        },
-        vec![zero_s],
-    )?;
+    let shape = cx.aval(&s).shape;
+    let zero_s = cx.broadcast_in_dim(zero_s, shape, vec![])?;
     let sign = cx.select(is_zero.clone(), s, zero_s)?;
     let abs = cx.un(&prims::ABS, diag)?;
     let logs = cx.un(&prims::LOG, abs)?;
     let logdet = reduce(cx, &prims::REDUCE_SUM, logs)?;
     let ninf = cx.lit(f64::NEG_INFINITY, &logdet);
-    let ninf = cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: cx.aval(&logdet).shape,
-            dims: vec![],
-            np_ints: 0,
-        },
-        vec![ninf],
-    )?;
+    let shape = cx.aval(&logdet).shape;
+    let ninf = cx.broadcast_in_dim(ninf, shape, vec![])?;
     let logdet = cx.select(is_zero, logdet, ninf)?;
     Ok(vec![sign, logdet])
 }
@@ -538,11 +505,7 @@ fn cofactor_solve(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     let probe = prims::tri_solve(cx, lu.clone(), ones, true, false, false, false)?;
     let finite = cx.un(&prims::IS_FINITE, probe)?;
     let bad = cx.un(&prims::NOT, finite)?;
-    let bad = cx.bind(
-        &prims::REDUCE_OR,
-        Params::Axes(vec![r - 2, r - 1], 0),
-        vec![bad],
-    )?;
+    let bad = cx.reduce(&prims::REDUCE_OR, bad, vec![r - 2, r - 1])?;
     let bad = prims::broadcast_dims(cx, bad, &aa.shape, &(0..r - 2).collect::<Vec<_>>())?;
     let zeros = cx.zeros(&tangent_aval(&cx.aval(&b)))?;
     let x = cx.select(bad.clone(), b, zeros.clone())?;
@@ -554,11 +517,7 @@ fn cofactor_solve(cx: &mut Ctx, a: Atom, b: Atom) -> Res<Atom> {
     let det_b = prims::broadcast_dims(cx, det, &head_shape, &(0..r - 2).collect::<Vec<_>>())?;
     let head = cx.mul(head, det_b)?;
     let tail = block(cx, x, n - 1..n, 0..n)?;
-    let x = cx.bind(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: r - 2 },
-        vec![head, tail],
-    )?;
+    let x = cx.concatenate(vec![head, tail], r - 2)?;
     let x = prims::tri_solve(cx, lu, x, true, false, false, false)?;
     cx.select(bad, x, zeros)
 }
@@ -571,11 +530,7 @@ fn pivot_sign(cx: &mut Ctx, pivots: Atom, dtype: DType) -> Res<Atom> {
     let pos = iota(cx, &pa.shape, last)?;
     let swapped = cx.bin(&prims::NE, pivots, pos)?;
     let swapped = cx.convert(swapped, DType::I32)?;
-    let swaps = cx.bind(
-        &prims::REDUCE_SUM,
-        Params::Axes(vec![last], 0),
-        vec![swapped],
-    )?;
+    let swaps = cx.reduce(&prims::REDUCE_SUM, swapped, vec![last])?;
     let two = cx.lit(2.0, &swaps);
     let parity = cx.bin(&prims::REM, swaps, two)?;
     let m2 = cx.lit(-2.0, &parity);
@@ -587,15 +542,7 @@ fn pivot_sign(cx: &mut Ctx, pivots: Atom, dtype: DType) -> Res<Atom> {
 
 /// An `i32` iota along `dimension` of `shape`.
 fn iota(cx: &mut Ctx, shape: &[Dim], dimension: usize) -> Res<Atom> {
-    cx.bind(
-        &prims::IOTA,
-        Params::Iota {
-            dtype: DType::I32,
-            shape: shape.to_vec(),
-            dimension,
-        },
-        vec![],
-    )
+    cx.iota(DType::I32, shape.to_vec(), dimension)
 }
 
 /// `jnp.linalg.slogdet(a)`: `(sign, logabsdet)`.
@@ -771,17 +718,7 @@ fn pivots_to_permutation(cx: &mut Ctx, piv: Atom) -> Res<Atom> {
     let Dim::Lit(n) = pa.shape[r - 1] else {
         return Err("lu_solve of a symbolic size is not supported yet".into());
     };
-    let iota = |cx: &mut Ctx| {
-        cx.bind(
-            &prims::IOTA,
-            Params::Iota {
-                dtype: DType::I32,
-                shape: pa.shape.clone(),
-                dimension: r - 1,
-            },
-            vec![],
-        )
-    };
+    let iota = |cx: &mut Ctx| cx.iota(DType::I32, pa.shape.clone(), r - 1);
     let pos = iota(cx)?;
     let mut perm = iota(cx)?;
     for j in 0..n {
@@ -807,36 +744,16 @@ fn pivots_to_permutation(cx: &mut Ctx, piv: Atom) -> Res<Atom> {
 fn take_last(cx: &mut Ctx, x: Atom, k: Atom) -> Res<Atom> {
     let a = cx.aval(&x);
     let r = a.rank();
-    let pos = cx.bind(
-        &prims::IOTA,
-        Params::Iota {
-            dtype: DType::I32,
-            shape: a.shape.clone(),
-            dimension: r - 1,
-        },
-        vec![],
-    )?;
+    let pos = cx.iota(DType::I32, a.shape.clone(), r - 1)?;
     let kb = spread_last(cx, k, &a.shape)?;
     let hit = cx.bin(&prims::EQ, pos, kb)?;
     let zeros = cx.zeros(&tangent_aval(&a))?;
     let picked = cx.select(hit, zeros, x)?;
-    cx.bind(
-        &prims::REDUCE_SUM,
-        Params::Axes(vec![r - 1], 0),
-        vec![picked],
-    )
+    cx.reduce(&prims::REDUCE_SUM, picked, vec![r - 1])
 }
 
 /// A batch-shaped value repeated along a new last axis of `shape`.
 fn spread_last(cx: &mut Ctx, x: Atom, shape: &[Dim]) -> Res<Atom> {
     let dims: Vec<usize> = (0..shape.len() - 1).collect();
-    cx.bind(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: shape.to_vec(),
-            dims,
-            np_ints: 0,
-        },
-        vec![x],
-    )
+    cx.broadcast_in_dim(x, shape.to_vec(), dims)
 }

@@ -26,7 +26,8 @@ use crate::prims::linalg::matrix::{
     batch_matmul as matmul, lit_dim, matrix_transpose as mt, scalar,
 };
 use crate::prims::linalg::svd::bind_svd;
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::{Lax, Trace};
 
 /// An error over the tokens of `e` (an option the user wrote), not the
 /// whole call.
@@ -379,7 +380,7 @@ pub(crate) fn lstsq(t: &mut Tracer, c: Call) -> Result<Value> {
     let diff = jnp::binary(bb, &prims::SUB, b, est, span)?;
     let sq = jnp::binary(bb, &prims::MUL, diff.clone(), diff, span)?;
     let sum = jnp::reduce(bb, Reduction::Sum, sq, Some(vec![0]), false, span)?;
-    let nrm = bb.bind1(&prims::SQRT, Params::None, vec![sum], span)?;
+    let nrm = Trace::new(bb, span).unary(&prims::SQRT, sum)?;
     let resid = jnp::binary(bb, &prims::MUL, nrm.clone(), nrm, span)?;
     let x = if vector {
         jnp::reshape(bb, x, vec![Dim::Lit(n)], span)?
@@ -432,7 +433,7 @@ struct NormOpts {
 
 /// `abs(x)`.
 fn abs(b: &mut Builder, x: Atom, span: Span) -> Result<Atom> {
-    b.bind1(&prims::ABS, Params::None, vec![x], span)
+    Trace::new(b, span).unary(&prims::ABS, x)
 }
 
 /// `jnp.max(.., initial=0)`: the reduction, then `max(0, ·)`.
@@ -452,7 +453,7 @@ fn two_norm(
 ) -> Result<Atom> {
     let sq = jnp::binary(b, &prims::MUL, x.clone(), x, span)?;
     let s = jnp::reduce(b, Reduction::Sum, sq, axes, keepdims, span)?;
-    b.bind1(&prims::SQRT, Params::None, vec![s], span)
+    Trace::new(b, span).unary(&prims::SQRT, s)
 }
 
 /// `jnp.linalg.norm(x, ord, axis, keepdims)` as JAX composes it.
@@ -512,10 +513,10 @@ fn norm_traced(t: &mut Tracer, x: Atom, o: NormOpts, span: Span) -> Result<Atom>
             }
             Ord::P(p) => {
                 let ab = abs(b, x, span)?;
-                let pw = b.bind1(&prims::POW, Params::None, vec![ab, scalar(p, dtype)], span)?;
+                let pw = Trace::new(b, span).binary(&prims::POW, ab, scalar(p, dtype))?;
                 let s = jnp::reduce(b, Reduction::Sum, pw, ax, keep, span)?;
                 let inv = round(1.0 / round(p, dtype), dtype);
-                b.bind1(&prims::POW, Params::None, vec![s, scalar(inv, dtype)], span)
+                Trace::new(b, span).binary(&prims::POW, s, scalar(inv, dtype))
             }
             Ord::Fro | Ord::Nuc => at(
                 &ord_tokens,

@@ -39,7 +39,7 @@ use crate::frontend::value::Value;
 use crate::frontend::{lower_nn, lower_numeric};
 use crate::ir::builder::Result;
 use crate::ir::Atom;
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Prim};
 
 /// A handler: lowers one call of its operation.
 pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
@@ -60,6 +60,7 @@ pub(crate) enum Lowering {
     By(Handler),
 }
 
+use jax_core::lax::Lax;
 use Lowering::{Binary, By, Inexact, Reduce, SameType};
 
 /// Everywhere: `jnp::`, `lax::` and methods.
@@ -434,12 +435,7 @@ impl Tracer {
         let lax = call.module == Module::Lax;
         // lax does not promote: two typed operands must agree, as in JAX.
         if lax && !ax.weak && !ay.weak && ax.dtype != ay.dtype {
-            return Ok(Value::Traced(self.b.bind1(
-                prim,
-                Params::None,
-                vec![x, y],
-                span,
-            )?));
+            return Ok(Value::Traced(self.at(span).binary(prim, x, y)?));
         }
         // lax does not broadcast arrays against each other, only scalars.
         if lax && ax.rank() > 0 && ay.rank() > 0 && ax.shape != ay.shape {

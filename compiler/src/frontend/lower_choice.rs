@@ -11,9 +11,10 @@ use crate::frontend::value::Value;
 use crate::frontend::{jnp, lower_gather};
 use crate::ir::builder::{literal, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
-use crate::prims::{self, Params};
+use crate::prims::{self};
 
 use crate::frontend::lower_random::*;
+use jax_core::lax::Lax;
 
 /// JAX's `_shuffle` along axis 0 of `x`: `ceil(3 ln n / ln(2^32 - 1))`
 /// rounds (`n` rows), each a stable `sort` of the rows by fresh 32-bit
@@ -32,34 +33,19 @@ fn shuffle(t: &mut Tracer, mut key: Atom, mut x: Atom, span: Span) -> Result<Ato
         let words = split_words(t, key, 2, span)?;
         key = key_at(t, words.clone(), 0, span)?;
         let sub = key_at(t, words, 1, span)?;
-        let params = Params::Random {
-            shape: vec![Dim::Lit(n)],
-            dtype: DType::U32,
-            bounds: None,
-        };
-        let mut sort_keys = t.b.bind1(&prims::RANDOM_BITS, params, vec![sub], span)?;
-        if aval.rank() > 1 {
-            sort_keys = t.b.bind1(
-                &prims::BROADCAST_IN_DIM,
-                Params::BroadcastInDim {
-                    shape: aval.shape.clone(),
-                    dims: vec![0],
-                    np_ints: 0,
-                },
-                vec![sort_keys],
-                span,
-            )?;
-        }
-        let mut outs = t.b.bind(
-            &prims::SORT,
-            Params::Sort {
-                dimension: 0,
-                is_stable: true,
-                num_keys: 1,
-            },
-            vec![sort_keys, x],
-            span,
+        let mut sort_keys = t.at(span).random(
+            &prims::RANDOM_BITS,
+            sub,
+            vec![Dim::Lit(n)],
+            DType::U32,
+            None,
         )?;
+        if aval.rank() > 1 {
+            sort_keys = t
+                .at(span)
+                .broadcast_in_dim(sort_keys, aval.shape.clone(), vec![0])?;
+        }
+        let mut outs = t.at(span).sort(vec![sort_keys, x], 0, true, 1)?;
         x = outs.remove(1);
     }
     Ok(x)
@@ -83,16 +69,7 @@ fn index_result(c: &Call, n: usize) -> Result<Aval> {
 
 /// `0, 1, .., n - 1` in `dtype`.
 fn indices(t: &mut Tracer, n: usize, dtype: DType, span: Span) -> Result<Atom> {
-    t.b.bind1(
-        &prims::IOTA,
-        Params::Iota {
-            dtype,
-            shape: vec![Dim::Lit(n)],
-            dimension: 0,
-        },
-        Vec::new(),
-        span,
-    )
+    t.at(span).iota(dtype, vec![Dim::Lit(n)], 0)
 }
 
 /// The number of elements of a static shape.
@@ -231,16 +208,7 @@ fn first_rows(t: &mut Tracer, x: Atom, k: usize, span: Span) -> Result<Atom> {
         limit.push(static_size(std::slice::from_ref(d), span)?);
     }
     limit[0] = k;
-    t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start: vec![0; aval.rank()],
-            limit,
-            strides: None,
-        },
-        vec![x],
-        span,
-    )
+    t.at(span).slice(x, vec![0; aval.rank()], limit, None)
 }
 
 /// `random::choice_rows(k, &x, replace)`: without replacement the first
@@ -304,31 +272,15 @@ pub(crate) fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
     check_population(&c, n, draws, replace)?;
     let fdt = paval.dtype;
     let out = if replace {
-        let cdf = t.b.bind1(
-            &prims::CUMSUM,
-            Params::Cumulative {
-                axis: 0,
-                reverse: false,
-            },
-            vec![p],
-            span,
+        let cdf = t.at(span).cumulative(&prims::CUMSUM, p, 0, false)?;
+        let total = t.at(span).slice(cdf.clone(), vec![n - 1], vec![n], None)?;
+        let u = t.at(span).random(
+            &prims::RANDOM_UNIFORM,
+            key,
+            vec![Dim::Lit(draws)],
+            fdt,
+            Some((0.0, 1.0)),
         )?;
-        let total = t.b.bind1(
-            &prims::SLICE,
-            Params::Slice {
-                start: vec![n - 1],
-                limit: vec![n],
-                strides: None,
-            },
-            vec![cdf.clone()],
-            span,
-        )?;
-        let params = Params::Random {
-            shape: vec![Dim::Lit(draws)],
-            dtype: fdt,
-            bounds: Some((0.0, 1.0)),
-        };
-        let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
         let one = literal(Scalar::Float(1.0), Aval::scalar(fdt, false));
         let rest = jnp::binary(&mut t.b, &prims::SUB, one, u, span)?;
         let r = jnp::binary(&mut t.b, &prims::MUL, total, rest, span)?;
@@ -336,34 +288,17 @@ pub(crate) fn choice_weighted(t: &mut Tracer, c: Call) -> Result<Value> {
         let r = jnp::expand_dims(&mut t.b, r, 1, span)?;
         let below = jnp::binary(&mut t.b, &prims::LT, cdf, r, span)?;
         let below = jnp::convert(&mut t.b, below, aval.dtype, false, span)?;
-        let count = t.b.bind1(
-            &prims::REDUCE_SUM,
-            Params::Axes(vec![1], 0),
-            vec![below],
-            span,
-        )?;
+        let count = t.at(span).reduce(&prims::REDUCE_SUM, below, vec![1])?;
         shaped(t, count, &aval.shape, span)?
     } else {
-        let params = Params::Random {
-            shape: vec![Dim::Lit(n)],
-            dtype: fdt,
-            bounds: None,
-        };
-        let g = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
+        let g = t
+            .at(span)
+            .random(&prims::RANDOM_GUMBEL, key, vec![Dim::Lit(n)], fdt, None)?;
         let logp = jnp::unary(&mut t.b, &prims::LOG, p, span)?;
         let scores = jnp::binary(&mut t.b, &prims::ADD, g, logp, span)?;
         let neg = jnp::unary(&mut t.b, &prims::NEG, scores, span)?;
         let order = indices(t, n, aval.dtype, span)?;
-        let mut outs = t.b.bind(
-            &prims::SORT,
-            Params::Sort {
-                dimension: 0,
-                is_stable: true,
-                num_keys: 1,
-            },
-            vec![neg, order],
-            span,
-        )?;
+        let mut outs = t.at(span).sort(vec![neg, order], 0, true, 1)?;
         let first = first_rows(t, outs.remove(1), draws, span)?;
         shaped(t, first, &aval.shape, span)?
     };

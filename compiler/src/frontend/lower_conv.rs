@@ -17,6 +17,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Dim};
 use crate::prims::{self, ConvParams, Params};
+use jax_core::lax::Lax;
 
 /// `padding`: a string, a `lax::Padding` variant, or `(low, high)` pairs.
 pub(crate) fn padding(t: &Tracer, v: &Value, span: Span) -> Result<Padding> {
@@ -245,21 +246,11 @@ pub(crate) fn conv_transpose(t: &mut Tracer, c: Call) -> Result<Value> {
     };
     if flip {
         for &axis in &rp[2..] {
-            rhs = t.b.bind1(
-                &prims::REV,
-                Params::Rev { dims: vec![axis] },
-                vec![rhs],
-                c.span,
-            )?;
+            rhs = t.at(c.span).rev(rhs, vec![axis])?;
         }
         let mut perm: Vec<usize> = (0..rank).collect();
         perm.swap(rp[0], rp[1]);
-        rhs = t.b.bind1(
-            &prims::TRANSPOSE,
-            Params::Transpose { perm },
-            vec![rhs],
-            c.span,
-        )?;
+        rhs = t.at(c.span).transpose(rhs, perm)?;
     }
     bind_conv(
         t,

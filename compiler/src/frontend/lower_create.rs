@@ -12,7 +12,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Atom, Dim, Scalar};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 
 /// An array of `x`'s shape and dtype, filled with zeros, ones or a value.
 pub(crate) fn filled_like(t: &mut Tracer, c: Call) -> Result<Value> {
@@ -51,12 +52,7 @@ pub(crate) fn array_value(t: &mut Tracer, c: Call) -> Result<Value> {
         if c.name == "asarray" {
             return Ok(Value::Traced(x));
         }
-        return Ok(Value::Traced(t.b.bind1(
-            &prims::COPY,
-            Params::None,
-            vec![x],
-            s,
-        )?));
+        return Ok(Value::Traced(t.at(s).unary(&prims::COPY, x)?));
     }
     Ok(Value::Traced(array_literal(t, v, s)?))
 }
@@ -169,24 +165,11 @@ fn array_literal(t: &mut Tracer, v: Value, span: Span) -> Result<Atom> {
     let parts = operands
         .into_iter()
         .map(|a| {
-            let a = t.b.bind1(
-                &prims::CONVERT_ELEMENT_TYPE,
-                Params::Convert {
-                    new_dtype: dtype,
-                    weak: false,
-                },
-                vec![a],
-                span,
-            )?;
+            let a = t.at(span).convert_element_type(a, dtype, false)?;
             leading_axis(t, a, span)
         })
         .collect::<Result<Vec<_>>>()?;
-    t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: 0 },
-        parts,
-        span,
-    )
+    t.at(span).concatenate(parts, 0)
 }
 
 /// `a` with a leading axis of 1 (`broadcast_in_dim`).
@@ -194,16 +177,8 @@ fn leading_axis(t: &mut Tracer, a: Atom, span: Span) -> Result<Atom> {
     let inner = t.b.aval(&a).shape;
     let mut shape = vec![Dim::Lit(1)];
     shape.extend(inner.iter().cloned());
-    t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape,
-            dims: (1..=inner.len()).collect(),
-            np_ints: 0,
-        },
-        vec![a],
-        span,
-    )
+    t.at(span)
+        .broadcast_in_dim(a, shape, (1..=inner.len()).collect())
 }
 
 /// Arrays of one shape stacked along a new first axis, as `jnp.array` and
@@ -214,10 +189,5 @@ pub(crate) fn stack(t: &mut Tracer, items: Vec<Atom>, span: Span) -> Result<Atom
         .into_iter()
         .map(|a| leading_axis(t, a, span))
         .collect::<Result<Vec<_>>>()?;
-    t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: 0 },
-        parts,
-        span,
-    )
+    t.at(span).concatenate(parts, 0)
 }

@@ -12,38 +12,21 @@ use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Result};
 use crate::ir::primitive::{GatherParams, IndexDims, IndexMode};
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 use jax_dtypes::DType;
 
 fn iota(t: &mut Tracer, shape: &[Dim], dimension: usize, span: Span) -> Result<Atom> {
-    t.b.bind1(
-        &prims::IOTA,
-        Params::Iota {
-            dtype: DType::I32,
-            shape: shape.to_vec(),
-            dimension,
-        },
-        vec![],
-        span,
-    )
+    t.at(span).iota(DType::I32, shape.to_vec(), dimension)
 }
 
 fn add_int(t: &mut Tracer, x: Atom, k: i128, span: Span) -> Result<Atom> {
     let k = literal(Scalar::Int(k), Aval::scalar(DType::I32, false));
-    t.b.bind1(&prims::ADD, Params::None, vec![x, k], span)
+    t.at(span).binary(&prims::ADD, x, k)
 }
 
 fn broadcast(t: &mut Tracer, x: Atom, shape: &[Dim], dims: Vec<usize>, span: Span) -> Result<Atom> {
-    t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: shape.to_vec(),
-            dims,
-            np_ints: 0,
-        },
-        vec![x],
-        span,
-    )
+    t.at(span).broadcast_in_dim(x, shape.to_vec(), dims)
 }
 
 /// A zero of `dtype`, broadcast to `shape` (`jnp.zeros_like`).
@@ -98,8 +81,7 @@ pub(crate) fn tril_triu(t: &mut Tracer, c: Call) -> Result<Value> {
     let rows = iota(t, last2, 0, span)?;
     let rows = add_int(t, rows, k, span)?;
     let cols = iota(t, last2, 1, span)?;
-    let mut mask =
-        t.b.bind1(&prims::GE, Params::None, vec![rows, cols], span)?;
+    let mut mask = t.at(span).binary(&prims::GE, rows, cols)?;
     if r > 2 {
         mask = broadcast(t, mask, &a.shape, vec![r - 2, r - 1], span)?;
     }
@@ -109,7 +91,7 @@ pub(crate) fn tril_triu(t: &mut Tracer, c: Call) -> Result<Value> {
     } else {
         vec![mask, z, x]
     };
-    let out = t.b.bind1(&prims::SELECT_N, Params::None, cases, span)?;
+    let out = t.at(span).apply(&prims::SELECT_N, cases)?;
     Ok(Value::Traced(out))
 }
 
@@ -139,14 +121,12 @@ pub(crate) fn trace(t: &mut Tracer, c: Call) -> Result<Value> {
     let rows = iota(t, last2, 0, span)?;
     let cols = iota(t, last2, 1, span)?;
     let rows = add_int(t, rows, ints[0], span)?;
-    let mut mask =
-        t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
+    let mut mask = t.at(span).binary(&prims::EQ, rows, cols)?;
     let z = zeros(t, a.dtype, &a.shape, span)?;
     if r > 2 {
         mask = broadcast(t, mask, &a.shape, vec![r - 2, r - 1], span)?;
     }
-    let kept =
-        t.b.bind1(&prims::SELECT_N, Params::None, vec![mask, z, x], span)?;
+    let kept = t.at(span).apply(&prims::SELECT_N, vec![mask, z, x])?;
     let sum = jnp::reduce(
         &mut t.b,
         Reduction::Sum,
@@ -176,36 +156,27 @@ pub(crate) fn diag(t: &mut Tracer, c: Call) -> Result<Value> {
         cast_scalar(Scalar::Int(0), a.dtype),
         Aval::scalar(a.dtype, false),
     );
-    let padded = t.b.bind1(
-        &prims::PAD,
-        Params::Pad {
-            config: vec![((-k).max(0) as _, k.max(0) as _, 0)],
-            np_ints: 0,
-        },
-        vec![v, zero],
-        span,
-    )?;
+    let padded = t
+        .at(span)
+        .pad(v, zero, vec![((-k).max(0) as _, k.max(0) as _, 0)], 0)?;
     let square = [dim.clone(), dim.clone()];
     let rows = iota(t, &square, 0, span)?;
     let cols = iota(t, &square, 1, span)?;
     let rows = add_int(t, rows, k, span)?;
-    let mask =
-        t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
+    let mask = t.at(span).binary(&prims::EQ, rows, cols)?;
     let column = broadcast(t, padded, &[dim.clone(), Dim::Lit(1)], vec![0], span)?;
     let full = broadcast(t, column, &square, vec![0, 1], span)?;
     let z = zeros(t, a.dtype, &square, span)?;
-    let out =
-        t.b.bind1(&prims::SELECT_N, Params::None, vec![mask, z, full], span)?;
+    let out = t.at(span).apply(&prims::SELECT_N, vec![mask, z, full])?;
     Ok(Value::Traced(out))
 }
 
 /// `x[..., i]` made non-negative as JAX's indexing does: `i < 0 ? i + n : i`.
 fn wrap_negative(t: &mut Tracer, i: Atom, n: usize, span: Span) -> Result<Atom> {
     let zero = literal(Scalar::Int(0), Aval::scalar(DType::I32, false));
-    let neg =
-        t.b.bind1(&prims::LT, Params::None, vec![i.clone(), zero], span)?;
+    let neg = t.at(span).binary(&prims::LT, i.clone(), zero)?;
     let wrapped = add_int(t, i.clone(), n as i128, span)?;
-    t.b.bind1(&prims::SELECT_N, Params::None, vec![neg, i, wrapped], span)
+    t.at(span).apply(&prims::SELECT_N, vec![neg, i, wrapped])
 }
 
 /// `jnp.diagonal(x, offset, axis1, axis2)` as JAX 0.10.2: the two axes
@@ -254,7 +225,7 @@ pub(crate) fn diagonal_of(
     let second = iota(t, &[Dim::Lit(len)], 0, span)?;
     let shift = |t: &mut Tracer, i: Atom, k: i128| {
         let k = literal(Scalar::Int(k), Aval::scalar(DType::I32, false));
-        t.b.bind1(&prims::ADD, Params::None, vec![k, i], span)
+        t.at(span).binary(&prims::ADD, k, i)
     };
     let (rows, cols) = match offset {
         0 => (first, second),
@@ -266,12 +237,7 @@ pub(crate) fn diagonal_of(
     let column = [Dim::Lit(len), Dim::Lit(1)];
     let rows = broadcast(t, rows, &column, vec![0], span)?;
     let cols = broadcast(t, cols, &column, vec![0], span)?;
-    let idx = t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: 1 },
-        vec![rows, cols],
-        span,
-    )?;
+    let idx = t.at(span).concatenate(vec![rows, cols], 1)?;
     let mut slice_sizes: Vec<usize> = a.shape[..r - 2]
         .iter()
         .map(|d| lit(d).unwrap_or(0))
@@ -280,9 +246,10 @@ pub(crate) fn diagonal_of(
         return call_err(span, "`diagonal` needs the sizes of the other axes");
     }
     slice_sizes.extend([1, 1]);
-    t.b.bind1(
-        &prims::GATHER,
-        Params::Gather(GatherParams {
+    t.at(span).gather(
+        x,
+        idx,
+        GatherParams {
             dims: IndexDims {
                 offset: (0..r - 2).collect(),
                 collapsed: vec![r - 2, r - 1],
@@ -296,9 +263,7 @@ pub(crate) fn diagonal_of(
             fill_value: None,
             indices_are_sorted: false,
             unique_indices: false,
-        }),
-        vec![x, idx],
-        span,
+        },
     )
 }
 

@@ -14,6 +14,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 use jax_dtypes::{DType, Kind};
 
 /// Lowers the six `lax::` window functions, by name.
@@ -94,7 +95,7 @@ fn dynamic_update_slice(t: &mut Tracer, c: &Call) -> Result<Atom> {
     let starts = normalize_starts(t, "dynamic_update_slice", &x, starts, &vec![true; rank], c)?;
     let mut ins = vec![x, update];
     ins.extend(starts);
-    t.b.bind1(&prims::DYNAMIC_UPDATE_SLICE, Params::None, ins, c.span)
+    t.at(c.span).apply(&prims::DYNAMIC_UPDATE_SLICE, ins)
 }
 
 /// `lax::dynamic_slice_in_dim(x, start, size, axis)` and
@@ -155,12 +156,7 @@ fn slice_in_dim(t: &mut Tracer, c: &Call) -> Result<Atom> {
     if keepdims {
         return Ok(sliced);
     }
-    t.b.bind1(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims: vec![axis] },
-        vec![sliced],
-        c.span,
-    )
+    t.at(c.span).squeeze(sliced, vec![axis])
 }
 
 /// `lax::dynamic_update_slice_in_dim(x, update, start, axis)` and
@@ -181,7 +177,7 @@ fn update_in_dim(t: &mut Tracer, c: &Call) -> Result<Atom> {
     let starts = normalize_starts(t, c.name, &x, starts, &allow, c)?;
     let mut ins = vec![x, update];
     ins.extend(starts);
-    t.b.bind1(&prims::DYNAMIC_UPDATE_SLICE, Params::None, ins, c.span)
+    t.at(c.span).apply(&prims::DYNAMIC_UPDATE_SLICE, ins)
 }
 
 /// Negative starts count from the end on `axis` only (JAX's `_in_dim`
@@ -341,18 +337,10 @@ fn from_end(t: &mut Tracer, i: Atom, n: i128, span: Span) -> Result<Atom> {
     let weak_lit = |v: i128| literal(Scalar::Int(v), Aval::scalar(a.dtype, true));
     let neg = jnp::binary(&mut t.b, &prims::LT, i.clone(), weak_lit(0), span)?;
     let strong = if a.weak {
-        t.b.bind1(
-            &prims::CONVERT_ELEMENT_TYPE,
-            Params::Convert {
-                new_dtype: a.dtype,
-                weak: false,
-            },
-            vec![i.clone()],
-            span,
-        )?
+        t.at(span).convert_element_type(i.clone(), a.dtype, false)?
     } else {
         i.clone()
     };
     let wrapped = jnp::binary(&mut t.b, &prims::ADD, strong, weak_lit(n), span)?;
-    t.b.bind1(&prims::SELECT_N, Params::None, vec![neg, i, wrapped], span)
+    t.at(span).apply(&prims::SELECT_N, vec![neg, i, wrapped])
 }

@@ -12,6 +12,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Aval, Dim, Scalar};
 use crate::prims::{self, GatherParams, IndexDims, IndexMode, Params};
+use jax_core::lax::Lax;
 
 /// JAX's fill value for a `fill` gather of `dtype`, as its jaxprs print it.
 pub(crate) fn default_fill(dtype: DType) -> f64 {
@@ -63,12 +64,7 @@ fn normalize(
     let lit = |v: i128| crate::ir::builder::literal(Scalar::Int(v), Aval::scalar(a.dtype, false));
     let neg = jnp::binary(&mut t.b, &prims::LT, idx.clone(), lit(0), span)?;
     let wrapped = jnp::binary(&mut t.b, &prims::ADD, idx.clone(), lit(*n as i128), span)?;
-    t.b.bind1(
-        &prims::SELECT_N,
-        Params::None,
-        vec![neg, idx, wrapped],
-        span,
-    )
+    t.at(span).apply(&prims::SELECT_N, vec![neg, idx, wrapped])
 }
 
 fn fill_gather(dtype: DType, dims: IndexDims, slice_sizes: Vec<usize>) -> Params {
@@ -115,16 +111,7 @@ pub(crate) fn take_atoms(
     let idx = normalize(t, idx, &a.shape[axis], span)?;
     let mut full = t.b.aval(&idx).shape;
     full.push(Dim::Lit(1));
-    let idx = t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: full,
-            dims: (0..ir).collect(),
-            np_ints: 0,
-        },
-        vec![idx],
-        span,
-    )?;
+    let idx = t.at(span).broadcast_in_dim(idx, full, (0..ir).collect())?;
     let mut slice_sizes = lit_sizes(&a, span)?;
     slice_sizes[axis] = 1;
     let offset: Vec<usize> = (0..axis).chain(axis + ir..a.rank() + ir - 1).collect();
@@ -172,25 +159,14 @@ pub(crate) fn take_along_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     }
     let along = take_along_axis_dims(&xs, &is, axis);
     let idx = normalize(t, idx, &a.shape[axis], c.span)?;
-    let idx = t.b.bind1(
-        &prims::RESHAPE,
-        Params::Reshape {
-            new_sizes: along.index_shape.iter().map(|&n| Dim::Lit(n)).collect(),
-        },
-        vec![idx],
-        c.span,
+    let idx = t.at(c.span).reshape(
+        idx,
+        along.index_shape.iter().map(|&n| Dim::Lit(n)).collect(),
     )?;
     let x = if along.squeezed.is_empty() {
         x
     } else {
-        t.b.bind1(
-            &prims::SQUEEZE,
-            Params::Squeeze {
-                dims: along.squeezed.clone(),
-            },
-            vec![x],
-            c.span,
-        )?
+        t.at(c.span).squeeze(x, along.squeezed.clone())?
     };
     let p = fill_gather(a.dtype, along.dims, along.slice_sizes);
     Ok(Value::Traced(t.b.bind1(

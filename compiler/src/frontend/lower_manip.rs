@@ -13,7 +13,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Atom, Dim};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 
 /// The literal size of axis `k` (these functions need known sizes).
 fn lit(t: &Tracer, x: &Atom, k: usize, span: Span) -> Result<usize> {
@@ -39,16 +40,8 @@ fn broadcast_in_dim(
     dims: Vec<usize>,
     span: Span,
 ) -> Result<Atom> {
-    t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: shape.iter().map(|&n| Dim::Lit(n)).collect(),
-            dims,
-            np_ints: 0,
-        },
-        vec![x],
-        span,
-    )
+    t.at(span)
+        .broadcast_in_dim(x, shape.iter().map(|&n| Dim::Lit(n)).collect(), dims)
 }
 
 fn reshape(t: &mut Tracer, x: Atom, shape: &[usize], span: Span) -> Result<Atom> {
@@ -74,16 +67,7 @@ fn slice_in_dim(
     let mut hi = shape.clone();
     lo[axis] = start;
     hi[axis] = limit;
-    t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start: lo,
-            limit: hi,
-            strides: Some(vec![1; shape.len()]),
-        },
-        vec![x],
-        span,
-    )
+    t.at(span).slice(x, lo, hi, Some(vec![1; shape.len()]))
 }
 
 fn traced(a: Atom) -> Result<Value> {
@@ -177,12 +161,7 @@ pub(crate) fn squeeze_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     let x = c.atom(t, 0)?;
     let (v, s) = &c.args[1];
     let axis = jnp::axis(&t.b, &x, t.static_int(v, *s, "the axis")?, *s)?;
-    traced(t.b.bind1(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims: vec![axis] },
-        vec![x],
-        c.span,
-    )?)
+    traced(t.at(c.span).squeeze(x, vec![axis])?)
 }
 
 /// `jnp::repeat(x, repeats, axis)`: each element (axis `None`: of the
@@ -244,7 +223,7 @@ pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
         wide.extend(&shape);
         x = broadcast_in_dim(t, x, &wide, (lead..wide.len()).collect(), c.span)?;
     }
-    traced(t.b.bind1(&prims::TILE, Params::Tile { reps }, vec![x], c.span)?)
+    traced(t.at(c.span).tile(x, reps)?)
 }
 
 /// `jnp::roll(x, shift, axis)`: the last `shift` elements moved to the
@@ -262,12 +241,7 @@ pub(crate) fn roll(t: &mut Tracer, c: Call) -> Result<Value> {
     let k = shift.rem_euclid(n as i128) as usize;
     let tail = slice_in_dim(t, x.clone(), n - k, n, axis, c.span)?;
     let head = slice_in_dim(t, x, 0, n - k, axis, c.span)?;
-    traced(t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: axis },
-        vec![tail, head],
-        c.span,
-    )?)
+    traced(t.at(c.span).concatenate(vec![tail, head], axis)?)
 }
 
 fn at_least_1d(t: &mut Tracer, x: Atom, span: Span) -> Result<Atom> {
@@ -316,12 +290,7 @@ pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
         ("hstack", Some(r)) if r > 1 => 1,
         _ => 0,
     };
-    traced(t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim },
-        parts,
-        c.span,
-    )?)
+    traced(t.at(c.span).concatenate(parts, dim)?)
 }
 
 /// `jnp::meshgrid(&x, &y)` (`indexing='xy'`): `(X, Y)`, both `len(y) x len(x)`.
@@ -356,16 +325,7 @@ pub(crate) fn lax_slice(t: &mut Tracer, c: Call) -> Result<Value> {
         Value::Unit => None,
         _ => Some(ints(t, 3, "strides")?),
     };
-    traced(t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start,
-            limit,
-            strides,
-        },
-        vec![x],
-        c.span,
-    )?)
+    traced(t.at(c.span).slice(x, start, limit, strides)?)
 }
 
 /// `lax::broadcast_in_dim(x, &dims)`: the shape is the written result type's.
@@ -378,16 +338,7 @@ pub(crate) fn lax_broadcast_in_dim(t: &mut Tracer, c: Call) -> Result<Value> {
         .into_iter()
         .map(|d| d.max(0) as usize)
         .collect();
-    traced(t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape,
-            dims,
-            np_ints: 0,
-        },
-        vec![x],
-        c.span,
-    )?)
+    traced(t.at(c.span).broadcast_in_dim(x, shape, dims)?)
 }
 
 /// `jnp::flip(x, axis)`, `jnp::flip_all(x)`, `lax::rev(x, &dims)`: one `rev`.
@@ -413,7 +364,7 @@ pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
                 .collect::<Result<_>>()?
         }
     };
-    traced(t.b.bind1(&prims::REV, Params::Rev { dims }, vec![x], c.span)?)
+    traced(t.at(c.span).rev(x, dims)?)
 }
 
 /// Static `(lo, hi)` or `(lo, hi, interior)` tuples, written as a slice of
@@ -473,13 +424,8 @@ pub(crate) fn pad(t: &mut Tracer, c: Call) -> Result<Value> {
         .map(|p| (p[0], p[1], if lax { p[2] } else { 0 }))
         .collect::<Vec<_>>();
     let rank = config.len() as u32;
-    traced(t.b.bind1(
-        &prims::PAD,
-        Params::Pad {
-            config,
-            np_ints: if lax { 0 } else { (1u32 << rank) - 1 },
-        },
-        vec![x, value],
-        c.span,
-    )?)
+    traced(
+        t.at(c.span)
+            .pad(x, value, config, if lax { 0 } else { (1u32 << rank) - 1 })?,
+    )
 }

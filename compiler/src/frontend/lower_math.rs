@@ -9,7 +9,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Dim, Scalar};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Prim};
+use jax_core::lax::Lax;
 
 /// `lax::round(x[, method])`: half away from zero unless a
 /// `lax::RoundingMethod` says otherwise.
@@ -22,12 +23,7 @@ pub(crate) fn lax_round(t: &mut Tracer, c: Call) -> Result<Value> {
         }
     };
     let x = c.atom(t, 0)?;
-    Ok(Value::Traced(t.b.bind1(
-        &prims::ROUND,
-        Params::Rounding(method),
-        vec![x],
-        c.span,
-    )?))
+    Ok(Value::Traced(t.at(c.span).round(x, method)?))
 }
 
 /// `jnp::round(x)`: half to even; integers are unchanged.
@@ -37,12 +33,7 @@ pub(crate) fn numpy_round(t: &mut Tracer, c: Call) -> Result<Value> {
     if t.b.aval(&x).dtype.is_integer() {
         return Ok(Value::Traced(x));
     }
-    Ok(Value::Traced(t.b.bind1(
-        &prims::ROUND,
-        Params::Rounding(1),
-        vec![x],
-        c.span,
-    )?))
+    Ok(Value::Traced(t.at(c.span).round(x, 1)?))
 }
 
 /// `lax::div(x, y)`: the operands' own type (integer division for integers).
@@ -78,12 +69,7 @@ pub(crate) fn reciprocal(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     let x = jnp::to_float(&mut t.b, x, c.span)?;
-    Ok(Value::Traced(t.b.bind1(
-        &prims::INTEGER_POW,
-        Params::IntegerPow(-1),
-        vec![x],
-        c.span,
-    )?))
+    Ok(Value::Traced(t.at(c.span).integer_pow(x, -1)?))
 }
 
 pub(crate) fn power(t: &mut Tracer, c: Call) -> Result<Value> {
@@ -97,12 +83,7 @@ pub(crate) fn integer_pow(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let x = c.atom(t, 0)?;
     let y = t.static_int(&c.args[1].0, c.args[1].1, "the exponent")?;
-    Ok(Value::Traced(t.b.bind1(
-        &prims::INTEGER_POW,
-        Params::IntegerPow(y as i64),
-        vec![x],
-        c.span,
-    )?))
+    Ok(Value::Traced(t.at(c.span).integer_pow(x, y as i64)?))
 }
 
 /// JAX's `isnan` is `x != x`, which is false for every integer.
@@ -222,14 +203,10 @@ pub(crate) fn arg_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
         &prims::ARGMIN
     };
     let index_dtype = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
-    Ok(Value::Traced(t.b.bind1(
+    Ok(Value::Traced(t.at(span).arg_reduce(
         prim,
-        Params::ArgReduce {
-            axis,
-            index_dtype,
-            np_int: false,
-        },
-        vec![x],
-        span,
+        x,
+        axis,
+        index_dtype,
     )?))
 }

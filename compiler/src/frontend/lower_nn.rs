@@ -19,6 +19,7 @@ use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Builder, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Params, Prim};
+use jax_core::lax::{Lax, Trace};
 
 pub(crate) type Handler = fn(&mut Tracer, Call) -> Result<Value>;
 /// A `custom_jvp` rule: the output's tangent from the primals, their
@@ -443,12 +444,7 @@ pub(super) fn gelu(t: &mut Tracer, c: Call) -> Result<Value> {
     let b = &mut t.b;
     let v = if approximate {
         let c0 = typed_lit(b, &x, (2.0 / std::f64::consts::PI).sqrt());
-        let cube = b.bind1(
-            &prims::INTEGER_POW,
-            Params::IntegerPow(3),
-            vec![x.clone()],
-            s,
-        )?;
+        let cube = Trace::new(b, s).integer_pow(x.clone(), 3)?;
         let k = lit(b, 0.044715);
         let kc = bin(b, &prims::MUL, k, cube, s)?;
         let inner = bin(b, &prims::ADD, x.clone(), kc, s)?;
@@ -536,16 +532,7 @@ pub(super) fn glu(t: &mut Tracer, c: Call) -> Result<Value> {
         let mut limit = lits.clone();
         start[ax] = h * n / 2;
         limit[ax] = (h + 1) * n / 2;
-        halves.push(t.b.bind1(
-            &prims::SLICE,
-            Params::Slice {
-                start,
-                limit,
-                strides: None,
-            },
-            vec![x.clone()],
-            s,
-        )?);
+        halves.push(t.at(s).slice(x.clone(), start, limit, None)?);
     }
     let g = jnp::unary_inexact(&mut t.b, &prims::LOGISTIC, halves[1].clone(), s)?;
     traced(bin(&mut t.b, &prims::MUL, halves[0].clone(), g, s)?)
@@ -571,16 +558,9 @@ pub(super) fn one_hot(t: &mut Tracer, c: Call) -> Result<Value> {
         .unwrap_or_else(|| jax_dtypes::default_dtype(Kind::Float, t.b.x64));
     let mut lhs_shape = a.shape.clone();
     lhs_shape.push(Dim::Lit(1));
-    let lhs = t.b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: lhs_shape,
-            dims: (0..a.rank()).collect(),
-            np_ints: 0,
-        },
-        vec![x],
-        s,
-    )?;
+    let lhs = t
+        .at(s)
+        .broadcast_in_dim(x, lhs_shape, (0..a.rank()).collect())?;
     let mut rhs_shape = vec![Dim::Lit(1); a.rank()];
     rhs_shape.push(Dim::Lit(n));
     let values = (0..n)

@@ -14,7 +14,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Builder, Result};
 use crate::ir::{Atom, Aval, Dim, Scalar};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Prim};
+use jax_core::lax::{Lax, Trace};
 
 /// `promote_args_numeric`: bool to the default int, then one type.
 pub(super) fn numeric_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
@@ -92,7 +93,7 @@ pub(crate) fn floor_divide(t: &mut Tracer, c: Call) -> Result<Value> {
     let fone = lit(b, 1.0);
     let d1 = bin(b, &prims::SUB, div.clone(), fone, s)?;
     let div = select(b, ind, d1, div, s)?;
-    traced(b.bind1(&prims::ROUND, Params::Rounding(0), vec![div], s)?)
+    traced(Trace::new(b, s).round(div, 0)?)
 }
 
 /// A bool array of `x`'s shape, all `v` (`lax.full_like(x, v, bool)`).
@@ -102,16 +103,7 @@ pub(super) fn full_bool(b: &mut Builder, x: &Atom, v: bool, s: Span) -> Result<A
     if a.rank() == 0 {
         return Ok(l);
     }
-    b.bind1(
-        &prims::BROADCAST_IN_DIM,
-        Params::BroadcastInDim {
-            shape: a.shape,
-            dims: vec![],
-            np_ints: 0,
-        },
-        vec![l],
-        s,
-    )
+    Trace::new(b, s).broadcast_in_dim(l, a.shape, vec![])
 }
 
 /// `jnp::isinf(x)` and `jnp::isfinite(x)`: false and true for integers.
@@ -389,7 +381,7 @@ pub(crate) fn lax_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
         "reduce_max" => &prims::REDUCE_MAX,
         _ => &prims::REDUCE_MIN,
     };
-    traced(t.b.bind1(prim, Params::Axes(axes, 0), vec![x], s)?)
+    traced(t.at(s).reduce(prim, x, axes)?)
 }
 
 /// `lax::convert_element_type::<U>(x)` (or `::<U, _>` with the result type
@@ -403,13 +395,5 @@ pub(crate) fn lax_convert(t: &mut Tracer, c: Call) -> Result<Value> {
             "write the target element type: `lax::convert_element_type::<f32>(x)`",
         );
     };
-    traced(t.b.bind1(
-        &prims::CONVERT_ELEMENT_TYPE,
-        Params::Convert {
-            new_dtype: dtype,
-            weak: false,
-        },
-        vec![x],
-        c.span,
-    )?)
+    traced(t.at(c.span).convert_element_type(x, dtype, false)?)
 }

@@ -11,7 +11,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::{flatten, rebuild, Value};
 use crate::ir::builder::{err, literal, Result};
 use crate::ir::{Atom, Aval, Scalar};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Prim};
+use jax_core::lax::Lax;
 
 /// The float leaves of a params (or grads) tree.
 pub(super) fn float_leaves(t: &Tracer, tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
@@ -89,15 +90,7 @@ impl Ops<'_> {
         let x = lit(v, a.dtype);
         if a.rank() == 0 {
             // A scalar leaf: an equation, so the state's leaf is a variable.
-            return self.t.b.bind1(
-                &prims::CONVERT_ELEMENT_TYPE,
-                Params::Convert {
-                    new_dtype: a.dtype,
-                    weak: false,
-                },
-                vec![x],
-                self.span,
-            );
+            return self.t.at(self.span).convert_element_type(x, a.dtype, false);
         }
         jnp::broadcast_to(&mut self.t.b, x, a.shape.clone(), self.span)
     }
@@ -207,15 +200,10 @@ pub(super) fn state_value(name: &str, count: Atom, trees: Vec<(&str, Value)>) ->
 pub(super) fn init(t: &mut Tracer, o: &Opt, params: &Value, span: Span) -> Result<Value> {
     let leaves = float_leaves(t, params, span, "params")?;
     let mut ops = Ops { t, span };
-    let zero = ops.t.b.bind1(
-        &prims::CONVERT_ELEMENT_TYPE,
-        Params::Convert {
-            new_dtype: DType::I32,
-            weak: false,
-        },
-        vec![int_lit(0)],
-        span,
-    )?;
+    let zero = ops
+        .t
+        .at(span)
+        .convert_element_type(int_lit(0), DType::I32, false)?;
     let full = |ops: &mut Ops, v: f64| -> Result<Value> {
         let l = leaves
             .iter()

@@ -15,7 +15,8 @@ use crate::frontend::value::Value;
 use crate::frontend::{jnp, lower_choice};
 use crate::ir::builder::{literal, Result};
 use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Prim};
+use jax_core::lax::Lax;
 
 /// The samplers that draw one primitive's values, and how many bounds
 /// (`minval`, `maxval`) follow the key.
@@ -88,12 +89,13 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
         }
     }
     let aval = result_aval(&c)?;
-    let params = Params::Random {
-        shape: aval.shape,
-        dtype: aval.dtype,
-        bounds: (nbounds == 2).then(|| (bounds[0], bounds[1])),
-    };
-    Ok(Value::Traced(t.b.bind1(prim, params, vec![key], c.span)?))
+    Ok(Value::Traced(t.at(c.span).random(
+        prim,
+        key,
+        aval.shape,
+        aval.dtype,
+        (nbounds == 2).then(|| (bounds[0], bounds[1])),
+    )?))
 }
 
 pub(super) fn want_args(c: &Call, n: usize) -> Result<()> {
@@ -139,33 +141,20 @@ pub(super) fn result_aval(c: &Call) -> Result<Aval> {
 
 /// `random_split[shape=(n,)]` of one key.
 pub(super) fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
-    let params = Params::Random {
-        shape: vec![Dim::Lit(n)],
-        dtype: DType::U32,
-        bounds: None,
-    };
-    t.b.bind1(&prims::RANDOM_SPLIT, params, vec![key], span)
+    t.at(span).random(
+        &prims::RANDOM_SPLIT,
+        key,
+        vec![Dim::Lit(n)],
+        DType::U32,
+        None,
+    )
 }
 
 /// Key `i` of split keys `u32[n, 2]`: `keys[i]`, as JAX indexes an array
 /// of keys (a slice, then a squeeze).
 pub(super) fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
-    let s = t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start: vec![i, 0],
-            limit: vec![i + 1, 2],
-            strides: None,
-        },
-        vec![keys],
-        span,
-    )?;
-    t.b.bind1(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims: vec![0] },
-        vec![s],
-        span,
-    )
+    let s = t.at(span).slice(keys, vec![i, 0], vec![i + 1, 2], None)?;
+    t.at(span).squeeze(s, vec![0])
 }
 
 /// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
@@ -178,12 +167,7 @@ fn split(t: &mut Tracer, c: Call) -> Result<Value> {
         // `N` keys, a const generic: one key array, `u32[N, 2]`.
         Some(TypeSpec::Array { aval, .. }) if aval.dtype == DType::U32 && aval.shape.len() == 2 && aval.shape[1] == Dim::Lit(2) => {
             let key = key_arg(t, &c.args[0])?;
-            let params = Params::Random {
-                shape: vec![aval.shape[0].clone()],
-                dtype: DType::U32,
-                bounds: None,
-            };
-            return Ok(Value::Traced(t.b.bind1(&prims::RANDOM_SPLIT, params, vec![key], c.span)?));
+            return Ok(Value::Traced(t.at(c.span).random(&prims::RANDOM_SPLIT, key, vec![aval.shape[0].clone()], DType::U32, None)?));
         }
         _ => {
             return call_err(
@@ -223,11 +207,10 @@ fn fold_in(t: &mut Tracer, c: Call) -> Result<Value> {
             jnp::convert(&mut t.b, a, DType::U32, false, s)?
         }
     };
-    Ok(Value::Traced(t.b.bind1(
+    Ok(Value::Traced(t.at(c.span).binary(
         &prims::RANDOM_FOLD_IN,
-        Params::None,
-        vec![key, data],
-        c.span,
+        key,
+        data,
     )?))
 }
 
@@ -312,12 +295,8 @@ pub(super) fn randint_draws(
     let words = split_words(t, key, 2, span)?;
     let bits = |t: &mut Tracer, i: usize| -> Result<Atom> {
         let k = key_at(t, words.clone(), i, span)?;
-        let params = Params::Random {
-            shape: aval.shape.clone(),
-            dtype: udt,
-            bounds: None,
-        };
-        t.b.bind1(&prims::RANDOM_BITS, params, vec![k], span)
+        t.at(span)
+            .random(&prims::RANDOM_BITS, k, aval.shape.clone(), udt, None)
     };
     let (h, l) = (bits(t, 0)?, bits(t, 1)?);
     let u = |v: u64| literal(Scalar::Int(v as i128), Aval::scalar(udt, false));
@@ -326,22 +305,20 @@ pub(super) fn randint_draws(
         if span_v == 0 {
             Ok(x)
         } else {
-            t.b.bind1(&prims::REM, Params::None, vec![x, u(span_v)], span)
+            t.at(span).binary(&prims::REM, x, u(span_v))
         }
     };
     let hm = modulo(t, h)?;
-    let hm =
-        t.b.bind1(&prims::MUL, Params::None, vec![hm, u(multiplier)], span)?;
+    let hm = t.at(span).binary(&prims::MUL, hm, u(multiplier))?;
     let lm = modulo(t, l)?;
-    let offset = t.b.bind1(&prims::ADD, Params::None, vec![hm, lm], span)?;
+    let offset = t.at(span).binary(&prims::ADD, hm, lm)?;
     let offset = modulo(t, offset)?;
     let offset = jnp::convert(&mut t.b, offset, dtype, false, span)?;
     let lo = literal(
         crate::ir::cast_scalar(Scalar::Int(lo), dtype),
         Aval::scalar(dtype, false),
     );
-    let out =
-        t.b.bind1(&prims::ADD, Params::None, vec![offset, lo], span)?;
+    let out = t.at(span).binary(&prims::ADD, offset, lo)?;
     jnp::convert(&mut t.b, out, out_dtype, false, span)
 }
 
@@ -395,12 +372,9 @@ fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
         }
         aval.shape
     };
-    let params = Params::Random {
-        shape,
-        dtype: paval.dtype,
-        bounds: None,
-    };
-    let u = t.b.bind1(&prims::RANDOM_UNIFORM, params, vec![key], span)?;
+    let u = t
+        .at(span)
+        .random(&prims::RANDOM_UNIFORM, key, shape, paval.dtype, None)?;
     let p = jnp::convert(&mut t.b, p, paval.dtype, false, span)?;
     Ok(Value::Traced(jnp::binary(
         &mut t.b,
@@ -446,22 +420,15 @@ fn categorical(t: &mut Tracer, c: Call) -> Result<Value> {
     let prefix = aval.shape[..aval.shape.len() - batch.len()].to_vec();
     let mut noise_shape = prefix.clone();
     noise_shape.extend(laval.shape.iter().cloned());
-    let params = Params::Random {
-        shape: noise_shape,
-        dtype: laval.dtype,
-        bounds: None,
-    };
-    let noise = t.b.bind1(&prims::RANDOM_GUMBEL, params, vec![key], span)?;
+    let noise = t
+        .at(span)
+        .random(&prims::RANDOM_GUMBEL, key, noise_shape, laval.dtype, None)?;
     let scores = jnp::binary(&mut t.b, &prims::ADD, noise, logits, span)?;
-    Ok(Value::Traced(t.b.bind1(
+    Ok(Value::Traced(t.at(span).arg_reduce(
         &prims::ARGMAX,
-        Params::ArgReduce {
-            axis: prefix.len() + axis,
-            index_dtype: aval.dtype,
-            np_int: false,
-        },
-        vec![scores],
-        span,
+        scores,
+        prefix.len() + axis,
+        aval.dtype,
     )?))
 }
 

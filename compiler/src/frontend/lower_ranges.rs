@@ -11,7 +11,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{literal, Result};
 use crate::ir::{cast_scalar, Atom, Aval, Dim, Scalar};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 use jax_dtypes::DType;
 
 fn iota(
@@ -21,16 +22,7 @@ fn iota(
     dimension: usize,
     span: Span,
 ) -> Result<Atom> {
-    t.b.bind1(
-        &prims::IOTA,
-        Params::Iota {
-            dtype,
-            shape,
-            dimension,
-        },
-        vec![],
-        span,
-    )
+    t.at(span).iota(dtype, shape, dimension)
 }
 
 fn scalar(v: f64, dtype: DType) -> Atom {
@@ -51,10 +43,8 @@ pub(crate) fn eye_of(t: &mut Tracer, aval: Aval, span: Span) -> Result<Atom> {
     let rows = iota(t, DType::I32, aval.shape.clone(), 0, span)?;
     let cols = iota(t, DType::I32, aval.shape.clone(), 1, span)?;
     let zero = literal(Scalar::Int(0), Aval::scalar(DType::I32, false));
-    let rows =
-        t.b.bind1(&prims::ADD, Params::None, vec![rows, zero], span)?;
-    let eq =
-        t.b.bind1(&prims::EQ, Params::None, vec![rows, cols], span)?;
+    let rows = t.at(span).binary(&prims::ADD, rows, zero)?;
+    let eq = t.at(span).binary(&prims::EQ, rows, cols)?;
     jnp::convert(&mut t.b, eq, aval.dtype, false, span)
 }
 
@@ -92,16 +82,7 @@ pub(crate) fn linspace_of(
     };
     let start = jnp::convert(&mut t.b, start, dtype, false, span)?;
     let stop = jnp::convert(&mut t.b, stop, dtype, false, span)?;
-    let reshape1 = |t: &mut Tracer, x: Atom| {
-        t.b.bind1(
-            &prims::RESHAPE,
-            Params::Reshape {
-                new_sizes: vec![Dim::Lit(1)],
-            },
-            vec![x],
-            span,
-        )
-    };
+    let reshape1 = |t: &mut Tracer, x: Atom| t.at(span).reshape(x, vec![Dim::Lit(1)]);
     if n <= 1 {
         return if n == 1 {
             reshape1(t, start)
@@ -111,36 +92,22 @@ pub(crate) fn linspace_of(
     }
     let div = scalar((n - 1) as f64, dtype);
     // JAX computes the step and does not use it when the end is included.
-    let delta = t.b.bind1(
-        &prims::SUB,
-        Params::None,
-        vec![stop.clone(), start.clone()],
-        span,
-    )?;
-    t.b.bind1(&prims::DIV, Params::None, vec![delta, div.clone()], span)?;
+    let delta = t
+        .at(span)
+        .binary(&prims::SUB, stop.clone(), start.clone())?;
+    t.at(span).binary(&prims::DIV, delta, div.clone())?;
     let steps = iota(t, dtype, vec![Dim::Lit(n - 1)], 0, span)?;
-    let s =
-        t.b.bind1(&prims::DIV, Params::None, vec![steps, div], span)?;
+    let s = t.at(span).binary(&prims::DIV, steps, div)?;
     let lo = reshape1(t, start)?;
-    let one_minus = t.b.bind1(
-        &prims::SUB,
-        Params::None,
-        vec![scalar(1.0, dtype), s.clone()],
-        span,
-    )?;
-    let left =
-        t.b.bind1(&prims::MUL, Params::None, vec![lo, one_minus], span)?;
+    let one_minus = t
+        .at(span)
+        .binary(&prims::SUB, scalar(1.0, dtype), s.clone())?;
+    let left = t.at(span).binary(&prims::MUL, lo, one_minus)?;
     let hi = reshape1(t, stop.clone())?;
-    let right = t.b.bind1(&prims::MUL, Params::None, vec![hi, s], span)?;
-    let body =
-        t.b.bind1(&prims::ADD, Params::None, vec![left, right], span)?;
+    let right = t.at(span).binary(&prims::MUL, hi, s)?;
+    let body = t.at(span).binary(&prims::ADD, left, right)?;
     let last = jnp::broadcast_to(&mut t.b, stop, vec![Dim::Lit(1)], span)?;
-    t.b.bind1(
-        &prims::CONCATENATE,
-        Params::Concatenate { dim: 0 },
-        vec![body, last],
-        span,
-    )
+    t.at(span).concatenate(vec![body, last], 0)
 }
 
 /// `jnp::linspace(start, stop)`: the length and dtype of the written result type.

@@ -9,7 +9,7 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::Dim;
-use crate::prims::{self, Params};
+use jax_core::lax::Lax;
 
 /// `x.t()`: the axes reversed.
 pub(crate) fn reverse_axes(t: &mut Tracer, c: Call) -> Result<Value> {
@@ -117,12 +117,7 @@ pub(crate) fn squeeze(t: &mut Tracer, c: Call) -> Result<Value> {
             .collect::<Result<_>>()?,
         _ => return call_err(c.span, "`squeeze` takes the array and optionally an axis"),
     };
-    Ok(Value::Traced(t.b.bind1(
-        &prims::SQUEEZE,
-        Params::Squeeze { dims },
-        vec![x],
-        c.span,
-    )?))
+    Ok(Value::Traced(t.at(c.span).squeeze(x, dims)?))
 }
 
 /// `concatenate((a, b, ..)[, axis])` and `stack`: along axis 0 by default.

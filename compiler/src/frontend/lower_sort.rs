@@ -10,7 +10,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Atom, Dim};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 
 /// The axis argument `i` of a call, normalized for `x`.
 fn axis_arg(t: &Tracer, c: &Call, x: &Atom, i: usize) -> Result<usize> {
@@ -27,16 +28,7 @@ fn bind_sort(
     num_keys: usize,
     span: proc_macro2::Span,
 ) -> Result<Vec<Atom>> {
-    t.b.bind(
-        &prims::SORT,
-        Params::Sort {
-            dimension,
-            is_stable: true,
-            num_keys,
-        },
-        operands,
-        span,
-    )
+    t.at(span).sort(operands, dimension, true, num_keys)
 }
 
 fn array_of_rank_1_or_more(t: &Tracer, c: &Call, x: &Atom) -> Result<()> {
@@ -70,16 +62,8 @@ pub(crate) fn argsort(t: &mut Tracer, c: Call) -> Result<Value> {
     array_of_rank_1_or_more(t, &c, &x)?;
     let axis = axis_arg(t, &c, &x, 1)?;
     let like = t.b.aval(&x);
-    let index = t.b.bind1(
-        &prims::IOTA,
-        Params::Iota {
-            dtype: default_dtype(Kind::Int, t.b.x64),
-            shape: like.shape.clone(),
-            dimension: axis,
-        },
-        Vec::new(),
-        c.span,
-    )?;
+    let dtype = default_dtype(Kind::Int, t.b.x64);
+    let index = t.at(c.span).iota(dtype, like.shape.clone(), axis)?;
     let mut out = bind_sort(t, vec![x, index], axis, 1, c.span)?;
     Ok(Value::Traced(out.remove(1)))
 }
@@ -130,15 +114,7 @@ pub(crate) fn cumulative(t: &mut Tracer, c: Call) -> Result<Value> {
     if aval.shape.get(axis) == Some(&Dim::Lit(0)) {
         return Ok(Value::Traced(x));
     }
-    Ok(Value::Traced(t.b.bind1(
-        prim,
-        Params::Cumulative {
-            axis,
-            reverse: false,
-        },
-        vec![x],
-        span,
-    )?))
+    Ok(Value::Traced(t.at(span).cumulative(prim, x, axis, false)?))
 }
 
 /// A rule helper's error at the call.
@@ -190,16 +166,7 @@ fn slice_axis(
     let mut hi = dims.to_vec();
     lo[axis] = start;
     hi[axis] = limit;
-    t.b.bind1(
-        &prims::SLICE,
-        Params::Slice {
-            start: lo,
-            limit: hi,
-            strides: None,
-        },
-        vec![x],
-        span,
-    )
+    t.at(span).slice(x, lo, hi, None)
 }
 
 /// `lax::top_k(x, k)`: the `k` largest along the last axis and their int32
@@ -217,15 +184,7 @@ pub(crate) fn top_k(t: &mut Tracer, c: Call) -> Result<Value> {
         );
     }
     let axis = t.b.aval(&x).rank() - 1;
-    let outs = t.b.bind(
-        &prims::TOP_K,
-        Params::TopK {
-            k: k as usize,
-            axis,
-        },
-        vec![x],
-        c.span,
-    )?;
+    let outs = t.at(c.span).top_k(x, k as usize, axis)?;
     Ok(Value::Tuple(outs.into_iter().map(Value::Traced).collect()))
 }
 
@@ -254,7 +213,7 @@ pub(crate) fn diff(t: &mut Tracer, c: Call) -> Result<Value> {
         }
         let hi = slice_axis(t, x.clone(), &dims, axis, 1, len, c.span)?;
         let lo = slice_axis(t, x, &dims, axis, 0, len - 1, c.span)?;
-        x = t.b.bind1(op, Params::None, vec![hi, lo], c.span)?;
+        x = t.at(c.span).binary(op, hi, lo)?;
     }
     Ok(Value::Traced(x))
 }
@@ -326,10 +285,7 @@ pub(crate) fn searchsorted(t: &mut Tracer, c: Call) -> Result<Value> {
         at(span, before(&mut cx, &a_wide, &v_wide))?
     };
     let ones = at(span, cx.convert(counted, DType::I32))?;
-    let n = at(
-        span,
-        cx.bind(&prims::REDUCE_SUM, Params::Axes(vec![0], 0), vec![ones]),
-    )?;
+    let n = at(span, cx.reduce(&prims::REDUCE_SUM, ones, vec![0]))?;
     Ok(Value::Traced(n))
 }
 
@@ -431,14 +387,7 @@ pub(crate) fn quantile(t: &mut Tracer, c: Call) -> Result<Value> {
     // A lane with a NaN is all NaN (JAX's `where(any(isnan), nan, x)`).
     let mut cx = crate::ir::rules::Ctx::new(&mut t.b, span);
     let nan_mask = at(span, cx.bin(&prims::NE, x.clone(), x.clone()))?;
-    let any = at(
-        span,
-        cx.bind(
-            &prims::REDUCE_OR,
-            Params::Axes(vec![axis], 0),
-            vec![nan_mask],
-        ),
-    )?;
+    let any = at(span, cx.reduce(&prims::REDUCE_OR, nan_mask, vec![axis]))?;
     let kept: Vec<usize> = (0..dims.len()).filter(|&d| d != axis).collect();
     let shape: Vec<Dim> = dims.iter().map(|&d| Dim::Lit(d)).collect();
     let any = at(
@@ -467,12 +416,7 @@ pub(crate) fn quantile(t: &mut Tracer, c: Call) -> Result<Value> {
     let (lo, hi) = (clampi(lo), clampi(hi));
     let pick = |t: &mut Tracer, r: usize| -> Result<Atom> {
         let s = slice_axis(t, sorted.clone(), &dims, axis, r, r + 1, span)?;
-        t.b.bind1(
-            &prims::SQUEEZE,
-            Params::Squeeze { dims: vec![axis] },
-            vec![s],
-            span,
-        )
+        t.at(span).squeeze(s, vec![axis])
     };
     let (lo_v, hi_v) = (pick(t, lo)?, pick(t, hi)?);
     let lit = |v: f64| {
@@ -483,16 +427,13 @@ pub(crate) fn quantile(t: &mut Tracer, c: Call) -> Result<Value> {
     };
     let out = match method {
         Interpolation::Linear => {
-            let a =
-                t.b.bind1(&prims::MUL, Params::None, vec![lo_v, lit(lo_w)], span)?;
-            let b =
-                t.b.bind1(&prims::MUL, Params::None, vec![hi_v, lit(hi_w)], span)?;
-            t.b.bind1(&prims::ADD, Params::None, vec![a, b], span)?
+            let a = t.at(span).binary(&prims::MUL, lo_v, lit(lo_w))?;
+            let b = t.at(span).binary(&prims::MUL, hi_v, lit(hi_w))?;
+            t.at(span).binary(&prims::ADD, a, b)?
         }
         Interpolation::Midpoint => {
-            let s =
-                t.b.bind1(&prims::ADD, Params::None, vec![lo_v, hi_v], span)?;
-            t.b.bind1(&prims::MUL, Params::None, vec![s, lit(0.5)], span)?
+            let s = t.at(span).binary(&prims::ADD, lo_v, hi_v)?;
+            t.at(span).binary(&prims::MUL, s, lit(0.5))?
         }
     };
     let out = match keepdims {

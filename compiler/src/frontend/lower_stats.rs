@@ -10,7 +10,8 @@ use crate::frontend::tracer::Tracer;
 use crate::frontend::value::Value;
 use crate::ir::builder::{Builder, Result};
 use crate::ir::Atom;
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::{Lax, Trace};
 
 /// `norm::pdf(x)` .. `norm::ppf(q)`, and `*_with(x, loc, scale)`, as
 /// `jax.scipy.stats.norm` computes them.
@@ -292,8 +293,8 @@ pub(super) fn ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
     let two = typed_lit(b, &w, 2.0);
     let ec = un(b, &prims::ERFC, z, s)?;
     let upper = bin(b, &prims::SUB, two, ec.clone(), s)?;
-    let tails = b.bind1(&prims::SELECT_N, Params::None, vec![pos, ec, upper], s)?;
-    let y = b.bind1(&prims::SELECT_N, Params::None, vec![small, tails, mid], s)?;
+    let tails = Trace::new(b, s).apply(&prims::SELECT_N, vec![pos, ec, upper])?;
+    let y = Trace::new(b, s).apply(&prims::SELECT_N, vec![small, tails, mid])?;
     let half = typed_lit(b, &w, 0.5);
     bin(b, &prims::MUL, half, y, s)
 }

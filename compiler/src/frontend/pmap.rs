@@ -21,7 +21,8 @@ use crate::frontend::vmap::{axis_spec, canonical_axis, leaf_specs};
 use crate::ir::builder::{err, Builder, Result};
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Dim};
-use crate::prims::{self, Params};
+use crate::prims::{self};
+use jax_core::lax::Lax;
 
 /// The axis name JAX gives a `pmap` without one.
 const UNNAMED: &str = "_internal_pmap_axis_name";
@@ -116,7 +117,7 @@ impl Tracer {
             let mut cx = Ctx::new(&mut body, span);
             lane.push(match spec {
                 Some(d) => cx
-                    .bind(&prims::SQUEEZE, Params::Squeeze { dims: vec![*d] }, vec![x])
+                    .squeeze(x, vec![*d])
                     .map_err(|m| crate::ir::builder::expression_error(span, m))?,
                 None => x,
             });

@@ -88,6 +88,12 @@ pub(crate) struct Tracer {
 pub(crate) const CLOSURE_SCOPE: &str = "\0closure";
 
 impl Tracer {
+    /// Binds primitives at `span`, the user's expression: the typed
+    /// methods of `jax_core::lax::Lax` (`t.at(span).squeeze(x, dims)`).
+    pub(crate) fn at(&mut self, span: proc_macro2::Span) -> jax_core::lax::Trace<'_> {
+        jax_core::lax::Trace::new(&mut self.b, span)
+    }
+
     /// A tracer with an empty jaxpr, outside any mod.
     pub(crate) fn new(x64: bool) -> Tracer {
         Tracer {
