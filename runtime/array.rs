@@ -192,6 +192,11 @@ pub trait ArrayType: Sized + Clone {
     type WithElem<U: Element>: ArrayType<Elem = U, WithElem<Self::Elem> = Self>;
 }
 
+/// The element type of an array argument `A` (an array or a reference to one).
+pub type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+/// The array type of argument `A` with element type `E`.
+pub type WithElem<A, E> = <<A as AsArray>::Array as ArrayType>::WithElem<E>;
+
 /// An array argument taken by value or by reference: `jnp::exp(x)` and
 /// `jnp::exp(&x)` both work, so eager code reads like the jitted code.
 ///

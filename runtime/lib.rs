@@ -160,6 +160,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// Every unsafe block says why it is sound, where it is.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[doc(hidden)]
 #[path = "rt/mod.rs"]

@@ -84,6 +84,7 @@ use crate::element::{bf16, f16, Element, Promote, PromoteWeak};
 mod binary;
 mod field;
 mod kernels;
+mod parts;
 
 pub use binary::{
     broadcasts_to, map, map_same, result_weak, zip3_with, zip_with, Operand, PromoteWith,
@@ -95,6 +96,7 @@ pub use kernels::{
     float, float_apply, float_apply2, floor_divide, integer_pow, pow_float, pow_int_int, remainder,
     Arith, BitPattern, Bitwise, Numeric, Shift, ToNumeric, TotalOrder,
 };
+pub use parts::{Parts, ToComplex};
 
 // `array op array`: the right operand broadcasts to the left one's shape.
 macro_rules! op_array_array {

@@ -222,6 +222,30 @@ impl ConstMsg {
     }
 }
 
+/// The array of type `Out` holding `data`, after checking that `shape` (the
+/// operation's result shape) is `Out`'s.
+#[track_caller]
+pub(crate) fn finish<Out: crate::array::ArrayType>(
+    op: &str,
+    shape: &[usize],
+    data: Vec<Out::Elem>,
+    weak: bool,
+) -> Out {
+    check_result::<Out>(op, <Out::Elem as crate::element::Element>::DTYPE, shape);
+    Out::from_data(data).set_weak(weak)
+}
+
+/// The number of elements of an array of `shape`, in a const context.
+pub(crate) const fn size_of(shape: &[usize]) -> usize {
+    let mut n = 1;
+    let mut k = 0;
+    while k < shape.len() {
+        n *= shape[k];
+        k += 1;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,8 +82,8 @@ macro_rules! micro {
             const L: usize = $lanes;
             let mut acc = [[$zero(); NV]; MR];
             let (mut a, mut b) = (a, b);
-            // SAFETY (all pointer reads and writes below): the caller's
-            // contract bounds them by kc·MR, kc·NR and the MR × NR block.
+            // SAFETY: every pointer read and write below is bounded by the
+            // caller's contract: kc·MR, kc·NR and the MR × NR block.
             unsafe {
                 // C's tile is read (or written) after the loop: start its
                 // lines on their way now.

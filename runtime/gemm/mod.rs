@@ -35,6 +35,7 @@ use crate::__rt::par::Level;
 mod kernels;
 mod pack;
 
+use crate::__rt::team::SendPtr;
 use kernels::{KernelFn, Prefetch};
 
 /// One finished block of C handed to an epilogue: rows `r0..r0+rows` and
@@ -369,13 +370,6 @@ fn micro_f64(level: Level) -> Option<Micro<f64>> {
 /// Products with fewer multiply-adds stay on the calling thread.
 const PARALLEL_WORK: usize = 1 << 20;
 
-/// C's data pointer shared by the threads that write its disjoint blocks.
-#[derive(Clone, Copy)]
-struct SharedC<T>(*mut T);
-// SAFETY: each task writes only its own block of C (see `run`).
-unsafe impl<T: Send> Sync for SharedC<T> {}
-unsafe impl<T: Send> Send for SharedC<T> {}
-
 /// Checks the operands' extents: the last elements the strides reach must
 /// be inside the slices, and C must be `m × n`.
 fn check<T>(p: &Problem<'_, T>, c: &[T]) {
@@ -421,7 +415,7 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
     if m == 0 || n == 0 {
         return;
     }
-    let cp = SharedC(c.as_mut_ptr());
+    let cp = SendPtr(c.as_mut_ptr());
     if k == 0 {
         c.fill(T::ZERO);
         if let Some(e) = epi {
@@ -439,10 +433,11 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
     } else {
         (1, 1)
     };
-    // SAFETY (both calls below): `check` bounds every index the strides
-    // reach; each task writes only rows `i0..i1` × columns `j0..j1` of C,
-    // blocks that do not overlap, and C outlives the tasks.
+    // `check` bounds every index the strides reach; each task writes only
+    // rows `i0..i1` × columns `j0..j1` of C, blocks that do not overlap,
+    // and C outlives the tasks.
     if tr * tc == 1 {
+        // SAFETY: one task, the whole of C (see above).
         unsafe { block(micro, p, cp, 0, m, 0, n, epi) };
         return;
     }
@@ -453,6 +448,7 @@ fn run<T: Real>(micro: &Micro<T>, p: &Problem<'_, T>, c: &mut [T], epi: Option<E
     crate::__rt::team::run(tr * tc, &|t| {
         let (i0, j0) = ((t / tc) * rows, (t % tc) * cols);
         let (i1, j1) = ((i0 + rows).min(m), (j0 + cols).min(n));
+        // SAFETY: task `t` alone writes its block of C (see above).
         unsafe { block(micro, p, cp, i0, i1, j0, j1, epi) };
     });
 }
@@ -485,8 +481,8 @@ fn run_split_k<T: Real>(
     let depth = k.div_ceil(parts);
     let parts = k.div_ceil(depth);
     let mut partials = vec![T::ZERO; (parts - 1) * m * n];
-    let cp = SharedC(c.as_mut_ptr());
-    let pp = SharedC(partials.as_mut_ptr());
+    let cp = SendPtr(c.as_mut_ptr());
+    let pp = SendPtr(partials.as_mut_ptr());
     crate::__rt::team::run(parts, &|t| {
         let (k0, k1) = (t * depth, ((t + 1) * depth).min(k));
         let part = Problem {
@@ -505,10 +501,12 @@ fn run_split_k<T: Real>(
         // bounded the whole depth).
         let (cp, pp) = (&cp, &pp); // whole, not their raw-pointer fields
         let out = if t == 0 {
-            SharedC(cp.0)
+            SendPtr(cp.0)
         } else {
-            SharedC(unsafe { pp.0.add((t - 1) * m * n) })
+            // SAFETY: block `t - 1` of `partials`, which holds `parts - 1`.
+            SendPtr(unsafe { pp.0.add((t - 1) * m * n) })
         };
+        // SAFETY: `out` is this task's own m×n block (see above).
         unsafe { block(micro, &part, out, 0, m, 0, n, None) };
     });
     for part in partials.chunks_exact(m * n) {
@@ -560,7 +558,7 @@ thread_local! {
 unsafe fn block<T: Real>(
     micro: &Micro<T>,
     p: &Problem<'_, T>,
-    c: SharedC<T>,
+    c: SendPtr<T>,
     i0: usize,
     i1: usize,
     j0: usize,

@@ -32,10 +32,7 @@ use crate::ops::{
     Arith, Numeric, Operand, PromoteWith, ResultShape, ToNumeric,
 };
 
-/// The element type of an array argument `A` (an array or a reference to one).
-pub type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
-/// The array type of argument `A` with element type `E`.
-pub type WithElem<A, E> = <<A as AsArray>::Array as ArrayType>::WithElem<E>;
+pub use crate::array::{ElemOf, WithElem};
 /// The result type of float-valued functions of `A` (`exp`, `sqrt`, ...).
 pub type Inexact<A> = WithElem<A, <ElemOf<A> as ToInexact>::Out>;
 /// The element type two operands promote to.

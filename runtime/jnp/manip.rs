@@ -8,7 +8,9 @@
 
 use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::Element;
+use crate::lax::permute;
 use crate::shape;
+use crate::shape::finish;
 
 /// The element type of an array argument.
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
@@ -19,30 +21,6 @@ mod join;
 pub(crate) use crate::shape::ConstMsg;
 use checks::{broadcasts_to, is_reversal, is_squeeze, size_of};
 pub use join::*;
-
-/// Reorders the axes of row-major `data`: result axis `k` is source axis `perm[k]`.
-fn permute<T: Element>(data: &[T], src_shape: &[usize], perm: &[usize]) -> Vec<T> {
-    let src_strides = shape::strides(src_shape);
-    let out_shape: Vec<usize> = perm.iter().map(|&p| src_shape[p]).collect();
-    let strides: Vec<usize> = perm.iter().map(|&p| src_strides[p]).collect();
-    let size = data.len();
-    let mut out = Vec::with_capacity(size);
-    let mut counter = vec![0usize; out_shape.len()];
-    let mut pos = 0usize;
-    for _ in 0..size {
-        out.push(data[pos]);
-        for k in (0..out_shape.len()).rev() {
-            counter[k] += 1;
-            pos += strides[k];
-            if counter[k] < out_shape[k] {
-                break;
-            }
-            pos -= strides[k] * counter[k];
-            counter[k] = 0;
-        }
-    }
-    out
-}
 
 fn normalize_perm(op: &str, axes: &[isize], rank: usize) -> Vec<usize> {
     assert!(
@@ -59,12 +37,6 @@ fn normalize_perm(op: &str, axes: &[isize], rank: usize) -> Vec<usize> {
         seen[p] = true;
     }
     perm
-}
-
-#[track_caller]
-fn finish<Out: ArrayType>(op: &str, shape: &[usize], data: Vec<Out::Elem>, weak: bool) -> Out {
-    shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, shape);
-    Out::from_data(data).set_weak(weak)
 }
 
 /// The same elements with another shape of the same size (`jnp.reshape`).
@@ -89,17 +61,7 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    const {
-        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
-        if size_of(src) != size_of(dst) {
-            let d = <ElemOf<A> as Element>::DTYPE;
-            let m = ConstMsg::new().str("reshape: cannot reshape ").ty(d, src);
-            let m = m.str(" into ").ty(d, dst).str(": the sizes differ");
-            panic!("{}", m.as_str());
-        }
-    }
-    let x = x.into_array();
-    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+    crate::lax::reshape(x)
 }
 
 /// Reverses the order of the axes (`jnp.transpose` without `axes`); the
@@ -149,16 +111,8 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let src = <A::Array as ArrayType>::SHAPE;
-    let perm = normalize_perm("transpose", axes, src.len());
-    let shape: Vec<usize> = perm.iter().map(|&p| src[p]).collect();
-    let x = x.as_array();
-    finish(
-        "transpose",
-        &shape,
-        permute(x.data(), src, &perm),
-        x.is_weak(),
-    )
+    let perm = normalize_perm("transpose", axes, <A::Array as ArrayType>::SHAPE.len());
+    crate::lax::transpose(x, &perm)
 }
 
 /// Moves axis `source` to position `destination`, the others keeping their
@@ -357,21 +311,8 @@ where
 /// assert_eq!(jnp::flip(&x, 1).to_vec(), [2, 1, 0, 5, 4, 3]);
 /// ```
 pub fn flip<A: AsArray>(x: A, axis: isize) -> A::Array {
-    flip_array(x.as_array(), axis)
-}
-
-pub(crate) fn flip_array<X: ArrayType>(x: &X, axis: isize) -> X {
-    let a = shape::normalize_axis("flip", axis, X::SHAPE.len());
-    let data = x.data();
-    let len = X::SHAPE[a];
-    let inner: usize = X::SHAPE[a + 1..].iter().product();
-    let mut out = Vec::with_capacity(data.len());
-    for block in data.chunks_exact((len * inner).max(1)) {
-        for i in (0..len).rev() {
-            out.extend_from_slice(&block[i * inner..(i + 1) * inner]);
-        }
-    }
-    X::from_data(out).set_weak(x.is_weak())
+    let a = shape::normalize_axis("flip", axis, <A::Array as ArrayType>::SHAPE.len());
+    crate::lax::flip_axis(x.as_array(), a)
 }
 
 /// Reverses the order of elements along every axis (`jnp.flip(x)`).

@@ -10,20 +10,7 @@ use super::IndexInt;
 
 type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
 
-/// The permutation sorting `x` along `axis` (see `__rt::sort::permutation`).
-#[track_caller]
-pub(crate) fn sort_permutation<A: AsArray>(op: &str, x: &A, axis: isize) -> (Vec<usize>, usize)
-where
-    E<A>: PartialOrd,
-{
-    let shape = <A::Array as ArrayType>::SHAPE;
-    if shape.is_empty() {
-        panic!("{op} needs an array of rank 1 or more, not a scalar");
-    }
-    let ax = shape::normalize_axis(op, axis, shape.len());
-    let data = x.as_array().data();
-    (crate::__rt::sort::permutation(&[&data], shape, ax), ax)
-}
+pub(crate) use crate::lax::sort_permutation;
 
 /// `x` sorted along `axis` (`jnp.sort`): stable, NaNs last.
 ///
@@ -41,9 +28,7 @@ pub fn sort<A: AsArray>(x: A, axis: isize) -> A::Array
 where
     E<A>: PartialOrd,
 {
-    let (perm, _) = sort_permutation("sort", &x, axis);
-    let data = crate::__rt::sort::permute(x.as_array().data(), &perm);
-    <A::Array as ArrayType>::from_data(data)
+    crate::lax::sort(x, axis)
 }
 
 /// The indices that sort `x` along `axis` (`jnp.argsort`, stable: equal

@@ -122,7 +122,7 @@ where
         .zip(&parts)
         .map(|(s, p)| (s.as_slice(), p.1))
         .collect();
-    let data = crate::jnp::concatenate_raw(&raw, axis);
+    let data = crate::__rt::layout::concatenate_raw(&raw, axis);
     shape::check_result::<Out>(op, <L::Elem as Element>::DTYPE, &out);
     Out::from_data(data).set_weak(parts.iter().all(|p| p.2))
 }

@@ -3,9 +3,9 @@
 
 use crate::__rt::ops::Conj;
 use crate::array::AsArray;
+use crate::array::{ElemOf, WithElem};
 use crate::element::Complex;
-use crate::jnp::{ElemOf, Parts, ToComplex, WithElem};
-use crate::ops::zip_with;
+use crate::ops::{map, zip_with, Parts, ToComplex};
 
 /// `re + i im` elementwise (`lax.complex`): float32 parts give complex64,
 /// float64 parts complex128; both arrays have the same shape.
@@ -51,7 +51,7 @@ pub fn real<A: AsArray>(x: A) -> WithElem<A, <ElemOf<A> as Parts>::Real>
 where
     ElemOf<A>: ComplexElement,
 {
-    crate::jnp::real(x)
+    map(x.as_array(), Parts::real)
 }
 
 /// The imaginary part of each element of a complex array (`lax.imag`).
@@ -65,7 +65,7 @@ pub fn imag<A: AsArray>(x: A) -> WithElem<A, <ElemOf<A> as Parts>::Real>
 where
     ElemOf<A>: ComplexElement,
 {
-    crate::jnp::imag(x)
+    map(x.as_array(), Parts::imag)
 }
 
 /// The complex conjugate (`lax.conj`): a float32 or float64 array becomes

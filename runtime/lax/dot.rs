@@ -9,9 +9,8 @@
 use std::any::{Any, TypeId};
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
-use crate::element::{Complex, DType, Element, Value};
+use crate::element::{Complex, DType, Element, Promote, Value};
 use crate::gemm::{Epilogue, Tile};
-use crate::jnp::MatMul;
 use crate::lax::{as_i128, permute};
 use crate::ops::AddMul;
 use crate::shape;
@@ -440,6 +439,130 @@ pub fn batch_matmul<
         }
     }
     dot_general::<_, _, Array<T, NB, M, N>>(lhs, rhs, ((&[2], &[1]), (&[0], &[0])))
+}
+
+/// Selects the [`MatMul`] impl for a 2-D left operand; inferred, never written.
+pub struct MatrixLhs;
+/// Selects the [`MatMul`] impl for a 1-D left operand; inferred, never written.
+pub struct VectorLhs;
+
+/// `Self @ Rhs` for vectors and matrices, with the result type computed from
+/// both shapes. `Kind` ([`MatrixLhs`] or [`VectorLhs`]) only tells the two
+/// impls apart (Rust cannot tell a 1-D array from a 2-D one with a `NONE`
+/// dimension otherwise); it is always inferred.
+///
+/// With a 2-D left operand the inner dimensions are part of the impl, so a
+/// mismatch is a type error (`expected 4, found 5`); with a 1-D one it fails
+/// a compile-time assertion that prints both shapes
+/// (`matmul: inner dimensions differ: f32[4] @ f32[5,6]`).
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let a = Array::<f32, 3, 4>::zeros();
+/// let b = Array::<f32, 5, 6>::zeros();
+/// let _ = a.matmul(&b);
+/// ```
+///
+/// ```compile_fail
+/// use jax::prelude::*;
+/// let v = Array::<f32, 4>::zeros();
+/// let b = Array::<f32, 5, 6>::zeros();
+/// let _ = jnp::matmul(&v, &b);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "cannot multiply `{Self}` by `{Rhs}`",
+    label = "the inner dimensions differ, or a rank is not 1 or 2",
+    note = "matmul takes [M, K] @ [K, N], [M, K] @ [K], [K] @ [K, N] or [K] @ [K]; use jnp::batch_matmul for [B, M, K] @ [B, K, N]"
+)]
+pub trait MatMul<Rhs, Kind> {
+    /// The product's type.
+    type Output;
+    /// The product.
+    fn product(&self, rhs: &Rhs) -> Self::Output;
+}
+
+pub(crate) fn weak_of(a: (DType, bool), b: (DType, bool)) -> bool {
+    jax_dtypes::result_type(&[a, b], cfg!(feature = "x64")).1
+}
+
+/// `a (m×k) @ b (k×n)` in the promoted type `P`; `b` is `k` long when `n` is 1 and 1-D.
+pub(crate) fn product<T: Element, U: Element, P: Element>(
+    a: &[T],
+    b: &[U],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<P> {
+    let (a, b) = (promoted::<T, P>(a), promoted::<U, P>(b));
+    gemm(
+        m,
+        k,
+        n,
+        Mat {
+            data: &a,
+            rs: k,
+            cs: 1,
+        },
+        Mat {
+            data: &b,
+            rs: n,
+            cs: 1,
+        },
+    )
+}
+
+// [M, K] @ [K, N] and [M, K] @ [K] (N = NONE: the result is [M]).
+impl<T, U, const M: usize, const K: usize, const N: usize> MatMul<Array<U, K, N>, MatrixLhs>
+    for Array<T, M, K>
+where
+    T: Element + Promote<U>,
+    U: Element,
+{
+    type Output = Array<<T as Promote<U>>::Out, M, N>;
+    fn product(&self, rhs: &Array<U, K, N>) -> Self::Output {
+        const {
+            if M == NONE || K == NONE {
+                panic!("matmul: the left operand must have rank 1 or 2");
+            }
+        }
+        let n = if N == NONE { 1 } else { N };
+        let out = product::<T, U, _>(self.as_slice(), rhs.as_slice(), M, K, n);
+        Array::from_vec_unchecked(out).with_weak(weak_of(
+            (T::DTYPE, self.weak_type()),
+            (U::DTYPE, rhs.weak_type()),
+        ))
+    }
+}
+
+// [K] @ [K, N] (result [N]) and [K] · [K] (N = NONE: a scalar).
+impl<T, U, const K: usize, const K2: usize, const N: usize> MatMul<Array<U, K2, N>, VectorLhs>
+    for Array<T, K>
+where
+    T: Element + Promote<U>,
+    U: Element,
+{
+    type Output = Array<<T as Promote<U>>::Out, N>;
+    fn product(&self, rhs: &Array<U, K2, N>) -> Self::Output {
+        const {
+            if K == NONE || K2 == NONE {
+                panic!("matmul: operands must have rank 1 or 2, not 0");
+            }
+            if K != K2 {
+                let msg = ConstMsg::new()
+                    .str("matmul: inner dimensions differ: ")
+                    .ty(T::DTYPE, Array::<T, K>::SHAPE)
+                    .str(" @ ")
+                    .ty(U::DTYPE, Array::<U, K2, N>::SHAPE);
+                panic!("{}", msg.as_str());
+            }
+        }
+        let n = if N == NONE { 1 } else { N };
+        let out = product::<T, U, _>(self.as_slice(), rhs.as_slice(), 1, K, n);
+        Array::from_vec_unchecked(out).with_weak(weak_of(
+            (T::DTYPE, self.weak_type()),
+            (U::DTYPE, rhs.weak_type()),
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -22,3 +22,34 @@ pub use reduce::*;
 pub use slicing::*;
 pub use sort::*;
 pub use window::*;
+
+#[cfg(test)]
+mod layering {
+    /// `lax` is the layer `jnp` is written over (as JAX's `jnp` over
+    /// `lax`): no file of `runtime/lax/` names `crate::jnp`.
+    #[test]
+    fn lax_never_imports_jnp() {
+        fn walk(dir: &std::path::Path, needle: &str, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, needle, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for (n, line) in text.lines().enumerate() {
+                        let code = line.split("//").next().unwrap_or("");
+                        if code.contains(needle) {
+                            found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+        // Spelled apart, so that this file does not name it.
+        let needle = ["crate", "jnp"].join("::");
+        let mut found = Vec::new();
+        let lax = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/lax");
+        walk(&lax, &needle, &mut found);
+        assert!(found.is_empty(), "lax imports jnp:\n{}", found.join("\n"));
+    }
+}

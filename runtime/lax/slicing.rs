@@ -9,9 +9,8 @@
 use crate::array::{ArrayType, AsArray};
 use crate::element::Element;
 use crate::index::IndexInt;
-use crate::jnp::{self, ArrayList};
 use crate::shape;
-use crate::shape::ConstMsg;
+use crate::shape::{finish, size_of, ConstMsg};
 
 type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
@@ -367,9 +366,28 @@ where
 pub fn rev<A: AsArray>(x: A, dimensions: &[usize]) -> A::Array {
     let mut y = x.into_array();
     for &d in dimensions {
-        y = crate::jnp::flip_array(&y, d as isize);
+        let rank = <A::Array as ArrayType>::SHAPE.len();
+        assert!(
+            d < rank,
+            "rev: dimension {d} is out of bounds for an array of rank {rank}"
+        );
+        y = flip_axis(&y, d);
     }
     y
+}
+
+/// `x` with the order of its elements along `axis` reversed.
+pub(crate) fn flip_axis<X: ArrayType>(x: &X, a: usize) -> X {
+    let data = x.data();
+    let len = X::SHAPE[a];
+    let inner: usize = X::SHAPE[a + 1..].iter().product();
+    let mut out = Vec::with_capacity(data.len());
+    for block in data.chunks_exact((len * inner).max(1)) {
+        for i in (0..len).rev() {
+            out.extend_from_slice(&block[i * inner..(i + 1) * inner]);
+        }
+    }
+    X::from_data(out).set_weak(x.is_weak())
 }
 
 /// The same elements with the result type's shape (`lax.reshape`), the size
@@ -386,7 +404,17 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    jnp::reshape(x)
+    const {
+        let (src, dst) = (<A::Array as ArrayType>::SHAPE, Out::SHAPE);
+        if size_of(src) != size_of(dst) {
+            let d = <ElemOf<A> as Element>::DTYPE;
+            let m = ConstMsg::new().str("reshape: cannot reshape ").ty(d, src);
+            let m = m.str(" into ").ty(d, dst).str(": the sizes differ");
+            panic!("{}", m.as_str());
+        }
+    }
+    let x = x.into_array();
+    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
 }
 
 /// Permutes the axes: result axis `k` is input axis `permutation[k]` (`lax.transpose`).
@@ -403,8 +431,21 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let axes: Vec<isize> = permutation.iter().map(|&p| p as isize).collect();
-    jnp::transpose_axes(x, &axes)
+    let src = <A::Array as ArrayType>::SHAPE;
+    let mut seen = vec![false; src.len()];
+    let valid = permutation.len() == src.len()
+        && permutation
+            .iter()
+            .all(|&p| p < src.len() && !std::mem::replace(&mut seen[p], true));
+    assert!(
+        valid,
+        "transpose: permutation {permutation:?} is not a permutation of the axes of an array of rank {}",
+        src.len()
+    );
+    let shape: Vec<usize> = permutation.iter().map(|&p| src[p]).collect();
+    let x = x.as_array();
+    let data = crate::lax::permute(x.data(), src, permutation);
+    finish("transpose", &shape, data, x.is_weak())
 }
 
 /// Joins arrays along `dimension` (`lax.concatenate`).
@@ -421,8 +462,99 @@ where
     L: ArrayList,
     Out: ArrayType<Elem = L::Elem>,
 {
-    jnp::concatenate(operands, dimension as isize)
+    let arrays = operands;
+    let parts = arrays.parts();
+    assert!(
+        !parts.is_empty(),
+        "concatenate: need at least one array to concatenate"
+    );
+    let rank = parts[0].0.len();
+    assert!(
+        rank > 0,
+        "concatenate: zero-dimensional arrays cannot be concatenated"
+    );
+    let a = dimension;
+    assert!(
+        a < rank,
+        "concatenate: dimension {a} is out of bounds for arrays of rank {rank}"
+    );
+    let mut out = parts[0].0.to_vec();
+    out[a] = 0;
+    for (s, _, _) in &parts {
+        let same = s.len() == rank && (0..rank).all(|k| k == a || s[k] == parts[0].0[k]);
+        assert!(
+            same,
+            "concatenate: all input array dimensions other than the specified axis must match exactly, got {:?} and {:?}",
+            parts[0].0, s
+        );
+        out[a] += s[a];
+    }
+    let raw: Vec<(&[usize], &[L::Elem])> = parts.iter().map(|(s, d, _)| (*s, *d)).collect();
+    let data = crate::__rt::layout::concatenate_raw(&raw, a);
+    let weak = parts.iter().all(|p| p.2);
+    finish("concatenate", &out, data, weak)
 }
+
+/// One array of an [`ArrayList`]: its shape, row-major data and weak flag.
+pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
+
+/// A list of arrays with one element type, for [`concatenate`] and
+/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
+/// to four arrays of different shapes.
+pub trait ArrayList {
+    /// The common element type.
+    type Elem: Element;
+    /// Each array's shape, data and weak flag.
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>>;
+}
+
+fn part<A: AsArray>(a: &A) -> Part<'_, ElemOf<A>> {
+    let x = a.as_array();
+    (<A::Array as ArrayType>::SHAPE, x.data(), x.is_weak())
+}
+
+impl<A: AsArray> ArrayList for &[A] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for [A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray, const N: usize> ArrayList for &[A; N] {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+impl<A: AsArray> ArrayList for Vec<A> {
+    type Elem = ElemOf<A>;
+    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+        self.iter().map(part).collect()
+    }
+}
+macro_rules! impl_tuple_list {
+    ($first:ident $(, $name:ident)*) => {
+        impl<$first: AsArray $(, $name: AsArray)*> ArrayList for ($first, $($name,)*)
+        where
+            $($name::Array: ArrayType<Elem = ElemOf<$first>>,)*
+        {
+            type Elem = ElemOf<$first>;
+            #[allow(non_snake_case)]
+            fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
+                let ($first, $($name,)*) = self;
+                vec![part($first) $(, part($name))*]
+            }
+        }
+    };
+}
+impl_tuple_list!(A, B);
+impl_tuple_list!(A, B, C);
+impl_tuple_list!(A, B, C, D);
 
 /// Removes the given axes, each of length 1 (`lax.squeeze`).
 ///

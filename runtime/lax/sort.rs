@@ -1,6 +1,9 @@
 //! `lax.sort` of one operand and `lax.sort_key_val` (the tuple form of two).
 
 use crate::array::{ArrayType, AsArray};
+use crate::shape;
+
+type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
 
 /// `operand` sorted along `dimension` (`lax.sort`, stable, NaNs last):
 /// `jnp::sort`.
@@ -15,7 +18,9 @@ pub fn sort<A: AsArray>(operand: A, dimension: isize) -> A::Array
 where
     <A::Array as ArrayType>::Elem: PartialOrd,
 {
-    crate::jnp::sort(operand, dimension)
+    let (perm, _) = sort_permutation("sort", &operand, dimension);
+    let data = crate::__rt::sort::permute(operand.as_array().data(), &perm);
+    <A::Array as ArrayType>::from_data(data)
 }
 
 /// `values` sorted along `dimension` by `keys` (`lax.sort_key_val`, stable):
@@ -44,7 +49,7 @@ where
         ks, vs,
         "sort_key_val: keys and values must have equal shapes"
     );
-    let (perm, _) = crate::jnp::sort_permutation("sort_key_val", &keys, dimension);
+    let (perm, _) = sort_permutation("sort_key_val", &keys, dimension);
     let k = crate::__rt::sort::permute(keys.as_array().data(), &perm);
     let v = crate::__rt::sort::permute(values.as_array().data(), &perm);
     (
@@ -89,4 +94,19 @@ where
     crate::shape::check_result::<I>("top_k", crate::DType::I32, &out_shape);
     let (v, i) = crate::__rt::sort::top_k::<_, i32>(operand.as_array().data(), shape, axis, k);
     (V::from_data(v), I::from_data(i))
+}
+
+/// The permutation sorting `x` along `axis` (see `__rt::sort::permutation`).
+#[track_caller]
+pub(crate) fn sort_permutation<A: AsArray>(op: &str, x: &A, axis: isize) -> (Vec<usize>, usize)
+where
+    E<A>: PartialOrd,
+{
+    let shape = <A::Array as ArrayType>::SHAPE;
+    if shape.is_empty() {
+        panic!("{op} needs an array of rank 1 or more, not a scalar");
+    }
+    let ax = shape::normalize_axis(op, axis, shape.len());
+    let data = x.as_array().data();
+    (crate::__rt::sort::permutation(&[&data], shape, ax), ax)
 }

@@ -311,7 +311,7 @@ impl<T> std::ops::DerefMut for LineAligned<T> {
 /// Joins arrays along `axis` (see [`crate::jnp::concatenate`]).
 pub fn concatenate<T: Element>(parts: &[(&[T], &[usize])], axis: usize) -> Vec<T> {
     let parts: Vec<(&[usize], &[T])> = parts.iter().map(|(d, s)| (*s, *d)).collect();
-    crate::jnp::concatenate_raw(&parts, axis)
+    crate::__rt::layout::concatenate_raw(&parts, axis)
 }
 
 fn arg<T: Element + PartialOrd, I: Element>(

@@ -92,6 +92,31 @@ pub fn tile<T: Element>(x: &[T], src: &[usize], reps: &[usize]) -> Vec<T> {
         .collect()
 }
 
+/// Joins row-major arrays (data and shape) along `axis`; their other
+/// dimensions match.
+pub fn concatenate_raw<T: Copy>(parts: &[(&[usize], &[T])], axis: usize) -> Vec<T> {
+    let outer: usize = parts[0].0[..axis].iter().product();
+    let chunks: Vec<usize> = parts
+        .iter()
+        .map(|(s, _)| s[axis..].iter().product())
+        .collect();
+    let mut data = Vec::with_capacity(parts.iter().map(|(_, d)| d.len()).sum());
+    if chunks.iter().all(|&c| c == 1) {
+        // One element of each part per outer position (stacking index
+        // components into the last axis): no copy call per element.
+        for o in 0..outer {
+            data.extend(parts.iter().map(|(_, d)| d[o]));
+        }
+        return data;
+    }
+    for o in 0..outer {
+        for ((_, d), &chunk) in parts.iter().zip(&chunks) {
+            data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    data
+}
+
 #[cfg(test)]
 mod iota_tests {
     use super::iota;

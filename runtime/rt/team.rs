@@ -244,6 +244,7 @@ impl Team {
                 if self.generation.load(SeqCst) == g {
                     // SAFETY: see `Sync for Team` and `Team::run`.
                     let (f, tasks) = unsafe { *self.job.get() };
+                    // SAFETY: the region is open, so its function is alive.
                     self.claim(unsafe { &*f }, tasks);
                 }
                 self.inside.fetch_sub(1, SeqCst);
@@ -282,15 +283,24 @@ fn pause(spins: &mut u32) {
 }
 
 /// A raw pointer that tasks on other threads may use: each task touches a
-/// part of the pointee no other task touches.
+/// part of the pointee no other task touches. The one such wrapper of the
+/// runtime (the parallel drivers, the gemm's blocks of C, the batched
+/// factorizations' matrices).
 #[derive(Clone, Copy)]
-pub(crate) struct Parts<T>(pub *mut T);
+pub(crate) struct SendPtr<T>(pub *mut T);
 // SAFETY: used only to hand disjoint parts of one buffer to tasks (see the
-// users in `par` and `gemm`); `T: Send` is what moving them across needs.
-unsafe impl<T: Send> Send for Parts<T> {}
-unsafe impl<T: Send> Sync for Parts<T> {}
+// users in `par`, `gemm` and `linalg`); `T: Send` is what moving them
+// across needs.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+// SAFETY: as for `Send`: tasks sharing it touch disjoint parts.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
 
-impl<T> Parts<T> {
+impl<T> SendPtr<T> {
+    /// The pointer to `x`'s elements.
+    pub(crate) fn new(x: &mut [T]) -> SendPtr<T> {
+        SendPtr(x.as_mut_ptr())
+    }
+
     /// The pointer `i` elements on (a method, so closures capture the
     /// wrapper rather than its raw pointer field).
     ///
@@ -300,6 +310,16 @@ impl<T> Parts<T> {
         // SAFETY: the caller keeps `i` inside the pointee (above).
         unsafe { self.0.add(i) }
     }
+
+    /// The `len` elements from `at`: the caller's disjoint part.
+    ///
+    /// # Safety
+    /// `at + len` within the buffer, and no two live parts overlapping.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn part(&self, at: usize, len: usize) -> &mut [T] {
+        // SAFETY: the caller keeps the part inside the buffer and unshared.
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(at), len) }
+    }
 }
 
 /// Runs `f(k, chunk)` for the consecutive chunks of `len` elements of
@@ -307,7 +327,7 @@ impl<T> Parts<T> {
 pub(crate) fn for_chunks<T: Send>(out: &mut [T], len: usize, f: &(dyn Fn(usize, &mut [T]) + Sync)) {
     let n = out.len();
     let len = len.max(1);
-    let base = Parts(out.as_mut_ptr());
+    let base = SendPtr::new(out);
     run(n.div_ceil(len), &|k| {
         let start = k * len;
         let end = (start + len).min(n);

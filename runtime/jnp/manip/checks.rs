@@ -1,15 +1,7 @@
 //! Shape predicates usable in `const` blocks, and the message builder that
 //! lets compile-time shape errors name both types.
 
-pub(crate) const fn size_of(shape: &[usize]) -> usize {
-    let mut n = 1;
-    let mut k = 0;
-    while k < shape.len() {
-        n *= shape[k];
-        k += 1;
-    }
-    n
-}
+pub(crate) use crate::shape::size_of;
 
 pub(crate) const fn is_reversal(src: &[usize], dst: &[usize]) -> bool {
     if src.len() != dst.len() {

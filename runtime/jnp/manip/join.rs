@@ -2,69 +2,9 @@
 
 use super::{finish, ElemOf};
 use crate::array::{ArrayType, AsArray};
-use crate::element::Element;
 use crate::shape;
 
-/// One array of an [`ArrayList`]: its shape, row-major data and weak flag.
-pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
-
-/// A list of arrays with one element type, for [`concatenate`] and
-/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
-/// to four arrays of different shapes.
-pub trait ArrayList {
-    /// The common element type.
-    type Elem: Element;
-    /// Each array's shape, data and weak flag.
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>>;
-}
-
-fn part<A: AsArray>(a: &A) -> Part<'_, ElemOf<A>> {
-    let x = a.as_array();
-    (<A::Array as ArrayType>::SHAPE, x.data(), x.is_weak())
-}
-
-impl<A: AsArray> ArrayList for &[A] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray, const N: usize> ArrayList for [A; N] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray, const N: usize> ArrayList for &[A; N] {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-impl<A: AsArray> ArrayList for Vec<A> {
-    type Elem = ElemOf<A>;
-    fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-        self.iter().map(part).collect()
-    }
-}
-macro_rules! impl_tuple_list {
-    ($first:ident $(, $name:ident)*) => {
-        impl<$first: AsArray $(, $name: AsArray)*> ArrayList for ($first, $($name,)*)
-        where
-            $($name::Array: ArrayType<Elem = ElemOf<$first>>,)*
-        {
-            type Elem = ElemOf<$first>;
-            #[allow(non_snake_case)]
-            fn parts(&self) -> Vec<Part<'_, Self::Elem>> {
-                let ($first, $($name,)*) = self;
-                vec![part($first) $(, part($name))*]
-            }
-        }
-    };
-}
-impl_tuple_list!(A, B);
-impl_tuple_list!(A, B, C);
-impl_tuple_list!(A, B, C, D);
+pub use crate::lax::{ArrayList, Part};
 
 /// Joins arrays along an existing axis (`jnp.concatenate`). The arrays may
 /// differ in length along `axis` when given as a tuple.
@@ -95,46 +35,7 @@ where
         "concatenate: zero-dimensional arrays cannot be concatenated"
     );
     let a = shape::normalize_axis("concatenate", axis, rank);
-    let mut out = parts[0].0.to_vec();
-    out[a] = 0;
-    for (s, _, _) in &parts {
-        let same = s.len() == rank && (0..rank).all(|k| k == a || s[k] == parts[0].0[k]);
-        assert!(
-            same,
-            "concatenate: all input array dimensions other than the specified axis must match exactly, got {:?} and {:?}",
-            parts[0].0, s
-        );
-        out[a] += s[a];
-    }
-    let raw: Vec<(&[usize], &[L::Elem])> = parts.iter().map(|(s, d, _)| (*s, *d)).collect();
-    let data = concatenate_raw(&raw, a);
-    let weak = parts.iter().all(|p| p.2);
-    finish("concatenate", &out, data, weak)
-}
-
-/// Joins row-major arrays (data and shape) along `axis`; their other
-/// dimensions match.
-pub(crate) fn concatenate_raw<T: Copy>(parts: &[(&[usize], &[T])], axis: usize) -> Vec<T> {
-    let outer: usize = parts[0].0[..axis].iter().product();
-    let chunks: Vec<usize> = parts
-        .iter()
-        .map(|(s, _)| s[axis..].iter().product())
-        .collect();
-    let mut data = Vec::with_capacity(parts.iter().map(|(_, d)| d.len()).sum());
-    if chunks.iter().all(|&c| c == 1) {
-        // One element of each part per outer position (stacking index
-        // components into the last axis): no copy call per element.
-        for o in 0..outer {
-            data.extend(parts.iter().map(|(_, d)| d[o]));
-        }
-        return data;
-    }
-    for o in 0..outer {
-        for ((_, d), &chunk) in parts.iter().zip(&chunks) {
-            data.extend_from_slice(&d[o * chunk..(o + 1) * chunk]);
-        }
-    }
-    data
+    crate::lax::concatenate(arrays, a)
 }
 
 /// Joins arrays of one shape along a new axis (`jnp.stack`).

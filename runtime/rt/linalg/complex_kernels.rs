@@ -23,6 +23,7 @@ use num_complex::Complex;
 use rayon::prelude::*;
 
 use super::TriangularSolve;
+use crate::__rt::team::SendPtr;
 
 /// Above this many elements a single matrix lets faer use every thread;
 /// below it a batch runs one matrix per thread.
@@ -44,29 +45,6 @@ fn over_batch(batch: usize, elements: usize, one: impl Fn(usize, Par) + Sync + S
         (0..batch).into_par_iter().for_each(|b| one(b, Par::Seq));
     } else {
         (0..batch).for_each(|b| one(b, par));
-    }
-}
-
-/// A raw pointer that rayon tasks may share: each task writes a disjoint
-/// matrix of the batch.
-#[derive(Clone, Copy)]
-struct Shared<T>(*mut T);
-unsafe impl<T> Send for Shared<T> {}
-unsafe impl<T> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    fn new(x: &mut [T]) -> Self {
-        Shared(x.as_mut_ptr())
-    }
-    /// Matrix `b` of `len` elements.
-    ///
-    /// # Safety
-    /// `(b + 1) * len` within the buffer, and no two live parts overlapping
-    /// (each task takes its own `b`).
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn part(&self, b: usize, len: usize) -> &mut [T] {
-        // SAFETY: the caller keeps the part inside the buffer and unshared.
-        unsafe { std::slice::from_raw_parts_mut(self.0.add(b * len), len) }
     }
 }
 
@@ -105,10 +83,10 @@ macro_rules! complex_kernels {
                 if size == 0 {
                     return;
                 }
-                let o = Shared::new(out);
+                let o = SendPtr::new(out);
                 over_batch(batch, size, |b, par| {
                     // SAFETY: matrix `b` is this task's alone, in bounds.
-                    let x = unsafe { o.part(b, size) };
+                    let x = unsafe { o.part(b * size, size) };
                     let req = cholesky_in_place_scratch::<C>(n, par, Default::default());
                     let mut mem = MemBuffer::new(req);
                     let m = MatMut::from_row_major_slice_mut(x, n, n);
@@ -142,10 +120,10 @@ macro_rules! complex_kernels {
                 if nb == 0 || na == 0 {
                     return;
                 }
-                let x = Shared::new(out);
+                let x = SendPtr::new(out);
                 over_batch(batch, na, |k, par| {
                     // SAFETY: matrix `k` is this task's alone, in bounds.
-                    let x = unsafe { x.part(k, nb) };
+                    let x = unsafe { x.part(k * nb, nb) };
                     let a = MatRef::from_row_major_slice(&a[k * na..(k + 1) * na], m, m);
                     let x = MatMut::from_row_major_slice_mut(x, rows, cols);
                     // Left: op(A) X = B. Right: X op(A) = B is op(A)ᵀ Xᵀ = Bᵀ.
@@ -314,10 +292,10 @@ macro_rules! complex_kernels {
                 if n == 0 || r == 0 {
                     return;
                 }
-                let x = Shared::new(b);
+                let x = SendPtr::new(b);
                 over_batch(batch, n * n * r / n.max(1), |k, _| {
                     // SAFETY: system `k` is this task's alone, in bounds.
-                    let b = unsafe { x.part(k, n * r) };
+                    let b = unsafe { x.part(k * (n * r), n * r) };
                     let (lu, perm) = (&lu[k * n * n..(k + 1) * n * n], &perm[k * n..(k + 1) * n]);
                     lu_solve_one(lu, perm, b, n, r, trans)
                 });
@@ -401,10 +379,11 @@ macro_rules! complex_kernels {
                 assert_eq!(a.len(), batch * m * n, "qr: input length");
                 assert_eq!(q.len(), batch * m * k, "qr: q length");
                 assert_eq!(r.len(), batch * k * n, "qr: r length");
-                let (qp, rp) = (Shared::new(q), Shared::new(r));
+                let (qp, rp) = (SendPtr::new(q), SendPtr::new(r));
                 over_batch(batch, 0, |b, _| {
-                    // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
-                    let (q, r) = unsafe { (qp.part(b, m * k), rp.part(b, k * n)) };
+                    let (q, r) =
+                        // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
+                        unsafe { (qp.part(b * (m * k), m * k), rp.part(b * (k * n), k * n)) };
                     qr_one(&a[b * m * n..(b + 1) * m * n], q, r, m, n, k);
                 });
             }
@@ -415,10 +394,10 @@ macro_rules! complex_kernels {
                 if batch == 0 || n == 0 {
                     return;
                 }
-                let (vp, wp) = (Shared::new(v), Shared::new(w));
+                let (vp, wp) = (SendPtr::new(v), SendPtr::new(w));
                 over_batch(batch, nn, |b, par| {
                     // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
-                    let (v, w) = unsafe { (vp.part(b, nn), wp.part(b, n)) };
+                    let (v, w) = unsafe { (vp.part(b * nn, nn), wp.part(b * n, n)) };
                     let a = &a[b * nn..(b + 1) * nn];
                     let stored = MatRef::from_row_major_slice(a, n, n);
                     // faer reads the lower triangle; the upper one of A is
@@ -508,10 +487,11 @@ macro_rules! complex_kernels {
                     (true, true) => ComputeSvdVectors::Full,
                     (true, false) => ComputeSvdVectors::Thin,
                 };
-                let (sp, up, vp) = (Shared::new(s), Shared::new(u), Shared::new(vt));
+                let (sp, up, vp) = (SendPtr::new(s), SendPtr::new(u), SendPtr::new(vt));
                 over_batch(batch, m * n, |b, par| {
-                    // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
-                    let (s, u, vt) = unsafe { (sp.part(b, k), up.part(b, us), vp.part(b, vs)) };
+                    let (s, u, vt) =
+                        // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
+                        unsafe { (sp.part(b * k, k), up.part(b * us, us), vp.part(b * vs, vs)) };
                     let a = &a[b * m * n..(b + 1) * m * n];
                     let mut d = Diag::<C>::zeros(k);
                     let ok = a.iter().all(finite) && {
@@ -587,16 +567,17 @@ macro_rules! complex_kernels {
                 let want = v.is_some();
                 let vp = v.map(|v| {
                     assert_eq!(v.len(), batch * nn, "eig: eigenvectors length");
-                    Shared::new(v)
+                    SendPtr::new(v)
                 });
-                let wp = Shared::new(w);
+                let wp = SendPtr::new(w);
                 if n == 0 {
                     return;
                 }
                 over_batch(batch, nn, |b, par| {
                     // SAFETY: matrix `b`'s parts are this task's alone, in bounds.
-                    let w = unsafe { wp.part(b, n) };
-                    let v = vp.as_ref().map(|p| unsafe { p.part(b, nn) });
+                    let w = unsafe { wp.part(b * n, n) };
+                    // SAFETY: as for `w`: matrix `b` of `v` is this task's alone.
+                    let v = vp.as_ref().map(|p| unsafe { p.part(b * nn, nn) });
                     let a = &a[b * nn..(b + 1) * nn];
                     let mut s = Diag::<C>::zeros(n);
                     let mut u = Mat::<C>::zeros(if want { n } else { 0 }, if want { n } else { 0 });

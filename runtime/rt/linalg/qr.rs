@@ -3,6 +3,7 @@
 //! `eig_f32`/`eig_f64` (eigenvalues and right eigenvectors as LAPACK's
 //! `geev` returns them), each over a batch of row-major matrices.
 
+use crate::__rt::team::SendPtr;
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, ComputeEigenvectors};
@@ -68,25 +69,6 @@ fn for_each_matrix<F: Fn(usize) + Sync + Send>(batch: usize, size: usize, f: F) 
     }
 }
 
-/// A raw pointer that rayon tasks may share: each task writes a disjoint
-/// matrix of the batch.
-#[derive(Clone, Copy)]
-struct Shared<T>(*mut T);
-unsafe impl<T> Send for Shared<T> {}
-unsafe impl<T> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    /// The `len` elements from `at`: the caller's disjoint part.
-    ///
-    /// # Safety
-    /// `at + len` within the buffer, no two live slices overlapping.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn part(&self, at: usize, len: usize) -> &mut [T] {
-        // SAFETY: the caller keeps the part inside the buffer and unshared.
-        unsafe { std::slice::from_raw_parts_mut(self.0.add(at), len) }
-    }
-}
-
 fn qr_impl<T: Real>(
     a: &[T],
     q: &mut [T],
@@ -100,7 +82,7 @@ fn qr_impl<T: Real>(
     assert_eq!(a.len(), batch * m * n, "qr: input length");
     assert_eq!(q.len(), batch * m * k, "qr: q length");
     assert_eq!(r.len(), batch * k * n, "qr: r length");
-    let (qp, rp) = (Shared(q.as_mut_ptr()), Shared(r.as_mut_ptr()));
+    let (qp, rp) = (SendPtr(q.as_mut_ptr()), SendPtr(r.as_mut_ptr()));
     for_each_matrix(batch, m * n, |b| {
         // SAFETY: matrix `b`'s parts of q and r are disjoint from every
         // other task's and within the lengths checked above.
@@ -289,16 +271,17 @@ fn eig_impl<T: Real>(
 ) {
     assert_eq!(a.len(), batch * n * n, "eig: input length");
     assert_eq!(w.len(), batch * n, "eig: eigenvalues length");
-    let wp = Shared(w.as_mut_ptr());
+    let wp = SendPtr(w.as_mut_ptr());
     let vp = v.map(|v| {
         assert_eq!(v.len(), batch * n * n, "eig: eigenvectors length");
-        Shared(v.as_mut_ptr())
+        SendPtr(v.as_mut_ptr())
     });
     let vp = &vp;
     for_each_matrix(batch, n * n, |b| {
         // SAFETY: matrix `b`'s parts are disjoint from every other task's,
         // within the lengths checked above.
         let w = unsafe { wp.part(b * n, n) };
+        // SAFETY: as for `w`: matrix `b` of `v` is this task's alone.
         let v = vp.as_ref().map(|p| unsafe { p.part(b * n * n, n * n) });
         eig_one(&a[b * n * n..(b + 1) * n * n], n, w, v);
     });
