@@ -119,11 +119,10 @@ pub fn broadcast_indices(src: &[usize], out: &[usize]) -> Vec<usize> {
 /// assert_eq!(normalize_axis("sum", 1, 3), 1);
 /// ```
 pub fn normalize_axis(op: &str, axis: isize, rank: usize) -> usize {
-    let r = rank as isize;
-    if axis < -r || axis >= r {
-        panic!("{op}: axis {axis} is out of bounds for array of dimension {rank}");
+    match jax_dtypes::checks::normalize_axis(axis as i128, rank) {
+        Ok(a) => a,
+        Err(msg) => panic!("{op}: {msg}"),
     }
-    axis.rem_euclid(r.max(1)) as usize
 }
 
 /// Panics with both types when a result type chosen by the caller does not

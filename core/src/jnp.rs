@@ -118,15 +118,7 @@ pub fn axis<L: Lax>(l: &L, x: &L::V, axis: i128) -> Res<L, usize> {
 
 /// `axis` of an array of `rank` axes, counted from the end when negative;
 /// NumPy's message when it is out of bounds.
-pub fn normalize_axis(axis: i128, rank: usize) -> Result<usize, String> {
-    let rank = rank as i128;
-    if axis < -rank || axis >= rank {
-        return Err(format!(
-            "axis {axis} is out of bounds for array of dimension {rank}"
-        ));
-    }
-    Ok(axis.rem_euclid(rank.max(1)) as usize)
-}
+pub use jax_dtypes::checks::normalize_axis;
 
 /// Re-inserts reduced axes as size 1 (`keepdims=True`).
 fn keep_dims<L: Lax>(l: &mut L, r: L::V, in_shape: &[Dim], axes: &[usize]) -> Res<L, L::V> {
@@ -183,9 +175,7 @@ pub fn reduce<L: Lax>(
             // JAX's ValueError: max and min have no identity, and the shape
             // is static, so the error is found when the function compiles.
             let op = if kind == Reduction::Max { "max" } else { "min" };
-            return Err(l.error(format!(
-                "zero-size array to reduction operation {op} which has no identity"
-            )));
+            return Err(l.error(jax_dtypes::checks::no_identity(op)));
         }
         Reduction::Max => (&prims::REDUCE_MAX as Prim, x),
         Reduction::Min => (&prims::REDUCE_MIN as Prim, x),
@@ -331,13 +321,7 @@ pub fn broadcast_to<L: Lax>(l: &mut L, x: L::V, shape: Vec<Dim>) -> Res<L, L::V>
 /// `jnp.expand_dims(x, axis)`: a size-1 axis inserted at `axis`.
 pub fn expand_dims<L: Lax>(l: &mut L, x: L::V, axis: i128) -> Res<L, L::V> {
     let a = l.aval(&x);
-    let rank = a.rank() as i128 + 1;
-    if axis < -rank || axis >= rank {
-        return Err(l.error(format!(
-            "axis {axis} is out of bounds for array of dimension {rank}"
-        )));
-    }
-    let axis = axis.rem_euclid(rank) as usize;
+    let axis = normalize_axis(axis, a.rank() + 1).map_err(|msg| l.error(msg))?;
     let mut shape = a.shape.clone();
     shape.insert(axis, Dim::Lit(1));
     let dims = (0..shape.len()).filter(|&k| k != axis).collect();
@@ -417,7 +401,7 @@ pub fn logsumexp<L: Lax>(
 /// `jnp.concatenate` (or `jnp.stack`, which first adds the axis to each part).
 pub fn concatenate<L: Lax>(l: &mut L, parts: Vec<L::V>, axis: i128, stack: bool) -> Res<L, L::V> {
     if parts.is_empty() {
-        return Err(l.error("need at least one array to concatenate".into()));
+        return Err(l.error(jax_dtypes::checks::NOTHING_TO_CONCATENATE.into()));
     }
     let parts = promote(l, parts)?;
     let parts = if stack {

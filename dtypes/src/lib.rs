@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checks;
 pub mod conv;
 pub mod einsum;
 pub mod index;

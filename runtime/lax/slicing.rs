@@ -466,7 +466,8 @@ where
     let parts = arrays.parts();
     assert!(
         !parts.is_empty(),
-        "concatenate: need at least one array to concatenate"
+        "concatenate: {}",
+        jax_dtypes::checks::NOTHING_TO_CONCATENATE
     );
     let rank = parts[0].0.len();
     assert!(
@@ -499,7 +500,7 @@ where
 pub type Part<'a, T> = (&'static [usize], &'a [T], bool);
 
 /// A list of arrays with one element type, for [`concatenate`] and
-/// [`stack`]: a slice, array or `Vec` of arrays of one type, or a tuple of up
+/// [`jnp::stack`](crate::jnp::stack): a slice, array or `Vec` of arrays of one type, or a tuple of up
 /// to four arrays of different shapes.
 pub trait ArrayList {
     /// The common element type.

@@ -139,14 +139,10 @@ where
 }
 
 /// Panics with JAX's messages when `draws` cannot be taken from `n`.
+#[track_caller]
 fn check_population(n: usize, draws: usize, replace: bool) {
-    if draws > 0 && n == 0 {
-        panic!("choice: a must be greater than 0 unless no samples are taken");
-    }
-    if !replace && draws > n {
-        panic!(
-            "choice: Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
-        );
+    if let Err(msg) = jax_dtypes::checks::choice_population(n, draws, replace) {
+        panic!("{msg}");
     }
 }
 

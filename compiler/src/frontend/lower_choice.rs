@@ -130,19 +130,7 @@ fn replace_flag(c: &Call) -> Result<bool> {
 
 /// JAX's errors for `draws` from `n`, found now (the sizes are static).
 fn check_population(c: &Call, n: usize, draws: usize, replace: bool) -> Result<()> {
-    if draws > 0 && n == 0 {
-        return call_err(
-            c.span,
-            "choice: a must be greater than 0 unless no samples are taken",
-        );
-    }
-    if !replace && draws > n {
-        return call_err(
-            c.span,
-            format!("choice: Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"),
-        );
-    }
-    Ok(())
+    jax_dtypes::checks::choice_population(n, draws, replace).or_else(|msg| call_err(c.span, msg))
 }
 
 /// `random::choice::<A>(k, n, replace)`: `randint(k, 0, n)` in the default

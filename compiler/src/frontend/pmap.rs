@@ -17,7 +17,7 @@ use syn::spanned::Spanned;
 use crate::frontend::callables::{AxisSpec, Callable, Pmapped};
 use crate::frontend::tracer::Tracer;
 use crate::frontend::value::{rebuild, Value};
-use crate::frontend::vmap::{axis_spec, canonical_axis, leaf_specs};
+use crate::frontend::vmap::{axis_spec, leaf_specs};
 use crate::ir::builder::{err, Builder, Result};
 use crate::ir::rules::Ctx;
 use crate::ir::{Atom, Dim};
@@ -132,15 +132,12 @@ impl Tracer {
         for (o, spec) in outs.into_iter().zip(specs) {
             let rank = body.aval(&o).rank() + 1;
             let axis = match spec {
-                AxisSpec::Axis(a, at) => match canonical_axis(a, rank) {
-                    Some(d) => Some(d),
-                    None => {
-                        return err(
-                            at,
-                            format!("axis {a} is out of bounds for array of dimension {rank}"),
-                        )
+                AxisSpec::Axis(a, at) => {
+                    match jax_dtypes::checks::normalize_axis(a as i128, rank) {
+                        Ok(d) => Some(d),
+                        Err(msg) => return err(at, msg),
                     }
-                },
+                }
                 _ => None,
             };
             let mut cx = Ctx::new(&mut body, span);

@@ -160,14 +160,10 @@ impl Tracer {
         for (spec, o) in out_specs.iter().zip(&j.outvars) {
             let rank = j.atom_aval(o).rank() + 1;
             out_dims.push(match spec {
-                AxisSpec::Axis(a, at) => match canonical_axis(*a, rank) {
-                    Some(d) => Some(d),
-                    None => {
-                        return err(
-                            *at,
-                            format!("axis {a} is out of bounds for array of dimension {rank}"),
-                        )
-                    }
+                AxisSpec::Axis(a, at) => match jax_dtypes::checks::normalize_axis(*a as i128, rank)
+                {
+                    Ok(d) => Some(d),
+                    Err(msg) => return err(*at, msg),
                 },
                 _ => None,
             });

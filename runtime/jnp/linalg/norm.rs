@@ -104,12 +104,7 @@ fn ord_text(ord: NormOrd) -> String {
 
 #[track_caller]
 fn canonical_axis(a: isize, rank: usize) -> usize {
-    let r = rank as isize;
-    assert!(
-        -r <= a && a < r,
-        "norm: axis {a} is out of bounds for array of dimension {rank}"
-    );
-    (if a < 0 { a + r } else { a }) as usize
+    crate::shape::normalize_axis("norm", a, rank)
 }
 
 /// The norm of `data` (shape `dims`) as `opts` says, and its shape.

@@ -27,7 +27,8 @@ where
     let parts = arrays.parts();
     assert!(
         !parts.is_empty(),
-        "concatenate: need at least one array to concatenate"
+        "concatenate: {}",
+        jax_dtypes::checks::NOTHING_TO_CONCATENATE
     );
     let rank = parts[0].0.len();
     assert!(
