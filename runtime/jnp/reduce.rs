@@ -149,7 +149,7 @@ fn nan_to_zero<T: Element>(lane: &[T]) -> Vec<T> {
 #[track_caller]
 fn nan_extreme<T: Element + PartialOrd>(op: &str, lane: &[T], max: bool) -> T {
     if lane.is_empty() {
-        panic!("{op}: zero-size array to reduction operation which has no identity");
+        panic!("{}", jax_dtypes::checks::no_identity(op));
     }
     let kept: Vec<T> = lane.iter().copied().filter(|&x| !is_nan(x)).collect();
     match (kept.is_empty(), max) {

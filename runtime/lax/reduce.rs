@@ -243,7 +243,7 @@ fn extreme<T: Element + PartialOrd>(
     neg_zero: bool,
 ) -> T {
     let Some(&first) = lane.first() else {
-        panic!("{op}: zero-size array to reduction operation which has no identity");
+        panic!("{}", jax_dtypes::checks::no_identity(op));
     };
     let mut m = first;
     for &x in &lane[1..] {
