@@ -24,7 +24,7 @@ use crate::shape;
 
 pub use crate::jnp::{log_softmax, softmax};
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// A Python float literal in the element type (JAX's weak scalars).
 #[inline(always)]

@@ -13,7 +13,7 @@ use crate::shape;
 use crate::shape::finish;
 
 /// The element type of an array argument.
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 mod checks;
 mod join;

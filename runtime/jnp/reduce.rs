@@ -60,7 +60,7 @@ use crate::lax::{
 };
 use crate::shape;
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// The index type of `argmax`/`argmin`: JAX's default int.
 pub type IndexInt = crate::DefaultInt;

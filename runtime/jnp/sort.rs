@@ -49,7 +49,7 @@ where
     <Same<A, IndexInt>>::from_data(crate::__rt::sort::lane_positions(&perm, shape, ax))
 }
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// `v` rounded to `O` (JAX's scalar arithmetic in the array's float type).
 fn round<O: Element>(v: f64) -> f64 {

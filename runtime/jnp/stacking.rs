@@ -7,7 +7,7 @@ use crate::jnp::ArrayList;
 use crate::shape;
 
 /// The element type of an array argument.
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// Rolls the elements along `axis` by `shift` (`jnp.roll(x, shift, axis)`):
 /// element `i` moves to `(i + shift) mod n`; a negative shift rolls the

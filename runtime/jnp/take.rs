@@ -7,7 +7,7 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::{Element, Value};
 use crate::shape;
 
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// The indices with negative ones counted from the end of an axis of `n`
 /// (`jnp`'s index normalization), as `i64`.

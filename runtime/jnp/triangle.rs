@@ -8,7 +8,7 @@ use crate::ops::Arith;
 use crate::shape;
 
 /// The element type of an array argument.
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// Keeps the elements whose last-two-axes position `(i, j)` satisfies `keep`,
 /// zeroing the others (the mask `jnp.tril`/`triu` build from iotas).

@@ -20,7 +20,7 @@ use crate::shape::ConstMsg;
 mod small_gemm;
 pub(crate) use small_gemm::{matvec_cols, small_gemm_as, small_gemm_into_as, SMALL_PRODUCT};
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// `s` as a slice of `U` when `T` is `U`.
 pub(super) fn same_slice<T: 'static, U: 'static>(s: &[T]) -> Option<&[U]> {

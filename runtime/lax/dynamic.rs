@@ -10,7 +10,7 @@ use crate::element::Element;
 use crate::index::IndexInt;
 use crate::shape::{self, type_string};
 
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// The start of every axis: `start` on `axis`, 0 elsewhere.
 #[track_caller]

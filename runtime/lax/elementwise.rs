@@ -25,7 +25,7 @@ use crate::ops::{
 };
 
 /// The element type of an array argument.
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 /// The array type of argument `A` with element type `E`.
 type WithElem<A, E> = <<A as AsArray>::Array as ArrayType>::WithElem<E>;
 

@@ -16,7 +16,7 @@ use crate::array::{ArrayType, AsArray};
 use crate::element::{Complex, DType, Element, Int, Value};
 use crate::shape;
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// The float type the kernels compute in: `f32` for `f16`, `bf16` and `f32`,
 /// `f64` for `f64`. Private to the crate: only the dispatch in

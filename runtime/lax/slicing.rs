@@ -12,7 +12,7 @@ use crate::index::IndexInt;
 use crate::shape;
 use crate::shape::{finish, size_of, ConstMsg};
 
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// Whether every axis of `part` fits in `whole` (same rank).
 const fn fits(part: &[usize], whole: &[usize]) -> bool {

@@ -3,7 +3,7 @@
 use crate::array::{ArrayType, AsArray};
 use crate::shape;
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// `operand` sorted along `dimension` (`lax.sort`, stable, NaNs last):
 /// `jnp::sort`.

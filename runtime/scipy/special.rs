@@ -17,7 +17,7 @@ use crate::jnp::{Inexact, Promoted};
 use crate::nn::lit;
 use crate::ops::{map_same, zip_with, Numeric, Operand, PromoteWith, ResultShape};
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// `log(sum(exp(x)))` along `axis` (`jax.scipy.special.logsumexp`), computed stably.
 ///

@@ -6,7 +6,7 @@ use super::LinalgElement;
 use crate::array::{ArrayType, AsArray};
 
 /// The element type of an array argument.
-pub(crate) type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+pub(crate) use crate::array::ElemOf;
 
 /// `(batch, n)` of a batch of square matrices, or a panic naming `op`:
 /// shapes are types here, so a non-square matrix is a programming error

@@ -20,7 +20,7 @@ use crate::shape;
 pub(crate) use super::LinalgElement as Field;
 
 /// The element type of an array argument.
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 /// A buffer of `T` as the same buffer of `R` (they are the same type:
 /// [`by_dtype!`] picks `R = T`, whose kernels `LinalgElement` carries).

@@ -6,7 +6,7 @@ use crate::element::{Element, ToInexact, Value};
 use crate::lax::{as_i128, is_f64, is_nan, pairwise_sum, Real};
 use crate::shape;
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
 
 /// The element type of `jnp.cumsum`/`jnp.cumprod`: bool counts in the default

@@ -7,7 +7,7 @@ use crate::jnp::linalg::lu::{by_dtype, cast_vec, lu_parts, matrices, square, Fie
 use crate::jnp::linalg::LinalgElement;
 use crate::shape;
 
-type ElemOf<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf;
 
 fn lu_impl<T: LinalgElement, R: Field>(
     a: Vec<T>,

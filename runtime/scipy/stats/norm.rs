@@ -11,12 +11,12 @@
 //! ```
 
 use crate::__rt::ops as o;
-use crate::array::{ArrayType, AsArray};
+use crate::array::AsArray;
 use crate::element::Float;
 use crate::nn::lit;
 use crate::ops::{map_same, Numeric};
 
-type E<A> = <<A as AsArray>::Array as ArrayType>::Elem;
+use crate::array::ElemOf as E;
 
 /// `lax.special.ndtr`: the standard normal CDF, through `erf` near 0 and
 /// `erfc` in the tails.
