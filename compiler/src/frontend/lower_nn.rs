@@ -10,7 +10,7 @@
 use jax_dtypes::Kind;
 use proc_macro2::Span;
 
-use crate::frontend::jnp::{self};
+use crate::frontend::jnp;
 use crate::frontend::lower_call::{call_err, Call, Module};
 use crate::frontend::lower_math;
 use crate::frontend::lower_stats::*;
@@ -259,7 +259,7 @@ pub(super) fn custom_jvp(
 
 /// The programs of a custom function on inputs of `avals`: its body, and
 /// its jvp (primals then tangents in; the output then its tangent out).
-pub(super) fn custom_jvp_programs(
+fn custom_jvp_programs(
     t: &mut Tracer,
     avals: Vec<Aval>,
     fun: Body,
@@ -300,14 +300,14 @@ pub(crate) fn relu(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(known(t, "relu", vec![x], c.span)?)
 }
 
-pub(super) fn relu6(t: &mut Tracer, c: Call) -> Result<Value> {
+fn relu6(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     traced(known(t, "relu6", vec![x], c.span)?)
 }
 
 /// `jnp.logaddexp(x, y)`'s body (`lax_other.logaddexp`), or base 2.
-pub(super) fn logaddexp_body(b: &mut Builder, xy: &[Atom], s: Span, base2: bool) -> Result<Atom> {
+fn logaddexp_body(b: &mut Builder, xy: &[Atom], s: Span, base2: bool) -> Result<Atom> {
     let (x, y) = (xy[0].clone(), xy[1].clone());
     let amax = bin(b, &prims::MAX, x.clone(), y.clone(), s)?;
     let delta = bin(b, &prims::SUB, x.clone(), y.clone(), s)?;
@@ -327,7 +327,7 @@ pub(super) fn logaddexp_body(b: &mut Builder, xy: &[Atom], s: Span, base2: bool)
 
 /// JAX's `_logaddexp_jvp`: `t1 exp(x1 - out) + t2 exp(x2 - out)`, with
 /// `+inf` replaced by 0 so the tangent stays finite at infinities.
-pub(super) fn logaddexp_rule(
+fn logaddexp_rule(
     b: &mut Builder,
     x: &[Atom],
     t: &[Atom],
@@ -373,13 +373,13 @@ pub(crate) fn logaddexp(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(logaddexp_of(t, x, y, c.name == "logaddexp2", c.span)?)
 }
 
-pub(super) fn softplus(t: &mut Tracer, x: Atom, s: Span) -> Result<Atom> {
+fn softplus(t: &mut Tracer, x: Atom, s: Span) -> Result<Atom> {
     let zero = int_lit(&t.b, 0);
     logaddexp_of(t, x, zero, false, s)
 }
 
 /// `jnp.where(x > 0, x, alpha * expm1(where(x > 0, 0, x)))`.
-pub(super) fn elu_of(b: &mut Builder, x: Atom, alpha: Atom, s: Span) -> Result<Atom> {
+fn elu_of(b: &mut Builder, x: Atom, alpha: Atom, s: Span) -> Result<Atom> {
     let zero = int_lit(b, 0);
     let pos = bin(b, &prims::GT, x.clone(), zero, s)?;
     let fzero = lit(b, 0.0);
@@ -390,7 +390,7 @@ pub(super) fn elu_of(b: &mut Builder, x: Atom, alpha: Atom, s: Span) -> Result<A
 }
 
 /// The functions of one array argument without their own handler.
-pub(super) fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
+fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let s = c.span;
     let x = c.atom(t, 0)?;
@@ -432,7 +432,7 @@ pub(super) fn unary_fn(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `gelu(x, approximate)`: JAX's tanh form or the exact erfc form.
-pub(super) fn gelu(t: &mut Tracer, c: Call) -> Result<Value> {
+fn gelu(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let s = c.span;
     let approximate = match &c.args[1].0 {
@@ -468,7 +468,7 @@ pub(super) fn gelu(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `elu(x, alpha)`, `leaky_relu(x, negative_slope)`, `celu(x, alpha)`.
-pub(super) fn with_param(t: &mut Tracer, c: Call) -> Result<Value> {
+fn with_param(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let s = c.span;
     let x = c.atom(t, 0)?;
@@ -506,7 +506,7 @@ pub(super) fn axis_arg(t: &Tracer, c: &Call, i: usize, x: &Atom) -> Result<usize
 }
 
 /// `glu(x, axis)`: the first half along `axis` times the sigmoid of the second.
-pub(super) fn glu(t: &mut Tracer, c: Call) -> Result<Value> {
+fn glu(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let s = c.span;
     let x = c.atom(t, 0)?;
@@ -540,7 +540,7 @@ pub(super) fn glu(t: &mut Tracer, c: Call) -> Result<Value> {
 
 /// `one_hot(labels, num_classes)`: `labels[.., None] == iota`, converted to
 /// the result's dtype (from the written type, else the default float).
-pub(super) fn one_hot(t: &mut Tracer, c: Call) -> Result<Value> {
+fn one_hot(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let s = c.span;
     let x = c.atom(t, 0)?;
@@ -579,7 +579,7 @@ pub(super) fn one_hot(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `standardize(x, axis, epsilon)`: JAX's "fast" variance, clipped at 0.
-pub(super) fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
+fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     let s = c.span;
     let x = c.atom(t, 0)?;
@@ -603,7 +603,7 @@ pub(super) fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
 // jax.scipy.special
 
 /// `logit(x) = log(x / (1 - x))`, with JAX's rule `g / (x (1 - x))`.
-pub(super) fn logit(t: &mut Tracer, c: Call) -> Result<Value> {
+fn logit(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
     let x = jnp::to_float(&mut t.b, x, c.span)?;
@@ -612,7 +612,7 @@ pub(super) fn logit(t: &mut Tracer, c: Call) -> Result<Value> {
 
 /// `xlogy(x, y) = x log(y)` and `xlog1py(x, y) = x log1p(y)`, 0 where
 /// `x == 0` (unless `y` is NaN), with JAX's rules.
-pub(super) fn xlogy(t: &mut Tracer, c: Call) -> Result<Value> {
+fn xlogy(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
     let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
     let xy = inexact_args(t, vec![x, y], c.span)?;
@@ -624,7 +624,7 @@ pub(super) fn xlogy(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(known(t, name, xy, c.span)?)
 }
 
-pub(super) fn xlogy_body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Result<Atom> {
+fn xlogy_body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Result<Atom> {
     let (x, y) = (xy[0].clone(), xy[1].clone());
     let zero = lit(b, 0.0);
     let x_ok = bin(b, &prims::NE, x.clone(), zero, s)?;
@@ -636,13 +636,7 @@ pub(super) fn xlogy_body(b: &mut Builder, xy: &[Atom], s: Span, log: Prim) -> Re
     select(b, ok, v, zeros, s)
 }
 
-pub(super) fn xlogy_rule(
-    b: &mut Builder,
-    xy: &[Atom],
-    t: &[Atom],
-    s: Span,
-    log1p: bool,
-) -> Result<Atom> {
+fn xlogy_rule(b: &mut Builder, xy: &[Atom], t: &[Atom], s: Span, log1p: bool) -> Result<Atom> {
     let (x, y) = (xy[0].clone(), xy[1].clone());
     let (l, d) = if log1p {
         let l = un(b, &prims::LOG1P, y.clone(), s)?;

@@ -18,7 +18,7 @@ use crate::prims::{self, Prim};
 use jax_core::lax::{Lax, Trace};
 
 /// `promote_args_numeric`: bool to the default int, then one type.
-pub(super) fn numeric_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
+fn numeric_args(t: &mut Tracer, xs: Vec<Atom>, s: Span) -> Result<Vec<Atom>> {
     let xs = jnp::promote(&mut t.b, xs, s)?;
     let a = t.b.aval(&xs[0]);
     if a.dtype == DType::Bool {
@@ -97,7 +97,7 @@ pub(crate) fn floor_divide(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// A bool array of `x`'s shape, all `v` (`lax.full_like(x, v, bool)`).
-pub(super) fn full_bool(b: &mut Builder, x: &Atom, v: bool, s: Span) -> Result<Atom> {
+fn full_bool(b: &mut Builder, x: &Atom, v: bool, s: Span) -> Result<Atom> {
     let a = b.aval(x);
     let l = literal(Scalar::Bool(v), Aval::scalar(DType::Bool, false));
     if a.rank() == 0 {

@@ -96,7 +96,7 @@ pub(crate) enum Static {
 
 /// The state structs: their names in the jaxpr's values and types, and
 /// their fields after `count` (each a tree like the params).
-pub(super) const STATES: &[(&str, &[&str])] = &[
+const STATES: &[(&str, &[&str])] = &[
     ("CountState", &[]),
     ("TraceState", &["trace"]),
     ("AdamState", &["mu", "nu"]),
@@ -107,7 +107,7 @@ pub(super) const STATES: &[(&str, &[&str])] = &[
 
 pub(super) const PREFIX: &str = "optim::";
 
-pub(super) fn state_fields(name: &str) -> Option<&'static [&'static str]> {
+fn state_fields(name: &str) -> Option<&'static [&'static str]> {
     let short = name.strip_prefix(PREFIX)?;
     STATES.iter().find(|(n, _)| *n == short).map(|(_, f)| *f)
 }
@@ -221,7 +221,7 @@ pub(super) fn boolean(v: &Value, span: Span, what: &str) -> Result<bool> {
     }
 }
 
-pub(super) fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
+fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
     match v {
         Value::Optim(s) => match &**s {
             Static::Sched(s) => Ok(s.clone()),
@@ -238,7 +238,7 @@ pub(super) fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
     }
 }
 
-pub(super) const CONSTRUCTORS: &[(&str, usize)] = &[
+const CONSTRUCTORS: &[(&str, usize)] = &[
     ("sgd", 1),
     ("sgd_with", 3),
     ("adam", 1),

@@ -15,7 +15,7 @@ use crate::prims::{self, Prim};
 use jax_core::lax::Lax;
 
 /// The float leaves of a params (or grads) tree.
-pub(super) fn float_leaves(t: &Tracer, tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
+fn float_leaves(t: &Tracer, tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
     let mut leaves = Vec::new();
     flatten(tree, &mut leaves);
     leaves
@@ -38,7 +38,7 @@ pub(super) fn float_leaves(t: &Tracer, tree: &Value, span: Span, what: &str) -> 
 }
 
 /// A tree of `template`'s structure from its new leaves.
-pub(super) fn tree_of(template: &Value, leaves: Vec<Atom>) -> Value {
+fn tree_of(template: &Value, leaves: Vec<Atom>) -> Value {
     rebuild(template, &mut leaves.into_iter().map(Value::Traced))
 }
 
@@ -54,7 +54,7 @@ pub(super) fn int_lit(v: i64) -> Atom {
 }
 
 /// Binds NumPy-layer operations at one span.
-pub(super) struct Ops<'a> {
+struct Ops<'a> {
     t: &'a mut Tracer,
     span: Span,
 }
@@ -191,7 +191,7 @@ impl Ops<'_> {
     }
 }
 
-pub(super) fn state_value(name: &str, count: Atom, trees: Vec<(&str, Value)>) -> Value {
+fn state_value(name: &str, count: Atom, trees: Vec<(&str, Value)>) -> Value {
     let mut fields = vec![("count".to_string(), Value::Traced(count))];
     fields.extend(trees.into_iter().map(|(f, v)| (f.to_string(), v)));
     Value::Struct(format!("{PREFIX}{name}"), fields)
@@ -242,7 +242,7 @@ pub(super) fn init(t: &mut Tracer, o: &Opt, params: &Value, span: Span) -> Resul
 }
 
 /// The state's fields, checked to be the state this optimizer makes.
-pub(super) fn state_parts(state: &Value, want: &str, span: Span) -> Result<(Atom, Vec<Value>)> {
+fn state_parts(state: &Value, want: &str, span: Span) -> Result<(Atom, Vec<Value>)> {
     let full = format!("{PREFIX}{want}");
     match state {
         Value::Struct(name, fields) if *name == full => {
@@ -266,7 +266,7 @@ pub(super) fn state_parts(state: &Value, want: &str, span: Span) -> Result<(Atom
 }
 
 /// The leaves of a state tree, as many as the gradients have.
-pub(super) fn tree_leaves(t: &Tracer, v: &Value, n: usize, span: Span) -> Result<Vec<Atom>> {
+fn tree_leaves(t: &Tracer, v: &Value, n: usize, span: Span) -> Result<Vec<Atom>> {
     let l = float_leaves(t, v, span, "state")?;
     if l.len() != n {
         return err(span, format!("the state has {} leaves per tree where the gradients have {n}: it was made for other params", l.len()));

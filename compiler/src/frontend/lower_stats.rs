@@ -76,13 +76,7 @@ pub(super) fn norm(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// JAX's `_log_ndtr_jvp`: `t exp(norm_logpdf(x) - log_ndtr(x))`.
-pub(super) fn log_ndtr_rule(
-    b: &mut Builder,
-    x: &[Atom],
-    t: &[Atom],
-    out: Atom,
-    s: Span,
-) -> Result<Atom> {
+fn log_ndtr_rule(b: &mut Builder, x: &[Atom], t: &[Atom], out: Atom, s: Span) -> Result<Atom> {
     let x = x[0].clone();
     let neg_half = typed_lit(b, &x, -0.5);
     let sq = un(b, &prims::SQUARE, x.clone(), s)?;
@@ -95,7 +89,7 @@ pub(super) fn log_ndtr_rule(
 }
 
 /// `jax.scipy.special.log_ndtr` (series order 3), as JAX composes it.
-pub(super) fn log_ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
+fn log_ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
     let (lo, hi) = if b.aval(&x).dtype == DType::F64 {
         (-20.0, 8.0)
     } else {
@@ -144,7 +138,7 @@ pub(super) fn log_ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
 }
 
 /// Horner's rule from the highest coefficient, as `jnp.polyval`.
-pub(super) fn polyval(b: &mut Builder, p: &[f64], x: &Atom, s: Span) -> Result<Atom> {
+fn polyval(b: &mut Builder, p: &[f64], x: &Atom, s: Span) -> Result<Atom> {
     let mut y = typed_lit(b, x, 0.0);
     for &c in p {
         let m = bin(b, &prims::MUL, y, x.clone(), s)?;
@@ -155,7 +149,7 @@ pub(super) fn polyval(b: &mut Builder, p: &[f64], x: &Atom, s: Span) -> Result<A
 }
 
 /// `jax.scipy.special.ndtri`, as JAX's `_ndtri` composes it.
-pub(super) fn ndtri(b: &mut Builder, p: Atom, s: Span) -> Result<Atom> {
+fn ndtri(b: &mut Builder, p: Atom, s: Span) -> Result<Atom> {
     use jax_norm_coefficients::*;
     let e2 = (-2.0f64).exp();
     let c = |b: &Builder, v: f64| typed_lit(b, &p, v);
@@ -280,7 +274,7 @@ mod jax_norm_coefficients {
 
 /// `jax.scipy.special.ndtr` (`lax.special.ndtr`): `0.5 (1 + erf(w))` near
 /// 0, `0.5 erfc(|w|)` or `0.5 (2 - erfc(|w|))` in the tails, `w = x/√2`.
-pub(super) fn ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
+fn ndtr(b: &mut Builder, x: Atom, s: Span) -> Result<Atom> {
     let half_sqrt2 = typed_lit(b, &x, 0.5 * 2f64.sqrt());
     let w = bin(b, &prims::MUL, x, half_sqrt2.clone(), s)?;
     let z = un(b, &prims::ABS, w.clone(), s)?;
