@@ -172,6 +172,7 @@ pub mod debug;
 mod device;
 mod dispatch;
 pub mod distributed;
+mod eager;
 pub mod element;
 pub mod error;
 mod format;

@@ -398,6 +398,63 @@ pub fn logsumexp<L: Lax>(
     l.binary(&prims::ADD, lg, m)
 }
 
+/// `jnp.polyval(p, x)`: the polynomial whose coefficients are `p`'s rows
+/// (highest power first, along its first axis) at `x`, by Horner's rule as
+/// JAX's `scan` runs it: `y = 0` of the broadcast shape, then
+/// `y = y * x + p[i]` for each coefficient. The scan is unrolled (JAX
+/// unrolls 16 steps at a time; the values are the same), so a traced
+/// jaxpr has one multiply and one add per coefficient.
+pub fn polyval<L: Lax>(l: &mut L, p: L::V, x: L::V) -> Res<L, L::V> {
+    let (pa, xa) = (l.aval(&p), l.aval(&x));
+    if pa.rank() == 0 {
+        return Err(l.error(format!(
+            "polyval: the coefficients must have an axis to run along, got {pa}"
+        )));
+    }
+    let mut sizes = Vec::with_capacity(pa.rank());
+    for d in &pa.shape {
+        match d {
+            Dim::Lit(n) => sizes.push(*n),
+            Dim::Sym(s) => {
+                return Err(l.error(format!(
+                    "polyval: the coefficients' shape must be static, got the size `{s}`"
+                )))
+            }
+        }
+    }
+    let rest = Aval {
+        shape: pa.shape[1..].to_vec(),
+        ..pa.clone()
+    };
+    let shape = crate::ir::shapes::broadcast(&rest, &xa, l.constraints())
+        .map_err(|msg| l.expression_error(msg))?;
+    let mut px = promote(l, vec![p, x])?;
+    let x = px.pop().expect("two operands");
+    let p = px.pop().expect("two operands");
+    let dtype = l.aval(&x).dtype;
+    // `lax.full_like(x, 0, shape=shape, dtype=x.dtype)`: strongly typed.
+    let zero = l.literal(
+        cast_scalar(Scalar::Int(0), dtype),
+        Aval::scalar(dtype, false),
+    );
+    let mut y = if shape.is_empty() {
+        zero
+    } else {
+        l.broadcast_in_dim(zero, shape, vec![])?
+    };
+    for i in 0..sizes[0] {
+        let mut start = vec![0; sizes.len()];
+        start[0] = i;
+        let mut limit = sizes.clone();
+        limit[0] = i + 1;
+        let c = l.slice(p.clone(), start, limit, None)?;
+        let c = l.squeeze(c, vec![0])?;
+        let yx = binary(l, &prims::MUL, y, x.clone())?;
+        y = binary(l, &prims::ADD, yx, c)?;
+    }
+    Ok(y)
+}
+
 /// `jnp.concatenate` (or `jnp.stack`, which first adds the axis to each part).
 pub fn concatenate<L: Lax>(l: &mut L, parts: Vec<L::V>, axis: i128, stack: bool) -> Res<L, L::V> {
     if parts.is_empty() {

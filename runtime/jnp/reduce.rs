@@ -47,10 +47,9 @@
 //! `nanmax` of one is NaN).
 
 mod cumulative;
-mod fast;
 
+use crate::lax::fast::{self, Fold};
 pub use cumulative::*;
-use fast::Fold;
 
 use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::element::{Element, SumType, ToInexact};

@@ -7,6 +7,7 @@ mod conv;
 mod dot;
 mod dynamic;
 mod elementwise;
+pub(crate) mod fast;
 mod reduce;
 mod slicing;
 mod sort;

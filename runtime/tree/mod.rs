@@ -291,7 +291,7 @@ macro_rules! define_dyn_data {
             }
 
             /// Wraps a vector of any element type.
-            fn wrap<T: Element>(v: Vec<T>) -> DynData {
+            pub(crate) fn wrap<T: Element>(v: Vec<T>) -> DynData {
                 let any: Box<dyn Any> = Box::new(v);
                 match T::DTYPE {
                     $(DType::$v => match any.downcast::<Vec<$t>>() {
@@ -302,7 +302,7 @@ macro_rules! define_dyn_data {
             }
 
             /// The elements as a `&[T]`, if `T` is their type.
-            fn as_slice_of<T: Element>(&self) -> Option<&[T]> {
+            pub(crate) fn as_slice_of<T: Element>(&self) -> Option<&[T]> {
                 match self {
                     $(DynData::$v(d) => (d as &dyn Any).downcast_ref::<Vec<T>>().map(|v| v.as_slice()),)*
                 }
@@ -332,7 +332,7 @@ macro_rules! define_dyn_data {
             }
 
             /// Elements of `dtype` converted from `f64` with XLA's semantics.
-            fn from_f64(dtype: DType, v: &[f64]) -> DynData {
+            pub(crate) fn from_f64(dtype: DType, v: &[f64]) -> DynData {
                 match dtype {
                     $(DType::$v => DynData::$v(v.iter().map(|&x| <$t as Element>::from_f64(x)).collect()),)*
                 }

@@ -39,6 +39,7 @@ mod matmul;
 mod nn;
 mod ops;
 mod par;
+mod polynomial;
 mod random;
 mod random_jit;
 mod random_samplers;

@@ -56,12 +56,16 @@ pub(crate) enum Lowering {
     Binary(Prim),
     /// A reduction over every axis, or over `axis, keepdims`.
     Reduce(Reduction),
+    /// A `jnp` function of two array operands written once over
+    /// [`Lax`] (`jax_core::jnp`), the same text its eager twin runs.
+    Composite2(for<'a> fn(&mut Trace<'a>, Atom, Atom) -> Result<Atom>),
     /// Its own handler.
     By(Handler),
 }
 
-use jax_core::lax::Lax;
-use Lowering::{Binary, By, Inexact, Reduce, SameType};
+use jax_core::jnp as composite;
+use jax_core::lax::{Lax, Trace};
+use Lowering::{Binary, By, Composite2, Inexact, Reduce, SameType};
 
 /// Everywhere: `jnp::`, `lax::` and methods.
 const ANY: &[Module] = &[Module::Jnp, Module::Lax, Module::Method];
@@ -183,6 +187,11 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["reciprocal"], ANY, By(reciprocal)),
     (&["where_", "select"], ANY, By(where_)),
     (&["clip"], ANY, By(clip)),
+    (
+        &["polyval"],
+        JNP,
+        Composite2(|l, p, x| composite::polyval(l, p, x)),
+    ),
     (&["relu"], ANY, By(lower_nn::relu)),
     (&["softmax", "log_softmax"], ANY, By(softmax)),
     (&["matmul", "dot"], ANY, By(matmul)),
@@ -420,6 +429,11 @@ impl Tracer {
                 let x = call.atom(self, 0)?;
                 let (axes, keepdims) = self.axis_args(&x, &call.args[1..], name, span)?;
                 traced(jnp::reduce(&mut self.b, *kind, x, axes, keepdims, span)?)
+            }
+            Composite2(f) => {
+                call.want(2)?;
+                let (x, y) = (call.atom(self, 0)?, call.atom(self, 1)?);
+                traced(f(&mut self.at(span), x, y)?)
             }
             By(handler) => handler(self, call),
         }

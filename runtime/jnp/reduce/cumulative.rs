@@ -302,7 +302,7 @@ where
     let shape = <A::Array as ArrayType>::SHAPE;
     let ax = shape::normalize_axis("softmax", axis, shape.len());
     // f32/f64: the jitted order, threads and SIMD.
-    if let Some(out) = super::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
+    if let Some(out) = crate::lax::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
         x.as_array().data(),
         shape,
         ax,
@@ -328,7 +328,7 @@ where
     let shape = <A::Array as ArrayType>::SHAPE;
     let ax = shape::normalize_axis("log_softmax", axis, shape.len());
     // f32/f64: the jitted order, threads and SIMD.
-    if let Some(out) = super::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
+    if let Some(out) = crate::lax::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
         x.as_array().data(),
         shape,
         ax,

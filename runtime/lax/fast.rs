@@ -74,15 +74,7 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
 }
 
 trait Fast:
-    crate::element::Element
-    + AddMul
-    + Arith
-    + SubDiv
-    + Transcendental
-    + Extremes
-    + crate::jnp::Abs<Out = Self>
-    + Send
-    + Sync
+    crate::element::Element + AddMul + Arith + SubDiv + Transcendental + Extremes + Send + Sync
 {
     fn from_len(n: usize) -> Self;
 }
@@ -289,7 +281,7 @@ fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
 /// `log(|sum(exp(x - m))|) + m`.
 #[inline(always)]
 fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
-    let lse = |s: T, m: T| ops::add(ops::log(ops::abs(s)), m);
+    let lse = |s: T, m: T| ops::add(ops::log(<T as Arith>::abs(s)), m);
     let stable = |m: T| {
         let m = ops::max(T::LOWEST, m);
         if ops::is_finite(m) {

@@ -1,0 +1,740 @@
+//! Each primitive's eager kernel over [`DynArray`]s: what [`Eager`](super::Eager)
+//! runs when a composite binds it. The element operations are the
+//! functions jitted code calls (`__rt::ops`, one per elementwise primitive)
+//! and the reductions of `f32`/`f64` fold in jitted code's order
+//! (`lax::fast`), so an eager call computes what its primitives compute in
+//! a jitted body.
+//!
+//! The operands were checked by the primitive's abstract evaluation before
+//! a kernel runs, and the results' avals are given: a kernel only computes.
+
+// Loops over several index arrays at once read better with indices.
+#![allow(clippy::needless_range_loop)]
+
+use jax_core::ir::primitive::{Params, Prim};
+use jax_core::ir::{Aval, Dim};
+
+use crate::__rt::identity::Extremes;
+use crate::__rt::ops;
+use crate::element::{bf16, f16, Complex, Element};
+use crate::lax::fast::{self, Fold};
+use crate::lax::{arg_lane, max_lane, min_lane, prod_lane, reduce_lanes, sum_lane};
+use crate::tree::{DynArray, DynData};
+
+/// `match` on the dtype of `$d`, for the variants listed: in the arm, `$v`
+/// is the elements (`&Vec<T>`) and `$T` their type.
+macro_rules! dispatch {
+    ($d:expr, |$v:ident: $T:ident| $body:expr, [$($V:ident $t:ty),*], $or:expr) => {
+        match $d {
+            $(DynData::$V($v) => {
+                #[allow(dead_code)]
+                type $T = $t;
+                $body
+            })*
+            #[allow(unreachable_patterns)]
+            _ => $or,
+        }
+    };
+}
+
+/// Two operands of one dtype (the primitive's rule checked that).
+macro_rules! dispatch2 {
+    ($a:expr, $b:expr, |$x:ident, $y:ident: $T:ident| $body:expr, [$($V:ident $t:ty),*], $or:expr) => {
+        match ($a, $b) {
+            $((DynData::$V($x), DynData::$V($y)) => {
+                #[allow(dead_code)]
+                type $T = $t;
+                $body
+            })*
+            #[allow(unreachable_patterns)]
+            _ => $or,
+        }
+    };
+}
+
+// The dtype families, as JAX's rules name them.
+macro_rules! floats {
+    ($m:ident, $($a:tt)*) => { $m!($($a)*, [BF16 bf16, F16 f16, F32 f32, F64 f64], unsupported()) };
+}
+macro_rules! inexact {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [BF16 bf16, F16 f16, F32 f32, F64 f64, C64 Complex<f32>, C128 Complex<f64>], unsupported())
+    };
+}
+macro_rules! reals {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [U8 u8, U16 u16, U32 u32, U64 u64, I8 i8, I16 i16, I32 i32, I64 i64,
+            BF16 bf16, F16 f16, F32 f32, F64 f64], unsupported())
+    };
+}
+macro_rules! numbers {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [U8 u8, U16 u16, U32 u32, U64 u64, I8 i8, I16 i16, I32 i32, I64 i64,
+            BF16 bf16, F16 f16, F32 f32, F64 f64, C64 Complex<f32>, C128 Complex<f64>], unsupported())
+    };
+}
+macro_rules! ordered {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [Bool bool, U8 u8, U16 u16, U32 u32, U64 u64, I8 i8, I16 i16, I32 i32, I64 i64,
+            BF16 bf16, F16 f16, F32 f32, F64 f64], unsupported())
+    };
+}
+macro_rules! logical {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [Bool bool, U8 u8, U16 u16, U32 u32, U64 u64, I8 i8, I16 i16, I32 i32, I64 i64],
+            unsupported())
+    };
+}
+macro_rules! any {
+    ($m:ident, $($a:tt)*) => {
+        $m!($($a)*, [Bool bool, U8 u8, U16 u16, U32 u32, U64 u64, I8 i8, I16 i16, I32 i32, I64 i64,
+            BF16 bf16, F16 f16, F32 f32, F64 f64, C64 Complex<f32>, C128 Complex<f64>], unsupported())
+    };
+}
+
+/// The marker a kernel returns for a dtype it does not handle; [`run`]
+/// turns it into a message naming the primitive and the dtype.
+struct Unsupported;
+
+fn unsupported<T>() -> Result<T, Unsupported> {
+    Err(Unsupported)
+}
+
+type K = Result<DynData, Unsupported>;
+
+fn map<T: Copy, O: Element>(v: &[T], f: impl Fn(T) -> O) -> K {
+    Ok(DynData::wrap(v.iter().map(|&x| f(x)).collect()))
+}
+
+/// Two operands of one shape, or one of them a scalar (a literal in a
+/// jaxpr), elementwise.
+fn zip<T: Copy, O: Element>(a: &[T], b: &[T], f: impl Fn(T, T) -> O) -> K {
+    let v: Vec<O> = if a.len() == b.len() {
+        a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
+    } else if a.len() == 1 {
+        b.iter().map(|&y| f(a[0], y)).collect()
+    } else {
+        a.iter().map(|&x| f(x, b[0])).collect()
+    };
+    Ok(DynData::wrap(v))
+}
+
+/// The elements at `index` (positions in `v`).
+fn take<T: Copy + Element>(v: &[T], index: &[usize]) -> K {
+    Ok(DynData::wrap(index.iter().map(|&i| v[i]).collect()))
+}
+
+/// `index`'s elements of `d`, of any dtype.
+fn take_any(d: &DynData, index: &[usize]) -> K {
+    any!(dispatch, d, |v: T| take::<T>(v, index))
+}
+
+/// Row-major strides of `shape`.
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * shape[k + 1];
+    }
+    s
+}
+
+/// For each element of `out` (row-major), the position in the operand that
+/// `source(multi_index)` names.
+fn index_map(out: &[usize], source: impl Fn(&[usize]) -> usize) -> Vec<usize> {
+    let n: usize = out.iter().product();
+    let mut idx = vec![0usize; out.len()];
+    let mut map = Vec::with_capacity(n);
+    for _ in 0..n {
+        map.push(source(&idx));
+        for k in (0..out.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < out[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    map
+}
+
+/// The literal sizes of an aval (an eager value has no symbolic ones).
+fn sizes(a: &Aval) -> Vec<usize> {
+    a.shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(n) => *n,
+            Dim::Sym(s) => unreachable!("an eager value has no symbolic size ({s})"),
+        })
+        .collect()
+}
+
+/// Runs `p[params]` on `ins`, whose results abstract evaluation gave as
+/// `outs`.
+pub(super) fn run(
+    p: Prim,
+    params: &Params,
+    ins: &[DynArray],
+    outs: &[Aval],
+) -> Result<Vec<DynArray>, String> {
+    let unsupported = || {
+        let dtypes: Vec<_> = ins.iter().map(|x| x.dtype().name()).collect();
+        format!(
+            "`{}` has no eager kernel for {}: call it inside a `#[jax::jit]` function",
+            p.name,
+            dtypes.join(", ")
+        )
+    };
+    // Elementwise operands of one rank may differ in axes of size 1 (a
+    // jaxpr broadcasts them implicitly): those are expanded first.
+    let expanded;
+    let ins = if BROADCASTING.contains(&p.name) && ins.iter().any(|x| needs_expanding(x, &outs[0]))
+    {
+        let out = sizes(&outs[0]);
+        expanded = ins
+            .iter()
+            .map(|x| {
+                if needs_expanding(x, &outs[0]) {
+                    expand(x, &out)
+                } else {
+                    Ok(x.clone())
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|Unsupported| unsupported())?;
+        &expanded[..]
+    } else {
+        ins
+    };
+    let datas = kernel(p, params, ins, outs).map_err(|Unsupported| unsupported())?;
+    Ok(datas
+        .into_iter()
+        .zip(outs)
+        .map(|(d, a)| {
+            DynArray::new(sizes(a), d)
+                .expect("a kernel computes its result's size")
+                .with_weak(a.weak)
+        })
+        .collect())
+}
+
+/// The elementwise primitives of several operands.
+const BROADCASTING: &[&str] = &[
+    "add", "add_any", "mul", "sub", "div", "rem", "pow", "atan2", "max", "min", "and", "or", "xor",
+    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp",
+];
+
+/// Whether an operand of an elementwise primitive must be expanded to the
+/// result's shape: neither a scalar nor of that shape.
+fn needs_expanding(x: &DynArray, out: &Aval) -> bool {
+    x.size() != 1 && x.shape().len() == out.rank() && x.shape() != sizes(out).as_slice()
+}
+
+/// `x` broadcast to `out` (same rank, its axes of size 1 repeated).
+fn expand(x: &DynArray, out: &[usize]) -> Result<DynArray, Unsupported> {
+    let (shape, st) = (x.shape(), strides(x.shape()));
+    let map = index_map(out, |m| {
+        (0..m.len())
+            .map(|k| if shape[k] == 1 { 0 } else { m[k] * st[k] })
+            .sum()
+    });
+    let d = take_any(x.data(), &map)?;
+    Ok(DynArray::new(out.to_vec(), d)
+        .expect("sized by the shape")
+        .with_weak(x.weak_type()))
+}
+
+fn kernel(
+    p: Prim,
+    params: &Params,
+    ins: &[DynArray],
+    outs: &[Aval],
+) -> Result<Vec<DynData>, Unsupported> {
+    let x = || ins[0].data();
+    let y = || ins[1].data();
+    let one = |d: K| d.map(|d| vec![d]);
+    match p.name {
+        // Elementwise, one operand.
+        "exp" => one(inexact!(dispatch, x(), |v: T| map(v, ops::exp::<T>))),
+        "log" => one(inexact!(dispatch, x(), |v: T| map(v, ops::log::<T>))),
+        "log1p" => one(inexact!(dispatch, x(), |v: T| map(v, ops::log1p::<T>))),
+        "expm1" => one(inexact!(dispatch, x(), |v: T| map(v, ops::expm1::<T>))),
+        "sin" => one(inexact!(dispatch, x(), |v: T| map(v, ops::sin::<T>))),
+        "cos" => one(inexact!(dispatch, x(), |v: T| map(v, ops::cos::<T>))),
+        "tanh" => one(inexact!(dispatch, x(), |v: T| map(v, ops::tanh::<T>))),
+        "sqrt" => one(inexact!(dispatch, x(), |v: T| map(v, ops::sqrt::<T>))),
+        "rsqrt" => one(floats!(dispatch, x(), |v: T| map(v, ops::rsqrt::<T>))),
+        "logistic" => one(floats!(dispatch, x(), |v: T| map(v, ops::logistic::<T>))),
+        "exp2" => one(floats!(dispatch, x(), |v: T| map(v, ops::exp2::<T>))),
+        "tan" => one(floats!(dispatch, x(), |v: T| map(v, ops::tan::<T>))),
+        "erf" => one(floats!(dispatch, x(), |v: T| map(v, ops::erf::<T>))),
+        "erfc" => one(floats!(dispatch, x(), |v: T| map(v, ops::erfc::<T>))),
+        "erf_inv" => one(floats!(dispatch, x(), |v: T| map(v, ops::erf_inv::<T>))),
+        "lgamma" => one(floats!(dispatch, x(), |v: T| map(v, ops::lgamma::<T>))),
+        "digamma" => one(floats!(dispatch, x(), |v: T| map(v, ops::digamma::<T>))),
+        "floor" => one(floats!(dispatch, x(), |v: T| map(v, ops::floor::<T>))),
+        "ceil" => one(floats!(dispatch, x(), |v: T| map(v, ops::ceil::<T>))),
+        "is_finite" => one(floats!(dispatch, x(), |v: T| map(v, ops::is_finite::<T>))),
+        "round" => {
+            let even = matches!(params, Params::Rounding(1));
+            one(reals!(dispatch, x(), |v: T| if even {
+                map(v, ops::round_even::<T>)
+            } else {
+                map(v, ops::round::<T>)
+            }))
+        }
+        "neg" => one(numbers!(dispatch, x(), |v: T| map(v, ops::neg::<T>))),
+        "sign" => one(reals!(dispatch, x(), |v: T| map(v, ops::sign::<T>))),
+        "abs" => one(reals!(dispatch, x(), |v: T| map(v, ops::abs::<T>))),
+        "square" => one(numbers!(dispatch, x(), |v: T| map(v, ops::square::<T>))),
+        "not" => one(logical!(dispatch, x(), |v: T| map(v, ops::not::<T>))),
+        "stop_gradient" | "copy" => Ok(vec![x().clone()]),
+        "integer_pow" => {
+            let Params::IntegerPow(n) = params else {
+                return unsupported();
+            };
+            let n = *n as i32;
+            one(numbers!(dispatch, x(), |v: T| map(
+                v,
+                |e| ops::integer_pow::<T>(e, n)
+            )))
+        }
+        "convert_element_type" => Ok(vec![ins[0].astype(outs[0].dtype).into_parts().1]),
+        // Elementwise, two operands.
+        "add" | "add_any" => one(
+            numbers!(dispatch2, x(), y(), |a, b: T| zip(a, b, ops::add::<T>)).or_else(|_| {
+                match (x(), y()) {
+                    (DynData::Bool(a), DynData::Bool(b)) => zip(a, b, |p, q| p | q),
+                    _ => unsupported(),
+                }
+            }),
+        ),
+        "mul" => one(
+            numbers!(dispatch2, x(), y(), |a, b: T| zip(a, b, ops::mul::<T>)).or_else(|_| {
+                match (x(), y()) {
+                    (DynData::Bool(a), DynData::Bool(b)) => zip(a, b, |p, q| p & q),
+                    _ => unsupported(),
+                }
+            }),
+        ),
+        "sub" => one(numbers!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::sub::<T>
+        ))),
+        "div" => one(numbers!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::div::<T>
+        ))),
+        "rem" => one(reals!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::rem::<T>
+        ))),
+        "pow" => one(floats!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::pow::<T>
+        ))),
+        "atan2" => one(floats!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::atan2::<T>
+        ))),
+        "max" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::max::<T>
+        ))),
+        "min" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::min::<T>
+        ))),
+        "and" => one(logical!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::and::<T>
+        ))),
+        "or" => one(logical!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::or::<T>
+        ))),
+        "xor" => one(logical!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::xor::<T>
+        ))),
+        "eq" => one(any!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            |p: T, q: T| p == q
+        ))),
+        "ne" => one(any!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            |p: T, q: T| p != q
+        ))),
+        "lt" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::lt::<T>
+        ))),
+        "le" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::le::<T>
+        ))),
+        "gt" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::gt::<T>
+        ))),
+        "ge" => one(ordered!(dispatch2, x(), y(), |a, b: T| zip(
+            a,
+            b,
+            ops::ge::<T>
+        ))),
+        "select_n" => one(select_n(ins)),
+        "clamp" => one(clamp(ins)),
+        // Reductions.
+        "reduce_sum" | "reduce_max" | "reduce_min" | "reduce_prod" | "reduce_and" | "reduce_or" => {
+            let Params::Axes(axes, _) = params else {
+                return unsupported();
+            };
+            one(reduce(p.name, &ins[0], axes))
+        }
+        "argmax" | "argmin" => {
+            let Params::ArgReduce { axis, .. } = params else {
+                return unsupported();
+            };
+            let (shape, axis, max) = (ins[0].shape(), *axis, p.name == "argmax");
+            let idx: Vec<i64> = ordered!(dispatch, x(), |v: T| Ok(reduce_lanes(
+                v,
+                shape,
+                &[axis],
+                |l: &[T]| arg_lane::<T>(p.name, l, max, false)
+            )))?;
+            let d = DynArray::from_vec(vec![idx.len()], idx).expect("one index per lane");
+            Ok(vec![d.astype(outs[0].dtype).into_parts().1])
+        }
+        // Shapes.
+        "reshape" | "squeeze" => Ok(vec![x().clone()]),
+        "broadcast_in_dim" => {
+            let Params::BroadcastInDim { dims, .. } = params else {
+                return unsupported();
+            };
+            let (shape, st) = (ins[0].shape(), strides(ins[0].shape()));
+            let map = index_map(&sizes(&outs[0]), |m| {
+                dims.iter()
+                    .enumerate()
+                    .map(|(k, &d)| if shape[k] == 1 { 0 } else { m[d] * st[k] })
+                    .sum()
+            });
+            one(take_any(x(), &map))
+        }
+        "transpose" => {
+            let Params::Transpose { perm } = params else {
+                return unsupported();
+            };
+            let st = strides(ins[0].shape());
+            let map = index_map(&sizes(&outs[0]), |m| {
+                perm.iter().enumerate().map(|(k, &p)| m[k] * st[p]).sum()
+            });
+            one(take_any(x(), &map))
+        }
+        "rev" => {
+            let Params::Rev { dims } = params else {
+                return unsupported();
+            };
+            let (shape, st) = (ins[0].shape(), strides(ins[0].shape()));
+            let map = index_map(shape, |m| {
+                (0..shape.len())
+                    .map(|k| {
+                        let i = if dims.contains(&k) {
+                            shape[k] - 1 - m[k]
+                        } else {
+                            m[k]
+                        };
+                        i * st[k]
+                    })
+                    .sum()
+            });
+            one(take_any(x(), &map))
+        }
+        "slice" => {
+            let Params::Slice {
+                start,
+                strides: step,
+                ..
+            } = params
+            else {
+                return unsupported();
+            };
+            let st = strides(ins[0].shape());
+            let map = index_map(&sizes(&outs[0]), |m| {
+                (0..m.len())
+                    .map(|k| (start[k] + m[k] * step.as_ref().map_or(1, |s| s[k])) * st[k])
+                    .sum()
+            });
+            one(take_any(x(), &map))
+        }
+        "concatenate" => {
+            let Params::Concatenate { dim } = params else {
+                return unsupported();
+            };
+            one(concatenate(ins, *dim))
+        }
+        "iota" => {
+            let Params::Iota {
+                dtype, dimension, ..
+            } = params
+            else {
+                return unsupported();
+            };
+            let shape = sizes(&outs[0]);
+            let st = strides(&shape);
+            let n: usize = shape.iter().product();
+            let v: Vec<f64> = (0..n)
+                .map(|i| ((i / st[*dimension]) % shape[*dimension]) as f64)
+                .collect();
+            Ok(vec![
+                DynArray::from_f64(*dtype, shape, &v)
+                    .expect("sized by the shape")
+                    .into_parts()
+                    .1,
+            ])
+        }
+        _ => unsupported(),
+    }
+}
+
+/// `select_n(which, cases..)`: a bool or int32 `which`, a scalar or of the
+/// cases' shape.
+fn select_n(ins: &[DynArray]) -> K {
+    let n = ins[1].size();
+    let which: Vec<usize> = match ins[0].data() {
+        DynData::Bool(w) => w.iter().map(|&b| b as usize).collect(),
+        DynData::I32(w) => w
+            .iter()
+            .map(|&i| (i.max(0) as usize).min(ins.len() - 2))
+            .collect(),
+        _ => return unsupported(),
+    };
+    let at = |i: usize| if which.len() == 1 { which[0] } else { which[i] };
+    // The picked case's element, as an index into the cases laid end to end.
+    let map: Vec<usize> = (0..n).map(|i| at(i) * n + i).collect();
+    let cases: Vec<&DynData> = ins[1..].iter().map(|c| c.data()).collect();
+    any!(dispatch, cases[0], |first: T| {
+        let mut all: Vec<T> = Vec::with_capacity(n * cases.len());
+        all.extend_from_slice(first);
+        for c in &cases[1..] {
+            all.extend_from_slice(c.as_slice_of::<T>().ok_or(Unsupported)?);
+        }
+        take::<T>(&all, &map)
+    })
+}
+
+/// `clamp(lo, x, hi)`, the bounds scalars or of `x`'s shape.
+fn clamp(ins: &[DynArray]) -> K {
+    let (lo, x, hi) = (ins[0].data(), ins[1].data(), ins[2].data());
+    ordered!(dispatch, x, |v: T| {
+        let lo = lo.as_slice_of::<T>().ok_or(Unsupported)?;
+        let hi = hi.as_slice_of::<T>().ok_or(Unsupported)?;
+        let at = |s: &[T], i: usize| if s.len() == 1 { s[0] } else { s[i] };
+        let out: Vec<T> = v
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| ops::clamp(at(lo, i), e, at(hi, i)))
+            .collect();
+        Ok(DynData::wrap(out))
+    })
+}
+
+/// `concatenate` along `dim`: for each index before `dim`, each part's block.
+fn concatenate(ins: &[DynArray], dim: usize) -> K {
+    let outer: usize = ins[0].shape()[..dim].iter().product();
+    let blocks: Vec<usize> = ins
+        .iter()
+        .map(|p| p.shape()[dim..].iter().product())
+        .collect();
+    any!(dispatch, ins[0].data(), |first: T| {
+        let parts: Vec<&[T]> = std::iter::once(Ok(first.as_slice()))
+            .chain(
+                ins[1..]
+                    .iter()
+                    .map(|p| p.data().as_slice_of::<T>().ok_or(Unsupported)),
+            )
+            .collect::<Result<_, _>>()?;
+        let mut out: Vec<T> = Vec::with_capacity(blocks.iter().sum::<usize>() * outer);
+        for o in 0..outer {
+            for (part, &b) in parts.iter().zip(&blocks) {
+                out.extend_from_slice(&part[o * b..(o + 1) * b]);
+            }
+        }
+        Ok(DynData::wrap(out))
+    })
+}
+
+/// The fold of `name` over `axes` of `x`. `f32`/`f64` sums and extremes
+/// over every axis or one axis take jitted code's order (`lax::fast`); the
+/// rest fold each lane as the eager `lax` reductions do, an empty lane
+/// giving the identity.
+fn reduce(name: &str, x: &DynArray, axes: &[usize]) -> K {
+    let shape = x.shape();
+    let fold = match name {
+        "reduce_sum" => Some(Fold::Sum),
+        "reduce_max" => Some(Fold::Max),
+        "reduce_min" => Some(Fold::Min),
+        _ => None,
+    };
+    let every = axes.len() == shape.len();
+    if let Some(f) = fold.filter(|_| x.size() > 0 && (every || axes.len() == 1)) {
+        macro_rules! fast {
+            ($t:ty, $v:expr) => {{
+                let r: Option<Vec<$t>> = if every {
+                    fast::try_all::<$t, $t>($v, f).map(|r| vec![r])
+                } else {
+                    fast::try_along::<$t, $t>($v, shape, axes[0], f, false)
+                };
+                if let Some(r) = r {
+                    return Ok(DynData::wrap(r));
+                }
+            }};
+        }
+        match x.data() {
+            DynData::F32(v) => fast!(f32, v),
+            DynData::F64(v) => fast!(f64, v),
+            _ => {}
+        }
+    }
+    let mut axes = axes.to_vec();
+    axes.sort_unstable();
+    match name {
+        "reduce_sum" => numbers!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            sum_lane::<T, T>
+        )))),
+        "reduce_prod" => numbers!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            prod_lane::<T, T>
+        )))),
+        "reduce_max" => ordered!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            |l: &[T]| if l.is_empty() {
+                <T as Extremes>::LOWEST
+            } else {
+                max_lane(name, l)
+            }
+        )))),
+        "reduce_min" => ordered!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            |l: &[T]| if l.is_empty() {
+                <T as Extremes>::HIGHEST
+            } else {
+                min_lane(name, l)
+            }
+        )))),
+        "reduce_and" => logical!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            |l: &[T]| l
+                .iter()
+                .fold(<T as Extremes>::HIGHEST, |a, &b| ops::and(a, b))
+        )))),
+        "reduce_or" => logical!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+            v,
+            shape,
+            &axes,
+            |l: &[T]| l
+                .iter()
+                .fold(<T as Extremes>::LOWEST, |a, &b| ops::or(a, b))
+        )))),
+        _ => unsupported(),
+    }
+}
+
+/// Every primitive a composite may bind eagerly has a kernel here: a
+/// composite binding one without is a message at the call, never a wrong
+/// value, and this list says which. Kept beside [`kernel`] so that adding a
+/// kernel and listing it are one change.
+#[cfg(test)]
+pub(super) const KERNELS: &[&str] = &[
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sin",
+    "cos",
+    "tanh",
+    "sqrt",
+    "rsqrt",
+    "logistic",
+    "exp2",
+    "tan",
+    "erf",
+    "erfc",
+    "erf_inv",
+    "lgamma",
+    "digamma",
+    "floor",
+    "ceil",
+    "is_finite",
+    "round",
+    "neg",
+    "sign",
+    "abs",
+    "square",
+    "not",
+    "stop_gradient",
+    "copy",
+    "integer_pow",
+    "convert_element_type",
+    "add",
+    "add_any",
+    "mul",
+    "sub",
+    "div",
+    "rem",
+    "pow",
+    "atan2",
+    "max",
+    "min",
+    "and",
+    "or",
+    "xor",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "select_n",
+    "clamp",
+    "reduce_sum",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_and",
+    "reduce_or",
+    "argmax",
+    "argmin",
+    "reshape",
+    "squeeze",
+    "broadcast_in_dim",
+    "transpose",
+    "rev",
+    "slice",
+    "concatenate",
+    "iota",
+];

@@ -1,0 +1,169 @@
+//! Eager execution of the composites written once in `jax_core::jnp`:
+//! [`Eager`] is the runtime's [`Lax`], binding each primitive to its kernel
+//! at once (as JAX's eager mode runs each primitive as it is bound).
+//!
+//! A composite such as `jnp.polyval` is one generic function over `Lax`.
+//! Inside a `#[jax::jit]` body the compiler traces it (`jax_core::lax::Trace`)
+//! into equations that are fused and emitted; an eager call of the same
+//! function runs it here over [`DynArray`]s. Each bind is checked by the
+//! primitive's own abstract evaluation (the one rule that also checks a
+//! traced bind, so shapes, dtypes and messages are the same), then its
+//! kernel (`kernels.rs`) computes the result.
+//!
+//! The typed eager functions (`jnp::polyval<A: AsArray>`) convert their
+//! arguments with [`arg`], call the composite through [`call`], and give
+//! back the type their caller names with [`typed`].
+
+mod kernels;
+
+use jax_core::ir::primitive::{Params, Prim};
+use jax_core::ir::shapes::Constraints;
+use jax_core::ir::{Aval, Dim, Literal, Scalar};
+use jax_core::lax::Lax;
+
+use crate::array::{ArrayType, AsArray};
+use crate::element::{Complex, DType};
+use crate::tree::{DynArray, DynData};
+
+/// [`Lax`] by running each bind: values are [`DynArray`]s, errors are JAX's
+/// messages.
+pub(crate) struct Eager {
+    constraints: Constraints,
+}
+
+impl Eager {
+    fn new() -> Eager {
+        Eager {
+            constraints: Constraints::default(),
+        }
+    }
+}
+
+/// The abstract value of an eager value.
+fn aval_of(x: &DynArray) -> Aval {
+    Aval {
+        dtype: x.dtype(),
+        shape: x.shape().iter().map(|&n| Dim::Lit(n)).collect(),
+        weak: x.weak_type(),
+    }
+}
+
+/// A rank-0 array of `dtype` holding `v` (converted as XLA converts).
+fn scalar_of(v: &Scalar, dtype: DType) -> DynArray {
+    let d = match *v {
+        Scalar::Bool(b) => DynData::from_f64(dtype, &[b as u8 as f64]),
+        Scalar::Float(f) => DynData::from_f64(dtype, &[f]),
+        Scalar::Int(i) => match dtype {
+            DType::U64 => DynData::U64(vec![i as u64]),
+            DType::I64 => DynData::I64(vec![i as i64]),
+            _ => DynData::from_f64(dtype, &[i as f64]),
+        },
+        Scalar::Complex(re, im) => match dtype {
+            DType::C64 => DynData::C64(vec![Complex::new(re as f32, im as f32)]),
+            DType::C128 => DynData::C128(vec![Complex::new(re, im)]),
+            _ => DynData::from_f64(dtype, &[re]),
+        },
+    };
+    DynArray::new(vec![], d).expect("one element")
+}
+
+/// The value of a rank-0 array, as a jaxpr literal holds it.
+fn value_of(x: &DynArray) -> Scalar {
+    match x.data() {
+        DynData::Bool(v) => Scalar::Bool(v[0]),
+        DynData::C64(v) => Scalar::Complex(v[0].re as f64, v[0].im as f64),
+        DynData::C128(v) => Scalar::Complex(v[0].re, v[0].im),
+        DynData::U64(v) => Scalar::Int(v[0] as i128),
+        DynData::I64(v) => Scalar::Int(v[0] as i128),
+        d if matches!(
+            d.dtype(),
+            DType::BF16 | DType::F16 | DType::F32 | DType::F64
+        ) =>
+        {
+            Scalar::Float(x.to_vec_f64()[0])
+        }
+        _ => Scalar::Int(x.to_vec_f64()[0] as i128),
+    }
+}
+
+impl Lax for Eager {
+    type V = DynArray;
+    type E = String;
+
+    fn aval(&self, x: &DynArray) -> Aval {
+        aval_of(x)
+    }
+
+    fn x64(&self) -> bool {
+        cfg!(feature = "x64")
+    }
+
+    fn literal(&mut self, value: Scalar, aval: Aval) -> DynArray {
+        scalar_of(&value, aval.dtype).with_weak(aval.weak)
+    }
+
+    /// A weakly typed scalar is what a Rust literal becomes eagerly, so it
+    /// is the literal a jitted body would see (`x ** 2` is `integer_pow`).
+    fn as_literal(&self, x: &DynArray) -> Option<Literal> {
+        (x.shape().is_empty() && x.weak_type()).then(|| Literal {
+            value: value_of(x),
+            aval: aval_of(x),
+        })
+    }
+
+    fn constraints(&mut self) -> &mut Constraints {
+        &mut self.constraints
+    }
+
+    fn bind_all(
+        &mut self,
+        p: Prim,
+        params: Params,
+        ins: Vec<DynArray>,
+    ) -> Result<Vec<DynArray>, String> {
+        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
+        let outs = (p.abstract_eval)(&avals, &params, &mut self.constraints)?;
+        kernels::run(p, &params, &ins, &outs)
+    }
+
+    fn error(&self, msg: String) -> String {
+        msg
+    }
+
+    fn expression_error(&self, msg: String) -> String {
+        msg
+    }
+}
+
+/// Runs a composite eagerly; its error (JAX's message) is a panic at the
+/// caller's call.
+#[track_caller]
+pub(crate) fn call<R>(f: impl FnOnce(&mut Eager) -> Result<R, String>) -> R {
+    match f(&mut Eager::new()) {
+        Ok(r) => r,
+        Err(msg) => panic!("{msg}"),
+    }
+}
+
+/// An array argument as an eager value.
+pub(crate) fn arg<A: AsArray>(x: A) -> DynArray {
+    let a = x.as_array();
+    DynArray::from_vec(<A::Array as ArrayType>::SHAPE.to_vec(), a.data().to_vec())
+        .expect("an array's data fills its shape")
+        .with_weak(a.is_weak())
+}
+
+/// An eager result as the array type the caller names: `op` and the
+/// result's dtype and shape in the message when they differ.
+#[track_caller]
+pub(crate) fn typed<Out: ArrayType>(op: &str, r: DynArray) -> Out {
+    crate::shape::check_result::<Out>(op, r.dtype(), r.shape());
+    let weak = r.weak_type();
+    let data = r
+        .into_vec::<Out::Elem>()
+        .expect("check_result compared the dtypes");
+    Out::from_data(data).set_weak(weak)
+}
+
+#[cfg(test)]
+mod tests;
