@@ -23,9 +23,65 @@ use jax_core::lax::Lax;
 
 use crate::array::{ArrayType, AsArray};
 use crate::element::{Complex, DType};
+use std::rc::Rc;
+
 use crate::tree::{DynArray, DynData};
 
-/// [`Lax`] by running each bind: values are [`DynArray`]s, errors are JAX's
+/// An eager value: a shared, immutable array. Cloning it (a composite
+/// reading a value twice) copies nothing, and the last owner gives its
+/// buffer back to the pool the kernels take theirs from, as jitted code's
+/// buffers are recycled.
+#[derive(Clone)]
+pub(crate) struct Value(Rc<Held>);
+
+struct Held(DynArray);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let empty = DynArray::new(vec![0], DynData::Bool(vec![])).expect("empty");
+        let (_, data) = std::mem::replace(&mut self.0, empty).into_parts();
+        macro_rules! put {
+            ($($v:ident)*) => {
+                match data {
+                    $(DynData::$v(v) => crate::__rt::pool::put(v),)*
+                }
+            };
+        }
+        put!(Bool U8 U16 U32 U64 I8 I16 I32 I64 BF16 F16 F32 F64 C64 C128);
+    }
+}
+
+impl Value {
+    fn new(x: DynArray) -> Value {
+        Value(Rc::new(Held(x)))
+    }
+
+    /// The array, without a copy when this is its only owner.
+    fn into_array(self) -> DynArray {
+        match Rc::try_unwrap(self.0) {
+            Ok(mut held) => {
+                let empty = DynArray::new(vec![0], DynData::Bool(vec![])).expect("empty");
+                std::mem::replace(&mut held.0, empty)
+            }
+            Err(shared) => shared.0.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl std::ops::Deref for Value {
+    type Target = DynArray;
+    fn deref(&self) -> &DynArray {
+        &self.0 .0
+    }
+}
+
+/// [`Lax`] by running each bind: values are [`Value`]s, errors are JAX's
 /// messages.
 pub(crate) struct Eager {
     constraints: Constraints,
@@ -87,10 +143,10 @@ fn value_of(x: &DynArray) -> Scalar {
 }
 
 impl Lax for Eager {
-    type V = DynArray;
+    type V = Value;
     type E = String;
 
-    fn aval(&self, x: &DynArray) -> Aval {
+    fn aval(&self, x: &Value) -> Aval {
         aval_of(x)
     }
 
@@ -98,13 +154,13 @@ impl Lax for Eager {
         cfg!(feature = "x64")
     }
 
-    fn literal(&mut self, value: Scalar, aval: Aval) -> DynArray {
-        scalar_of(&value, aval.dtype).with_weak(aval.weak)
+    fn literal(&mut self, value: Scalar, aval: Aval) -> Value {
+        Value::new(scalar_of(&value, aval.dtype).with_weak(aval.weak))
     }
 
     /// A weakly typed scalar is what a Rust literal becomes eagerly, so it
     /// is the literal a jitted body would see (`x ** 2` is `integer_pow`).
-    fn as_literal(&self, x: &DynArray) -> Option<Literal> {
+    fn as_literal(&self, x: &Value) -> Option<Literal> {
         (x.shape().is_empty() && x.weak_type()).then(|| Literal {
             value: value_of(x),
             aval: aval_of(x),
@@ -115,15 +171,16 @@ impl Lax for Eager {
         &mut self.constraints
     }
 
-    fn bind_all(
-        &mut self,
-        p: Prim,
-        params: Params,
-        ins: Vec<DynArray>,
-    ) -> Result<Vec<DynArray>, String> {
-        let avals: Vec<Aval> = ins.iter().map(aval_of).collect();
+    fn bind_all(&mut self, p: Prim, params: Params, ins: Vec<Value>) -> Result<Vec<Value>, String> {
+        let avals: Vec<Aval> = ins.iter().map(|x| aval_of(x)).collect();
         let outs = (p.abstract_eval)(&avals, &params, &mut self.constraints)?;
-        kernels::run(p, &params, &ins, &outs)
+        if p.name == "stop_gradient" {
+            // The identity on values: the same buffer.
+            return Ok(ins);
+        }
+        let refs: Vec<&DynArray> = ins.iter().map(|x| &**x).collect();
+        let rs = kernels::run(p, &params, &refs, &outs)?;
+        Ok(rs.into_iter().map(Value::new).collect())
     }
 
     fn error(&self, msg: String) -> String {
@@ -146,18 +203,24 @@ pub(crate) fn call<R>(f: impl FnOnce(&mut Eager) -> Result<R, String>) -> R {
 }
 
 /// An array argument as an eager value.
-pub(crate) fn arg<A: AsArray>(x: A) -> DynArray {
+pub(crate) fn arg<A: AsArray>(x: A) -> Value {
     let a = x.as_array();
-    DynArray::from_vec(<A::Array as ArrayType>::SHAPE.to_vec(), a.data().to_vec())
-        .expect("an array's data fills its shape")
-        .with_weak(a.is_weak())
+    // A pooled buffer: it goes back to the pool when the value dies.
+    let mut data = crate::__rt::buffer(a.data().len());
+    data.copy_from_slice(a.data());
+    Value::new(
+        DynArray::from_vec(<A::Array as ArrayType>::SHAPE.to_vec(), data)
+            .expect("an array's data fills its shape")
+            .with_weak(a.is_weak()),
+    )
 }
 
 /// An eager result as the array type the caller names: `op` and the
 /// result's dtype and shape in the message when they differ.
 #[track_caller]
-pub(crate) fn typed<Out: ArrayType>(op: &str, r: DynArray) -> Out {
+pub(crate) fn typed<Out: ArrayType>(op: &str, r: Value) -> Out {
     crate::shape::check_result::<Out>(op, r.dtype(), r.shape());
+    let r = r.into_array();
     let weak = r.weak_type();
     let data = r
         .into_vec::<Out::Elem>()

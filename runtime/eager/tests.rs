@@ -2,11 +2,11 @@ use super::*;
 use crate::prelude::*;
 use jax_core::prims;
 
-fn f32s(shape: &[usize], v: &[f32]) -> DynArray {
-    DynArray::from_vec(shape.to_vec(), v.to_vec()).unwrap()
+fn f32s(shape: &[usize], v: &[f32]) -> Value {
+    Value::new(DynArray::from_vec(shape.to_vec(), v.to_vec()).unwrap())
 }
 
-fn bits(x: &DynArray) -> Vec<u32> {
+fn bits(x: &Value) -> Vec<u32> {
     x.to_vec::<f32>()
         .unwrap()
         .iter()
@@ -92,7 +92,7 @@ fn binds_are_checked_by_the_primitives_rules() {
     let y = f32s(&[3], &[1., 2., 3.]);
     let err = e.binary(&prims::ADD, x.clone(), y).unwrap_err();
     assert!(err.contains("add"), "{err}");
-    let i = DynArray::from_vec(vec![2], vec![1i32, 2]).unwrap();
+    let i = Value::new(DynArray::from_vec(vec![2], vec![1i32, 2]).unwrap());
     let err = e.binary(&prims::ADD, x, i).unwrap_err();
     assert_eq!(
         err,

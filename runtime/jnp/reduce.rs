@@ -52,6 +52,7 @@ use crate::lax::fast::{self, Fold};
 pub use cumulative::*;
 
 use crate::array::{impl_array, Array, ArrayType, AsArray};
+use crate::eager;
 use crate::element::{Element, SumType, ToInexact};
 use crate::lax::{
     arg_lane, is_f64, is_nan, max_lane, min_lane, pairwise_sum, prod_lane, reduce_lanes,
@@ -155,34 +156,6 @@ fn nan_extreme<T: Element + PartialOrd>(op: &str, lane: &[T], max: bool) -> T {
         (true, _) => lane[0], // all NaN: NaN, as jnp.nanmax
         (false, true) => max_lane(op, &kept),
         (false, false) => min_lane(op, &kept),
-    }
-}
-
-/// jax.nn.logsumexp: max with initial -inf, replaced by 0 when not finite,
-/// then `log(sum(exp(x - max))) + max`, rounding to `O` after each step.
-fn logsumexp_lane<T: Element, O: Element>(lane: &[T]) -> O {
-    fn go<T: Element, O: Element, C: Real>(lane: &[T]) -> O {
-        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
-        let mut m = C::NEG_INFINITY;
-        for &x in &v {
-            #[allow(clippy::eq_op)]
-            if x != x || m != m || x > m {
-                m = if m != m { m } else { x };
-            }
-        }
-        #[allow(clippy::eq_op)]
-        let m = if m == m && !m.is_finite() { C::ZERO } else { m };
-        let e: Vec<C> = v
-            .iter()
-            .map(|&x| (x - m).round::<O>().exp().ftz().round::<O>())
-            .collect();
-        let s = pairwise_sum(&e).round::<O>();
-        (s.ln().round::<O>() + m).to::<O>()
-    }
-    if is_f64::<O>() {
-        go::<T, O, f64>(lane)
-    } else {
-        go::<T, O, f32>(lane)
     }
 }
 
@@ -412,18 +385,53 @@ reduction! {
         kernel |l| l.iter().all(|&x| x.cast::<bool>());
 }
 
-reduction! {
-    /// `log(sum(exp(x)))` computed stably (`jax.nn.logsumexp`): the maximum is
-    /// subtracted first, so large inputs do not overflow; all `-inf` gives
-    /// `-inf`; in [`ToInexact`]'s dtype.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 2>::from([1000.0, 1000.0]);
-    /// assert_eq!(jnp::logsumexp(&x).item(), 1000.0 + 2f32.ln());
-    /// ```
-    fn logsumexp / logsumexp_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel logsumexp_lane::<E<A>, <E<A> as ToInexact>::Out>, fast Fold::LogSumExp;
+/// `log(sum(exp(x)))` computed stably (`jax.nn.logsumexp`): the maximum is
+/// subtracted first, so large inputs do not overflow; all `-inf` gives
+/// `-inf`; in [`ToInexact`]'s dtype. One text with its jitted form
+/// (`jax_core::jnp::logsumexp`), run primitive by primitive as JAX runs it
+/// eagerly.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([1000.0, 1000.0]);
+/// assert_eq!(jnp::logsumexp(&x).item(), 1000.0 + 2f32.ln());
+/// ```
+#[track_caller]
+pub fn logsumexp<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
+    let r = eager::call(|l| jax_core::jnp::logsumexp(l, eager::arg(x), None, false));
+    eager::typed("logsumexp", r)
+}
+
+/// [`logsumexp`](fn@logsumexp) along one axis (negative counts from the end);
+/// `keepdims` leaves the axis with size 1. The caller names the result type,
+/// which is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2, 3>::from([[1.0, 0.0, 3.0], [4.0, 5.0, 2.0]]);
+/// let r: Array<_, 2> = jnp::logsumexp_axis(&x, 1, false);
+/// let c: Array<_, 1, 3> = jnp::logsumexp_axis(&x, 0, true);
+/// assert_eq!(r.to_vec()[0], jnp::logsumexp(Array::<f32, 3>::from([1.0, 0.0, 3.0])).item());
+/// assert_eq!(c.shape(), &[1, 3]);
+/// ```
+#[track_caller]
+pub fn logsumexp_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
+    x: A,
+    axis: isize,
+    keepdims: bool,
+) -> Out
+where
+    E<A>: ToInexact,
+{
+    let r = eager::call(|l| {
+        let x = eager::arg(x);
+        let axis = jax_core::jnp::axis(l, &x, axis as i128)?;
+        jax_core::jnp::logsumexp(l, x, Some(vec![axis]), keepdims)
+    });
+    eager::typed("logsumexp", r)
 }
 
 macro_rules! methods {

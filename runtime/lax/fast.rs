@@ -38,8 +38,6 @@ pub(crate) enum Fold {
     Mean,
     Max,
     Min,
-    /// `jax.nn.logsumexp`.
-    LogSumExp,
 }
 
 /// How the jitted code orders a reduction along one axis (see the module docs).
@@ -97,7 +95,6 @@ fn identity<T: Fast>(f: Fold) -> T {
         Fold::Sum | Fold::Mean => T::ZERO,
         Fold::Max => T::LOWEST,
         Fold::Min => T::HIGHEST,
-        Fold::LogSumExp => unreachable!("logsumexp is not a plain fold"),
     }
 }
 
@@ -118,14 +115,8 @@ macro_rules! with_combine {
                 let $c = ops::min::<T>;
                 $body
             }
-            Fold::LogSumExp => unreachable!("logsumexp is not a plain fold"),
         }
     };
-}
-
-/// Elements per parallel chunk when each costs `cost` cheap operations.
-fn grain(cost: usize) -> usize {
-    par::grain(cost)
 }
 
 /// The fold of every element, as a jitted whole-array reduction.
@@ -276,109 +267,14 @@ fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
     }
 }
 
-/// `jax.nn.logsumexp` along `axis` (`None`: over every element), as the
-/// jitted function: `m = max(-inf, max(x))`, 0 when not finite, then
-/// `log(|sum(exp(x - m))|) + m`.
-#[inline(always)]
-fn logsumexp<T: Fast>(x: &[T], shape: &[usize], axis: Option<usize>) -> Vec<T> {
-    let lse = |s: T, m: T| ops::add(ops::log(<T as Arith>::abs(s)), m);
-    let stable = |m: T| {
-        let m = ops::max(T::LOWEST, m);
-        if ops::is_finite(m) {
-            m
-        } else {
-            T::ZERO
-        }
-    };
-    let whole = match axis {
-        None => true,
-        Some(a) => order(shape, a) == Order::Chunks,
-    };
-    if whole {
-        let m = stable(all(x, Fold::Max));
-        // The exponentials' sum reads a broadcast `m`, so the jitted code
-        // folds it left to right.
-        let (f0, f1, f2) = three!(|()| {
-            x.iter()
-                .fold(T::ZERO, |a, &v| ops::add(a, ops::exp(ops::sub(v, m))))
-        });
-        let s = par::dispatch3(par::Level::current(), &f0, &f1, &f2, ());
-        return vec![lse(s, m)];
-    }
-    let axis = axis.expect("an axis");
-    let (outer, len, inner) = split(shape, axis);
-    let mut m = if order(shape, axis) == Order::RowLanes {
-        fold_rows(x, outer, len, T::LOWEST, ops::max::<T>, true)
-    } else {
-        along_sequential(x, outer, len, inner, Fold::Max)
-    };
-    for v in m.iter_mut() {
-        *v = stable(*v);
-    }
-    let mut out = crate::__rt::buffer::<T>(outer * inner);
-    if out.is_empty() {
-        return out;
-    }
-    if order(shape, axis) == Order::RowLanes {
-        // The jitted sum of the (materialized) exponentials: each row in lanes.
-        let (f0, f1, f2) = three!(|(row0, o): (usize, &mut [T])| {
-            for (r, o) in o.iter_mut().enumerate() {
-                let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
-                let mk = m[row0 + r];
-                let s = fold_slice(row, T::ZERO, |v| ops::exp(ops::sub(v, mk)), ops::add::<T>);
-                *o = lse(s, mk);
-            }
-        });
-        par::for_each_rows3(
-            &mut out,
-            1,
-            par::rows_per_chunk(32 * len.max(1)),
-            f0,
-            f1,
-            f2,
-        );
-        return out;
-    }
-    let g = grain(32 * len.max(1)).clamp(1, out.len().max(1));
-    let (f0, f1, f2) = three!(|(start, chunk): (usize, &mut [T])| {
-        let mut j = 0;
-        while j < chunk.len() {
-            let (o, k0) = ((start + j) / inner, (start + j) % inner);
-            let seg = (inner - k0).min(chunk.len() - j);
-            let acc = &mut chunk[j..j + seg];
-            let ms = &m[start + j..start + j + seg];
-            acc.fill(T::ZERO);
-            let base = o * len * inner + k0;
-            for i in 0..len {
-                let row = &x[base + i * inner..base + i * inner + seg];
-                for ((a, &v), &mk) in acc.iter_mut().zip(row).zip(ms) {
-                    *a = ops::add(*a, ops::exp(ops::sub(v, mk)));
-                }
-            }
-            for (a, &mk) in acc.iter_mut().zip(ms) {
-                *a = lse(*a, mk);
-            }
-            j += seg;
-        }
-    });
-    par::for_each_chunk3(&mut out, g, f0, f1, f2);
-    out
-}
-
 macro_rules! entry_points {
     ($($t:ty => $all:ident, $along:ident, $softmax:ident;)*) => {$(
         /// The fold of every element of `x`.
         pub(crate) fn $all(x: &[$t], f: Fold) -> $t {
-            if f == Fold::LogSumExp {
-                return logsumexp(x, &[x.len()], None)[0];
-            }
             all(x, f)
         }
         /// The fold along `axis` of `x` (of `shape`), row-major.
         pub(crate) fn $along(x: &[$t], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<$t> {
-            if f == Fold::LogSumExp {
-                return logsumexp(x, shape, Some(axis));
-            }
             along(x, shape, axis, f, keepdims)
         }
         /// `softmax` (or `log_softmax`) along `axis`.

@@ -38,7 +38,6 @@ pub(crate) trait Real:
     fn exp(self) -> Self;
     fn ln(self) -> Self;
     fn sqrt(self) -> Self;
-    fn is_finite(self) -> bool;
     /// Subnormal values become (signed) zero: XLA's CPU backend runs with
     /// flush-to-zero, so `exp(-100f32)` is 0 in JAX.
     fn ftz(self) -> Self;
@@ -85,10 +84,6 @@ macro_rules! impl_real {
             #[inline]
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
-            }
-            #[inline]
-            fn is_finite(self) -> bool {
-                <$t>::is_finite(self)
             }
             #[inline]
             fn ftz(self) -> Self {
