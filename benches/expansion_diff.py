@@ -63,6 +63,15 @@ def main():
         return
     diff = list(difflib.unified_diff(theirs.splitlines(), ours.splitlines(), ref, "working tree", lineterm="", n=1))
     print("\n".join(diff[:80]))
+    # Which files' expansions differ, each with its count of changed lines.
+    def by_file(text):
+        return dict(re.findall(r"^=== (.*)\n((?:(?!=== ).*\n?)*)", text, flags=re.M))
+    old, new = by_file(theirs), by_file(ours)
+    for name in sorted(set(old) | set(new)):
+        if old.get(name) != new.get(name):
+            d = difflib.unified_diff(old.get(name, "").splitlines(), new.get(name, "").splitlines(), lineterm="", n=0)
+            n = sum(l.startswith(("+", "-")) and not l.startswith(("+++", "---")) for l in d)
+            print(f"  {name}: {n} lines differ")
     print(f"\n{sum(l.startswith(('+', '-')) for l in diff)} lines differ from {ref}")
     sys.exit(1)
 

@@ -333,10 +333,12 @@ pub fn expand_dims<L: Lax>(l: &mut L, x: L::V, axis: i128) -> Res<L, L::V> {
 fn max_with_initial<L: Lax>(l: &mut L, x: L::V, axes: Vec<usize>, keepdims: bool) -> Res<L, L::V> {
     let a = l.aval(&x);
     let m = l.reduce(&prims::REDUCE_MAX, x, axes.clone())?;
-    let neg_inf = l.literal(
-        Scalar::Float(f64::NEG_INFINITY),
-        Aval::scalar(a.dtype, true),
-    );
+    // `initial=-inf` in `x`'s dtype: an integer's lowest value.
+    let lowest = match a.dtype.int_range() {
+        Some((lo, _)) => Scalar::Int(lo),
+        None => Scalar::Float(f64::NEG_INFINITY),
+    };
+    let neg_inf = l.literal(lowest, Aval::scalar(a.dtype, true));
     let m = l.binary(&prims::MAX, neg_inf, m)?;
     if keepdims {
         keep_dims(l, m, &a.shape, &axes)
@@ -348,11 +350,12 @@ fn max_with_initial<L: Lax>(l: &mut L, x: L::V, axes: Vec<usize>, keepdims: bool
 /// `jax.nn.softmax(x, axis)` and `jax.nn.log_softmax(x, axis)`, with the
 /// primitives JAX emits.
 pub fn softmax<L: Lax>(l: &mut L, x: L::V, axis: usize, log: bool) -> Res<L, L::V> {
-    let x = to_float(l, x)?;
+    // As JAX: the maximum is subtracted in `x`'s own dtype (integers wrap),
+    // and only `exp` makes the values floats.
     let m = max_with_initial(l, x.clone(), vec![axis], true)?;
     let m = l.unary(&prims::STOP_GRADIENT, m)?;
     let shifted = binary(l, &prims::SUB, x, m)?;
-    let e = l.unary(&prims::EXP, shifted.clone())?;
+    let e = unary_inexact(l, &prims::EXP, shifted.clone())?;
     let s = reduce(l, Reduction::Sum, e.clone(), Some(vec![axis]), true)?;
     if log {
         let lg = l.unary(&prims::LOG, s)?;

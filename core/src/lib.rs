@@ -27,3 +27,6 @@ pub mod prims;
 pub mod transform;
 
 pub use error::{Error, Result};
+/// Where an equation came from: the user's tokens when traced by the
+/// compiler, `Span::call_site()` when the runtime builds one.
+pub use proc_macro2::Span;

@@ -245,6 +245,25 @@ impl DType {
         matches!(self.kind(), Kind::UInt | Kind::Int)
     }
 
+    /// The lowest and highest values of an integer type (`jnp.iinfo`'s
+    /// `min` and `max`); `None` for other types.
+    ///
+    /// ```
+    /// use jax_dtypes::DType;
+    ///
+    /// assert_eq!(DType::I8.int_range(), Some((-128, 127)));
+    /// assert_eq!(DType::U16.int_range(), Some((0, 65535)));
+    /// assert_eq!(DType::F32.int_range(), None);
+    /// ```
+    pub const fn int_range(self) -> Option<(i128, i128)> {
+        let bits = self.bits();
+        match self.kind() {
+            Kind::Int => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
+            Kind::UInt => Some((0, (1i128 << bits) - 1)),
+            _ => None,
+        }
+    }
+
     /// Floating point (real); complex types are not floats.
     ///
     /// ```

@@ -18,7 +18,9 @@ mod kernels;
 
 use jax_core::ir::primitive::{Params, Prim};
 use jax_core::ir::shapes::Constraints;
-use jax_core::ir::{Aval, Dim, Literal, Scalar};
+use std::collections::HashMap;
+
+use jax_core::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 use jax_core::lax::Lax;
 
 use crate::array::{ArrayType, AsArray};
@@ -178,6 +180,9 @@ impl Lax for Eager {
             // The identity on values: the same buffer.
             return Ok(ins);
         }
+        if let Some(eqns) = rewritten(p, &params, &avals, &outs) {
+            return self.run_eqns(eqns, ins);
+        }
         let refs: Vec<&DynArray> = ins.iter().map(|x| &**x).collect();
         let rs = kernels::run(p, &params, &refs, &outs)?;
         Ok(rs.into_iter().map(Value::new).collect())
@@ -189,6 +194,50 @@ impl Lax for Eager {
 
     fn expression_error(&self, msg: String) -> String {
         msg
+    }
+}
+
+/// A primitive's rewrite (`PrimDef::rewrite`, what XLA's simplifier does
+/// inside any program it compiles), applied to one bind: JAX runs each
+/// eager operation as a compiled program, so its rewrites change eager
+/// values as they change jitted ones (a division by a broadcast divisor is
+/// a multiplication by its reciprocal). The equations replacing the bind,
+/// over a one-equation jaxpr whose inputs are the operands.
+fn rewritten(p: Prim, params: &Params, ins: &[Aval], outs: &[Aval]) -> Option<(Jaxpr, Vec<Eqn>)> {
+    let rule = p.rewrite?;
+    let mut j = Jaxpr::default();
+    j.invars = ins.iter().map(|a| j.new_var(a.clone())).collect();
+    let e = Eqn {
+        prim: p,
+        params: params.clone(),
+        ins: j.invars.iter().map(|&v| Atom::Var(v)).collect(),
+        outs: outs.iter().map(|a| j.new_var(a.clone())).collect(),
+        span: jax_core::Span::call_site(),
+    };
+    let eqns = rule(&mut j, &e, &|_| None)?;
+    j.outvars = e.outs.iter().map(|&v| Atom::Var(v)).collect();
+    Some((j, eqns))
+}
+
+impl Eager {
+    /// Runs `eqns` (of `j`, whose inputs are `ins`) bind by bind: the
+    /// results of `j`'s outputs.
+    fn run_eqns(
+        &mut self,
+        (j, eqns): (Jaxpr, Vec<Eqn>),
+        ins: Vec<Value>,
+    ) -> Result<Vec<Value>, String> {
+        let mut env: HashMap<Var, Value> = j.invars.iter().copied().zip(ins).collect();
+        let read = |env: &HashMap<Var, Value>, a: &Atom, l: &mut Eager| match a {
+            Atom::Var(v) => env[v].clone(),
+            Atom::Lit(lit) => l.literal(lit.value.clone(), lit.aval.clone()),
+        };
+        for e in eqns {
+            let args: Vec<Value> = e.ins.iter().map(|a| read(&env, a, self)).collect();
+            let rs = self.bind_all(e.prim, e.params, args)?;
+            env.extend(e.outs.iter().copied().zip(rs));
+        }
+        Ok(j.outvars.iter().map(|a| read(&env, a, self)).collect())
     }
 }
 

@@ -110,3 +110,23 @@ fn a_primitive_without_a_kernel_is_named() {
         .unwrap_err();
     assert!(err.contains("`cumsum` has no eager kernel"), "{err}");
 }
+
+/// An eager bind is run as JAX runs an eager operation, a compiled program
+/// of one operation: the rewrites XLA makes inside any program apply (a
+/// division by a broadcast divisor is a multiplication by its reciprocal),
+/// as the typed eager division makes them.
+#[test]
+fn binds_take_the_rewrites_of_a_compiled_program() {
+    let x = Array::<f32, 2, 3>::from([[1.0, 2.0, 3.0], [0.1, 0.7, 1e30]]);
+    let s = Array::<f32, 2, 1>::from([[3.0], [7.0]]);
+    let got = call(|l| l.binary(&prims::DIV, arg(&x), arg(&s)));
+    let want: Array<f32, 2, 3> = crate::jnp::divide(&x, &s);
+    assert_eq!(bits(&got), array_bits(&want));
+    // Not a true division: 0.1 / 7 differs from 0.1 * (1 / 7) in the last bit.
+    let exact: Vec<u32> = [1.0f32, 2.0, 3.0, 0.1, 0.7, 1e30]
+        .iter()
+        .zip([3.0f32, 3.0, 3.0, 7.0, 7.0, 7.0])
+        .map(|(a, b)| (a / b).to_bits())
+        .collect();
+    assert_ne!(bits(&got), exact);
+}

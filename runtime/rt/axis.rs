@@ -1,5 +1,5 @@
 //! Folds along axes, for jitted reductions whose result is an array and for
-//! the eager fast paths (`jnp/reduce/fast.rs`), which share these orders so
+//! the eager fast paths (`lax/fast.rs`), which share these orders so
 //! eager and jitted calls give the same bits. With `x` seen as `outer × len ×
 //! inner` (row-major; the reduced axes are the middle group):
 //!

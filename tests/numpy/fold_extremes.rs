@@ -125,7 +125,7 @@ fn whole_array_folds_match_lax_semantics() {
 
 #[test]
 fn eager_whole_array_folds_match_lax_semantics() {
-    // The eager fast paths (`runtime/jnp/reduce/fast.rs`) fold the same way.
+    // The eager fast paths (`runtime/lax/fast.rs`) fold the same way.
     fn check(row: &[f32], got_max: f32, got_min: f32) {
         for (max, got) in [(true, got_max), (false, got_min)] {
             let want = exact(row, max);

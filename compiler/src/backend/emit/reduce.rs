@@ -2,7 +2,7 @@
 //! (whole-array folds in fixed chunks and lanes, so results do not depend
 //! on threads or SIMD level), and the runtime's argument reductions.
 //!
-//! The fixed orders of folds (the eager fast paths, `runtime/jnp/reduce/fast.rs`,
+//! The fixed orders of folds (the eager fast paths, `runtime/lax/fast.rs`,
 //! use the same, so eager and jitted calls give the same bits):
 //! - over every axis: `par::reduce`'s chunks of `REDUCE_CHUNK` elements, each
 //!   folded in `par::LANES` lanes (`par::fold_lanes`), partials left to right;
