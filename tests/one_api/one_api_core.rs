@@ -600,6 +600,15 @@ fn eager_jnp_logsumexp(x: &Array<f32, 2, 3>) -> Array<f32> {
 }
 
 #[jax::jit]
+fn jit_jnp_polyval(w: &Array<f32, 1, 3>, x: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+    jnp::polyval(w, x)
+}
+
+fn eager_jnp_polyval(w: &Array<f32, 1, 3>, x: &Array<f32, 2, 3>) -> Array<f32, 2, 3> {
+    jnp::polyval(w, x)
+}
+
+#[jax::jit]
 fn jit_jnp_any(c: &Array<bool, 2, 3>) -> Array<bool> {
     jnp::any(c)
 }
@@ -1269,6 +1278,11 @@ fn jitted_equals_eager() {
         "jnp::logsumexp",
         &jit_jnp_logsumexp(&i.x),
         &eager_jnp_logsumexp(&i.x),
+    );
+    check(
+        "jnp::polyval",
+        &jit_jnp_polyval(&i.w, &i.x),
+        &eager_jnp_polyval(&i.w, &i.x),
     );
     check("jnp::any", &jit_jnp_any(&i.c), &eager_jnp_any(&i.c));
     check("jnp::all", &jit_jnp_all(&i.c), &eager_jnp_all(&i.c));
