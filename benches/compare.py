@@ -60,6 +60,13 @@ ROWS = [
         "softmax_rows_eager",
         "ours: eager `jnp::softmax`, not jit",
     ),
+    ("`logsumexp(x, -1)`, 4096×1024", "logsumexp_rows", "logsumexp_rows", ""),
+    (
+        "`logsumexp(x, -1)`, 4096×1024, ours eager",
+        "logsumexp_rows",
+        "logsumexp_rows_eager",
+        "ours: eager `jnp::logsumexp_axis` (one text with jit, run by `Eager`), not jit",
+    ),
     ("conv 5×5, 1→32, batch 128, 28×28, NHWC SAME", "conv_lenet_1_32", "conv_lenet_1_32", "jitted"),
     ("its vjp (input and kernel cotangents)", "conv_lenet_1_32_vjp", "conv_lenet_1_32_vjp", ""),
     (

@@ -119,6 +119,10 @@ def softmax_rows(x):
     return jax.nn.softmax(x, axis=-1)
 
 
+def logsumexp_rows(x):
+    return jax.nn.logsumexp(x, axis=-1)
+
+
 def matmul(a, b):
     return a @ b
 
@@ -354,6 +358,7 @@ def workloads():
         ("triad_16m", plain(triad, u(M16), u(M16))),
         ("triad_16m_donated", donated(triad, u(M16))),
         ("softmax_rows", plain(softmax_rows, u(4096, 1024))),
+        ("logsumexp_rows", plain(logsumexp_rows, u(4096, 1024))),
         ("conv_lenet_1_32", plain(conv_nhwc, u(128, 28, 28, 1), u(5, 5, 1, 32))),
         ("conv_lenet_1_32_bias_relu", plain(conv_bias_relu, u(128, 28, 28, 1), u(5, 5, 1, 32), u(32))),
         ("conv_lenet_32_64", plain(conv_nhwc, u(128, 14, 14, 32), u(5, 5, 32, 64))),

@@ -163,6 +163,11 @@ fn softmax_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096, 1024> {
 }
 
 #[jax::jit]
+fn logsumexp_rows(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096> {
+    jnp::logsumexp_axis(x, -1, false)
+}
+
+#[jax::jit]
 fn sum_rows_axis(x: &Array<f32, 4096, 1024>) -> Array<f32, 4096> {
     jnp::sum_axis(x, -1, false)
 }
@@ -730,6 +735,19 @@ fn main() {
         let x = random2::<4096, 1024>(16);
         let s = t.run(|| drop(black_box(jnp::softmax(black_box(&x), -1))));
         report("softmax_rows_eager", &t, s);
+    }
+    if run("logsumexp_rows") && filter.as_deref() != Some("logsumexp_rows_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| drop(black_box(logsumexp_rows(black_box(&x)))));
+        report("logsumexp_rows", &t, s);
+    }
+    if run("logsumexp_rows_eager") {
+        let x = random2::<4096, 1024>(16);
+        let s = t.run(|| {
+            let r: Array<f32, 4096> = jnp::logsumexp_axis(black_box(&x), -1, false);
+            drop(black_box(r))
+        });
+        report("logsumexp_rows_eager", &t, s);
     }
     // Convolutions (NHWC / HWIO, "SAME"), jitted: a LeNet-size pair of
     // layers and a ResNet block's 3×3 conv, forward and their vjp.

@@ -230,7 +230,7 @@ impl Eager {
         let mut env: HashMap<Var, Value> = j.invars.iter().copied().zip(ins).collect();
         let read = |env: &HashMap<Var, Value>, a: &Atom, l: &mut Eager| match a {
             Atom::Var(v) => env[v].clone(),
-            Atom::Lit(lit) => l.literal(lit.value.clone(), lit.aval.clone()),
+            Atom::Lit(lit) => l.literal(lit.value, lit.aval.clone()),
         };
         for e in eqns {
             let args: Vec<Value> = e.ins.iter().map(|a| read(&env, a, self)).collect();
