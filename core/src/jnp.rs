@@ -480,6 +480,7 @@ pub fn concatenate<L: Lax>(l: &mut L, parts: Vec<L::V>, axis: i128, stack: bool)
 mod tests {
     use super::*;
     use crate::ir::builder::Builder;
+    use crate::ir::Atom;
     use crate::lax::Trace;
     use proc_macro2::Span;
 
@@ -489,6 +490,43 @@ mod tests {
         assert_eq!(cast_scalar(Scalar::Int(128), DType::I8), Scalar::Int(-128));
         assert_eq!(cast_scalar(Scalar::Int(2), DType::F32), Scalar::Float(2.0));
         assert_eq!(cast_scalar(Scalar::Float(2.7), DType::I32), Scalar::Int(2));
+    }
+
+    /// As JAX: an integer softmax subtracts its maximum in the integer type
+    /// (from `initial=-inf`, the type's lowest value) and only `exp` makes
+    /// floats; `bool` has no subtraction, and JAX's TypeError says so.
+    #[test]
+    fn softmax_of_integers_subtracts_in_their_type() {
+        let mut b = Builder::new(false);
+        let x = b.input(Aval {
+            dtype: DType::I8,
+            shape: vec![Dim::Lit(4)],
+            weak: false,
+        });
+        let mut t = Trace::new(&mut b, Span::call_site());
+        let y = softmax(&mut t, x, 0, false).unwrap();
+        assert_eq!(b.aval(&y).dtype, DType::F32);
+        let eqns = &b.jaxpr.eqns;
+        let sub = eqns.iter().find(|e| e.prim.name == "sub").unwrap();
+        assert_eq!(b.jaxpr.aval(sub.outs[0]).dtype, DType::I8);
+        let max = eqns.iter().find(|e| e.prim.name == "max").unwrap();
+        assert!(
+            matches!(&max.ins[0], Atom::Lit(l) if l.value == Scalar::Int(-128)),
+            "{:?}",
+            max.ins[0]
+        );
+        let mut b = Builder::new(false);
+        let x = b.input(Aval {
+            dtype: DType::Bool,
+            shape: vec![Dim::Lit(4)],
+            weak: false,
+        });
+        let err = softmax(&mut Trace::new(&mut b, Span::call_site()), x, 0, false).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("sub does not accept dtype bool at position 0"),
+            "{err}"
+        );
     }
 
     #[test]
