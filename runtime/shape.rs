@@ -30,6 +30,18 @@ pub fn strides(shape: &[usize]) -> Vec<usize> {
     s
 }
 
+/// Counts `idx` up in row-major order within `shape` (back to all zeros
+/// after the last index).
+pub(crate) fn next_index(idx: &mut [usize], shape: &[usize]) {
+    for k in (0..shape.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < shape[k] {
+            return;
+        }
+        idx[k] = 0;
+    }
+}
+
 /// NumPy's broadcasting of two shapes (trailing axes aligned, 1 stretches),
 /// or the message JAX gives for incompatible shapes.
 ///

@@ -20,6 +20,7 @@ use crate::__rt::{ops, par};
 use crate::element::{bf16, f16, Complex, Element};
 use crate::lax::fast::{self, Fold};
 use crate::lax::{arg_lane, max_lane, min_lane, prod_lane, reduce_lanes, sum_lane};
+use crate::shape::{next_index, strides};
 use crate::tree::{DynArray, DynData};
 
 /// `match` on the dtype of `$d`, for the variants listed: in the arm, `$v`
@@ -211,15 +212,6 @@ fn take_any(d: &DynData, index: &[usize]) -> K {
     any!(dispatch, d, |v: T| take::<T>(v, index))
 }
 
-/// Row-major strides of `shape`.
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        s[k] = s[k + 1] * shape[k + 1];
-    }
-    s
-}
-
 /// For each element of `out` (row-major), the position in the operand that
 /// `source(multi_index)` names.
 fn index_map(out: &[usize], source: impl Fn(&[usize]) -> usize) -> Vec<usize> {
@@ -228,13 +220,7 @@ fn index_map(out: &[usize], source: impl Fn(&[usize]) -> usize) -> Vec<usize> {
     let mut map = Vec::with_capacity(n);
     for _ in 0..n {
         map.push(source(&idx));
-        for k in (0..out.len()).rev() {
-            idx[k] += 1;
-            if idx[k] < out[k] {
-                break;
-            }
-            idx[k] = 0;
-        }
+        next_index(&mut idx, out);
     }
     map
 }
@@ -725,6 +711,16 @@ fn concatenate(ins: &[&DynArray], dim: usize) -> K {
     })
 }
 
+/// `f` of each lane of `axes` of `v` (of `shape`), as a result.
+fn lanes<T: Copy, R: Element>(
+    v: &[T],
+    shape: &[usize],
+    axes: &[usize],
+    f: impl FnMut(&[T]) -> R,
+) -> K {
+    Ok(DynData::wrap(reduce_lanes(v, shape, axes, f)))
+}
+
 /// The fold of `name` over `axes` of `x`. `f32`/`f64` sums and extremes
 /// over every axis or one axis take jitted code's order (`lax::fast`); the
 /// rest fold each lane as the eager `lax` reductions do, an empty lane
@@ -760,19 +756,19 @@ fn reduce(name: &str, x: &DynArray, axes: &[usize]) -> K {
     let mut axes = axes.to_vec();
     axes.sort_unstable();
     match name {
-        "reduce_sum" => numbers!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        "reduce_sum" => numbers!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
             sum_lane::<T, T>
-        )))),
-        "reduce_prod" => numbers!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        )),
+        "reduce_prod" => numbers!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
             prod_lane::<T, T>
-        )))),
-        "reduce_max" => ordered!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        )),
+        "reduce_max" => ordered!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
@@ -781,8 +777,8 @@ fn reduce(name: &str, x: &DynArray, axes: &[usize]) -> K {
             } else {
                 max_lane(name, l)
             }
-        )))),
-        "reduce_min" => ordered!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        )),
+        "reduce_min" => ordered!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
@@ -791,23 +787,23 @@ fn reduce(name: &str, x: &DynArray, axes: &[usize]) -> K {
             } else {
                 min_lane(name, l)
             }
-        )))),
-        "reduce_and" => logical!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        )),
+        "reduce_and" => logical!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
             |l: &[T]| l
                 .iter()
                 .fold(<T as Extremes>::HIGHEST, |a, &b| ops::and(a, b))
-        )))),
-        "reduce_or" => logical!(dispatch, x.data(), |v: T| Ok(DynData::wrap(reduce_lanes(
+        )),
+        "reduce_or" => logical!(dispatch, x.data(), |v: T| lanes(
             v,
             shape,
             &axes,
             |l: &[T]| l
                 .iter()
                 .fold(<T as Extremes>::LOWEST, |a, &b| ops::or(a, b))
-        )))),
+        )),
         _ => unsupported(),
     }
 }

@@ -40,8 +40,7 @@ struct Held(DynArray);
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let empty = DynArray::new(vec![0], DynData::Bool(vec![])).expect("empty");
-        let (_, data) = std::mem::replace(&mut self.0, empty).into_parts();
+        let (_, data) = take(&mut self.0).into_parts();
         macro_rules! put {
             ($($v:ident)*) => {
                 match data {
@@ -53,6 +52,12 @@ impl Drop for Held {
     }
 }
 
+/// `x`'s array, an empty one left in its place.
+fn take(x: &mut DynArray) -> DynArray {
+    let empty = DynArray::new(vec![0], DynData::Bool(vec![])).expect("empty");
+    std::mem::replace(x, empty)
+}
+
 impl Value {
     fn new(x: DynArray) -> Value {
         Value(Rc::new(Held(x)))
@@ -61,10 +66,7 @@ impl Value {
     /// The array, without a copy when this is its only owner.
     fn into_array(self) -> DynArray {
         match Rc::try_unwrap(self.0) {
-            Ok(mut held) => {
-                let empty = DynArray::new(vec![0], DynData::Bool(vec![])).expect("empty");
-                std::mem::replace(&mut held.0, empty)
-            }
+            Ok(mut held) => take(&mut held.0),
             Err(shared) => shared.0.clone(),
         }
     }

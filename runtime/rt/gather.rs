@@ -3,6 +3,7 @@
 //! are handled per mode, so no index ever reads or writes outside a buffer.
 
 use crate::element::Element;
+use crate::shape::{next_index as next, strides};
 
 /// `GatherScatterMode.CLIP`: start indices clamp so the window fits.
 pub const CLIP: u8 = 0;
@@ -34,25 +35,6 @@ fn index_of<I: Element>(i: I) -> i64 {
         crate::element::Value::Int(v) => v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
         crate::element::Value::Bool(b) => b as i64,
         crate::element::Value::Float(f) => f as i64,
-    }
-}
-
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        s[k] = s[k + 1] * shape[k + 1];
-    }
-    s
-}
-
-/// Counts `idx` up in row-major order within `shape`.
-fn next(idx: &mut [usize], shape: &[usize]) {
-    for k in (0..shape.len()).rev() {
-        idx[k] += 1;
-        if idx[k] < shape[k] {
-            return;
-        }
-        idx[k] = 0;
     }
 }
 

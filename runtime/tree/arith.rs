@@ -253,13 +253,7 @@ fn broadcast_index(from: &[usize], to: &[usize]) -> Vec<usize> {
     let mut idx = vec![0usize; to.len()];
     for _ in 0..size {
         out.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum());
-        for k in (0..to.len()).rev() {
-            idx[k] += 1;
-            if idx[k] < to[k] {
-                break;
-            }
-            idx[k] = 0;
-        }
+        crate::shape::next_index(&mut idx, to);
     }
     out
 }

@@ -128,3 +128,9 @@ fn polyval_shapes_must_broadcast() {
     let p = Array::<f32, 2, 3>::ones();
     let _: Array<f32, 4> = jnp::polyval(&p, Array::<f32, 4>::zeros());
 }
+
+#[test]
+#[should_panic(expected = "polyval: the coefficients must have an axis to run along, got f32[]")]
+fn polyval_needs_an_axis_of_coefficients() {
+    let _: Array<f32, 3> = jnp::polyval(Array::<f32>::full(2.0), Array::<f32, 3>::zeros());
+}
