@@ -292,6 +292,13 @@ pub(super) fn run(
         .collect())
 }
 
+/// The elementwise primitives of two operands, whose kernels broadcast an
+/// operand's axes of size 1 as they read it.
+pub(super) const ZIPPED: &[&str] = &[
+    "add", "add_any", "mul", "sub", "div", "rem", "pow", "max", "min", "and", "or", "xor", "eq",
+    "ne", "lt", "le", "gt", "ge",
+];
+
 /// The elementwise primitives of several operands whose kernels read
 /// them at one index (the binary ones broadcast as they go).
 const BROADCASTING: &[&str] = &["select_n", "clamp"];

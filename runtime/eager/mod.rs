@@ -15,6 +15,8 @@
 //! back the type their caller names with [`typed`].
 
 mod kernels;
+mod rows;
+pub(crate) mod unit;
 
 use jax_core::ir::primitive::{Params, Prim};
 use jax_core::ir::shapes::Constraints;
@@ -24,7 +26,7 @@ use jax_core::ir::{Atom, Aval, Dim, Eqn, Jaxpr, Literal, Scalar, Var};
 use jax_core::lax::Lax;
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::{Complex, DType};
+use crate::element::{Complex, DType, Element};
 use std::rc::Rc;
 
 use crate::tree::{DynArray, DynData};
@@ -40,15 +42,7 @@ struct Held(DynArray);
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let (_, data) = take(&mut self.0).into_parts();
-        macro_rules! put {
-            ($($v:ident)*) => {
-                match data {
-                    $(DynData::$v(v) => crate::__rt::pool::put(v),)*
-                }
-            };
-        }
-        put!(Bool U8 U16 U32 U64 I8 I16 I32 I64 BF16 F16 F32 F64 C64 C128);
+        take(&mut self.0).into_parts().1.recycle();
     }
 }
 
@@ -250,6 +244,25 @@ pub(crate) fn call<R>(f: impl FnOnce(&mut Eager) -> Result<R, String>) -> R {
     match f(&mut Eager::new()) {
         Ok(r) => r,
         Err(msg) => panic!("{msg}"),
+    }
+}
+
+/// Checks an operand of `p` by the primitive's abstract evaluation, for
+/// an eager function whose kernel runs outside [`Eager`]: JAX's message,
+/// as a panic at the caller.
+#[track_caller]
+pub(crate) fn check<A: AsArray>(p: Prim, params: Params, x: &A) {
+    let a = x.as_array();
+    let aval = Aval {
+        dtype: <A::Array as ArrayType>::Elem::DTYPE,
+        shape: <A::Array as ArrayType>::SHAPE
+            .iter()
+            .map(|&n| Dim::Lit(n))
+            .collect(),
+        weak: a.is_weak(),
+    };
+    if let Err(msg) = (p.abstract_eval)(&[aval], &params, &mut Constraints::default()) {
+        panic!("{msg}");
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `f32`/`f64` paths of the eager reductions and softmax: the same loop
+//! The `f32`/`f64` paths of the eager reductions: the same loop
 //! drivers as jitted code (`__rt::par`: threads, SIMD dispatch, the
 //! vectorizable `exp`) and the same order of operations, so an eager call
 //! gives the bits its `#[jax::jit]` twin gives.
@@ -71,7 +71,7 @@ fn split(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     )
 }
 
-trait Fast:
+pub(crate) trait Fast:
     crate::element::Element + AddMul + Arith + SubDiv + Transcendental + Extremes + Send + Sync
 {
     fn from_len(n: usize) -> Self;
@@ -189,86 +189,8 @@ fn along<T: Fast>(x: &[T], shape: &[usize], axis: usize, f: Fold, keepdims: bool
     out
 }
 
-/// `jax.nn.softmax` / `log_softmax` along `axis`, as the jitted function:
-/// `m = max(-inf, max(x))`, `e = exp(x - m)`, `s = sum(e)`, then `e / s`
-/// or `(x - m) - log(s)`.
-#[inline(always)]
-fn softmax<T: Fast>(x: &[T], shape: &[usize], axis: usize, log: bool) -> Vec<T> {
-    let (outer, len, inner) = split(shape, axis);
-    let mut out = crate::__rt::buffer::<T>(x.len());
-    match order(shape, axis) {
-        Order::Chunks | Order::RowLanes if !x.is_empty() => {
-            // Rows in parallel chunks, as the jitted row program runs them.
-            let (f0, f1, f2) = three!(|(row0, o): (usize, &mut [T])| {
-                for (r, o) in o.chunks_exact_mut(len).enumerate() {
-                    let row = &x[(row0 + r) * len..(row0 + r + 1) * len];
-                    softmax_row(row, o, log);
-                }
-            });
-            par::for_each_rows3(&mut out, len, par::rows_per_chunk(len * 40), f0, f1, f2);
-        }
-        _ if x.is_empty() => {}
-        _ => {
-            // Folded left to right per result, vectorized across results;
-            // each block of `len × inner` (one `o`) on its own thread.
-            let m = along_sequential(x, outer, len, inner, Fold::Max);
-            let (f0, f1, f2) = three!(|(o, os): (usize, &mut [T])| {
-                let ms = &m[o * inner..(o + 1) * inner];
-                let mut s = vec![T::ZERO; inner];
-                for i in 0..len {
-                    let at = (o * len + i) * inner;
-                    let xs = &x[at..at + inner];
-                    let os = &mut os[i * inner..(i + 1) * inner];
-                    for k in 0..inner {
-                        let mk = ops::max(T::LOWEST, ms[k]);
-                        let e = ops::exp(ops::sub(xs[k], mk));
-                        s[k] = ops::add(s[k], e);
-                        os[k] = if log { ops::sub(xs[k], mk) } else { e };
-                    }
-                }
-                for i in 0..len {
-                    let os = &mut os[i * inner..(i + 1) * inner];
-                    for k in 0..inner {
-                        os[k] = if log {
-                            ops::sub(os[k], ops::log(s[k]))
-                        } else {
-                            ops::mul(os[k], ops::div(T::ONE, s[k]))
-                        };
-                    }
-                }
-            });
-            par::for_each_rows3(&mut out, len * inner, 1, f0, f1, f2);
-        }
-    }
-    out
-}
-
-/// One row of a softmax: the exponentials are stored once and scaled in
-/// place while the row is in cache.
-#[inline(always)]
-fn softmax_row<T: Fast>(row: &[T], o: &mut [T], log: bool) {
-    let m = extreme_of_slice(row, true);
-    let m = ops::max(T::LOWEST, m);
-    for (o, &v) in o.iter_mut().zip(row) {
-        *o = ops::exp(ops::sub(v, m));
-    }
-    let s = fold_slice(o, T::ZERO, |v| v, ops::add::<T>);
-    if log {
-        let l = ops::log(s);
-        for (o, &v) in o.iter_mut().zip(row) {
-            *o = ops::sub(ops::sub(v, m), l);
-        }
-    } else {
-        // `e / s` is rewritten to `e * (1 / s)` (as XLA does).
-        let r = ops::div(T::ONE, s);
-        for o in o.iter_mut() {
-            *o = ops::mul(*o, r);
-        }
-    }
-}
-
 macro_rules! entry_points {
-    ($($t:ty => $all:ident, $along:ident, $softmax:ident;)*) => {$(
+    ($($t:ty => $all:ident, $along:ident;)*) => {$(
         /// The fold of every element of `x`.
         pub(crate) fn $all(x: &[$t], f: Fold) -> $t {
             all(x, f)
@@ -277,15 +199,11 @@ macro_rules! entry_points {
         pub(crate) fn $along(x: &[$t], shape: &[usize], axis: usize, f: Fold, keepdims: bool) -> Vec<$t> {
             along(x, shape, axis, f, keepdims)
         }
-        /// `softmax` (or `log_softmax`) along `axis`.
-        pub(crate) fn $softmax(x: &[$t], shape: &[usize], axis: usize, log: bool) -> Vec<$t> {
-            softmax(x, shape, axis, log)
-        }
     )*};
 }
 entry_points! {
-    f32 => all_f32, along_f32, softmax_f32;
-    f64 => all_f64, along_f64, softmax_f64;
+    f32 => all_f32, along_f32;
+    f64 => all_f64, along_f64;
 }
 
 /// `s` as a slice of `U` when `T` is `U`.
@@ -339,26 +257,6 @@ pub(crate) fn try_along<T: 'static, R: 'static>(
         && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>()
     {
         return same_vec(along_f64(x, shape, axis, f, keepdims));
-    }
-    None
-}
-
-/// The fast path of softmax / log_softmax (as [`try_along`]).
-pub(crate) fn try_softmax<T: 'static, R: 'static>(
-    x: &[T],
-    shape: &[usize],
-    axis: usize,
-    log: bool,
-) -> Option<Vec<R>> {
-    if let Some(x) = same_slice::<T, f32>(x)
-        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f32>()
-    {
-        return same_vec(softmax_f32(x, shape, axis, log));
-    }
-    if let Some(x) = same_slice::<T, f64>(x)
-        && std::any::TypeId::of::<R>() == std::any::TypeId::of::<f64>()
-    {
-        return same_vec(softmax_f64(x, shape, axis, log));
     }
     None
 }

@@ -31,16 +31,10 @@ pub(crate) trait Real:
 {
     const ZERO: Self;
     const ONE: Self;
-    const NEG_INFINITY: Self;
     fn of<T: Element>(x: T) -> Self;
     fn to<T: Element>(self) -> T;
     fn from_usize(n: usize) -> Self;
-    fn exp(self) -> Self;
-    fn ln(self) -> Self;
     fn sqrt(self) -> Self;
-    /// Subnormal values become (signed) zero: XLA's CPU backend runs with
-    /// flush-to-zero, so `exp(-100f32)` is 0 in JAX.
-    fn ftz(self) -> Self;
     /// Rounds to `T` and back: XLA evaluates `f16`/`bf16` operations in `f32`
     /// and rounds after each one.
     #[inline]
@@ -58,7 +52,6 @@ macro_rules! impl_real {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
-            const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
             #[inline]
             fn of<T: Element>(x: T) -> Self {
                 // Exact for every float element and for ints up to 2^53; the
@@ -74,24 +67,8 @@ macro_rules! impl_real {
                 n as $t
             }
             #[inline]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline]
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
-            }
-            #[inline]
-            fn ftz(self) -> Self {
-                if self.is_subnormal() {
-                    0.0 * self.signum()
-                } else {
-                    self
-                }
             }
         }
     )*};

@@ -226,6 +226,13 @@ impl fmt::Display for TreeError {
 
 impl std::error::Error for TreeError {}
 
+/// A function of a slice of any element type, for
+/// [`DynData::visit_mut`]: the one generic body each dtype's arm calls.
+pub(crate) trait ElementsMut {
+    type Out;
+    fn call<T: Element>(self, v: &mut [T]) -> Self::Out;
+}
+
 /// Lists the element types once: `$m!(Variant, RustType, ...)`.
 macro_rules! for_each_dtype {
     ($m:ident) => {
@@ -321,6 +328,38 @@ macro_rules! define_dyn_data {
                             },
                         }
                     })*
+                }
+            }
+
+            /// Calls `f` with the elements as a mutable slice of their type.
+            pub(crate) fn visit_mut<F: ElementsMut>(&mut self, f: F) -> F::Out {
+                match self {
+                    $(DynData::$v(d) => f.call(d.as_mut_slice()),)*
+                }
+            }
+
+            /// The `len` elements from `start`, in a pooled buffer.
+            pub(crate) fn range(&self, start: usize, len: usize) -> DynData {
+                match self {
+                    $(DynData::$v(d) => {
+                        let mut b = crate::__rt::buffer::<$t>(len);
+                        b.copy_from_slice(&d[start..start + len]);
+                        DynData::$v(b)
+                    })*
+                }
+            }
+
+            /// A pooled buffer of `n` elements of `dtype`, with stale values.
+            pub(crate) fn buffer(dtype: DType, n: usize) -> DynData {
+                match dtype {
+                    $(DType::$v => DynData::$v(crate::__rt::buffer::<$t>(n)),)*
+                }
+            }
+
+            /// Gives the elements' buffer back to the pool.
+            pub(crate) fn recycle(self) {
+                match self {
+                    $(DynData::$v(d) => crate::__rt::pool::put(d),)*
                 }
             }
 

@@ -118,10 +118,10 @@ where
         let id = |op: &str| format!("{op}|{name}|{label}");
         fx.check(&id("cumsum"), &jnp::cumsum(x, axis), false);
         fx.check(&id("cumprod"), &jnp::cumprod(x, axis), false);
-        fx.check(&id("cummax"), &jnp::cummax(x, axis), true);
-        fx.check(&id("cummin"), &jnp::cummin(x, axis), true);
-        fx.check(&id("softmax"), &jnp::softmax(x, axis), false);
-        fx.check(&id("log_softmax"), &jnp::log_softmax(x, axis), false);
+        fx.check_call(&id("cummax"), true, || jnp::cummax(x, axis));
+        fx.check_call(&id("cummin"), true, || jnp::cummin(x, axis));
+        fx.check_call(&id("softmax"), false, || jnp::softmax(x, axis));
+        fx.check_call(&id("log_softmax"), false, || jnp::log_softmax(x, axis));
     }
 }
 
@@ -162,7 +162,11 @@ fn reductions_match_jax() {
     fx.check("logsumexp|f32_stable|1|True", &l, false);
 
     fx.assert_all_visited(|c| c["kind"] != "product");
-    fx.assert_no_failures();
+    // XLA's CPU backend flushes subnormal values to zero; this library does
+    // not, eagerly or jitted. Here (`u8` subtracts its maximum with
+    // wrapping) a column's sum is 1.65e38, whose reciprocal is subnormal: 0
+    // in JAX, so JAX's softmax is 0 where this one is near 1.
+    fx.assert_only_failures(&["softmax|u8|0"]);
 }
 
 #[cfg(not(feature = "x64"))]

@@ -2,9 +2,12 @@
 //! maxima and minima, `softmax` and `log_softmax`.
 
 use crate::array::{impl_array, Array, ArrayType, AsArray};
+use crate::eager;
 use crate::element::{Element, ToInexact, Value};
-use crate::lax::{as_i128, is_f64, is_nan, pairwise_sum, Real};
+use crate::lax::{as_i128, is_nan};
 use crate::shape;
+use jax_core::ir::primitive::Params;
+use jax_core::prims;
 
 use crate::array::ElemOf as E;
 type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
@@ -211,6 +214,12 @@ pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
 where
     E<A>: PartialOrd,
 {
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let params = Params::Cumulative {
+        axis: shape::normalize_axis("cummax", axis, rank),
+        reverse: false,
+    };
+    eager::check(&prims::CUMMAX, params, &x);
     map_lanes("cummax", x, axis, |l, o| running_extreme(l, o, true))
 }
 
@@ -226,63 +235,13 @@ pub fn cummin<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
 where
     E<A>: PartialOrd,
 {
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let params = Params::Cumulative {
+        axis: shape::normalize_axis("cummin", axis, rank),
+        reverse: false,
+    };
+    eager::check(&prims::CUMMIN, params, &x);
     map_lanes("cummin", x, axis, |l, o| running_extreme(l, o, false))
-}
-
-/// The maximum of a lane for softmax: `-inf` when empty, NaN if any is NaN.
-fn lane_max<C: Real>(v: &[C]) -> C {
-    let mut m = C::NEG_INFINITY;
-    for &x in v {
-        #[allow(clippy::eq_op)]
-        if m != m {
-            break;
-        }
-        #[allow(clippy::eq_op)]
-        if x != x || x > m {
-            m = x;
-        }
-    }
-    m
-}
-
-fn softmax_lane<T: Element, O: Element>(lane: &[T], out: &mut [O], log: bool) {
-    fn go<T: Element, O: Element, C: Real>(lane: &[T], out: &mut [O], log: bool) {
-        let shifted: Vec<C> = if T::DTYPE.is_float() {
-            let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
-            let m = lane_max(&v);
-            v.iter().map(|&x| (x - m).round::<O>()).collect()
-        } else {
-            // JAX subtracts the maximum in the integer type (wrapping), and
-            // only `exp` converts to float.
-            let m = lane.iter().map(|&x| as_i128(x)).max().unwrap_or(0);
-            lane.iter()
-                .map(|&x| C::of(T::from_value(Value::Int(as_i128(x) - m)).cast::<O>()))
-                .collect()
-        };
-        let e: Vec<C> = shifted
-            .iter()
-            .map(|&s| s.exp().ftz().round::<O>())
-            .collect();
-        let s = pairwise_sum(&e).round::<O>();
-        if log {
-            let lse = s.ln().round::<O>();
-            for (o, &sh) in out.iter_mut().zip(&shifted) {
-                *o = (sh - lse).to::<O>();
-            }
-        } else {
-            // XLA rewrites a division by a broadcast into a multiplication by
-            // its reciprocal, which flushes to zero when the sum is huge.
-            let r = (C::ONE / s).ftz().round::<O>();
-            for (o, &ei) in out.iter_mut().zip(&e) {
-                *o = (ei * r).ftz().to::<O>();
-            }
-        }
-    }
-    if is_f64::<O>() {
-        go::<T, O, f64>(lane, out, log)
-    } else {
-        go::<T, O, f32>(lane, out, log)
-    }
 }
 
 /// `exp(x) / sum(exp(x))` along `axis` (`jax.nn.softmax`), computed stably:
@@ -299,18 +258,7 @@ pub fn softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>::Ou
 where
     E<A>: ToInexact,
 {
-    let shape = <A::Array as ArrayType>::SHAPE;
-    let ax = shape::normalize_axis("softmax", axis, shape.len());
-    // f32/f64: the jitted order, threads and SIMD.
-    if let Some(out) = crate::lax::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
-        x.as_array().data(),
-        shape,
-        ax,
-        false,
-    ) {
-        return <Same<A, <E<A> as ToInexact>::Out>>::from_data(out);
-    }
-    map_lanes("softmax", x, axis, |l, o| softmax_lane(l, o, false))
+    softmax_of("softmax", x, axis, false)
 }
 
 /// `x - logsumexp(x)` along `axis` (`jax.nn.log_softmax`), computed stably.
@@ -325,18 +273,30 @@ pub fn log_softmax<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as ToInexact>
 where
     E<A>: ToInexact,
 {
+    softmax_of("log_softmax", x, axis, true)
+}
+
+/// `jax.nn.softmax` or `log_softmax` of `x` along `axis`: the one text
+/// (`jax_core::jnp::softmax`) run as a unit, by blocks of rows.
+#[track_caller]
+fn softmax_of<A: AsArray>(
+    name: &'static str,
+    x: A,
+    axis: isize,
+    log: bool,
+) -> Same<A, <E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
     let shape = <A::Array as ArrayType>::SHAPE;
-    let ax = shape::normalize_axis("log_softmax", axis, shape.len());
-    // f32/f64: the jitted order, threads and SIMD.
-    if let Some(out) = crate::lax::fast::try_softmax::<E<A>, <E<A> as ToInexact>::Out>(
-        x.as_array().data(),
-        shape,
-        ax,
-        true,
-    ) {
-        return <Same<A, <E<A> as ToInexact>::Out>>::from_data(out);
-    }
-    map_lanes("log_softmax", x, axis, |l, o| softmax_lane(l, o, true))
+    let ax = shape::normalize_axis(name, axis, shape.len());
+    let x = eager::unit::Input::of(&x);
+    let r = eager::call(|_| {
+        eager::unit::along_axis(name, &format!("log={log}"), x, ax, &|t, x, axis| {
+            jax_core::jnp::softmax(t, x, axis, log)
+        })
+    });
+    eager::typed(name, r)
 }
 
 impl_array! {
