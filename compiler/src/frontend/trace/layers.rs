@@ -14,6 +14,13 @@ use crate::frontend::trace::types::TypeSpec;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
 
+/// A call's arguments: each one's value and span.
+pub(crate) type Args = Vec<(Value, Span)>;
+
+/// An operation of the library by name (`module`, `name`), with its
+/// arguments, the written type of its result, and its span.
+pub(crate) type OpFn = fn(&mut Tracer, Module, &str, Args, Option<TypeSpec>, Span) -> Result<Value>;
+
 /// The functions of `bodies/`, `lib/` and the entry that the tracer calls
 /// (`frontend/parse.rs` has the one table, `ABOVE`).
 pub(crate) struct Above {
@@ -22,12 +29,10 @@ pub(crate) struct Above {
     /// A method call `x.f(..)`: `frontend/calls.rs` `Tracer::method_call`.
     pub(crate) method: fn(&mut Tracer, &syn::ExprMethodCall, Option<TypeSpec>) -> Result<Value>,
     /// A function of the mod with a `#[custom_jvp]` or `#[custom_vjp]`
-    /// rule, called: `bodies/compose.rs`.
-    pub(crate) custom_call:
-        fn(&mut Tracer, &syn::ItemFn, &CustomRule, Vec<(Value, Span)>, Span) -> Result<Value>,
+    /// rule, called: `bodies/compose.rs` `call_with_rule`.
+    pub(crate) custom_call: fn(&mut Tracer, &syn::ItemFn, &CustomRule, Args, Span) -> Result<Value>,
     /// An operation of the library by name: `lib/lower.rs` `Tracer::op`.
-    pub(crate) op:
-        fn(&mut Tracer, Module, &str, Vec<(Value, Span)>, Option<TypeSpec>, Span) -> Result<Value>,
+    pub(crate) op: OpFn,
     /// The module of a library function called by a bare name:
     /// `frontend/calls.rs` `Tracer::bare_library_function`.
     pub(crate) bare_library_function: fn(&mut Tracer, &str, &syn::Ident) -> Result<Option<Module>>,
