@@ -45,7 +45,7 @@ pub fn reprint_jaxpr(text: &str) -> Result<String, String> {
     let j = ir::parse::parse_jaxpr(
         text,
         &prims::by_name,
-        frontend::lower_nn::known_custom_jvp,
+        frontend::parse::known_custom_jvp,
         proc_macro2::Span::call_site(),
     )
     .map_err(|e| e.to_string())?;

@@ -1618,7 +1618,7 @@ fn control_flow_jitted_equals_eager() {
     check("lax::scan_with ys", &jy, &ey);
 }
 
-// Eager spellings brought to jit on this branch (compiler/src/frontend/lower_lax.rs).
+// Eager spellings brought to jit on this branch (compiler/src/frontend/lib/lax/dot.rs).
 
 #[jax::jit]
 fn jit_jnp_argmax_axis(x: &Array<f32, 2, 3>) -> (Array<DefaultInt, 2>, Array<DefaultInt, 1, 3>) {

@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 use crate::backend::emit;
 use crate::backend::rows::{Class, RowPlan};
 use crate::frontend::parse;
-use crate::frontend::types::{Items, TypeSpec};
+use crate::frontend::trace::types::{Items, TypeSpec};
 use crate::ir::{Atom, Aval, Jaxpr};
 use crate::transform::simplify;
 
@@ -364,7 +364,7 @@ pub(crate) fn build_result(
         }
         (TypeSpec::Struct { name, fields }, _) => {
             // `jax::optim`'s state structs are the runtime's, generic over the params.
-            let optim = crate::frontend::lower_optim::state_result_fields(name, ty);
+            let optim = crate::frontend::trace::optim::state_result_fields(name, ty);
             let (path, decl) = match &optim {
                 Some((path, decl)) => (path.clone(), decl),
                 None => (quote!(#ty), &items.structs[name]),

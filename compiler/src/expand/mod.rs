@@ -17,7 +17,7 @@ use quote::{format_ident, quote};
 use crate::backend::body::{build_result, emit_program, emit_program_donating, emit_rows};
 use crate::backend::emit;
 use crate::frontend::parse;
-use crate::frontend::types::{Items, TypeSpec};
+use crate::frontend::trace::types::{Items, TypeSpec};
 use crate::ir::print;
 use crate::ir::{Aval, Jaxpr};
 use crate::transform::simplify;
@@ -207,7 +207,7 @@ fn emit_function(
     // release build against 3.9 s). A call costs nothing next to the body.
     let inline =
         (!attrs.iter().any(|a| a.path().is_ident("inline"))).then(|| quote!(#[inline(never)]));
-    let uses = crate::frontend::lower_numeric::module_uses(f.block);
+    let uses = crate::frontend::lib::jnp::numeric::module_uses(f.block);
     let body = quote! {
         #(#attrs)*
         #track_caller
@@ -717,8 +717,8 @@ fn expand_fn(
             // A helper may only be called (inlined) by other functions.
             let function = quote!(#[allow(dead_code)] #function);
             // A #[custom_jvp] function's own derivatives use its rule.
-            let traced = match crate::frontend::module::custom_rule(&f.attrs) {
-                Some(rule) => match crate::frontend::compose::custom_program(
+            let traced = match crate::frontend::trace::module::custom_rule(&f.attrs) {
+                Some(rule) => match crate::frontend::parse::custom_program(
                     &traced,
                     f,
                     &rule,

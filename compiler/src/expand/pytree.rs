@@ -15,7 +15,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use crate::frontend::types::{element_dtype, Items};
+use crate::frontend::trace::types::{element_dtype, Items};
 
 /// `#[derive(jax::Pytree)]` on `item`.
 pub(crate) fn derive(item: TokenStream) -> TokenStream {

@@ -1,49 +1,41 @@
 //! Calls and method calls: the callee named by a path or a method is found
 //! (a transformation, a closure or pullback in scope, a function of the mod,
 //! an `Array::<..>::zeros()` constructor, else an operation of `jnp::`,
-//! `lax::`, `random::` or a method, lowered by the table in `lower.rs`);
+//! `lax::`, `random::` or a method, lowered by the table in `lib/lower.rs`);
 //! method calls of iterators, mutation and conversion to Rust data are
 //! reported first.
 
-use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::frontend::lower_call::Module;
-use crate::frontend::tracer::Tracer;
-use crate::frontend::types::{type_spec_in, TypeSpec};
-use crate::frontend::value::Value;
+use crate::frontend::trace::layers::Module;
+use crate::frontend::trace::tracer::Tracer;
+use crate::frontend::trace::types::{type_spec_in, TypeSpec};
+use crate::frontend::trace::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::Scalar;
 use jax_core::lax::Lax;
 
 impl Tracer {
-    pub(crate) fn args(
-        &mut self,
-        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
-    ) -> Result<Vec<(Value, Span)>> {
-        args.iter().map(|a| Ok((self.expr(a)?, a.span()))).collect()
-    }
-
     /// Calls of `jnp::*`, `lax::*`: the path's last two segments name the function.
-    pub(crate) fn call(&mut self, c: &syn::ExprCall, hint: Option<TypeSpec>) -> Result<Value> {
+    pub(crate) fn call_expr(&mut self, c: &syn::ExprCall, hint: Option<TypeSpec>) -> Result<Value> {
         if let Some(v) = self.call_transformation(c)? {
             return Ok(v);
         }
-        if let Some(v) = crate::frontend::lower_tree::call_tree(self, c)? {
+        if let Some(v) = crate::frontend::lib::tree::call_tree(self, c)? {
             return Ok(v);
         }
         if let Some(v) = self.call_lax_control(c)? {
             return Ok(v);
         }
         // Its computation is a function, read before it is evaluated.
-        if let Some(v) = crate::frontend::lower_window::call(self, c)? {
+        if let Some(v) = crate::frontend::lib::lax::window::call(self, c)? {
             return Ok(v);
         }
         // Its options are a struct literal, read before it is evaluated.
-        if crate::frontend::callables::is_path(&c.func, "linalg", "solve_triangular_with") {
-            return crate::frontend::linalg_chol::solve_triangular_with(self, c);
+        if crate::frontend::bodies::callables::is_path(&c.func, "linalg", "solve_triangular_with") {
+            return crate::frontend::lib::linalg::cholesky::solve_triangular_with(self, c);
         }
-        if let Some(v) = crate::frontend::linalg_more::call_with_options(self, c)? {
+        if let Some(v) = crate::frontend::lib::linalg::more::call_with_options(self, c)? {
             return Ok(v);
         }
         let syn::Expr::Path(p) = &*c.func else {
@@ -71,7 +63,7 @@ impl Tracer {
                 return self.expr(&c.args[0]);
             }
         }
-        if let Some(v) = crate::frontend::lower_complex::complex_literal(self, p, c)? {
+        if let Some(v) = crate::frontend::lib::jnp::complex::complex_literal(self, p, c)? {
             return Ok(v);
         }
         if let Some(id) = p.path.get_ident() {
@@ -87,7 +79,7 @@ impl Tracer {
         if let Some(v) = self.call_item(p, c)? {
             return Ok(v);
         }
-        if let Some(v) = crate::frontend::lower_optim::call(self, p, c)? {
+        if let Some(v) = crate::frontend::lib::optim::call(self, p, c)? {
             return Ok(v);
         }
         if let Some(v) = self.array_constructor(p, c)? {
@@ -107,7 +99,7 @@ impl Tracer {
         };
         let known = match (bare, segs.as_slice()) {
             (Some(m), [n]) => Some((m, n.as_str())),
-            _ => crate::frontend::lower_call::library_module(&segs),
+            _ => crate::frontend::trace::layers::library_module(&segs),
         };
         let (module, name) = match known {
             Some(known) => known,
@@ -121,7 +113,7 @@ impl Tracer {
                 if jax_api {
                     return Err(syn::Error::new_spanned(
                         &c.func,
-                        crate::frontend::lower_call::not_available_msg(&path),
+                        crate::frontend::lib::call::not_available_msg(&path),
                     ));
                 }
                 let effectful = segs.iter().any(|s| {
@@ -146,7 +138,7 @@ impl Tracer {
                     ) || s.starts_with("Atomic")
                 });
                 let ops_module = match segs.as_slice() {
-                    [n] => crate::frontend::lower::OPS
+                    [n] => crate::frontend::lib::lower::OPS
                         .iter()
                         .filter(|(names, _, _)| names.contains(&n.as_str()))
                         .flat_map(|(_, written, _)| written.iter())
@@ -173,7 +165,7 @@ impl Tracer {
             syn::PathArguments::AngleBracketed(a)
                 if module == Module::Random && name == "split" && a.args.len() == 1 =>
             {
-                crate::frontend::lower_random::key_count_arg(self, &a.args[0]).or(hint)
+                crate::frontend::trace::statements::key_count_arg(self, &a.args[0]).or(hint)
             }
             syn::PathArguments::AngleBracketed(a) => match a.args.first() {
                 // (`random::bernoulli::<A, F>`, `lax::convert_element_type::<f64, _>`:
@@ -189,7 +181,7 @@ impl Tracer {
                 }
                 // `random::split::<3>(k)`: three keys.
                 Some(syn::GenericArgument::Const(n)) if module == Module::Random => {
-                    crate::frontend::lower_random::key_count_hint(self, n).or(hint)
+                    crate::frontend::trace::statements::key_count_hint(self, n).or(hint)
                 }
                 _ => hint,
             },
@@ -201,7 +193,7 @@ impl Tracer {
         }
         let args = if module == Module::Random && name == "bernoulli" {
             // `bernoulli(k, 0.5f32)`: the suffix picks the eager `F`.
-            crate::frontend::lower_random::suffixed_args(self, &c.args)?
+            crate::frontend::lib::random::suffixed_args(self, &c.args)?
         } else {
             self.args(&c.args)?
         };
@@ -218,7 +210,7 @@ impl Tracer {
         name: &str,
         id: &syn::Ident,
     ) -> Result<Option<Module>> {
-        let found = crate::frontend::lower_call::library_functions(name);
+        let found = crate::frontend::lib::call::library_functions(name);
         let Some(&(module, path, handler)) = found.first() else {
             return Ok(None);
         };
@@ -243,7 +235,7 @@ impl Tracer {
         Ok(Some(module))
     }
 
-    pub(crate) fn method(
+    pub(crate) fn method_call(
         &mut self,
         m: &syn::ExprMethodCall,
         hint: Option<TypeSpec>,
@@ -304,7 +296,7 @@ impl Tracer {
         let recv = self.expr(&m.receiver)?;
         let span = m.span();
         if let Value::Optim(o) = &recv {
-            return crate::frontend::lower_optim::method(self, o, m);
+            return crate::frontend::lib::optim::method(self, o, m);
         }
         if name == "astype" {
             let Some(turbofish) = &m.turbofish else {
@@ -319,9 +311,9 @@ impl Tracer {
                     "write the target type: `x.astype::<f32>()`",
                 );
             };
-            let Some(d) = crate::frontend::types::element_dtype(t) else {
-                if crate::frontend::types::is_complex_type(t) {
-                    return err(t.span(), crate::frontend::types::COMPLEX_NOT_IN_JIT);
+            let Some(d) = crate::frontend::trace::types::element_dtype(t) else {
+                if crate::frontend::trace::types::is_complex_type(t) {
+                    return err(t.span(), crate::frontend::trace::types::COMPLEX_NOT_IN_JIT);
                 }
                 return err(
                     t.span(),
@@ -438,14 +430,14 @@ impl Tracer {
             );
         };
         let ty: syn::Type = syn::parse_quote!(Array #args);
-        let crate::frontend::types::TypeSpec::Array { aval, .. } =
-            crate::frontend::types::type_spec_in(&ty, &self.items)?
+        let crate::frontend::trace::types::TypeSpec::Array { aval, .. } =
+            crate::frontend::trace::types::type_spec_in(&ty, &self.items)?
         else {
             return Ok(None);
         };
         // `eye()` and `linspace(start, stop)`, as JAX builds them.
         if name == "eye" {
-            let out = crate::frontend::lower_ranges::eye_of(self, aval, c.span())?;
+            let out = crate::frontend::lib::jnp::ranges::eye_of(self, aval, c.span())?;
             return Ok(Some(Value::Traced(out)));
         }
         if name == "linspace" {
@@ -454,7 +446,7 @@ impl Tracer {
             let stop = self.expr(&c.args[1])?;
             let stop = self.atom(stop, c.args[1].span())?;
             let out =
-                crate::frontend::lower_ranges::linspace_of(self, aval, start, stop, c.span())?;
+                crate::frontend::lib::jnp::ranges::linspace_of(self, aval, start, stop, c.span())?;
             return Ok(Some(Value::Traced(out)));
         }
         let Some(fill) = fill else {
@@ -483,10 +475,10 @@ impl Tracer {
             ),
             other => {
                 let v = self.atom(other, c.span())?;
-                crate::frontend::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
+                crate::frontend::trace::jnp::convert(&mut self.b, v, aval.dtype, false, c.span())?
             }
         };
-        let out = crate::frontend::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
+        let out = crate::frontend::trace::jnp::broadcast_to(&mut self.b, v, aval.shape, c.span())?;
         Ok(Some(Value::Traced(out)))
     }
 }

@@ -11,8 +11,8 @@
 
 use std::path::PathBuf;
 
-use crate::frontend::parse::Signature;
-use crate::frontend::types::TypeSpec;
+use crate::frontend::trace::signature::Signature;
+use crate::frontend::trace::types::TypeSpec;
 use crate::ir::{Aval, Jaxpr};
 
 /// The file named by `import = "..."`: relative to the directory of the
@@ -50,7 +50,7 @@ pub(crate) fn read(lit: &syn::LitStr) -> syn::Result<(PathBuf, Jaxpr)> {
     let mut j = crate::ir::parse::parse_jaxpr(
         &text,
         &crate::prims::by_name,
-        crate::frontend::lower_nn::known_custom_jvp,
+        crate::frontend::parse::known_custom_jvp,
         lit.span(),
     )
     .map_err(|e| syn::Error::new(lit.span(), format!("{}:{e}", lit.value())))?;

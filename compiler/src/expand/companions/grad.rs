@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use super::{is_inexact, spelled, Differentiated};
 use crate::backend::body::emit_body;
-use crate::frontend::types::TypeSpec;
+use crate::frontend::trace::types::TypeSpec;
 use crate::ir::Atom;
 use crate::transform::ad::{self, Seed};
 use crate::X64;

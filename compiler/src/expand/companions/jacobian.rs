@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 use super::{is_array_or_scalar, leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
-use crate::frontend::types::TypeSpec;
+use crate::frontend::trace::types::TypeSpec;
 use crate::ir::rust_type;
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};

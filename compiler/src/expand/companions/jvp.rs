@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::{leaf_count, spelled, Differentiated};
 use crate::backend::body::emit_body;
-use crate::frontend::types::TypeSpec;
+use crate::frontend::trace::types::TypeSpec;
 use crate::transform::ad;
 use crate::X64;
 

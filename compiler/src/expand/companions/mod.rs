@@ -20,7 +20,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::frontend::parse::Signature;
-use crate::frontend::types::{Items, TypeSpec};
+use crate::frontend::trace::types::{Items, TypeSpec};
 use crate::ir::rust_type;
 use crate::ir::{Dim, Jaxpr};
 use crate::transform::ad::Wrt;

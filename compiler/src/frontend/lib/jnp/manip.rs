@@ -1,0 +1,431 @@
+//! Handlers of the table in `lib/lower.rs` for NumPy's shape manipulation and
+//! small products, written as JAX composes them from primitives: `outer`,
+//! `vdot`, `inner`, `batch_matmul`, `swapaxes`, `moveaxis`,
+//! `transpose_axes`, `squeeze_axis`, `repeat`, `tile`, `roll`, `vstack`,
+//! `hstack`, `atleast_1d`, `meshgrid`, `lax::slice`, `lax::broadcast_in_dim`.
+//! Each takes the arguments of the eager function of the same name.
+
+use proc_macro2::Span;
+
+use crate::frontend::lib::call::{call_err, Call};
+use crate::frontend::trace::jnp;
+use crate::frontend::trace::tracer::Tracer;
+use crate::frontend::trace::value::Value;
+use crate::ir::builder::Result;
+use crate::ir::{Atom, Dim};
+use crate::prims::{self};
+use jax_core::lax::Lax;
+
+/// The literal size of axis `k` (these functions need known sizes).
+fn lit(t: &Tracer, x: &Atom, k: usize, span: Span) -> Result<usize> {
+    match &t.b.aval(x).shape[k] {
+        Dim::Lit(n) => Ok(*n),
+        Dim::Sym(s) => call_err(
+            span,
+            format!("this function needs axis {k}'s size when the function compiles, not the symbolic {s}"),
+        ),
+    }
+}
+
+fn lits(t: &Tracer, x: &Atom, span: Span) -> Result<Vec<usize>> {
+    (0..t.b.aval(x).rank())
+        .map(|k| lit(t, x, k, span))
+        .collect()
+}
+
+fn broadcast_in_dim(
+    t: &mut Tracer,
+    x: Atom,
+    shape: &[usize],
+    dims: Vec<usize>,
+    span: Span,
+) -> Result<Atom> {
+    t.at(span)
+        .broadcast_in_dim(x, shape.iter().map(|&n| Dim::Lit(n)).collect(), dims)
+}
+
+fn reshape(t: &mut Tracer, x: Atom, shape: &[usize], span: Span) -> Result<Atom> {
+    jnp::reshape(
+        &mut t.b,
+        x,
+        shape.iter().map(|&n| Dim::Lit(n)).collect(),
+        span,
+    )
+}
+
+/// `lax.slice_in_dim(x, start, limit, axis=axis)`: explicit unit strides.
+fn slice_in_dim(
+    t: &mut Tracer,
+    x: Atom,
+    start: usize,
+    limit: usize,
+    axis: usize,
+    span: Span,
+) -> Result<Atom> {
+    let shape = lits(t, &x, span)?;
+    let mut lo = vec![0; shape.len()];
+    let mut hi = shape.clone();
+    lo[axis] = start;
+    hi[axis] = limit;
+    t.at(span).slice(x, lo, hi, Some(vec![1; shape.len()]))
+}
+
+fn traced(a: Atom) -> Result<Value> {
+    Ok(Value::Traced(a))
+}
+
+fn want_rank(t: &Tracer, c: &Call, x: &Atom, rank: usize, i: usize) -> Result<()> {
+    let a = t.b.aval(x);
+    if a.rank() == rank {
+        Ok(())
+    } else {
+        call_err(
+            c.args[i].1,
+            format!("`{}` takes {rank}-D arrays, got {a}", c.name),
+        )
+    }
+}
+
+/// `jnp::outer(a, b)`: `a[:, None] * b[None, :]` of two vectors.
+pub(crate) fn outer(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    want_rank(t, &c, &x, 1, 0)?;
+    want_rank(t, &c, &y, 1, 1)?;
+    let (m, n) = (lit(t, &x, 0, c.span)?, lit(t, &y, 0, c.span)?);
+    let x = broadcast_in_dim(t, x, &[m, 1], vec![0], c.span)?;
+    let y = broadcast_in_dim(t, y, &[1, n], vec![1], c.span)?;
+    traced(jnp::binary(&mut t.b, &prims::MUL, x, y, c.span)?)
+}
+
+/// `jnp::vdot(a, b)`, `jnp::inner(a, b)` of vectors, and `batch_matmul`:
+/// one `dot_general`, as `jnp.matmul` lowers them.
+pub(crate) fn vector_products(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    let rank = if c.name == "batch_matmul" { 3 } else { 1 };
+    want_rank(t, &c, &x, rank, 0)?;
+    want_rank(t, &c, &y, rank, 1)?;
+    traced(jnp::matmul(&mut t.b, x, y, c.span)?)
+}
+
+/// `swapaxes(x, a, b)`, `moveaxis(x, from, to)`, `transpose_axes(x, &[..])`:
+/// one `transpose`.
+pub(crate) fn permute_axes(t: &mut Tracer, c: Call) -> Result<Value> {
+    let x = c.atom(t, 0)?;
+    let rank = t.b.aval(&x).rank();
+    let axis = |t: &Tracer, i: usize| -> Result<usize> {
+        let (v, s) = &c.args[i];
+        jnp::axis(&t.b, &x, t.static_int(v, *s, "the axis")?, *s)
+    };
+    let perm: Vec<usize> = match c.name {
+        "swapaxes" => {
+            c.want(3)?;
+            let (a, b) = (axis(t, 1)?, axis(t, 2)?);
+            let mut perm: Vec<usize> = (0..rank).collect();
+            perm.swap(a, b);
+            perm
+        }
+        "moveaxis" => {
+            c.want(3)?;
+            let (from, to) = (axis(t, 1)?, axis(t, 2)?);
+            let mut perm: Vec<usize> = (0..rank).filter(|&k| k != from).collect();
+            perm.insert(to, from);
+            perm
+        }
+        _ => {
+            c.want(2)?;
+            let (v, s) = &c.args[1];
+            let perm = t
+                .static_ints(v, *s, "the permutation")?
+                .into_iter()
+                .map(|a| jnp::axis(&t.b, &x, a, *s))
+                .collect::<Result<Vec<_>>>()?;
+            let mut sorted = perm.clone();
+            sorted.sort();
+            if sorted != (0..rank).collect::<Vec<_>>() {
+                return call_err(
+                    *s,
+                    format!("the permutation {perm:?} is not a permutation of the {rank} axes"),
+                );
+            }
+            perm
+        }
+    };
+    traced(jnp::transpose(&mut t.b, x, perm, c.span)?)
+}
+
+/// `squeeze_axis(x, axis)`: one size-1 axis removed.
+pub(crate) fn squeeze_axis(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let x = c.atom(t, 0)?;
+    let (v, s) = &c.args[1];
+    let axis = jnp::axis(&t.b, &x, t.static_int(v, *s, "the axis")?, *s)?;
+    traced(t.at(c.span).squeeze(x, vec![axis])?)
+}
+
+/// `jnp::repeat(x, repeats, axis)`: each element (axis `None`: of the
+/// flattened array) repeated, as JAX: a broadcast along a new axis after
+/// it, then a reshape.
+pub(crate) fn repeat(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    let mut x = c.atom(t, 0)?;
+    let r = t.static_int(&c.args[1].0, c.args[1].1, "repeats")?;
+    if r < 0 {
+        return call_err(c.args[1].1, "repeats must not be negative");
+    }
+    let r = r as usize;
+    let axis = match &c.args[2].0 {
+        Value::Unit => {
+            let size = lits(t, &x, c.span)?.iter().product();
+            x = reshape(t, x, &[size], c.span)?;
+            0
+        }
+        v => jnp::axis(
+            &t.b,
+            &x,
+            t.static_int(v, c.args[2].1, "the axis")?,
+            c.args[2].1,
+        )?,
+    };
+    let shape = lits(t, &x, c.span)?;
+    let mut wide = shape.clone();
+    wide.insert(axis + 1, r);
+    let dims: Vec<usize> = (0..wide.len()).filter(|&k| k != axis + 1).collect();
+    let b = broadcast_in_dim(t, x, &wide, dims, c.span)?;
+    let mut out = shape;
+    out[axis] *= r;
+    traced(reshape(t, b, &out, c.span)?)
+}
+
+/// `jnp::tile(x, reps)`: JAX's `tile` primitive, after leading unit axes
+/// when `reps` is longer than the rank (and leading unit reps when shorter).
+pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let mut x = c.atom(t, 0)?;
+    let mut reps: Vec<usize> = Vec::new();
+    for r in t.static_ints(&c.args[1].0, c.args[1].1, "reps")? {
+        match usize::try_from(r) {
+            Ok(r) => reps.push(r),
+            Err(_) => return call_err(c.args[1].1, "reps must not be negative"),
+        }
+    }
+    let shape = lits(t, &x, c.span)?;
+    if reps.len() < shape.len() {
+        let mut r = vec![1; shape.len() - reps.len()];
+        r.extend(&reps);
+        reps = r;
+    }
+    if reps.len() > shape.len() {
+        // `lax.expand_dims`: a broadcast_in_dim to leading unit axes.
+        let lead = reps.len() - shape.len();
+        let mut wide = vec![1; lead];
+        wide.extend(&shape);
+        x = broadcast_in_dim(t, x, &wide, (lead..wide.len()).collect(), c.span)?;
+    }
+    traced(t.at(c.span).tile(x, reps)?)
+}
+
+/// `jnp::roll(x, shift, axis)`: the last `shift` elements moved to the
+/// front, as JAX: two slices and a concatenation.
+pub(crate) fn roll(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    let x = c.atom(t, 0)?;
+    let shift = t.static_int(&c.args[1].0, c.args[1].1, "the shift")?;
+    let (v, s) = &c.args[2];
+    let axis = jnp::axis(&t.b, &x, t.static_int(v, *s, "the axis")?, *s)?;
+    let n = lit(t, &x, axis, c.span)?;
+    if n == 0 || shift.rem_euclid(n as i128) == 0 {
+        return traced(x);
+    }
+    let k = shift.rem_euclid(n as i128) as usize;
+    let tail = slice_in_dim(t, x.clone(), n - k, n, axis, c.span)?;
+    let head = slice_in_dim(t, x, 0, n - k, axis, c.span)?;
+    traced(t.at(c.span).concatenate(vec![tail, head], axis)?)
+}
+
+fn at_least_1d(t: &mut Tracer, x: Atom, span: Span) -> Result<Atom> {
+    if t.b.aval(&x).rank() == 0 {
+        broadcast_in_dim(t, x, &[1], vec![], span)
+    } else {
+        Ok(x)
+    }
+}
+
+/// `jnp::atleast_1d(x)`: a scalar as a one-element vector.
+pub(crate) fn atleast_1d(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    traced(at_least_1d(t, x, c.span)?)
+}
+
+/// `jnp::vstack((a, b, ..))` (rows: vectors become `1 x n`) and
+/// `jnp::hstack((a, b, ..))` (along axis 1, or 0 for vectors).
+pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let Value::Tuple(items) = &c.args[0].0 else {
+        return call_err(
+            c.args[0].1,
+            format!(
+                "`{}` takes a tuple of arrays: `jnp::{}((&a, &b))`",
+                c.name, c.name
+            ),
+        );
+    };
+    let mut parts = Vec::new();
+    for v in items {
+        let x = t.atom(v.clone(), c.args[0].1)?;
+        parts.push(match (c.name, t.b.aval(&x).rank()) {
+            ("vstack", 0) => broadcast_in_dim(t, x, &[1, 1], vec![], c.span)?,
+            ("vstack", 1) => {
+                let n = lit(t, &x, 0, c.span)?;
+                broadcast_in_dim(t, x, &[1, n], vec![1], c.span)?
+            }
+            ("hstack", 0) => at_least_1d(t, x, c.span)?,
+            _ => x,
+        });
+    }
+    let parts = jnp::promote(&mut t.b, parts, c.span)?;
+    let dim = match (c.name, parts.first().map(|p| t.b.aval(p).rank())) {
+        ("hstack", Some(r)) if r > 1 => 1,
+        _ => 0,
+    };
+    traced(t.at(c.span).concatenate(parts, dim)?)
+}
+
+/// `jnp::meshgrid(&x, &y)` (`indexing='xy'`): `(X, Y)`, both `len(y) x len(x)`.
+pub(crate) fn meshgrid(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    want_rank(t, &c, &x, 1, 0)?;
+    want_rank(t, &c, &y, 1, 1)?;
+    let shape = [lit(t, &y, 0, c.span)?, lit(t, &x, 0, c.span)?];
+    // JAX broadcasts the second first.
+    let yy = broadcast_in_dim(t, y, &shape, vec![0], c.span)?;
+    let xx = broadcast_in_dim(t, x, &shape, vec![1], c.span)?;
+    Ok(Value::Tuple(vec![Value::Traced(xx), Value::Traced(yy)]))
+}
+
+/// `lax::slice(x, &start, &limit, strides)`, strides `None` or `Some(&[..])`.
+pub(crate) fn lax_slice(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(4)?;
+    let x = c.atom(t, 0)?;
+    let ints = |t: &Tracer, i: usize, what: &str| -> Result<Vec<usize>> {
+        let (v, s) = &c.args[i];
+        t.static_ints(v, *s, what)?
+            .into_iter()
+            .map(|n| {
+                usize::try_from(n).or_else(|_| call_err(*s, format!("{what} must not be negative")))
+            })
+            .collect()
+    };
+    let start = ints(t, 1, "start_indices")?;
+    let limit = ints(t, 2, "limit_indices")?;
+    let strides = match &c.args[3].0 {
+        Value::Unit => None,
+        _ => Some(ints(t, 3, "strides")?),
+    };
+    traced(t.at(c.span).slice(x, start, limit, strides)?)
+}
+
+/// `lax::broadcast_in_dim(x, &dims)`: the shape is the written result type's.
+pub(crate) fn lax_broadcast_in_dim(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(2)?;
+    let x = c.atom(t, 0)?;
+    let shape = c.hinted_shape()?;
+    let dims = t
+        .static_ints(&c.args[1].0, c.args[1].1, "broadcast_dimensions")?
+        .into_iter()
+        .map(|d| d.max(0) as usize)
+        .collect();
+    traced(t.at(c.span).broadcast_in_dim(x, shape, dims)?)
+}
+
+/// `jnp::flip(x, axis)`, `jnp::flip_all(x)`, `lax::rev(x, &dims)`: one `rev`.
+pub(crate) fn flip(t: &mut Tracer, c: Call) -> Result<Value> {
+    let x = c.atom(t, 0)?;
+    let rank = t.b.aval(&x).rank();
+    let dims: Vec<usize> = match c.name {
+        "flip_all" => {
+            c.want(1)?;
+            (0..rank).collect()
+        }
+        _ => {
+            c.want(2)?;
+            let (v, s) = &c.args[1];
+            let what = if c.name == "rev" {
+                "dimensions"
+            } else {
+                "the axis"
+            };
+            t.static_ints(v, *s, what)?
+                .into_iter()
+                .map(|a| jnp::axis(&t.b, &x, a, *s))
+                .collect::<Result<_>>()?
+        }
+    };
+    traced(t.at(c.span).rev(x, dims)?)
+}
+
+/// Static `(lo, hi)` or `(lo, hi, interior)` tuples, written as a slice of
+/// tuples (`&[(1, 2), (0, 1)]`).
+fn pad_config(t: &Tracer, v: &Value, span: Span, width: usize) -> Result<Vec<Vec<i64>>> {
+    let items = match v {
+        Value::List(items) | Value::Tuple(items) => items.clone(),
+        _ => {
+            return call_err(
+                span,
+                "the padding is a slice of tuples: `&[(1, 2), (0, 1)]`",
+            )
+        }
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::Tuple(parts) if parts.len() == width => parts
+                .iter()
+                .map(|p| Ok(t.static_int(p, span, "padding")? as i64))
+                .collect(),
+            _ => call_err(
+                span,
+                format!("each axis's padding is a tuple of {width} static integers"),
+            ),
+        })
+        .collect()
+}
+
+/// `lax::pad(x, value, &[(lo, hi, interior), ..])` and `jnp::pad(x,
+/// &[(lo, hi), ..])` (zeros, NumPy's default constant).
+pub(crate) fn pad(t: &mut Tracer, c: Call) -> Result<Value> {
+    let lax = c.module == crate::frontend::lib::call::Module::Lax;
+    c.want(if lax { 3 } else { 2 })?;
+    let x = c.atom(t, 0)?;
+    let a = t.b.aval(&x);
+    let (value, cfg_arg) = if lax {
+        let v = c.atom(t, 1)?;
+        let av = t.b.aval(&v);
+        // A literal takes the operand's type; a typed value must match it.
+        let v = if av.weak {
+            jnp::convert(&mut t.b, v, a.dtype, false, c.args[1].1)?
+        } else {
+            v
+        };
+        (v, &c.args[2])
+    } else {
+        let zero = crate::ir::builder::literal(
+            crate::ir::cast_scalar(crate::ir::Scalar::Int(0), a.dtype),
+            crate::ir::Aval::scalar(a.dtype, false),
+        );
+        (zero, &c.args[1])
+    };
+    let width = if lax { 3 } else { 2 };
+    let config = pad_config(t, &cfg_arg.0, cfg_arg.1, width)?
+        .into_iter()
+        .map(|p| (p[0], p[1], if lax { p[2] } else { 0 }))
+        .collect::<Vec<_>>();
+    let rank = config.len() as u32;
+    traced(
+        t.at(c.span)
+            .pad(x, value, config, if lax { 0 } else { (1u32 << rank) - 1 })?,
+    )
+}

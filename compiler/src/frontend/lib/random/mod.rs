@@ -1,0 +1,469 @@
+//! `random::NAME(key, ..)` inside a jitted body, as eagerly: keys are
+//! values (`u32[2]`, their two words) that `split` and `fold_in` compute,
+//! and samples take their shape and dtype from the result's written type
+//! (`let z: Array<f32, 3> = random::normal(k);`). `randint`, `bernoulli`
+//! and `categorical` are written with JAX's primitives as JAX composes them,
+//! from the same bits as the eager functions.
+
+pub(crate) mod choice;
+
+use jax_dtypes::DType;
+use proc_macro2::Span;
+
+use crate::frontend::lib::call::{call_err, Call};
+use crate::frontend::trace::jnp;
+use crate::frontend::trace::tracer::Tracer;
+use crate::frontend::trace::types::TypeSpec;
+use crate::frontend::trace::value::Value;
+use crate::ir::builder::{literal, Result};
+use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
+use crate::prims::{self, Prim};
+use jax_core::lax::Lax;
+
+/// The samplers that draw one primitive's values, and how many bounds
+/// (`minval`, `maxval`) follow the key.
+fn sampler(name: &str) -> Option<(Prim, usize)> {
+    Some(match name {
+        "bits" => (&prims::RANDOM_BITS, 0),
+        "uniform" => (&prims::RANDOM_UNIFORM, 0),
+        "uniform_range" => (&prims::RANDOM_UNIFORM, 2),
+        "normal" => (&prims::RANDOM_NORMAL, 0),
+        "exponential" => (&prims::RANDOM_EXPONENTIAL, 0),
+        "gumbel" => (&prims::RANDOM_GUMBEL, 0),
+        "truncated_normal" => (&prims::RANDOM_TRUNCATED_NORMAL, 2),
+        _ => return None,
+    })
+}
+
+/// `random::NAME(key, ..)` in a body.
+pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
+    let name = c.name;
+    match name {
+        "split" => return split(t, c),
+        "fold_in" => return fold_in(t, c),
+        "randint" => return randint(t, c),
+        "bernoulli" | "bernoulli_each" => return bernoulli(t, c),
+        "categorical" => return categorical(t, c),
+        // A key's words are the key (JAX's `random_unwrap`/`random_wrap`
+        // change only its type).
+        "key_data" | "wrap_key_data" => {
+            c.want(1)?;
+            let (v, s) = c.args[0].clone();
+            let a = t.atom(v, s)?;
+            return if t.b.aval(&a) == key_aval() {
+                Ok(Value::Traced(a))
+            } else {
+                call_err(s, format!("`random::{name}` takes a key's two words (`u32[2]`), got {}", t.b.aval(&a)))
+            };
+        }
+        "key" | "PRNGKey" => {
+            return call_err(
+                c.span,
+                format!("`random::{name}(seed)` makes a key from a Rust integer: make it outside the function and pass it in as a `jax::random::Key` parameter (split and fold it in inside)"),
+            )
+        }
+        "permutation" => return choice::permutation(t, c),
+        "permutation_of" => return choice::permutation_of(t, c),
+        "choice" => return choice::choice(t, c),
+        "choice_rows" => return choice::choice_rows(t, c),
+        "choice_weighted" => return choice::choice_weighted(t, c),
+        _ => {}
+    }
+    let Some((prim, nbounds)) = sampler(name) else {
+        return call_err(
+            c.span,
+            format!("`random::{name}` is not supported inside #[jax::jit]; the random functions that are: split, fold_in, key_data, wrap_key_data, bits, uniform, uniform_range, normal, exponential, gumbel, truncated_normal, randint, bernoulli, bernoulli_each, categorical, permutation, permutation_of, choice, choice_rows, choice_weighted"),
+        );
+    };
+    want_args(&c, 1 + nbounds)?;
+    let key = key_arg(t, &c.args[0])?;
+    let mut bounds = Vec::new();
+    for (v, s) in &c.args[1..] {
+        match v {
+            Value::Static(Scalar::Float(f)) => bounds.push(*f),
+            Value::Static(Scalar::Int(i)) => bounds.push(*i as f64),
+            _ => {
+                return call_err(
+                    *s,
+                    format!("the bounds of `random::{name}` must be numbers known when the function compiles (literals or consts)"),
+                )
+            }
+        }
+    }
+    let aval = result_aval(&c)?;
+    Ok(Value::Traced(t.at(c.span).random(
+        prim,
+        key,
+        aval.shape,
+        aval.dtype,
+        (nbounds == 2).then(|| (bounds[0], bounds[1])),
+    )?))
+}
+
+pub(super) fn want_args(c: &Call, n: usize) -> Result<()> {
+    if c.args.len() == n {
+        return Ok(());
+    }
+    call_err(
+        c.span,
+        format!(
+            "`random::{}` takes {n} argument(s), got {}",
+            c.name,
+            c.args.len()
+        ),
+    )
+}
+
+/// A key argument: a `jax::random::Key` parameter, or one `split` or
+/// `fold_in` made.
+pub(super) fn key_arg(t: &mut Tracer, (v, s): &(Value, Span)) -> Result<Atom> {
+    let key = t.atom(v.clone(), *s)?;
+    let aval = t.b.aval(&key);
+    if aval != key_aval() {
+        return call_err(
+            *s,
+            format!("expected a key (`jax::random::Key`), got {aval}: make keys with `random::split`, `random::fold_in`, or pass one in"),
+        );
+    }
+    Ok(key)
+}
+
+/// The written result type's aval (samples take their shape from it).
+pub(super) fn result_aval(c: &Call) -> Result<Aval> {
+    let name = c.name;
+    let args = if c.args.len() > 1 { "k, .." } else { "k" };
+    match c.hint.as_ref().and_then(TypeSpec::aval) {
+        Some(a) => Ok(a),
+        None => call_err(
+            c.span,
+            format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}({args});` or `random::{name}::<Array<f32, 3>>({args})`)"),
+        ),
+    }
+}
+
+/// `random_split[shape=(n,)]` of one key.
+pub(super) fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
+    t.at(span).random(
+        &prims::RANDOM_SPLIT,
+        key,
+        vec![Dim::Lit(n)],
+        DType::U32,
+        None,
+    )
+}
+
+/// Key `i` of split keys `u32[n, 2]`: `keys[i]`, as JAX indexes an array
+/// of keys (a slice, then a squeeze).
+pub(super) fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
+    let s = t.at(span).slice(keys, vec![i, 0], vec![i + 1, 2], None)?;
+    t.at(span).squeeze(s, vec![0])
+}
+
+/// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
+/// `let ks: [Key; 3] = random::split(k);`: the count comes from the
+/// pattern or the type, as eagerly; the result is a Rust array of keys.
+fn split(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 1)?;
+    let n = match &c.hint {
+        Some(TypeSpec::Tuple(ts)) if ts.iter().all(|s| matches!(s, TypeSpec::Key)) => ts.len(),
+        // `N` keys, a const generic: one key array, `u32[N, 2]`.
+        Some(TypeSpec::Array { aval, .. }) if aval.dtype == DType::U32 && aval.shape.len() == 2 && aval.shape[1] == Dim::Lit(2) => {
+            let key = key_arg(t, &c.args[0])?;
+            return Ok(Value::Traced(t.at(c.span).random(&prims::RANDOM_SPLIT, key, vec![aval.shape[0].clone()], DType::U32, None)?));
+        }
+        _ => {
+            return call_err(
+                c.span,
+                "`random::split` takes the number of keys from the pattern or the type: write `let [a, b] = random::split(k);`, `random::split::<N>(k)` or `let ks: [Key; N] = random::split(k);`, N a number, a const of the mod or a const generic",
+            )
+        }
+    };
+    let key = key_arg(t, &c.args[0])?;
+    let words = split_words(t, key, n, c.span)?;
+    let keys = (0..n)
+        .map(|i| Ok(Value::Traced(key_at(t, words.clone(), i, c.span)?)))
+        .collect::<Result<_>>()?;
+    Ok(Value::List(keys))
+}
+
+/// `random::fold_in(k, data)`: data a static or traced integer, folded in
+/// as its low 32 bits (`uint32`, as JAX converts it).
+fn fold_in(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let key = key_arg(t, &c.args[0])?;
+    let (v, s) = c.args[1].clone();
+    let data = match v {
+        Value::Static(Scalar::Int(i)) => literal(
+            Scalar::Int(i as u32 as i128),
+            Aval::scalar(DType::U32, false),
+        ),
+        v => {
+            let a = t.atom(v, s)?;
+            let aval = t.b.aval(&a);
+            if !aval.dtype.is_integer() || aval.rank() != 0 {
+                return call_err(
+                    s,
+                    format!("`random::fold_in` folds in an integer scalar, got {aval}"),
+                );
+            }
+            jnp::convert(&mut t.b, a, DType::U32, false, s)?
+        }
+    };
+    Ok(Value::Traced(t.at(c.span).binary(
+        &prims::RANDOM_FOLD_IN,
+        key,
+        data,
+    )?))
+}
+
+/// The unsigned type of a width (what `random_bits` draws for `randint`).
+fn unsigned_of(d: DType) -> DType {
+    match d.bits() {
+        8 => DType::U8,
+        16 => DType::U16,
+        64 => DType::U64,
+        _ => DType::U32,
+    }
+}
+
+/// `random::randint(k, minval, maxval)`, as JAX draws it: the key split in
+/// two, `bits` from each, combined modulo the span with the type's
+/// wrapping arithmetic. The bounds are static, so the span and the
+/// multiplier are computed now, as the eager function computes them.
+fn randint(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let lo_hi: Vec<i128> = c.args[1..]
+        .iter()
+        .map(|(v, s)| t.static_int(v, *s, "a bound of `random::randint` in #[jax::jit]"))
+        .collect::<Result<_>>()?;
+    let aval = result_aval(&c)?;
+    if !aval.dtype.is_integer() {
+        return call_err(
+            span,
+            format!(
+                "`random::randint` draws integers, the result type says {}",
+                aval.dtype.name()
+            ),
+        );
+    }
+    let out = randint_draws(t, key, &aval, lo_hi[0], lo_hi[1], span)?;
+    Ok(Value::Traced(out))
+}
+
+/// `randint` draws of `aval`'s shape and integer dtype in `[min, max)`.
+pub(super) fn randint_draws(
+    t: &mut Tracer,
+    key: Atom,
+    aval: &Aval,
+    min: i128,
+    max: i128,
+    span: Span,
+) -> Result<Atom> {
+    let out_dtype = aval.dtype;
+    let (mut min, mut max) = (min as i64 as i128, max as i64 as i128);
+    let dtype = if out_dtype.bits() < 32 {
+        // JAX samples 8- and 16-bit integers as int32, the bounds cast to
+        // int32 and clipped to the type (`maxval` to one past it), then
+        // casts the values.
+        let (lo, hi) = int_range(out_dtype);
+        min = (min as i32 as i128).clamp(lo, hi);
+        max = (max as i32 as i128).clamp(lo, hi + 1);
+        DType::I32
+    } else {
+        out_dtype
+    };
+    let nbits = dtype.bits();
+    let mask: u64 = if nbits == 64 {
+        u64::MAX
+    } else {
+        (1 << nbits) - 1
+    };
+    let (tmin, tmax) = int_range(dtype);
+    let rem = |a: u64, b: u64| if b == 0 { a } else { a % b };
+    let lo = min.clamp(tmin, tmax);
+    let hi = max.clamp(tmin, tmax);
+    let mut span_v = ((hi - lo) as u64) & mask;
+    if hi <= lo {
+        span_v = 1;
+    } else if max > tmax {
+        span_v = span_v.wrapping_add(1) & mask;
+    }
+    let multiplier = rem((1u64 << (nbits / 2)) & mask, span_v);
+    let multiplier = rem(multiplier.wrapping_mul(multiplier) & mask, span_v);
+
+    let udt = unsigned_of(dtype);
+    let words = split_words(t, key, 2, span)?;
+    let bits = |t: &mut Tracer, i: usize| -> Result<Atom> {
+        let k = key_at(t, words.clone(), i, span)?;
+        t.at(span)
+            .random(&prims::RANDOM_BITS, k, aval.shape.clone(), udt, None)
+    };
+    let (h, l) = (bits(t, 0)?, bits(t, 1)?);
+    let u = |v: u64| literal(Scalar::Int(v as i128), Aval::scalar(udt, false));
+    // `x % 0` keeps `x` (XLA's unsigned remainder), so it is left out.
+    let modulo = |t: &mut Tracer, x: Atom| -> Result<Atom> {
+        if span_v == 0 {
+            Ok(x)
+        } else {
+            t.at(span).binary(&prims::REM, x, u(span_v))
+        }
+    };
+    let hm = modulo(t, h)?;
+    let hm = t.at(span).binary(&prims::MUL, hm, u(multiplier))?;
+    let lm = modulo(t, l)?;
+    let offset = t.at(span).binary(&prims::ADD, hm, lm)?;
+    let offset = modulo(t, offset)?;
+    let offset = jnp::convert(&mut t.b, offset, dtype, false, span)?;
+    let lo = literal(
+        crate::ir::cast_scalar(Scalar::Int(lo), dtype),
+        Aval::scalar(dtype, false),
+    );
+    let out = t.at(span).binary(&prims::ADD, offset, lo)?;
+    jnp::convert(&mut t.b, out, out_dtype, false, span)
+}
+
+/// The smallest and largest value of an integer type.
+pub(crate) fn int_range(d: DType) -> (i128, i128) {
+    let nbits = d.bits();
+    if d.kind() == jax_dtypes::Kind::Int {
+        (-(1i128 << (nbits - 1)), (1i128 << (nbits - 1)) - 1)
+    } else {
+        (0, (1i128 << nbits) - 1)
+    }
+}
+
+/// `random::bernoulli(k, p)` (the shape from the result type) and
+/// `random::bernoulli_each(k, &p)` (one probability per element):
+/// `uniform < p` in `p`'s float type. A number written without a suffix is
+/// an `f64`, as Rust infers it for the eager function.
+fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let (v, s) = c.args[1].clone();
+    let each = c.name == "bernoulli_each";
+    let p = match v {
+        Value::Static(Scalar::Float(f)) if !each => {
+            literal(Scalar::Float(f), Aval::scalar(DType::F64, false))
+        }
+        v => t.atom(v, s)?,
+    };
+    let paval = t.b.aval(&p);
+    if !paval.dtype.is_float() || (!each && paval.rank() != 0) {
+        let want = if each {
+            "an array of float probabilities"
+        } else {
+            "a float probability (for one per element, `random::bernoulli_each(k, &p)`)"
+        };
+        return call_err(s, format!("`random::{}` takes {want}, got {paval}", c.name));
+    }
+    let shape = if each {
+        paval.shape.clone()
+    } else {
+        let aval = result_aval(&c)?;
+        if aval.dtype != DType::Bool {
+            return call_err(
+                span,
+                format!(
+                    "`random::bernoulli` draws booleans, the result type says {}",
+                    aval.dtype.name()
+                ),
+            );
+        }
+        aval.shape
+    };
+    let u = t
+        .at(span)
+        .random(&prims::RANDOM_UNIFORM, key, shape, paval.dtype, None)?;
+    let p = jnp::convert(&mut t.b, p, paval.dtype, false, span)?;
+    Ok(Value::Traced(jnp::binary(
+        &mut t.b,
+        &prims::LT,
+        u,
+        p,
+        span,
+    )?))
+}
+
+/// `random::categorical(k, &logits, axis)`: the argmax of Gumbel noise
+/// plus the logits along `axis`; leading dimensions of the result type
+/// beyond the logits' other axes are independent samples (JAX's `shape`).
+fn categorical(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 3)?;
+    let span = c.span;
+    let key = key_arg(t, &c.args[0])?;
+    let logits = c.atom(t, 1)?;
+    let laval = t.b.aval(&logits);
+    if !laval.dtype.is_float() || laval.rank() == 0 {
+        return call_err(
+            c.args[1].1,
+            format!("`random::categorical` takes float logits with at least one axis, got {laval}"),
+        );
+    }
+    let axis = t.static_int(&c.args[2].0, c.args[2].1, "the axis")?;
+    let axis = jnp::axis(&t.b, &logits, axis, c.args[2].1)?;
+    if laval.shape[axis] == Dim::Lit(0) {
+        return call_err(
+            span,
+            "categorical: attempt to get argmax of an empty sequence",
+        );
+    }
+    let aval = result_aval(&c)?;
+    let mut batch = laval.shape.clone();
+    batch.remove(axis);
+    if !aval.dtype.is_integer() || !aval.shape.ends_with(&batch) {
+        return call_err(
+            span,
+            format!("`random::categorical` gives integer indices of shape (samples.., {}) (the logits' shape without axis {axis}), the result type says {aval}", crate::prims::tuple(&batch)),
+        );
+    }
+    let prefix = aval.shape[..aval.shape.len() - batch.len()].to_vec();
+    let mut noise_shape = prefix.clone();
+    noise_shape.extend(laval.shape.iter().cloned());
+    let noise = t
+        .at(span)
+        .random(&prims::RANDOM_GUMBEL, key, noise_shape, laval.dtype, None)?;
+    let scores = jnp::binary(&mut t.b, &prims::ADD, noise, logits, span)?;
+    Ok(Value::Traced(t.at(span).arg_reduce(
+        &prims::ARGMAX,
+        scores,
+        prefix.len() + axis,
+        aval.dtype,
+    )?))
+}
+
+/// Arguments whose float literals keep their suffix's type (`0.5f32` is an
+/// `f32` probability, as the eager `bernoulli`'s `F` infers it; an
+/// unsuffixed one stays a number, an `f64` there).
+pub(crate) fn suffixed_args(
+    t: &mut Tracer,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Result<Vec<(Value, Span)>> {
+    use syn::spanned::Spanned;
+    args.iter()
+        .map(|a| {
+            let typed = match a {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Float(f),
+                    ..
+                }) => DType::from_name(match f.suffix() {
+                    "f32" => "float32",
+                    "f64" => "float64",
+                    _ => "",
+                })
+                .map(|d| (d, f.base10_parse::<f64>())),
+                _ => None,
+            };
+            let v = match typed {
+                Some((d, Ok(v))) => Value::Traced(literal(
+                    crate::ir::cast_scalar(Scalar::Float(v), d),
+                    Aval::scalar(d, false),
+                )),
+                _ => t.expr(a)?,
+            };
+            Ok((v, a.span()))
+        })
+        .collect()
+}
