@@ -17,8 +17,8 @@
 
 use crate::__rt::ops as o;
 use crate::array::{ArrayType, AsArray};
+use crate::eager;
 use crate::element::{Element, Float};
-use crate::lax::{is_f64, pairwise_sum, Real};
 use crate::ops::{map_same, Numeric};
 use crate::shape;
 
@@ -351,37 +351,17 @@ pub fn standardize<A: AsArray>(x: A, axis: isize, epsilon: f64) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    fn lane_stats<T: Numeric, C: Real>(v: &[T]) -> (T, T) {
-        let n = C::from_usize(v.len());
-        let xs: Vec<C> = v.iter().map(|&x| C::of(x)).collect();
-        let sq: Vec<C> = v.iter().map(|&x| C::of(o::mul(x, x))).collect();
-        let mean = (pairwise_sum(&xs) / n).to::<T>();
-        let mean_sq = (pairwise_sum(&sq) / n).to::<T>();
-        (mean, mean_sq)
-    }
-    let (outer, n, inner, _) = lanes::<A>("standardize", axis);
-    let data = x.as_array().data();
-    let eps: E<A> = lit(epsilon);
-    let mut out = vec![E::<A>::ZERO; data.len()];
-    let mut lane = Vec::with_capacity(n);
-    for a in 0..outer {
-        for i in 0..inner {
-            let at = |k: usize| (a * n + k) * inner + i;
-            lane.clear();
-            lane.extend((0..n).map(|k| data[at(k)]));
-            let (mean, mean_sq) = if is_f64::<E<A>>() {
-                lane_stats::<E<A>, f64>(&lane)
-            } else {
-                lane_stats::<E<A>, f32>(&lane)
-            };
-            let var = o::max(o::sub(mean_sq, o::mul(mean, mean)), E::<A>::ZERO);
-            let r = o::rsqrt(o::add(var, eps));
-            for k in 0..n {
-                out[at(k)] = o::mul(o::sub(lane[k], mean), r);
-            }
-        }
-    }
-    <A::Array as ArrayType>::from_data(out)
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let ax = shape::normalize_axis("standardize", axis, rank);
+    let x = eager::unit::Input::of(&x);
+    let r = eager::call(|_| {
+        let statics = format!("eps={:?}", epsilon.to_bits());
+        eager::unit::along_axis("standardize", &statics, x, ax, &|t, x, axis| {
+            let eps = jax_core::jnp::weak_literal(t, jax_core::ir::Scalar::Float(epsilon));
+            jax_core::jnp::standardize(t, x, axis, eps)
+        })
+    });
+    eager::typed("standardize", r)
 }
 
 /// The window, strides and padding of a pooling layer over `(batch,

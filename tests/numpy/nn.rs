@@ -486,3 +486,74 @@ fn jvps_at_special_points_match_jax() {
         );
     }
 }
+
+// Eager softmax, log_softmax and standardize run the one text as a unit
+// (`runtime/eager/unit.rs`): row by row, by blocks of rows, or whole, by
+// shape, axis and dtype. Each way gives the jitted function's bits.
+#[jax::jit]
+fn units_rows(
+    x: &Array<f32, 300, 100>,
+) -> (
+    Array<f32, 300, 100>,
+    Array<f32, 300, 100>,
+    Array<f32, 300, 100>,
+) {
+    (
+        nn::softmax(x, -1),
+        nn::log_softmax(x, 1),
+        nn::standardize(x, -1, 1e-5),
+    )
+}
+#[jax::jit]
+fn units_middle(x: &Array<f32, 40, 50, 9>) -> (Array<f32, 40, 50, 9>, Array<f32, 40, 50, 9>) {
+    (nn::softmax(x, 1), nn::standardize(x, -2, 1e-3))
+}
+#[jax::jit]
+fn units_first(x: &Array<f64, 70, 3>) -> (Array<f64, 70, 3>, Array<f64, 70, 3>) {
+    (nn::log_softmax(x, 0), nn::standardize(x, 0, 1e-5))
+}
+#[jax::jit]
+fn units_f64_rows(x: &Array<f64, 33, 1000>) -> Array<f64, 33, 1000> {
+    nn::softmax(x, -1)
+}
+
+#[test]
+fn eager_units_give_the_jitted_bits() {
+    fn same<A: ArrayType>(name: &str, a: &A, b: &A)
+    where
+        A::Elem: Element,
+    {
+        let bits = |x: &A| {
+            x.data()
+                .iter()
+                .map(|v| common::element_bits(*v))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(a), bits(b), "{name}: eager and jit differ");
+    }
+    use jax::random;
+    let k = random::key(7);
+    let x = random::normal::<Array<f32, 300, 100>>(k) * 4.0;
+    let (s, l, z) = units_rows(&x);
+    same("softmax rows", &s, &nn::softmax(&x, -1));
+    same("log_softmax rows", &l, &nn::log_softmax(&x, 1));
+    same("standardize rows", &z, &nn::standardize(&x, -1, 1e-5));
+    let x = random::normal::<Array<f32, 40, 50, 9>>(random::fold_in(k, 1)) * 3.0;
+    let (s, z) = units_middle(&x);
+    same("softmax middle axis", &s, &nn::softmax(&x, 1));
+    same(
+        "standardize middle axis",
+        &z,
+        &nn::standardize(&x, -2, 1e-3),
+    );
+    let x: Array<f64, 70, 3> = random::normal(random::fold_in(k, 2));
+    let (l, z) = units_first(&x);
+    same("log_softmax first axis", &l, &nn::log_softmax(&x, 0));
+    same("standardize first axis", &z, &nn::standardize(&x, 0, 1e-5));
+    let x = random::normal::<Array<f64, 33, 1000>>(random::fold_in(k, 3)) * 10.0;
+    same(
+        "softmax f64 rows",
+        &units_f64_rows(&x),
+        &nn::softmax(&x, -1),
+    );
+}

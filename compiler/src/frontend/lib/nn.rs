@@ -590,18 +590,12 @@ fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
     let x = jnp::to_float(&mut t.b, x, s)?;
     let ax = axis_arg(t, &c, 1, &x)?;
     let eps = c.atom(t, 2)?;
-    let b = &mut t.b;
-    let mean = jnp::mean(b, x.clone(), Some(vec![ax]), true, s)?;
-    let sq = un(b, &prims::SQUARE, x.clone(), s)?;
-    let mean_sq = jnp::mean(b, sq, Some(vec![ax]), true, s)?;
-    let m2 = un(b, &prims::SQUARE, mean.clone(), s)?;
-    let var = bin(b, &prims::SUB, mean_sq, m2, s)?;
-    let zero = int_lit(b, 0);
-    let var = bin(b, &prims::MAX, zero, var, s)?;
-    let centered = bin(b, &prims::SUB, x, mean, s)?;
-    let ve = bin(b, &prims::ADD, var, eps, s)?;
-    let r = un(b, &prims::RSQRT, ve, s)?;
-    traced(bin(b, &prims::MUL, centered, r, s)?)
+    traced(jax_core::jnp::standardize(
+        &mut Trace::new(&mut t.b, s),
+        x,
+        ax,
+        eps,
+    )?)
 }
 
 // jax.scipy.special
