@@ -340,6 +340,95 @@ enum Arg<'a, T> {
     Num(T),
 }
 
+/// `$body` with `$f` the element function of the unary operation `$op`
+/// on `$T` (a function item: each loop calling it stays monomorphic).
+macro_rules! with_un {
+    ($op:expr, $T:ty, |$f:ident| $body:expr) => {
+        match $op {
+            Un::Copy => {
+                let $f = ops::copy::<$T>;
+                $body
+            }
+            Un::Exp => {
+                let $f = ops::exp::<$T>;
+                $body
+            }
+            Un::Log => {
+                let $f = ops::log::<$T>;
+                $body
+            }
+            Un::Neg => {
+                let $f = ops::neg::<$T>;
+                $body
+            }
+            Un::Square => {
+                let $f = ops::square::<$T>;
+                $body
+            }
+            Un::Sqrt => {
+                let $f = ops::sqrt::<$T>;
+                $body
+            }
+            Un::Rsqrt => {
+                let $f = ops::rsqrt::<$T>;
+                $body
+            }
+            Un::Tanh => {
+                let $f = ops::tanh::<$T>;
+                $body
+            }
+            Un::Logistic => {
+                let $f = ops::logistic::<$T>;
+                $body
+            }
+            Un::Log1p => {
+                let $f = ops::log1p::<$T>;
+                $body
+            }
+            Un::Expm1 => {
+                let $f = ops::expm1::<$T>;
+                $body
+            }
+            Un::IntPow(k) => {
+                let $f = |v: $T| ops::integer_pow::<$T>(v, k);
+                $body
+            }
+        }
+    };
+}
+
+/// [`with_un!`] for the binary operations.
+macro_rules! with_bin {
+    ($op:expr, $T:ty, |$f:ident| $body:expr) => {
+        match $op {
+            Bin::Add => {
+                let $f = ops::add::<$T>;
+                $body
+            }
+            Bin::Sub => {
+                let $f = ops::sub::<$T>;
+                $body
+            }
+            Bin::Mul => {
+                let $f = ops::mul::<$T>;
+                $body
+            }
+            Bin::Div => {
+                let $f = ops::div::<$T>;
+                $body
+            }
+            Bin::Max => {
+                let $f = ops::max::<$T>;
+                $body
+            }
+            Bin::Min => {
+                let $f = ops::min::<$T>;
+                $body
+            }
+        }
+    };
+}
+
 #[inline(always)]
 fn step<T: Real>(s: Step, rows: &mut Rows<T>, num: &mut [T], kinds: &[Kind]) {
     match s {
@@ -350,27 +439,11 @@ fn step<T: Real>(s: Step, rows: &mut Rows<T>, num: &mut [T], kinds: &[Kind]) {
             }
             let (src, o) = rows.pair(a, d);
             let src = &src[..o.len()];
-            macro_rules! each {
-                ($f:expr) => {
-                    for i in 0..o.len() {
-                        o[i] = $f(src[i]);
-                    }
-                };
-            }
-            match op {
-                Un::Copy => o.copy_from_slice(src),
-                Un::Exp => each!(ops::exp::<T>),
-                Un::Log => each!(ops::log::<T>),
-                Un::Neg => each!(ops::neg::<T>),
-                Un::Square => each!(ops::square::<T>),
-                Un::Sqrt => each!(ops::sqrt::<T>),
-                Un::Rsqrt => each!(ops::rsqrt::<T>),
-                Un::Tanh => each!(ops::tanh::<T>),
-                Un::Logistic => each!(ops::logistic::<T>),
-                Un::Log1p => each!(ops::log1p::<T>),
-                Un::Expm1 => each!(ops::expm1::<T>),
-                Un::IntPow(k) => each!(|v| ops::integer_pow::<T>(v, k)),
-            }
+            with_un!(op, T, |f| {
+                for i in 0..o.len() {
+                    o[i] = f(src[i]);
+                }
+            })
         }
         Step::Fill(a, d) => {
             let v = num[a];
@@ -430,7 +503,7 @@ fn operand<'a, T: Copy>(
 
 /// `o = f(x, y)` elementwise, a number read as a whole row of it.
 #[inline(always)]
-fn pair<T: Copy>(x: Arg<T>, y: Arg<T>, o: &mut [T], f: impl Fn(T, T) -> T) {
+fn zip_into<T: Copy>(x: Arg<T>, y: Arg<T>, o: &mut [T], f: impl Fn(T, T) -> T) {
     match (x, y) {
         (Arg::Row(x), Arg::Row(y)) => {
             for i in 0..o.len() {
@@ -454,42 +527,15 @@ fn pair<T: Copy>(x: Arg<T>, y: Arg<T>, o: &mut [T], f: impl Fn(T, T) -> T) {
 /// `o = op(x, y)` elementwise.
 #[inline(always)]
 fn bin_into<T: Real>(op: Bin, x: Arg<T>, y: Arg<T>, o: &mut [T]) {
-    match op {
-        Bin::Add => pair(x, y, o, ops::add::<T>),
-        Bin::Sub => pair(x, y, o, ops::sub::<T>),
-        Bin::Mul => pair(x, y, o, ops::mul::<T>),
-        Bin::Div => pair(x, y, o, ops::div::<T>),
-        Bin::Max => pair(x, y, o, ops::max::<T>),
-        Bin::Min => pair(x, y, o, ops::min::<T>),
-    }
+    with_bin!(op, T, |f| zip_into(x, y, o, f))
 }
 
 #[inline(always)]
 fn un<T: Real>(op: Un, v: T) -> T {
-    match op {
-        Un::Copy => v,
-        Un::Exp => ops::exp(v),
-        Un::Log => ops::log(v),
-        Un::Neg => ops::neg(v),
-        Un::Square => ops::square(v),
-        Un::Sqrt => ops::sqrt(v),
-        Un::Rsqrt => ops::rsqrt(v),
-        Un::Tanh => ops::tanh(v),
-        Un::Logistic => ops::logistic(v),
-        Un::Log1p => ops::log1p(v),
-        Un::Expm1 => ops::expm1(v),
-        Un::IntPow(k) => ops::integer_pow(v, k),
-    }
+    with_un!(op, T, |f| f(v))
 }
 
 #[inline(always)]
 fn bin<T: Real>(op: Bin, a: T, b: T) -> T {
-    match op {
-        Bin::Add => ops::add(a, b),
-        Bin::Sub => ops::sub(a, b),
-        Bin::Mul => ops::mul(a, b),
-        Bin::Div => ops::div(a, b),
-        Bin::Max => ops::max(a, b),
-        Bin::Min => ops::min(a, b),
-    }
+    with_bin!(op, T, |f| f(a, b))
 }
