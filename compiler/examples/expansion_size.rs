@@ -69,8 +69,26 @@ fn main() {
                 }
                 syn::Item::Mod(m) => {
                     for it in m.content.iter().flat_map(|(_, items)| items) {
-                        if let syn::Item::Fn(g) = it {
-                            println!("  {}::{} {}", m.ident, g.sig.ident, size(g));
+                        match it {
+                            syn::Item::Fn(g) => {
+                                println!("  {}::{} {}", m.ident, g.sig.ident, size(g))
+                            }
+                            // A jitted `mod`'s companion modules, one level down.
+                            syn::Item::Mod(c) => {
+                                for it in c.content.iter().flat_map(|(_, items)| items) {
+                                    if let syn::Item::Fn(g) = it {
+                                        let name = (&m.ident, &c.ident, &g.sig.ident);
+                                        println!(
+                                            "  {}::{}::{} {}",
+                                            name.0,
+                                            name.1,
+                                            name.2,
+                                            size(g)
+                                        );
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }

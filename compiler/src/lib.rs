@@ -35,7 +35,7 @@ pub const X64: bool = cfg!(feature = "x64");
 pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
     let sig = frontend::parse::signature(f)?;
     let t = frontend::parse::trace_fn(f, &sig, X64)?;
-    Ok(ir::print::print_jaxpr(&t.b.jaxpr))
+    Ok(ir::print::print_jaxpr(&prims::inline_mod_calls(&t.b.jaxpr)))
 }
 
 /// Reads jaxpr text as `jax.make_jaxpr` prints it (what

@@ -117,7 +117,9 @@ pub fn row_plan(j: &Jaxpr) -> Option<RowPlan> {
         let params = match (&e.params, e.prim.lowering) {
             // Products, and loops and branches (their bodies see whole arrays).
             (Params::DotGeneral { .. }, _) => return None,
-            (Params::Scan(_) | Params::While(_) | Params::Cond(_), _) => return None,
+            (Params::Scan(_) | Params::While(_) | Params::Cond(_) | Params::Jit(_), _) => {
+                return None
+            }
             (Params::Axes(axes, _), Lowering::Reduce) if in_classes[0] == Class::Row => {
                 reduces_rows = true;
                 Params::Axes(shift(axes)?, 0)

@@ -764,14 +764,28 @@ fn expand_mod(
     };
     let items = Rc::new(module_items(content, errors));
     let auto = pytree::auto_impls(content);
+    let (out, bodies) =
+        crate::backend::emit::in_module(|| mod_items(content, &items, &auto, errors, options));
+    let (attrs, vis, ident) = (&m.attrs, &m.vis, &m.ident);
+    Some(quote! { #(#attrs)* #vis mod #ident { #(#out)* #(#bodies)* } })
+}
+
+/// The items of a `#[jax::jit] mod` as emitted.
+fn mod_items(
+    content: &[syn::Item],
+    items: &Rc<Items>,
+    auto: &std::collections::HashSet<String>,
+    errors: &mut Vec<syn::Error>,
+    options: &Options,
+) -> Vec<TokenStream> {
     let mut out = Vec::new();
     for it in content {
         match it {
-            syn::Item::Fn(f) => out.push(expand_fn(f, Some(&items), None, options, errors)),
+            syn::Item::Fn(f) => out.push(expand_fn(f, Some(items), None, options, errors)),
             syn::Item::Impl(imp) if imp.trait_.is_none() => {
                 let self_ty = &*imp.self_ty;
                 let fns = imp.items.iter().map(|ii| match ii {
-                    syn::ImplItem::Fn(f) => expand_method(f, self_ty, &items, errors),
+                    syn::ImplItem::Fn(f) => expand_method(f, self_ty, items, errors),
                     other => quote!(#other),
                 });
                 let fns: Vec<TokenStream> = fns.collect();
@@ -793,8 +807,7 @@ fn expand_mod(
             other => out.push(quote!(#other)),
         }
     }
-    let (attrs, vis, ident) = (&m.attrs, &m.vis, &m.ident);
-    Some(quote! { #(#attrs)* #vis mod #ident { #(#out)* } })
+    out
 }
 
 /// What the functions of a `#[jax::jit] mod` can name: its structs, consts,

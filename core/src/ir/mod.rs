@@ -137,6 +137,68 @@ pub fn eqn_count(eqns: &[Eqn]) -> usize {
         .sum()
 }
 
+/// Whether two programs compute the same values the same way: the same
+/// input and constant types, constants, equations and outputs, up to the
+/// numbering of their variables. A program a parameter holds is compared
+/// by identity (`Shared`), except a `jit` call's body, compared this way.
+pub fn same_program(a: &Jaxpr, b: &Jaxpr) -> bool {
+    if a.invars.len() != b.invars.len()
+        || a.constvars.len() != b.constvars.len()
+        || a.eqns.len() != b.eqns.len()
+        || a.outvars.len() != b.outvars.len()
+    {
+        return false;
+    }
+    let mut map: std::collections::HashMap<Var, Var> = std::collections::HashMap::new();
+    let bind = |x: Var, y: Var, map: &mut std::collections::HashMap<Var, Var>| {
+        let same = a.aval(x) == b.aval(y);
+        map.insert(x, y);
+        same
+    };
+    for (x, y) in a.invars.iter().zip(&b.invars) {
+        if !bind(*x, *y, &mut map) {
+            return false;
+        }
+    }
+    for ((x, xs), (y, ys)) in a.constvars.iter().zip(&b.constvars) {
+        if xs != ys || !bind(*x, *y, &mut map) {
+            return false;
+        }
+    }
+    let same_atom = |p: &Atom, q: &Atom, map: &std::collections::HashMap<Var, Var>| match (p, q) {
+        (Atom::Var(x), Atom::Var(y)) => map.get(x) == Some(y),
+        (Atom::Lit(l), Atom::Lit(m)) => l == m,
+        _ => false,
+    };
+    for (e, f) in a.eqns.iter().zip(&b.eqns) {
+        let params = match (&e.params, &f.params) {
+            (Params::Jit(x), Params::Jit(y)) => {
+                x.0.name == y.0.name
+                    && x.0.inlined == y.0.inlined
+                    && same_program(&x.0.body, &y.0.body)
+            }
+            (p, q) => p == q,
+        };
+        if *e.prim != *f.prim
+            || !params
+            || e.ins.len() != f.ins.len()
+            || e.outs.len() != f.outs.len()
+            || !e.ins.iter().zip(&f.ins).all(|(p, q)| same_atom(p, q, &map))
+        {
+            return false;
+        }
+        for (x, y) in e.outs.iter().zip(&f.outs) {
+            if !bind(*x, *y, &mut map) {
+                return false;
+            }
+        }
+    }
+    a.outvars
+        .iter()
+        .zip(&b.outvars)
+        .all(|(p, q)| same_atom(p, q, &map))
+}
+
 /// A typed program: inputs, equations in order, outputs.
 #[derive(Clone, Debug, Default)]
 pub struct Jaxpr {

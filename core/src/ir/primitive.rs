@@ -523,6 +523,11 @@ pub struct ShardMap {
 pub struct JitCall {
     pub name: String,
     pub body: Jaxpr,
+    /// A call the tracer made of a function of the mod, which JAX traces
+    /// as a Python call (inlined): printed as its body. It stays a call so
+    /// that a body called many times with the same types is compiled once
+    /// (`prims::inline_calls`).
+    pub inlined: bool,
 }
 
 /// The branches of a `cond`. The equation's operands are the index, the

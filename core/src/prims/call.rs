@@ -100,25 +100,95 @@ pub static CUSTOM_JVP_CALL: PrimDef = PrimDef {
     ..PrimDef::BASE
 };
 
-/// Replaces every `custom_jvp_call`, `checkpoint` and `jit` call by its
-/// body: for emission.
+/// Replaces every `custom_jvp_call` and `checkpoint` by its body, and every
+/// `jit` call except those of a body called often enough to be compiled
+/// once ([`compiled_once`]): for emission, which emits such a body as a
+/// function of its own.
 pub fn inline_calls(j: &Jaxpr) -> Jaxpr {
-    inline(j, true)
+    let custom = |_: usize, e: &crate::ir::Eqn| is_custom(e) || *e.prim == super::CHECKPOINT;
+    let mut j = inline(j, &custom, true);
+    loop {
+        let kept = compiled_once(&j);
+        let other = |k: usize, e: &crate::ir::Eqn| *e.prim == super::JIT && !kept.contains(&k);
+        if !j.eqns.iter().enumerate().any(|(k, e)| other(k, e)) {
+            return j;
+        }
+        // One level: the calls its bodies make are counted with this one's.
+        let level = inline(&j, &other, false);
+        j = inline(&level, &custom, true);
+    }
+}
+
+/// [`inline_calls`] with every `jit` call inlined too: the emission of
+/// `jax_debug_nans`' replay, which checks each operation where it is.
+pub fn inline_all_calls(j: &Jaxpr) -> Jaxpr {
+    let all = |_: usize, e: &crate::ir::Eqn| {
+        is_custom(e) || *e.prim == super::CHECKPOINT || *e.prim == super::JIT
+    };
+    inline(j, &all, true)
 }
 
 /// [`inline_calls`] for printing: JAX prints a custom call as a call, ours
-/// prints what it computes; a `checkpoint` prints as JAX prints it.
+/// prints what it computes; a `checkpoint` and a `jit` call print as JAX
+/// prints them, and a call of a function of the mod as its body (JAX
+/// inlines a Python function's call).
 pub fn inline_for_printing(j: &Jaxpr) -> Jaxpr {
-    inline(j, false)
+    inline(j, &|_, e| is_custom(e) || is_mod_call(e), true)
 }
 
-fn inline(j: &Jaxpr, checkpoints: bool) -> Jaxpr {
-    let is_call = |e: &crate::ir::Eqn| {
-        *e.prim == CUSTOM_JVP_CALL
-            || *e.prim == CUSTOM_VJP_CALL
-            || (checkpoints && (*e.prim == super::CHECKPOINT || *e.prim == super::JIT))
-    };
-    if !j.eqns.iter().any(is_call) {
+/// The calls the tracer made of functions of the mod replaced by their
+/// bodies, as JAX traces a Python call: the traced program as printed.
+pub fn inline_mod_calls(j: &Jaxpr) -> Jaxpr {
+    inline(j, &|_, e| is_mod_call(e), true)
+}
+
+fn is_mod_call(e: &crate::ir::Eqn) -> bool {
+    matches!(&e.params, Params::Jit(c) if *e.prim == super::JIT && c.0.inlined)
+}
+
+fn is_custom(e: &crate::ir::Eqn) -> bool {
+    *e.prim == CUSTOM_JVP_CALL || *e.prim == CUSTOM_VJP_CALL
+}
+
+/// The smallest body (equations, nested ones included) a `jit` call keeps
+/// to be emitted as a function of its own, and the fewest equations its
+/// calls must add up to: below them, inlining costs little build time and
+/// keeps fusion across the call.
+pub const OUTLINED_BODY: usize = 16;
+const OUTLINED_TOTAL: usize = 256;
+
+/// The `jit` calls of `j` (indices into its equations) whose body is called
+/// at least twice, by programs equal up to their variables' numbers
+/// ([`crate::ir::same_program`]), large enough to be worth a function: an
+/// unrolled loop of calls then costs one body's build time, not one per
+/// iteration.
+pub fn compiled_once(j: &Jaxpr) -> std::collections::HashSet<usize> {
+    let mut groups: Vec<(&Jaxpr, usize, Vec<usize>)> = Vec::new();
+    for (k, e) in j.eqns.iter().enumerate() {
+        let Params::Jit(c) = &e.params else { continue };
+        if *e.prim != super::JIT {
+            continue;
+        }
+        let body = &c.0.body;
+        match groups
+            .iter_mut()
+            .find(|(b, _, _)| crate::ir::same_program(b, body))
+        {
+            Some((_, _, ks)) => ks.push(k),
+            None => groups.push((body, crate::ir::eqn_count(&body.eqns), vec![k])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, n, ks)| ks.len() >= 2 && *n >= OUTLINED_BODY && n * ks.len() >= OUTLINED_TOTAL)
+        .flat_map(|(_, _, ks)| ks)
+        .collect()
+}
+
+/// `j` with each equation `pick` selects (by index) replaced by its body,
+/// which is first inlined the same way when `deep`.
+fn inline(j: &Jaxpr, pick: &dyn Fn(usize, &crate::ir::Eqn) -> bool, deep: bool) -> Jaxpr {
+    if !j.eqns.iter().enumerate().any(|(k, e)| pick(k, e)) {
         return j.clone();
     }
     let mut b = crate::ir::builder::Builder::new(false);
@@ -136,17 +206,23 @@ fn inline(j: &Jaxpr, checkpoints: bool) -> Jaxpr {
         Atom::Var(v) => env[v].clone(),
         l => l.clone(),
     };
-    for e in &j.eqns {
+    for (k, e) in j.eqns.iter().enumerate() {
         let ins: Vec<Atom> = e.ins.iter().map(|a| read(&env, a)).collect();
         let body = match &e.params {
+            _ if !pick(k, e) => None,
             Params::CustomJvp(c) if *e.prim == CUSTOM_JVP_CALL => Some(&c.0.fun),
             Params::CustomVjp(c) if *e.prim == CUSTOM_VJP_CALL => Some(&c.0.fun),
-            Params::Checkpoint(c) if checkpoints => Some(&c.0.body),
-            Params::Jit(c) if checkpoints => Some(&c.0.body),
+            Params::Checkpoint(c) if *e.prim == super::CHECKPOINT => Some(&c.0.body),
+            Params::Jit(c) if *e.prim == super::JIT => Some(&c.0.body),
             _ => None,
         };
         let outs = if let Some(fun) = body {
-            let body = inline(fun, checkpoints);
+            // The body's own equations are picked by kind alone.
+            let body = if deep {
+                inline(fun, &|_, e| pick(usize::MAX, e), true)
+            } else {
+                fun.clone()
+            };
             b.inline(&body, &ins).expect("a traced body binds again")
         } else {
             b.bind(e.prim, e.params.clone(), ins, e.span)

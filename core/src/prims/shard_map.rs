@@ -456,13 +456,37 @@ fn call_of(p: &Params) -> Res<&JitCall> {
 
 /// A `jit` call of `body` named `name`.
 pub fn jit_params(name: &str, body: Jaxpr) -> Params {
+    call_params(name, body, false)
+}
+
+/// A call of a function of the mod, printed as its body (see
+/// [`JitCall::inlined`]).
+pub fn inlined_call_params(name: &str, body: Jaxpr) -> Params {
+    call_params(name, body, true)
+}
+
+fn call_params(name: &str, body: Jaxpr, inlined: bool) -> Params {
     Params::Jit(Shared(std::rc::Rc::new(JitCall {
         name: name.to_string(),
         body,
+        inlined,
     })))
 }
 
-/// The tangents of a `jit` call: its body's jvp, inlined.
+/// The same call (name, printing) of another program: a transformation of
+/// its body.
+fn call_like(c: &JitCall, body: Jaxpr) -> Params {
+    call_params(&c.name, body, c.inlined)
+}
+
+/// Forward mode of a `jit` call: a call of its body's jvp, whose primal
+/// outputs replace the call's. Reverse mode (`ad.linearize`) splits the
+/// body instead: a call of the forward half (the outputs, then the
+/// residuals) and a call of the linear half (the residuals and the
+/// tangents, to the output tangents), which transposes to a call of the
+/// transposed half. So an unrolled loop of calls differentiates to calls of
+/// a few programs, each compiled once, as JAX keeps `pjit` through its
+/// transformations.
 fn jit_jvp(
     ad: &mut Ad,
     ins: &[Atom],
@@ -471,30 +495,73 @@ fn jit_jvp(
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
     let c = call_of(p)?;
-    let wrt = Wrt {
-        inputs: vec![true; ins.len()],
-    };
     let (x64, span) = (ad.b.x64, ad.span);
+    let n_out = c.body.outvars.len();
+    let has_tangent: Vec<bool> = t.iter().map(Option::is_some).collect();
+    let tangents = t.iter().flatten().cloned();
+    if ad.linearize {
+        let split = (ad.transforms.linearize)(&c.body, &has_tangent, x64, span)
+            .map_err(|e| e.to_string())?;
+        let fwd = ad.bind_all(&JIT, call_like(c, split.known), ins.to_vec())?;
+        ad.replaced_outs = Some(fwd[..n_out].to_vec());
+        let mut args = fwd[n_out..].to_vec();
+        args.extend(tangents);
+        let touts = ad.bind_all(&JIT, call_like(c, split.linear), args)?;
+        return Ok(touts.into_iter().map(Some).collect());
+    }
+    let wrt = Wrt {
+        inputs: has_tangent,
+    };
     let jvp = (ad.transforms.jvp)(&c.body, &wrt, x64, span).map_err(|e| e.to_string())?;
     let mut args = ins.to_vec();
-    for (x, tx) in ins.iter().zip(t) {
-        args.push(ad.tangent_or_zeros(tx, x)?);
-    }
-    let outs = ad.b.inline(&jvp, &args).map_err(|e| e.to_string())?;
-    Ok(outs[c.body.outvars.len()..]
+    args.extend(tangents);
+    let all = ad.bind_all(&JIT, call_like(c, jvp), args)?;
+    ad.replaced_outs = Some(all[..n_out].to_vec());
+    Ok(all[n_out..].iter().cloned().map(Some).collect())
+}
+
+/// The transpose of a `jit` call linear in some operands: a call of its
+/// body transposed, on the other operands and the given cotangents.
+fn jit_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    _: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let c = call_of(p)?;
+    let (x64, span) = (ad.b.x64, ad.span);
+    let linear_in: Vec<bool> = ins.iter().map(Option::is_none).collect();
+    let ct_given: Vec<bool> = cts.iter().map(Option::is_some).collect();
+    let back = (ad.transforms.transpose)(&c.body, &linear_in, &ct_given, x64, span)
+        .map_err(|e| e.to_string())?;
+    let mut args: Vec<Atom> = ins.iter().flatten().cloned().collect();
+    args.extend(cts.iter().flatten().cloned());
+    let mut outs = ad.bind_all(&JIT, call_like(c, back), args)?.into_iter();
+    Ok(linear_in
         .iter()
-        .cloned()
-        .map(Some)
+        .map(|&l| if l { outs.next() } else { None })
         .collect())
 }
 
-/// A `jit` call of the batched body, every value with its lanes first.
+/// A `jit` call of the batched body, each operand's lanes where they are
+/// and an operand without lanes left without (a weight matrix a mapped
+/// function reads is not copied per lane), as inlining the body would
+/// batch it.
 fn jit_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
     let c = call_of(p)?;
-    let body = super::vmap_at_front(bx, &c.body)?;
-    let args = super::operands_at_front(bx, ins, dims)?;
-    let outs = bx.bind_all(&JIT, jit_params(&c.name, body), args)?;
-    Ok(outs.into_iter().map(|o| (o, Some(0))).collect())
+    let (body, out_dims) = (bx.vmap)(
+        &c.body,
+        dims,
+        &bx.size,
+        bx.axis_name.as_deref(),
+        None,
+        bx.b.x64,
+        bx.span,
+    )
+    .map_err(|e| e.to_string())?;
+    let outs = bx.bind_all(&JIT, call_like(c, body), ins.to_vec())?;
+    Ok(outs.into_iter().zip(out_dims).collect())
 }
 
 fn jit_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>) {
@@ -512,8 +579,9 @@ fn jit_printed<'a>(p: &'a Params, ins: &[Atom]) -> (Vec<Printed<'a>>, Vec<Atom>)
 }
 
 /// `jit` (JAX's `pjit`): a call of a program, as `jax::pmap` binds one
-/// around its `shard_map`. It computes its body, which is inlined before
-/// emission (`inline_calls`).
+/// around its `shard_map` and the tracer around a call of a function of the
+/// mod. It computes its body; before emission, a call is inlined unless
+/// its body is called often enough to be compiled once (`inline_calls`).
 pub static JIT: PrimDef = PrimDef {
     name: "jit",
     abstract_eval: |_, p, _| {
@@ -528,15 +596,11 @@ pub static JIT: PrimDef = PrimDef {
         Params::Jit(c) => vec![("jaxpr", super::NESTED.into()), ("name", c.0.name.clone())],
         _ => Vec::new(),
     },
-    parse_params: |r, _, _| {
-        Ok(Params::Jit(Shared(std::rc::Rc::new(JitCall {
-            name: r.name("name")?,
-            body: r.jaxpr("jaxpr")?,
-        }))))
-    },
+    parse_params: |r, _, _| Ok(jit_params(&r.name("name")?, r.jaxpr("jaxpr")?)),
     nested: Some(jit_printed),
     lowering: Lowering::Kernel,
     jvp: Some(jit_jvp as JvpRule),
+    transpose: Some(jit_transpose),
     batch: Some(jit_batch),
     ..PrimDef::BASE
 };

@@ -55,6 +55,7 @@ fn jvp_into(
                 Atom::Lit(_) => None,
             })
             .collect();
+        let primal_at = b.jaxpr.eqns.len();
         let outs = b.bind(e.prim, e.params.clone(), ins.clone(), e.span)?;
         for (v, a) in e.outs.iter().zip(&outs) {
             env.insert(*v, a.clone());
@@ -75,6 +76,16 @@ fn jvp_into(
         if let Some(new) = ad.replaced_outs.take() {
             for (v, a) in e.outs.iter().zip(new) {
                 env.insert(*v, a);
+            }
+            // The primal equation the rule replaced, when nothing reads it:
+            // gone before emission (dead code), but the `jax_debug_nans`
+            // replay runs the traced program as it is.
+            let read = b.jaxpr.eqns[primal_at + 1..]
+                .iter()
+                .flat_map(|e| &e.ins)
+                .any(|a| outs.contains(a));
+            if !read {
+                b.jaxpr.eqns.remove(primal_at);
             }
         }
         for (v, t) in e.outs.iter().zip(touts) {

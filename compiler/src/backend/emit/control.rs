@@ -39,6 +39,8 @@ impl Emitter<'_> {
         let mut body = body.clone();
         crate::transform::simplify::simplify(&mut body);
         let mut em = Emitter::new(&body);
+        em.calls = self.calls.clone();
+        em.root = false;
         em.parallel = self.parallel && !dispatched;
         em.repeated = repeated;
         em.dispatched = dispatched;

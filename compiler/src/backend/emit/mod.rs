@@ -12,6 +12,7 @@
 //! primitive's lowering, and the outputs.
 
 mod buffers;
+mod calls;
 mod control;
 mod epilogue;
 mod flat;
@@ -36,6 +37,7 @@ use crate::prims::{row_major_strides, Lowering, Params};
 
 pub use crate::prims::{dim_tokens, size_tokens};
 use buffers::{Buffers, Live, RowTarget};
+pub(crate) use calls::in_module;
 use replay::Replay;
 
 /// Where each variable's value lives, with the variables placed since
@@ -125,6 +127,11 @@ pub struct Emitter<'a> {
     /// (see `groups::group`), and results no emitted code reads.
     done: HashSet<Var>,
     unread: HashSet<Var>,
+    /// The functions emitted for `jit` bodies (see `calls`), shared with
+    /// the emitters of nested programs; `root` when this emitter made the
+    /// registry and so writes their definitions.
+    calls: std::rc::Rc<std::cell::RefCell<calls::Calls>>,
+    root: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -140,6 +147,7 @@ impl<'a> Emitter<'a> {
     /// An emitter for `j`, fused as `fuse::plan` says.
     pub fn new(j: &'a Jaxpr) -> Emitter<'a> {
         let fusion = crate::backend::fuse::plan(j);
+        let (calls, root) = calls::registry();
         Emitter {
             j,
             locs: Locs::default(),
@@ -188,6 +196,8 @@ impl<'a> Emitter<'a> {
             device: false,
             done: HashSet::new(),
             unread: HashSet::new(),
+            calls,
+            root,
         }
     }
 
@@ -392,6 +402,7 @@ impl<'a> Emitter<'a> {
             Params::While(w) => return self.while_loop(e, &w.0),
             Params::Scan(sc) => return self.scan(e, &sc.0),
             Params::ShardMap(s) => return self.shard_map(e, &s.0),
+            Params::Jit(c) => return self.call(e, &c.0),
             _ => {}
         }
         let aval = self.j.aval(out).clone();
@@ -490,7 +501,9 @@ impl<'a> Emitter<'a> {
             };
             outs.push(expr);
         }
-        (std::mem::take(&mut self.stmts), outs)
+        let mut stmts = self.call_items();
+        stmts.append(&mut self.stmts);
+        (stmts, outs)
     }
 }
 

@@ -208,10 +208,10 @@ impl Tracer {
                     .filter(|_| !self.in_rule.contains(&name))
                 {
                     Some(crate::frontend::trace::module::CustomRule::Jvp(rule)) => {
-                        self.custom_jvp_call(item, &rule, args, span)
+                        self.keeping_programs(|t| t.custom_jvp_call(item, &rule, args, span))
                     }
                     Some(crate::frontend::trace::module::CustomRule::Vjp(fwd, bwd)) => {
-                        self.custom_vjp_call(item, &fwd, &bwd, args, span)
+                        self.keeping_programs(|t| t.custom_vjp_call(item, &fwd, &bwd, args, span))
                     }
                     None => self.inline_fn(&item.sig, &item.block, args, span),
                 }
@@ -228,7 +228,7 @@ impl Tracer {
             }
             Callable::Pmapped(p) => {
                 let names = param_names(&p.f);
-                self.pmap_apply(p, args, &names, span)
+                self.keeping_programs(|t| t.pmap_apply(p, args, &names, span))
             }
         }
     }

@@ -139,7 +139,7 @@ impl Tracer {
         span: Span,
     ) -> Result<Value> {
         if kind == Kind::Checkpoint {
-            return self.checkpoint_call(f, args, span);
+            return self.keeping_programs(|t| t.checkpoint_call(f, args, span));
         }
         if args.is_empty() {
             return err(
@@ -554,7 +554,9 @@ pub(crate) fn call_with_rule(
     span: Span,
 ) -> Result<Value> {
     match rule {
-        CustomRule::Jvp(r) => t.custom_jvp_call(f, r, args, span),
-        CustomRule::Vjp(fwd, bwd) => t.custom_vjp_call(f, fwd, bwd, args, span),
+        CustomRule::Jvp(r) => t.keeping_programs(|t| t.custom_jvp_call(f, r, args, span)),
+        CustomRule::Vjp(fwd, bwd) => {
+            t.keeping_programs(|t| t.custom_vjp_call(f, fwd, bwd, args, span))
+        }
     }
 }

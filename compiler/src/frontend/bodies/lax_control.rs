@@ -21,6 +21,10 @@ impl Tracer {
     /// `lax::fori_loop(..)`, `lax::cond(..)`, `lax::switch(..)`,
     /// `lax::while_loop(..)`, `lax::scan(..)`: `None` when `c` is none of these.
     pub(crate) fn call_lax_control(&mut self, c: &syn::ExprCall) -> Result<Option<Value>> {
+        self.keeping_programs(|t| t.lax_control(c))
+    }
+
+    fn lax_control(&mut self, c: &syn::ExprCall) -> Result<Option<Value>> {
         if is_path(&c.func, "lax", "fori_loop") {
             return self.fori_loop_call(c).map(Some);
         }

@@ -235,7 +235,7 @@ pub(crate) fn known_custom_jvp(
     let avals: Vec<Aval> = fun.invars.iter().map(|v| fun.aval(*v).clone()).collect();
     let mut t = Tracer::new(crate::X64, above);
     let (ours, jvp) = custom_jvp_programs(&mut t, avals, *body, *rule, Span::call_site()).ok()?;
-    let print = |j: &crate::ir::Jaxpr| crate::ir::print::print_jaxpr(&prims::inline_calls(j));
+    let print = |j: &crate::ir::Jaxpr| crate::ir::print::print_jaxpr(&prims::inline_all_calls(j));
     (print(&ours) == print(fun)).then_some(jvp)
 }
 

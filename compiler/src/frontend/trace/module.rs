@@ -12,7 +12,7 @@ use crate::frontend::trace::tracer::{Tracer, MAX_DEPTH};
 use crate::frontend::trace::types::TypeSpec;
 use crate::frontend::trace::value::{Symbolic, Value};
 use crate::ir::builder::{err, Result};
-use crate::ir::{Dim, Scalar};
+use crate::ir::{Atom, Dim, Scalar, Var};
 
 impl Tracer {
     /// `p.w`: a struct field, or `t.0`: a tuple element.
@@ -250,6 +250,7 @@ impl Tracer {
         for (name, v) in bound {
             self.define(&name, v);
         }
+        let start = self.b.jaxpr.eqns.len();
         let r = self
             .block_with_tail_hint(block, Some(s.ret.clone()))
             .and_then(|v| self.check_type(v, &s.ret, span));
@@ -257,7 +258,71 @@ impl Tracer {
         self.items = saved_items;
         self.self_ty = saved_self;
         self.scopes = saved_scopes;
-        r
+        let v = r?;
+        if self.kept_programs > 0 {
+            return Ok(v);
+        }
+        self.as_call(&sig.ident.to_string(), start, v, span)
+    }
+
+    /// The equations a call of a function of the mod traced (from `start`
+    /// on) moved into a `jit` call of their own, printed as its body (JAX
+    /// inlines a Python function's call): before emission, the calls of a
+    /// body called often enough are emitted as one function they all call
+    /// (`prims::inline_calls`), so an unrolled loop of calls (`for _ in
+    /// 0..STEPS { f = advect(f, vx, vy) }`) builds one body, not one per
+    /// iteration; its derivatives keep the calls (`jit`'s rules). A body
+    /// too short to be worth a function stays inline.
+    fn as_call(&mut self, name: &str, start: usize, v: Value, span: Span) -> Result<Value> {
+        use std::collections::HashSet;
+        let eqns = &self.b.jaxpr.eqns[start..];
+        if crate::ir::eqn_count(eqns) < crate::prims::OUTLINED_BODY || !data_only(&v) {
+            return Ok(v);
+        }
+        let defined: HashSet<Var> = eqns.iter().flat_map(|e| e.outs.iter().copied()).collect();
+        // Its operands: what the equations read and did not compute.
+        let mut ins: Vec<Var> = Vec::new();
+        let mut seen: HashSet<Var> = HashSet::new();
+        for e in eqns {
+            for a in &e.ins {
+                if let Atom::Var(x) = a {
+                    if !defined.contains(x) && seen.insert(*x) {
+                        ins.push(*x);
+                    }
+                }
+            }
+        }
+        // Its results: the values the function returned that it computed.
+        let mut outs: Vec<Var> = Vec::new();
+        let mut returned: HashSet<Var> = HashSet::new();
+        visit_atoms(&v, &mut |a| {
+            if let Atom::Var(x) = a {
+                if defined.contains(x) && returned.insert(*x) {
+                    outs.push(*x);
+                }
+            }
+        });
+        if outs.is_empty() {
+            return Ok(v);
+        }
+        let body = crate::ir::Jaxpr {
+            avals: self.b.jaxpr.avals.clone(),
+            constvars: Vec::new(),
+            invars: ins.clone(),
+            eqns: self.b.jaxpr.eqns.split_off(start),
+            outvars: outs.iter().map(|x| Atom::Var(*x)).collect(),
+        };
+        let results = self.b.bind(
+            &crate::prims::JIT,
+            crate::prims::inlined_call_params(name, body),
+            ins.into_iter().map(Atom::Var).collect(),
+            span,
+        )?;
+        let new: std::collections::HashMap<Var, Atom> = outs.into_iter().zip(results).collect();
+        Ok(map_atoms(&v, &|a| match a {
+            Atom::Var(x) => new.get(x).cloned().unwrap_or_else(|| a.clone()),
+            lit => lit.clone(),
+        }))
     }
 
     /// The sizes of a generic function's const generics at one call: each
@@ -464,4 +529,46 @@ pub(crate) fn custom_rule(attrs: &[syn::Attribute]) -> Option<CustomRule> {
 
 fn self_type(name: &str) -> syn::Type {
     syn::parse_str(name).expect("a struct name is a type")
+}
+
+/// Whether a value is data alone (arrays, numbers, tuples, structs, lists
+/// of them): what a call kept as a `jit` call may return (`as_call`); a
+/// closure or a pending `x.at(..)` holds values the call computed apart
+/// from its results.
+fn data_only(v: &Value) -> bool {
+    match v {
+        Value::Traced(_) | Value::Static(_) | Value::Symbolic(_) | Value::Unit | Value::Str(_) => {
+            true
+        }
+        Value::Tuple(items) | Value::List(items) => items.iter().all(data_only),
+        Value::Struct(_, fields) => fields.iter().all(|(_, v)| data_only(v)),
+        _ => false,
+    }
+}
+
+/// Each traced atom of a [`data_only`] value, in order.
+fn visit_atoms(v: &Value, f: &mut impl FnMut(&Atom)) {
+    match v {
+        Value::Traced(a) => f(a),
+        Value::Tuple(items) | Value::List(items) => items.iter().for_each(|v| visit_atoms(v, f)),
+        Value::Struct(_, fields) => fields.iter().for_each(|(_, v)| visit_atoms(v, f)),
+        _ => {}
+    }
+}
+
+/// A [`data_only`] value with each traced atom replaced by `f`'s.
+fn map_atoms(v: &Value, f: &impl Fn(&Atom) -> Atom) -> Value {
+    match v {
+        Value::Traced(a) => Value::Traced(f(a)),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(|v| map_atoms(v, f)).collect()),
+        Value::List(items) => Value::List(items.iter().map(|v| map_atoms(v, f)).collect()),
+        Value::Struct(name, fields) => Value::Struct(
+            name.clone(),
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), map_atoms(v, f)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }

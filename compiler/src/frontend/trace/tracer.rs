@@ -74,6 +74,11 @@ pub(crate) struct Tracer {
     /// function) enclose the one being traced
     /// (`expand::limits::MAX_PROGRAM_NESTING` at most).
     pub(crate) programs: usize,
+    /// How many enclosing programs stay programs of their equations (a
+    /// loop's body, a branch, a checkpoint, a custom rule's function, a
+    /// pmap's function): calls of the mod's functions inside them are
+    /// traced inline, as they print, not kept as calls (`module.rs`).
+    pub(crate) kept_programs: usize,
     /// Library functions called by a bare name (`logsumexp(x)` after a
     /// `use`), with the module they were traced as: the emitted function
     /// checks that the name in scope is that function
@@ -114,9 +119,19 @@ impl Tracer {
             nesting: 0,
             captured_writes: Vec::new(),
             programs: 0,
+            kept_programs: 0,
             library_uses: Vec::new(),
             above,
         }
+    }
+
+    /// Runs `f` tracing programs that stay programs of their equations (see
+    /// [`Tracer::kept_programs`]).
+    pub(crate) fn keeping_programs<T>(&mut self, f: impl FnOnce(&mut Tracer) -> T) -> T {
+        self.kept_programs += 1;
+        let r = f(self);
+        self.kept_programs -= 1;
+        r
     }
 
     /// Binds a name in the innermost scope.

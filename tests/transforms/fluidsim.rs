@@ -1,0 +1,100 @@
+//! `examples/fluidsim.rs` against JAX (`tests/fixtures/fluidsim.json`, made by
+//! `tests/fixtures/gen/fluidsim.py` from autograd's fluidsim example). The
+//! model is included from `examples/fluidsim/model.rs`, so this runs the
+//! example's code: ten unrolled steps, each three calls of `advect` and one
+//! of `project`, compiled once each.
+
+#[path = "../../examples/fluidsim/model.rs"]
+mod model;
+
+use jax::prelude::*;
+use model::fluid::{self, N};
+use serde_json::Value;
+
+fn fixture() -> Value {
+    let path = format!(
+        "{}/tests/fixtures/fluidsim.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["cases"][0].clone()
+}
+
+fn bits(v: &Value) -> Vec<f32> {
+    v["bits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            f32::from_bits(
+                u32::from_str_radix(b.as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn field(v: &Value) -> Array<f32, N, N> {
+    Array::from_vec(bits(v)).unwrap()
+}
+
+/// The largest difference from JAX's values, relative to their largest
+/// magnitude.
+fn off(got: &[f32], want: &[f32]) -> f32 {
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(0f32, |m, w| m.max(w.abs()));
+    got.iter()
+        .zip(want)
+        .fold(0f32, |m, (g, w)| m.max((g - w).abs()))
+        / scale
+}
+
+/// The example's inputs are the fixture's within two ulps: `sin` and `cos`
+/// of float32 are Rust's (`libm`) against NumPy's own.
+#[test]
+fn inputs_are_the_fixtures() {
+    let fx = fixture();
+    for (k, (got, want)) in model::inputs()
+        .iter()
+        .zip(fx["inputs"]["items"].as_array().unwrap())
+        .enumerate()
+    {
+        for (g, w) in got.to_vec().iter().zip(bits(want)) {
+            assert!(
+                g.to_bits().abs_diff(w.to_bits()) <= 2,
+                "input {k}: {g} against JAX's {w}"
+            );
+        }
+    }
+}
+
+/// The simulation and its gradient are JAX's within float32 rounding: XLA
+/// fuses and reassociates across the unrolled program, so the sums differ
+/// in their last bits (measured: the gradients within 5e-7 and 1.1e-6 of
+/// their largest element), and no interpolation cell changes (a `floor`
+/// that differed would move a value by a whole cell's difference, far
+/// above these bounds).
+#[test]
+fn simulation_and_gradient_are_jaxs() {
+    let fx = fixture();
+    let items = fx["inputs"]["items"].as_array().unwrap().clone();
+    let [vx, vy, smoke, target] = [0, 1, 2, 3].map(|k| field(&items[k]));
+    let got = fluid::simulate(vx.clone(), vy.clone(), smoke.clone());
+    let d = off(&got.to_vec(), &bits(&fx["smoke"]));
+    assert!(d < 1e-4, "final smoke off by {d:e} of its range");
+    let (loss, (gx, gy)) = fluid::loss_and_grad(vx, vy, smoke, target);
+    let want = bits(&fx["loss"])[0];
+    assert!(
+        (loss.item() - want).abs() <= 1e-5 * want,
+        "loss {} against JAX's {want}",
+        loss.item()
+    );
+    let grads = fx["grad"]["items"].as_array().unwrap();
+    for (name, g, w) in [("vx", &gx, &grads[0]), ("vy", &gy, &grads[1])] {
+        let d = off(&g.to_vec(), &bits(w));
+        assert!(
+            d < 1e-5,
+            "gradient wrt {name} off by {d:e} of its largest element"
+        );
+    }
+}
