@@ -205,3 +205,55 @@ impl Emitter<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// A mod whose `run` calls `step` (twenty equations) `n` times in an
+    /// unrolled loop, and differentiates it.
+    fn expanded(n: usize) -> String {
+        let src = format!(
+            "mod m {{
+                pub fn step(x: Array<f32, 64>) -> Array<f32, 64> {{
+                    let mut y = x.clone();
+                    for _k in 0..10 {{
+                        y = jnp::sin(&y) * 0.5 + &x;
+                    }}
+                    y
+                }}
+                pub fn run(x: Array<f32, 64>) -> Array<f32> {{
+                    let mut x = x;
+                    for _t in 0..{n} {{
+                        x = step(x);
+                    }}
+                    jnp::sum(x)
+                }}
+                pub fn run_grad(x: Array<f32, 64>) -> Array<f32, 64> {{
+                    jax::grad(run)(x)
+                }}
+            }}"
+        );
+        let item: proc_macro2::TokenStream = syn::parse_str(&src).unwrap();
+        crate::expand_jit(proc_macro2::TokenStream::new(), item).to_string()
+    }
+
+    #[test]
+    fn an_unrolled_loop_of_calls_emits_one_body_per_program() {
+        let (short, long) = (expanded(40), expanded(80));
+        assert!(!short.contains("compile_error"), "{short}");
+        // One function per program (the step, its derivatives' halves, the
+        // replay's checked copies), however long the loop.
+        let bodies = |code: &str| code.matches("fn __jax_").count();
+        assert!(bodies(&short) > 0);
+        assert_eq!(bodies(&short), bodies(&long));
+        // `run` calls the step's body once per iteration.
+        assert!(long.matches("__jax_body0 (").count() >= 80);
+        // Twice the iterations cost their calls, not twice the code: the
+        // emitted `sin`s (tokens, not the printed programs' text) are the
+        // bodies' alone.
+        let sins = |code: &str| code.matches(":: ops :: sin").count();
+        assert_eq!(sins(&short), sins(&long));
+        // The printed programs show the calls inlined, as JAX traces a
+        // Python function's call.
+        assert!(!short.contains("jit["), "a call printed as `jit`");
+    }
+}
