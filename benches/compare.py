@@ -4,8 +4,9 @@
     python3 benches/compare.py [FILTER] [--rounds=R] [--budget=S] [--warmup=N]
                                [--min-samples=N] [--max-samples=N] [--out=PATH]
 
-One run builds `cargo bench --bench workloads` (release), then, R times, runs
-the Rust workloads and the JAX ones (`benches/jax_workloads.py`, in this
+One run builds `cargo bench --bench workloads` (release) and the suite's
+programs that time themselves (`PROGRAMS`: `--example NAME -- --bench`,
+release), then, R times, runs the Rust workloads and the JAX ones (`benches/jax_workloads.py`, in this
 process, JAX_PLATFORMS=cpu) one side after the other. Both sides time alike:
 `warmup` untimed calls, then timed calls until there are `min-samples` and
 `budget` seconds have passed (at most `max-samples`); the median of those is
@@ -162,7 +163,25 @@ ROWS = [
         "sum_rows_axis_eager",
         "ours: eager `jnp::sum_axis`, not jit",
     ),
+    (
+        "fluidsim: `simulate`, 10 unrolled steps on 32×32",
+        "fluidsim_simulate",
+        "fluidsim_simulate",
+        "program `examples/fluidsim.rs` against its Python original (tests/fixtures/gen/fluidsim.py)",
+    ),
+    (
+        "fluidsim: `value_and_grad` of its objective",
+        "fluidsim_loss_and_grad",
+        "fluidsim_loss_and_grad",
+        "`argnums=(0, 1)`, what the example's optimizer calls",
+    ),
 ]
+
+# The suite's programs that time themselves (`cargo run --release --example
+# NAME -- --bench`), and the rows each prints.
+PROGRAMS = {
+    "fluidsim": ("fluidsim_simulate", "fluidsim_loss_and_grad"),
+}
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,
 # ours eager). JAX: `jax.jit` of the `jnp.linalg` function (jaxlib's LAPACK);
@@ -246,8 +265,16 @@ def cargo_bench(args):
     return subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
 
 
+def run_program(name, timing):
+    cmd = [str(ROOT / "target" / "release" / "examples" / name), "--bench", *timing_flags(timing)]
+    return subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
 def run_rust(timing, name_filter):
     out = cargo_bench(["--", *([name_filter] if name_filter else []), *timing_flags(timing)])
+    for program, rows in PROGRAMS.items():
+        if not name_filter or any(name_filter in r for r in rows):
+            out += run_program(program, timing)
     results = {}
     for line in out.splitlines():
         line = line.strip()
@@ -419,6 +446,10 @@ def main():
     rounds, out, timing, name_filter = parse_args(sys.argv[1:])
     print("building: cargo bench --bench workloads --no-run (release)", file=sys.stderr)
     subprocess.run(["cargo", "bench", "--bench", "workloads", "--no-run"], cwd=ROOT, check=True)
+    for program, rows in PROGRAMS.items():
+        if not name_filter or any(name_filter in r for r in rows):
+            print(f"building: cargo build --release --example {program}", file=sys.stderr)
+            subprocess.run(["cargo", "build", "--release", "--example", program], cwd=ROOT, check=True)
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     start = time.perf_counter()
     ours, theirs = [], []

@@ -17,6 +17,16 @@ built the same way as the floor (linking, the binary's own code).
 
 Exits 1 when a median is over its budget.
 
+    python3 benches/compile_time.py --programs [--runs N]
+
+The suite's programs instead (`PROGRAMS`: examples written as JAX's
+examples write them): each one's release build in this checkout, the
+example alone rebuilt (its files touched, dependencies and the `jax` crate
+built), with rustc's peak memory and the bytes `#[jax::jit]` emits for it,
+beside the time XLA takes to compile the same program
+(`jax.jit(f).lower(*args).compile()`, JAX on CPU, the Python original from
+its fixture generator) and the equations JAX traces for it.
+
     python3 benches/compile_time.py --per-function [--runs N] [--jax PATH]
 
 Cost per jitted function instead: a generated crate of 20 jitted functions
@@ -191,6 +201,73 @@ def per_function(args):
         shutil.rmtree(d, ignore_errors=True)
 
 
+# The suite's programs: (example, the files `#[jax::jit]` reads, the fixture
+# generator holding the Python original, [(function, argument count)]).
+PROGRAMS = [
+    (
+        "fluidsim",
+        ["examples/fluidsim.rs", "examples/fluidsim/model.rs"],
+        "tests/fixtures/gen/fluidsim.py",
+        [("simulate", 3), ("value_and_grad(objective, argnums=(0, 1))", 4)],
+    ),
+]
+
+
+def xla_compile(generator, functions, runs):
+    """(median seconds, JAX's equation count) of compiling each function of
+    the Python original, a fresh `jax.jit` each time."""
+    sys.path.insert(0, str(ROOT / pathlib.Path(generator).parent))
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import importlib
+
+    import jax
+
+    program = importlib.import_module(pathlib.Path(generator).stem)
+    inputs = program.inputs()
+    out = []
+    for expr, nargs in functions:
+        f = eval(expr, {"jax": jax, **vars(program)})
+        args = inputs[:nargs]
+        times = []
+        for _ in range(runs):
+            jax.clear_caches()
+            t = time.perf_counter()
+            jax.jit(f).lower(*args).compile()
+            times.append(time.perf_counter() - t)
+        eqns = len(jax.make_jaxpr(f)(*args).jaxpr.eqns)
+        out.append((expr, statistics.median(times), eqns))
+    return out
+
+
+def programs_table(args):
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "unknown CPU")
+    print(f"{cpu}, {os.cpu_count()} cores; medians of {args.runs} builds\n")
+    for name, files, generator, functions in PROGRAMS:
+        subprocess.run(["cargo", "build", "--release", "--example", name], cwd=ROOT, check=True,
+                       capture_output=True)
+        runs = []
+        for _ in range(args.runs):
+            for f in files:
+                (ROOT / f).touch()
+            cmd = ["/usr/bin/time", "-f", "%M", "cargo", "build", "--release", "--example", name]
+            t = time.perf_counter()
+            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"{name} did not build:\n{p.stderr[-4000:]}")
+            runs.append((time.perf_counter() - t, int(re.findall(r"^(\d+)$", p.stderr, re.M)[-1])))
+        emitted = sum(b for f in files for _, b in expansion(ROOT, ROOT / f))
+        build = statistics.median(t for t, _ in runs)
+        mib = max(k for _, k in runs) / 1024
+        print(f"{name}: release build {build:.0f} s (runs {', '.join(f'{t:.0f}' for t, _ in runs)}), "
+              f"rustc peak {mib:.0f} MiB, {emitted / 1e6:.1f} MB emitted")
+        total = 0.0
+        for expr, secs, eqns in xla_compile(generator, functions, args.runs):
+            total += secs
+            print(f"  XLA: jax.jit({expr}) compiles in {secs:.1f} s; {eqns} equations traced")
+        print(f"  build / XLA's compile of both: {build / total:.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -199,7 +276,10 @@ def main():
     ap.add_argument("--jax", help="with --per-function: the jax checkout to build against")
     ap.add_argument("--profiles", default="dev,release", help="with --per-function: dev,release")
     ap.add_argument("--skip-examples", action="store_true", help="with --per-function: no examples/")
+    ap.add_argument("--programs", action="store_true", help="the suite's programs against XLA (see above)")
     args = ap.parse_args()
+    if args.programs:
+        return programs_table(args)
     if args.per_function:
         return per_function(args)
     d = pathlib.Path(args.keep or tempfile.mkdtemp(prefix="jit-compile-time-"))

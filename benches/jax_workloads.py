@@ -454,7 +454,25 @@ def workloads():
         ("numpy_uniform_16m", numpy_sampler(lambda g: g.random(M16, dtype=np.float32))),
         ("numpy_normal_16m", numpy_sampler(lambda g: g.standard_normal(M16, dtype=np.float32))),
         ("sum_rows_axis", plain(lambda x: jnp.sum(x, axis=-1), u(4096, 1024))),
+        # The suite's programs: the Python original of each, from its
+        # fixture generator, on the inputs the Rust program uses.
+        ("fluidsim_simulate", plain(fluidsim().simulate, *[lambda k=k: fluidsim().inputs()[k] for k in range(3)])),
+        (
+            "fluidsim_loss_and_grad",
+            plain(
+                jax.value_and_grad(fluidsim().objective, argnums=(0, 1)),
+                *[lambda k=k: fluidsim().inputs()[k] for k in range(4)],
+            ),
+        ),
     ]
+
+
+def fluidsim():
+    """tests/fixtures/gen/fluidsim.py: autograd's fluid simulation in JAX."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
+    import fluidsim as program
+
+    return program
 
 
 def print_json(name, stats):

@@ -6,13 +6,15 @@
 //! and the same workloads in JAX, and prints both with their ratio.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use jax::prelude::*;
 use rayon::prelude::*;
 
 #[path = "support/peak.rs"]
 mod peak;
+#[path = "support/timing.rs"]
+mod timing;
+use timing::{report, Timing};
 
 const M1: usize = 1 << 20;
 const M16: usize = 1 << 24;
@@ -446,80 +448,6 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
     }
 }
 
-/// How every workload is timed; `benches/compare.py` passes the same values
-/// to its JAX side so both halves of the table are measured alike.
-struct Timing {
-    /// Untimed calls first: page in the inputs, warm caches and rayon's pool.
-    warmup: usize,
-    /// Fewest timed calls, however long they take.
-    min_samples: usize,
-    /// Most timed calls, however short they are.
-    max_samples: usize,
-    /// Keep sampling (past `min_samples`) until this much time has passed.
-    budget: Duration,
-}
-
-/// Order statistics of one workload's samples, in milliseconds.
-struct Stats {
-    median: f64,
-    q1: f64,
-    q3: f64,
-    min: f64,
-    samples: usize,
-}
-
-impl Timing {
-    /// Times `f`: `warmup` untimed calls, then timed calls until there are
-    /// `min_samples` and the budget is spent (or `max_samples`). Dropping
-    /// the result is part of a call, as a discarded result is in Python.
-    fn run(&self, mut f: impl FnMut()) -> Stats {
-        for _ in 0..self.warmup {
-            f();
-        }
-        let mut samples = Vec::new();
-        let start = Instant::now();
-        while samples.len() < self.min_samples
-            || (start.elapsed() < self.budget && samples.len() < self.max_samples)
-        {
-            let t = Instant::now();
-            f();
-            samples.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        samples.sort_by(f64::total_cmp);
-        let n = samples.len();
-        // The same definitions as `benches/jax_workloads.py`: the mean of the
-        // two middle samples for an even count, quartiles by nearest rank.
-        let median = if n % 2 == 1 {
-            samples[n / 2]
-        } else {
-            (samples[n / 2 - 1] + samples[n / 2]) / 2.0
-        };
-        let rank = |q: f64| samples[((n - 1) as f64 * q).round() as usize];
-        Stats {
-            median,
-            q1: rank(0.25),
-            q3: rank(0.75),
-            min: samples[0],
-            samples: n,
-        }
-    }
-}
-
-/// One JSON line per workload: what `benches/compare.py` reads.
-fn report(name: &str, t: &Timing, s: Stats) {
-    println!(
-        "{{\"name\": \"{name}\", \"median_ms\": {:.6}, \"q1_ms\": {:.6}, \"q3_ms\": {:.6}, \
-         \"min_ms\": {:.6}, \"samples\": {}, \"warmup\": {}, \"budget_s\": {}}}",
-        s.median,
-        s.q1,
-        s.q3,
-        s.min,
-        s.samples,
-        t.warmup,
-        t.budget.as_secs_f64()
-    );
-}
-
 /// A fixed, cheap pseudo-random fill in [-1, 1) (xorshift).
 fn random_vec(n: usize, seed: u32) -> Vec<f32> {
     let mut s = seed.wrapping_mul(2654435761).wrapping_add(1);
@@ -619,18 +547,6 @@ fn random2<const R: usize, const C: usize>(seed: u32) -> Array<f32, R, C> {
     Array::from_vec(random_vec(R * C, seed)).unwrap()
 }
 
-/// The value of a `--key=value` argument, or `default`.
-fn flag<T: std::str::FromStr>(args: &[String], key: &str, default: T) -> T {
-    let prefix = format!("--{key}=");
-    args.iter()
-        .find_map(|a| a.strip_prefix(&prefix))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("--{key}: cannot parse {v:?}"))
-        })
-        .unwrap_or(default)
-}
-
 /// `cargo bench --bench workloads -- [FILTER] [--budget=S] [--warmup=N]
 /// [--min-samples=N] [--max-samples=N]`: runs the workloads whose names
 /// contain FILTER (all by default; `NAME$` runs NAME alone). cargo's own
@@ -644,12 +560,7 @@ fn main() {
             None => name.contains(f),
         })
     };
-    let t = Timing {
-        warmup: flag(&args, "warmup", 3),
-        min_samples: flag(&args, "min-samples", 10),
-        max_samples: flag(&args, "max-samples", 1000),
-        budget: Duration::from_secs_f64(flag(&args, "budget", 2.0)),
-    };
+    let t = Timing::from_args(&args);
 
     linalg_workloads(&t, &run);
     if run("tanh_chain_1m") {

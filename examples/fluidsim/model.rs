@@ -1,8 +1,8 @@
 //! The fluid simulation of autograd's and JAX's fluidsim example (Jos Stam,
 //! "Real-Time Fluid Dynamics for Games"), written as that example writes it:
 //! its Python loops are static `for` loops, unrolled when traced, and its
-//! helpers are functions of the mod called once per step. Shared by
-//! `examples/fluidsim.rs` and `tests/transforms/fluidsim.rs`.
+//! helpers are functions of the mod called once per step. The program is
+//! `examples/fluidsim.rs`, which also holds its tests against JAX.
 
 #[jax::jit]
 pub mod fluid {

@@ -29,6 +29,20 @@ pub struct Dims<'a> {
     pub indices_batching: &'a [usize],
 }
 
+/// A fused point gather's index component (see the compiler's
+/// `fuse::PointGather`) clamped into an axis of `n >= 1` elements.
+#[inline(always)]
+pub fn clamp(i: i64, n: usize) -> usize {
+    i.clamp(0, n as i64 - 1) as usize
+}
+
+/// Whether a fused point gather's index component is within an axis of
+/// `n` elements (its `fill` mode).
+#[inline(always)]
+pub fn within(i: i64, n: usize) -> bool {
+    i >= 0 && (i as u64) < n as u64
+}
+
 #[inline(always)]
 fn index_of<I: Element>(i: I) -> i64 {
     match i.to_value() {
@@ -73,6 +87,33 @@ fn window_start<I: Element>(
         start += batch[id] * strides[od];
     }
     Some(start)
+}
+
+/// The row-major position of the one element an index vector names (all
+/// windows of one element, no batching axes): clamped into bounds, or
+/// `None` out of bounds when `clamp` is false.
+#[inline(always)]
+fn point<I: Element>(
+    shape: &[usize],
+    strides: &[usize],
+    vector: &[I],
+    index_map: &[usize],
+    clamp: bool,
+) -> Option<usize> {
+    let mut at = 0usize;
+    for (&i, &d) in vector.iter().zip(index_map) {
+        let i = index_of(i);
+        let hi = shape[d] as i64 - 1;
+        let i = if clamp {
+            i.clamp(0, hi.max(0))
+        } else if i < 0 || i > hi {
+            return None;
+        } else {
+            i
+        };
+        at += i as usize * strides[d];
+    }
+    Some(at)
 }
 
 /// Where each window starts in the row-major operand, for every position of
@@ -164,6 +205,24 @@ pub fn gather<T: Element, I: Element>(
     fill: T,
 ) -> Vec<T> {
     let n: usize = out_shape.iter().product();
+    if dims.offset.is_empty() && dims.operand_batching.is_empty() {
+        // Single elements (`x[ix, iy]`): each index vector names one.
+        let xs = strides(shape);
+        let k = dims.index_map.len();
+        let clamp = mode != FILL_OR_DROP;
+        return (0..n)
+            .map(|p| {
+                point(
+                    shape,
+                    &xs,
+                    &indices[p * k..p * k + k],
+                    dims.index_map,
+                    clamp,
+                )
+                .map_or(fill, |at| x[at])
+            })
+            .collect();
+    }
     let starts = window_starts(
         shape,
         slice_sizes,
@@ -217,6 +276,25 @@ pub fn scatter<T: Element, I: Element>(
     mode: u8,
     combine: impl Fn(T, T) -> T,
 ) {
+    if dims.offset.is_empty() && dims.operand_batching.is_empty() {
+        // Single elements: each update goes where its index vector says.
+        let xs = strides(shape);
+        let k = dims.index_map.len();
+        let n: usize = upd_shape.iter().product();
+        for (p, &u) in updates.iter().take(n).enumerate() {
+            let at = point(
+                shape,
+                &xs,
+                &indices[p * k..p * k + k],
+                dims.index_map,
+                mode == CLIP,
+            );
+            if let Some(o) = at {
+                out[o] = combine(out[o], u);
+            }
+        }
+        return;
+    }
     let window_axes: Vec<usize> = (0..shape.len())
         .filter(|d| !dims.collapsed.contains(d) && !dims.operand_batching.contains(d))
         .collect();

@@ -252,6 +252,66 @@ fn gather_modes_match_jax() {
 }
 
 #[jax::jit]
+fn get_points(x: Array<f32, 5, 3>, i: Array<i32, 6>, j: Array<i32, 6>) -> Array<f32, 6> {
+    x.at((i, j)).get() * 2.0
+}
+
+#[jax::jit]
+fn get_points_clip(x: Array<f32, 5, 3>, i: Array<i32, 6>, j: Array<i32, 6>) -> Array<f32, 6> {
+    x.at((i, j)).get_with(Mode::Clip) + 1.0
+}
+
+#[jax::jit]
+fn get_points_fill(x: Array<f32, 5, 3>, i: Array<i32, 6>, j: Array<i32, 6>) -> Array<f32, 6> {
+    x.at((i, j)).get_fill(-1.0) * 2.0
+}
+
+#[jax::jit]
+fn get_points_of_temporary(
+    x: Array<f32, 5, 3>,
+    i: Array<i32, 5, 3>,
+    j: Array<i32, 5, 3>,
+) -> Array<f32, 5, 3> {
+    let y = x * 2.0 + 1.0;
+    y.at((i, j)).get() * y
+}
+
+/// Gathers of single elements, which jit computes inside their reader's
+/// loop (reading the operand at the positions the index arrays give): out
+/// of bounds in each mode, and from a temporary the reader's loop must not
+/// write over while it still gathers from it.
+#[test]
+fn point_gathers_match_jax() {
+    let n = "get_points";
+    let (x, i, j): (Array<f32, 5, 3>, Array<i32, 6>, Array<i32, 6>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    both(
+        n,
+        get_points(x.clone(), i.clone(), j.clone()),
+        x.clone().at((&i, &j)).get::<Array<f32, 6>>() * 2.0,
+    );
+    both(
+        "get_points_clip",
+        get_points_clip(x.clone(), i.clone(), j.clone()),
+        x.clone().at((&i, &j)).get_with::<Array<f32, 6>>(Mode::Clip) + 1.0,
+    );
+    both(
+        "get_points_fill",
+        get_points_fill(x.clone(), i.clone(), j.clone()),
+        x.at((&i, &j)).get_fill::<Array<f32, 6>, f32>(-1.0) * 2.0,
+    );
+    let n = "get_points_of_temporary";
+    let (x, i, j): (Array<f32, 5, 3>, Array<i32, 5, 3>, Array<i32, 5, 3>) =
+        (arg(n, 0), arg(n, 1), arg(n, 2));
+    let y = x.clone() * 2.0 + 1.0;
+    both(
+        n,
+        get_points_of_temporary(x, i.clone(), j.clone()),
+        y.clone().at((&i, &j)).get::<Array<f32, 5, 3>>() * y,
+    );
+}
+
+#[jax::jit]
 fn add_duplicates(x: Array<f32, 5, 3>, i: Array<i32, 4>, v: Array<f32, 4, 3>) -> Array<f32, 5, 3> {
     x.at(i).add(v)
 }

@@ -18,10 +18,6 @@ mod collectives;
 mod control_eager;
 mod control_jit;
 mod dispatch;
-// The program names its dtypes: the x64 pass would build it again for
-// nothing.
-#[cfg(not(feature = "x64"))]
-mod fluidsim;
 mod gaussian_process;
 mod generic_sizes;
 mod grad;

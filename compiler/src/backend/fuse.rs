@@ -10,6 +10,12 @@
 //! time on one loop body grows faster than the body (a 600-operation loop
 //! took 2.5 times as long as two of 300), and past that size one more stored
 //! intermediate costs the loop a few percent at most.
+//!
+//! A gather of single elements (`x[ix, iy]`: every operand axis indexed,
+//! no window) is computed in place too, as XLA fuses it: its loop reads
+//! the operand at the position its index components give, and the index
+//! vector `concatenate` and `broadcast_in_dim` build for it are never
+//! stored ([`PointGather`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +31,163 @@ pub struct Fusion {
     /// expression reads a plain matrix product (the value, also in `fused`),
     /// computed as that product's epilogue instead of a loop of its own.
     pub epilogue: HashMap<Var, Var>,
+    /// Gathers of single elements computed element by element (the key:
+    /// the gather's result), stored or fused like an elementwise result.
+    pub gathers: HashMap<Var, PointGather>,
+    /// Index vectors of point gathers, and their pieces, that nothing else
+    /// reads: folded into the gathers' loops, never emitted.
+    pub absorbed: HashSet<Var>,
+}
+
+/// A gather whose every result element is one operand element: all the
+/// operand's axes collapsed and indexed, windows of one element, no
+/// batching axes, and an index vector built from arrays of the result's
+/// shape (or scalars) by `broadcast_in_dim` to a trailing axis of one and,
+/// for several, `concatenate` along it. Its loop reads those arrays
+/// (`components`, in index-vector order) and the operand element they
+/// name; the index vector, when nothing else reads it, is never built
+/// ([`Fusion::absorbed`]).
+#[derive(Clone, Debug)]
+pub struct PointGather {
+    /// The index component of each entry of the index vector: an array of
+    /// the result's shape, or a rank-0 value.
+    pub components: Vec<Atom>,
+    /// The operand axis each component indexes (`start_index_map`).
+    pub index_map: Vec<usize>,
+    /// Out-of-bounds components are clamped (`clip`, and XLA's CPU rule for
+    /// `promise_in_bounds`) or read the fill value (`fill`).
+    pub fill: Option<Option<f64>>,
+    /// The index vector and its `broadcast_in_dim` pieces.
+    pub pieces: Vec<Var>,
+}
+
+/// Work per element of index arithmetic cheap enough to compute again in
+/// each gather that reads it rather than store it once: a wrap-around of
+/// negative indices, `remainder`, a clamp.
+pub const RECOMPUTED_INDEX_WORK: usize = 32;
+
+/// The gather `e` as a [`PointGather`], when it is one.
+pub fn point_gather(j: &Jaxpr, e: &crate::ir::Eqn) -> Option<PointGather> {
+    use crate::prims::{IndexMode, Params};
+    use jax_dtypes::DType;
+    let Params::Gather(g) = &e.params else {
+        return None;
+    };
+    let (Atom::Var(x), Atom::Var(idx)) = (&e.ins[0], &e.ins[1]) else {
+        return None;
+    };
+    let rank = j.aval(*x).rank();
+    let d = &g.dims;
+    let mut collapsed = d.collapsed.clone();
+    collapsed.sort_unstable();
+    let mut map = d.index_map.clone();
+    map.sort_unstable();
+    let all: Vec<usize> = (0..rank).collect();
+    // Index types whose every value converts to `i64` exactly.
+    let exact = matches!(
+        j.aval(*idx).dtype,
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32
+    );
+    if rank == 0
+        || !exact
+        || !d.offset.is_empty()
+        || !d.operand_batching.is_empty()
+        || collapsed != all
+        || map != all
+        || g.slice_sizes.iter().any(|&s| s != 1)
+    {
+        return None;
+    }
+    let out = &j.aval(e.outs[0]).shape;
+    let producer = |v: Var| j.eqns.iter().find(|e| e.outs.contains(&v));
+    let idx_eqn = producer(*idx)?;
+    let (mut pieces, parts) = match &idx_eqn.params {
+        Params::Concatenate { dim } if *dim == out.len() => {
+            let parts: Vec<Var> = idx_eqn
+                .ins
+                .iter()
+                .map(|a| match a {
+                    Atom::Var(v) => Some(*v),
+                    Atom::Lit(_) => None,
+                })
+                .collect::<Option<_>>()?;
+            (vec![*idx], parts)
+        }
+        Params::BroadcastInDim { .. } => (Vec::new(), vec![*idx]),
+        _ => return None,
+    };
+    let mut components = Vec::new();
+    for piece in parts {
+        let b = producer(piece)?;
+        let Params::BroadcastInDim { dims, .. } = &b.params else {
+            return None;
+        };
+        let c = &b.ins[0];
+        let cs = &j.atom_aval(c).shape;
+        // `[batch..] -> [batch.., 1]` or a scalar spread over the batch.
+        let same = cs == out && dims.iter().copied().eq(0..out.len());
+        if !(same || cs.is_empty()) {
+            return None;
+        }
+        pieces.push(piece);
+        components.push(c.clone());
+    }
+    Some(PointGather {
+        components,
+        index_map: d.index_map.clone(),
+        fill: (g.mode == IndexMode::FillOrDrop).then_some(g.fill_value),
+        pieces,
+    })
+}
+
+fn var(a: &Atom) -> Option<Var> {
+    match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Lit(_) => None,
+    }
+}
+
+/// The index vectors and pieces of point gathers that nothing else reads:
+/// never built.
+fn absorbed(j: &Jaxpr, gathers: &HashMap<Var, PointGather>) -> HashSet<Var> {
+    let mut readers: HashMap<Var, Vec<Var>> = HashMap::new();
+    for e in &j.eqns {
+        for a in &e.ins {
+            if let Atom::Var(v) = a {
+                readers.entry(*v).or_default().push(e.outs[0]);
+            }
+        }
+    }
+    let outputs: HashSet<Var> = j.outvars.iter().filter_map(var).collect();
+    let mut absorbed = HashSet::new();
+    // Index vectors first (read by gathers), then pieces (read by index
+    // vectors or, alone, by gathers): each list's readers are decided
+    // before it.
+    let candidates: Vec<Vec<Var>> = {
+        let (mut vectors, mut pieces) = (HashSet::new(), HashSet::new());
+        for g in gathers.values() {
+            for (k, v) in g.pieces.iter().enumerate() {
+                if k == 0 && g.pieces.len() > g.components.len() {
+                    vectors.insert(*v);
+                } else {
+                    pieces.insert(*v);
+                }
+            }
+        }
+        vec![vectors.into_iter().collect(), pieces.into_iter().collect()]
+    };
+    for list in candidates {
+        for v in list {
+            let all_fold = readers.get(&v).is_some_and(|rs| {
+                rs.iter()
+                    .all(|r| gathers.contains_key(r) || absorbed.contains(r))
+            });
+            if all_fold && !outputs.contains(&v) {
+                absorbed.insert(v);
+            }
+        }
+    }
+    absorbed
 }
 
 /// The most work per element (in `PrimDef::work` units: 1 per addition, 32 per
@@ -58,6 +221,29 @@ pub fn plan(j: &Jaxpr) -> Fusion {
         .filter_map(|a| if let Atom::Var(v) = a { Some(*v) } else { None })
         .collect();
     let mut fused = HashSet::new();
+    let gathers: HashMap<Var, PointGather> = j
+        .eqns
+        .iter()
+        .filter_map(|e| Some((e.outs[0], point_gather(j, e)?)))
+        .collect();
+    let absorbed = absorbed(j, &gathers);
+    fused.extend(absorbed.iter().copied());
+    // An index component read only through absorbed pieces is read by the
+    // loops of the gathers it indexes.
+    let mut component_of: HashMap<Var, HashSet<Var>> = HashMap::new();
+    for (g, p) in &gathers {
+        for c in p.components.iter().filter_map(var) {
+            component_of.entry(c).or_default().insert(*g);
+        }
+    }
+    component_of.retain(|c, _| {
+        uses.get(c) == Some(&1)
+            && !outputs.contains(c)
+            && j.eqns
+                .iter()
+                .find(|e| e.ins.contains(&Atom::Var(*c)))
+                .is_some_and(|e| absorbed.contains(&e.outs[0]))
+    });
     // The work per element of each value's fused expression, itself included.
     let mut work: HashMap<Var, usize> = HashMap::new();
     for e in &j.eqns {
@@ -75,9 +261,17 @@ pub fn plan(j: &Jaxpr) -> Fusion {
         if w >= MAX_LOOP_WORK {
             continue;
         }
-        let computed_in_place =
-            matches!(e.prim.lowering, Lowering::Elementwise | Lowering::Sample) || is_iota(e);
+        let computed_in_place = matches!(e.prim.lowering, Lowering::Elementwise | Lowering::Sample)
+            || is_iota(e)
+            || gathers.contains_key(&v);
         if !computed_in_place || aval.rank() == 0 || outputs.contains(&v) {
+            continue;
+        }
+        if let Some(readers) = component_of.get(&v) {
+            // Computed in each gather's loop: one, or cheap enough to repeat.
+            if readers.len() == 1 || w <= RECOMPUTED_INDEX_WORK {
+                fused.insert(v);
+            }
             continue;
         }
         if uses.get(&v) != Some(&1) {
@@ -103,7 +297,12 @@ pub fn plan(j: &Jaxpr) -> Fusion {
             epilogue.insert(s, e.outs[0]);
         }
     }
-    Fusion { fused, epilogue }
+    Fusion {
+        fused,
+        epilogue,
+        gathers,
+        absorbed,
+    }
 }
 
 /// The stored result whose loop a matrix product `e` is fused into as its
@@ -228,6 +427,32 @@ mod tests {
             // Two equations (tanh, add) per step of 33 units.
             assert!(w[1] - w[0] <= 2 * MAX_LOOP_WORK.div_ceil(33), "{stored:?}");
         }
+    }
+
+    #[test]
+    fn point_gathers_are_computed_in_their_readers_loop() {
+        let (j, p) = planned(
+            "fn f(x: Array<f32, 8, 8>, i: Array<i32, 16>, k: Array<i32, 16>) -> Array<f32, 16> { x.at((i, k)).get() * 2.0 }",
+        );
+        let out = |name: &str| j.eqns.iter().find(|e| e.prim.name == name).unwrap().outs[0];
+        let g = out("gather");
+        assert!(p.gathers.contains_key(&g) && p.fused.contains(&g));
+        assert_eq!(p.gathers[&g].components.len(), 2);
+        // The index vector is never built; the negative-index wrap-around
+        // (`select_n`) is computed in the gather's loop.
+        assert!(p.absorbed.contains(&out("concatenate")));
+        assert!(p.fused.contains(&out("select_n")));
+        // A gather of rows (a window) stays a kernel.
+        let (j, p) = planned(
+            "fn f(x: Array<f32, 8, 8>, i: Array<i32, 16>) -> Array<f32, 16, 8> { x.at(i).get() * 2.0 }",
+        );
+        let g = j
+            .eqns
+            .iter()
+            .find(|e| e.prim.name == "gather")
+            .unwrap()
+            .outs[0];
+        assert!(p.gathers.is_empty() && !p.fused.contains(&g));
     }
 
     #[test]

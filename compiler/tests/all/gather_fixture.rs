@@ -58,6 +58,14 @@ const CASES: &[(&str, &str)] = &[
         "fn f(x: Array<f32, 5, 3>, i: Array<i32, 3>) -> Array<f32, 3, 3> { x.at(i).get_with(Mode::FillOrDrop) }",
     ),
     (
+        "get_points",
+        "fn f(x: Array<f32, 5, 3>, i: Array<i32, 6>, j: Array<i32, 6>) -> Array<f32, 6> { x.at((i, j)).get() * 2.0 }",
+    ),
+    (
+        "get_points_fill",
+        "fn f(x: Array<f32, 5, 3>, i: Array<i32, 6>, j: Array<i32, 6>) -> Array<f32, 6> { x.at((i, j)).get_fill(-1.0) * 2.0 }",
+    ),
+    (
         "add_duplicates",
         "fn f(x: Array<f32, 5, 3>, i: Array<i32, 4>, v: Array<f32, 4, 3>) -> Array<f32, 5, 3> { x.at(i).add(v) }",
     ),

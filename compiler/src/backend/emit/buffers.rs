@@ -205,7 +205,35 @@ impl Emitter<'_> {
         if self.replay.is_some() || self.bufs.hoisted.is_some() {
             return None;
         }
-        self.reusable_in(v, aval)
+        let dead = self.reusable_in(v, aval)?;
+        // A point gather in the loop reads its operand at other positions
+        // than the one being written.
+        let mut gathered = Vec::new();
+        self.gathered(v, &mut Default::default(), &mut gathered);
+        (!gathered.contains(&dead.to_string())).then_some(dead)
+    }
+
+    /// The buffers of the operands of the point gathers (`fuse::PointGather`)
+    /// computed in the loop of `v`.
+    fn gathered(&self, v: Var, seen: &mut HashSet<Var>, out: &mut Vec<String>) {
+        if !seen.insert(v) {
+            return;
+        }
+        let Some(e) = self.producer(v) else { return };
+        if self.fusion.gathers.contains_key(&v) {
+            if let Atom::Var(x) = &e.ins[0] {
+                if let Some(Loc::View { buf, .. }) = self.locs.get(x) {
+                    out.push(buf.to_string());
+                }
+            }
+        }
+        for a in self.loop_operands(v, e) {
+            if let Atom::Var(u) = a {
+                if matches!(self.locs.get(&u), Some(Loc::Fused) | None) {
+                    self.gathered(u, seen, out);
+                }
+            }
+        }
     }
 
     fn reusable_in(&self, v: Var, aval: &Aval) -> Option<Ident> {

@@ -121,7 +121,7 @@ impl Emitter<'_> {
             Lowering::Sample => crate::prims::TRANSCENDENTAL_WORK,
             _ => e.prim.work,
         };
-        e.ins.iter().fold(
+        self.loop_operands(*v, e).iter().fold(
             (cost, cost >= crate::prims::TRANSCENDENTAL_WORK),
             |(w, t), op| {
                 let (w2, t2) = self.fused_work(op, seen);
@@ -158,7 +158,10 @@ impl Emitter<'_> {
                     return false;
                 }
                 e.prim.lowering == Lowering::Sample
-                    || e.ins.iter().all(|op| self.flat_ok(op, shape))
+                    || self
+                        .loop_operands(v, e)
+                        .iter()
+                        .all(|op| self.flat_ok(op, shape))
             }
         }
     }
@@ -223,6 +226,15 @@ impl Emitter<'_> {
                         quote!(let #n: #ty = ::jax::__rt::ops::convert::<i64, #ty>(#at as i64);),
                     );
                     l.cost += 1;
+                    l.memo.insert(key, n.clone());
+                    return quote!(#n);
+                }
+                if let Some(g) = self.fusion.gathers.get(&v) {
+                    let value = self.point_gather(l, e.ins[0].clone(), g.clone(), index);
+                    l.cost += e.prim.work;
+                    let n = format_ident!("__t{}", l.memo.len());
+                    let ty = rust_type(self.j.aval(v).dtype);
+                    l.body.push(quote!(let #n: #ty = #value;));
                     l.memo.insert(key, n.clone());
                     return quote!(#n);
                 }
@@ -296,6 +308,98 @@ impl Emitter<'_> {
         l.body.push(quote!(let #n: #ty = #value;));
         l.memo.insert(key, n.clone());
         quote!(#n)
+    }
+
+    /// What the loop computing `v` (made by `e`) reads at its own
+    /// position: `e`'s operands, or a point gather's index components
+    /// (its operand is read at the positions they name).
+    pub(super) fn loop_operands(&self, v: Var, e: &'_ Eqn) -> Vec<Atom> {
+        match self.fusion.gathers.get(&v) {
+            Some(g) => g.components.clone(),
+            None => e.ins.clone(),
+        }
+    }
+
+    /// The element of a point gather (`fuse::PointGather`) at the loop
+    /// position `index`: its operand read at the position its index
+    /// components give there, each clamped into bounds or, in `fill` mode,
+    /// the fill value when one is out of bounds.
+    fn point_gather(
+        &mut self,
+        l: &mut LoopNest,
+        x: Atom,
+        g: crate::backend::fuse::PointGather,
+        index: &[Option<usize>],
+    ) -> TokenStream {
+        let x_aval = self.aval(&x).clone();
+        let ty = rust_type(x_aval.dtype);
+        let comps: Vec<TokenStream> = g
+            .components
+            .iter()
+            .map(|c| {
+                let sub = if self.aval(c).rank() == 0 {
+                    Vec::new()
+                } else {
+                    index.to_vec()
+                };
+                let c = self.eval(l, c, &sub);
+                quote!((#c as i64))
+            })
+            .collect();
+        let sizes: Vec<TokenStream> = g
+            .index_map
+            .iter()
+            .map(|&d| dim_tokens(&x_aval.shape[d]))
+            .collect();
+        let Atom::Var(xv) = &x else {
+            unreachable!("a gather's operand is an array")
+        };
+        if matches!(self.locs.get(xv), Some(Loc::Fused) | None) {
+            self.materialize(*xv, &x_aval);
+        }
+        let (read, fill) = match self.locs[xv].clone() {
+            Loc::View {
+                buf,
+                offset,
+                strides,
+            } => {
+                let terms = g
+                    .index_map
+                    .iter()
+                    .zip(&comps)
+                    .zip(&sizes)
+                    .map(|((&d, c), n)| {
+                        let s = &strides[d];
+                        match g.fill {
+                            None => quote!(::jax::__rt::gather::clamp(#c, #n) * #s),
+                            Some(_) => quote!((#c as usize) * #s),
+                        }
+                    });
+                (quote!(#buf[#offset #(+ #terms)*]), g.fill)
+            }
+            Loc::Splat(t) => (t, g.fill),
+            Loc::Scalar(n) => (quote!(#n), g.fill),
+            Loc::Fused => unreachable!("stored above"),
+        };
+        match fill {
+            None => read,
+            Some(f) => {
+                let f = match f {
+                    Some(f) => {
+                        let bits = f.to_bits();
+                        quote!(::core::option::Option::Some(f64::from_bits(#bits)))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                quote! {
+                    if true #(&& ::jax::__rt::gather::within(#comps, #sizes))* {
+                        #read
+                    } else {
+                        ::jax::__rt::gather::fill_value::<#ty>(#f)
+                    }
+                }
+            }
+        }
     }
 
     /// `::jax::__rt::random::NAME::<T>(key, at, bounds..)`: element `at`
@@ -762,6 +866,16 @@ mod tests {
         );
         let code = emitted("fn f(x: Array<f32, 4096>) -> Array<f32> { jnp::sum(x * x) }");
         assert!(!code.contains("prefetch_ahead"), "{code}");
+    }
+
+    #[test]
+    fn point_gathers_read_their_operand_in_the_readers_loop() {
+        let code = emitted(
+            "fn f(x: Array<f32, 8, 8>, i: Array<i32, 16>, k: Array<i32, 16>) -> Array<f32, 16> { x.at((i, k)).get() * 2.0 }",
+        );
+        assert!(code.contains("gather :: clamp"), "{code}");
+        assert!(!code.contains("gather :: gather"), "{code}");
+        assert!(!code.contains("concatenate"), "{code}");
     }
 
     #[test]

@@ -336,7 +336,10 @@ impl<'a> Emitter<'a> {
             self.flush_spare(true);
             self.recycle_dead();
             let out = e.outs[0];
-            if unread.contains(&out) || self.done.contains(&out) {
+            if unread.contains(&out)
+                || self.done.contains(&out)
+                || self.fusion.absorbed.contains(&out)
+            {
                 continue;
             }
             if self.replay.is_some() && self.replayable(e) {
@@ -431,6 +434,14 @@ impl<'a> Emitter<'a> {
             }
             Lowering::IndexMap => self.index_map(e, out, &aval),
             Lowering::Reduce => self.reduce(e, out, &aval),
+            // A gather of single elements: computed element by element.
+            Lowering::Kernel if self.fusion.gathers.contains_key(&out) => {
+                if self.fusion.fused.contains(&out) {
+                    self.locs.insert(out, Loc::Fused);
+                } else {
+                    self.materialize(out, &aval);
+                }
+            }
             // A matrix product computed in its reader's epilogue (see `epilogue`).
             Lowering::Kernel if self.fusion.fused.contains(&out) => {
                 self.locs.insert(out, Loc::Fused);
@@ -513,7 +524,10 @@ impl<'a> Emitter<'a> {
 fn last_reads(j: &Jaxpr, fusion: &crate::backend::fuse::Fusion) -> HashMap<Var, usize> {
     let mut readers: HashMap<Var, Vec<usize>> = HashMap::new();
     for (k, e) in j.eqns.iter().enumerate() {
-        for a in &e.ins {
+        // A point gather reads its index components where its index vector
+        // would have been read.
+        let components = fusion.gathers.get(&e.outs[0]).map(|g| &g.components);
+        for a in e.ins.iter().chain(components.into_iter().flatten()) {
             if let Atom::Var(v) = a {
                 readers.entry(*v).or_default().push(k);
             }
