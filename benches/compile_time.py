@@ -208,7 +208,7 @@ PROGRAMS = [
         "fluidsim",
         ["examples/fluidsim.rs", "examples/fluidsim/model.rs"],
         "tests/fixtures/gen/fluidsim.py",
-        [("simulate", 3), ("value_and_grad(objective, argnums=(0, 1))", 4)],
+        [("simulate", 3), ("jax.value_and_grad(objective, argnums=(0, 1))", 4)],
     ),
 ]
 
