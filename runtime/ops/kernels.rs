@@ -208,6 +208,36 @@ pub trait ToNumeric: Element {
     type Out: Numeric;
 }
 
+/// `f32::floor` without its libm call where the target has no rounding
+/// instruction (x86-64's baseline, SSE2, which a loop too small for a copy
+/// per SIMD level is compiled for): truncation through `i32`, one less
+/// below a negative non-integer, with `x`'s sign (so `-0.0` stays `-0.0`
+/// and `-0.5` gives `-1.0`); NaN, the infinities and every value at or
+/// past 2^23, already an integer, are returned as they are. The same bits
+/// as `f32::floor` for every input, and it vectorizes.
+#[inline(always)]
+pub fn floor_f32(x: f32) -> f32 {
+    let t = (x as i32) as f32;
+    let t = if t > x { t - 1.0 } else { t };
+    if x.abs() < 8_388_608.0 {
+        t.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// [`floor_f32`] for `f64` (integers from 2^52 on).
+#[inline(always)]
+pub fn floor_f64(x: f64) -> f64 {
+    let t = (x as i64) as f64;
+    let t = if t > x { t - 1.0 } else { t };
+    if x.abs() < 4_503_599_627_370_496.0 {
+        t.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// Applies a float function to any float type: `f64` natively, the others
 /// through `f32`, as XLA's CPU backend computes `f16` and `bf16`.
 #[inline(always)]
@@ -467,7 +497,7 @@ macro_rules! impl_float {
                 if a.is_nan() || b.is_nan() { a + b } else { m }
             }
             #[inline] fn abs(a: Self) -> Self { float_apply(a, f32::abs, f64::abs) }
-            #[inline] fn floor(a: Self) -> Self { float_apply(a, f32::floor, f64::floor) }
+            #[inline] fn floor(a: Self) -> Self { float_apply(a, floor_f32, floor_f64) }
             #[inline] fn ceil(a: Self) -> Self { float_apply(a, f32::ceil, f64::ceil) }
             #[inline] fn trunc(a: Self) -> Self { float_apply(a, f32::trunc, f64::trunc) }
             #[inline] fn is_nan(a: Self) -> bool { a.is_nan() }
@@ -657,5 +687,51 @@ mod tests {
         assert!(<f32 as Arith>::max(f32::NAN, 1.0).is_nan());
         assert!(<f32 as Arith>::min(1.0, f32::NAN).is_nan());
         assert_eq!(<f32 as Arith>::max(-0.0, 0.0).to_bits(), 0);
+    }
+
+    /// The inline `floor` has `f32::floor`'s bits on a sweep of every bit
+    /// pattern's neighbourhood (every 251st pattern, both signs, with NaNs,
+    /// infinities, zeros, subnormals and the integers around 2^23), and
+    /// `f64::floor`'s on a sweep of exponents.
+    #[test]
+    fn inline_floor_is_libm_floor() {
+        for bits in (0..=u32::MAX).step_by(251).chain([
+            0x8000_0000,
+            0x4b00_0000,
+            0xcb00_0000,
+            0x4aff_ffff,
+            0xcaff_ffff,
+        ]) {
+            let x = f32::from_bits(bits);
+            let (got, want) = (super::floor_f32(x), x.floor());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "floor({x:e}) = {got:e}, libm {want:e}"
+            );
+        }
+        for e in -1080i32..1100 {
+            for m in [0.0, 0.25, 0.5, 0.75, 0.999_999_999, 1.0 / 3.0] {
+                for sign in [1.0, -1.0] {
+                    let x = sign * (1.0 + m) * 2f64.powi(e);
+                    let (got, want) = (super::floor_f64(x), x.floor());
+                    assert_eq!(got.to_bits(), want.to_bits(), "floor({x:e})");
+                }
+            }
+        }
+        for x in [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+        ] {
+            assert_eq!(
+                super::floor_f64(x).to_bits(),
+                x.floor().to_bits(),
+                "floor({x:e})"
+            );
+        }
+        assert!(super::floor_f64(f64::NAN).is_nan());
     }
 }
