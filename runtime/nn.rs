@@ -15,89 +15,79 @@
 //! assert_eq!(nn::relu(&x).to_vec(), [0.0, 0.0, 2.0]);
 //! ```
 
-use crate::__rt::ops as o;
+use jax_core::ir::{Atom, Scalar};
+use jax_core::lax::Trace;
+use jax_core::nn as core;
+
 use crate::array::{ArrayType, AsArray};
-use crate::eager;
+use crate::eager::{self, unit::Input};
 use crate::element::{Element, Float};
-use crate::ops::{map_same, Numeric};
+use crate::ops::{Numeric, Operand};
 use crate::shape;
 
 pub use crate::jnp::{log_softmax, softmax};
 
 use crate::array::ElemOf as E;
 
-/// A Python float literal in the element type (JAX's weak scalars).
-#[inline(always)]
-pub(crate) fn lit<T: Element>(v: f64) -> T {
-    v.cast::<T>()
+/// A function of one array of `jax_core::nn` (or `jnp`, `special`), run
+/// eagerly as JAX runs it (one program): its result as `Out`, checked.
+#[track_caller]
+pub(crate) fn eager_unary<A: AsArray, Out: ArrayType>(
+    name: &'static str,
+    statics: &str,
+    x: &A,
+    f: &(dyn Fn(&mut Trace, Atom) -> jax_core::Result<Atom> + Sync),
+) -> Out {
+    let x = Input::of(x);
+    let r = eager::call(|_| {
+        eager::unit::elementwise(name, statics, vec![x], &|t, ins| {
+            Ok(vec![f(t, ins[0].clone())?])
+        })
+    });
+    eager::typed(name, r)
 }
 
-/// `jnp.where(c, a, b)` of one element.
-#[inline(always)]
-fn pick<T>(c: bool, a: T, b: T) -> T {
-    if c {
-        a
-    } else {
-        b
-    }
+/// A function of two operands (arrays or Rust scalars, broadcast) of
+/// `jax_core::nn` (or `jnp`, `special`), run eagerly: its result as `Out`.
+#[track_caller]
+pub(crate) fn eager_binary<A: Operand, B: Operand, Out: ArrayType>(
+    name: &'static str,
+    x: &A,
+    y: &B,
+    f: &(dyn Fn(&mut Trace, Atom, Atom) -> jax_core::Result<Atom> + Sync),
+) -> Out {
+    let ins = vec![Input::view(x.view()), Input::view(y.view())];
+    eager_elementwise(name, ins, &|t, ins| f(t, ins[0].clone(), ins[1].clone()))
 }
 
-/// Scalar kernels, shared with `jax::scipy` and `jnp::logaddexp`.
-pub(crate) mod scalar {
-    use super::{lit, pick};
-    use crate::__rt::ops as o;
-    use crate::element::Float;
-    use crate::ops::Numeric;
+/// An elementwise function of operands (arrays or Rust scalars, broadcast),
+/// run eagerly as one unit: its result as `Out`.
+#[track_caller]
+pub(crate) fn eager_elementwise<Out: ArrayType>(
+    name: &'static str,
+    ins: Vec<Input>,
+    f: &(dyn Fn(&mut Trace, &[Atom]) -> jax_core::Result<Atom> + Sync),
+) -> Out {
+    let r =
+        eager::call(|_| eager::unit::elementwise(name, "", ins, &|t, ins| Ok(vec![f(t, &ins)?])));
+    eager::typed(name, r)
+}
 
-    /// `lax_other.logaddexp`: `max + log1p(exp(-|x - y|))`, or `x + y` where
-    /// the difference is NaN (NaNs, or infinities of one sign).
-    #[inline]
-    pub(crate) fn logaddexp<T: Float + Numeric>(x: T, y: T) -> T {
-        let amax = o::max(x, y);
-        let delta = o::sub(x, y);
-        if Float::is_nan(delta) {
-            o::add(x, y)
-        } else {
-            o::add(amax, o::log1p(o::exp(o::neg(o::abs(delta)))))
-        }
-    }
-
-    /// `lax_other.logaddexp2`: as [`logaddexp`] in base 2.
-    #[inline]
-    pub(crate) fn logaddexp2<T: Float + Numeric>(x: T, y: T) -> T {
-        let amax = o::max(x, y);
-        let delta = o::sub(x, y);
-        if Float::is_nan(delta) {
-            o::add(x, y)
-        } else {
-            let inv_ln2 = lit::<T>(1.0 / std::f64::consts::LN_2);
-            o::add(
-                amax,
-                o::mul(inv_ln2, o::log1p(o::exp2(o::neg(o::abs(delta))))),
-            )
-        }
-    }
-
-    #[inline]
-    pub(crate) fn softplus<T: Float + Numeric>(x: T) -> T {
-        logaddexp(x, T::ZERO)
-    }
-
-    #[inline]
-    pub(crate) fn elu<T: Float + Numeric>(x: T, alpha: T) -> T {
-        let pos = x > T::ZERO;
-        pick(pos, x, o::mul(alpha, o::expm1(pick(pos, T::ZERO, x))))
-    }
+/// A number a function takes (`alpha`, a slope) as a Rust literal in a
+/// jitted body would be: a weakly typed scalar.
+fn number(t: &mut Trace, v: f64) -> Atom {
+    jax_core::jnp::weak_literal(t, Scalar::Float(v))
 }
 
 macro_rules! unary {
-    ($($(#[$doc:meta])* $name:ident => $f:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $f:path;)*) => {$(
         $(#[$doc])*
+        #[track_caller]
         pub fn $name<A: AsArray>(x: A) -> A::Array
         where
             E<A>: Float + Numeric,
         {
-            map_same(x.as_array(), $f)
+            eager_unary(stringify!($name), "", &x, &|t, x| $f(t, x))
         }
     )*};
 }
@@ -110,7 +100,7 @@ unary! {
     /// let y = jax::nn::relu(Array::<f32, 3>::from([-2.0, 0.0, 1.5]));
     /// assert_eq!(y.to_vec(), [0.0, 0.0, 1.5]);
     /// ```
-    relu => |x| o::max(x, E::<A>::ZERO);
+    relu => core::relu;
     /// `min(max(x, 0), 6)`; derivative 0 at 0 and 6, as JAX's `custom_jvp`.
     ///
     /// ```
@@ -118,14 +108,14 @@ unary! {
     /// let y = jax::nn::relu6(Array::<f32, 3>::from([-2.0, 3.0, 7.0]));
     /// assert_eq!(y.to_vec(), [0.0, 3.0, 6.0]);
     /// ```
-    relu6 => |x| o::min(o::max(x, E::<A>::ZERO), lit(6.0));
+    relu6 => core::relu6;
     /// `1 / (1 + e^-x)` (`lax.logistic`).
     ///
     /// ```
     /// use jax::prelude::*;
     /// assert_eq!(jax::nn::sigmoid(Array::<f32, 1>::from([0.0])).to_vec(), [0.5]);
     /// ```
-    sigmoid => o::logistic;
+    sigmoid => core::sigmoid;
     /// `log(1 + e^x)`, computed as `jnp.logaddexp(x, 0)` (stable for large `|x|`).
     ///
     /// ```
@@ -133,7 +123,7 @@ unary! {
     /// let y = jax::nn::softplus(Array::<f32, 2>::from([0.0, 100.0]));
     /// assert_eq!(y.to_vec(), [2f32.ln(), 100.0]);
     /// ```
-    softplus => scalar::softplus;
+    softplus => core::softplus;
     /// `log(sigmoid(x))`, computed as `-softplus(-x)` (stable for large `|x|`).
     ///
     /// ```
@@ -141,14 +131,14 @@ unary! {
     /// let y = jax::nn::log_sigmoid(Array::<f32, 2>::from([0.0, -100.0]));
     /// assert_eq!(y.to_vec(), [-(2f32.ln()), -100.0]);
     /// ```
-    log_sigmoid => |x| o::neg(scalar::softplus(o::neg(x)));
+    log_sigmoid => core::log_sigmoid;
     /// `x * sigmoid(x)` (also called swish).
     ///
     /// ```
     /// use jax::prelude::*;
     /// assert_eq!(jax::nn::silu(Array::<f32, 2>::from([0.0, 1.0])).to_vec(), [0.0, 1.0 / (1.0 + (-1f32).exp())]);
     /// ```
-    silu => |x| o::mul(x, o::logistic(x));
+    silu => core::silu;
     /// `x * sigmoid(x)`: [`silu`].
     ///
     /// ```
@@ -156,17 +146,14 @@ unary! {
     /// let x = Array::<f32, 2>::from([-1.0, 2.0]);
     /// assert_eq!(jax::nn::swish(&x).to_vec(), jax::nn::silu(&x).to_vec());
     /// ```
-    swish => |x| o::mul(x, o::logistic(x));
+    swish => core::silu;
     /// `scale * elu(x, alpha)` with the constants of Klambauer et al.
     ///
     /// ```
     /// use jax::prelude::*;
     /// assert_eq!(jax::nn::selu(Array::<f32, 1>::from([1.0])).to_vec(), [1.050701]);
     /// ```
-    selu => |x| {
-        let alpha = lit(1.673_263_242_354_377_2);
-        o::mul(lit(1.050_700_987_355_480_5), scalar::elu(x, alpha))
-    };
+    selu => core::selu;
     /// `x` clipped to `[-1, 1]`.
     ///
     /// ```
@@ -174,7 +161,7 @@ unary! {
     /// let y = jax::nn::hard_tanh(Array::<f32, 3>::from([-3.0, 0.5, 2.0]));
     /// assert_eq!(y.to_vec(), [-1.0, 0.5, 1.0]);
     /// ```
-    hard_tanh => |x| pick(x > lit(1.0), lit(1.0), pick(x < lit(-1.0), lit(-1.0), x));
+    hard_tanh => core::hard_tanh;
 }
 
 /// The Gaussian error linear unit: with `approximate`, JAX's tanh form
@@ -187,23 +174,13 @@ unary! {
 /// assert_eq!(jax::nn::gelu(&x, false).to_vec()[0], 0.0);
 /// assert!((jax::nn::gelu(&x, true).to_vec()[1] - 2.9964).abs() < 1e-4);
 /// ```
+#[track_caller]
 pub fn gelu<A: AsArray>(x: A, approximate: bool) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    if approximate {
-        let c = lit((2.0 / std::f64::consts::PI).sqrt());
-        map_same(x.as_array(), |x| {
-            let inner = o::add(x, o::mul(lit(0.044715), o::integer_pow(x, 3)));
-            let cdf = o::mul(lit(0.5), o::add(lit(1.0), o::tanh(o::mul(c, inner))));
-            o::mul(x, cdf)
-        })
-    } else {
-        let sqrt_half = lit(0.5f64.sqrt());
-        map_same(x.as_array(), |x| {
-            o::mul(o::mul(lit(0.5), x), o::erfc(o::mul(o::neg(x), sqrt_half)))
-        })
-    }
+    let statics = format!("approximate={approximate}");
+    eager_unary("gelu", &statics, &x, &|t, x| core::gelu(t, x, approximate))
 }
 
 /// The exponential linear unit: `x` above 0, `alpha (e^x - 1)` below.
@@ -213,12 +190,16 @@ where
 /// let y = jax::nn::elu(Array::<f32, 2>::from([2.0, 0.0]), 1.0);
 /// assert_eq!(y.to_vec(), [2.0, 0.0]);
 /// ```
+#[track_caller]
 pub fn elu<A: AsArray>(x: A, alpha: f64) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    let alpha = lit(alpha);
-    map_same(x.as_array(), |x| scalar::elu(x, alpha))
+    let statics = format!("alpha={}", alpha.to_bits());
+    eager_unary("elu", &statics, &x, &|t, x| {
+        let alpha = number(t, alpha);
+        core::elu(t, x, alpha)
+    })
 }
 
 /// `x` where `x >= 0`, else `negative_slope * x` (JAX's default slope is 0.01).
@@ -228,12 +209,16 @@ where
 /// let y = jax::nn::leaky_relu(Array::<f32, 2>::from([2.0, -1.0]), 0.5);
 /// assert_eq!(y.to_vec(), [2.0, -0.5]);
 /// ```
+#[track_caller]
 pub fn leaky_relu<A: AsArray>(x: A, negative_slope: f64) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    let s = lit(negative_slope);
-    map_same(x.as_array(), |x| pick(x >= E::<A>::ZERO, x, o::mul(s, x)))
+    let statics = format!("slope={}", negative_slope.to_bits());
+    eager_unary("leaky_relu", &statics, &x, &|t, x| {
+        let slope = number(t, negative_slope);
+        core::leaky_relu(t, x, slope)
+    })
 }
 
 /// The continuously differentiable ELU: `max(x, 0) + alpha expm1(min(x, 0) / alpha)`.
@@ -243,27 +228,16 @@ where
 /// let y = jax::nn::celu(Array::<f32, 2>::from([2.0, 0.0]), 1.0);
 /// assert_eq!(y.to_vec(), [2.0, 0.0]);
 /// ```
+#[track_caller]
 pub fn celu<A: AsArray>(x: A, alpha: f64) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    let alpha = lit(alpha);
-    map_same(x.as_array(), |x| {
-        let zero = E::<A>::ZERO;
-        o::add(
-            o::max(x, zero),
-            o::mul(alpha, o::expm1(o::div(o::min(x, zero), alpha))),
-        )
+    let statics = format!("alpha={}", alpha.to_bits());
+    eager_unary("celu", &statics, &x, &|t, x| {
+        let alpha = number(t, alpha);
+        core::celu(t, x, alpha)
     })
-}
-
-/// The lanes of `x` along `axis`: `(outer, n, inner)` and the axis.
-fn lanes<A: AsArray>(op: &str, axis: isize) -> (usize, usize, usize, usize) {
-    let shape = <A::Array as ArrayType>::SHAPE;
-    let ax = shape::normalize_axis(op, axis, shape.len());
-    let outer = shape[..ax].iter().product();
-    let inner = shape[ax + 1..].iter().product();
-    (outer, shape[ax], inner, ax)
 }
 
 /// The gated linear unit: `x` split in two halves along `axis`, the first
@@ -281,24 +255,15 @@ pub fn glu<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, axis: isize) -> Out
 where
     E<A>: Float + Numeric,
 {
-    let (outer, n, inner, ax) = lanes::<A>("glu", axis);
-    assert!(n % 2 == 0, "glu: axis size must be divisible by 2, got {n}");
-    let half = n / 2;
-    let mut out_shape = <A::Array as ArrayType>::SHAPE.to_vec();
-    out_shape[ax] = half;
-    shape::check_result::<Out>("glu", <E<A> as Element>::DTYPE, &out_shape);
-    let data = x.as_array().data();
-    let mut out = Vec::with_capacity(outer * half * inner);
-    for a in 0..outer {
-        for k in 0..half {
-            for i in 0..inner {
-                let x1 = data[(a * n + k) * inner + i];
-                let x2 = data[(a * n + k + half) * inner + i];
-                out.push(o::mul(x1, o::logistic(x2)));
-            }
-        }
-    }
-    Out::from_data(out)
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let ax = shape::normalize_axis("glu", axis, rank);
+    let x = Input::of(&x);
+    let r = eager::call(|_| {
+        let f = |t: &mut Trace, ins: Vec<Atom>| Ok(vec![core::glu(t, ins[0].clone(), ax)?]);
+        let statics = format!("axis={ax}");
+        Ok(eager::unit::run("glu", &statics, &[x], eager::unit::Blocks::Whole, &f)?.remove(0))
+    });
+    eager::typed("glu", r)
 }
 
 /// `jax.nn.logsumexp(x, axis, keepdims)` is `jax.scipy.special.logsumexp`,
@@ -324,18 +289,16 @@ pub use crate::scipy::special::logsumexp;
 /// ```
 #[track_caller]
 pub fn one_hot<A: AsArray, Out: ArrayType>(labels: A, num_classes: usize) -> Out {
-    let mut out_shape = <A::Array as ArrayType>::SHAPE.to_vec();
-    out_shape.push(num_classes);
-    shape::check_result::<Out>("one_hot", <Out::Elem as Element>::DTYPE, &out_shape);
-    let mut out = Vec::with_capacity(out_shape.iter().product());
-    for &l in labels.as_array().data() {
-        // The comparison is in the labels' type, as JAX's `x == iota`.
-        for c in 0..num_classes {
-            let hit = l == (c as f64).cast::<E<A>>();
-            out.push(hit.cast::<Out::Elem>());
-        }
-    }
-    Out::from_data(out)
+    let dtype = <Out::Elem as Element>::DTYPE;
+    let x = Input::of(&labels);
+    let r = eager::call(|_| {
+        let f = |t: &mut Trace, ins: Vec<Atom>| {
+            Ok(vec![core::one_hot(t, ins[0].clone(), num_classes, dtype)?])
+        };
+        let statics = format!("n={num_classes} dtype={dtype:?}");
+        Ok(eager::unit::run("one_hot", &statics, &[x], eager::unit::Blocks::Whole, &f)?.remove(0))
+    });
+    eager::typed("one_hot", r)
 }
 
 /// `(x - mean) * rsqrt(var + epsilon)` along `axis`, with JAX's "fast"
@@ -353,7 +316,7 @@ where
 {
     let rank = <A::Array as ArrayType>::SHAPE.len();
     let ax = shape::normalize_axis("standardize", axis, rank);
-    let x = eager::unit::Input::of(&x);
+    let x = Input::of(&x);
     let r = eager::call(|_| {
         let statics = format!("eps={:?}", epsilon.to_bits());
         eager::unit::along_axis("standardize", &statics, x, ax, &|t, x, axis| {

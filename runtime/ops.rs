@@ -93,8 +93,8 @@ pub use binary::{
 pub(crate) use binary::{with_dims, with_dims2};
 pub use field::{AddMul, SubDiv};
 pub use kernels::{
-    float, float_apply, float_apply2, floor_divide, integer_pow, pow_float, pow_int_int, remainder,
-    Arith, BitPattern, Bitwise, Numeric, Shift, ToNumeric, TotalOrder,
+    float, float_apply, float_apply2, integer_pow, pow_float, pow_int_int, Arith, BitPattern,
+    Bitwise, Numeric, Shift, ToNumeric, TotalOrder,
 };
 pub use parts::{Parts, ToComplex};
 

@@ -258,22 +258,27 @@ pub fn where_<L: Lax>(l: &mut L, c: L::V, x: L::V, y: L::V) -> Res<L, L::V> {
     let mut xy = promote(l, vec![x, y])?;
     let y = xy.pop().unwrap();
     let x = xy.pop().unwrap();
+    // The three broadcast against each other (NumPy's rules, NumPy's
+    // message), and every operand of another shape (a scalar included, as
+    // jnp.where materializes it) broadcast to the result's.
+    let mut full = l.aval(&c);
+    for a in [&x, &y] {
+        let av = l.aval(a);
+        let shape = crate::ir::shapes::broadcast(&full, &av, l.constraints())
+            .map_err(|msg| l.expression_error(msg))?;
+        full = Aval { shape, ..av };
+    }
     let all = broadcast_ranks(l, vec![c, y, x])?;
-    // Scalars broadcast to the full shape, as jnp.where materializes them.
-    let full = all.iter().map(|a| l.aval(a)).find(|av| av.rank() > 0);
-    let mut all = match full {
-        Some(full) => all
-            .into_iter()
-            .map(|a| {
-                if l.aval(&a).rank() == 0 {
-                    l.broadcast_in_dim(a, full.shape.clone(), vec![])
-                } else {
-                    Ok(a)
-                }
-            })
-            .collect::<Res<L, Vec<_>>>()?,
-        None => all,
-    };
+    let mut all = all
+        .into_iter()
+        .map(|a| {
+            if l.aval(&a).shape == full.shape {
+                Ok(a)
+            } else {
+                broadcast_to(l, a, full.shape.clone())
+            }
+        })
+        .collect::<Res<L, Vec<_>>>()?;
     let pred = all.remove(0);
     l.select_n(pred, all)
 }

@@ -60,6 +60,26 @@ pub trait Lax {
         self.bind(p, Params::None, vec![x])
     }
 
+    /// A function with its own derivative rule (JAX's `custom_jvp`), named
+    /// `name`: `fun` computes the output from `args`, `rule` the output's
+    /// tangent from the primals, their tangents and the output. Its value
+    /// is `fun`'s, which is what running it computes; [`Trace`] records a
+    /// `custom_jvp_call` holding both as programs, so derivatives use the
+    /// rule.
+    fn custom_jvp(
+        &mut self,
+        name: &str,
+        args: Vec<Self::V>,
+        fun: CustomFun<'_, Self>,
+        rule: CustomRule<'_, Self>,
+    ) -> Result<Self::V, Self::E>
+    where
+        Self: Sized,
+    {
+        let _ = (name, rule);
+        fun(self, &args)
+    }
+
     /// An elementwise primitive of two operands of one type and shape.
     fn binary(&mut self, p: Prim, x: Self::V, y: Self::V) -> Result<Self::V, Self::E> {
         self.bind(p, Params::None, vec![x, y])
@@ -315,6 +335,20 @@ pub trait Lax {
     }
 }
 
+/// A custom function's body (see [`Lax::custom_jvp`]): its output from its
+/// inputs.
+pub type CustomFun<'f, L> =
+    &'f dyn Fn(&mut L, &[<L as Lax>::V]) -> Result<<L as Lax>::V, <L as Lax>::E>;
+
+/// A custom function's derivative rule (JAX's `defjvp`): the output's
+/// tangent from the primals, their tangents and the output.
+pub type CustomRule<'f, L> = &'f dyn Fn(
+    &mut L,
+    &[<L as Lax>::V],
+    &[<L as Lax>::V],
+    <L as Lax>::V,
+) -> Result<<L as Lax>::V, <L as Lax>::E>;
+
 /// [`Lax`] by tracing: each bind an equation of the builder's jaxpr, at the
 /// span of the user's expression.
 pub struct Trace<'a> {
@@ -325,6 +359,24 @@ pub struct Trace<'a> {
 impl<'a> Trace<'a> {
     pub fn new(b: &'a mut Builder, span: Span) -> Trace<'a> {
         Trace { b, span }
+    }
+
+    /// A program of its own traced by `body` on fresh inputs of `avals`
+    /// (a function of those alone: a custom function's body or rule).
+    pub fn program(
+        &mut self,
+        avals: Vec<Aval>,
+        body: impl FnOnce(&mut Self, Vec<Atom>) -> crate::Result<Vec<Atom>>,
+    ) -> crate::Result<crate::ir::Jaxpr> {
+        let mut sub = Builder::new(self.b.x64);
+        sub.constraints = self.b.constraints.clone();
+        let outer = std::mem::replace(self.b, sub);
+        let inputs: Vec<Atom> = avals.into_iter().map(|a| self.b.input(a)).collect();
+        let outs = body(self, inputs);
+        let sub = std::mem::replace(self.b, outer);
+        let mut j = sub.jaxpr;
+        j.outvars = outs?;
+        Ok(j)
     }
 }
 
@@ -357,6 +409,46 @@ impl Lax for Trace<'_> {
 
     fn bind_all(&mut self, p: Prim, params: Params, ins: Vec<Atom>) -> crate::Result<Vec<Atom>> {
         self.b.bind(p, params, ins, self.span)
+    }
+
+    /// A `custom_jvp_call` of `fun`'s program and the program of its jvp
+    /// (primals then tangents in; the output then its tangent out, the
+    /// tangent of the output's type as JAX's rule's `astype`).
+    fn custom_jvp(
+        &mut self,
+        name: &str,
+        args: Vec<Atom>,
+        fun: CustomFun<'_, Self>,
+        rule: CustomRule<'_, Self>,
+    ) -> crate::Result<Atom> {
+        let avals: Vec<Aval> = args.iter().map(|a| self.b.aval(a)).collect();
+        let n = avals.len();
+        let fun_j = self.program(avals.clone(), |t, ins| Ok(vec![fun(t, &ins)?]))?;
+        let mut both = avals.clone();
+        both.extend(avals.iter().map(crate::ir::rules::tangent_aval));
+        let jvp_j = self.program(both, |t, ins| {
+            let out = fun(t, &ins[..n])?;
+            let tan = rule(t, &ins[..n], &ins[n..], out.clone())?;
+            let oa = t.aval(&out);
+            let tan = crate::jnp::convert(t, tan, oa.dtype, false)?;
+            let tan = if t.aval(&tan).shape != oa.shape {
+                crate::jnp::broadcast_to(t, tan, oa.shape.clone())?
+            } else {
+                tan
+            };
+            Ok(vec![out, tan])
+        })?;
+        let params = Params::CustomJvp(crate::ir::primitive::Shared(std::rc::Rc::new(
+            crate::ir::primitive::CustomJvp {
+                name: name.to_string(),
+                fun: fun_j,
+                jvp: jvp_j,
+            },
+        )));
+        Ok(self
+            .b
+            .bind(&prims::CUSTOM_JVP_CALL, params, args, self.span)?
+            .remove(0))
     }
 
     fn error(&self, msg: String) -> crate::Error {

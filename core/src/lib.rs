@@ -23,7 +23,11 @@ mod error;
 pub mod ir;
 pub mod jnp;
 pub mod lax;
+pub mod nn;
+pub mod numeric;
+pub mod optim;
 pub mod prims;
+pub mod stats;
 pub mod transform;
 
 pub use error::{Error, Result};

@@ -537,7 +537,7 @@ fn kernel(
             w,
             ops::ge::<T>
         ))),
-        "select_n" => one(select_n(ins)),
+        "select_n" => one(select_n(ins, &out, w)),
         "clamp" => one(clamp(ins)),
         // Reductions.
         "reduce_sum" | "reduce_max" | "reduce_min" | "reduce_prod" | "reduce_and" | "reduce_or" => {
@@ -653,27 +653,64 @@ fn kernel(
 
 /// `select_n(which, cases..)`: a bool or int32 `which`, a scalar or of the
 /// cases' shape.
-fn select_n(ins: &[&DynArray]) -> K {
-    let n = ins[1].size();
-    let which: Vec<usize> = match ins[0].data() {
-        DynData::Bool(w) => w.iter().map(|&b| b as usize).collect(),
-        DynData::I32(w) => w
-            .iter()
-            .map(|&i| (i.max(0) as usize).min(ins.len() - 2))
-            .collect(),
-        _ => return unsupported(),
-    };
-    let at = |i: usize| if which.len() == 1 { which[0] } else { which[i] };
-    // The picked case's element, as an index into the cases laid end to end.
-    let map: Vec<usize> = (0..n).map(|i| at(i) * n + i).collect();
-    let cases: Vec<&DynData> = ins[1..].iter().map(|c| c.data()).collect();
-    any!(dispatch, cases[0], |first: T| {
-        let mut all: Vec<T> = Vec::with_capacity(n * cases.len());
-        all.extend_from_slice(first);
-        for c in &cases[1..] {
-            all.extend_from_slice(c.as_slice_of::<T>().ok_or(Unsupported)?);
+fn select_n(ins: &[&DynArray], out: &[usize], work: usize) -> K {
+    use std::borrow::Cow;
+    let n: usize = out.iter().product();
+    // Each operand is of the result's size or a single element.
+    let at = |len: usize, i: usize| if len == 1 { 0 } else { i };
+    any!(dispatch, ins[1].data(), |first: T| {
+        let cases: Vec<&[T]> = std::iter::once(Ok(first.as_slice()))
+            .chain(
+                ins[2..]
+                    .iter()
+                    .map(|c| c.data().as_slice_of::<T>().ok_or(Unsupported)),
+            )
+            .collect::<Result<_, _>>()?;
+        let mut o = crate::__rt::buffer::<T>(n);
+        match (ins[0].data(), &cases[..]) {
+            // `where`: a predicate of the result's size and two cases, each
+            // of that size or one element.
+            (DynData::Bool(p), [f, t])
+                if p.len() == n
+                    && (f.len() == n || f.len() == 1)
+                    && (t.len() == n || t.len() == 1) =>
+            {
+                // A single element is read as a case of the result's size
+                // whose elements are all that one (a chunk-sized copy).
+                let (f0, f1, f2) = three!(|(start, o): (usize, &mut [T])| {
+                    let end = start + o.len();
+                    let p = &p[start..end];
+                    fn side<C: Clone>(c: &[C], n: usize, start: usize, end: usize) -> Cow<'_, [C]> {
+                        if c.len() == n {
+                            Cow::Borrowed(&c[start..end])
+                        } else {
+                            Cow::Owned(vec![c[0].clone(); end - start])
+                        }
+                    }
+                    let (f, t) = (side(f, n, start, end), side(t, n, start, end));
+                    let (f, t) = (&f[..], &t[..]);
+                    for i in 0..o.len() {
+                        o[i] = if p[i] { t[i] } else { f[i] };
+                    }
+                });
+                par::for_each_chunk3(&mut o, par::grain(work), f0, f1, f2);
+            }
+            (DynData::Bool(p), _) => {
+                for (i, e) in o.iter_mut().enumerate() {
+                    let c = cases[p[at(p.len(), i)] as usize];
+                    *e = c[at(c.len(), i)];
+                }
+            }
+            (DynData::I32(p), _) => {
+                for (i, e) in o.iter_mut().enumerate() {
+                    let k = (p[at(p.len(), i)].max(0) as usize).min(cases.len() - 1);
+                    let c = cases[k];
+                    *e = c[at(c.len(), i)];
+                }
+            }
+            _ => return Err(Unsupported),
         }
-        take::<T>(&all, &map)
+        Ok(DynData::wrap(o))
     })
 }
 

@@ -58,7 +58,7 @@ impl Value {
     }
 
     /// The array, without a copy when this is its only owner.
-    fn into_array(self) -> DynArray {
+    pub(crate) fn into_array(self) -> DynArray {
         match Rc::try_unwrap(self.0) {
             Ok(mut held) => take(&mut held.0),
             Err(shared) => shared.0.clone(),

@@ -114,9 +114,31 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// A dynamically typed array's elements.
+    pub(crate) fn dyn_array(x: &'a DynArray) -> Input<'a> {
+        Input {
+            shape: x.shape().to_vec(),
+            dtype: x.dtype(),
+            weak: x.weak_type(),
+            data: Box::new(x.data()),
+        }
+    }
+
+    /// A Rust scalar or an array, borrowed where it lies.
+    pub(crate) fn view<T: Element>(v: crate::ops::View<'a, T>) -> Input<'a> {
+        Input {
+            shape: v.shape.to_vec(),
+            dtype: T::DTYPE,
+            weak: v.weak,
+            data: Box::new(v.data),
+        }
+    }
+
+    /// Its aval, or a block's of `rows` rows (a scalar is whole in every
+    /// block).
     fn aval(&self, rows: Option<usize>) -> Aval {
         let mut shape: Vec<Dim> = self.shape.iter().map(|&n| Dim::Lit(n)).collect();
-        if let Some(n) = rows {
+        if let (Some(n), false) = (rows, shape.is_empty()) {
             shape[0] = Dim::Lit(n);
         }
         Aval {
@@ -128,6 +150,9 @@ impl<'a> Input<'a> {
 
     /// Rows `row0..row0 + n` as an array.
     fn rows(&self, row0: usize, n: usize) -> DynArray {
+        if self.shape.is_empty() {
+            return self.whole();
+        }
         let len: usize = self.shape[1..].iter().product();
         let mut shape = self.shape.clone();
         shape[0] = n;
@@ -155,9 +180,11 @@ pub(crate) fn run(
     blocks: Blocks,
     f: Composite,
 ) -> Result<Vec<Value>, String> {
+    // Scalars (a Rust number beside an array) are whole in every block.
     let rows = args
-        .first()
-        .map_or(0, |a| a.shape.first().copied().unwrap_or(0));
+        .iter()
+        .find_map(|a| a.shape.first().copied())
+        .unwrap_or(0);
     let per_row = args
         .iter()
         .map(|a| a.shape.iter().skip(1).product())
@@ -166,7 +193,9 @@ pub(crate) fn run(
     let block_rows = (BLOCK / per_row.max(1)).max(1);
     let by_rows = blocks == Blocks::Rows
         && per_row > 0
-        && args.iter().all(|a| a.shape.first() == Some(&rows));
+        && args
+            .iter()
+            .all(|a| a.shape.is_empty() || a.shape.first() == Some(&rows));
     if let ([x], true) = (args, by_rows) {
         // A program of rows and numbers per row runs row by row.
         let key = Key::new(name, statics, vec![x.aval(Some(rows.min(block_rows)))]);
@@ -377,6 +406,8 @@ impl Program {
         })?;
         let mut j = b.jaxpr;
         j.outvars = outs;
+        // A custom derivative matters only to transformations: run its body.
+        let mut j = jax_core::prims::inline_all_calls(&j);
         jax_core::transform::simplify::simplify(&mut j);
         read_broadcasts_in_place(&mut j);
         let src = |a: &Atom| match a {
@@ -649,6 +680,76 @@ pub(crate) fn along_axis(
         Ok(vec![f(t, ins[0].clone(), at)?])
     };
     let r = run(name, &statics, &[x], blocks, &g)?.remove(0);
+    Ok(reshaped(r, shape))
+}
+
+/// Runs the elementwise composite `f` (every result element a function of
+/// the operands' elements at its position) of operands of one shape, Rust
+/// scalars among them: the arrays are viewed as rows of up to 1024
+/// elements, run by blocks of rows on the team's threads, each block
+/// through every step while it is in cache (or by the row program). Other
+/// operands (broadcast against each other) run whole.
+pub(crate) fn elementwise(
+    name: &'static str,
+    statics: &str,
+    mut args: Vec<Input>,
+    f: Composite,
+) -> Result<Value, String> {
+    let shape = args
+        .iter()
+        .find(|a| !a.shape.is_empty())
+        .map(|a| a.shape.clone());
+    let same = |s: &Vec<usize>| args.iter().all(|a| a.shape.is_empty() || a.shape == *s);
+    let Some(shape) = shape.filter(same) else {
+        return Ok(run(name, statics, &args, Blocks::Whole, f)?.remove(0));
+    };
+    let n: usize = shape.iter().product();
+    // The longest row of a power of two elements that divides the array;
+    // rows too short to pay for a step each run the array whole.
+    let len = (0..=10)
+        .rev()
+        .map(|k| 1usize << k)
+        .find(|&k| n.is_multiple_of(k))
+        .unwrap_or(1);
+    let view = if len >= 64 {
+        vec![n / len, len]
+    } else {
+        vec![1, n]
+    };
+    for a in args.iter_mut().filter(|a| !a.shape.is_empty()) {
+        a.shape = view.clone();
+    }
+    let r = run(name, statics, &args, Blocks::Rows, f)?.remove(0);
+    Ok(reshaped(r, shape))
+}
+
+/// [`along_axis`] for a reduction: `f` removes `axis` (its result is `x`'s
+/// shape without it).
+pub(crate) fn reduce_axis(
+    name: &'static str,
+    statics: &str,
+    mut x: Input,
+    axis: usize,
+    f: &(dyn Fn(&mut Trace, Atom, usize) -> jax_core::Result<Atom> + Sync),
+) -> Result<Value, String> {
+    let mut shape = x.shape.clone();
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let (at, blocks) = if axis == 0 {
+        (axis, Blocks::Whole)
+    } else if axis + 1 == shape.len() {
+        x.shape = vec![outer, shape[axis]];
+        (1, Blocks::Rows)
+    } else {
+        x.shape = vec![outer, shape[axis], inner];
+        (1, Blocks::Rows)
+    };
+    let statics = format!("{statics} reduce axis={at}");
+    let g = |t: &mut Trace, ins: Vec<Atom>| -> jax_core::Result<Vec<Atom>> {
+        Ok(vec![f(t, ins[0].clone(), at)?])
+    };
+    let r = run(name, &statics, &[x], blocks, &g)?.remove(0);
+    shape.remove(axis);
     Ok(reshaped(r, shape))
 }
 

@@ -68,20 +68,6 @@ inexact_unary! {
     /// assert_eq!(jnp::log1p(Array::<f32, 1>::from([1e-10])).to_vec(), [1e-10]);
     /// ```
     log1p;
-    /// The base-2 logarithm.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// assert_eq!(jnp::log2(Array::<f32, 1>::from([8.0])).to_vec(), [3.0]);
-    /// ```
-    log2;
-    /// The base-10 logarithm.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// assert_eq!(jnp::log10(Array::<f32, 1>::from([100.0])).to_vec(), [2.0]);
-    /// ```
-    log10;
     /// `e^x - 1`, accurate near 0.
     ///
     /// ```
@@ -278,13 +264,6 @@ same_type_unary! {
     /// assert_eq!(jnp::ceil(Array::<f32, 2>::from([-1.5, 1.5])).to_vec(), [-1.0, 2.0]);
     /// ```
     ceil: Arith => Arith::ceil;
-    /// Rounds toward zero (integers and bool unchanged).
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// assert_eq!(jnp::trunc(Array::<f32, 2>::from([-1.5, 1.5])).to_vec(), [-1.0, 1.0]);
-    /// ```
-    trunc: Arith => Arith::trunc;
     /// Rounds half to even, like `jnp.round` (integers unchanged; not for bool).
     ///
     /// ```
@@ -317,6 +296,92 @@ where
     })
 }
 
+/// The base-2 logarithm, as JAX writes it (`log(x) / log(2)`).
+///
+/// Integer and bool input computes in the type [`ToInexact`] gives (f32 for
+/// types up to 32 bits).
+///
+/// ```
+/// use jax::prelude::*;
+/// assert_eq!(jnp::log2(Array::<f32, 1>::from([8.0])).to_vec(), [3.0]);
+/// ```
+#[track_caller]
+pub fn log2<A: AsArray>(x: A) -> Inexact<A>
+where
+    ElemOf<A>: ToInexact,
+{
+    crate::nn::eager_unary("log2", "", &x, &|t, x| {
+        jax_core::numeric::log_base(t, x, true)
+    })
+}
+
+/// The base-10 logarithm, as JAX writes it (`log(x) * (1 / log(10))`).
+///
+/// Integer and bool input computes in the type [`ToInexact`] gives (f32 for
+/// types up to 32 bits).
+///
+/// ```
+/// use jax::prelude::*;
+/// assert_eq!(jnp::log10(Array::<f32, 1>::from([100.0])).to_vec(), [2.0]);
+/// ```
+#[track_caller]
+pub fn log10<A: AsArray>(x: A) -> Inexact<A>
+where
+    ElemOf<A>: ToInexact,
+{
+    crate::nn::eager_unary("log10", "", &x, &|t, x| {
+        jax_core::numeric::log_base(t, x, false)
+    })
+}
+
+/// Rounds toward zero (integers and bool unchanged): `where(x < 0,
+/// ceil(x), floor(x))`, as JAX writes it.
+///
+/// ```
+/// use jax::prelude::*;
+/// assert_eq!(jnp::trunc(Array::<f32, 2>::from([-1.5, 1.5])).to_vec(), [-1.0, 1.0]);
+/// ```
+#[track_caller]
+pub fn trunc<A: AsArray>(x: A) -> A::Array
+where
+    ElemOf<A>: Arith,
+{
+    crate::nn::eager_unary("trunc", "", &x, &|t, x| jax_core::numeric::trunc(t, x))
+}
+
+/// Whether each element is ±inf (false for integers and bool).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([1.0, f32::NEG_INFINITY]);
+/// assert_eq!(jnp::isinf(&x).to_vec(), [false, true]);
+/// ```
+#[track_caller]
+pub fn isinf<A: AsArray>(x: A) -> WithElem<A, bool>
+where
+    ElemOf<A>: Arith,
+{
+    crate::nn::eager_unary("isinf", "", &x, &|t, x| jax_core::numeric::isinf(t, x))
+}
+
+/// Whether each element is neither NaN nor ±inf (true for integers and
+/// bool).
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([1.0, f32::NAN]);
+/// assert_eq!(jnp::isfinite(&x).to_vec(), [true, false]);
+/// ```
+#[track_caller]
+pub fn isfinite<A: AsArray>(x: A) -> WithElem<A, bool>
+where
+    ElemOf<A>: Arith,
+{
+    crate::nn::eager_unary("isfinite", "", &x, &|t, x| {
+        jax_core::numeric::isfinite(t, x)
+    })
+}
+
 macro_rules! predicate_unary {
     ($($(#[$doc:meta])* $name:ident => $f:expr;)*) => {$(
         $(#[$doc])*
@@ -338,22 +403,6 @@ predicate_unary! {
     /// assert_eq!(jnp::isnan(&x).to_vec(), [false, true]);
     /// ```
     isnan => Arith::is_nan;
-    /// Whether each element is ±inf.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 2>::from([1.0, f32::NEG_INFINITY]);
-    /// assert_eq!(jnp::isinf(&x).to_vec(), [false, true]);
-    /// ```
-    isinf => Arith::is_inf;
-    /// Whether each element is neither NaN nor ±inf.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 2>::from([1.0, f32::NAN]);
-    /// assert_eq!(jnp::isfinite(&x).to_vec(), [true, false]);
-    /// ```
-    isfinite => |v| !Arith::is_nan(v) && !Arith::is_inf(v);
 }
 
 /// Logical not: `x == 0` for numbers (NaN counts as true, so gives false).
@@ -578,12 +627,9 @@ where
     Promoted<A, B>: ToNumeric,
     Out: ArrayType<Elem = NumericOf<A, B>>,
 {
-    zip_with(
-        "floor_divide",
-        a.view(),
-        b.view(),
-        |x: Promoted<A, B>, y| crate::ops::floor_divide(x.cast::<Out::Elem>(), y.cast()),
-    )
+    crate::nn::eager_binary("floor_divide", &a, &b, &|t, x, y| {
+        jax_core::numeric::floor_divide(t, x, y)
+    })
 }
 
 /// Floor modulo, Python's `%` (`jnp.remainder`): the result has the sign of
@@ -602,8 +648,8 @@ where
     Promoted<A, B>: ToNumeric,
     Out: ArrayType<Elem = NumericOf<A, B>>,
 {
-    zip_with("remainder", a.view(), b.view(), |x: Promoted<A, B>, y| {
-        crate::ops::remainder(x.cast::<Out::Elem>(), y.cast())
+    crate::nn::eager_binary("remainder", &a, &b, &|t, x, y| {
+        jax_core::numeric::remainder(t, x, y)
     })
 }
 
@@ -725,19 +771,15 @@ where
     Y: Operand,
     Out: ArrayType<Elem = Promoted<X, Y>>,
 {
-    let (vc, vx, vy) = (cond.view(), x.view(), y.view());
-    let weak = result_weak(&[
-        (<X::Elem as Element>::DTYPE, vx.weak),
-        (<Y::Elem as Element>::DTYPE, vy.weak),
-    ]);
-    zip3_with(
-        "where",
-        vc,
-        vx,
-        vy,
-        weak,
-        |c: bool, a, b| if c { a } else { b },
-    )
+    use crate::eager::unit::Input;
+    let ins = vec![
+        Input::view(cond.view()),
+        Input::view(x.view()),
+        Input::view(y.view()),
+    ];
+    crate::nn::eager_elementwise("where", ins, &|t, ins| {
+        jax_core::jnp::where_(t, ins[0].clone(), ins[1].clone(), ins[2].clone())
+    })
 }
 
 #[cfg(test)]

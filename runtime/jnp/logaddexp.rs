@@ -1,14 +1,13 @@
 //! `jnp.logaddexp` and `jnp.logaddexp2`, with JAX's stable formulas.
 
 use crate::array::ArrayType;
-use crate::element::{Element, ToInexact};
-use crate::nn::scalar;
-use crate::ops::{zip_with, Operand, PromoteWith, ResultShape};
+use crate::element::ToInexact;
+use crate::ops::{Operand, PromoteWith, ResultShape};
 
 use super::Promoted;
 
 macro_rules! logaddexp_fn {
-    ($(#[$doc:meta])* $name:ident => $f:path) => {
+    ($(#[$doc:meta])* $name:ident => $base2:expr) => {
         $(#[$doc])*
         #[track_caller]
         pub fn $name<A, B, Out>(a: A, b: B) -> Out
@@ -20,8 +19,8 @@ macro_rules! logaddexp_fn {
             Out::Elem: crate::element::Float + crate::ops::Numeric,
             Out: ArrayType<Elem = <Promoted<A, B> as ToInexact>::Out>,
         {
-            zip_with(stringify!($name), a.view(), b.view(), |x: Promoted<A, B>, y| {
-                $f(x.cast::<Out::Elem>(), y.cast::<Out::Elem>())
+            crate::nn::eager_binary(stringify!($name), &a, &b, &|t, x, y| {
+                jax_core::nn::logaddexp(t, x, y, $base2)
             })
         }
     };
@@ -38,7 +37,7 @@ logaddexp_fn! {
     /// let y = jnp::logaddexp(Array::<f32, 2>::from([0.0, 1000.0]), 0.0);
     /// assert_eq!(y.to_vec(), [2f32.ln(), 1000.0f32]);
     /// ```
-    logaddexp => scalar::logaddexp
+    logaddexp => false
 }
 
 logaddexp_fn! {
@@ -49,5 +48,5 @@ logaddexp_fn! {
     /// let y = jnp::logaddexp2(Array::<f32, 2>::from([1.0, 1000.0]), 1.0);
     /// assert_eq!(y.to_vec(), [2.0f32, 1000.0]);
     /// ```
-    logaddexp2 => scalar::logaddexp2
+    logaddexp2 => true
 }

@@ -118,28 +118,6 @@ fn mean_lane<T: Element, O: Element>(lane: &[T]) -> O {
     }
 }
 
-/// `jnp.var` with ddof = 0: mean, centered squares, their mean, all in the
-/// computation type; `sqrt` of the rounded variance for `std`.
-fn var_lane<T: Element, O: Element>(lane: &[T], sqrt: bool) -> O {
-    fn go<T: Element, O: Element, C: Real>(lane: &[T], sqrt: bool) -> O {
-        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
-        let n = C::from_usize(lane.len());
-        let mean = pairwise_sum(&v) / n;
-        let sq: Vec<C> = v.iter().map(|&x| (x - mean) * (x - mean)).collect();
-        let var = (pairwise_sum(&sq) / n).round::<O>();
-        if sqrt {
-            var.sqrt().to::<O>()
-        } else {
-            var.to::<O>()
-        }
-    }
-    if is_f64::<O>() {
-        go::<T, O, f64>(lane, sqrt)
-    } else {
-        go::<T, O, f32>(lane, sqrt)
-    }
-}
-
 fn nan_to_zero<T: Element>(lane: &[T]) -> Vec<T> {
     lane.iter()
         .map(|&x| if is_nan(x) { T::ZERO } else { x })
@@ -234,28 +212,115 @@ reduction! {
         kernel mean_lane::<E<A>, <E<A> as ToInexact>::Out>, fast Fold::Mean;
 }
 
-reduction! {
-    /// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
-    /// assert_eq!(jnp::var(&x).item(), 1.25);
-    /// ```
-    fn var / var_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel |l| var_lane::<E<A>, <E<A> as ToInexact>::Out>(l, false);
+/// `jax_core::numeric::var` of `x` eagerly (`std` with `sqrt`), over
+/// `axis` (all axes when `None`).
+#[track_caller]
+fn var_eager<A: AsArray, Out: ArrayType>(
+    name: &'static str,
+    x: A,
+    axis: Option<isize>,
+    keepdims: bool,
+    sqrt: bool,
+) -> Out {
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let axis = axis.map(|a| shape::normalize_axis(name, a, rank));
+    let x = eager::unit::Input::of(&x);
+    let r = eager::call(|_| match axis {
+        // Along one axis without keepdims: by rows where the axis allows.
+        Some(ax) if !keepdims => eager::unit::reduce_axis(name, "", x, ax, &|t, x, ax| {
+            jax_core::numeric::var(t, x, Some(vec![ax]), false, 0, sqrt)
+        }),
+        _ => {
+            let f = |t: &mut jax_core::lax::Trace, ins: Vec<jax_core::ir::Atom>| {
+                let axes = axis.map(|ax| vec![ax]);
+                Ok(vec![jax_core::numeric::var(
+                    t,
+                    ins[0].clone(),
+                    axes,
+                    keepdims,
+                    0,
+                    sqrt,
+                )?])
+            };
+            let statics = format!("axis={axis:?} keepdims={keepdims}");
+            Ok(eager::unit::run(name, &statics, &[x], eager::unit::Blocks::Whole, &f)?.remove(0))
+        }
+    });
+    eager::typed(name, r)
 }
 
-reduction! {
-    /// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
-    ///
-    /// ```
-    /// use jax::prelude::*;
-    /// let x = Array::<f32, 2>::from([1.0, 3.0]);
-    /// assert_eq!(jnp::std(&x).item(), 1.0);
-    /// ```
-    fn std / std_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel |l| var_lane::<E<A>, <E<A> as ToInexact>::Out>(l, true);
+/// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(jnp::var(&x).item(), 1.25);
+/// ```
+#[track_caller]
+pub fn var<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
+    var_eager("var", x, None, false, false)
+}
+
+/// [`var`](fn@var) along one axis (negative counts from the end);
+/// `keepdims` leaves the axis with size 1. The caller names the result
+/// type, which is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 2.0]]);
+/// let r: Array<f32, 2> = jnp::var_axis(&x, 1, false);
+/// assert_eq!(r.to_vec(), [1.0, 0.0]);
+/// ```
+#[track_caller]
+pub fn var_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
+    x: A,
+    axis: isize,
+    keepdims: bool,
+) -> Out
+where
+    E<A>: ToInexact,
+{
+    var_eager("var_axis", x, Some(axis), keepdims, false)
+}
+
+/// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2>::from([1.0, 3.0]);
+/// assert_eq!(jnp::std(&x).item(), 1.0);
+/// ```
+#[track_caller]
+pub fn std<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
+where
+    E<A>: ToInexact,
+{
+    var_eager("std", x, None, false, true)
+}
+
+/// [`std`](fn@std) along one axis (negative counts from the end);
+/// `keepdims` leaves the axis with size 1. The caller names the result
+/// type, which is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 2.0]]);
+/// let r: Array<f32, 1, 2> = jnp::std_axis(&x, 0, true);
+/// assert_eq!(r.to_vec(), [0.5, 0.5]);
+/// ```
+#[track_caller]
+pub fn std_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
+    x: A,
+    axis: isize,
+    keepdims: bool,
+) -> Out
+where
+    E<A>: ToInexact,
+{
+    var_eager("std_axis", x, Some(axis), keepdims, true)
 }
 
 reduction! {

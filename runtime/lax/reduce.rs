@@ -34,17 +34,6 @@ pub(crate) trait Real:
     fn of<T: Element>(x: T) -> Self;
     fn to<T: Element>(self) -> T;
     fn from_usize(n: usize) -> Self;
-    fn sqrt(self) -> Self;
-    /// Rounds to `T` and back: XLA evaluates `f16`/`bf16` operations in `f32`
-    /// and rounds after each one.
-    #[inline]
-    fn round<T: Element>(self) -> Self {
-        if matches!(T::DTYPE, DType::F32 | DType::F64) {
-            self
-        } else {
-            Self::of(self.to::<T>())
-        }
-    }
 }
 
 macro_rules! impl_real {
@@ -65,10 +54,6 @@ macro_rules! impl_real {
             #[inline]
             fn from_usize(n: usize) -> Self {
                 n as $t
-            }
-            #[inline]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
             }
         }
     )*};

@@ -210,17 +210,20 @@ pub trait ToNumeric: Element {
 
 /// `f32::floor` without its libm call where the target has no rounding
 /// instruction (x86-64's baseline, SSE2, which a loop too small for a copy
-/// per SIMD level is compiled for): truncation through `i32`, one less
-/// below a negative non-integer, with `x`'s sign (so `-0.0` stays `-0.0`
-/// and `-0.5` gives `-1.0`); NaN, the infinities and every value at or
-/// past 2^23, already an integer, are returned as they are. The same bits
-/// as `f32::floor` for every input, and it vectorizes.
+/// per SIMD level is compiled for), in float arithmetic that vectorizes at
+/// every level: `|x|` rounded to the nearest integer by adding and taking
+/// away 2^23, given `x`'s sign, one less where that passed `x` (so `-0.0`
+/// stays `-0.0` and `-0.5` gives `-1.0`); NaN, the infinities and every
+/// value at or past 2^23, already an integer, are returned as they are.
+/// The same bits as `f32::floor` for every input.
 #[inline(always)]
 pub fn floor_f32(x: f32) -> f32 {
-    let t = (x as i32) as f32;
-    let t = if t > x { t - 1.0 } else { t };
-    if x.abs() < 8_388_608.0 {
-        t.copysign(x)
+    const BIG: f32 = 8_388_608.0;
+    let a = x.abs();
+    let r = ((a + BIG) - BIG).copysign(x);
+    let t = if r > x { r - 1.0 } else { r };
+    if a < BIG {
+        t
     } else {
         x
     }
@@ -229,13 +232,28 @@ pub fn floor_f32(x: f32) -> f32 {
 /// [`floor_f32`] for `f64` (integers from 2^52 on).
 #[inline(always)]
 pub fn floor_f64(x: f64) -> f64 {
-    let t = (x as i64) as f64;
-    let t = if t > x { t - 1.0 } else { t };
-    if x.abs() < 4_503_599_627_370_496.0 {
-        t.copysign(x)
+    const BIG: f64 = 4_503_599_627_370_496.0;
+    let a = x.abs();
+    let r = ((a + BIG) - BIG).copysign(x);
+    let t = if r > x { r - 1.0 } else { r };
+    if a < BIG {
+        t
     } else {
         x
     }
+}
+
+/// `f32::ceil` as [`floor_f32`] computes it: `-floor(-x)`, the same bits
+/// for every input (signed zeros and NaNs included).
+#[inline(always)]
+pub fn ceil_f32(x: f32) -> f32 {
+    -floor_f32(-x)
+}
+
+/// [`ceil_f32`] for `f64`.
+#[inline(always)]
+pub fn ceil_f64(x: f64) -> f64 {
+    -floor_f64(-x)
 }
 
 /// Applies a float function to any float type: `f64` natively, the others
@@ -498,7 +516,7 @@ macro_rules! impl_float {
             }
             #[inline] fn abs(a: Self) -> Self { float_apply(a, f32::abs, f64::abs) }
             #[inline] fn floor(a: Self) -> Self { float_apply(a, floor_f32, floor_f64) }
-            #[inline] fn ceil(a: Self) -> Self { float_apply(a, f32::ceil, f64::ceil) }
+            #[inline] fn ceil(a: Self) -> Self { float_apply(a, ceil_f32, ceil_f64) }
             #[inline] fn trunc(a: Self) -> Self { float_apply(a, f32::trunc, f64::trunc) }
             #[inline] fn is_nan(a: Self) -> bool { a.is_nan() }
             #[inline] fn is_inf(a: Self) -> bool { a.is_infinite() }
@@ -591,56 +609,6 @@ fn width_mask(d: DType) -> u128 {
     (1u128 << d.bits()) - 1
 }
 
-/// `jnp.floor_divide` (Python's `//`) of two values, following JAX's formula
-/// so division by zero gives the same values (`[1, -1, 0] // 0 = [-2, -2, -1]`).
-#[inline]
-pub fn floor_divide<T: Numeric>(x: T, y: T) -> T {
-    match T::DTYPE.kind() {
-        jax_dtypes::Kind::UInt => T::div(x, y),
-        jax_dtypes::Kind::Int => {
-            let q = T::div(x, y);
-            if T::sign(x) != T::sign(y) && T::rem(x, y) != T::ZERO {
-                T::sub(q, T::ONE)
-            } else {
-                q
-            }
-        }
-        _ => float_divmod(x, y).0,
-    }
-}
-
-/// `jnp.remainder` (Python's `%`, the sign of the divisor), following JAX's
-/// formula: integer `x % 0` is 0, float `x % 0` is NaN.
-#[inline]
-pub fn remainder<T: Numeric>(x: T, y: T) -> T {
-    let is_int = T::DTYPE.is_integer();
-    let y = if is_int && y == T::ZERO { T::ONE } else { y };
-    let m = T::rem(x, y);
-    let neg_m = m < T::ZERO;
-    let neg_y = y < T::ZERO;
-    if neg_m != neg_y && m != T::ZERO {
-        T::add(m, y)
-    } else {
-        m
-    }
-}
-
-/// JAX's `_float_divmod` (CPython's algorithm): the floored quotient, rounded
-/// half away from zero, and the remainder with the divisor's sign.
-#[inline]
-fn float_divmod<T: Numeric>(x: T, y: T) -> (T, T) {
-    let m = T::rem(x, y);
-    let x_corrected = if y == T::ZERO { x } else { T::sub(x, m) };
-    let d = T::div(x_corrected, y);
-    let ind = m != T::ZERO && T::sign(y) != T::sign(m);
-    let (m, d) = if ind {
-        (T::add(m, y), T::sub(d, T::ONE))
-    } else {
-        (m, d)
-    };
-    (T::round_away(d), m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,15 +632,6 @@ mod tests {
     }
 
     #[test]
-    fn floor_semantics() {
-        assert_eq!(floor_divide(-7i32, 2), -4);
-        assert_eq!(remainder(-7i32, 2), 1);
-        assert_eq!(remainder(7i32, -2), -1);
-        assert_eq!(floor_divide(-7.0f32, 2.0), -4.0);
-        assert_eq!(remainder(-7.0f32, 2.0), 1.0);
-    }
-
-    #[test]
     fn erf_inv_inverts_erf() {
         for &y in &[-0.999999, -0.9, -0.3, 1e-8, 0.2, 0.5, 0.75, 0.99, 0.9999999] {
             let x = crate::random::xla::erf_inv_f64(y);
@@ -689,12 +648,12 @@ mod tests {
         assert_eq!(<f32 as Arith>::max(-0.0, 0.0).to_bits(), 0);
     }
 
-    /// The inline `floor` has `f32::floor`'s bits on a sweep of every bit
-    /// pattern's neighbourhood (every 251st pattern, both signs, with NaNs,
-    /// infinities, zeros, subnormals and the integers around 2^23), and
-    /// `f64::floor`'s on a sweep of exponents.
+    /// The inline `floor` and `ceil` have libm's bits on a sweep of every
+    /// bit pattern's neighbourhood (every 251st pattern, both signs, with
+    /// NaNs, infinities, zeros, subnormals and the integers around 2^23),
+    /// and on a sweep of `f64` exponents.
     #[test]
-    fn inline_floor_is_libm_floor() {
+    fn inline_floor_and_ceil_are_libms() {
         for bits in (0..=u32::MAX).step_by(251).chain([
             0x8000_0000,
             0x4b00_0000,
@@ -708,6 +667,11 @@ mod tests {
                 got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
                 "floor({x:e}) = {got:e}, libm {want:e}"
             );
+            let (got, want) = (super::ceil_f32(x), x.ceil());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "ceil({x:e}) = {got:e}, libm {want:e}"
+            );
         }
         for e in -1080i32..1100 {
             for m in [0.0, 0.25, 0.5, 0.75, 0.999_999_999, 1.0 / 3.0] {
@@ -715,6 +679,8 @@ mod tests {
                     let x = sign * (1.0 + m) * 2f64.powi(e);
                     let (got, want) = (super::floor_f64(x), x.floor());
                     assert_eq!(got.to_bits(), want.to_bits(), "floor({x:e})");
+                    let (got, want) = (super::ceil_f64(x), x.ceil());
+                    assert_eq!(got.to_bits(), want.to_bits(), "ceil({x:e})");
                 }
             }
         }
@@ -731,7 +697,13 @@ mod tests {
                 x.floor().to_bits(),
                 "floor({x:e})"
             );
+            assert_eq!(
+                super::ceil_f64(x).to_bits(),
+                x.ceil().to_bits(),
+                "ceil({x:e})"
+            );
         }
         assert!(super::floor_f64(f64::NAN).is_nan());
+        assert!(super::ceil_f64(f64::NAN).is_nan());
     }
 }

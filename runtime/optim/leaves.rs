@@ -1,34 +1,17 @@
-//! Walking several trees of one structure leaf by leaf and element by
-//! element: what every optimizer's `update` is made of.
+//! An optimizer's formulas run eagerly: the trees' leaves (in their
+//! flattening order) go into one unit program traced from
+//! `jax_core::optim` (the text a jitted body traces), once per optimizer
+//! and leaf types, and the results come back as trees of the params'
+//! structure.
 
-use super::real::Real;
+use jax_core::optim::{self as core, Opt, State};
+
+use crate::eager::{self, unit};
 use crate::tree::{DynArray, Pytree};
-use crate::DType;
+use crate::Array;
 
-/// A per-element formula of `I` inputs and `O` outputs, written once for
-/// `f32` and `f64` leaves.
-pub(crate) trait Elementwise<const I: usize, const O: usize> {
-    fn apply<R: Real>(&self, x: [R; I]) -> [R; O];
-}
-
-/// A number computed both in `f32` and in `f64` (a bias correction, a
-/// learning rate at this step), so each leaf uses the one of its dtype.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Both {
-    pub(crate) f32: f32,
-    pub(crate) f64: f64,
-}
-
-impl Both {
-    pub(crate) fn get<R: Real>(self) -> R {
-        // f64 leaves take the f64 value; f32 leaves the f32 one (exact in f64).
-        if std::mem::size_of::<R>() == 8 {
-            R::from_f64(self.f64)
-        } else {
-            R::from_f64(self.f32 as f64)
-        }
-    }
-}
+/// A state's step count and its trees.
+pub(crate) type Counted<P> = (Array<i32>, Vec<P>);
 
 /// The leaves of a tree, in its flattening order.
 pub(crate) fn leaves<P: Pytree>(t: &P) -> Vec<DynArray> {
@@ -52,117 +35,94 @@ pub(crate) fn with_leaves<P: Pytree>(template: &P, new: Vec<DynArray>) -> P {
     t
 }
 
-/// Reads a float leaf's elements as `R`.
-fn read<R: Real>(a: &DynArray) -> Vec<R> {
-    a.to_vec_f64().into_iter().map(R::from_f64).collect()
+/// Runs `f` of `ins` as one unit named by `statics` (the optimizer), its
+/// results as arrays.
+#[track_caller]
+fn run(statics: &str, ins: &[DynArray], f: unit::Composite) -> Vec<DynArray> {
+    let inputs: Vec<unit::Input> = ins.iter().map(unit::Input::dyn_array).collect();
+    let outs = eager::call(|_| unit::run("optim", statics, &inputs, unit::Blocks::Whole, f));
+    outs.into_iter().map(|v| v.into_array()).collect()
 }
 
-fn check_float(d: DType) {
-    assert!(
-        matches!(d, DType::F32 | DType::F64),
-        "optimizers update float32 and float64 leaves, got a {d:?} leaf"
-    );
+/// `opt`'s initial state for `params`: its count and its trees (`opt`
+/// keeps a state struct).
+#[track_caller]
+pub(crate) fn init<P: Pytree>(opt: &Opt, params: &P) -> Counted<P> {
+    let statics = format!("init {opt:?}");
+    let outs = run(&statics, &leaves(params), &|t, ins| {
+        let mut out = Vec::new();
+        core::init(t, opt, &ins)?.flatten(&mut out);
+        Ok(out)
+    });
+    counted(outs, params)
 }
 
-/// Maps `f` over the elements of `I` trees of one structure, giving `O`
-/// trees of that structure (leaf dtypes and shapes those of `trees[0]`).
-pub(crate) fn zip_map<P: Pytree, F: Elementwise<I, O>, const I: usize, const O: usize>(
-    f: &F,
-    trees: [&P; I],
-) -> [P; O] {
-    let flat: Vec<Vec<DynArray>> = trees.iter().map(|t| leaves(*t)).collect();
-    let n = flat[0].len();
-    for (k, l) in flat.iter().enumerate() {
-        assert_eq!(
-            l.len(),
-            n,
-            "optim: tree {k} has {} leaves where the first has {n}",
-            l.len()
-        );
-    }
-    let mut outs: [Vec<DynArray>; O] = std::array::from_fn(|_| Vec::with_capacity(n));
-    for leaf in 0..n {
-        let first = &flat[0][leaf];
-        let shape = first.shape().to_vec();
-        for (k, l) in flat.iter().enumerate() {
-            assert_eq!(
-                l[leaf].shape(),
-                &shape[..],
-                "optim: leaf {leaf} of tree {k} has shape {:?}, expected {shape:?}",
-                l[leaf].shape()
-            );
-        }
-        check_float(first.dtype());
-        if first.dtype() == DType::F32 {
-            let res = run::<f32, F, I, O>(f, &flat, leaf);
-            for (o, data) in outs.iter_mut().zip(res) {
-                o.push(
-                    DynArray::from_vec::<f32>(shape.clone(), data).expect("one element per index"),
-                );
-            }
-        } else {
-            let res = run::<f64, F, I, O>(f, &flat, leaf);
-            for (o, data) in outs.iter_mut().zip(res) {
-                o.push(
-                    DynArray::from_vec::<f64>(shape.clone(), data).expect("one element per index"),
-                );
-            }
-        }
-    }
+/// The count and trees of a flattened state.
+fn counted<P: Pytree>(outs: Vec<DynArray>, template: &P) -> Counted<P> {
+    let n = leaves(template).len();
     let mut outs = outs.into_iter();
-    std::array::from_fn(|_| with_leaves(trees[0], outs.next().unwrap()))
+    let count = with_leaves(&Array::from(0i32), vec![outs.next().expect("a count")]);
+    let rest: Vec<DynArray> = outs.collect();
+    let trees = rest
+        .chunks(n.max(1))
+        .take(rest.len().checked_div(n).unwrap_or(0))
+        .map(|c| with_leaves(template, c.to_vec()))
+        .collect();
+    (count, trees)
 }
 
-// Element `e` of each of the `I` inputs: an index, not one iterator.
-#[allow(clippy::needless_range_loop)]
-fn run<R: Real, F: Elementwise<I, O>, const I: usize, const O: usize>(
-    f: &F,
-    flat: &[Vec<DynArray>],
-    leaf: usize,
-) -> [Vec<R>; O] {
-    let inputs: Vec<Vec<R>> = flat.iter().map(|l| read::<R>(&l[leaf])).collect();
-    let len = inputs[0].len();
-    let mut outs: [Vec<R>; O] = std::array::from_fn(|_| Vec::with_capacity(len));
-    for e in 0..len {
-        let x: [R; I] = std::array::from_fn(|k| inputs[k][e]);
-        for (o, y) in outs.iter_mut().zip(f.apply(x)) {
-            o.push(y);
+/// `opt`'s update: the updates for `grads` and the next count and trees,
+/// from the state's `count` and `trees` (empty for a stateless `opt`).
+#[track_caller]
+pub(crate) fn update<P: Pytree>(
+    opt: &Opt,
+    grads: &P,
+    state: Option<(&Array<i32>, Vec<&P>)>,
+    params: &P,
+) -> (P, Option<Counted<P>>) {
+    let g = leaves(grads);
+    let n = g.len();
+    let mut ins = g;
+    if let Some((count, trees)) = &state {
+        ins.extend(leaves(*count));
+        for t in trees {
+            ins.extend(leaves(*t));
         }
     }
-    outs
+    let p = leaves(params);
+    let np = p.len();
+    ins.extend(p);
+    let statics = format!("update {opt:?}");
+    let stateful = state.is_some();
+    let outs = run(&statics, &ins, &|t, ins| {
+        let (g, rest) = ins.split_at(n);
+        let (st, p) = rest.split_at(rest.len() - np);
+        let st = if stateful {
+            State::unflatten(opt, n, &mut st.iter().cloned()).expect("the state's leaves")
+        } else {
+            State::Empty
+        };
+        let (u, st) = core::update(t, opt, g, st, p)?;
+        let mut out = u;
+        st.flatten(&mut out);
+        Ok(out)
+    });
+    let mut outs = outs;
+    let rest = outs.split_off(n);
+    let u = with_leaves(grads, outs);
+    (u, stateful.then(|| counted(rest, grads)))
 }
 
-/// A tree of `template`'s structure with every element `value`.
-pub(crate) fn full_like<P: Pytree>(template: &P, value: f64) -> P {
-    struct Fill(f64);
-    impl Elementwise<1, 1> for Fill {
-        fn apply<R: Real>(&self, _: [R; 1]) -> [R; 1] {
-            [R::from_f64(self.0)]
-        }
-    }
-    let [t] = zip_map(&Fill(value), [template]);
-    t
-}
-
-/// optax's `tree.norm` (the global L2 norm), summed leaf by leaf in order;
-/// in `f32` when every leaf is `f32`.
-pub(crate) fn global_norm<P: Pytree>(t: &P) -> Both {
-    let ls = leaves(t);
-    let all_f32 = ls.iter().all(|l| l.dtype() == DType::F32);
-    let (mut s32, mut s64) = (0f32, 0f64);
-    for l in &ls {
-        check_float(l.dtype());
-        let (mut leaf32, mut leaf64) = (0f32, 0f64);
-        for x in l.to_vec_f64() {
-            leaf32 += (x as f32) * (x as f32);
-            leaf64 += x * x;
-        }
-        s32 += leaf32;
-        s64 += leaf64;
-    }
-    let n64 = s64.sqrt();
-    Both {
-        f32: if all_f32 { s32.sqrt() } else { n64 as f32 },
-        f64: n64,
-    }
+/// optax's `apply_updates` of two trees' leaves.
+#[track_caller]
+pub(crate) fn apply_updates<P: Pytree>(params: &P, updates: &P) -> P {
+    let (p, u) = (leaves(params), leaves(updates));
+    let n = p.len();
+    let mut ins = p;
+    ins.extend(u);
+    let outs = run("apply_updates", &ins, &|t, ins| {
+        let (p, u) = ins.split_at(n);
+        core::apply_updates(t, p, u)
+    });
+    with_leaves(params, outs)
 }

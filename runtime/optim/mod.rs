@@ -34,7 +34,6 @@
 //! (`s: optim::AdamState<Params>`).
 
 mod leaves;
-mod real;
 mod schedules;
 mod states;
 mod transforms;
@@ -47,8 +46,6 @@ pub use transforms::{
 };
 
 use crate::tree::Pytree;
-use leaves::{zip_map, Elementwise};
-use real::Real;
 
 /// optax's `GradientTransformation`: an optimizer (or one stage of a
 /// [`chain`]) over params of type `P`.
@@ -80,15 +77,9 @@ pub trait GradientTransformation<P: Pytree> {
 /// let p = jax::optim::apply_updates(&Array::<f32, 2>::from([1.0, 2.0]), &Array::from([0.5, -1.0]));
 /// assert_eq!(p.to_vec(), [1.5, 1.0]);
 /// ```
+#[track_caller]
 pub fn apply_updates<P: Pytree>(params: &P, updates: &P) -> P {
-    struct Add;
-    impl Elementwise<2, 1> for Add {
-        fn apply<R: Real>(&self, [p, u]: [R; 2]) -> [R; 1] {
-            [p + u]
-        }
-    }
-    let [p] = zip_map(&Add, [params, updates]);
-    p
+    leaves::apply_updates(params, updates)
 }
 
 /// Optimizers run one after another (optax's `chain`); the state is the

@@ -1,8 +1,12 @@
 //! Learning-rate schedules: optax's `constant_schedule`, `exponential_decay`,
 //! `cosine_decay_schedule` and `warmup_cosine_decay_schedule`, evaluated at
-//! an `i32` step count with optax's float operations in order.
+//! an `i32` step count with optax's float operations in order (the formulas
+//! of `jax_core::optim`, which updates and jitted bodies use too).
 
-use super::real::Real;
+use jax_core::optim::Sched;
+
+use crate::eager::unit;
+use crate::DType;
 
 /// A learning rate: a constant or a function of the step count (optax's
 /// `ScalarOrSchedule`). Every optimizer constructor takes `impl Into<Schedule>`,
@@ -161,7 +165,7 @@ impl Schedule {
     /// assert_eq!(jax::optim::constant(0.25).at(3), 0.25f32);
     /// ```
     pub fn at(&self, count: i32) -> f32 {
-        self.value::<f32>(count)
+        self.value(count, DType::F32) as f32
     }
 
     /// The value at step `count`, in `f64`.
@@ -170,7 +174,7 @@ impl Schedule {
     /// assert_eq!(jax::optim::constant(0.1).at_f64(3), 0.1f64);
     /// ```
     pub fn at_f64(&self, count: i32) -> f64 {
-        self.value::<f64>(count)
+        self.value(count, DType::F64)
     }
 
     /// Sets `transition_begin` of an [`exponential_decay`] (other schedules: unchanged).
@@ -244,10 +248,10 @@ impl Schedule {
         self
     }
 
-    pub(crate) fn value<R: Real>(&self, count: i32) -> R {
-        let r = R::from_f64;
+    /// The schedule as `jax_core::optim` computes it.
+    pub(crate) fn core(&self) -> Sched {
         match *self {
-            Schedule::Constant(v) => r(v),
+            Schedule::Constant(v) => Sched::Constant(v),
             Schedule::ExponentialDecay {
                 init_value,
                 transition_steps,
@@ -255,32 +259,25 @@ impl Schedule {
                 transition_begin,
                 staircase,
                 end_value,
-            } => {
-                if transition_steps <= 0 || decay_rate == 0.0 {
-                    return r(init_value);
-                }
-                let decreased = count.wrapping_sub(transition_begin.max(0) as i32);
-                let mut p = r(decreased as f64) / r(transition_steps as f64);
-                if staircase {
-                    p = p.floor();
-                }
-                let v = if decreased <= 0 {
-                    r(init_value)
-                } else {
-                    r(init_value) * r(decay_rate).pow(p)
-                };
-                match end_value {
-                    Some(e) if decay_rate < 1.0 => max(v, r(e)),
-                    Some(e) => min(v, r(e)),
-                    None => v,
-                }
-            }
+            } => Sched::Exponential {
+                init: init_value,
+                steps: transition_steps,
+                rate: decay_rate,
+                begin: transition_begin,
+                staircase,
+                end: end_value,
+            },
             Schedule::CosineDecay {
                 init_value,
                 decay_steps,
                 alpha,
                 exponent,
-            } => cosine::<R>(init_value, decay_steps, alpha, exponent, count),
+            } => Sched::Cosine {
+                init: init_value,
+                steps: decay_steps,
+                alpha,
+                exponent,
+            },
             Schedule::WarmupCosineDecay {
                 init_value,
                 peak_value,
@@ -288,57 +285,35 @@ impl Schedule {
                 decay_steps,
                 end_value,
                 exponent,
-            } => {
-                if (count as i64) < warmup_steps {
-                    // optax's linear_schedule (polynomial, power 1); a
-                    // non-positive warmup is constant.
-                    if warmup_steps <= 0 {
-                        return r(init_value);
-                    }
-                    let c = (count as i64).clamp(0, warmup_steps);
-                    let frac = r(1.0) - r(c as f64) / r(warmup_steps as f64);
-                    r(init_value - peak_value) * frac + r(peak_value)
-                } else {
-                    let alpha = if peak_value == 0.0 {
-                        0.0
-                    } else {
-                        end_value / peak_value
-                    };
-                    cosine::<R>(
-                        peak_value,
-                        decay_steps - warmup_steps,
-                        alpha,
-                        exponent,
-                        count.wrapping_sub(warmup_steps as i32),
-                    )
-                }
-            }
+            } => Sched::WarmupCosine {
+                init: init_value,
+                peak: peak_value,
+                warmup: warmup_steps,
+                steps: decay_steps,
+                end: end_value,
+                exponent,
+            },
         }
     }
-}
 
-fn cosine<R: Real>(init_value: f64, decay_steps: i64, alpha: f64, exponent: f64, count: i32) -> R {
-    let r = R::from_f64;
-    let steps = r(decay_steps as f64);
-    let c = min(r(count as f64), steps);
-    let cosine = r(0.5) * (r(1.0) + (r(std::f64::consts::PI) * c / steps).cos());
-    let decayed = r(1.0 - alpha) * cosine.pow(r(exponent)) + r(alpha);
-    r(init_value) * decayed
-}
-
-// jnp.maximum / jnp.minimum (NaN-propagating).
-fn max<R: Real>(a: R, b: R) -> R {
-    if a.is_nan() || a > b {
-        a
-    } else {
-        b
-    }
-}
-
-fn min<R: Real>(a: R, b: R) -> R {
-    if a.is_nan() || a < b {
-        a
-    } else {
-        b
+    /// The value at `count` in `dtype`, as an update computes it (one
+    /// unit per schedule and dtype).
+    fn value(&self, count: i32, dtype: DType) -> f64 {
+        let sched = self.core();
+        let c = crate::Array::<i32>::from(count);
+        let statics = format!("{sched:?} {dtype:?}");
+        let r = crate::eager::call(|_| {
+            let f = |t: &mut jax_core::lax::Trace, ins: Vec<jax_core::ir::Atom>| {
+                Ok(vec![jax_core::optim::schedule(t, &sched, &ins[0], dtype)?])
+            };
+            unit::run(
+                "schedule",
+                &statics,
+                &[unit::Input::of(&c)],
+                unit::Blocks::Whole,
+                &f,
+            )
+        });
+        r[0].to_vec_f64()[0]
     }
 }

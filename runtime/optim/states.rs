@@ -140,13 +140,3 @@ impl Pytree for CountState {
         }
     }
 }
-
-/// A new count: 0.
-pub(crate) fn zero_count() -> Array<i32> {
-    Array::from(0i32)
-}
-
-/// optax's `safe_increment`: one more, saturating at `i32::MAX`.
-pub(crate) fn increment(count: &Array<i32>) -> Array<i32> {
-    Array::from(count.item().saturating_add(1))
-}

@@ -4,35 +4,13 @@
 //! `update` runs optax's chain of transformations as one per-element
 //! formula, with optax's float operations in order.
 
-use super::leaves::{full_like, global_norm, zip_map, Both, Elementwise};
-use super::real::Real;
+use jax_core::optim::Opt;
+
+use super::leaves;
 use super::schedules::Schedule;
-use super::states::{
-    increment, zero_count, AdagradState, AdamState, CountState, LionState, RmsState, TraceState,
-};
+use super::states::{AdagradState, AdamState, CountState, LionState, RmsState, TraceState};
 use super::GradientTransformation;
 use crate::tree::Pytree;
-use crate::Array;
-
-/// The learning rate at this count, negated (optax's `scale_by_learning_rate`).
-fn neg_lr(lr: &Schedule, count: &Array<i32>) -> Both {
-    let c = count.item();
-    Both {
-        f32: -lr.value::<f32>(c),
-        f64: -lr.value::<f64>(c),
-    }
-}
-
-/// optax's `bias_correction`: `1 - decay ** count`.
-fn bias_correction(decay: f64, count: i32) -> Both {
-    fn one<R: Real>(decay: f64, count: i32) -> R {
-        R::from_f64(1.0) - R::from_f64(decay).pow(R::from_f64(count as f64))
-    }
-    Both {
-        f32: one::<f32>(decay, count),
-        f64: one::<f64>(decay, count),
-    }
-}
 
 /// Plain stochastic gradient descent: `-lr * grad`. See [`sgd`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,22 +37,25 @@ pub fn sgd(learning_rate: impl Into<Schedule>) -> Sgd {
     }
 }
 
+impl Sgd {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Sgd(self.learning_rate.core())
+    }
+}
+
 impl<P: Pytree> GradientTransformation<P> for Sgd {
     type State = CountState;
-    fn init(&self, _: &P) -> CountState {
-        CountState {
-            count: zero_count(),
-        }
+    #[track_caller]
+    fn init(&self, params: &P) -> CountState {
+        let (count, _) = leaves::init(&self.core(), params);
+        CountState { count }
     }
-    fn update(&self, grads: &P, state: CountState, _: &P) -> (P, CountState) {
-        struct F(Both);
-        impl Elementwise<1, 1> for F {
-            fn apply<R: Real>(&self, [g]: [R; 1]) -> [R; 1] {
-                [self.0.get::<R>() * g]
-            }
-        }
-        let [u] = zip_map(&F(neg_lr(&self.learning_rate, &state.count)), [grads]);
-        let count = increment(&state.count);
+    #[track_caller]
+    fn update(&self, grads: &P, state: CountState, params: &P) -> (P, CountState) {
+        let st = (&state.count, vec![]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, _) = st.expect("a counted state");
         (u, CountState { count })
     }
 }
@@ -110,35 +91,31 @@ pub fn sgd_with(learning_rate: impl Into<Schedule>, momentum: f64, nesterov: boo
     }
 }
 
-impl<P: Pytree> GradientTransformation<P> for SgdMomentum {
-    type State = TraceState<P>;
-    fn init(&self, params: &P) -> TraceState<P> {
-        TraceState {
-            count: zero_count(),
-            trace: full_like(params, 0.0),
-        }
-    }
-    fn update(&self, grads: &P, state: TraceState<P>, _: &P) -> (P, TraceState<P>) {
-        struct F {
-            momentum: f64,
-            nesterov: bool,
-            lr: Both,
-        }
-        impl Elementwise<2, 2> for F {
-            fn apply<R: Real>(&self, [g, t]: [R; 2]) -> [R; 2] {
-                let m = R::from_f64(self.momentum);
-                let trace = g + m * t;
-                let u = if self.nesterov { g + m * trace } else { trace };
-                [self.lr.get::<R>() * u, trace]
-            }
-        }
-        let f = F {
+impl SgdMomentum {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Momentum {
+            lr: self.learning_rate.core(),
             momentum: self.momentum,
             nesterov: self.nesterov,
-            lr: neg_lr(&self.learning_rate, &state.count),
-        };
-        let [u, trace] = zip_map(&f, [grads, &state.trace]);
-        let count = increment(&state.count);
+        }
+    }
+}
+
+impl<P: Pytree> GradientTransformation<P> for SgdMomentum {
+    type State = TraceState<P>;
+    #[track_caller]
+    fn init(&self, params: &P) -> TraceState<P> {
+        let (count, trees) = leaves::init(&self.core(), params);
+        let [trace]: [P; 1] = trees.try_into().ok().expect("the state's trees");
+        TraceState { count, trace }
+    }
+    #[track_caller]
+    fn update(&self, grads: &P, state: TraceState<P>, params: &P) -> (P, TraceState<P>) {
+        let st = (&state.count, vec![&state.trace]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, trees) = st.expect("a counted state");
+        let [trace]: [P; 1] = trees.try_into().ok().expect("the state's trees");
         (u, TraceState { count, trace })
     }
 }
@@ -239,44 +216,34 @@ impl Adam {
     }
 }
 
-impl<P: Pytree> GradientTransformation<P> for Adam {
-    type State = AdamState<P>;
-    fn init(&self, params: &P) -> AdamState<P> {
-        AdamState {
-            count: zero_count(),
-            mu: full_like(params, 0.0),
-            nu: full_like(params, 0.0),
+impl Adam {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Adam {
+            lr: self.learning_rate.core(),
+            b1: self.b1,
+            b2: self.b2,
+            eps: self.eps,
+            eps_root: self.eps_root,
+            weight_decay: self.weight_decay,
         }
     }
+}
+
+impl<P: Pytree> GradientTransformation<P> for Adam {
+    type State = AdamState<P>;
+    #[track_caller]
+    fn init(&self, params: &P) -> AdamState<P> {
+        let (count, trees) = leaves::init(&self.core(), params);
+        let [mu, nu]: [P; 2] = trees.try_into().ok().expect("the state's trees");
+        AdamState { count, mu, nu }
+    }
+    #[track_caller]
     fn update(&self, grads: &P, state: AdamState<P>, params: &P) -> (P, AdamState<P>) {
-        struct F {
-            o: Adam,
-            bc1: Both,
-            bc2: Both,
-            lr: Both,
-        }
-        impl Elementwise<4, 3> for F {
-            fn apply<R: Real>(&self, [g, mu, nu, p]: [R; 4]) -> [R; 3] {
-                let (o, r) = (&self.o, R::from_f64);
-                let mu = r(1.0 - o.b1) * g + r(o.b1) * mu;
-                let nu = r(1.0 - o.b2) * (g * g) + r(o.b2) * nu;
-                let mu_hat = mu / self.bc1.get::<R>();
-                let nu_hat = nu / self.bc2.get::<R>();
-                let mut u = mu_hat / ((nu_hat + r(o.eps_root)).sqrt() + r(o.eps));
-                if o.weight_decay != 0.0 {
-                    u = u + r(o.weight_decay) * p;
-                }
-                [self.lr.get::<R>() * u, mu, nu]
-            }
-        }
-        let count = increment(&state.count);
-        let f = F {
-            o: *self,
-            bc1: bias_correction(self.b1, count.item()),
-            bc2: bias_correction(self.b2, count.item()),
-            lr: neg_lr(&self.learning_rate, &state.count),
-        };
-        let [u, mu, nu] = zip_map(&f, [grads, &state.mu, &state.nu, params]);
+        let st = (&state.count, vec![&state.mu, &state.nu]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, trees) = st.expect("a counted state");
+        let [mu, nu]: [P; 2] = trees.try_into().ok().expect("the state's trees");
         (u, AdamState { count, mu, nu })
     }
 }
@@ -347,33 +314,32 @@ impl Rmsprop {
     }
 }
 
-impl<P: Pytree> GradientTransformation<P> for Rmsprop {
-    type State = RmsState<P>;
-    fn init(&self, params: &P) -> RmsState<P> {
-        RmsState {
-            count: zero_count(),
-            nu: full_like(params, self.initial_scale),
+impl Rmsprop {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Rmsprop {
+            lr: self.learning_rate.core(),
+            decay: self.decay,
+            eps: self.eps,
+            initial_scale: self.initial_scale,
         }
     }
-    fn update(&self, grads: &P, state: RmsState<P>, _: &P) -> (P, RmsState<P>) {
-        struct F {
-            o: Rmsprop,
-            lr: Both,
-        }
-        impl Elementwise<2, 2> for F {
-            fn apply<R: Real>(&self, [g, nu]: [R; 2]) -> [R; 2] {
-                let (o, r) = (&self.o, R::from_f64);
-                let nu = r(1.0 - o.decay) * (g * g) + r(o.decay) * nu;
-                let u = (nu + r(o.eps)).rsqrt() * g;
-                [self.lr.get::<R>() * u, nu]
-            }
-        }
-        let f = F {
-            o: *self,
-            lr: neg_lr(&self.learning_rate, &state.count),
-        };
-        let [u, nu] = zip_map(&f, [grads, &state.nu]);
-        let count = increment(&state.count);
+}
+
+impl<P: Pytree> GradientTransformation<P> for Rmsprop {
+    type State = RmsState<P>;
+    #[track_caller]
+    fn init(&self, params: &P) -> RmsState<P> {
+        let (count, trees) = leaves::init(&self.core(), params);
+        let [nu]: [P; 1] = trees.try_into().ok().expect("the state's trees");
+        RmsState { count, nu }
+    }
+    #[track_caller]
+    fn update(&self, grads: &P, state: RmsState<P>, params: &P) -> (P, RmsState<P>) {
+        let st = (&state.count, vec![&state.nu]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, trees) = st.expect("a counted state");
+        let [nu]: [P; 1] = trees.try_into().ok().expect("the state's trees");
         (u, RmsState { count, nu })
     }
 }
@@ -432,37 +398,34 @@ impl Adagrad {
     }
 }
 
-impl<P: Pytree> GradientTransformation<P> for Adagrad {
-    type State = AdagradState<P>;
-    fn init(&self, params: &P) -> AdagradState<P> {
-        AdagradState {
-            count: zero_count(),
-            sum_of_squares: full_like(params, self.initial_accumulator_value),
+impl Adagrad {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Adagrad {
+            lr: self.learning_rate.core(),
+            initial: self.initial_accumulator_value,
+            eps: self.eps,
         }
     }
-    fn update(&self, grads: &P, state: AdagradState<P>, _: &P) -> (P, AdagradState<P>) {
-        struct F {
-            eps: f64,
-            lr: Both,
+}
+
+impl<P: Pytree> GradientTransformation<P> for Adagrad {
+    type State = AdagradState<P>;
+    #[track_caller]
+    fn init(&self, params: &P) -> AdagradState<P> {
+        let (count, trees) = leaves::init(&self.core(), params);
+        let [sum_of_squares]: [P; 1] = trees.try_into().ok().expect("the state's trees");
+        AdagradState {
+            count,
+            sum_of_squares,
         }
-        impl Elementwise<2, 2> for F {
-            fn apply<R: Real>(&self, [g, s]: [R; 2]) -> [R; 2] {
-                let r = R::from_f64;
-                let s = g * g + s;
-                let inv = if s > r(0.0) {
-                    (s + r(self.eps)).rsqrt()
-                } else {
-                    r(0.0)
-                };
-                [self.lr.get::<R>() * (inv * g), s]
-            }
-        }
-        let f = F {
-            eps: self.eps,
-            lr: neg_lr(&self.learning_rate, &state.count),
-        };
-        let [u, sum_of_squares] = zip_map(&f, [grads, &state.sum_of_squares]);
-        let count = increment(&state.count);
+    }
+    #[track_caller]
+    fn update(&self, grads: &P, state: AdagradState<P>, params: &P) -> (P, AdagradState<P>) {
+        let st = (&state.count, vec![&state.sum_of_squares]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, trees) = st.expect("a counted state");
+        let [sum_of_squares]: [P; 1] = trees.try_into().ok().expect("the state's trees");
         (
             u,
             AdagradState {
@@ -537,36 +500,32 @@ impl Lion {
     }
 }
 
-impl<P: Pytree> GradientTransformation<P> for Lion {
-    type State = LionState<P>;
-    fn init(&self, params: &P) -> LionState<P> {
-        LionState {
-            count: zero_count(),
-            mu: full_like(params, 0.0),
+impl Lion {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Lion {
+            lr: self.learning_rate.core(),
+            b1: self.b1,
+            b2: self.b2,
+            weight_decay: self.weight_decay,
         }
     }
+}
+
+impl<P: Pytree> GradientTransformation<P> for Lion {
+    type State = LionState<P>;
+    #[track_caller]
+    fn init(&self, params: &P) -> LionState<P> {
+        let (count, trees) = leaves::init(&self.core(), params);
+        let [mu]: [P; 1] = trees.try_into().ok().expect("the state's trees");
+        LionState { count, mu }
+    }
+    #[track_caller]
     fn update(&self, grads: &P, state: LionState<P>, params: &P) -> (P, LionState<P>) {
-        struct F {
-            o: Lion,
-            lr: Both,
-        }
-        impl Elementwise<3, 2> for F {
-            fn apply<R: Real>(&self, [g, mu, p]: [R; 3]) -> [R; 2] {
-                let (o, r) = (&self.o, R::from_f64);
-                let mut u = (r(1.0 - o.b1) * g + r(o.b1) * mu).sign();
-                let mu = r(1.0 - o.b2) * g + r(o.b2) * mu;
-                if o.weight_decay != 0.0 {
-                    u = u + r(o.weight_decay) * p;
-                }
-                [self.lr.get::<R>() * u, mu]
-            }
-        }
-        let f = F {
-            o: *self,
-            lr: neg_lr(&self.learning_rate, &state.count),
-        };
-        let [u, mu] = zip_map(&f, [grads, &state.mu, params]);
-        let count = increment(&state.count);
+        let st = (&state.count, vec![&state.mu]);
+        let (u, st) = leaves::update(&self.core(), grads, Some(st), params);
+        let (count, trees) = st.expect("a counted state");
+        let [mu]: [P; 1] = trees.try_into().ok().expect("the state's trees");
         (u, LionState { count, mu })
     }
 }
@@ -596,26 +555,18 @@ pub fn clip_by_global_norm(max_norm: f64) -> ClipByGlobalNorm {
     ClipByGlobalNorm { max_norm }
 }
 
+impl ClipByGlobalNorm {
+    /// The optimizer as `jax_core::optim` computes it.
+    fn core(&self) -> Opt {
+        Opt::Clip(self.max_norm)
+    }
+}
+
 impl<P: Pytree> GradientTransformation<P> for ClipByGlobalNorm {
     type State = ();
     fn init(&self, _: &P) {}
-    fn update(&self, grads: &P, _: (), _: &P) -> (P, ()) {
-        struct F {
-            norm: Both,
-            max_norm: f64,
-        }
-        impl Elementwise<1, 1> for F {
-            fn apply<R: Real>(&self, [g]: [R; 1]) -> [R; 1] {
-                let norm = self.norm.get::<R>();
-                let max = R::from_f64(self.max_norm);
-                [if norm < max { g } else { g / norm * max }]
-            }
-        }
-        let f = F {
-            norm: global_norm(grads),
-            max_norm: self.max_norm,
-        };
-        let [u] = zip_map(&f, [grads]);
-        (u, ())
+    #[track_caller]
+    fn update(&self, grads: &P, _: (), params: &P) -> (P, ()) {
+        (leaves::update(&self.core(), grads, None, params).0, ())
     }
 }

@@ -12,10 +12,9 @@
 
 use crate::__rt::ops as o;
 use crate::array::{ArrayType, AsArray};
-use crate::element::{Element, Float, ToInexact};
+use crate::element::{Float, ToInexact};
 use crate::jnp::{Inexact, Promoted};
-use crate::nn::lit;
-use crate::ops::{map_same, zip_with, Numeric, Operand, PromoteWith, ResultShape};
+use crate::ops::{map_same, Numeric, Operand, PromoteWith, ResultShape};
 
 use crate::array::ElemOf as E;
 
@@ -96,11 +95,12 @@ where
 /// let y = jax::scipy::special::logit(Array::<f32, 3>::from([0.5, 0.0, 1.0]));
 /// assert_eq!(y.to_vec(), [0.0, f32::NEG_INFINITY, f32::INFINITY]);
 /// ```
+#[track_caller]
 pub fn logit<A: AsArray>(x: A) -> A::Array
 where
     E<A>: Float + Numeric,
 {
-    map_same(x.as_array(), |x| o::log(o::div(x, o::sub(lit(1.0), x))))
+    crate::nn::eager_unary("logit", "", &x, &|t, x| jax_core::nn::logit(t, x))
 }
 
 /// `log|Γ(x)|`, with XLA's Lanczos approximation.
@@ -131,17 +131,8 @@ where
     map_same(x.as_array(), super::gamma::digamma)
 }
 
-#[inline]
-fn xlogy_scalar<T: Float + Numeric>(x: T, y: T, log: fn(T) -> T) -> T {
-    if x != T::ZERO || Float::is_nan(y) {
-        o::mul(x, log(y))
-    } else {
-        T::ZERO
-    }
-}
-
 macro_rules! xlog_fn {
-    ($(#[$doc:meta])* $name:ident => $log:path) => {
+    ($(#[$doc:meta])* $name:ident => $log1p:expr) => {
         $(#[$doc])*
         #[track_caller]
         pub fn $name<A, B, Out>(x: A, y: B) -> Out
@@ -152,8 +143,8 @@ macro_rules! xlog_fn {
             Out: ArrayType<Elem = <Promoted<A, B> as ToInexact>::Out>,
             Out::Elem: Float + Numeric,
         {
-            zip_with(stringify!($name), x.view(), y.view(), |a: Promoted<A, B>, b| {
-                xlogy_scalar(a.cast::<Out::Elem>(), b.cast::<Out::Elem>(), $log)
+            crate::nn::eager_binary(stringify!($name), &x, &y, &|t, x, y| {
+                jax_core::nn::xlogy(t, x, y, $log1p)
             })
         }
     };
@@ -168,7 +159,7 @@ xlog_fn! {
     /// let y = jax::scipy::special::xlogy(Array::<f32, 2>::from([0.0, 2.0]), 1.0);
     /// assert_eq!(y.to_vec(), [0.0f32, 0.0]);
     /// ```
-    xlogy => o::log
+    xlogy => false
 }
 
 xlog_fn! {
@@ -179,5 +170,5 @@ xlog_fn! {
     /// let y = jax::scipy::special::xlog1py(Array::<f32, 2>::from([0.0, 2.0]), -1.0);
     /// assert_eq!(y.to_vec(), [0.0f32, f32::NEG_INFINITY]);
     /// ```
-    xlog1py => o::log1p
+    xlog1py => true
 }

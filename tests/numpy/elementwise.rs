@@ -632,6 +632,22 @@ fn promotion_and_broadcasting_cases() {
     );
 }
 
+/// `jnp::where_` broadcasts its operands against each other (a `[3, 1]`
+/// condition, a `[1, 4]` array, a scalar) in a jitted body as eagerly: one
+/// text (`jax_core::jnp::where_`) serves both.
+#[jax::jit]
+fn where_bcast_jit(c: &Array<bool, 3, 1>, x: &Array<f32, 1, 4>) -> Array<f32, 3, 4> {
+    jnp::where_(c, x, -1.0)
+}
+
+#[test]
+fn where_broadcasts_when_jitted() {
+    let c = named("bcast:where_3x1_1x4_scalar").remove(0);
+    let cond: Array<bool, 3, 1> = input(&c["inputs"][0]);
+    let x: Array<f32, 1, 4> = input(&c["inputs"][1]);
+    check("where (jit)", &where_bcast_jit(&cond, &x), &c["output"], 0);
+}
+
 /// `mixed64:` cases: explicit 64-bit types promote as with x64 on, whatever
 /// the `x64` feature says (build.rs generates `Promote` that way).
 #[test]

@@ -331,6 +331,83 @@ fn check_new_functions(
     assert_same("logaddexp", &lae, &jnp::logaddexp(x, &x2));
 }
 
+/// The composites written once (`jax_core::nn`, `stats`, `numeric`, and
+/// `jnp::where_`): an eager call runs the equations a jitted body traces,
+/// so each pair agrees bit for bit (reductions within a bound: below).
+macro_rules! one_text {
+    ($($name:ident: |$x:ident, $y:ident| $e:expr;)*) => {
+        $(
+            #[jax::jit]
+            fn $name($x: &Array<f32, 8, 3>, $y: &Array<f32, 8, 3>) -> Array<f32, 8, 3> {
+                $e
+            }
+        )*
+
+        fn check_one_text(x: &Array<f32, 8, 3>, y: &Array<f32, 8, 3>) {
+            $(
+                let eager: Array<f32, 8, 3> = {
+                    let ($x, $y) = (x, y);
+                    $e
+                };
+                assert_same(stringify!($name), &$name(x, y), &eager);
+            )*
+        }
+    };
+}
+
+one_text! {
+    relu6: |x, _y| nn::relu6(x);
+    sigmoid: |x, _y| nn::sigmoid(x);
+    log_sigmoid: |x, _y| nn::log_sigmoid(x);
+    silu: |x, _y| nn::silu(x);
+    selu: |x, _y| nn::selu(x);
+    hard_tanh: |x, _y| nn::hard_tanh(x);
+    elu: |x, _y| nn::elu(x, 0.5);
+    leaky_relu: |x, _y| nn::leaky_relu(x, 0.01);
+    celu: |x, _y| nn::celu(x, 2.0);
+    logit: |x, _y| jax::scipy::special::logit(x);
+    xlogy: |x, y| jax::scipy::special::xlogy(x, y);
+    xlog1py: |x, y| jax::scipy::special::xlog1py(x, y);
+    logaddexp2: |x, y| jnp::logaddexp2(x, y);
+    remainder: |x, y| jnp::remainder(x, y);
+    floor_divide: |x, y| jnp::floor_divide(x, y);
+    log2: |x, _y| jnp::log2(x);
+    log10: |x, _y| jnp::log10(x);
+    trunc: |x, _y| jnp::trunc(x);
+    isinf: |x, y| jnp::where_(jnp::isinf(x), y, x);
+    isfinite: |x, y| jnp::where_(jnp::isfinite(x), y, x);
+    norm_pdf: |x, _y| jax::scipy::stats::norm::pdf(x);
+    norm_logpdf: |x, _y| jax::scipy::stats::norm::logpdf_with(x, 1.0, 2.0);
+    norm_cdf: |x, _y| jax::scipy::stats::norm::cdf(x);
+    norm_logcdf: |x, _y| jax::scipy::stats::norm::logcdf(x);
+    norm_ppf: |x, _y| jax::scipy::stats::norm::ppf(nn::sigmoid(x));
+}
+
+/// `var` and `std` written once: along the first axis the eager and
+/// jitted sums run in one order; along the last one the jitted row loop
+/// folds in another, so they agree within a bound there.
+#[jax::jit]
+fn var_std(x: &Array<f32, 8, 3>) -> (Array<f32, 1, 3>, Array<f32, 8, 1>, Array<f32>) {
+    (
+        jnp::var_axis(x, 0, true),
+        jnp::std_axis(x, 1, true),
+        jnp::var(x),
+    )
+}
+
+fn check_var_std(x: &Array<f32, 8, 3>) {
+    let (v0, s1, v) = var_std(x);
+    assert_same("var_axis 0", &v0, &jnp::var_axis(x, 0, true));
+    let scale: f32 = x
+        .as_slice()
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .sum();
+    assert_close("std_axis 1", &s1, &jnp::std_axis(x, 1, true), scale);
+    assert_close("var", &v, &jnp::var(x), scale * scale);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -364,5 +441,14 @@ proptest! {
         let i: Array<i32, 6> = Array::from_vec(idx).unwrap();
         let d: Array<i32, 6> = Array::from_vec(dup).unwrap();
         check_new_functions(&x, &y, &xi, &i, &d, starts);
+    }
+
+    #[test]
+    fn one_text_jit_agrees_with_eager_bit_for_bit(
+        a in prop::collection::vec(floats(), 24),
+        b in prop::collection::vec(floats(), 24),
+    ) {
+        check_one_text(&array(&a), &array(&b));
+        check_var_std(&array(&a));
     }
 }

@@ -42,7 +42,7 @@ pub(crate) fn custom_program(
 /// The rule's program of JAX's `custom_jvp` function `name`, for an
 /// imported `custom_jvp_call` (`lib/nn.rs`).
 pub(crate) fn known_custom_jvp(name: &str, fun: &Jaxpr) -> Option<Jaxpr> {
-    crate::frontend::lib::nn::known_custom_jvp(name, fun, &ABOVE)
+    crate::frontend::lib::nn::known_custom_jvp(name, fun)
 }
 
 /// Traces a whole function: parameters become inputs, the body's value the outputs.

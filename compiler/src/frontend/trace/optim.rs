@@ -13,72 +13,9 @@ use jax_dtypes::DType;
 use crate::frontend::trace::types::{type_spec_in, Items, TypeSpec};
 use crate::ir::Aval;
 
-/// A learning-rate schedule known when the function compiles.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Sched {
-    Constant(f64),
-    Exponential {
-        init: f64,
-        steps: i64,
-        rate: f64,
-        begin: i64,
-        staircase: bool,
-        end: Option<f64>,
-    },
-    Cosine {
-        init: f64,
-        steps: i64,
-        alpha: f64,
-        exponent: f64,
-    },
-    WarmupCosine {
-        init: f64,
-        peak: f64,
-        warmup: i64,
-        steps: i64,
-        end: f64,
-        exponent: f64,
-    },
-}
-
-/// An optimizer known when the function compiles (hyperparameters are
-/// literals or consts), with optax's defaults.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Opt {
-    Sgd(Sched),
-    Momentum {
-        lr: Sched,
-        momentum: f64,
-        nesterov: bool,
-    },
-    Adam {
-        lr: Sched,
-        b1: f64,
-        b2: f64,
-        eps: f64,
-        eps_root: f64,
-        weight_decay: f64,
-    },
-    Rmsprop {
-        lr: Sched,
-        decay: f64,
-        eps: f64,
-        initial_scale: f64,
-    },
-    Adagrad {
-        lr: Sched,
-        initial: f64,
-        eps: f64,
-    },
-    Lion {
-        lr: Sched,
-        b1: f64,
-        b2: f64,
-        weight_decay: f64,
-    },
-    Clip(f64),
-    Chain(Vec<Opt>),
-}
+/// Optimizers and schedules (hyperparameters known when the function
+/// compiles) and their formulas: `jax_core::optim`.
+pub(crate) use jax_core::optim::{Opt, Sched, STATES};
 
 /// What `Value::Optim` holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,17 +23,6 @@ pub(crate) enum Static {
     Opt(Opt),
     Sched(Sched),
 }
-
-/// The state structs: their names in the jaxpr's values and types, and
-/// their fields after `count` (each a tree like the params).
-const STATES: &[(&str, &[&str])] = &[
-    ("CountState", &[]),
-    ("TraceState", &["trace"]),
-    ("AdamState", &["mu", "nu"]),
-    ("RmsState", &["nu"]),
-    ("AdagradState", &["sum_of_squares"]),
-    ("LionState", &["mu"]),
-];
 
 pub(crate) const PREFIX: &str = "optim::";
 

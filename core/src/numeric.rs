@@ -1,0 +1,233 @@
+//! `jnp`'s numeric functions that are compositions of primitives
+//! (`remainder`, `floor_divide`, `isinf`/`isfinite`, `log2`/`log10`,
+//! `trunc`, `var`/`std`, the nan-reductions), as JAX writes them, written
+//! once over [`Lax`]: a jitted body traces them, an eager call runs them.
+
+use jax_dtypes::{DType, Kind};
+
+use crate::ir::{cast_scalar, Aval, Dim, Scalar};
+use crate::jnp::{
+    binary, convert, mean, promote, reduce, to_float, weak_literal, where_, Reduction, Res,
+};
+use crate::lax::Lax;
+use crate::prims;
+
+/// A Python int literal (weakly typed).
+fn int<L: Lax>(l: &mut L, v: i128) -> L::V {
+    weak_literal(l, Scalar::Int(v))
+}
+
+/// A scalar of `like`'s dtype, not weak (`np.array(v, dtype)`).
+fn typed<L: Lax>(l: &mut L, like: &L::V, v: f64) -> L::V {
+    let d = l.aval(like).dtype;
+    l.literal(cast_scalar(Scalar::Float(v), d), Aval::scalar(d, false))
+}
+
+/// `promote_args_numeric`: one type, bool becoming the default int.
+pub fn numeric_args<L: Lax>(l: &mut L, xs: Vec<L::V>) -> Res<L, Vec<L::V>> {
+    let xs = promote(l, xs)?;
+    let a = l.aval(&xs[0]);
+    if a.dtype == DType::Bool {
+        let d = jax_dtypes::default_dtype(Kind::Int, l.x64());
+        return xs.into_iter().map(|x| convert(l, x, d, a.weak)).collect();
+    }
+    Ok(xs)
+}
+
+fn two<L: Lax>(l: &mut L, x: L::V, y: L::V) -> Res<L, (L::V, L::V)> {
+    let mut xy = numeric_args(l, vec![x, y])?;
+    let y = xy.pop().expect("two");
+    Ok((xy.pop().expect("two"), y))
+}
+
+/// `jnp.remainder(x, y)` (Python's `%`): the sign of the divisor; an
+/// integer `x % 0` is 0, a float one NaN.
+pub fn remainder<L: Lax>(l: &mut L, x: L::V, y: L::V) -> Res<L, L::V> {
+    let (x, mut y) = two(l, x, y)?;
+    let zero = int(l, 0);
+    if l.aval(&y).dtype.is_integer() {
+        let is0 = binary(l, &prims::EQ, y.clone(), zero.clone())?;
+        let one = int(l, 1);
+        y = where_(l, is0, one, y)?;
+    }
+    let m = binary(l, &prims::REM, x, y.clone())?;
+    let nz = binary(l, &prims::NE, m.clone(), zero.clone())?;
+    let mneg = binary(l, &prims::LT, m.clone(), zero.clone())?;
+    let yneg = binary(l, &prims::LT, y.clone(), zero)?;
+    let differ = binary(l, &prims::NE, mneg, yneg)?;
+    let plus = binary(l, &prims::AND, differ, nz)?;
+    let sum = binary(l, &prims::ADD, m.clone(), y)?;
+    where_(l, plus, sum, m)
+}
+
+/// `jnp.floor_divide(x, y)` (Python's `//`): JAX's integer formula (so
+/// `[1, -1, 0] // 0 = [-2, -2, -1]`), or `_float_divmod`'s quotient.
+pub fn floor_divide<L: Lax>(l: &mut L, x: L::V, y: L::V) -> Res<L, L::V> {
+    let (x, y) = two(l, x, y)?;
+    let d = l.aval(&x).dtype;
+    let zero = int(l, 0);
+    let one = int(l, 1);
+    if d.kind() == Kind::UInt {
+        return binary(l, &prims::DIV, x, y);
+    }
+    if d.is_integer() {
+        let q = binary(l, &prims::DIV, x.clone(), y.clone())?;
+        let sx = l.unary(&prims::SIGN, x.clone())?;
+        let sy = l.unary(&prims::SIGN, y.clone())?;
+        let differ = binary(l, &prims::NE, sx, sy)?;
+        let r = binary(l, &prims::REM, x, y)?;
+        let nz = binary(l, &prims::NE, r, zero)?;
+        let sel = binary(l, &prims::AND, differ, nz)?;
+        let q1 = binary(l, &prims::SUB, q.clone(), one)?;
+        return where_(l, sel, q1, q);
+    }
+    let m = binary(l, &prims::REM, x.clone(), y.clone())?;
+    let y0 = binary(l, &prims::EQ, y.clone(), zero.clone())?;
+    let xm = binary(l, &prims::SUB, x.clone(), m.clone())?;
+    let xc = where_(l, y0, x, xm)?;
+    let div = binary(l, &prims::DIV, xc, y.clone())?;
+    let mnz = binary(l, &prims::NE, m.clone(), zero)?;
+    let sy = l.unary(&prims::SIGN, y)?;
+    let sm = l.unary(&prims::SIGN, m)?;
+    let differ = binary(l, &prims::NE, sy, sm)?;
+    let ind = binary(l, &prims::AND, mnz, differ)?;
+    let fone = weak_literal(l, Scalar::Float(1.0));
+    let d1 = binary(l, &prims::SUB, div.clone(), fone)?;
+    let div = where_(l, ind, d1, div)?;
+    l.round(div, 0)
+}
+
+/// A bool array of `x`'s shape, all `v` (`lax.full_like(x, v, bool)`).
+fn full_bool<L: Lax>(l: &mut L, x: &L::V, v: bool) -> Res<L, L::V> {
+    let a = l.aval(x);
+    let c = l.literal(Scalar::Bool(v), Aval::scalar(DType::Bool, false));
+    if a.rank() == 0 {
+        return Ok(c);
+    }
+    l.broadcast_in_dim(c, a.shape, vec![])
+}
+
+/// `jnp.isinf(x)` (`|x| == inf`); false for integers.
+pub fn isinf<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
+    if !l.aval(&x).dtype.is_float() {
+        return full_bool(l, &x, false);
+    }
+    let a = l.unary(&prims::ABS, x.clone())?;
+    let inf = typed(l, &x, f64::INFINITY);
+    binary(l, &prims::EQ, a, inf)
+}
+
+/// `jnp.isfinite(x)` (`lax.is_finite`); true for integers.
+pub fn isfinite<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
+    if !l.aval(&x).dtype.is_float() {
+        return full_bool(l, &x, true);
+    }
+    l.unary(&prims::IS_FINITE, x)
+}
+
+/// `jnp.log2(x)` (`log(x) / log(2)`) or `jnp.log10(x)`
+/// (`log(x) * (1 / log(10))`), as JAX writes them.
+pub fn log_base<L: Lax>(l: &mut L, x: L::V, base2: bool) -> Res<L, L::V> {
+    let x = to_float(l, x)?;
+    let lx = l.unary(&prims::LOG, x.clone())?;
+    if base2 {
+        let two = typed(l, &x, 2.0);
+        let l2 = l.unary(&prims::LOG, two)?;
+        binary(l, &prims::DIV, lx, l2)
+    } else {
+        let k = typed(l, &x, std::f64::consts::LOG10_E);
+        binary(l, &prims::MUL, lx, k)
+    }
+}
+
+/// `jnp.trunc(x)`: `where(x < 0, ceil(x), floor(x))`; integers unchanged.
+pub fn trunc<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
+    if !l.aval(&x).dtype.is_float() {
+        return Ok(x);
+    }
+    let zero = int(l, 0);
+    let neg = binary(l, &prims::LT, x.clone(), zero)?;
+    let c = l.unary(&prims::CEIL, x.clone())?;
+    let f = l.unary(&prims::FLOOR, x)?;
+    where_(l, neg, c, f)
+}
+
+/// `jnp.var(x, axis, ddof, keepdims)` (or `jnp.std` with `sqrt`):
+/// `sum(square(x - mean(x))) / (n - ddof)` in the computation type (`f32`
+/// for `f16` and `bf16`, as `_var_promote_types`).
+pub fn var<L: Lax>(
+    l: &mut L,
+    x: L::V,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+    ddof: usize,
+    sqrt: bool,
+) -> Res<L, L::V> {
+    let a = l.aval(&x);
+    let out = to_float(l, x)?;
+    let oa = l.aval(&out);
+    let comp = if matches!(oa.dtype, DType::F16 | DType::BF16) {
+        DType::F32
+    } else {
+        oa.dtype
+    };
+    let x = convert(l, out, comp, oa.weak)?;
+    let axes = axes.unwrap_or_else(|| (0..a.rank()).collect());
+    let mut n = 1usize;
+    for &k in &axes {
+        match a.shape[k] {
+            Dim::Lit(d) => n *= d,
+            _ => {
+                let name = if sqrt { "std" } else { "var" };
+                return Err(l.error(format!("{name} over a symbolic dimension is not supported")));
+            }
+        }
+    }
+    let m = mean(l, x.clone(), Some(axes.clone()), true)?;
+    let centered = binary(l, &prims::SUB, x, m)?;
+    let sq = l.unary(&prims::SQUARE, centered)?;
+    let sum = reduce(l, Reduction::Sum, sq, Some(axes), keepdims)?;
+    // JAX divides by `n - ddof` as a number of the computation type (so a
+    // `ddof` of `n` or more gives inf or NaN, as NumPy's warning case).
+    let norm = l.literal(
+        cast_scalar(Scalar::Float(n as f64 - ddof as f64), comp),
+        Aval::scalar(comp, false),
+    );
+    let v = binary(l, &prims::DIV, sum, norm)?;
+    let v = convert(l, v, oa.dtype, oa.weak)?;
+    if sqrt {
+        l.unary(&prims::SQRT, v)
+    } else {
+        Ok(v)
+    }
+}
+
+/// `jnp.nansum`, `nanmax`, `nanmin` (`kind`) over `axes`: JAX's
+/// `_nan_reduction`, NaNs replaced by the reduction's identity, NaN where
+/// all were NaN (for `max` and `min`).
+pub fn nan_reduce<L: Lax>(
+    l: &mut L,
+    kind: Reduction,
+    x: L::V,
+    axes: Option<Vec<usize>>,
+    keepdims: bool,
+) -> Res<L, L::V> {
+    if !l.aval(&x).dtype.is_inexact() {
+        return reduce(l, kind, x, axes, keepdims);
+    }
+    let nan = binary(l, &prims::NE, x.clone(), x.clone())?;
+    let init = match kind {
+        Reduction::Sum => 0.0,
+        Reduction::Max => f64::NEG_INFINITY,
+        _ => f64::INFINITY,
+    };
+    let init = typed(l, &x, init);
+    let safe = where_(l, nan.clone(), init, x.clone())?;
+    let out = reduce(l, kind, safe, axes.clone(), keepdims)?;
+    if kind == Reduction::Sum {
+        return Ok(out);
+    }
+    let all_nan = reduce(l, Reduction::All, nan, axes, keepdims)?;
+    let nan_lit = typed(l, &x, f64::NAN);
+    where_(l, all_nan, nan_lit, out)
+}
