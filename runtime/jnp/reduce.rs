@@ -51,13 +51,14 @@ mod cumulative;
 use crate::lax::fast::{self, Fold};
 pub use cumulative::*;
 
+use jax_core::ir::Atom;
+use jax_core::jnp::Reduction;
+use jax_core::lax::Trace;
+
 use crate::array::{impl_array, Array, ArrayType, AsArray};
 use crate::eager;
 use crate::element::{Element, SumType, ToInexact};
-use crate::lax::{
-    arg_lane, is_f64, is_nan, max_lane, min_lane, pairwise_sum, prod_lane, reduce_lanes,
-    reduced_shape, sum_lane, Real,
-};
+use crate::lax::{arg_lane, max_lane, min_lane, prod_lane, reduce_lanes, reduced_shape, sum_lane};
 use crate::shape;
 
 use crate::array::ElemOf as E;
@@ -104,39 +105,6 @@ fn along<A: AsArray, Out: ArrayType>(
     Out::from_data(reduce_lanes(data, shape, &axes, f))
 }
 
-// Lane kernels of the reductions that lax does not have.
-
-fn mean_lane<T: Element, O: Element>(lane: &[T]) -> O {
-    fn go<T: Element, O: Element, C: Real>(lane: &[T]) -> O {
-        let v: Vec<C> = lane.iter().map(|&x| C::of(x.cast::<O>())).collect();
-        (pairwise_sum(&v) / C::from_usize(lane.len())).to::<O>()
-    }
-    if is_f64::<O>() {
-        go::<T, O, f64>(lane)
-    } else {
-        go::<T, O, f32>(lane)
-    }
-}
-
-fn nan_to_zero<T: Element>(lane: &[T]) -> Vec<T> {
-    lane.iter()
-        .map(|&x| if is_nan(x) { T::ZERO } else { x })
-        .collect()
-}
-
-#[track_caller]
-fn nan_extreme<T: Element + PartialOrd>(op: &str, lane: &[T], max: bool) -> T {
-    if lane.is_empty() {
-        panic!("{}", jax_dtypes::checks::no_identity(op));
-    }
-    let kept: Vec<T> = lane.iter().copied().filter(|&x| !is_nan(x)).collect();
-    match (kept.is_empty(), max) {
-        (true, _) => lane[0], // all NaN: NaN, as jnp.nanmax
-        (false, true) => max_lane(op, &kept),
-        (false, false) => min_lane(op, &kept),
-    }
-}
-
 macro_rules! reduction {
     (
         $(#[$doc:meta])*
@@ -170,6 +138,39 @@ macro_rules! reduction {
             $($bound)*
         {
             along(stringify!($name_axis), x, axis, keepdims, $kernel, None$(.or(Some($fast)))?)
+        }
+    };
+    (
+        $(#[$doc:meta])*
+        fn $name:ident / $name_axis:ident -> $out:ty, where [$($bound:tt)*], composite $f:expr;
+    ) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name<A: AsArray>(x: A) -> Array<$out>
+        where
+            $($bound)*
+        {
+            reduce_eager(stringify!($name), x, None, false, &$f)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`](fn@", stringify!($name), ") along one axis (negative counts from the end); ",
+            "`keepdims` leaves the axis with size 1. The caller names the result type, ",
+            "which is checked.\n\n```\nuse jax::prelude::*;\n",
+            "let x = Array::<f32, 2, 3>::from([[1.0, 0.0, 3.0], [4.0, 5.0, 2.0]]);\n",
+            "let r: Array<_, 2> = jnp::", stringify!($name_axis), "(&x, 1, false);\n",
+            "let c: Array<_, 1, 3> = jnp::", stringify!($name_axis), "(&x, 0, true);\n",
+            "assert_eq!(r.to_vec()[0], jnp::", stringify!($name), "(Array::<f32, 3>::from([1.0, 0.0, 3.0])).item());\n",
+            "assert_eq!(c.shape(), &[1, 3]);\n```")]
+        #[track_caller]
+        pub fn $name_axis<A: AsArray, Out: ArrayType<Elem = $out>>(
+            x: A,
+            axis: isize,
+            keepdims: bool,
+        ) -> Out
+        where
+            $($bound)*
+        {
+            reduce_eager(stringify!($name_axis), x, Some(axis), keepdims, &$f)
         }
     };
 }
@@ -209,44 +210,59 @@ reduction! {
     /// assert_eq!(m.item(), 2.75);
     /// ```
     fn mean / mean_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
-        kernel mean_lane::<E<A>, <E<A> as ToInexact>::Out>, fast Fold::Mean;
+        composite |t: &mut Trace, x, axes, keepdims| jax_core::jnp::mean(t, x, axes, keepdims);
 }
 
-/// `jax_core::numeric::var` of `x` eagerly (`std` with `sqrt`), over
-/// `axis` (all axes when `None`).
+/// A reduction written once: its result from the operand, the axes (all
+/// when `None`) and `keepdims`.
+type ReduceFn = dyn Fn(&mut Trace, Atom, Option<Vec<usize>>, bool) -> jax_core::Result<Atom> + Sync;
+
+/// A reduction written once (`f` of the operand, the axes — all when
+/// `None` — and `keepdims`), run eagerly over `axis` (all axes when
+/// `None`): by rows where the axis allows.
 #[track_caller]
-fn var_eager<A: AsArray, Out: ArrayType>(
+fn reduce_eager<A: AsArray, Out: ArrayType>(
     name: &'static str,
     x: A,
     axis: Option<isize>,
     keepdims: bool,
-    sqrt: bool,
+    f: &ReduceFn,
 ) -> Out {
     let rank = <A::Array as ArrayType>::SHAPE.len();
     let axis = axis.map(|a| shape::normalize_axis(name, a, rank));
     let x = eager::unit::Input::of(&x);
     let r = eager::call(|_| match axis {
-        // Along one axis without keepdims: by rows where the axis allows.
-        Some(ax) if !keepdims => eager::unit::reduce_axis(name, "", x, ax, &|t, x, ax| {
-            jax_core::numeric::var(t, x, Some(vec![ax]), false, 0, sqrt)
-        }),
+        Some(ax) if !keepdims => {
+            eager::unit::reduce_axis(name, "", x, ax, &|t, x, ax| f(t, x, Some(vec![ax]), false))
+        }
         _ => {
-            let f = |t: &mut jax_core::lax::Trace, ins: Vec<jax_core::ir::Atom>| {
-                let axes = axis.map(|ax| vec![ax]);
-                Ok(vec![jax_core::numeric::var(
+            let g = |t: &mut Trace, ins: Vec<Atom>| {
+                Ok(vec![f(
                     t,
                     ins[0].clone(),
-                    axes,
+                    axis.map(|ax| vec![ax]),
                     keepdims,
-                    0,
-                    sqrt,
                 )?])
             };
             let statics = format!("axis={axis:?} keepdims={keepdims}");
-            Ok(eager::unit::run(name, &statics, &[x], eager::unit::Blocks::Whole, &f)?.remove(0))
+            Ok(eager::unit::run(name, &statics, &[x], eager::unit::Blocks::Whole, &g)?.remove(0))
         }
     });
     eager::typed(name, r)
+}
+
+/// `jnp.nansum`/`nanmax`/`nanmin` of the one text.
+fn nan(
+    kind: Reduction,
+) -> impl Fn(&mut Trace, Atom, Option<Vec<usize>>, bool) -> jax_core::Result<Atom> + Sync {
+    move |t, x, axes, keepdims| jax_core::numeric::nan_reduce(t, kind, x, axes, keepdims)
+}
+
+/// `jnp.var`/`jnp.std` (ddof 0) of the one text.
+fn var_of(
+    sqrt: bool,
+) -> impl Fn(&mut Trace, Atom, Option<Vec<usize>>, bool) -> jax_core::Result<Atom> + Sync {
+    move |t, x, axes, keepdims| jax_core::numeric::var(t, x, axes, keepdims, 0, sqrt)
 }
 
 /// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
@@ -261,7 +277,7 @@ pub fn var<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
 where
     E<A>: ToInexact,
 {
-    var_eager("var", x, None, false, false)
+    reduce_eager("var", x, None, false, &var_of(false))
 }
 
 /// [`var`](fn@var) along one axis (negative counts from the end);
@@ -283,7 +299,7 @@ pub fn var_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
 where
     E<A>: ToInexact,
 {
-    var_eager("var_axis", x, Some(axis), keepdims, false)
+    reduce_eager("var_axis", x, Some(axis), keepdims, &var_of(false))
 }
 
 /// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
@@ -298,7 +314,7 @@ pub fn std<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
 where
     E<A>: ToInexact,
 {
-    var_eager("std", x, None, false, true)
+    reduce_eager("std", x, None, false, &var_of(true))
 }
 
 /// [`std`](fn@std) along one axis (negative counts from the end);
@@ -320,7 +336,7 @@ pub fn std_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
 where
     E<A>: ToInexact,
 {
-    var_eager("std_axis", x, Some(axis), keepdims, true)
+    reduce_eager("std_axis", x, Some(axis), keepdims, &var_of(true))
 }
 
 reduction! {
@@ -380,7 +396,7 @@ reduction! {
     /// assert_eq!(jnp::nansum(&x).item(), 10.0);
     /// ```
     fn nansum / nansum_axis -> <E<A> as SumType>::Out, where [E<A>: SumType],
-        kernel |l| sum_lane::<E<A>, <E<A> as SumType>::Out>(&nan_to_zero(l));
+        composite nan(Reduction::Sum);
 }
 
 reduction! {
@@ -391,7 +407,7 @@ reduction! {
     /// assert_eq!(jnp::nanmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 3.0);
     /// ```
     fn nanmax / nanmax_axis -> E<A>, where [E<A>: PartialOrd],
-        kernel |l| nan_extreme("nanmax", l, true);
+        composite nan(Reduction::Max);
 }
 
 reduction! {
@@ -402,7 +418,7 @@ reduction! {
     /// assert_eq!(jnp::nanmin(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1.0);
     /// ```
     fn nanmin / nanmin_axis -> E<A>, where [E<A>: PartialOrd],
-        kernel |l| nan_extreme("nanmin", l, false);
+        composite nan(Reduction::Min);
 }
 
 reduction! {

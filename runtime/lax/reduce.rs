@@ -33,7 +33,6 @@ pub(crate) trait Real:
     const ONE: Self;
     fn of<T: Element>(x: T) -> Self;
     fn to<T: Element>(self) -> T;
-    fn from_usize(n: usize) -> Self;
 }
 
 macro_rules! impl_real {
@@ -50,10 +49,6 @@ macro_rules! impl_real {
             #[inline]
             fn to<T: Element>(self) -> T {
                 T::from_f64(self as f64)
-            }
-            #[inline]
-            fn from_usize(n: usize) -> Self {
-                n as $t
             }
         }
     )*};
