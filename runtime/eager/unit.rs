@@ -664,17 +664,7 @@ pub(crate) fn along_axis(
     f: &(dyn Fn(&mut Trace, Atom, usize) -> jax_core::Result<Atom> + Sync),
 ) -> Result<Value, String> {
     let shape = x.shape.clone();
-    let outer: usize = shape[..axis].iter().product();
-    let inner: usize = shape[axis + 1..].iter().product();
-    let (at, blocks) = if axis == 0 {
-        (axis, Blocks::Whole)
-    } else if axis + 1 == shape.len() {
-        x.shape = vec![outer, shape[axis]];
-        (1, Blocks::Rows)
-    } else {
-        x.shape = vec![outer, shape[axis], inner];
-        (1, Blocks::Rows)
-    };
+    let (at, blocks) = view_around(&mut x, axis);
     let statics = format!("{statics} axis={at}");
     let g = |t: &mut Trace, ins: Vec<Atom>| -> jax_core::Result<Vec<Atom>> {
         Ok(vec![f(t, ins[0].clone(), at)?])
@@ -723,6 +713,23 @@ pub(crate) fn elementwise(
     Ok(reshaped(r, shape))
 }
 
+/// Views `x` around `axis` as `[rows, len]` (the last axis) or `[rows,
+/// len, inner]`, so blocks of rows can run on their own; the axis's place
+/// in the view, and how to run it (whole when `axis` is the first).
+fn view_around(x: &mut Input, axis: usize) -> (usize, Blocks) {
+    if axis == 0 {
+        return (0, Blocks::Whole);
+    }
+    let outer: usize = x.shape[..axis].iter().product();
+    let inner: usize = x.shape[axis + 1..].iter().product();
+    x.shape = if axis + 1 == x.shape.len() {
+        vec![outer, x.shape[axis]]
+    } else {
+        vec![outer, x.shape[axis], inner]
+    };
+    (1, Blocks::Rows)
+}
+
 /// [`along_axis`] for a reduction: `f` removes `axis` (its result is `x`'s
 /// shape without it).
 pub(crate) fn reduce_axis(
@@ -733,17 +740,7 @@ pub(crate) fn reduce_axis(
     f: &(dyn Fn(&mut Trace, Atom, usize) -> jax_core::Result<Atom> + Sync),
 ) -> Result<Value, String> {
     let mut shape = x.shape.clone();
-    let outer: usize = shape[..axis].iter().product();
-    let inner: usize = shape[axis + 1..].iter().product();
-    let (at, blocks) = if axis == 0 {
-        (axis, Blocks::Whole)
-    } else if axis + 1 == shape.len() {
-        x.shape = vec![outer, shape[axis]];
-        (1, Blocks::Rows)
-    } else {
-        x.shape = vec![outer, shape[axis], inner];
-        (1, Blocks::Rows)
-    };
+    let (at, blocks) = view_around(&mut x, axis);
     let statics = format!("{statics} reduce axis={at}");
     let g = |t: &mut Trace, ins: Vec<Atom>| -> jax_core::Result<Vec<Atom>> {
         Ok(vec![f(t, ins[0].clone(), at)?])

@@ -265,78 +265,28 @@ fn var_of(
     move |t, x, axes, keepdims| jax_core::numeric::var(t, x, axes, keepdims, 0, sqrt)
 }
 
-/// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
-/// assert_eq!(jnp::var(&x).item(), 1.25);
-/// ```
-#[track_caller]
-pub fn var<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
-where
-    E<A>: ToInexact,
-{
-    reduce_eager("var", x, None, false, &var_of(false))
+reduction! {
+    /// The variance with ddof = 0 (`jnp.var`), in [`ToInexact`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 4>::from([1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(jnp::var(&x).item(), 1.25);
+    /// ```
+    fn var / var_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        composite var_of(false);
 }
 
-/// [`var`](fn@var) along one axis (negative counts from the end);
-/// `keepdims` leaves the axis with size 1. The caller names the result
-/// type, which is checked.
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 2.0]]);
-/// let r: Array<f32, 2> = jnp::var_axis(&x, 1, false);
-/// assert_eq!(r.to_vec(), [1.0, 0.0]);
-/// ```
-#[track_caller]
-pub fn var_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
-    x: A,
-    axis: isize,
-    keepdims: bool,
-) -> Out
-where
-    E<A>: ToInexact,
-{
-    reduce_eager("var_axis", x, Some(axis), keepdims, &var_of(false))
-}
-
-/// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<f32, 2>::from([1.0, 3.0]);
-/// assert_eq!(jnp::std(&x).item(), 1.0);
-/// ```
-#[track_caller]
-pub fn std<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
-where
-    E<A>: ToInexact,
-{
-    reduce_eager("std", x, None, false, &var_of(true))
-}
-
-/// [`std`](fn@std) along one axis (negative counts from the end);
-/// `keepdims` leaves the axis with size 1. The caller names the result
-/// type, which is checked.
-///
-/// ```
-/// use jax::prelude::*;
-/// let x = Array::<f32, 2, 2>::from([[1.0, 3.0], [2.0, 2.0]]);
-/// let r: Array<f32, 1, 2> = jnp::std_axis(&x, 0, true);
-/// assert_eq!(r.to_vec(), [0.5, 0.5]);
-/// ```
-#[track_caller]
-pub fn std_axis<A: AsArray, Out: ArrayType<Elem = <E<A> as ToInexact>::Out>>(
-    x: A,
-    axis: isize,
-    keepdims: bool,
-) -> Out
-where
-    E<A>: ToInexact,
-{
-    reduce_eager("std_axis", x, Some(axis), keepdims, &var_of(true))
+reduction! {
+    /// The standard deviation with ddof = 0 (`jnp.std`), in [`ToInexact`]'s dtype.
+    ///
+    /// ```
+    /// use jax::prelude::*;
+    /// let x = Array::<f32, 2>::from([1.0, 3.0]);
+    /// assert_eq!(jnp::std(&x).item(), 1.0);
+    /// ```
+    fn std / std_axis -> <E<A> as ToInexact>::Out, where [E<A>: ToInexact],
+        composite var_of(true);
 }
 
 reduction! {
