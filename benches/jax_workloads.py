@@ -260,6 +260,16 @@ def linalg_workloads(rng):
         rows.append((f"linalg_eigh_{n}", lambda n=n: (_symmetric(rng, n),), jnp.linalg.eigh, np.linalg.eigh))
         # full_matrices=True and compute_uv=True: both libraries' defaults.
         rows.append((f"linalg_svd_{n}", lambda n=n: (_general(rng, n),), jnp.linalg.svd, np.linalg.svd))
+    rows.append(("linalg_pinv_256", lambda: (_general(rng, 256),), jnp.linalg.pinv, np.linalg.pinv))
+    rows.append((
+        "linalg_lstsq_512x64",
+        lambda: (
+            rng.uniform(-1.0, 1.0, size=(512, 64)).astype(np.float32),
+            rng.uniform(-1.0, 1.0, size=(512, 4)).astype(np.float32),
+        ),
+        lambda a, b: jnp.linalg.lstsq(a, b)[0],
+        lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0],
+    ))
     rows.append((
         "linalg_cholesky_batch_64x32",
         lambda: (_spd(rng, 32, (64,)),),

@@ -328,6 +328,22 @@ fn linalg_svd_512(
     jnp::linalg::svd(a)
 }
 
+#[jax::jit]
+fn linalg_pinv_256(a: &Array<f32, 256, 256>) -> Array<f32, 256, 256> {
+    jnp::linalg::pinv(a)
+}
+
+#[jax::jit]
+fn linalg_lstsq_512x64(a: &Array<f32, 512, 64>, b: &Array<f32, 512, 4>) -> Array<f32, 64, 4> {
+    let (x, _, _, _): (
+        Array<f32, 64, 4>,
+        Array<f32, 4>,
+        Array<DefaultInt>,
+        Array<f32, 64>,
+    ) = jnp::linalg::lstsq(a, b);
+    x
+}
+
 /// `m mᵀ / n + I`, m uniform in [-1, 1): symmetric positive definite and well
 /// conditioned, as `_spd` in `jax_workloads.py`.
 fn spd<const N: usize>(seed: u32) -> Array<f32, N, N> {
@@ -432,6 +448,34 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
     }
     square!(512);
     square!(1024);
+    if run("linalg_pinv_256") {
+        let a = random2::<256, 256>(46);
+        linalg_rows(
+            t,
+            run,
+            "linalg_pinv_256",
+            || linalg_pinv_256(black_box(&a)),
+            || -> Array<f32, 256, 256> { jnp::linalg::pinv(black_box(&a)) },
+        );
+    }
+    if run("linalg_lstsq_512x64") {
+        let (a, b) = (random2::<512, 64>(47), random2::<512, 4>(48));
+        linalg_rows(
+            t,
+            run,
+            "linalg_lstsq_512x64",
+            || linalg_lstsq_512x64(black_box(&a), black_box(&b)),
+            || {
+                let (x, _, _, _): (
+                    Array<f32, 64, 4>,
+                    Array<f32, 4>,
+                    Array<DefaultInt>,
+                    Array<f32, 64>,
+                ) = jnp::linalg::lstsq(black_box(&a), black_box(&b));
+                x
+            },
+        );
+    }
     spectral!(256, linalg_eigh_256, linalg_svd_256);
     spectral!(512, linalg_eigh_512, linalg_svd_512);
     if run("linalg_cholesky_batch_64x32") {

@@ -165,6 +165,21 @@ pub trait Lax {
         self.bind(&prims::DOT_GENERAL, params, vec![x, y])
     }
 
+    /// `svd`: the singular values (descending), then `u` and `vt` with
+    /// `compute_uv` (`full_matrices` for square factors).
+    fn svd(
+        &mut self,
+        x: Self::V,
+        full_matrices: bool,
+        compute_uv: bool,
+    ) -> Result<Vec<Self::V>, Self::E> {
+        let params = Params::Svd {
+            full_matrices,
+            compute_uv,
+        };
+        self.bind_all(&prims::linalg::svd::SVD, params, vec![x])
+    }
+
     /// A primitive without parameters, of any number of operands.
     fn apply(&mut self, p: Prim, ins: Vec<Self::V>) -> Result<Self::V, Self::E> {
         self.bind(p, Params::None, ins)

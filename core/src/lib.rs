@@ -12,7 +12,8 @@
 //! - `transform`: automatic differentiation, batching and simplification;
 //! - `lax`: the primitives as composites bind them (one typed method
 //!   each), and `Trace`, which records the binds as a jaxpr;
-//! - `jnp`: JAX's NumPy layer written once over `lax`.
+//! - `jnp`: JAX's NumPy layer written once over `lax`, and the other
+//!   composites beside it (`nn`, `numeric`, `stats`, `linalg`, `optim`).
 //!
 //! The crate needs no Rust parser: the compiler (`jax-compiler`) enables
 //! the `syn` feature, which makes [`Error`] a `crate::Error` at the user's
@@ -23,6 +24,7 @@ mod error;
 pub mod ir;
 pub mod jnp;
 pub mod lax;
+pub mod linalg;
 pub mod nn;
 pub mod numeric;
 pub mod optim;

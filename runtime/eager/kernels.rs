@@ -647,6 +647,87 @@ fn kernel(
                     .1,
             ])
         }
+        "real" => one(match x() {
+            DynData::C64(v) => Ok(DynData::F32(v.iter().map(|c| c.re).collect())),
+            DynData::C128(v) => Ok(DynData::F64(v.iter().map(|c| c.re).collect())),
+            _ => unsupported(),
+        }),
+        "conj" => one(match x() {
+            DynData::C64(v) => Ok(DynData::C64(v.iter().map(|c| c.conj()).collect())),
+            DynData::C128(v) => Ok(DynData::C128(v.iter().map(|c| c.conj()).collect())),
+            _ => unsupported(),
+        }),
+        "dot_general" => {
+            let Params::DotGeneral {
+                lhs_contract,
+                rhs_contract,
+                lhs_batch,
+                rhs_batch,
+                ..
+            } = params
+            else {
+                return unsupported();
+            };
+            if outs[0].dtype != ins[0].dtype() {
+                return unsupported();
+            }
+            let dims = (
+                (&lhs_contract[..], &rhs_contract[..]),
+                (&lhs_batch[..], &rhs_batch[..]),
+            );
+            one(numbers!(dispatch2, x(), y(), |a, b: T| Ok(DynData::wrap(
+                crate::lax::dot_general_raw::<T>(a, sx(), b, sy(), dims)
+            ))))
+        }
+        "svd" => {
+            let Params::Svd {
+                full_matrices,
+                compute_uv,
+            } = params
+            else {
+                return unsupported();
+            };
+            svd(x(), sx(), outs, *full_matrices, *compute_uv)
+        }
+        _ => unsupported(),
+    }
+}
+
+/// `svd`'s kernel (`__rt::linalg::svd_*`) on a batch of matrices: the
+/// singular values, then `u` and `vt` with `uv`.
+fn svd(
+    a: &DynData,
+    shape: &[usize],
+    outs: &[Aval],
+    full: bool,
+    uv: bool,
+) -> Result<Vec<DynData>, Unsupported> {
+    use crate::__rt::linalg as la;
+    let r = shape.len();
+    let (m, n) = (shape[r - 2], shape[r - 1]);
+    let batch: usize = shape[..r - 2].iter().product();
+    let len = |i: usize| {
+        outs.get(i)
+            .map_or(0, |o| sizes(o).iter().product::<usize>())
+    };
+    macro_rules! run {
+        ($a:expr, $svd:path, $V:ident, $R:ident, $t:ty, $rt:ty) => {{
+            let mut s = vec![<$rt as Element>::ZERO; len(0)];
+            let mut u = vec![<$t as Element>::ZERO; if uv { len(1) } else { 0 }];
+            let mut vt = vec![<$t as Element>::ZERO; if uv { len(2) } else { 0 }];
+            $svd($a, &mut s, &mut u, &mut vt, batch, m, n, full, uv);
+            let mut o = vec![DynData::$R(s)];
+            if uv {
+                o.extend([DynData::$V(u), DynData::$V(vt)]);
+            }
+            Ok(o)
+        }};
+    }
+    match a {
+        DynData::F32(a) => run!(a, la::svd_f32, F32, F32, f32, f32),
+        DynData::F64(a) => run!(a, la::svd_f64, F64, F64, f64, f64),
+        DynData::C64(a) => run!(a, la::svd_c64, C64, F32, Complex<f32>, f32),
+        DynData::C128(a) => run!(a, la::svd_c128, C128, F64, Complex<f64>, f64),
         _ => unsupported(),
     }
 }

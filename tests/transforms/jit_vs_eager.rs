@@ -5,6 +5,7 @@
 //! The sorting, cumulative, gather/scatter, dynamic-slice, einsum and `nn`
 //! functions are checked the same way, on f32 and on i32 where they apply.
 
+use jax::jnp::linalg::{NormAxis, NormOptions, NormOrd};
 use jax::nn;
 use jax::prelude::*;
 use jax::DefaultInt;
@@ -408,6 +409,111 @@ fn check_var_std(x: &Array<f32, 8, 3>) {
     assert_close("var", &v, &jnp::var(x), scale * scale);
 }
 
+/// `jax_core::linalg`'s compositions (norms, `pinv`, `matrix_rank`,
+/// `lstsq`) written once: the singular values come from one kernel, the
+/// products and sums run in the jitted loops' order or the eager gemm's,
+/// so they agree within a bound relative to the matrix's conditioning.
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn linalg_fns(
+    a: &Array<f32, 8, 3>,
+    b: &Array<f32, 8, 3>,
+) -> (
+    Array<f32>,
+    Array<f32>,
+    Array<f32, 3>,
+    Array<f32, 1, 1>,
+    Array<f32, 3, 8>,
+    Array<DefaultInt>,
+    Array<f32, 3, 3>,
+) {
+    let (x, _, _, _): (
+        Array<f32, 3, 3>,
+        Array<f32, 3>,
+        Array<DefaultInt>,
+        Array<f32, 3>,
+    ) = jnp::linalg::lstsq(a, b);
+    (
+        jnp::linalg::norm(a),
+        jnp::linalg::norm_with(
+            a,
+            NormOptions {
+                ord: NormOrd::Nuc,
+                ..Default::default()
+            },
+        ),
+        jnp::linalg::norm_with(
+            a,
+            NormOptions {
+                ord: NormOrd::P(3.0),
+                axis: NormAxis::Vector(0),
+                keepdims: false,
+            },
+        ),
+        jnp::linalg::norm_with(
+            a,
+            NormOptions {
+                ord: NormOrd::Inf,
+                axis: NormAxis::Matrix(1, 0),
+                keepdims: true,
+            },
+        ),
+        jnp::linalg::pinv(a),
+        jnp::linalg::matrix_rank(a),
+        x,
+    )
+}
+
+fn check_linalg(a: &Array<f32, 8, 3>, b: &Array<f32, 8, 3>) {
+    let (fro, nuc, p3, inf, p, rank, x) = linalg_fns(a, b);
+    let s: Array<f32, 3> = jnp::linalg::svdvals(a);
+    let s = s.to_vec();
+    let size: f32 = a.as_slice().iter().map(|v| v.abs()).sum();
+    assert_close("norm", &fro, &jnp::linalg::norm(a), size * size);
+    let e_nuc: Array<f32> = jnp::linalg::norm_with(
+        a,
+        NormOptions {
+            ord: NormOrd::Nuc,
+            ..Default::default()
+        },
+    );
+    assert_close("norm nuc", &nuc, &e_nuc, size);
+    let e_p3: Array<f32, 3> = jnp::linalg::norm_with(
+        a,
+        NormOptions {
+            ord: NormOrd::P(3.0),
+            axis: NormAxis::Vector(0),
+            keepdims: false,
+        },
+    );
+    assert_close("norm p=3", &p3, &e_p3, size * size * size);
+    let e_inf: Array<f32, 1, 1> = jnp::linalg::norm_with(
+        a,
+        NormOptions {
+            ord: NormOrd::Inf,
+            axis: NormAxis::Matrix(1, 0),
+            keepdims: true,
+        },
+    );
+    assert_close("norm inf", &inf, &e_inf, size);
+    assert_eq!(rank, jnp::linalg::matrix_rank(a), "matrix_rank");
+    // Well-conditioned matrices only: elsewhere a rounding of the products
+    // moves the pseudo-inverse by up to the condition number.
+    if s[2] > 1e-2 * s[0] {
+        let scale = s[0] / (s[2] * s[2]) * 100.0;
+        let e_p: Array<f32, 3, 8> = jnp::linalg::pinv(a);
+        assert_close("pinv", &p, &e_p, scale);
+        let (e_x, _, _, _): (
+            Array<f32, 3, 3>,
+            Array<f32, 3>,
+            Array<DefaultInt>,
+            Array<f32, 3>,
+        ) = jnp::linalg::lstsq(a, b);
+        let bsize: f32 = b.as_slice().iter().map(|v| v.abs()).sum();
+        assert_close("lstsq x", &x, &e_x, scale * bsize);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -450,5 +556,13 @@ proptest! {
     ) {
         check_one_text(&array(&a), &array(&b));
         check_var_std(&array(&a));
+    }
+
+    #[test]
+    fn linalg_jit_agrees_with_eager(
+        a in prop::collection::vec(-10.0f32..10.0, 24),
+        b in prop::collection::vec(-10.0f32..10.0, 24),
+    ) {
+        check_linalg(&array(&a), &array(&b));
     }
 }

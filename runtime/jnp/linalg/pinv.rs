@@ -1,30 +1,14 @@
-//! `jnp.linalg.pinv` and `matrix_rank`, through the SVD kernel
-//! (`__rt::linalg::svd_*`, which jitted code calls too) with JAX's
-//! cutoffs. The arithmetic after the SVD is done in `f64` and rounded to
-//! the element type after every operation, which for `+ - * /` gives the
-//! element type's own result.
+//! `jnp.linalg.pinv` and `matrix_rank`: the one text of each
+//! (`jax_core::linalg`, which jitted bodies trace) run eagerly, through
+//! the SVD kernel (`__rt::linalg::svd_*`) and the gemm of `dot_general`.
 
 use crate::array::{ArrayType, AsArray};
-use crate::element::{DefaultInt, Element};
-use crate::shape;
+use crate::eager;
+use crate::element::DefaultInt;
+use jax_core::ir::Scalar;
 
-use super::eigh::{hermitian_input, matrix_dims, svd_data, ElemOf};
+use super::eigh::ElemOf;
 use super::LinalgFloat;
-
-/// Rounds an `f64` to `T` and back: every operation of the code below is
-/// followed by it, so the results are `T`'s.
-pub(super) fn rounder<T: LinalgFloat>() -> fn(f64) -> f64 {
-    if T::DTYPE == crate::DType::F32 {
-        |x| x as f32 as f64
-    } else {
-        |x| x
-    }
-}
-
-/// `T`'s machine epsilon as `f64`.
-pub(super) fn eps<T: LinalgFloat>() -> f64 {
-    T::EPSILON.to_f64()
-}
 
 /// `jnp.linalg.pinv`'s keyword arguments, for [`pinv_with`]: `rtol` (the
 /// relative cutoff of small singular values; `None` is JAX's default,
@@ -40,89 +24,13 @@ pub struct PinvOptions {
     pub hermitian: bool,
 }
 
-/// The pseudo-inverses `[.., N, M]` of a batch of `M × N` matrices,
-/// through [`pinv_f32`]/[`pinv_f64`]: non-generic, so their loops are
-/// compiled in the `jax` crate at its opt-level, not in the caller's crate
-/// (a user's `[profile.dev.package."*"] opt-level = 3` covers them). The
-/// input is copied through f64, which is exact for both.
-#[track_caller]
-fn pinv_data<T: LinalgFloat>(a: &[T], dims: &[usize], opts: PinvOptions) -> (Vec<T>, [usize; 2]) {
-    use std::any::{Any, TypeId};
-    // No closures on the way: `#[track_caller]` reaches the user's call.
-    let out: Box<dyn Any> = if TypeId::of::<T>() == TypeId::of::<f32>() {
-        let a: Vec<f32> = a.iter().map(|v| v.to_f64() as f32).collect();
-        Box::new(pinv_f32(&a, dims, opts))
-    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
-        let a: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
-        Box::new(pinv_f64(&a, dims, opts))
-    } else {
-        return pinv_generic(a, dims, opts);
-    };
-    *out.downcast::<(Vec<T>, [usize; 2])>()
-        .expect("internal error: T is the routed type")
-}
-
-#[track_caller]
-fn pinv_f32(a: &[f32], dims: &[usize], opts: PinvOptions) -> (Vec<f32>, [usize; 2]) {
-    pinv_generic(a, dims, opts)
-}
-
-#[track_caller]
-fn pinv_f64(a: &[f64], dims: &[usize], opts: PinvOptions) -> (Vec<f64>, [usize; 2]) {
-    pinv_generic(a, dims, opts)
-}
-
-#[track_caller]
-fn pinv_generic<T: LinalgFloat>(
-    a: &[T],
-    dims: &[usize],
-    opts: PinvOptions,
-) -> (Vec<T>, [usize; 2]) {
-    let (batch, m, n) = matrix_dims("pinv", dims);
-    let k = m.min(n);
-    let r = rounder::<T>();
-    let mut out = vec![T::ZERO; batch * n * m];
-    if k == 0 {
-        return (out, [n, m]);
-    }
-    let data = hermitian_input("pinv", a, dims, opts.hermitian);
-    let (s, u, vt, _) = svd_data("pinv", &data, dims, false, true);
-    // JAX: `10. * max(M, N) * eps` in the element type.
-    let rtol = r(opts
-        .rtol
-        .unwrap_or_else(|| r(10.0 * m.max(n) as f64) * eps::<T>()));
-    for b in 0..batch {
-        let (s, u, vt) = (
-            &s[b * k..][..k],
-            &u[b * m * k..][..m * k],
-            &vt[b * k * n..][..k * n],
-        );
-        let cutoff = r(rtol * s[0].to_f64());
-        // Singular values at or below the cutoff become inf: 1/s = 0.
-        let s: Vec<f64> = s
-            .iter()
-            .map(|&v| {
-                let v = v.to_f64();
-                if v > cutoff {
-                    v
-                } else {
-                    f64::INFINITY
-                }
-            })
-            .collect();
-        let o = &mut out[b * n * m..][..n * m];
-        // vhᵀ · (uᵀ / s[:, None])
-        for i in 0..n {
-            for j in 0..m {
-                let mut acc = 0.0;
-                for l in 0..k {
-                    acc = r(acc + r(vt[l * n + i].to_f64() * r(u[j * k + l].to_f64() / s[l])));
-                }
-                o[i * m + j] = T::from_f64(acc);
-            }
+impl From<PinvOptions> for jax_core::linalg::PinvOptions {
+    fn from(o: PinvOptions) -> Self {
+        jax_core::linalg::PinvOptions {
+            rtol: o.rtol,
+            hermitian: o.hermitian,
         }
     }
-    (out, [n, m])
 }
 
 /// `jnp.linalg.pinv(a)`: the Moore–Penrose pseudo-inverse of a matrix (or
@@ -169,41 +77,8 @@ where
     ElemOf<A>: LinalgFloat,
     P: ArrayType<Elem = ElemOf<A>>,
 {
-    let a = a.into_array();
-    let dims = <A::Array as ArrayType>::SHAPE;
-    let (p, [n, m]) = pinv_data(a.data(), dims, opts);
-    let mut out_shape = dims[..dims.len() - 2].to_vec();
-    out_shape.extend([n, m]);
-    shape::check_result::<P>("pinv", <ElemOf<A> as Element>::DTYPE, &out_shape);
-    P::from_data(p)
-}
-
-/// The ranks of a batch of matrices: singular values above `tol`, or
-/// above JAX's default `s_max · max(M, N) · eps`.
-#[track_caller]
-fn rank_data<T: LinalgFloat>(
-    op: &str,
-    a: &[T],
-    dims: &[usize],
-    tol: Option<f64>,
-) -> Vec<DefaultInt> {
-    let (batch, m, n) = matrix_dims(op, dims);
-    let k = m.min(n);
-    let r = rounder::<T>();
-    let (s, _, _, _) = svd_data(op, a, dims, false, false);
-    (0..batch)
-        .map(|b| {
-            let s = &s[b * k..][..k];
-            let smax = s
-                .iter()
-                .fold(f64::NEG_INFINITY, |acc, v| acc.max(v.to_f64()));
-            let tol = match tol {
-                Some(t) => r(t),
-                None => r(r(smax * m.max(n) as f64) * eps::<T>()),
-            };
-            s.iter().filter(|v| v.to_f64() > tol).count() as DefaultInt
-        })
-        .collect()
+    let r = eager::call(|l| jax_core::linalg::pinv(l, eager::arg(a), opts.into()));
+    eager::typed("pinv", r)
 }
 
 /// `jnp.linalg.matrix_rank(a)`: the number of singular values above
@@ -224,11 +99,8 @@ where
     ElemOf<A>: LinalgFloat,
     R: ArrayType<Elem = DefaultInt>,
 {
-    let a = a.into_array();
-    let dims = <A::Array as ArrayType>::SHAPE;
-    let ranks = rank_data("matrix_rank", a.data(), dims, None);
-    shape::check_result::<R>("matrix_rank", DefaultInt::DTYPE, &dims[..dims.len() - 2]);
-    R::from_data(ranks)
+    let r = eager::call(|l| jax_core::linalg::matrix_rank(l, eager::arg(a), None));
+    eager::typed("matrix_rank", r)
 }
 
 /// `jnp.linalg.matrix_rank(a, tol)`: the number of singular values above
@@ -248,9 +120,9 @@ where
     ElemOf<A>: LinalgFloat,
     R: ArrayType<Elem = DefaultInt>,
 {
-    let a = a.into_array();
-    let dims = <A::Array as ArrayType>::SHAPE;
-    let ranks = rank_data("matrix_rank", a.data(), dims, Some(tol));
-    shape::check_result::<R>("matrix_rank", DefaultInt::DTYPE, &dims[..dims.len() - 2]);
-    R::from_data(ranks)
+    let r = eager::call(|l| {
+        let tol = jax_core::jnp::weak_literal(l, Scalar::Float(tol));
+        jax_core::linalg::matrix_rank(l, eager::arg(a), Some(tol))
+    });
+    eager::typed("matrix_rank", r)
 }

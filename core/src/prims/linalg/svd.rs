@@ -257,16 +257,3 @@ fn svd_jvp(
 fn half_full(cx: &mut Ctx, x: Atom, shape: &[Dim]) -> Res<Atom> {
     prims::broadcast_dims(cx, x, shape, &[])
 }
-
-/// Binds `svd` (for the frontend's `jnp::linalg` functions): `s`, then
-/// `u` and `vt` with `compute_uv`.
-pub fn bind_svd(cx: &mut Ctx, a: Atom, full_matrices: bool, compute_uv: bool) -> Res<Vec<Atom>> {
-    cx.bind_all(
-        &SVD,
-        Params::Svd {
-            full_matrices,
-            compute_uv,
-        },
-        vec![a],
-    )
-}

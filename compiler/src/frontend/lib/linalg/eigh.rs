@@ -8,7 +8,7 @@
 use proc_macro2::Span;
 
 use crate::frontend::lib::call::{call_err, Call};
-use crate::frontend::trace::jnp::{self, Reduction};
+use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
@@ -111,9 +111,7 @@ pub(crate) fn eigvalsh(t: &mut Tracer, c: Call) -> Result<Value> {
 /// `jnp::linalg::svd(a)`: `(u, s, vh)` with full matrices.
 pub(crate) fn svd(t: &mut Tracer, c: Call) -> Result<Value> {
     let a = matrix_arg(t, &c)?;
-    let span = c.span;
-    let mut cx = Ctx::new(&mut t.b, span);
-    let outs = prims::linalg::svd::bind_svd(&mut cx, a, true, true).or_else(|e| err_at(span, e))?;
+    let outs = t.at(c.span).svd(a, true, true)?;
     Ok(Value::Tuple(vec![
         Value::Traced(outs[1].clone()),
         Value::Traced(outs[0].clone()),
@@ -124,29 +122,6 @@ pub(crate) fn svd(t: &mut Tracer, c: Call) -> Result<Value> {
 /// `jnp::linalg::svdvals(a)`: the singular values, descending.
 pub(crate) fn svdvals(t: &mut Tracer, c: Call) -> Result<Value> {
     let a = matrix_arg(t, &c)?;
-    let span = c.span;
-    let mut cx = Ctx::new(&mut t.b, span);
-    let outs =
-        prims::linalg::svd::bind_svd(&mut cx, a, true, false).or_else(|e| err_at(span, e))?;
+    let outs = t.at(c.span).svd(a, true, false)?;
     Ok(Value::Traced(outs[0].clone()))
-}
-
-/// `jnp::linalg::norm(x)`: the 2-norm of the flattened array,
-/// `sqrt(sum(x * x))` (`sqrt(sum(real(x * conj(x))))` when complex), as
-/// `jnp.linalg.norm` with `ord=None, axis=None`.
-pub(crate) fn norm(t: &mut Tracer, c: Call) -> Result<Value> {
-    c.want(1)?;
-    let span = c.span;
-    let x = c.atom(t, 0)?;
-    let x = jnp::to_float(&mut t.b, x, span)?;
-    let sq = if is_complex(t.b.aval(&x).dtype) {
-        let xc = jnp::unary(&mut t.b, &prims::CONJ, x.clone(), span)?;
-        let p = jnp::binary(&mut t.b, &prims::MUL, x, xc, span)?;
-        jnp::unary(&mut t.b, &prims::REAL, p, span)?
-    } else {
-        jnp::binary(&mut t.b, &prims::MUL, x.clone(), x, span)?
-    };
-    let s = jnp::reduce(&mut t.b, Reduction::Sum, sq, None, false, span)?;
-    let r = t.at(span).unary(&prims::SQRT, s)?;
-    Ok(Value::Traced(r))
 }

@@ -28,7 +28,7 @@ static LINALG: &[(&str, Handler)] = &[
     ("eigvalsh", eigh::eigvalsh),
     ("svd", eigh::svd),
     ("svdvals", eigh::svdvals),
-    ("norm", eigh::norm),
+    ("norm", more::norm),
     ("qr", crate::frontend::lib::linalg::qr::qr),
     ("qr_with", crate::frontend::lib::linalg::qr::qr),
     ("eig", crate::frontend::lib::linalg::qr::eig),
