@@ -386,9 +386,11 @@ fn filter_is_not_eager_only(_name: &str) -> bool {
 
 /// The linear-algebra rows (`linalg_*`); the same inputs as `jax_workloads.py`'s.
 fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
+    // A row's inputs are built when it or its eager twin is selected.
+    let any = |name: &str| run(name) || run(&format!("{name}_eager"));
     macro_rules! square {
         ($n:literal) => {{
-            if run(concat!("linalg_cholesky_", $n)) {
+            if any(concat!("linalg_cholesky_", $n)) {
                 let a = spd::<$n>(40);
                 linalg_rows(
                     t,
@@ -398,7 +400,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
                     || jnp::linalg::cholesky(black_box(&a)),
                 );
             }
-            if run(concat!("linalg_solve_", $n)) {
+            if any(concat!("linalg_solve_", $n)) {
                 let (a, b) = (random2::<$n, $n>(41), random::<$n>(42));
                 linalg_rows(
                     t,
@@ -408,7 +410,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
                     || jnp::linalg::solve(black_box(&a), black_box(&b)),
                 );
             }
-            if run(concat!("linalg_inv_", $n)) {
+            if any(concat!("linalg_inv_", $n)) {
                 let a = random2::<$n, $n>(43);
                 linalg_rows(
                     t,
@@ -422,7 +424,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
     }
     macro_rules! spectral {
         ($n:literal, $eigh:ident, $svd:ident) => {{
-            if run(concat!("linalg_eigh_", $n)) {
+            if any(concat!("linalg_eigh_", $n)) {
                 let a = symmetric::<$n>(44);
                 linalg_rows(
                     t,
@@ -432,7 +434,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
                     || -> (Array<f32, $n>, Array<f32, $n, $n>) { jnp::linalg::eigh(black_box(&a)) },
                 );
             }
-            if run(concat!("linalg_svd_", $n)) {
+            if any(concat!("linalg_svd_", $n)) {
                 let a = random2::<$n, $n>(45);
                 linalg_rows(
                     t,
@@ -448,7 +450,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
     }
     square!(512);
     square!(1024);
-    if run("linalg_pinv_256") {
+    if any("linalg_pinv_256") {
         let a = random2::<256, 256>(46);
         linalg_rows(
             t,
@@ -458,7 +460,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
             || -> Array<f32, 256, 256> { jnp::linalg::pinv(black_box(&a)) },
         );
     }
-    if run("linalg_lstsq_512x64") {
+    if any("linalg_lstsq_512x64") {
         let (a, b) = (random2::<512, 64>(47), random2::<512, 4>(48));
         linalg_rows(
             t,
@@ -478,7 +480,7 @@ fn linalg_workloads(t: &Timing, run: &dyn Fn(&str) -> bool) {
     }
     spectral!(256, linalg_eigh_256, linalg_svd_256);
     spectral!(512, linalg_eigh_512, linalg_svd_512);
-    if run("linalg_cholesky_batch_64x32") {
+    if any("linalg_cholesky_batch_64x32") {
         // 64 independent 32×32 SPD matrices.
         let blocks: Vec<f32> = (0..64).flat_map(|i| spd::<32>(100 + i).to_vec()).collect();
         let a: Array<f32, 64, 32, 32> = Array::from_vec(blocks).unwrap();

@@ -15,6 +15,34 @@ use crate::prims;
 /// A result of a composite over `L`.
 pub type Res<L, T> = Result<T, <L as Lax>::E>;
 
+/// What a check rejected: the argument or option at fault and JAX's
+/// message (with what to write instead).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    pub what: Fault,
+    pub msg: String,
+}
+
+/// Where a rejected call's fault lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The call as a whole (its arguments together).
+    Call,
+    /// The array argument at this position.
+    Arg(usize),
+    /// The option of this name (`ord`, `axis`).
+    Option(&'static str),
+}
+
+pub fn rejected<T>(what: Fault, msg: String) -> Result<T, Rejected> {
+    Err(Rejected { what, msg })
+}
+
+/// A rejection as the composite's error.
+pub fn raise<L: Lax, T>(l: &L, r: Result<T, Rejected>) -> Res<L, T> {
+    r.map_err(|r| l.expression_error(r.msg))
+}
+
 /// A Rust literal or static number: weakly typed, like a Python scalar.
 pub fn weak_literal<L: Lax>(l: &mut L, v: Scalar) -> L::V {
     let (value, aval) = weak_scalar(v, l.x64());

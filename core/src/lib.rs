@@ -13,7 +13,7 @@
 //! - `lax`: the primitives as composites bind them (one typed method
 //!   each), and `Trace`, which records the binds as a jaxpr;
 //! - `jnp`: JAX's NumPy layer written once over `lax`, and the other
-//!   composites beside it (`nn`, `numeric`, `stats`, `linalg`, `optim`).
+//!   composites beside it (`nn`, `numeric`, `stats`, `linalg`, `indexing`, `manip`, `optim`).
 //!
 //! The crate needs no Rust parser: the compiler (`jax-compiler`) enables
 //! the `syn` feature, which makes [`Error`] a `crate::Error` at the user's
@@ -21,14 +21,18 @@
 //! a message.
 
 mod error;
+pub mod indexing;
 pub mod ir;
 pub mod jnp;
 pub mod lax;
 pub mod linalg;
+pub mod manip;
 pub mod nn;
 pub mod numeric;
 pub mod optim;
 pub mod prims;
+pub mod random;
+pub mod sorting;
 pub mod stats;
 pub mod transform;
 

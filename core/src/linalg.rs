@@ -13,38 +13,10 @@
 use jax_dtypes::DType;
 
 use crate::ir::{cast_scalar, Aval, Dim, Scalar};
-use crate::jnp::{self, Reduction, Res};
+use crate::jnp::{self, raise, rejected, Fault, Reduction, Rejected, Res};
 use crate::lax::Lax;
 use crate::prims;
 use crate::prims::linalg::matrix::{is_complex, lit_dim};
-
-/// What a check rejected: the argument or option at fault and JAX's
-/// message (with what to write instead).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rejected {
-    pub what: Fault,
-    pub msg: String,
-}
-
-/// Where a rejected call's fault lies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The call as a whole (its arguments together).
-    Call,
-    /// The array argument at this position.
-    Arg(usize),
-    /// The option of this name (`ord`, `axis`).
-    Option(&'static str),
-}
-
-fn rejected<T>(what: Fault, msg: String) -> Result<T, Rejected> {
-    Err(Rejected { what, msg })
-}
-
-/// A rejection as the composite's error.
-fn raise<L: Lax, T>(l: &L, r: Result<T, Rejected>) -> Res<L, T> {
-    r.map_err(|r| l.error(r.msg))
-}
 
 /// `finfo(dtype).eps`.
 fn eps(dtype: DType) -> f64 {
@@ -140,7 +112,7 @@ fn symmetrize<L: Lax>(l: &mut L, a: L::V) -> Res<L, L::V> {
 /// The square-matrix check of `hermitian=True` (JAX's eigh-based path).
 fn check_square<L: Lax>(l: &L, m: usize, n: usize, name: &str) -> Res<L, ()> {
     if m != n {
-        return Err(l.error(format!("Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ({m}, {n}): `jnp::linalg::{name}` with `hermitian: true` needs a square matrix")));
+        return Err(l.expression_error(format!("Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ({m}, {n}): `jnp::linalg::{name}` with `hermitian: true` needs a square matrix")));
     }
     Ok(())
 }
@@ -551,7 +523,7 @@ pub fn norm<L: Lax>(l: &mut L, x: L::V, o: NormOptions) -> Res<L, L::V> {
         return two_norm(l, x, axes, keep);
     }
     if is_complex(dtype) {
-        return Err(l.error(format!(
+        return Err(l.expression_error(format!(
             "`jnp::linalg::norm_with` of a complex array with `ord` {} is not supported yet: only its 2-norms (`NormOrd::Default`) are",
             o.ord
         )));

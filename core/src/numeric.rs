@@ -231,3 +231,76 @@ pub fn nan_reduce<L: Lax>(
     let nan_lit = typed(l, &x, f64::NAN);
     where_(l, all_nan, nan_lit, out)
 }
+
+/// `jnp.argmax`/`argmin` (`max` chooses) along `axis` (over the flattened
+/// array when `None`), the index in JAX's default int, `keepdims` keeping
+/// the reduced axes with size 1; with `nan`, `jnp.nanargmax`/`nanargmin`:
+/// NaNs replaced by -inf (inf) first, and -1 where every element is NaN.
+pub fn arg_reduce<L: Lax>(
+    l: &mut L,
+    x: L::V,
+    axis: Option<usize>,
+    keepdims: bool,
+    max: bool,
+    nan: bool,
+) -> Res<L, L::V> {
+    let name = if max { "argmax" } else { "argmin" };
+    let a = l.aval(&x);
+    let mut x = x;
+    let mut all_nan = None;
+    if nan && a.dtype.is_inexact() {
+        let isnan = binary(l, &prims::NE, x.clone(), x.clone())?;
+        let fill = typed(
+            l,
+            &x,
+            if max {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            },
+        );
+        let safe = where_(l, isnan.clone(), fill, x)?;
+        all_nan = Some(reduce(
+            l,
+            Reduction::All,
+            isnan,
+            axis.map(|k| vec![k]),
+            false,
+        )?);
+        x = safe;
+    }
+    let (x, k) = match axis {
+        Some(k) => (x, k),
+        None if a.rank() > 1 => {
+            let (size, symbols) = crate::ir::shapes::size_parts(&a.shape);
+            if !symbols.is_empty() {
+                return Err(l.expression_error(format!("{name} over all axes of an array with symbolic dimensions is not supported; give an axis")));
+            }
+            (crate::jnp::reshape(l, x, vec![Dim::Lit(size)])?, 0)
+        }
+        None => (x, 0),
+    };
+    if l.aval(&x).shape.get(k) == Some(&Dim::Lit(0)) {
+        // JAX's ValueError: the shape is static, so it is found now.
+        return Err(l.expression_error(format!("attempt to get {name} of an empty sequence")));
+    }
+    let prim: crate::ir::primitive::Prim = if max { &prims::ARGMAX } else { &prims::ARGMIN };
+    let index = jax_dtypes::default_dtype(Kind::Int, l.x64());
+    let mut r = l.arg_reduce(prim, x, k, index)?;
+    if let Some(all) = all_nan {
+        let m1 = int(l, -1);
+        r = where_(l, all, m1, r)?;
+    }
+    if keepdims {
+        let shape: Vec<Dim> = match axis {
+            Some(k) => {
+                let mut s = a.shape.clone();
+                s[k] = Dim::Lit(1);
+                s
+            }
+            None => vec![Dim::Lit(1); a.rank()],
+        };
+        r = crate::jnp::reshape(l, r, shape)?;
+    }
+    Ok(r)
+}

@@ -555,7 +555,7 @@ fn kernel(
                 v,
                 shape,
                 &[axis],
-                |l: &[T]| arg_lane::<T>(p.name, l, max, false)
+                |l: &[T]| arg_lane::<T>(p.name, l, max)
             )))?;
             let d = DynArray::from_vec(vec![idx.len()], idx).expect("one index per lane");
             Ok(vec![d.astype(outs[0].dtype).into_parts().1])
@@ -679,6 +679,58 @@ fn kernel(
                 crate::lax::dot_general_raw::<T>(a, sx(), b, sy(), dims)
             ))))
         }
+        "pad" => {
+            let Params::Pad { config, .. } = params else {
+                return unsupported();
+            };
+            let (x, value) = (ins[0], ins[1]);
+            one(any!(dispatch, x.data(), |v: T| {
+                let fill = value.data().as_slice_of::<T>().ok_or(Unsupported)?[0];
+                Ok(DynData::wrap(crate::__rt::pad(v, x.shape(), config, fill)))
+            }))
+        }
+        "random_split"
+        | "random_fold_in"
+        | "random_bits"
+        | "random_uniform"
+        | "random_normal"
+        | "random_exponential"
+        | "random_gumbel"
+        | "random_truncated_normal" => random(p.name, params, ins, &out),
+        "cumsum" | "cumprod" | "cummax" | "cummin" => {
+            let Params::Cumulative { axis, reverse } = params else {
+                return unsupported();
+            };
+            let (axis, reverse, name) = (*axis, *reverse, p.name);
+            one(ordered!(dispatch, x(), |v: T| Ok(DynData::wrap(
+                crate::jnp::cumulative_lanes(name, v, sx(), axis, reverse)
+            ))))
+        }
+        "sort" => {
+            let Params::Sort {
+                dimension,
+                num_keys,
+                ..
+            } = params
+            else {
+                return unsupported();
+            };
+            sort(ins, *dimension, *num_keys)
+        }
+        "tile" => {
+            let Params::Tile { reps } = params else {
+                return unsupported();
+            };
+            one(any!(dispatch, x(), |v: T| Ok(DynData::wrap(
+                crate::__rt::tile(v, sx(), reps)
+            ))))
+        }
+        "gather" => {
+            let Params::Gather(g) = params else {
+                return unsupported();
+            };
+            one(gather(ins[0], ins[1], g, &out))
+        }
         "svd" => {
             let Params::Svd {
                 full_matrices,
@@ -691,6 +743,174 @@ fn kernel(
         }
         _ => unsupported(),
     }
+}
+
+/// The random primitives of one key (`u32[2]`): split keys, a folded-in
+/// key, or samples (element `i` from threefry counter `i`, by the functions
+/// jitted code and the eager samplers use, so every draw is the same).
+fn random(
+    name: &str,
+    params: &Params,
+    ins: &[&DynArray],
+    out: &[usize],
+) -> Result<Vec<DynData>, Unsupported> {
+    use crate::__rt::random as r;
+    let DynData::U32(k) = ins[0].data() else {
+        return unsupported();
+    };
+    if k.len() != 2 {
+        // Batched keys appear only under `vmap`, inside jitted code.
+        return unsupported();
+    }
+    let key = [k[0], k[1]];
+    let n: usize = out.iter().product();
+    let bounds = match params {
+        Params::Random { bounds, .. } => *bounds,
+        _ => None,
+    };
+    macro_rules! each {
+        ($T:ty, $f:expr) => {
+            Ok(DynData::wrap(
+                (0..n).map(|i| $f(key, i)).collect::<Vec<$T>>(),
+            ))
+        };
+    }
+    macro_rules! floats_of {
+        ($dtype:expr, |$T:ident| $body:expr) => {
+            match $dtype {
+                DType::F32 => {
+                    type $T = f32;
+                    $body
+                }
+                DType::F64 => {
+                    type $T = f64;
+                    $body
+                }
+                DType::BF16 => {
+                    type $T = bf16;
+                    $body
+                }
+                DType::F16 => {
+                    type $T = f16;
+                    $body
+                }
+                _ => unsupported(),
+            }
+        };
+    }
+    let dtype = match params {
+        Params::Random { dtype, .. } => *dtype,
+        _ => DType::U32,
+    };
+    use jax_dtypes::DType;
+    let d = match name {
+        "random_split" => Ok(DynData::U32(r::split_keys(k, n / 2))),
+        "random_fold_in" => match ins[1].data() {
+            DynData::U32(data) => Ok(DynData::U32(r::fold_in_keys(k, data))),
+            _ => unsupported(),
+        },
+        "random_bits" => match dtype {
+            DType::U8 => each!(u8, r::bits::<u8>),
+            DType::U16 => each!(u16, r::bits::<u16>),
+            DType::U32 => each!(u32, r::bits::<u32>),
+            DType::U64 => each!(u64, r::bits::<u64>),
+            _ => unsupported(),
+        },
+        "random_uniform" => match bounds {
+            None => floats_of!(dtype, |T| each!(T, r::uniform::<T>)),
+            Some((lo, hi)) => floats_of!(dtype, |T| each!(T, |key, i| r::uniform_range::<T>(
+                key, i, lo, hi
+            ))),
+        },
+        "random_normal" => floats_of!(dtype, |T| each!(T, r::normal::<T>)),
+        "random_exponential" => floats_of!(dtype, |T| each!(T, r::exponential::<T>)),
+        "random_gumbel" => floats_of!(dtype, |T| each!(T, r::gumbel::<T>)),
+        "random_truncated_normal" => {
+            let (lo, hi) = bounds.ok_or(Unsupported)?;
+            floats_of!(dtype, |T| each!(T, |key, i| r::truncated_normal::<T>(
+                key, i, lo, hi
+            )))
+        }
+        _ => unsupported(),
+    }?;
+    Ok(vec![d])
+}
+
+/// `sort`'s kernel: the stable permutation of each lane along `dim` by the
+/// first `num_keys` operands (`__rt::sort`, as jitted code sorts), applied
+/// to every operand.
+fn sort(ins: &[&DynArray], dim: usize, num_keys: usize) -> Result<Vec<DynData>, Unsupported> {
+    use crate::__rt::sort::{permutation, permute, SortKey};
+    fn key(d: &DynData) -> Result<Box<dyn SortKey + '_>, Unsupported> {
+        ordered!(dispatch, d, |v: T| Ok(
+            Box::new(v.as_slice()) as Box<dyn SortKey + '_>
+        ))
+    }
+    let keys = ins[..num_keys]
+        .iter()
+        .map(|x| key(x.data()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&dyn SortKey> = keys.iter().map(|k| k.as_ref()).collect();
+    let perm = permutation(&refs, ins[0].shape(), dim);
+    ins.iter()
+        .map(|x| {
+            any!(dispatch, x.data(), |v: T| Ok(DynData::wrap(permute(
+                v, &perm
+            ))))
+        })
+        .collect()
+}
+
+/// `gather`'s kernel (`__rt::gather::gather`, which jitted code calls).
+fn gather(
+    x: &DynArray,
+    idx: &DynArray,
+    g: &jax_core::ir::primitive::GatherParams,
+    out: &[usize],
+) -> K {
+    use crate::__rt::gather as rt;
+    use jax_core::ir::primitive::IndexMode;
+    let mode = match g.mode {
+        IndexMode::Clip => rt::CLIP,
+        IndexMode::FillOrDrop => rt::FILL_OR_DROP,
+        IndexMode::PromiseInBounds => rt::PROMISE_IN_BOUNDS,
+    };
+    let dims = rt::Dims {
+        offset: &g.dims.offset,
+        collapsed: &g.dims.collapsed,
+        index_map: &g.dims.index_map,
+        operand_batching: &g.dims.operand_batching,
+        indices_batching: &g.dims.indices_batching,
+    };
+    // The indices as i64, so one kernel per element type is compiled
+    // (unsigned ones past i64's range are out of bounds either way).
+    let wide = |v: &[u64]| v.iter().map(|&i| i.min(i64::MAX as u64) as i64).collect();
+    let i: Vec<i64> = match idx.data() {
+        DynData::I64(i) => i.clone(),
+        DynData::I32(i) => i.iter().map(|&i| i as i64).collect(),
+        DynData::I16(i) => i.iter().map(|&i| i as i64).collect(),
+        DynData::I8(i) => i.iter().map(|&i| i as i64).collect(),
+        DynData::U64(i) => wide(i),
+        DynData::U32(i) => i.iter().map(|&i| i as i64).collect(),
+        DynData::U16(i) => i.iter().map(|&i| i as i64).collect(),
+        DynData::U8(i) => i.iter().map(|&i| i as i64).collect(),
+        _ => return unsupported(),
+    };
+    let (xs, is, sizes) = (x.shape(), idx.shape(), &g.slice_sizes[..]);
+    any!(dispatch, x.data(), |v: T| Ok(DynData::wrap(rt::gather::<
+        T,
+        i64,
+    >(
+        v,
+        xs,
+        &i,
+        is,
+        dims,
+        sizes,
+        out,
+        mode,
+        rt::fill_value::<T>(g.fill_value)
+    ))))
 }
 
 /// `svd`'s kernel (`__rt::linalg::svd_*`) on a batch of matrices: the

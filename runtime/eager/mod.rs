@@ -279,6 +279,22 @@ pub(crate) fn arg<A: AsArray>(x: A) -> Value {
     )
 }
 
+/// An array given as its shape, elements and weak flag, as an eager value.
+pub(crate) fn slice_arg<T: Element>(shape: &[usize], data: &[T], weak: bool) -> Value {
+    let mut buf = crate::__rt::buffer(data.len());
+    buf.copy_from_slice(data);
+    Value::new(
+        DynArray::from_vec(shape.to_vec(), buf)
+            .expect("an array's data fills its shape")
+            .with_weak(weak),
+    )
+}
+
+/// An array of a generic array type, as an eager value.
+pub(crate) fn array_arg<A: ArrayType>(x: &A) -> Value {
+    slice_arg(A::SHAPE, x.data(), false)
+}
+
 /// An eager result as the array type the caller names: `op` and the
 /// result's dtype and shape in the message when they differ.
 #[track_caller]

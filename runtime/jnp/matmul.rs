@@ -20,7 +20,7 @@ use crate::element::{Element, Promote};
 use crate::lax::{gemm, permute, promoted, Mat};
 use crate::shape::ConstMsg;
 
-use crate::lax::{product, weak_of};
+use crate::lax::weak_of;
 pub use crate::lax::{MatMul, MatrixLhs, VectorLhs};
 
 /// The matrix product `a @ b` (`jnp.matmul`) for ranks 1 and 2: `[M, K] @
@@ -146,13 +146,10 @@ where
             panic!("outer: operands must be 1-D");
         }
     }
-    let (a, b) = (a.as_array(), b.as_array());
-    // A K = 1 product, so the element rules are the same as matmul's.
-    let out = product::<T, U, _>(a.as_slice(), b.as_slice(), M, 1, N);
-    Array::from_vec_unchecked(out).with_weak(weak_of(
-        (T::DTYPE, a.weak_type()),
-        (U::DTYPE, b.weak_type()),
-    ))
+    let r = crate::eager::call(|l| {
+        jax_core::manip::outer(l, crate::eager::arg(a), crate::eager::arg(b))
+    });
+    crate::eager::typed("outer", r)
 }
 
 /// The dot product of two vectors of the same length (`jnp.vdot` for real

@@ -258,6 +258,16 @@ fn nan(
     move |t, x, axes, keepdims| jax_core::numeric::nan_reduce(t, kind, x, axes, keepdims)
 }
 
+/// `jnp.nanargmax`/`nanargmin` of the one text.
+fn nan_arg(
+    max: bool,
+) -> impl Fn(&mut Trace, Atom, Option<Vec<usize>>, bool) -> jax_core::Result<Atom> + Sync {
+    move |t, x, axes, keepdims| {
+        let axis = axes.map(|a| a[0]);
+        jax_core::numeric::arg_reduce(t, x, axis, keepdims, max, true)
+    }
+}
+
 /// `jnp.var`/`jnp.std` (ddof 0) of the one text.
 fn var_of(
     sqrt: bool,
@@ -322,7 +332,7 @@ reduction! {
     /// assert_eq!(jnp::argmax(Array::<f32, 3>::from([1.0, f32::NAN, 3.0])).item(), 1);
     /// ```
     fn argmax / argmax_axis -> IndexInt, where [E<A>: PartialOrd],
-        kernel |l| arg_lane("argmax", l, true, false) as IndexInt;
+        kernel |l| arg_lane("argmax", l, true) as IndexInt;
 }
 
 reduction! {
@@ -334,7 +344,7 @@ reduction! {
     /// assert_eq!(jnp::argmin(Array::<f32, 5>::from([2.0, 1.0, 1.0, 0.0, 0.0])).item(), 3);
     /// ```
     fn argmin / argmin_axis -> IndexInt, where [E<A>: PartialOrd],
-        kernel |l| arg_lane("argmin", l, false, false) as IndexInt;
+        kernel |l| arg_lane("argmin", l, false) as IndexInt;
 }
 
 reduction! {
@@ -380,7 +390,7 @@ reduction! {
     /// assert_eq!(jnp::nanargmax(Array::<f32, 2>::from([f32::NAN, f32::NAN])).item(), -1);
     /// ```
     fn nanargmax / nanargmax_axis -> IndexInt, where [E<A>: PartialOrd],
-        kernel |l| arg_lane("nanargmax", l, true, true) as IndexInt;
+        composite nan_arg(true);
 }
 
 reduction! {
@@ -391,7 +401,7 @@ reduction! {
     /// assert_eq!(jnp::nanargmin(Array::<f32, 3>::from([1.0, f32::NAN, 0.0])).item(), 2);
     /// ```
     fn nanargmin / nanargmin_axis -> IndexInt, where [E<A>: PartialOrd],
-        kernel |l| arg_lane("nanargmin", l, false, true) as IndexInt;
+        composite nan_arg(false);
 }
 
 reduction! {

@@ -3,7 +3,8 @@
 //! `__rt::sort`, which jitted code calls too.
 
 use crate::array::{Array, ArrayType, AsArray};
-use crate::element::{Element, ToInexact};
+use crate::eager;
+use crate::element::ToInexact;
 use crate::shape;
 
 use super::IndexInt;
@@ -51,100 +52,20 @@ where
 
 use crate::array::ElemOf as E;
 
-/// `v` rounded to `O` (JAX's scalar arithmetic in the array's float type).
-fn round<O: Element>(v: f64) -> f64 {
-    O::from_f64(v).to_f64()
-}
-
-/// How the two ranks around a quantile combine.
-#[derive(Clone, Copy)]
-enum Interpolation {
-    Linear,
-    Midpoint,
-}
-
-/// One lane's quantile, as `jnp.quantile` computes it: NaN if the lane has
-/// one; otherwise the sorted lane's ranks `floor` and `ceil` of
-/// `q * (n - 1)`, weighted in `O`'s arithmetic.
-fn quantile_lane<T: Element, O: Element>(lane: &[T], q: f64, how: Interpolation) -> O {
-    let n = lane.len();
-    let v: Vec<f64> = lane.iter().map(|&x| x.cast::<O>().to_f64()).collect();
-    if v.iter().any(|x| x.is_nan()) || n == 0 {
-        return O::from_f64(f64::NAN);
-    }
-    let mut sorted = v;
-    sorted.sort_by(|a, b| crate::__rt::sort::total_cmp(*a, *b));
-    let m = round::<O>(q * round::<O>((n - 1) as f64));
-    let clamp = |r: f64| r.clamp(0.0, (n - 1) as f64) as usize;
-    let (lo, hi) = (sorted[clamp(m.floor())], sorted[clamp(m.ceil())]);
-    let out = match how {
-        Interpolation::Linear => {
-            let hi_w = round::<O>(m - m.floor());
-            let lo_w = round::<O>(1.0 - hi_w);
-            round::<O>(round::<O>(lo * lo_w) + round::<O>(hi * hi_w))
-        }
-        Interpolation::Midpoint => round::<O>(round::<O>(lo + hi) * 0.5),
-    };
-    O::from_f64(out)
-}
-
+/// A quantile function of the one text (`jax_core::sorting::quantile`)
+/// over `axis` (all axes when `None`), run eagerly.
 #[track_caller]
-fn check_q(op: &str, q: f64) {
-    assert!(
-        (0.0..=1.0).contains(&q),
-        "{op}: q must be in [0, 1] (in [0, 100] for percentile), got {q}"
-    );
-}
-
-#[track_caller]
-fn quantile_all<A: AsArray>(
-    op: &str,
+fn quantile_of<A: AsArray, Out: ArrayType>(
+    name: &'static str,
     x: A,
-    q: f64,
-    how: Interpolation,
-) -> Array<<E<A> as ToInexact>::Out>
-where
-    E<A>: ToInexact,
-{
-    check_q(op, q);
-    let v = quantile_lane::<E<A>, <E<A> as ToInexact>::Out>(x.as_array().data(), q, how);
-    Array::from_vec_unchecked(vec![v])
-}
-
-#[track_caller]
-fn quantile_along<A: AsArray, Out: ArrayType>(
-    op: &str,
-    x: A,
-    q: f64,
-    axis: isize,
+    which: jax_core::sorting::Quantile,
+    axis: Option<isize>,
     keepdims: bool,
-    how: Interpolation,
-) -> Out
-where
-    E<A>: ToInexact<Out = Out::Elem>,
-{
-    check_q(op, q);
-    let shape = <A::Array as ArrayType>::SHAPE;
-    let axes = [shape::normalize_axis(op, axis, shape.len())];
-    let out_shape = crate::lax::reduced_shape(shape, &axes, keepdims);
-    shape::check_result::<Out>(op, <Out::Elem as Element>::DTYPE, &out_shape);
-    Out::from_data(crate::lax::reduce_lanes(
-        x.as_array().data(),
-        shape,
-        &axes,
-        |lane| quantile_lane::<E<A>, Out::Elem>(lane, q, how),
-    ))
-}
-
-/// `q` as JAX's jaxpr computes it: rounded to the array's float type (a
-/// percentile divided by 100 in that type).
-fn q_in<O: Element>(q: f64, percent: bool) -> f64 {
-    let q = round::<O>(q);
-    if percent {
-        round::<O>(q / 100.0)
-    } else {
-        q
-    }
+) -> Out {
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let axis = axis.map(|a| shape::normalize_axis(name, a, rank));
+    let r = eager::call(|l| jax_core::sorting::quantile(l, eager::arg(x), which, axis, keepdims));
+    eager::typed(name, r)
 }
 
 /// The median of all elements (`jnp.median`): the mean of the two middle
@@ -160,7 +81,13 @@ pub fn median<A: AsArray>(x: A) -> Array<<E<A> as ToInexact>::Out>
 where
     E<A>: ToInexact,
 {
-    quantile_all("median", x, 0.5, Interpolation::Midpoint)
+    quantile_of(
+        "median",
+        x,
+        jax_core::sorting::Quantile::Median,
+        None,
+        false,
+    )
 }
 
 /// [`median`] along one axis; the caller names the result type.
@@ -176,13 +103,12 @@ pub fn median_axis<A: AsArray, Out: ArrayType>(x: A, axis: isize, keepdims: bool
 where
     E<A>: ToInexact<Out = Out::Elem>,
 {
-    quantile_along(
+    quantile_of(
         "median_axis",
         x,
-        0.5,
-        axis,
+        jax_core::sorting::Quantile::Median,
+        Some(axis),
         keepdims,
-        Interpolation::Midpoint,
     )
 }
 
@@ -199,8 +125,13 @@ pub fn quantile<A: AsArray>(x: A, q: f64) -> Array<<E<A> as ToInexact>::Out>
 where
     E<A>: ToInexact,
 {
-    let q = q_in::<<E<A> as ToInexact>::Out>(q, false);
-    quantile_all("quantile", x, q, Interpolation::Linear)
+    quantile_of(
+        "quantile",
+        x,
+        jax_core::sorting::Quantile::Quantile(q),
+        None,
+        false,
+    )
 }
 
 /// [`quantile`] along one axis; the caller names the result type.
@@ -216,8 +147,13 @@ pub fn quantile_axis<A: AsArray, Out: ArrayType>(x: A, q: f64, axis: isize, keep
 where
     E<A>: ToInexact<Out = Out::Elem>,
 {
-    let q = q_in::<Out::Elem>(q, false);
-    quantile_along("quantile_axis", x, q, axis, keepdims, Interpolation::Linear)
+    quantile_of(
+        "quantile_axis",
+        x,
+        jax_core::sorting::Quantile::Quantile(q),
+        Some(axis),
+        keepdims,
+    )
 }
 
 /// The `p`-th percentile of all elements (`jnp.percentile`): the quantile
@@ -233,8 +169,13 @@ pub fn percentile<A: AsArray>(x: A, p: f64) -> Array<<E<A> as ToInexact>::Out>
 where
     E<A>: ToInexact,
 {
-    let q = q_in::<<E<A> as ToInexact>::Out>(p, true);
-    quantile_all("percentile", x, q, Interpolation::Linear)
+    quantile_of(
+        "percentile",
+        x,
+        jax_core::sorting::Quantile::Percentile(p),
+        None,
+        false,
+    )
 }
 
 /// [`percentile`] along one axis; the caller names the result type.
@@ -250,14 +191,12 @@ pub fn percentile_axis<A: AsArray, Out: ArrayType>(x: A, p: f64, axis: isize, ke
 where
     E<A>: ToInexact<Out = Out::Elem>,
 {
-    let q = q_in::<Out::Elem>(p, true);
-    quantile_along(
+    quantile_of(
         "percentile_axis",
         x,
-        q,
-        axis,
+        jax_core::sorting::Quantile::Percentile(p),
+        Some(axis),
         keepdims,
-        Interpolation::Linear,
     )
 }
 
@@ -275,49 +214,13 @@ where
 /// ```
 #[track_caller]
 pub fn diff<A: AsArray, Out: ArrayType<Elem = E<A>>>(x: A, n: usize, axis: isize) -> Out {
-    let mut shape = <A::Array as ArrayType>::SHAPE.to_vec();
-    if shape.is_empty() {
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    if rank == 0 {
         panic!("diff requires input that is at least one dimensional");
     }
-    let ax = shape::normalize_axis("diff", axis, shape.len());
-    let mut data = x.as_array().data().to_vec();
-    for _ in 0..n {
-        let len = shape[ax];
-        if len == 0 {
-            break;
-        }
-        let inner: usize = shape[ax + 1..].iter().product();
-        let outer: usize = shape[..ax].iter().product();
-        let mut next = Vec::with_capacity(outer * (len - 1) * inner);
-        for o in 0..outer {
-            for k in 1..len {
-                for i in 0..inner {
-                    let hi = data[(o * len + k) * inner + i];
-                    let lo = data[(o * len + k - 1) * inner + i];
-                    next.push(difference(hi, lo));
-                }
-            }
-        }
-        data = next;
-        shape[ax] = len - 1;
-    }
-    shape::check_result::<Out>("diff", <E<A> as Element>::DTYPE, &shape);
-    Out::from_data(data)
-}
-
-/// `a - b` as `lax.sub` computes it (integers wrap), `a != b` for bool.
-fn difference<T: Element>(a: T, b: T) -> T {
-    use crate::element::{Complex, Value};
-    if T::DTYPE.kind() == crate::element::DType::C64.kind() {
-        // Per part, in f64: exact before the one rounding to the part type.
-        let (a, b) = (a.cast::<Complex<f64>>(), b.cast::<Complex<f64>>());
-        return T::from_parts(a.re - b.re, a.im - b.im);
-    }
-    match (a.to_value(), b.to_value()) {
-        (Value::Bool(x), Value::Bool(y)) => T::from_value(Value::Bool(x != y)),
-        (Value::Int(x), Value::Int(y)) => T::from_value(Value::Int(x.wrapping_sub(y))),
-        _ => T::from_f64(a.to_f64() - b.to_f64()),
-    }
+    let ax = shape::normalize_axis("diff", axis, rank);
+    let r = eager::call(|l| jax_core::sorting::diff(l, eager::arg(x), n, ax));
+    eager::typed("diff", r)
 }
 
 /// Where each of `v` would go in the sorted 1-D `a` to keep it sorted
@@ -345,29 +248,7 @@ where
         "right" => true,
         other => panic!("searchsorted: side must be \"left\" or \"right\", got {other:?}"),
     };
-    if <A::Array as ArrayType>::SHAPE.len() != 1 {
-        panic!("searchsorted: a should be 1-dimensional");
-    }
-
-    let a: Vec<<E<A> as crate::element::Promote<E<V>>>::Out> =
-        a.as_array().data().iter().map(|&x| x.cast()).collect();
-    let out: Vec<i32> = v
-        .as_array()
-        .data()
-        .iter()
-        .map(|&y| {
-            let y: <E<A> as crate::element::Promote<E<V>>>::Out = y.cast();
-            a.iter()
-                .filter(|&&x| {
-                    let o = crate::__rt::sort::total_cmp(x, y);
-                    if right {
-                        o.is_le()
-                    } else {
-                        o.is_lt()
-                    }
-                })
-                .count() as i32
-        })
-        .collect();
-    <Same<V, i32>>::from_data(out)
+    let r =
+        eager::call(|l| jax_core::sorting::searchsorted(l, eager::arg(a), eager::arg(v), right));
+    eager::typed("searchsorted", r)
 }

@@ -1,7 +1,9 @@
 //! `roll`, `vstack`, `hstack`, `atleast_1d`, `meshgrid` and `pad`, as NumPy and
-//! JAX define them; each works the same inside `#[jax::jit]`.
+//! JAX define them: each the one text of `jax_core::manip` (which jitted
+//! bodies trace) run eagerly.
 
 use crate::array::{Array, ArrayType, AsArray, NONE};
+use crate::eager;
 use crate::element::Element;
 use crate::jnp::ArrayList;
 use crate::shape;
@@ -21,25 +23,9 @@ use crate::array::ElemOf;
 /// ```
 #[track_caller]
 pub fn roll<A: AsArray>(x: A, shift: isize, axis: isize) -> A::Array {
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let a = shape::normalize_axis("roll", axis, src.len());
-    let n = src[a];
-    let inner: usize = src[a + 1..].iter().product();
-    let data = x.data();
-    let mut out = data.to_vec();
-    if n > 0 && inner > 0 {
-        let k = shift.rem_euclid(n as isize) as usize;
-        for (o, block) in out.chunks_exact_mut(n * inner).enumerate() {
-            let from = &data[o * n * inner..(o + 1) * n * inner];
-            for i in 0..n {
-                let j = (i + k) % n;
-                block[j * inner..(j + 1) * inner]
-                    .copy_from_slice(&from[i * inner..(i + 1) * inner]);
-            }
-        }
-    }
-    A::Array::from_data(out).set_weak(x.is_weak())
+    let ax = shape::normalize_axis("roll", axis, <A::Array as ArrayType>::SHAPE.len());
+    let r = eager::call(|l| jax_core::manip::roll(l, eager::arg(x), shift as i128, ax));
+    eager::typed("roll", r)
 }
 
 /// Stacks arrays as rows (`jnp.vstack`): vectors of length `n` become
@@ -59,11 +45,7 @@ where
     L: ArrayList,
     Out: ArrayType<Elem = L::Elem>,
 {
-    join("vstack", arrays, |s| match s.len() {
-        0 => vec![1, 1],
-        1 => vec![1, s[0]],
-        _ => s.to_vec(),
-    })
+    join("vstack", arrays, true)
 }
 
 /// Stacks arrays side by side (`jnp.hstack`): along axis 1, or along axis 0
@@ -83,48 +65,25 @@ where
     L: ArrayList,
     Out: ArrayType<Elem = L::Elem>,
 {
-    join("hstack", arrays, |s| {
-        if s.is_empty() {
-            vec![1]
-        } else {
-            s.to_vec()
-        }
-    })
+    join("hstack", arrays, false)
 }
 
 #[track_caller]
-fn join<Out, L>(op: &str, arrays: L, shape_of: impl Fn(&[usize]) -> Vec<usize>) -> Out
+fn join<Out, L>(op: &str, arrays: L, vertical: bool) -> Out
 where
     L: ArrayList,
     Out: ArrayType<Elem = L::Elem>,
 {
     let parts = arrays.parts();
     assert!(!parts.is_empty(), "{op}: need at least one array");
-    let shapes: Vec<Vec<usize>> = parts.iter().map(|p| shape_of(p.0)).collect();
-    let axis = if op == "hstack" && shapes[0].len() > 1 {
-        1
-    } else {
-        0
-    };
-    let rank = shapes[0].len();
-    let mut out = shapes[0].clone();
-    out[axis] = 0;
-    for s in &shapes {
-        assert!(
-            s.len() == rank && (0..rank).all(|k| k == axis || s[k] == shapes[0][k]),
-            "{op}: the arrays' shapes {:?} and {s:?} differ off axis {axis}",
-            shapes[0]
-        );
-        out[axis] += s[axis];
-    }
-    let raw: Vec<(&[usize], &[L::Elem])> = shapes
-        .iter()
-        .zip(&parts)
-        .map(|(s, p)| (s.as_slice(), p.1))
-        .collect();
-    let data = crate::__rt::layout::concatenate_raw(&raw, axis);
-    shape::check_result::<Out>(op, <L::Elem as Element>::DTYPE, &out);
-    Out::from_data(data).set_weak(parts.iter().all(|p| p.2))
+    let r = eager::call(|l| {
+        let parts = parts
+            .iter()
+            .map(|p| eager::slice_arg(p.0, p.1, p.2))
+            .collect();
+        jax_core::manip::stack_hv(l, parts, vertical)
+    });
+    eager::typed(op, r)
 }
 
 /// The array with at least one axis (`jnp.atleast_1d`): a scalar becomes a
@@ -143,15 +102,8 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let shape = if src.is_empty() {
-        vec![1]
-    } else {
-        src.to_vec()
-    };
-    shape::check_result::<Out>("atleast_1d", <ElemOf<A> as Element>::DTYPE, &shape);
-    Out::from_data(x.data().to_vec()).set_weak(x.is_weak())
+    let r = eager::call(|l| jax_core::manip::atleast_1d(l, eager::arg(x)));
+    eager::typed("atleast_1d", r)
 }
 
 /// Coordinate grids of two vectors (`jnp.meshgrid(x, y)`, NumPy's default
@@ -175,14 +127,8 @@ pub fn meshgrid<T: Element, const M: usize, const N: usize>(
             panic!("meshgrid: operands must be 1-D");
         }
     }
-    let (x, y) = (x.as_array(), y.as_array());
-    let (xd, yd) = (x.data(), y.data());
-    let gx: Vec<T> = (0..N).flat_map(|_| xd.iter().copied()).collect();
-    let gy: Vec<T> = yd.iter().flat_map(|&v| std::iter::repeat_n(v, M)).collect();
-    (
-        Array::from_data(gx).set_weak(x.is_weak()),
-        Array::from_data(gy).set_weak(y.is_weak()),
-    )
+    let (xx, yy) = eager::call(|l| jax_core::manip::meshgrid(l, eager::arg(x), eager::arg(y)));
+    (eager::typed("meshgrid", xx), eager::typed("meshgrid", yy))
 }
 
 /// Pads with zeros (`jnp.pad(x, pad_width)`, NumPy's default constant
@@ -201,26 +147,12 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let src = <A::Array as ArrayType>::SHAPE;
-    assert!(
-        pad_width.len() == src.len(),
-        "pad: pad_width has {} entries for an array of dimension {}",
-        pad_width.len(),
-        src.len()
-    );
-    let config: Vec<(i64, i64, i64)> = pad_width
+    let widths: Vec<(i64, i64)> = pad_width
         .iter()
-        .map(|&(lo, hi)| (lo as i64, hi as i64, 0))
+        .map(|&(lo, hi)| (lo as i64, hi as i64))
         .collect();
-    let out: Vec<usize> = src
-        .iter()
-        .zip(pad_width)
-        .map(|(n, (lo, hi))| n + lo + hi)
-        .collect();
-    shape::check_result::<Out>("pad", <ElemOf<A> as Element>::DTYPE, &out);
-    let x = x.as_array();
-    let zero = <ElemOf<A> as Element>::ZERO;
-    Out::from_data(crate::__rt::pad(x.data(), src, &config, zero)).set_weak(x.is_weak())
+    let r = eager::call(|l| jax_core::manip::pad(l, eager::arg(x), &widths));
+    eager::typed("pad", r)
 }
 
 /// The identity matrix of the result type (`jnp.eye`): ones where the row

@@ -210,26 +210,17 @@ fn extreme<T: Element + PartialOrd>(
     m
 }
 
-/// The index of the first largest (`max = true`) or smallest element. With
-/// `skip_nan`, NaNs are ignored and an all-NaN lane gives -1
-/// (`jnp.nanargmax`); without, the first NaN counts as the extreme
-/// (`jnp.argmax`).
+/// The index of the first largest (`max = true`) or smallest element; the
+/// first NaN counts as the extreme (`lax.argmax`; `jnp.nanargmax` is a
+/// composite over it, `jax_core::numeric::arg_reduce`).
 #[track_caller]
-pub(crate) fn arg_lane<T: Element + PartialOrd>(
-    op: &str,
-    lane: &[T],
-    max: bool,
-    skip_nan: bool,
-) -> i64 {
+pub(crate) fn arg_lane<T: Element + PartialOrd>(op: &str, lane: &[T], max: bool) -> i64 {
     if lane.is_empty() {
         panic!("{op}: attempt to get {op} of an empty sequence");
     }
     let mut best: Option<(usize, T)> = None;
     for (i, &x) in lane.iter().enumerate() {
         if is_nan(x) {
-            if skip_nan {
-                continue;
-            }
             return i as i64;
         }
         match best {
@@ -421,7 +412,7 @@ where
     E<A>: PartialOrd,
 {
     reduce_to("argmax", x, &[axis], |l| {
-        <Out::Elem>::wrap(arg_lane("argmax", l, true, false) as i128)
+        <Out::Elem>::wrap(arg_lane("argmax", l, true) as i128)
     })
 }
 
@@ -441,7 +432,7 @@ where
     E<A>: PartialOrd,
 {
     reduce_to("argmin", x, &[axis], |l| {
-        <Out::Elem>::wrap(arg_lane("argmin", l, false, false) as i128)
+        <Out::Elem>::wrap(arg_lane("argmin", l, false) as i128)
     })
 }
 
@@ -504,10 +495,9 @@ mod tests {
     #[test]
     fn arg_lane_rules() {
         let nan = f32::NAN;
-        assert_eq!(arg_lane("argmax", &[1.0, nan, 3.0], true, false), 1);
-        assert_eq!(arg_lane("argmax", &[1.0, nan, 3.0], true, true), 2);
-        assert_eq!(arg_lane("argmin", &[nan, nan], false, true), -1);
-        assert_eq!(arg_lane("argmin", &[2, 1, 1, 0, 0], false, false), 3);
+        assert_eq!(arg_lane("argmax", &[1.0, nan, 3.0], true), 1);
+        assert_eq!(arg_lane("argmin", &[nan, nan], false), 0);
+        assert_eq!(arg_lane("argmin", &[2, 1, 1, 0, 0], false), 3);
     }
 
     #[test]

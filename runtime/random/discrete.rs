@@ -2,11 +2,11 @@
 //! (Gumbel-max for categories, `randint` or a shuffle for uniform choices,
 //! inverse CDF or Gumbel top-k for weighted ones).
 
-use super::continuous::{between, gumbel_of_block, Continuous};
+use super::continuous::Continuous;
 use super::randint::RandInt;
-use super::uniform::Uniform;
-use super::{block, permuted_indices, randint, shuffled_indices, Key};
+use super::{aval_of, key_value, Key};
 use crate::array::ArrayType;
+use crate::eager;
 use crate::element::{DType, Element};
 use crate::shape::ConstMsg;
 
@@ -27,37 +27,6 @@ pub(super) const fn check_indices_fit(op: &str, dtype: DType, n: usize, max: i12
             .str("; use a wider integer type (JAX returns int32)");
         panic!("{}", m.as_str());
     }
-}
-
-/// `a + b` rounded once to `T` (exact in f64 for every float type).
-fn add<T: Element>(a: T, b: T) -> T {
-    <T as Element>::from_f64(a.to_f64() + b.to_f64())
-}
-
-/// `a * b` rounded once to `T`.
-fn mul<T: Element>(a: T, b: T) -> T {
-    <T as Element>::from_f64(a.to_f64() * b.to_f64())
-}
-
-/// `n` Gumbel samples in `T`, as `jax.random.gumbel(key, (n,))`.
-fn gumbel_values<T: Continuous>(k: Key, n: usize) -> Vec<T> {
-    (0..n).map(|i| gumbel_of_block(block(k, i))).collect()
-}
-
-/// The index of the largest value, the first one on ties; a NaN counts as
-/// the largest, as `jnp.argmax`.
-fn argmax<T: Element>(values: impl Iterator<Item = T>) -> usize {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, v) in values.enumerate() {
-        let v = v.to_f64();
-        best = match best {
-            None => Some((i, v)),
-            Some((_, b)) if b.is_nan() => best,
-            Some((_, b)) if v.is_nan() || v > b => Some((i, v)),
-            keep => keep,
-        };
-    }
-    best.map_or(0, |(i, _)| i)
 }
 
 /// `jax.random.categorical(key, logits, axis)`: for each position of the
@@ -121,21 +90,16 @@ where
         "categorical: the result shape {:?} must end with the logits' shape without axis {axis}, {batch:?}",
         A::SHAPE
     );
-    let samples: usize = A::SHAPE[..A::SHAPE.len() - batch.len()].iter().product();
-    let inner: usize = L::SHAPE[ax + 1..].iter().product();
-    let batch_size: usize = batch.iter().product();
-    let logits = logits.data();
-    let noise = gumbel_values::<L::Elem>(k, samples * L::SIZE);
-    let mut out = Vec::with_capacity(A::SIZE);
-    for s in 0..samples {
-        let noise = &noise[s * L::SIZE..(s + 1) * L::SIZE];
-        for b in 0..batch_size {
-            let base = (b / inner) * n * inner + b % inner;
-            let scores = (0..n).map(|j| add(noise[base + j * inner], logits[base + j * inner]));
-            out.push(A::Elem::from_bits(argmax(scores) as u64));
-        }
-    }
-    A::from_data(out)
+    let r = eager::call(|l| {
+        jax_core::random::categorical(
+            l,
+            key_value(k),
+            eager::array_arg(logits),
+            ax,
+            &aval_of::<A>(),
+        )
+    });
+    eager::typed("categorical", r)
 }
 
 /// Panics with JAX's messages when `draws` cannot be taken from `n`.
@@ -143,36 +107,6 @@ where
 fn check_population(n: usize, draws: usize, replace: bool) {
     if let Err(msg) = jax_dtypes::checks::choice_population(n, draws, replace) {
         panic!("{msg}");
-    }
-}
-
-/// The row indices `choice` draws: `randint` with replacement, the start of
-/// a shuffle without.
-fn uniform_indices(k: Key, n: usize, draws: usize, replace: bool) -> Vec<usize> {
-    check_population(n, draws, replace);
-    if replace {
-        let [k_hi, k_lo] = super::split(k);
-        let blocks = (0..draws).map(|i| (block(k_hi, i), block(k_lo, i)));
-        // JAX draws `randint(key, shape, 0, n)` in the default int type,
-        // int32 (int64 with x64). A population past it needs int64, as in
-        // JAX with x64: int32's `randint` would clip `n` to 2^31 - 1.
-        let hi = i64::try_from(n)
-            .unwrap_or_else(|_| panic!("choice: a population of {n} does not fit int64"));
-        if n as i128 <= <crate::DefaultInt as RandInt>::MAX {
-            randint::randint_values::<crate::DefaultInt>(0, hi, blocks)
-                .into_iter()
-                .map(|i| i as usize)
-                .collect()
-        } else {
-            randint::randint_values::<i64>(0, hi, blocks)
-                .into_iter()
-                .map(|i| i as usize)
-                .collect()
-        }
-    } else {
-        let mut order = shuffled_indices(k, n);
-        order.truncate(draws);
-        order
     }
 }
 
@@ -210,18 +144,9 @@ where
     if A::SIZE > 0 {
         check_indices_fit("choice", A::Elem::DTYPE, n, <A::Elem as RandInt>::MAX);
     }
-    if !replace {
-        check_population(n, A::SIZE, replace);
-        if n == A::SIZE {
-            return permuted_indices(k);
-        }
-    }
-    A::from_data(
-        uniform_indices(k, n, A::SIZE, replace)
-            .into_iter()
-            .map(|i| A::Elem::from_bits(i as u64))
-            .collect(),
-    )
+    check_population(n, A::SIZE, replace);
+    let r = eager::call(|l| jax_core::random::choice(l, key_value(k), n, replace, &aval_of::<A>()));
+    eager::typed("choice", r)
 }
 
 /// `jax.random.choice(key, x, shape, replace)`: rows (first-axis slices) of
@@ -243,14 +168,21 @@ where
         A::SHAPE
     );
     let row_len: usize = row_shape.iter().product();
-    let draws = A::SIZE.checked_div(row_len).unwrap_or(0);
-    let data = x.data();
-    A::from_data(
-        uniform_indices(k, X::SHAPE[0], draws, replace)
-            .into_iter()
-            .flat_map(|r| data[r * row_len..(r + 1) * row_len].iter().copied())
-            .collect(),
-    )
+    check_population(
+        X::SHAPE[0],
+        A::SIZE.checked_div(row_len).unwrap_or(0),
+        replace,
+    );
+    let r = eager::call(|l| {
+        jax_core::random::choice_rows(
+            l,
+            key_value(k),
+            eager::array_arg(x),
+            replace,
+            &aval_of::<A>(),
+        )
+    });
+    eager::typed("choice_rows", r)
 }
 
 /// `jax.random.choice(key, len(p), shape, replace, p)`: indices drawn with
@@ -295,34 +227,14 @@ where
     };
     let n = P::SIZE;
     check_population(n, A::SIZE, replace);
-    let p = p.data();
-    let index = |i: usize| A::Elem::from_bits(i as u64);
-    if replace {
-        // cumsum as XLA's reduce-window sums: each prefix from the start.
-        let cdf: Vec<P::Elem> = (0..n)
-            .map(|i| p[..=i].iter().fold(P::Elem::ZERO, |acc, &v| add(acc, v)))
-            .collect();
-        let total = cdf[n - 1];
-        let one = <P::Elem as Uniform>::from_f64(1.0);
-        let span = P::Elem::sub(one, P::Elem::ZERO);
-        A::from_data(
-            (0..A::SIZE)
-                .map(|i| {
-                    let u = between(block(k, i), P::Elem::ZERO, span);
-                    let r = mul(total, P::Elem::sub(one, u));
-                    // searchsorted, side='left'.
-                    index(cdf.partition_point(|&c| c < r))
-                })
-                .collect(),
+    let r = eager::call(|l| {
+        jax_core::random::choice_weighted(
+            l,
+            key_value(k),
+            eager::array_arg(p),
+            replace,
+            &aval_of::<A>(),
         )
-    } else {
-        let g = gumbel_values::<P::Elem>(k, n);
-        let scores: Vec<f64> = (0..n)
-            .map(|i| add(g[i], P::Elem::log(p[i])).to_f64())
-            .collect();
-        let mut order: Vec<usize> = (0..n).collect();
-        // lax.top_k: largest first, the lower index first on ties.
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        A::from_data(order.into_iter().take(A::SIZE).map(index).collect())
-    }
+    });
+    eager::typed("choice_weighted", r)
 }

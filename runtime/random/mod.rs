@@ -30,6 +30,7 @@ pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;
 
 use crate::array::{Array, ArrayType};
+use crate::eager;
 
 /// `n` samples, element `i` computed from its threefry block `$y` (the
 /// block of counter `i`, the element's row-major index) by `$body`: in
@@ -353,23 +354,16 @@ pub fn randint<A: ArrayType>(k: Key, minval: i64, maxval: i64) -> A
 where
     A::Elem: RandInt,
 {
-    let [k_hi, k_lo] = split(k);
-    let blocks = (0..A::SIZE).map(|i| (block(k_hi, i), block(k_lo, i)));
-    if A::Elem::NBITS < 32 {
-        // JAX samples 8- and 16-bit integers as int32 (less biased), the
-        // bounds cast to int32 and clipped to the type (`maxval` to one
-        // past its largest value), then casts the values.
-        let (lo, hi) = (A::Elem::MIN as i64, A::Elem::MAX as i64);
-        let minval = (minval as i32 as i64).clamp(lo, hi);
-        let maxval = (maxval as i32 as i64).clamp(lo, hi + 1);
-        let wide: Vec<i32> = randint::randint_values(minval, maxval, blocks);
-        return A::from_data(
-            wide.into_iter()
-                .map(|v| A::Elem::from_bits(v as i64 as u64))
-                .collect(),
-        );
-    }
-    A::from_data(randint::randint_values(minval, maxval, blocks))
+    let r = eager::call(|l| {
+        jax_core::random::randint(
+            l,
+            key_value(k),
+            &aval_of::<A>(),
+            minval as i128,
+            maxval as i128,
+        )
+    });
+    eager::typed("randint", r)
 }
 
 /// `jax.random.bernoulli(key, p, shape)`: `true` with probability `p`
@@ -384,7 +378,11 @@ where
     A: ArrayType<Elem = bool>,
     F: Uniform,
 {
-    A::from_data((0..A::SIZE).map(|i| F::unit(block(k, i)) < p).collect())
+    let r = eager::call(|l| {
+        let p = eager::slice_arg(&[], &[p], false);
+        jax_core::random::bernoulli(l, key_value(k), p, dims_of::<A>())
+    });
+    eager::typed("bernoulli", r)
 }
 
 /// `jax.random.bernoulli(key, p)` with one probability per element.
@@ -399,29 +397,10 @@ where
     A: ArrayType,
     A::Elem: Uniform,
 {
-    let p = p.data();
-    ArrayType::from_data(
-        (0..A::SIZE)
-            .map(|i| A::Elem::unit(block(k, i)) < p[i])
-            .collect(),
-    )
-}
-
-/// The order `jax.random.permutation` puts `n` items in: JAX's `_shuffle`,
-/// `ceil(3 ln n / ln(2^32 - 1))` rounds, each a stable sort by fresh 32-bit
-/// keys.
-fn shuffled_indices(mut k: Key, n: usize) -> Vec<usize> {
-    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
-    let mut order: Vec<usize> = (0..n).collect();
-    for _ in 0..rounds {
-        let [next, sub] = split(k);
-        k = next;
-        let sort_keys: Vec<u32> = (0..n).map(|i| u32::from_block(block(sub, i))).collect();
-        let mut pairs: Vec<(u32, usize)> = sort_keys.into_iter().zip(order).collect();
-        pairs.sort_by_key(|&(key, _)| key);
-        order = pairs.into_iter().map(|(_, v)| v).collect();
-    }
-    order
+    let r = eager::call(|l| {
+        jax_core::random::bernoulli(l, key_value(k), eager::array_arg(p), dims_of::<A>())
+    });
+    eager::typed("bernoulli_each", r)
 }
 
 /// `jax.random.permutation(key, n)`: `0..n` in random order, `n` and the
@@ -453,21 +432,8 @@ where
             <A::Elem as RandInt>::MAX,
         )
     };
-    permuted_indices(k)
-}
-
-/// [`permutation`] without its check: callers know the indices fit.
-fn permuted_indices<A: ArrayType>(k: Key) -> A
-where
-    A::Elem: RandInt,
-{
-    let order = shuffled_indices(k, A::SIZE);
-    A::from_data(
-        order
-            .into_iter()
-            .map(|i| A::Elem::from_bits(i as u64))
-            .collect(),
-    )
+    let r = eager::call(|l| jax_core::random::permutation(l, key_value(k), &aval_of::<A>()));
+    eager::typed("permutation", r)
 }
 
 /// `jax.random.permutation(key, x)`: `x` with its rows (the first axis)
@@ -482,19 +448,33 @@ where
 /// assert_eq!(rows, [[0, 1], [2, 3], [4, 5], [6, 7]]); // the same rows, reordered
 /// ```
 pub fn permutation_of<A: ArrayType>(k: Key, x: &A) -> A {
-    let rows = A::SHAPE.first().copied().unwrap_or(1);
-    let row_len = A::SIZE.checked_div(rows).unwrap_or(0);
-    let data = x.data();
-    let order = shuffled_indices(k, rows);
-    A::from_data(
-        order
-            .into_iter()
-            .flat_map(|r| data[r * row_len..(r + 1) * row_len].iter().copied())
-            .collect(),
-    )
+    let r = eager::call(|l| jax_core::random::permutation_of(l, key_value(k), eager::array_arg(x)));
+    eager::typed("permutation_of", r)
 }
 
 /// JAX's repr: `Array((), dtype=key<fry>) overlaying:\n[0 0]`.
+/// A key as an eager value: its two words, `u32[2]`.
+pub(crate) fn key_value(k: Key) -> eager::Value {
+    eager::slice_arg(&[2], &k.data, false)
+}
+
+/// The shape of a result type, as the one texts take it.
+pub(crate) fn dims_of<A: ArrayType>() -> Vec<jax_core::ir::Dim> {
+    A::SHAPE
+        .iter()
+        .map(|&n| jax_core::ir::Dim::Lit(n))
+        .collect()
+}
+
+/// The abstract value of a result type.
+pub(crate) fn aval_of<A: ArrayType>() -> jax_core::ir::Aval {
+    jax_core::ir::Aval {
+        dtype: <A::Elem as crate::Element>::DTYPE,
+        shape: dims_of::<A>(),
+        weak: false,
+    }
+}
+
 impl fmt::Debug for Key {
     #[inline(always)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

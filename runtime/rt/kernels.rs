@@ -322,9 +322,7 @@ fn arg<T: Element + PartialOrd, I: Element>(
     max: bool,
 ) -> Vec<I> {
     crate::lax::reduce_lanes(x, shape, &[axis], |lane| {
-        I::from_value(Value::Int(
-            crate::lax::arg_lane(op, lane, max, false) as i128
-        ))
+        I::from_value(Value::Int(crate::lax::arg_lane(op, lane, max) as i128))
     })
 }
 

@@ -409,6 +409,207 @@ fn check_var_std(x: &Array<f32, 8, 3>) {
     assert_close("var", &v, &jnp::var(x), scale * scale);
 }
 
+/// `jax_core::indexing`'s and the arg-reductions' one texts: gathers,
+/// masks and index choices, equal bit for bit.
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn indexing_fns(
+    x: &Array<f32, 8, 3>,
+    y: &Array<f32, 3>,
+    j: &Array<i32, 8, 1>,
+) -> (
+    (
+        Array<f32, 8, 1>,
+        Array<f32, 8, 3>,
+        Array<f32, 8, 3>,
+        Array<f32>,
+    ),
+    (
+        Array<f32, 3>,
+        Array<f32, 2>,
+        Array<f32, 4, 4>,
+        Array<f32, 3>,
+    ),
+    (
+        Array<DefaultInt, 3>,
+        Array<DefaultInt>,
+        Array<DefaultInt, 1, 3>,
+        Array<DefaultInt, 8, 1>,
+    ),
+) {
+    (
+        (
+            jnp::take_along_axis(x, j, 1),
+            jnp::tril(x, 1),
+            jnp::triu(x, -2),
+            jnp::trace(x, 1, 0, 1),
+        ),
+        (
+            jnp::diagonal(x, 0, 0, 1),
+            jnp::diagonal(x, -6, 0, 1),
+            jnp::diag(y, 1),
+            jnp::diag(jnp::diag(y, -1), -1),
+        ),
+        (
+            jnp::nanargmax_axis(x, 0, false),
+            jnp::nanargmin(x),
+            jnp::argmax_axis(x, 0, true),
+            jnp::nanargmin_axis(x, 1, true),
+        ),
+    )
+}
+
+fn check_indexing(x: &Array<f32, 8, 3>, y: &Array<f32, 3>, j: &Array<i32, 8, 1>) {
+    let ((ta, tl, tu, tr), (d0, d6, dg, dd), (nax, nin, ax, nix)) = indexing_fns(x, y, j);
+    let e_ta: Array<f32, 8, 1> = jnp::take_along_axis(x, j, 1);
+    assert_same("take_along_axis", &ta, &e_ta);
+    assert_same("tril", &tl, &jnp::tril(x, 1));
+    assert_same("triu", &tu, &jnp::triu(x, -2));
+    let e_tr: Array<f32> = jnp::trace(x, 1, 0, 1);
+    let scale: f32 = x
+        .as_slice()
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| v.is_finite())
+        .sum();
+    assert_close("trace", &tr, &e_tr, scale);
+    let e_d0: Array<f32, 3> = jnp::diagonal(x, 0, 0, 1);
+    let e_d6: Array<f32, 2> = jnp::diagonal(x, -6, 0, 1);
+    let e_dg: Array<f32, 4, 4> = jnp::diag(y, 1);
+    let e_m: Array<f32, 4, 4> = jnp::diag(y, -1);
+    let e_dd: Array<f32, 3> = jnp::diag(&e_m, -1);
+    assert_same("diagonal", &d0, &e_d0);
+    assert_same("diagonal -6", &d6, &e_d6);
+    assert_same("diag", &dg, &e_dg);
+    assert_same("diag of diag", &dd, &e_dd);
+    let e_nax: Array<DefaultInt, 3> = jnp::nanargmax_axis(x, 0, false);
+    let e_ax: Array<DefaultInt, 1, 3> = jnp::argmax_axis(x, 0, true);
+    let e_nix: Array<DefaultInt, 8, 1> = jnp::nanargmin_axis(x, 1, true);
+    assert_eq!(nax, e_nax, "nanargmax_axis");
+    assert_eq!(nin, jnp::nanargmin(x), "nanargmin");
+    assert_eq!(ax, e_ax, "argmax_axis keepdims");
+    assert_eq!(nix, e_nix, "nanargmin_axis keepdims");
+}
+
+/// `jax_core::manip`'s one texts: moves and copies, equal bit for bit.
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn manip_fns(
+    x: &Array<f32, 8, 3>,
+    y: &Array<f32, 3>,
+    z: &Array<f32, 8>,
+) -> (
+    (
+        Array<f32, 8, 3>,
+        Array<f32, 8, 6>,
+        Array<f32, 48>,
+        Array<f32, 2, 16, 3>,
+    ),
+    (
+        Array<f32, 9, 5>,
+        Array<f32, 3, 3>,
+        Array<f32, 8, 3>,
+        Array<f32, 8, 3>,
+    ),
+    (Array<f32, 9, 3>, Array<f32, 6>),
+) {
+    (
+        (
+            jnp::roll(x, -4, 0),
+            jnp::repeat(x, 2, Some(1)),
+            jnp::repeat(x, 2, None),
+            jnp::tile(x, &[2, 2, 1]),
+        ),
+        (
+            jnp::pad(x, &[(1, 0), (0, 2)]),
+            jnp::outer(y, y),
+            jnp::meshgrid(y, z).0,
+            jnp::meshgrid(y, z).1,
+        ),
+        (jnp::vstack((x, y)), jnp::hstack((y, y))),
+    )
+}
+
+fn check_manip(x: &Array<f32, 8, 3>, y: &Array<f32, 3>) {
+    let z: Array<f32, 8> = Array::from_vec(x.data()[..8].to_vec()).unwrap();
+    let ((ro, r1, rn, ti), (pa, ou, m0, m1), (vs, hs)) = manip_fns(x, y, &z);
+    assert_same("roll", &ro, &jnp::roll(x, -4, 0));
+    let e_r1: Array<f32, 8, 6> = jnp::repeat(x, 2, Some(1));
+    let e_rn: Array<f32, 48> = jnp::repeat(x, 2, None);
+    let e_ti: Array<f32, 2, 16, 3> = jnp::tile(x, &[2, 2, 1]);
+    let e_pa: Array<f32, 9, 5> = jnp::pad(x, &[(1, 0), (0, 2)]);
+    assert_same("repeat axis 1", &r1, &e_r1);
+    assert_same("repeat flat", &rn, &e_rn);
+    assert_same("tile", &ti, &e_ti);
+    assert_same("pad", &pa, &e_pa);
+    assert_same("outer", &ou, &jnp::outer(y, y));
+    let (e_m0, e_m1) = jnp::meshgrid(y, &z);
+    assert_same("meshgrid x", &m0, &e_m0);
+    assert_same("meshgrid y", &m1, &e_m1);
+    let e_vs: Array<f32, 9, 3> = jnp::vstack((x, y));
+    let e_hs: Array<f32, 6> = jnp::hstack((y, y));
+    assert_same("vstack", &vs, &e_vs);
+    assert_same("hstack", &hs, &e_hs);
+}
+
+/// `jax_core::sorting`'s one texts on the sort kernel: equal bit for bit.
+#[jax::jit]
+#[allow(clippy::type_complexity)]
+fn sorting_fns(
+    x: &Array<f32, 8, 3>,
+    y: &Array<f32, 3>,
+) -> (
+    (Array<f32>, Array<f32, 3>, Array<f32, 8, 1>, Array<f32>),
+    (
+        Array<f32, 6, 3>,
+        Array<f32, 8, 1>,
+        Array<i32, 3>,
+        Array<i32, 3>,
+    ),
+) {
+    let sorted = jnp::sort(jnp::ravel(x), 0);
+    (
+        (
+            jnp::median(x),
+            jnp::median_axis(x, 0, false),
+            jnp::quantile_axis(x, 0.3, 1, true),
+            jnp::percentile(x, 90.0),
+        ),
+        (
+            jnp::diff(x, 2, 0),
+            jnp::diff(x, 2, 1),
+            jnp::searchsorted(&sorted, y, "left"),
+            jnp::searchsorted(&sorted, y, "right"),
+        ),
+    )
+}
+
+fn check_sorting(x: &Array<f32, 8, 3>, y: &Array<f32, 3>) {
+    let ((me, ma, qa, pe), (d0, d1, sl, sr)) = sorting_fns(x, y);
+    assert_same("median", &me, &jnp::median(x));
+    let e_ma: Array<f32, 3> = jnp::median_axis(x, 0, false);
+    let e_qa: Array<f32, 8, 1> = jnp::quantile_axis(x, 0.3, 1, true);
+    assert_same("median_axis", &ma, &e_ma);
+    assert_same("quantile_axis", &qa, &e_qa);
+    assert_same("percentile", &pe, &jnp::percentile(x, 90.0));
+    let e_d0: Array<f32, 6, 3> = jnp::diff(x, 2, 0);
+    let e_d1: Array<f32, 8, 1> = jnp::diff(x, 2, 1);
+    assert_same("diff axis 0", &d0, &e_d0);
+    assert_same("diff axis 1", &d1, &e_d1);
+    let flat: Array<f32, 24> = jnp::ravel(x);
+    let sorted = jnp::sort(&flat, 0);
+    assert_eq!(
+        sl,
+        jnp::searchsorted(&sorted, y, "left"),
+        "searchsorted left"
+    );
+    assert_eq!(
+        sr,
+        jnp::searchsorted(&sorted, y, "right"),
+        "searchsorted right"
+    );
+}
+
 /// `jax_core::linalg`'s compositions (norms, `pinv`, `matrix_rank`,
 /// `lstsq`) written once: the singular values come from one kernel, the
 /// products and sums run in the jitted loops' order or the eager gemm's,
@@ -556,6 +757,19 @@ proptest! {
     ) {
         check_one_text(&array(&a), &array(&b));
         check_var_std(&array(&a));
+    }
+
+    #[test]
+    fn indexing_jit_agrees_with_eager(
+        data in prop::collection::vec(floats(), 24),
+        bias in prop::collection::vec(floats(), 3),
+        idx in prop::collection::vec(-5i32..5, 8),
+    ) {
+        let y: Array<f32, 3> = array::<3, 1>(&bias).reshape();
+        let j: Array<i32, 8, 1> = Array::from_vec(idx).unwrap();
+        check_indexing(&array(&data), &y, &j);
+        check_manip(&array(&data), &y);
+        check_sorting(&array(&data), &y);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::{finish, ElemOf};
 use crate::array::{ArrayType, AsArray};
+use crate::eager;
 use crate::shape;
 
 pub use crate::lax::{ArrayList, Part};
@@ -95,22 +96,10 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let (shape, a) = match axis {
-        None => (vec![src.iter().product()], 0),
-        Some(ax) => (src.to_vec(), shape::normalize_axis("repeat", ax, src.len())),
-    };
-    let inner: usize = shape[a + 1..].iter().product();
-    let mut data = Vec::with_capacity(x.data().len() * repeats);
-    for row in x.data().chunks_exact(inner.max(1)) {
-        for _ in 0..repeats {
-            data.extend_from_slice(row);
-        }
-    }
-    let mut out = shape;
-    out[a] *= repeats;
-    finish("repeat", &out, data, x.is_weak())
+    let rank = <A::Array as ArrayType>::SHAPE.len();
+    let ax = axis.map(|a| shape::normalize_axis("repeat", a, rank));
+    let r = eager::call(|l| jax_core::manip::repeat(l, eager::arg(x), repeats, ax));
+    eager::typed("repeat", r)
 }
 
 /// Repeats the whole array `reps[k]` times along each axis (`jnp.tile`);
@@ -129,32 +118,8 @@ where
     A: AsArray,
     Out: ArrayType<Elem = ElemOf<A>>,
 {
-    let x = x.as_array();
-    let src = <A::Array as ArrayType>::SHAPE;
-    let rank = src.len().max(reps.len());
-    let pad = |v: &[usize]| {
-        let mut p = vec![1; rank - v.len()];
-        p.extend_from_slice(v);
-        p
-    };
-    let (s, r) = (pad(src), pad(reps));
-    let out: Vec<usize> = s.iter().zip(&r).map(|(a, b)| a * b).collect();
-    // Each result position takes the source position modulo the source shape.
-    let src_strides = shape::strides(&s);
-    let size: usize = out.iter().product();
-    let mut data = Vec::with_capacity(size);
-    let out_strides = shape::strides(&out);
-    for o in 0..size {
-        let mut off = 0;
-        let mut rem = o;
-        for k in 0..rank {
-            let i = rem / out_strides[k];
-            rem %= out_strides[k];
-            off += (i % s[k]) * src_strides[k];
-        }
-        data.push(x.data()[off]);
-    }
-    finish("tile", &out, data, x.is_weak())
+    let r = eager::call(|l| jax_core::manip::tile(l, eager::arg(x), reps));
+    eager::typed("tile", r)
 }
 
 #[cfg(test)]

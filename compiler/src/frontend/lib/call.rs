@@ -188,3 +188,21 @@ pub(crate) fn library_functions(
         })
         .collect()
 }
+
+/// A check's rejection at the tokens at fault: an argument of `c`, an
+/// option among `options` (its name and the tokens written for it), or the
+/// call.
+pub(crate) fn reject<T>(
+    c: &Call,
+    options: &[(&str, &proc_macro2::TokenStream)],
+    r: std::result::Result<T, jax_core::jnp::Rejected>,
+) -> Result<T> {
+    r.or_else(|r| match r.what {
+        jax_core::jnp::Fault::Arg(i) => call_err(c.args.get(i).map_or(c.span, |a| a.1), r.msg),
+        jax_core::jnp::Fault::Option(name) => match options.iter().find(|(n, _)| *n == name) {
+            Some((_, tokens)) => Err(syn::Error::new_spanned(tokens, r.msg)),
+            None => call_err(c.span, r.msg),
+        },
+        jax_core::jnp::Fault::Call => call_err(c.span, r.msg),
+    })
+}

@@ -20,8 +20,8 @@ use crate::frontend::lib::jnp::manip::{
     roll, squeeze_axis, stack_hv, tile, vector_products,
 };
 use crate::frontend::lib::jnp::math::{
-    arg_reduce, by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean,
-    numpy_round, power, reciprocal, softmax, true_divide, where_,
+    by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean, numpy_round,
+    power, reciprocal, softmax, true_divide, where_,
 };
 use crate::frontend::lib::jnp::numeric;
 use crate::frontend::lib::jnp::ranges::{eye, linspace};
@@ -182,7 +182,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         ANY,
         By(by_axis),
     ),
-    (&["argmax", "argmin"], ANY, By(arg_reduce)),
+    (&["argmax", "argmin"], ANY, By(numeric::arg_axis)),
     // Compositions.
     (&["isnan"], ANY, By(isnan)),
     (&["reciprocal"], ANY, By(reciprocal)),

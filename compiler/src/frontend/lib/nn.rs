@@ -13,9 +13,9 @@ use crate::frontend::lib::stats::*;
 use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
-use crate::ir::builder::{literal, Builder, Result};
+use crate::ir::builder::{Builder, Result};
 use crate::ir::{Atom, Aval, Scalar};
-use crate::prims::{self, Params, Prim};
+use crate::prims::{self, Params};
 use jax_core::lax::Trace;
 use jax_core::nn as core;
 
@@ -100,29 +100,6 @@ pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
             )
         }
     }
-}
-
-// Builders of one step each, at the call's span.
-
-pub(super) fn int_lit(b: &Builder, v: i128) -> Atom {
-    jnp::weak_literal(b, Scalar::Int(v))
-}
-
-pub(super) fn bin(b: &mut Builder, p: Prim, x: Atom, y: Atom, s: Span) -> Result<Atom> {
-    jnp::binary(b, p, x, y, s)
-}
-
-pub(super) fn select(b: &mut Builder, c: Atom, x: Atom, y: Atom, s: Span) -> Result<Atom> {
-    jnp::where_(b, c, x, y, s)
-}
-
-/// A scalar literal of `like`'s dtype, not weak (`np.array(v, dtype)`).
-pub(super) fn typed_lit(b: &Builder, like: &Atom, v: f64) -> Atom {
-    let d = b.aval(like).dtype;
-    literal(
-        crate::ir::cast_scalar(Scalar::Float(v), d),
-        Aval::scalar(d, false),
-    )
 }
 
 /// The rule's program of JAX's `custom_jvp` function `name`, when `fun` is

@@ -48,16 +48,6 @@ fn broadcast_shapes(shapes: &[Vec<Dim>], span: Span) -> Result<Vec<Dim>> {
     Ok(out)
 }
 
-/// JAX's fill value for a `fill` gather of `dtype`, as its jaxprs print it.
-pub(crate) fn default_fill(dtype: DType) -> f64 {
-    match dtype {
-        d if d.is_float() => f64::NAN,
-        DType::Bool => 1.0,
-        d if d.kind() == jax_dtypes::Kind::UInt => ((1u128 << d.bits()) - 1) as f64,
-        d => -((1u128 << (d.bits() - 1)) as f64),
-    }
-}
-
 impl Tracer {
     /// An index position as `_normalize_index` makes it: negative ones
     /// count from the end (`select_n(i < 0, i, i + n)`; never for unsigned
@@ -323,7 +313,9 @@ impl Tracer {
         // `mode='fill'` without a value fills with the dtype's default,
         // which JAX's jaxprs print.
         let fill_value = match (mode, fill_value) {
-            (IndexMode::FillOrDrop, None) => Some(default_fill(self.b.aval(&x).dtype)),
+            (IndexMode::FillOrDrop, None) => {
+                Some(jax_core::indexing::default_fill(self.b.aval(&x).dtype))
+            }
             (_, f) => f,
         };
         let g = GatherParams {

@@ -12,63 +12,9 @@ use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
-use crate::ir::{Atom, Dim};
-use crate::prims::{self};
+use crate::ir::Atom;
 use jax_core::lax::Lax;
-
-/// The literal size of axis `k` (these functions need known sizes).
-fn lit(t: &Tracer, x: &Atom, k: usize, span: Span) -> Result<usize> {
-    match &t.b.aval(x).shape[k] {
-        Dim::Lit(n) => Ok(*n),
-        Dim::Sym(s) => call_err(
-            span,
-            format!("this function needs axis {k}'s size when the function compiles, not the symbolic {s}"),
-        ),
-    }
-}
-
-fn lits(t: &Tracer, x: &Atom, span: Span) -> Result<Vec<usize>> {
-    (0..t.b.aval(x).rank())
-        .map(|k| lit(t, x, k, span))
-        .collect()
-}
-
-fn broadcast_in_dim(
-    t: &mut Tracer,
-    x: Atom,
-    shape: &[usize],
-    dims: Vec<usize>,
-    span: Span,
-) -> Result<Atom> {
-    t.at(span)
-        .broadcast_in_dim(x, shape.iter().map(|&n| Dim::Lit(n)).collect(), dims)
-}
-
-fn reshape(t: &mut Tracer, x: Atom, shape: &[usize], span: Span) -> Result<Atom> {
-    jnp::reshape(
-        &mut t.b,
-        x,
-        shape.iter().map(|&n| Dim::Lit(n)).collect(),
-        span,
-    )
-}
-
-/// `lax.slice_in_dim(x, start, limit, axis=axis)`: explicit unit strides.
-fn slice_in_dim(
-    t: &mut Tracer,
-    x: Atom,
-    start: usize,
-    limit: usize,
-    axis: usize,
-    span: Span,
-) -> Result<Atom> {
-    let shape = lits(t, &x, span)?;
-    let mut lo = vec![0; shape.len()];
-    let mut hi = shape.clone();
-    lo[axis] = start;
-    hi[axis] = limit;
-    t.at(span).slice(x, lo, hi, Some(vec![1; shape.len()]))
-}
+use jax_core::manip as core;
 
 fn traced(a: Atom) -> Result<Value> {
     Ok(Value::Traced(a))
@@ -92,10 +38,7 @@ pub(crate) fn outer(t: &mut Tracer, c: Call) -> Result<Value> {
     let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
     want_rank(t, &c, &x, 1, 0)?;
     want_rank(t, &c, &y, 1, 1)?;
-    let (m, n) = (lit(t, &x, 0, c.span)?, lit(t, &y, 0, c.span)?);
-    let x = broadcast_in_dim(t, x, &[m, 1], vec![0], c.span)?;
-    let y = broadcast_in_dim(t, y, &[1, n], vec![1], c.span)?;
-    traced(jnp::binary(&mut t.b, &prims::MUL, x, y, c.span)?)
+    traced(core::outer(&mut t.at(c.span), x, y)?)
 }
 
 /// `jnp::vdot(a, b)`, `jnp::inner(a, b)` of vectors, and `batch_matmul`:
@@ -165,44 +108,30 @@ pub(crate) fn squeeze_axis(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `jnp::repeat(x, repeats, axis)`: each element (axis `None`: of the
-/// flattened array) repeated, as JAX: a broadcast along a new axis after
-/// it, then a reshape.
+/// flattened array) repeated.
 pub(crate) fn repeat(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
-    let mut x = c.atom(t, 0)?;
+    let x = c.atom(t, 0)?;
     let r = t.static_int(&c.args[1].0, c.args[1].1, "repeats")?;
     if r < 0 {
         return call_err(c.args[1].1, "repeats must not be negative");
     }
-    let r = r as usize;
     let axis = match &c.args[2].0 {
-        Value::Unit => {
-            let size = lits(t, &x, c.span)?.iter().product();
-            x = reshape(t, x, &[size], c.span)?;
-            0
-        }
-        v => jnp::axis(
+        Value::Unit => None,
+        v => Some(jnp::axis(
             &t.b,
             &x,
             t.static_int(v, c.args[2].1, "the axis")?,
             c.args[2].1,
-        )?,
+        )?),
     };
-    let shape = lits(t, &x, c.span)?;
-    let mut wide = shape.clone();
-    wide.insert(axis + 1, r);
-    let dims: Vec<usize> = (0..wide.len()).filter(|&k| k != axis + 1).collect();
-    let b = broadcast_in_dim(t, x, &wide, dims, c.span)?;
-    let mut out = shape;
-    out[axis] *= r;
-    traced(reshape(t, b, &out, c.span)?)
+    traced(core::repeat(&mut t.at(c.span), x, r as usize, axis)?)
 }
 
-/// `jnp::tile(x, reps)`: JAX's `tile` primitive, after leading unit axes
-/// when `reps` is longer than the rank (and leading unit reps when shorter).
+/// `jnp::tile(x, reps)`.
 pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(2)?;
-    let mut x = c.atom(t, 0)?;
+    let x = c.atom(t, 0)?;
     let mut reps: Vec<usize> = Vec::new();
     for r in t.static_ints(&c.args[1].0, c.args[1].1, "reps")? {
         match usize::try_from(r) {
@@ -210,57 +139,27 @@ pub(crate) fn tile(t: &mut Tracer, c: Call) -> Result<Value> {
             Err(_) => return call_err(c.args[1].1, "reps must not be negative"),
         }
     }
-    let shape = lits(t, &x, c.span)?;
-    if reps.len() < shape.len() {
-        let mut r = vec![1; shape.len() - reps.len()];
-        r.extend(&reps);
-        reps = r;
-    }
-    if reps.len() > shape.len() {
-        // `lax.expand_dims`: a broadcast_in_dim to leading unit axes.
-        let lead = reps.len() - shape.len();
-        let mut wide = vec![1; lead];
-        wide.extend(&shape);
-        x = broadcast_in_dim(t, x, &wide, (lead..wide.len()).collect(), c.span)?;
-    }
-    traced(t.at(c.span).tile(x, reps)?)
+    traced(core::tile(&mut t.at(c.span), x, &reps)?)
 }
 
-/// `jnp::roll(x, shift, axis)`: the last `shift` elements moved to the
-/// front, as JAX: two slices and a concatenation.
+/// `jnp::roll(x, shift, axis)`.
 pub(crate) fn roll(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     let x = c.atom(t, 0)?;
     let shift = t.static_int(&c.args[1].0, c.args[1].1, "the shift")?;
     let (v, s) = &c.args[2];
     let axis = jnp::axis(&t.b, &x, t.static_int(v, *s, "the axis")?, *s)?;
-    let n = lit(t, &x, axis, c.span)?;
-    if n == 0 || shift.rem_euclid(n as i128) == 0 {
-        return traced(x);
-    }
-    let k = shift.rem_euclid(n as i128) as usize;
-    let tail = slice_in_dim(t, x.clone(), n - k, n, axis, c.span)?;
-    let head = slice_in_dim(t, x, 0, n - k, axis, c.span)?;
-    traced(t.at(c.span).concatenate(vec![tail, head], axis)?)
-}
-
-fn at_least_1d(t: &mut Tracer, x: Atom, span: Span) -> Result<Atom> {
-    if t.b.aval(&x).rank() == 0 {
-        broadcast_in_dim(t, x, &[1], vec![], span)
-    } else {
-        Ok(x)
-    }
+    traced(core::roll(&mut t.at(c.span), x, shift, axis)?)
 }
 
 /// `jnp::atleast_1d(x)`: a scalar as a one-element vector.
 pub(crate) fn atleast_1d(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let x = c.atom(t, 0)?;
-    traced(at_least_1d(t, x, c.span)?)
+    traced(core::atleast_1d(&mut t.at(c.span), x)?)
 }
 
-/// `jnp::vstack((a, b, ..))` (rows: vectors become `1 x n`) and
-/// `jnp::hstack((a, b, ..))` (along axis 1, or 0 for vectors).
+/// `jnp::vstack((a, b, ..))` and `jnp::hstack((a, b, ..))`.
 pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let Value::Tuple(items) = &c.args[0].0 else {
@@ -272,25 +171,15 @@ pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
             ),
         );
     };
-    let mut parts = Vec::new();
-    for v in items {
-        let x = t.atom(v.clone(), c.args[0].1)?;
-        parts.push(match (c.name, t.b.aval(&x).rank()) {
-            ("vstack", 0) => broadcast_in_dim(t, x, &[1, 1], vec![], c.span)?,
-            ("vstack", 1) => {
-                let n = lit(t, &x, 0, c.span)?;
-                broadcast_in_dim(t, x, &[1, n], vec![1], c.span)?
-            }
-            ("hstack", 0) => at_least_1d(t, x, c.span)?,
-            _ => x,
-        });
-    }
-    let parts = jnp::promote(&mut t.b, parts, c.span)?;
-    let dim = match (c.name, parts.first().map(|p| t.b.aval(p).rank())) {
-        ("hstack", Some(r)) if r > 1 => 1,
-        _ => 0,
-    };
-    traced(t.at(c.span).concatenate(parts, dim)?)
+    let parts = items
+        .iter()
+        .map(|v| t.atom(v.clone(), c.args[0].1))
+        .collect::<Result<Vec<_>>>()?;
+    traced(core::stack_hv(
+        &mut t.at(c.span),
+        parts,
+        c.name == "vstack",
+    )?)
 }
 
 /// `jnp::meshgrid(&x, &y)` (`indexing='xy'`): `(X, Y)`, both `len(y) x len(x)`.
@@ -299,10 +188,7 @@ pub(crate) fn meshgrid(t: &mut Tracer, c: Call) -> Result<Value> {
     let (x, y) = (c.atom(t, 0)?, c.atom(t, 1)?);
     want_rank(t, &c, &x, 1, 0)?;
     want_rank(t, &c, &y, 1, 1)?;
-    let shape = [lit(t, &y, 0, c.span)?, lit(t, &x, 0, c.span)?];
-    // JAX broadcasts the second first.
-    let yy = broadcast_in_dim(t, y, &shape, vec![0], c.span)?;
-    let xx = broadcast_in_dim(t, x, &shape, vec![1], c.span)?;
+    let (xx, yy) = core::meshgrid(&mut t.at(c.span), x, y)?;
     Ok(Value::Tuple(vec![Value::Traced(xx), Value::Traced(yy)]))
 }
 
@@ -401,31 +287,24 @@ pub(crate) fn pad(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(if lax { 3 } else { 2 })?;
     let x = c.atom(t, 0)?;
     let a = t.b.aval(&x);
-    let (value, cfg_arg) = if lax {
-        let v = c.atom(t, 1)?;
-        let av = t.b.aval(&v);
-        // A literal takes the operand's type; a typed value must match it.
-        let v = if av.weak {
-            jnp::convert(&mut t.b, v, a.dtype, false, c.args[1].1)?
-        } else {
-            v
-        };
-        (v, &c.args[2])
+    if !lax {
+        let widths: Vec<(i64, i64)> = pad_config(t, &c.args[1].0, c.args[1].1, 2)?
+            .into_iter()
+            .map(|p| (p[0], p[1]))
+            .collect();
+        return traced(core::pad(&mut t.at(c.span), x, &widths)?);
+    }
+    let v = c.atom(t, 1)?;
+    let av = t.b.aval(&v);
+    // A literal takes the operand's type; a typed value must match it.
+    let value = if av.weak {
+        jnp::convert(&mut t.b, v, a.dtype, false, c.args[1].1)?
     } else {
-        let zero = crate::ir::builder::literal(
-            crate::ir::cast_scalar(crate::ir::Scalar::Int(0), a.dtype),
-            crate::ir::Aval::scalar(a.dtype, false),
-        );
-        (zero, &c.args[1])
+        v
     };
-    let width = if lax { 3 } else { 2 };
-    let config = pad_config(t, &cfg_arg.0, cfg_arg.1, width)?
+    let config = pad_config(t, &c.args[2].0, c.args[2].1, 3)?
         .into_iter()
-        .map(|p| (p[0], p[1], if lax { p[2] } else { 0 }))
+        .map(|p| (p[0], p[1], p[2]))
         .collect::<Vec<_>>();
-    let rank = config.len() as u32;
-    traced(
-        t.at(c.span)
-            .pad(x, value, config, if lax { 0 } else { (1u32 << rank) - 1 })?,
-    )
+    traced(t.at(c.span).pad(x, value, config, 0)?)
 }

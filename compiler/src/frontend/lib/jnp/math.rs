@@ -8,8 +8,8 @@ use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
-use crate::ir::{Dim, Scalar};
-use crate::prims::{self, Prim};
+use crate::ir::Scalar;
+use crate::prims;
 use jax_core::lax::Lax;
 
 /// `lax::round(x[, method])`: half away from zero unless a
@@ -162,51 +162,4 @@ pub(crate) fn by_axis(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     let name = c.name.trim_end_matches("_axis");
     t.op(c.module, name, c.args, c.hint, c.span)
-}
-
-/// `argmax(x[, axis])` and `argmin`: over the flattened array by default.
-pub(crate) fn arg_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
-    let (name, span, n) = (c.name, c.span, c.args.len());
-    let x = c.atom(t, 0)?;
-    let rank = t.b.aval(&x).rank();
-    let x = if n == 1 && rank > 1 {
-        let size = crate::ir::shapes::size_parts(&t.b.aval(&x).shape);
-        if !size.1.is_empty() {
-            return call_err(span, format!("{name} over all axes of an array with symbolic dimensions is not supported; give an axis"));
-        }
-        jnp::reshape(&mut t.b, x, vec![Dim::Lit(size.0)], span)?
-    } else {
-        x
-    };
-    let axis = match n {
-        1 => 0,
-        2 => jnp::axis(
-            &t.b,
-            &x,
-            t.static_int(&c.args[1].0, c.args[1].1, "the axis")?,
-            c.args[1].1,
-        )?,
-        _ => {
-            return call_err(
-                span,
-                format!("`{name}` takes the array and optionally an axis"),
-            )
-        }
-    };
-    if t.b.aval(&x).shape.get(axis) == Some(&Dim::Lit(0)) {
-        // JAX's ValueError: the shape is static, so it is found now.
-        return call_err(span, format!("attempt to get {name} of an empty sequence"));
-    }
-    let prim: Prim = if name == "argmax" {
-        &prims::ARGMAX
-    } else {
-        &prims::ARGMIN
-    };
-    let index_dtype = jax_dtypes::default_dtype(jax_dtypes::Kind::Int, t.b.x64);
-    Ok(Value::Traced(t.at(span).arg_reduce(
-        prim,
-        x,
-        axis,
-        index_dtype,
-    )?))
 }

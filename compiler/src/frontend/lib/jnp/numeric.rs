@@ -10,7 +10,7 @@ use crate::frontend::trace::jnp::{self, Reduction};
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
-use crate::ir::{Atom, Dim, Scalar};
+use crate::ir::{Atom, Scalar};
 use crate::prims::{self, Prim};
 use jax_core::lax::Lax;
 use jax_core::numeric as core;
@@ -133,10 +133,10 @@ pub(crate) fn nan_reduce(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(core::nan_reduce(&mut t.at(s), kind, x, axes, keepdims)?)
 }
 
+/// `argmax(x[, axis])` and `argmin` (over the flattened array by default),
 /// `jnp::argmax_axis(x, axis, keepdims)`, `argmin_axis`, and `nanargmax`,
-/// `nanargmin` (JAX's: NaNs replaced by -inf or inf, -1 where all are NaN).
+/// `nanargmin` with their `_axis` forms.
 pub(crate) fn arg_axis(t: &mut Tracer, mut c: Call) -> Result<Value> {
-    let s = c.span;
     let base = c.name.trim_end_matches("_axis");
     let keepdims = if base.len() != c.name.len() {
         c.want(3)?;
@@ -145,66 +145,28 @@ pub(crate) fn arg_axis(t: &mut Tracer, mut c: Call) -> Result<Value> {
             Value::Static(Scalar::Bool(k)) => k,
             _ => return call_err(at, "keepdims must be `true` or `false`"),
         }
+    } else if c.args.is_empty() || c.args.len() > 2 {
+        return call_err(
+            c.span,
+            format!("`{}` takes the array and optionally an axis", c.name),
+        );
     } else {
         false
     };
-    let nan_variant = base.starts_with("nan");
     let x = c.atom(t, 0)?;
-    let a = t.b.aval(&x);
-    let mut all_nan = None;
-    if nan_variant && a.dtype.is_inexact() {
-        let b = &mut t.b;
-        let nan = bin(b, &prims::NE, x.clone(), x.clone(), s)?;
-        let fill = typed_lit(
-            b,
-            &x,
-            if base == "nanargmax" {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            },
-        );
-        let safe = select(b, nan.clone(), fill, x.clone(), s)?;
-        let axes = match c.args.get(1) {
-            Some((v, at)) => {
-                let ax = t.static_int(v, *at, "the axis")?;
-                Some(vec![jnp::axis(&t.b, &x, ax, *at)?])
-            }
-            None => None,
-        };
-        all_nan = Some(jnp::reduce(&mut t.b, Reduction::All, nan, axes, false, s)?);
-        c.args[0].0 = Value::Traced(safe);
-    }
     let axis = match c.args.get(1) {
         Some((v, at)) => Some(jnp::axis(&t.b, &x, t.static_int(v, *at, "the axis")?, *at)?),
         None => None,
     };
-    let call = Call {
-        module: c.module,
-        name: base.trim_start_matches("nan"),
-        args: c.args,
-        hint: None,
-        span: s,
-    };
-    let Value::Traced(mut r) = math::arg_reduce(t, call)? else {
-        unreachable!("arg_reduce gives a traced value")
-    };
-    if let Some(all) = all_nan {
-        let m1 = int_lit(&t.b, -1);
-        r = select(&mut t.b, all, m1, r, s)?;
-    }
-    if keepdims {
-        let shape: Vec<Dim> = match axis {
-            Some(k) => {
-                let mut sh = a.shape.clone();
-                sh[k] = Dim::Lit(1);
-                sh
-            }
-            None => vec![Dim::Lit(1); a.rank()],
-        };
-        r = jnp::reshape(&mut t.b, r, shape, s)?;
-    }
-    traced(r)
+    let (max, nan) = (base.ends_with("max"), base.starts_with("nan"));
+    traced(core::arg_reduce(
+        &mut t.at(c.span),
+        x,
+        axis,
+        keepdims,
+        max,
+        nan,
+    )?)
 }
 
 /// `lax::reduce_sum(x, &[axes])` and `reduce_prod`, `reduce_max`,

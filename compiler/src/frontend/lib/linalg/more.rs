@@ -12,36 +12,18 @@
 use syn::spanned::Spanned;
 
 use crate::frontend::bodies::callables::is_path;
-use crate::frontend::lib::call::{call_err, Call};
+use crate::frontend::lib::call::{call_err, reject, Call};
 use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
 use crate::ir::{Atom, Scalar};
-use jax_core::linalg::{self as la, Fault, NormAxis, NormOptions, NormOrd, PinvOptions, Rejected};
+use jax_core::linalg::{self as la, NormAxis, NormOptions, NormOrd, PinvOptions};
 
 /// An error over the tokens of `e` (an option the user wrote), not the
 /// whole call.
 fn at<T>(e: &impl quote::ToTokens, msg: impl std::fmt::Display) -> Result<T> {
     Err(syn::Error::new_spanned(e, msg.to_string()))
-}
-
-/// A check's rejection at the tokens at fault: an argument of `c`, an
-/// option among `options` (its name and the tokens written for it), or the
-/// call.
-fn reject<T>(
-    c: &Call,
-    options: &[(&str, &proc_macro2::TokenStream)],
-    r: std::result::Result<T, Rejected>,
-) -> Result<T> {
-    r.or_else(|r| match r.what {
-        Fault::Arg(i) => call_err(c.args.get(i).map_or(c.span, |a| a.1), r.msg),
-        Fault::Option(name) => match options.iter().find(|(n, _)| *n == name) {
-            Some((_, tokens)) => at(tokens, r.msg),
-            None => call_err(c.span, r.msg),
-        },
-        Fault::Call => call_err(c.span, r.msg),
-    })
 }
 
 /// The operand `i` as an inexact matrix or batch of them, its shape

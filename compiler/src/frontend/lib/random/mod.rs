@@ -19,6 +19,8 @@ use crate::ir::builder::{literal, Result};
 use crate::ir::{key_aval, Atom, Aval, Dim, Scalar};
 use crate::prims::{self, Prim};
 use jax_core::lax::Lax;
+use jax_core::random as core;
+pub(crate) use jax_core::random::int_range;
 
 /// The samplers that draw one primitive's values, and how many bounds
 /// (`minval`, `maxval`) follow the key.
@@ -141,24 +143,6 @@ pub(super) fn result_aval(c: &Call) -> Result<Aval> {
     }
 }
 
-/// `random_split[shape=(n,)]` of one key.
-pub(super) fn split_words(t: &mut Tracer, key: Atom, n: usize, span: Span) -> Result<Atom> {
-    t.at(span).random(
-        &prims::RANDOM_SPLIT,
-        key,
-        vec![Dim::Lit(n)],
-        DType::U32,
-        None,
-    )
-}
-
-/// Key `i` of split keys `u32[n, 2]`: `keys[i]`, as JAX indexes an array
-/// of keys (a slice, then a squeeze).
-pub(super) fn key_at(t: &mut Tracer, keys: Atom, i: usize, span: Span) -> Result<Atom> {
-    let s = t.at(span).slice(keys, vec![i, 0], vec![i + 1, 2], None)?;
-    t.at(span).squeeze(s, vec![0])
-}
-
 /// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
 /// `let ks: [Key; 3] = random::split(k);`: the count comes from the
 /// pattern or the type, as eagerly; the result is a Rust array of keys.
@@ -179,9 +163,15 @@ fn split(t: &mut Tracer, c: Call) -> Result<Value> {
         }
     };
     let key = key_arg(t, &c.args[0])?;
-    let words = split_words(t, key, n, c.span)?;
+    let words = core::split_words(&mut t.at(c.span), key, n)?;
     let keys = (0..n)
-        .map(|i| Ok(Value::Traced(key_at(t, words.clone(), i, c.span)?)))
+        .map(|i| {
+            Ok(Value::Traced(core::key_at(
+                &mut t.at(c.span),
+                words.clone(),
+                i,
+            )?))
+        })
         .collect::<Result<_>>()?;
     Ok(Value::List(keys))
 }
@@ -216,16 +206,6 @@ fn fold_in(t: &mut Tracer, c: Call) -> Result<Value> {
     )?))
 }
 
-/// The unsigned type of a width (what `random_bits` draws for `randint`).
-fn unsigned_of(d: DType) -> DType {
-    match d.bits() {
-        8 => DType::U8,
-        16 => DType::U16,
-        64 => DType::U64,
-        _ => DType::U32,
-    }
-}
-
 /// `random::randint(k, minval, maxval)`, as JAX draws it: the key split in
 /// two, `bits` from each, combined modulo the span with the type's
 /// wrapping arithmetic. The bounds are static, so the span and the
@@ -248,90 +228,8 @@ fn randint(t: &mut Tracer, c: Call) -> Result<Value> {
             ),
         );
     }
-    let out = randint_draws(t, key, &aval, lo_hi[0], lo_hi[1], span)?;
+    let out = core::randint(&mut t.at(span), key, &aval, lo_hi[0], lo_hi[1])?;
     Ok(Value::Traced(out))
-}
-
-/// `randint` draws of `aval`'s shape and integer dtype in `[min, max)`.
-pub(super) fn randint_draws(
-    t: &mut Tracer,
-    key: Atom,
-    aval: &Aval,
-    min: i128,
-    max: i128,
-    span: Span,
-) -> Result<Atom> {
-    let out_dtype = aval.dtype;
-    let (mut min, mut max) = (min as i64 as i128, max as i64 as i128);
-    let dtype = if out_dtype.bits() < 32 {
-        // JAX samples 8- and 16-bit integers as int32, the bounds cast to
-        // int32 and clipped to the type (`maxval` to one past it), then
-        // casts the values.
-        let (lo, hi) = int_range(out_dtype);
-        min = (min as i32 as i128).clamp(lo, hi);
-        max = (max as i32 as i128).clamp(lo, hi + 1);
-        DType::I32
-    } else {
-        out_dtype
-    };
-    let nbits = dtype.bits();
-    let mask: u64 = if nbits == 64 {
-        u64::MAX
-    } else {
-        (1 << nbits) - 1
-    };
-    let (tmin, tmax) = int_range(dtype);
-    let rem = |a: u64, b: u64| if b == 0 { a } else { a % b };
-    let lo = min.clamp(tmin, tmax);
-    let hi = max.clamp(tmin, tmax);
-    let mut span_v = ((hi - lo) as u64) & mask;
-    if hi <= lo {
-        span_v = 1;
-    } else if max > tmax {
-        span_v = span_v.wrapping_add(1) & mask;
-    }
-    let multiplier = rem((1u64 << (nbits / 2)) & mask, span_v);
-    let multiplier = rem(multiplier.wrapping_mul(multiplier) & mask, span_v);
-
-    let udt = unsigned_of(dtype);
-    let words = split_words(t, key, 2, span)?;
-    let bits = |t: &mut Tracer, i: usize| -> Result<Atom> {
-        let k = key_at(t, words.clone(), i, span)?;
-        t.at(span)
-            .random(&prims::RANDOM_BITS, k, aval.shape.clone(), udt, None)
-    };
-    let (h, l) = (bits(t, 0)?, bits(t, 1)?);
-    let u = |v: u64| literal(Scalar::Int(v as i128), Aval::scalar(udt, false));
-    // `x % 0` keeps `x` (XLA's unsigned remainder), so it is left out.
-    let modulo = |t: &mut Tracer, x: Atom| -> Result<Atom> {
-        if span_v == 0 {
-            Ok(x)
-        } else {
-            t.at(span).binary(&prims::REM, x, u(span_v))
-        }
-    };
-    let hm = modulo(t, h)?;
-    let hm = t.at(span).binary(&prims::MUL, hm, u(multiplier))?;
-    let lm = modulo(t, l)?;
-    let offset = t.at(span).binary(&prims::ADD, hm, lm)?;
-    let offset = modulo(t, offset)?;
-    let offset = jnp::convert(&mut t.b, offset, dtype, false, span)?;
-    let lo = literal(
-        crate::ir::cast_scalar(Scalar::Int(lo), dtype),
-        Aval::scalar(dtype, false),
-    );
-    let out = t.at(span).binary(&prims::ADD, offset, lo)?;
-    jnp::convert(&mut t.b, out, out_dtype, false, span)
-}
-
-/// The smallest and largest value of an integer type.
-pub(crate) fn int_range(d: DType) -> (i128, i128) {
-    let nbits = d.bits();
-    if d.kind() == jax_dtypes::Kind::Int {
-        (-(1i128 << (nbits - 1)), (1i128 << (nbits - 1)) - 1)
-    } else {
-        (0, (1i128 << nbits) - 1)
-    }
 }
 
 /// `random::bernoulli(k, p)` (the shape from the result type) and
@@ -374,16 +272,11 @@ fn bernoulli(t: &mut Tracer, c: Call) -> Result<Value> {
         }
         aval.shape
     };
-    let u = t
-        .at(span)
-        .random(&prims::RANDOM_UNIFORM, key, shape, paval.dtype, None)?;
-    let p = jnp::convert(&mut t.b, p, paval.dtype, false, span)?;
-    Ok(Value::Traced(jnp::binary(
-        &mut t.b,
-        &prims::LT,
-        u,
+    Ok(Value::Traced(core::bernoulli(
+        &mut t.at(span),
+        key,
         p,
-        span,
+        shape,
     )?))
 }
 
@@ -404,33 +297,13 @@ fn categorical(t: &mut Tracer, c: Call) -> Result<Value> {
     }
     let axis = t.static_int(&c.args[2].0, c.args[2].1, "the axis")?;
     let axis = jnp::axis(&t.b, &logits, axis, c.args[2].1)?;
-    if laval.shape[axis] == Dim::Lit(0) {
-        return call_err(
-            span,
-            "categorical: attempt to get argmax of an empty sequence",
-        );
-    }
     let aval = result_aval(&c)?;
-    let mut batch = laval.shape.clone();
-    batch.remove(axis);
-    if !aval.dtype.is_integer() || !aval.shape.ends_with(&batch) {
-        return call_err(
-            span,
-            format!("`random::categorical` gives integer indices of shape (samples.., {}) (the logits' shape without axis {axis}), the result type says {aval}", crate::prims::tuple(&batch)),
-        );
-    }
-    let prefix = aval.shape[..aval.shape.len() - batch.len()].to_vec();
-    let mut noise_shape = prefix.clone();
-    noise_shape.extend(laval.shape.iter().cloned());
-    let noise = t
-        .at(span)
-        .random(&prims::RANDOM_GUMBEL, key, noise_shape, laval.dtype, None)?;
-    let scores = jnp::binary(&mut t.b, &prims::ADD, noise, logits, span)?;
-    Ok(Value::Traced(t.at(span).arg_reduce(
-        &prims::ARGMAX,
-        scores,
-        prefix.len() + axis,
-        aval.dtype,
+    Ok(Value::Traced(core::categorical(
+        &mut t.at(span),
+        key,
+        logits,
+        axis,
+        &aval,
     )?))
 }
 
