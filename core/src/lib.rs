@@ -20,6 +20,7 @@
 //! tokens; without it, as the runtime will link it, an error is a span and
 //! a message.
 
+pub mod einsum;
 mod error;
 pub mod indexing;
 pub mod ir;

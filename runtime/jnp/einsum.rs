@@ -1,11 +1,10 @@
-//! `jnp::einsum`: Einstein summation over a tuple of arrays, contracted in
-//! the order and with the steps `#[jax::jit]` uses (both read the plan from
-//! `jax_dtypes::einsum`), so eager and jitted results agree.
+//! `jnp::einsum`: Einstein summation over a tuple of arrays: the one text
+//! of `jax_core::einsum` (which jitted bodies trace) run eagerly, so eager
+//! and jitted results agree.
 
 use crate::array::{ArrayType, AsArray};
+use crate::eager;
 use crate::element::{DType, Element};
-use crate::lax::{dot_general_raw, permute, reduce_lanes, sum_lane};
-use jax_dtypes::einsum::{plan, Step};
 
 /// One operand as the contraction sees it: data converted to the result's
 /// element type, shape, and the operand's own dtype and weak flag (for the
@@ -74,110 +73,25 @@ einsum_operands!(A, B, C, D, E, F);
 /// `#[jax::jit]` they are compile errors at the string).
 #[track_caller]
 pub fn einsum<Out: ArrayType, Ops: EinsumOperands>(subscripts: &str, operands: Ops) -> Out {
-    let mut ops = operands.operands::<Out::Elem>();
-    let shapes: Vec<Vec<usize>> = ops.iter().map(|o| o.shape.clone()).collect();
-    let p = plan(subscripts, &shapes).unwrap_or_else(|m| panic!("{m}"));
+    let ops = operands.operands::<Out::Elem>();
     let kinds: Vec<(DType, bool)> = ops.iter().map(|o| o.kind).collect();
-    let (dtype, weak) = jax_dtypes::result_type(&kinds, cfg!(feature = "x64"));
+    let (dtype, _) = jax_dtypes::result_type(&kinds, cfg!(feature = "x64"));
     let want = <Out::Elem as Element>::DTYPE;
-    if dtype != want {
+    if dtype != want && dtype != DType::Bool {
         panic!(
             "einsum: the operands' result type is {}, but the result is annotated as {}",
             dtype.name(),
             want.name()
         );
     }
-    if dtype == DType::Bool {
-        panic!("einsum of bool arrays is not supported yet; convert them first");
-    }
-    crate::shape::check_result::<Out>("einsum", want, &p.output_shape);
-    for c in &p.contractions {
-        let mut taken: Vec<EinsumOperand<Out::Elem>> =
-            c.operands.iter().map(|&i| ops.remove(i)).collect();
-        for (x, steps) in taken.iter_mut().zip(&c.prepare) {
-            for s in steps {
-                step(x, s);
-            }
-        }
-        let mut out = match (&c.dot, taken.as_mut_slice()) {
-            (None, [x]) => std::mem::replace(
-                x,
-                EinsumOperand {
-                    data: Vec::new(),
-                    shape: Vec::new(),
-                    kind: (dtype, false),
-                },
-            ),
-            (Some(d), [l, r]) => {
-                let (lhs, rhs) = if d.swap { (&*r, &*l) } else { (&*l, &*r) };
-                let free = |x: &EinsumOperand<Out::Elem>, c: &[usize], b: &[usize]| {
-                    (0..x.shape.len())
-                        .filter(|a| !c.contains(a) && !b.contains(a))
-                        .map(|a| x.shape[a])
-                        .collect::<Vec<_>>()
-                };
-                let mut shape: Vec<usize> = d.lhs_batch.iter().map(|&a| lhs.shape[a]).collect();
-                shape.extend(free(lhs, &d.lhs_contract, &d.lhs_batch));
-                shape.extend(free(rhs, &d.rhs_contract, &d.rhs_batch));
-                let data = dot_general_raw(
-                    &lhs.data,
-                    &lhs.shape,
-                    &rhs.data,
-                    &rhs.shape,
-                    (
-                        (&d.lhs_contract, &d.rhs_contract),
-                        (&d.lhs_batch, &d.rhs_batch),
-                    ),
-                );
-                EinsumOperand {
-                    data,
-                    shape,
-                    kind: (dtype, false),
-                }
-            }
-            _ => unreachable!("a contraction takes one or two operands"),
-        };
-        if let Some(perm) = &c.transpose {
-            out.data = permute(&out.data, &out.shape, perm);
-            out.shape = perm.iter().map(|&a| out.shape[a]).collect();
-        }
-        ops.push(out);
-    }
-    let out = ops.pop().expect("einsum leaves one operand");
-    Out::from_data(out.data).set_weak(weak)
-}
-
-/// One of JAX's `_einsum` steps on an operand.
-fn step<T: Element>(x: &mut EinsumOperand<T>, s: &Step) {
-    let sum = |x: &mut EinsumOperand<T>, axes: &[usize]| {
-        let mut axes = axes.to_vec();
-        axes.sort_unstable();
-        x.data = reduce_lanes(&x.data, &x.shape, &axes, sum_lane::<T, T>);
-        let mut k = 0;
-        x.shape.retain(|_| {
-            k += 1;
-            !axes.contains(&(k - 1))
-        });
-    };
-    match s {
-        Step::Squeeze(dims) => {
-            let mut k = 0;
-            x.shape.retain(|_| {
-                k += 1;
-                !dims.contains(&(k - 1))
-            });
-        }
-        Step::Sum(axes) => sum(x, axes),
-        Step::Diagonal { axes, sum: summed } => {
-            let strides = crate::shape::strides(&x.shape);
-            let shape = x.shape.clone();
-            for (flat, v) in x.data.iter_mut().enumerate() {
-                let at = |a: usize| flat / strides[a] % shape[a];
-                if !axes.iter().all(|&a| at(a) == at(axes[0])) {
-                    *v = T::from_value(crate::element::Value::Int(0));
-                }
-            }
-            sum(x, summed);
-        }
-    }
+    let r = eager::call(|l| {
+        // Each operand in the result type (as the one text converts it),
+        // with its own weak flag.
+        let values = ops
+            .iter()
+            .map(|o| eager::slice_arg(&o.shape, &o.data, o.kind.1))
+            .collect();
+        jax_core::einsum::einsum(l, subscripts, values)
+    });
+    eager::typed("einsum", r)
 }
