@@ -329,19 +329,6 @@ where
 
 /// The window, strides and padding of a pooling layer over `(batch,
 /// spatial.., features)` inputs (or `(spatial.., features)`), as flax's
-/// A pooling layer's window over `shape` (see [`jax_dtypes::conv::pool_window`]).
-#[track_caller]
-fn pool_spec(
-    shape: &[usize],
-    window_shape: &[usize],
-    strides: Option<&[usize]>,
-    padding: crate::lax::Padding,
-) -> Result<crate::lax::WindowSpec, String> {
-    let (window, strides, padding) =
-        jax_dtypes::conv::pool_window(shape, window_shape, strides, padding)?;
-    crate::lax::WindowSpec::new(shape, &window, Some(&strides), &padding, None, None)
-}
-
 /// Max pooling (flax's `nn.max_pool`): the maximum of each window of
 /// `window_shape` over the spatial axes of `(batch, spatial.., features)`
 /// inputs, windows moved by `strides` (`None`: 1), padded with `-inf` as
@@ -364,19 +351,18 @@ pub fn max_pool<A: AsArray, Out: ArrayType<Elem = E<A>>>(
 where
     E<A>: crate::__rt::identity::Extremes + crate::ops::Arith,
 {
-    let spec = pool_spec(
-        <A::Array as ArrayType>::SHAPE,
-        window_shape,
-        strides,
-        padding.into(),
-    );
-    crate::lax::reduce_window_eager(
-        "max_pool",
-        x,
-        <E<A> as crate::__rt::identity::Extremes>::LOWEST,
-        spec,
-        <E<A> as crate::ops::Arith>::max,
-    )
+    let padding = padding.into();
+    let r = crate::eager::call(|l| {
+        jax_core::nn::pool(
+            l,
+            crate::eager::arg(x),
+            window_shape,
+            strides,
+            padding,
+            true,
+        )
+    });
+    crate::eager::typed("max_pool", r)
 }
 
 /// Average pooling (flax's `nn.avg_pool`, `count_include_pad=True`): each
@@ -399,25 +385,16 @@ pub fn avg_pool<A: AsArray, Out: ArrayType<Elem = E<A>>>(
 where
     E<A>: Float + Numeric,
 {
-    let spec = pool_spec(
-        <A::Array as ArrayType>::SHAPE,
-        window_shape,
-        strides,
-        padding.into(),
-    );
-    let count: usize = window_shape.iter().product();
-    let sums: Out = crate::lax::reduce_window_eager(
-        "avg_pool",
-        x,
-        <E<A> as Element>::ZERO,
-        spec,
-        <E<A> as crate::ops::Arith>::add,
-    );
-    let n = <E<A> as Element>::from_f64(count as f64);
-    Out::from_data(
-        sums.data()
-            .iter()
-            .map(|&s| <E<A> as Numeric>::div(s, n))
-            .collect(),
-    )
+    let padding = padding.into();
+    let r = crate::eager::call(|l| {
+        jax_core::nn::pool(
+            l,
+            crate::eager::arg(x),
+            window_shape,
+            strides,
+            padding,
+            false,
+        )
+    });
+    crate::eager::typed("avg_pool", r)
 }

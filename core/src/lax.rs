@@ -165,6 +165,17 @@ pub trait Lax {
         self.bind(&prims::DOT_GENERAL, params, vec![x, y])
     }
 
+    /// A windowed reduction `p` (`reduce_window_sum`, `_max`, `_min`) of
+    /// `x` over the checked window `w`.
+    fn reduce_window(
+        &mut self,
+        p: Prim,
+        x: Self::V,
+        w: crate::ir::primitive::WindowParams,
+    ) -> Result<Self::V, Self::E> {
+        self.bind(p, Params::Window(w), vec![x])
+    }
+
     /// `svd`: the singular values (descending), then `u` and `vt` with
     /// `compute_uv` (`full_matrices` for square factors).
     fn svd(

@@ -397,3 +397,50 @@ pub fn special<L: Lax>(l: &mut L, name: &str, x: L::V) -> Option<Res<L, L::V>> {
     };
     Some(jnp::unary_inexact(l, p, x))
 }
+
+/// flax's `max_pool` (`max`) and `avg_pool` (`count_include_pad=True`): a
+/// window of `window_shape` over the spatial axes of `(batch, spatial..,
+/// features)` or `(spatial.., features)` inputs, moved by `strides` (1 when
+/// `None`), padded as `padding` says; the average divides each window's sum
+/// by the window's size, padding counted as zeros.
+pub fn pool<L: Lax>(
+    l: &mut L,
+    x: L::V,
+    window_shape: &[usize],
+    strides: Option<&[usize]>,
+    padding: jax_dtypes::conv::Padding,
+    max: bool,
+) -> Res<L, L::V> {
+    // A const generic's size stands as 1: the primitive's own rule keeps it
+    // where the window leaves its axis alone, and reports it elsewhere.
+    let shape: Vec<usize> = l
+        .aval(&x)
+        .shape
+        .iter()
+        .map(|d| match d {
+            crate::ir::Dim::Lit(n) => *n,
+            crate::ir::Dim::Sym(_) => 1,
+        })
+        .collect();
+    let (window, strides, pad) =
+        jax_dtypes::conv::pool_window(&shape, window_shape, strides, padding)
+            .map_err(|e| l.expression_error(e))?;
+    let spec = jax_dtypes::conv::WindowSpec::new(&shape, &window, Some(&strides), &pad, None, None)
+        .map_err(|e| l.expression_error(e))?;
+    let w = crate::ir::primitive::WindowParams {
+        window_dimensions: spec.window,
+        window_strides: spec.strides,
+        padding: spec.padding,
+        base_dilation: spec.base_dilation,
+        window_dilation: spec.window_dilation,
+        select_ge: None,
+    };
+    if max {
+        return l.reduce_window(&prims::REDUCE_WINDOW_MAX, x, w);
+    }
+    let sums = l.reduce_window(&prims::REDUCE_WINDOW_SUM, x, w)?;
+    let count: usize = window_shape.iter().product();
+    let n = crate::jnp::weak_literal(l, Scalar::Float(count as f64));
+    let sums = crate::jnp::to_float(l, sums)?;
+    crate::jnp::binary(l, &prims::DIV, sums, n)
+}

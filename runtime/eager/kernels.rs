@@ -202,16 +202,7 @@ fn zip<T: Copy + Sync, O: Element + Send>(
     Ok(DynData::wrap(o))
 }
 
-/// The elements at `index` (positions in `v`).
-fn take<T: Copy + Element>(v: &[T], index: &[usize]) -> K {
-    Ok(DynData::wrap(index.iter().map(|&i| v[i]).collect()))
-}
-
 /// `index`'s elements of `d`, of any dtype.
-fn take_any(d: &DynData, index: &[usize]) -> K {
-    any!(dispatch, d, |v: T| take::<T>(v, index))
-}
-
 /// For each element of `out` (row-major), the position in the operand that
 /// `source(multi_index)` names.
 fn index_map(out: &[usize], source: impl Fn(&[usize]) -> usize) -> Vec<usize> {
@@ -223,6 +214,50 @@ fn index_map(out: &[usize], source: impl Fn(&[usize]) -> usize) -> Vec<usize> {
         next_index(&mut idx, out);
     }
     map
+}
+
+/// `x` read through an affine map: result element `m` (a multi-index of
+/// `out`, row-major) is operand element `source(m)`. The map is affine, so
+/// along the last axis it moves by one stride: each result row is a copy,
+/// a fill or a strided read from its first element's position.
+fn affine_any(d: &DynData, out: &[usize], source: &dyn Fn(&[usize]) -> usize) -> K {
+    any!(dispatch, d, |v: T| Ok(DynData::wrap(affine_rows::<T>(
+        v, out, source
+    ))))
+}
+
+fn affine_rows<T: Copy>(v: &[T], out: &[usize], source: &dyn Fn(&[usize]) -> usize) -> Vec<T> {
+    let n: usize = out.iter().product();
+    let mut o = Vec::with_capacity(n);
+    if n == 0 {
+        return o;
+    }
+    let r = out.len();
+    if r == 0 {
+        o.push(v[source(&[])]);
+        return o;
+    }
+    let len = out[r - 1];
+    let mut idx = vec![0usize; r];
+    let base0 = source(&idx) as isize;
+    let stride = if len > 1 {
+        idx[r - 1] = 1;
+        let s = source(&idx) as isize - base0;
+        idx[r - 1] = 0;
+        s
+    } else {
+        0
+    };
+    for _ in 0..n / len {
+        let b = source(&idx) as isize;
+        match stride {
+            1 => o.extend_from_slice(&v[b as usize..b as usize + len]),
+            0 => o.extend(std::iter::repeat_n(v[b as usize], len)),
+            s => o.extend((0..len as isize).map(|j| v[(b + j * s) as usize])),
+        }
+        next_index(&mut idx[..r - 1], &out[..r - 1]);
+    }
+    o
 }
 
 /// The literal sizes of an aval (an eager value has no symbolic ones).
@@ -567,30 +602,28 @@ fn kernel(
                 return unsupported();
             };
             let (shape, st) = (ins[0].shape(), strides(ins[0].shape()));
-            let map = index_map(&sizes(&outs[0]), |m| {
+            one(affine_any(x(), &sizes(&outs[0]), &|m| {
                 dims.iter()
                     .enumerate()
                     .map(|(k, &d)| if shape[k] == 1 { 0 } else { m[d] * st[k] })
                     .sum()
-            });
-            one(take_any(x(), &map))
+            }))
         }
         "transpose" => {
             let Params::Transpose { perm } = params else {
                 return unsupported();
             };
             let st = strides(ins[0].shape());
-            let map = index_map(&sizes(&outs[0]), |m| {
+            one(affine_any(x(), &sizes(&outs[0]), &|m| {
                 perm.iter().enumerate().map(|(k, &p)| m[k] * st[p]).sum()
-            });
-            one(take_any(x(), &map))
+            }))
         }
         "rev" => {
             let Params::Rev { dims } = params else {
                 return unsupported();
             };
             let (shape, st) = (ins[0].shape(), strides(ins[0].shape()));
-            let map = index_map(shape, |m| {
+            one(affine_any(x(), shape, &|m| {
                 (0..shape.len())
                     .map(|k| {
                         let i = if dims.contains(&k) {
@@ -601,8 +634,7 @@ fn kernel(
                         i * st[k]
                     })
                     .sum()
-            });
-            one(take_any(x(), &map))
+            }))
         }
         "slice" => {
             let Params::Slice {
@@ -614,12 +646,11 @@ fn kernel(
                 return unsupported();
             };
             let st = strides(ins[0].shape());
-            let map = index_map(&sizes(&outs[0]), |m| {
+            one(affine_any(x(), &sizes(&outs[0]), &|m| {
                 (0..m.len())
                     .map(|k| (start[k] + m[k] * step.as_ref().map_or(1, |s| s[k])) * st[k])
                     .sum()
-            });
-            one(take_any(x(), &map))
+            }))
         }
         "concatenate" => {
             let Params::Concatenate { dim } = params else {
@@ -635,17 +666,26 @@ fn kernel(
                 return unsupported();
             };
             let shape = sizes(&outs[0]);
-            let st = strides(&shape);
-            let n: usize = shape.iter().product();
-            let v: Vec<f64> = (0..n)
-                .map(|i| ((i / st[*dimension]) % shape[*dimension]) as f64)
-                .collect();
-            Ok(vec![
-                DynArray::from_f64(*dtype, shape, &v)
-                    .expect("sized by the shape")
-                    .into_parts()
-                    .1,
-            ])
+            let d = match dtype {
+                jax_dtypes::DType::I32 => DynData::I32(crate::__rt::iota(&shape, *dimension)),
+                jax_dtypes::DType::I64 => DynData::I64(crate::__rt::iota(&shape, *dimension)),
+                jax_dtypes::DType::U32 => DynData::U32(crate::__rt::iota(&shape, *dimension)),
+                jax_dtypes::DType::U64 => DynData::U64(crate::__rt::iota(&shape, *dimension)),
+                jax_dtypes::DType::F32 => DynData::F32(crate::__rt::iota(&shape, *dimension)),
+                jax_dtypes::DType::F64 => DynData::F64(crate::__rt::iota(&shape, *dimension)),
+                _ => {
+                    let st = strides(&shape);
+                    let n: usize = shape.iter().product();
+                    let v: Vec<f64> = (0..n)
+                        .map(|i| ((i / st[*dimension]) % shape[*dimension]) as f64)
+                        .collect();
+                    DynArray::from_f64(*dtype, shape, &v)
+                        .expect("sized by the shape")
+                        .into_parts()
+                        .1
+                }
+            };
+            Ok(vec![d])
         }
         "real" => one(match x() {
             DynData::C64(v) => Ok(DynData::F32(v.iter().map(|c| c.re).collect())),
@@ -701,9 +741,38 @@ fn kernel(
             let Params::Cumulative { axis, reverse } = params else {
                 return unsupported();
             };
+            use crate::__rt::cumulative as c;
             let (axis, reverse, name) = (*axis, *reverse, p.name);
             one(ordered!(dispatch, x(), |v: T| Ok(DynData::wrap(
-                crate::jnp::cumulative_lanes(name, v, sx(), axis, reverse)
+                match name {
+                    "cumsum" => c::cumsum(v, sx(), axis, reverse),
+                    "cumprod" => c::cumprod(v, sx(), axis, reverse),
+                    "cummax" => c::cummax(v, sx(), axis, reverse),
+                    _ => c::cummin(v, sx(), axis, reverse),
+                }
+            ))))
+        }
+        "reduce_window_sum" | "reduce_window_max" | "reduce_window_min" => {
+            let Params::Window(w) = params else {
+                return unsupported();
+            };
+            use crate::__rt::WindowFold;
+            let fold = match p.name {
+                "reduce_window_sum" => WindowFold::Sum,
+                "reduce_window_max" => WindowFold::Max,
+                _ => WindowFold::Min,
+            };
+            one(reals!(dispatch, x(), |v: T| Ok(DynData::wrap(
+                crate::__rt::reduce_window(
+                    v,
+                    sx(),
+                    &w.window_dimensions,
+                    &w.window_strides,
+                    &w.padding,
+                    &w.base_dilation,
+                    &w.window_dilation,
+                    fold,
+                )
             ))))
         }
         "sort" => {

@@ -6,7 +6,7 @@
 //! folded in once per window afterwards, which is what XLA computes (it
 //! skips padding, so the initial value counts once).
 
-use jax_dtypes::conv::{pool_window, Padding, WindowSpec};
+use jax_dtypes::conv::{Padding, WindowSpec};
 use jax_dtypes::{DType, Kind};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -207,39 +207,13 @@ pub(crate) fn pool(t: &mut Tracer, c: Call) -> Result<Value> {
         .map(|v| sizes(t, v, c.args[2].1, "strides"))
         .transpose()?;
     let pad = padding(t, &c.args[3].0, c.args[3].1)?;
-    let (window, strides, pad) =
-        match pool_window(&static_shape(t, &x), &window_shape, strides.as_deref(), pad) {
-            Ok(w) => w,
-            Err(e) => return call_err(c.span, e),
-        };
-    let fold = if c.name == "max_pool" {
-        Fold::Max
-    } else {
-        Fold::Sum
-    };
-    let out = bind_window(
-        t,
+    let max = c.name == "max_pool";
+    Ok(Value::Traced(jax_core::nn::pool(
+        &mut t.at(c.span),
         x,
-        fold,
-        &window,
-        Some(&strides),
-        &pad,
-        None,
-        None,
-        c.span,
-    )?;
-    if fold == Fold::Max {
-        return Ok(Value::Traced(out));
-    }
-    let count: usize = window_shape.iter().product();
-    t.op(
-        Module::Jnp,
-        "divide",
-        vec![
-            (Value::Traced(out), c.span),
-            (Value::Static(Scalar::Float(count as f64)), c.span),
-        ],
-        None,
-        c.span,
-    )
+        &window_shape,
+        strides.as_deref(),
+        pad,
+        max,
+    )?))
 }
