@@ -593,6 +593,66 @@ fn random2<const R: usize, const C: usize>(seed: u32) -> Array<f32, R, C> {
     Array::from_vec(random_vec(R * C, seed)).unwrap()
 }
 
+/// Eager calls of composites written once (`jax_core`'s texts run op by
+/// op on the eager kernels): rows `*_eager`, each on the input its name
+/// says, so a change to an eager kernel or to a composite's text shows here.
+fn eager_composites(t: &Timing, run: &dyn Fn(&str) -> bool) {
+    let row = |name: &str, f: &mut dyn FnMut()| {
+        if run(name) {
+            let s = t.run(f);
+            report(name, t, s);
+        }
+    };
+    let x = random2::<1024, 1024>(60);
+    let small = random2::<8, 10>(61);
+    row("tril_1024_eager", &mut || {
+        drop(black_box(jnp::tril(black_box(&x), 0)))
+    });
+    row("tril_8x10_eager", &mut || {
+        drop(black_box(jnp::tril(black_box(&small), 0)))
+    });
+    row("trace_1024_eager", &mut || {
+        let r: Array<f32> = jnp::trace(black_box(&x), 0, 0, 1);
+        drop(black_box(r))
+    });
+    row("roll_1024_eager", &mut || {
+        drop(black_box(jnp::roll(black_box(&x), 3, 1)))
+    });
+    let idx: Array<i32, 4096> =
+        Array::from_vec((0..4096).map(|i| (i * 31) % 1024).collect()).unwrap();
+    row("take_rows_eager", &mut || {
+        let r: Array<f32, 4096, 1024> = jnp::take(black_box(&x), &idx, 0);
+        drop(black_box(r))
+    });
+    row("median_rows_eager", &mut || {
+        let r: Array<f32, 1024> = jnp::median_axis(black_box(&x), 1, false);
+        drop(black_box(r))
+    });
+    let v = random::<1024>(62);
+    let sorted = jnp::sort(&v, 0);
+    row("searchsorted_1024_eager", &mut || {
+        drop(black_box(jnp::searchsorted(&sorted, black_box(&v), "left")))
+    });
+    let k = jax::random::key(0);
+    row("permutation_64k_eager", &mut || {
+        drop(black_box(jax::random::permutation::<Array<i32, 65536>>(
+            black_box(k),
+        )))
+    });
+    row("randint_1m_eager", &mut || {
+        drop(black_box(jax::random::randint::<Array<i32, M1>>(
+            black_box(k),
+            0,
+            10,
+        )))
+    });
+    let m = random2::<256, 256>(63);
+    row("einsum_matmul_256_eager", &mut || {
+        let r: Array<f32, 256, 256> = jnp::einsum("ij,jk->ik", (black_box(&m), &m));
+        drop(black_box(r))
+    });
+}
+
 /// `cargo bench --bench workloads -- [FILTER] [--budget=S] [--warmup=N]
 /// [--min-samples=N] [--max-samples=N]`: runs the workloads whose names
 /// contain FILTER (all by default; `NAME$` runs NAME alone). cargo's own
@@ -609,6 +669,7 @@ fn main() {
     let t = Timing::from_args(&args);
 
     linalg_workloads(&t, &run);
+    eager_composites(&t, &run);
     if run("tanh_chain_1m") {
         let x = random::<M1>(1);
         let s = t.run(|| drop(black_box(tanh_chain_1m(black_box(&x)))));
