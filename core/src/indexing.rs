@@ -194,14 +194,7 @@ fn take_along_axis_dims(xs: &[usize], is: &[usize], axis: usize) -> Along {
         .map(|k| out[k])
         .collect();
     index_shape.push(1);
-    let mut dims = IndexDims {
-        offset: vec![],
-        collapsed: vec![],
-        index_map: vec![],
-        operand_batching: vec![],
-        indices_batching: vec![],
-        np_ints: [0; 5],
-    };
+    let mut dims = IndexDims::default();
     let (mut slice_sizes, mut squeezed) = (Vec::new(), Vec::new());
     let (mut new_i, mut j) = (0, 0);
     for k in 0..xs.len() {

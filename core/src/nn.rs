@@ -427,14 +427,7 @@ pub fn pool<L: Lax>(
             .map_err(|e| l.expression_error(e))?;
     let spec = jax_dtypes::conv::WindowSpec::new(&shape, &window, Some(&strides), &pad, None, None)
         .map_err(|e| l.expression_error(e))?;
-    let w = crate::ir::primitive::WindowParams {
-        window_dimensions: spec.window,
-        window_strides: spec.strides,
-        padding: spec.padding,
-        base_dilation: spec.base_dilation,
-        window_dilation: spec.window_dilation,
-        select_ge: None,
-    };
+    let w: crate::ir::primitive::WindowParams = spec.into();
     if max {
         return l.reduce_window(&prims::REDUCE_WINDOW_MAX, x, w);
     }

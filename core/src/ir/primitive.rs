@@ -410,6 +410,20 @@ pub struct WindowParams {
     pub select_ge: Option<bool>,
 }
 
+impl From<jax_dtypes::conv::WindowSpec> for WindowParams {
+    /// A checked window (`WindowSpec::new`) as a reduction's parameters.
+    fn from(spec: jax_dtypes::conv::WindowSpec) -> WindowParams {
+        WindowParams {
+            window_dimensions: spec.window,
+            window_strides: spec.strides,
+            padding: spec.padding,
+            base_dilation: spec.base_dilation,
+            window_dilation: spec.window_dilation,
+            select_ge: None,
+        }
+    }
+}
+
 /// `conv_general_dilated`'s parameters, JAX's names (`precision` and
 /// `preferred_element_type` are always `None`: the operands' dtype).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -730,7 +744,7 @@ pub fn row_major_strides(shape: &[Dim]) -> Vec<proc_macro2::TokenStream> {
 /// The dimension numbers of a gather or a scatter (JAX's
 /// `GatherDimensionNumbers` names; the scatter's in brackets). The index
 /// vector is always the indices' last axis, as JAX builds them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IndexDims {
     /// `offset_dims` (`update_window_dims`): the result's (update's) window axes.
     pub offset: Vec<usize>,

@@ -131,14 +131,7 @@ impl Tracer {
         let contiguous = adv.windows(2).all(|w| w[1] == w[0] + 1);
         let mut parts: Vec<(Atom, usize)> = Vec::new();
         let mut gather_shape: Vec<Dim> = Vec::new();
-        let mut dims = IndexDims {
-            offset: vec![],
-            collapsed: vec![],
-            index_map: vec![],
-            operand_batching: vec![],
-            indices_batching: vec![],
-            np_ints: [0; 5],
-        };
+        let mut dims = IndexDims::default();
         let mut slice_sizes = Vec::new();
         let mut shape: Vec<Dim> = Vec::new();
         let mut y = 0usize;

@@ -19,7 +19,7 @@ use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Dim, Scalar};
-use crate::prims::{self, Params, Prim, WindowParams};
+use crate::prims::{self, Params, Prim};
 
 /// A windowed reduction's monoid.
 #[derive(Clone, Copy, PartialEq)]
@@ -85,14 +85,7 @@ fn bind_window(
         Ok(s) => s,
         Err(e) => return call_err(span, e),
     };
-    let params = Params::Window(WindowParams {
-        window_dimensions: spec.window,
-        window_strides: spec.strides,
-        padding: spec.padding,
-        base_dilation: spec.base_dilation,
-        window_dilation: spec.window_dilation,
-        select_ge: None,
-    });
+    let params = Params::Window(spec.into());
     t.b.bind1(fold.prim(), params, vec![x], span)
 }
 
