@@ -30,6 +30,7 @@ mod fixture_smoke;
 mod fold_extremes;
 mod format;
 mod gather;
+mod gather_grad;
 mod index;
 mod index_dtypes;
 mod manip;

@@ -11,6 +11,7 @@ mod common;
 
 mod one_api;
 mod one_api_complex;
+mod one_api_control;
 mod one_api_conv;
 mod one_api_core;
 mod one_api_cx_jit;
@@ -24,6 +25,8 @@ mod one_api_la_eigh;
 mod one_api_la_lu;
 mod one_api_la_more;
 mod one_api_la_qr;
+mod one_api_lax;
 mod one_api_nn;
 mod one_api_random;
 mod one_api_sort;
+mod one_api_unary;

@@ -5,7 +5,8 @@ use proc_macro2::Ident;
 use quote::{format_ident, quote};
 
 use super::flat::flat_loop;
-use super::loops::{level_dispatch, LoopNest};
+use super::loops::level_dispatch;
+use super::nest::LoopNest;
 use super::{strides_are_row_major, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Var};

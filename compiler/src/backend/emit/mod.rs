@@ -19,6 +19,7 @@ mod flat;
 mod groups;
 mod kernels;
 mod loops;
+mod nest;
 mod reduce;
 mod replay;
 mod sincos;

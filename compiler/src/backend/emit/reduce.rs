@@ -17,7 +17,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::loops::{level_dispatch, LoopNest};
+use super::loops::level_dispatch;
+use super::nest::LoopNest;
 use super::{Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Var};
