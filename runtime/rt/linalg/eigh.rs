@@ -23,8 +23,9 @@ fn par_for(elements: usize) -> Par {
     }
 }
 
-trait Real: faer::traits::RealField + Copy + Send + Sync {
+trait Real: faer::traits::RealField + Copy + Default + Send + Sync {
     const NAN: Self;
+    const ZERO: Self;
     fn finite(self) -> bool;
 }
 
@@ -32,6 +33,7 @@ macro_rules! real {
     ($($t:ty),*) => {$(
         impl Real for $t {
             const NAN: $t = <$t>::NAN;
+            const ZERO: $t = 0.0;
             fn finite(self) -> bool {
                 self.is_finite()
             }
@@ -53,7 +55,12 @@ fn eigh_one<T: Real>(a: &[T], v: &mut [T], w: &mut [T], n: usize, lower: bool, p
         })
     });
     let mut s = Diag::<T>::zeros(n);
-    let vm = MatMut::from_row_major_slice_mut(v, n, n);
+    // The eigenvectors in a column-major matrix, copied into `v` after: the
+    // tridiagonal QR steps rotate columns, which faer vectorizes only when
+    // they are contiguous (on `v`'s row-major columns it runs a scalar loop
+    // and the rotations are most of the time).
+    let mut vc = vec![T::ZERO; n * n];
+    let vm = MatMut::from_column_major_slice_mut(&mut vc, n, n);
     let ok = finite && {
         let req =
             self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, Default::default());
@@ -72,6 +79,7 @@ fn eigh_one<T: Real>(a: &[T], v: &mut [T], w: &mut [T], n: usize, lower: bool, p
         for (k, x) in w.iter_mut().enumerate() {
             *x = s[k];
         }
+        super::transpose(&vc, n, n, v);
     } else {
         v.fill(T::NAN);
         w.fill(T::NAN);
@@ -161,13 +169,15 @@ fn svd_one<T: Real>(
         (true, true) => ComputeSvdVectors::Full,
         (true, false) => ComputeSvdVectors::Thin,
     };
+    let mut uc = vec![T::ZERO; if uv { m * ku } else { 0 }];
     let ok = finite && {
         let req = svd_scratch::<T>(m, n, how, how, par, Default::default());
         let mut mem = MemBuffer::new(req);
-        // Vᵀ row-major is V column-major: V's view of `vt`'s buffer.
+        // Vᵀ row-major is V column-major: V's view of `vt`'s buffer. `u`
+        // goes through a column-major matrix, as `eigh_one`'s vectors do.
         let (um, vm) = if uv {
             (
-                Some(MatMut::from_row_major_slice_mut(u, m, ku)),
+                Some(MatMut::from_column_major_slice_mut(&mut uc, m, ku)),
                 Some(MatMut::from_row_major_slice_mut(vt, kv, n).transpose_mut()),
             )
         } else {
@@ -187,6 +197,9 @@ fn svd_one<T: Real>(
     if ok {
         for (i, x) in s.iter_mut().enumerate() {
             *x = d[i];
+        }
+        if uv {
+            super::transpose(&uc, ku, m, u);
         }
     } else {
         s.fill(T::NAN);

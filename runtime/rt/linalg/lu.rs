@@ -17,7 +17,7 @@ use faer::{MatMut, Par};
 use rayon::prelude::*;
 
 /// The element types LU runs on.
-trait LuFloat: faer::traits::RealField + Copy + Send + Sync + PartialOrd {
+trait LuFloat: faer::traits::RealField + Copy + Default + Send + Sync + PartialOrd {
     const ZERO: Self;
     const ONE: Self;
     fn abs_val(self) -> Self;
@@ -105,13 +105,11 @@ fn faer_lu_in_place<T: LuFloat>(lu: &mut [T], pivots: &mut [i32], m: usize, n: u
     if m * n >= COPY_COL_MAJOR {
         // faer's LU runs down columns: on a column-major copy it is
         // faster than on the row-major view by more than the two copies.
-        let mut c = faer::Mat::<T>::from_fn(m, n, |i, j| lu[i * n + j]);
-        faer_lu::lu_in_place(c.as_mut(), &mut perm, &mut perm_inv, par, stack, params);
-        for (i, row) in lu.chunks_exact_mut(n).enumerate() {
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = c[(i, j)];
-            }
-        }
+        let mut c = vec![T::ZERO; m * n];
+        super::transpose(lu, m, n, &mut c);
+        let cm = MatMut::from_column_major_slice_mut(&mut c, m, n);
+        faer_lu::lu_in_place(cm, &mut perm, &mut perm_inv, par, stack, params);
+        super::transpose(&c, n, m, lu);
     } else {
         let a = MatMut::from_row_major_slice_mut(lu, m, n);
         faer_lu::lu_in_place(a, &mut perm, &mut perm_inv, par, stack, params);
