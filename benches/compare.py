@@ -175,12 +175,25 @@ ROWS = [
         "fluidsim_loss_and_grad",
         "`argnums=(0, 1)`, what the example's optimizer calls",
     ),
+    (
+        "control: iLQR, 7 iterations, horizon 10",
+        "control_ilqr",
+        "control_ilqr",
+        "program `examples/control.rs` against its Python original (tests/fixtures/gen/control.py)",
+    ),
+    (
+        "control: MPC, iLQR at each of 10 steps",
+        "control_mpc",
+        "control_mpc",
+        "`fori_loop`s three deep, `jacfwd` of `grad` under `vmap`, 1×1 `solve`s",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
 # NAME -- --bench`), and the rows each prints.
 PROGRAMS = {
     "fluidsim": ("fluidsim_simulate", "fluidsim_loss_and_grad"),
+    "control": ("control_ilqr", "control_mpc"),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

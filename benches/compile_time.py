@@ -210,6 +210,12 @@ PROGRAMS = [
         "tests/fixtures/gen/fluidsim.py",
         [("simulate", 3), ("jax.value_and_grad(objective, argnums=(0, 1))", 4)],
     ),
+    (
+        "control",
+        ["examples/control.rs"],
+        "tests/fixtures/gen/control.py",
+        [("ilqr_run", 2), ("mpc_run", 2)],
+    ),
 ]
 
 

@@ -474,7 +474,17 @@ def workloads():
                 *[lambda k=k: fluidsim().inputs()[k] for k in range(4)],
             ),
         ),
+        ("control_ilqr", plain(control().ilqr_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
+        ("control_mpc", plain(control().mpc_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
     ]
+
+
+def control():
+    """tests/fixtures/gen/control.py: JAX's examples/control.py."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
+    import control as program
+
+    return program
 
 
 def fluidsim():

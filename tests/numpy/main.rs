@@ -41,6 +41,7 @@ mod nn;
 mod ops;
 mod par;
 mod polynomial;
+mod pow_constant;
 mod random;
 mod random_jit;
 mod random_samplers;

@@ -257,7 +257,7 @@ elementwise! {
     MUL = "mul", 2, Any -> Same, jvp: jvp2!(mul_dx, mul_dy), transpose: Some(mul_transpose), forward: Some(forward_one);
     DIV = "div", 2, Number -> Same, jvp: Some(div_jvp as JvpRule), transpose: Some(div_transpose), work: 4, forward: Some(forward_right_one), rewrite: Some(reciprocal_of_broadcast);
     REM = "rem", 2, Real -> Same, jvp: Some(rem_jvp), work: 4;
-    POW = "pow", 2, Float -> Same, jvp: Some(pow_jvp), work: TRANSCENDENTAL_WORK;
+    POW = "pow", 2, Float -> Same, jvp: Some(pow_jvp), work: TRANSCENDENTAL_WORK, forward: Some(pow_of_one), rewrite: Some(pow_of_small_integer);
     MAX = "max", 2, Ordered -> Same, jvp: jvp2!(max_dx, max_dy);
     MIN = "min", 2, Ordered -> Same, jvp: jvp2!(min_dx, min_dy);
     ATAN2 = "atan2", 2, Float -> Same, jvp: jvp2!(atan2_dx, atan2_dy), work: TRANSCENDENTAL_WORK;
@@ -367,6 +367,84 @@ fn forward_int_zero<'a>(
         }
         _ => None,
     }
+}
+
+/// The exponent of `pow(x, y)` when it is a constant: a literal, or a
+/// literal broadcast.
+fn constant_exponent<'a>(y: &Atom, producer: &dyn Fn(Var) -> Option<&'a Eqn>) -> Option<f64> {
+    let lit = match y {
+        Atom::Lit(l) => l,
+        Atom::Var(v) => match producer(*v) {
+            Some(b) if *b.prim == crate::prims::BROADCAST_IN_DIM => match &b.ins[0] {
+                Atom::Lit(l) => l,
+                Atom::Var(_) => return None,
+            },
+            _ => return None,
+        },
+    };
+    match lit.value {
+        Scalar::Float(v) => Some(v),
+        Scalar::Int(n) => Some(n as f64),
+        _ => None,
+    }
+}
+
+/// `pow(x, 1.0)` is `x`, as XLA's algebraic simplifier has it (the
+/// derivative of `x ** 2.0` is `2.0 * pow(x, 2.0 - 1.0)`).
+fn pow_of_one<'a>(
+    j: &'a Jaxpr,
+    e: &'a Eqn,
+    producer: &dyn Fn(Var) -> Option<&'a Eqn>,
+) -> Option<Atom> {
+    let [x, y] = e.ins.as_slice() else {
+        return None;
+    };
+    (constant_exponent(y, producer) == Some(1.0) && crate::prims::same_type(j, e, x))
+        .then(|| x.clone())
+}
+
+/// `pow(x, 2.0)` is `x * x`, `pow(x, 3.0)` is `x * x * x` and
+/// `pow(x, -1.0)` is `1 / x`: XLA's algebraic simplifier rewrites a
+/// constant exponent so, and JAX's jitted `x ** 2.0` gives those bits
+/// (`tests/fixtures/gen/elementwise.py`, `pow_constant_exponent`), not a
+/// power's.
+fn pow_of_small_integer<'a>(
+    j: &mut Jaxpr,
+    e: &Eqn,
+    producer: &dyn Fn(Var) -> Option<&'a Eqn>,
+) -> Option<Vec<Eqn>> {
+    let [x, y] = e.ins.as_slice() else {
+        return None;
+    };
+    let n = constant_exponent(y, producer)?;
+    if !crate::prims::same_type(j, e, x) || ![2.0, 3.0, -1.0].contains(&n) {
+        return None;
+    }
+    let eqn = |prim: &'static PrimDef, ins: Vec<Atom>, out: Var| Eqn {
+        prim,
+        params: Params::None,
+        ins,
+        outs: vec![out],
+        span: e.span,
+    };
+    let out = e.outs[0];
+    Some(match n {
+        2.0 => vec![eqn(&MUL, vec![x.clone(), x.clone()], out)],
+        3.0 => {
+            let sq = j.new_var(j.aval(out).clone());
+            vec![
+                eqn(&MUL, vec![x.clone(), x.clone()], sq),
+                eqn(&MUL, vec![Atom::Var(sq), x.clone()], out),
+            ]
+        }
+        _ => {
+            let one = Atom::Lit(Literal {
+                value: Scalar::Float(1.0),
+                aval: Aval::scalar(j.aval(out).dtype, true),
+            });
+            vec![eqn(&DIV, vec![one, x.clone()], out)]
+        }
+    })
 }
 
 /// `x / broadcast(z)` becomes `x * broadcast(1 / z)` for floats, as XLA's
