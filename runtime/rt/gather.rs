@@ -161,6 +161,101 @@ fn window_starts<I: Element>(
     out
 }
 
+/// The most operand axes the one-window paths handle (on the stack).
+const SMALL_RANK: usize = 8;
+
+/// The operand's row-major strides and a window's size on each operand
+/// axis, on the stack: for one window of an operand of at most
+/// [`SMALL_RANK`] axes.
+struct OneWindow {
+    strides: [usize; SMALL_RANK],
+    window: [usize; SMALL_RANK],
+    rank: usize,
+}
+
+impl OneWindow {
+    /// `None` unless the indices hold a single index vector, there are no
+    /// batching axes and the operand has at most [`SMALL_RANK`] axes: then
+    /// the gather or scatter is one window (`x[t]`, `x.at[t].set(row)` with
+    /// a traced `t`), read or written row by row without the general
+    /// path's index tables, whose allocations were most of a small
+    /// program's loop step.
+    fn of(
+        shape: &[usize],
+        idx_shape: &[usize],
+        dims: &Dims<'_>,
+        window_of: impl Fn(usize) -> usize,
+    ) -> Option<OneWindow> {
+        let rank = shape.len();
+        let vectors: usize = idx_shape[..idx_shape.len().saturating_sub(1)]
+            .iter()
+            .product();
+        if rank == 0 || rank > SMALL_RANK || vectors != 1 || !dims.operand_batching.is_empty() {
+            return None;
+        }
+        let mut w = OneWindow {
+            strides: [0; SMALL_RANK],
+            window: [1; SMALL_RANK],
+            rank,
+        };
+        let mut s = 1;
+        for d in (0..rank).rev() {
+            w.strides[d] = s;
+            s *= shape[d];
+            w.window[d] = window_of(d);
+        }
+        Some(w)
+    }
+
+    /// Where the window starts (see [`window_start`]).
+    fn start<I: Element>(
+        &self,
+        shape: &[usize],
+        indices: &[I],
+        dims: &Dims<'_>,
+        clamp: bool,
+    ) -> Option<usize> {
+        let r = self.rank;
+        window_start(
+            shape,
+            &self.strides[..r],
+            &self.window[..r],
+            indices,
+            &[1],
+            &[],
+            dims,
+            clamp,
+        )
+    }
+
+    /// `f(operand position, window position)` for each row of the window
+    /// (its last axis, `self.window[rank - 1]` elements), in row-major order.
+    fn rows(&self, start: usize, mut f: impl FnMut(usize, usize)) {
+        let r = self.rank;
+        let inner = self.window[r - 1];
+        let n: usize = self.window[..r].iter().product();
+        if inner == 0 || n == 0 {
+            return;
+        }
+        let mut at = [0usize; SMALL_RANK];
+        for row in 0..n / inner {
+            let o: usize = (0..r - 1).map(|d| at[d] * self.strides[d]).sum();
+            f(start + o, row * inner);
+            for d in (0..r - 1).rev() {
+                at[d] += 1;
+                if at[d] < self.window[d] {
+                    break;
+                }
+                at[d] = 0;
+            }
+        }
+    }
+
+    fn inner(&self) -> usize {
+        self.window[self.rank - 1]
+    }
+}
+
 /// For each axis of a gather's result (a scatter's updates): its stride in
 /// the indices' batch positions (a batch axis) and in the operand (a
 /// window axis).
@@ -222,6 +317,17 @@ pub fn gather<T: Element, I: Element>(
                 .map_or(fill, |at| x[at])
             })
             .collect();
+    }
+    if !dims.offset.is_empty() {
+        if let Some(w) = OneWindow::of(shape, idx_shape, &dims, |d| slice_sizes[d]) {
+            let Some(start) = w.start(shape, indices, &dims, mode != FILL_OR_DROP) else {
+                return vec![fill; n];
+            };
+            let mut out = Vec::with_capacity(n);
+            let inner = w.inner();
+            w.rows(start, |o, _| out.extend_from_slice(&x[o..o + inner]));
+            return out;
+        }
     }
     let starts = window_starts(
         shape,
@@ -292,6 +398,23 @@ pub fn scatter<T: Element, I: Element>(
             if let Some(o) = at {
                 out[o] = combine(out[o], u);
             }
+        }
+        return;
+    }
+    // The window's size on operand axis `d`: 1 on an inserted axis, else
+    // the update's along the next of its window axes.
+    let window_of = |d: usize| match dims.collapsed.contains(&d) {
+        true => 1,
+        false => upd_shape[dims.offset[(0..d).filter(|e| !dims.collapsed.contains(e)).count()]],
+    };
+    if let Some(w) = OneWindow::of(shape, idx_shape, &dims, window_of) {
+        if let Some(start) = w.start(shape, indices, &dims, mode == CLIP) {
+            let inner = w.inner();
+            w.rows(start, |o, u| {
+                for (x, &v) in out[o..o + inner].iter_mut().zip(&updates[u..u + inner]) {
+                    *x = combine(*x, v);
+                }
+            });
         }
         return;
     }
