@@ -73,7 +73,8 @@ impl Emitter<'_> {
     /// AVX2+FMA) for a short loop with transcendentals, whose fused
     /// multiply-adds are library calls at the baseline level, and three
     /// otherwise, and for every loop of a loop body (run once per step, so
-    /// its latency counts: an RNN's 64 `tanh`s, its gradient's updates).
+    /// its latency counts: an RNN's 64 `tanh`s, its gradient's updates)
+    /// but one of at most [`TINY_LOOP`] elements without transcendentals.
     /// Fewer than three means too small for threads as well.
     pub(super) fn simd_copies(&self, shape: &[Dim], a: &Atom) -> usize {
         if self.replay.is_some() || self.dispatched {
@@ -82,10 +83,18 @@ impl Emitter<'_> {
         let Some(elements) = static_size(shape) else {
             return 3;
         };
-        if self.repeated {
-            return 3;
-        }
         let (work, transcendental) = self.fused_work(a, &mut Default::default());
+        if self.repeated {
+            // A loop body's loop of fewer elements than the narrowest
+            // vector and no transcendental has nothing to vectorize: its
+            // three copies were only a level check and an indirect call per
+            // step (control's 1×1 matrices, a carry's scalar row).
+            return if elements <= TINY_LOOP && !transcendental {
+                1
+            } else {
+                3
+            };
+        }
         match (transcendental, elements) {
             (false, n) if n.saturating_mul(work) < SMALL_LOOP_WORK => 1,
             (true, n) if n <= TINY_LOOP => 1,
