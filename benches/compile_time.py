@@ -17,7 +17,7 @@ built the same way as the floor (linking, the binary's own code).
 
 Exits 1 when a median is over its budget.
 
-    python3 benches/compile_time.py --programs [--runs N]
+    python3 benches/compile_time.py --programs [--runs N] [--only NAME]
 
 The suite's programs instead (`PROGRAMS`: examples written as JAX's
 examples write them): each one's release build in this checkout, the
@@ -250,6 +250,8 @@ def programs_table(args):
                 if l.startswith("model name")), "unknown CPU")
     print(f"{cpu}, {os.cpu_count()} cores; medians of {args.runs} builds\n")
     for name, files, generator, functions in PROGRAMS:
+        if args.only and name != args.only:
+            continue
         subprocess.run(["cargo", "build", "--release", "--example", name], cwd=ROOT, check=True,
                        capture_output=True)
         runs = []
@@ -283,6 +285,7 @@ def main():
     ap.add_argument("--profiles", default="dev,release", help="with --per-function: dev,release")
     ap.add_argument("--skip-examples", action="store_true", help="with --per-function: no examples/")
     ap.add_argument("--programs", action="store_true", help="the suite's programs against XLA (see above)")
+    ap.add_argument("--only", help="with --programs: this program alone")
     args = ap.parse_args()
     if args.programs:
         return programs_table(args)

@@ -276,10 +276,16 @@ pub fn put<T: Element>(v: Vec<T>) {
 thread_local! {
     /// Small buffers given back by loops (a replaced carry, a stored row):
     /// the next step's outputs take them instead of asking the allocator
-    /// for zeroed memory. Loops of floats are the ones that run long.
+    /// for zeroed memory. Floats, and the indices of positions in a loop.
     static RECYCLED_F32: std::cell::RefCell<Vec<Vec<f32>>> =
         const { std::cell::RefCell::new(Vec::new()) };
     static RECYCLED_F64: std::cell::RefCell<Vec<Vec<f64>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    /// A loop's index buffers: a scatter's or gather's indices at a
+    /// traced position (`x.at[t].set(row)`), made every step.
+    static RECYCLED_I32: std::cell::RefCell<Vec<Vec<i32>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static RECYCLED_I64: std::cell::RefCell<Vec<Vec<i64>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -300,6 +306,8 @@ fn with_recycled<T: Element, R>(f: impl FnOnce(&mut Vec<Vec<T>>) -> R) -> Option
     match T::DTYPE {
         crate::element::DType::F32 => RECYCLED_F32.with(|r| typed(&mut r.borrow_mut(), f)),
         crate::element::DType::F64 => RECYCLED_F64.with(|r| typed(&mut r.borrow_mut(), f)),
+        crate::element::DType::I32 => RECYCLED_I32.with(|r| typed(&mut r.borrow_mut(), f)),
+        crate::element::DType::I64 => RECYCLED_I64.with(|r| typed(&mut r.borrow_mut(), f)),
         _ => None,
     }
 }
@@ -330,6 +338,8 @@ pub fn recycle<T: Element>(v: Vec<T>) {
 pub fn clear_recycled() {
     RECYCLED_F32.with(|r| r.borrow_mut().clear());
     RECYCLED_F64.with(|r| r.borrow_mut().clear());
+    RECYCLED_I32.with(|r| r.borrow_mut().clear());
+    RECYCLED_I64.with(|r| r.borrow_mut().clear());
 }
 
 /// A recycled small buffer of exactly `n` elements (stale contents).
