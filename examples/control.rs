@@ -251,31 +251,17 @@ fn bench(t: &timing::Timing) {
     timing::report("control_mpc", t, s);
 }
 
+/// Its JAX reference, for the tests.
+#[cfg(all(test, not(feature = "x64")))]
+#[path = "support/fixture.rs"]
+mod fixture;
+
 /// The example against JAX (`tests/fixtures/control.json`, made by
 /// `tests/fixtures/gen/control.py` from JAX's `examples/control.py`).
 #[cfg(all(test, not(feature = "x64")))]
 mod tests {
+    use super::fixture::{self, bits};
     use super::{control, inputs};
-    use serde_json::Value;
-
-    fn fixture() -> Value {
-        let path = format!("{}/tests/fixtures/control.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
-        v["cases"][0].clone()
-    }
-
-    fn bits(v: &Value) -> Vec<f32> {
-        v["bits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| {
-                let hex = b.as_str().unwrap().trim_start_matches("0x");
-                f32::from_bits(u32::from_str_radix(hex, 16).unwrap())
-            })
-            .collect()
-    }
 
     /// `got` against JAX's `want`, element by element: the first state and
     /// the first control exactly or within 2 ulps, the rest within 1e-4
@@ -302,7 +288,7 @@ mod tests {
 
     #[test]
     fn inputs_are_the_fixtures() {
-        let fx = fixture();
+        let fx = fixture::case("control");
         let (x0, u) = inputs();
         let items = fx["inputs"]["items"].as_array().unwrap();
         assert_eq!(x0.to_vec(), bits(&items[0]));
@@ -311,7 +297,7 @@ mod tests {
 
     #[test]
     fn ilqr_and_mpc_are_jaxs() {
-        let fx = fixture();
+        let fx = fixture::case("control");
         let (x0, u) = inputs();
         for (name, (x, u)) in [
             ("ilqr", control::ilqr(x0.clone(), u.clone())),

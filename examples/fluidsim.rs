@@ -65,41 +65,24 @@ fn bench(t: &timing::Timing) {
     timing::report("fluidsim_loss_and_grad", t, s);
 }
 
+/// Its JAX reference, for the tests.
+#[cfg(all(test, not(feature = "x64")))]
+#[path = "support/fixture.rs"]
+mod fixture;
+
 /// The example against JAX (`tests/fixtures/fluidsim.json`, made by
 /// `tests/fixtures/gen/fluidsim.py` from autograd's fluidsim example): ten
 /// unrolled steps, each three calls of `advect` and one of `project`,
 /// compiled once each.
 #[cfg(all(test, not(feature = "x64")))]
 mod tests {
+    use super::fixture::{self, bits};
     use super::model::{
         self,
         fluid::{self, N},
     };
     use jax::prelude::*;
     use serde_json::Value;
-
-    fn fixture() -> Value {
-        let path = format!(
-            "{}/tests/fixtures/fluidsim.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
-        v["cases"][0].clone()
-    }
-
-    fn bits(v: &Value) -> Vec<f32> {
-        v["bits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| {
-                f32::from_bits(
-                    u32::from_str_radix(b.as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
-                )
-            })
-            .collect()
-    }
 
     fn field(v: &Value) -> Array<f32, N, N> {
         Array::from_vec(bits(v)).unwrap()
@@ -120,7 +103,7 @@ mod tests {
     /// of float32 are Rust's (`libm`) against NumPy's own.
     #[test]
     fn inputs_are_the_fixtures() {
-        let fx = fixture();
+        let fx = fixture::case("fluidsim");
         for (k, (got, want)) in model::inputs()
             .iter()
             .zip(fx["inputs"]["items"].as_array().unwrap())
@@ -143,7 +126,7 @@ mod tests {
     /// above these bounds).
     #[test]
     fn simulation_and_gradient_are_jaxs() {
-        let fx = fixture();
+        let fx = fixture::case("fluidsim");
         let items = fx["inputs"]["items"].as_array().unwrap().clone();
         let [vx, vy, smoke, target] = [0, 1, 2, 3].map(|k| field(&items[k]));
         let got = fluid::simulate(vx.clone(), vy.clone(), smoke.clone());

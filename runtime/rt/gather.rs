@@ -318,16 +318,16 @@ pub fn gather<T: Element, I: Element>(
             })
             .collect();
     }
-    if !dims.offset.is_empty() {
-        if let Some(w) = OneWindow::of(shape, idx_shape, &dims, |d| slice_sizes[d]) {
-            let Some(start) = w.start(shape, indices, &dims, mode != FILL_OR_DROP) else {
-                return vec![fill; n];
-            };
-            let mut out = Vec::with_capacity(n);
-            let inner = w.inner();
-            w.rows(start, |o, _| out.extend_from_slice(&x[o..o + inner]));
-            return out;
-        }
+    if !dims.offset.is_empty()
+        && let Some(w) = OneWindow::of(shape, idx_shape, &dims, |d| slice_sizes[d])
+    {
+        let Some(start) = w.start(shape, indices, &dims, mode != FILL_OR_DROP) else {
+            return vec![fill; n];
+        };
+        let mut out = Vec::with_capacity(n);
+        let inner = w.inner();
+        w.rows(start, |o, _| out.extend_from_slice(&x[o..o + inner]));
+        return out;
     }
     let starts = window_starts(
         shape,
