@@ -175,6 +175,7 @@ pub mod distributed;
 mod eager;
 pub mod element;
 pub mod error;
+pub mod example_libraries;
 mod format;
 #[doc(hidden)]
 pub mod gemm;

@@ -31,6 +31,7 @@ pub mod manip;
 pub mod nn;
 pub mod numeric;
 pub mod optim;
+pub mod optimizers;
 pub mod prims;
 pub mod random;
 pub mod sorting;

@@ -33,7 +33,7 @@
 //! into the program, and the state types are named in signatures
 //! (`s: optim::AdamState<Params>`).
 
-mod leaves;
+pub(crate) mod leaves;
 mod schedules;
 mod states;
 mod transforms;

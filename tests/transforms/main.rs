@@ -33,6 +33,7 @@ mod key_arrays;
 mod multi_output;
 mod optim;
 mod optim_jit;
+mod optimizers;
 mod pytree_derive;
 mod pytree_jit;
 mod rnn_steps;

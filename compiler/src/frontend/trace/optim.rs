@@ -16,23 +16,41 @@ use crate::ir::Aval;
 /// Optimizers and schedules (hyperparameters known when the function
 /// compiles) and their formulas: `jax_core::optim`.
 pub(crate) use jax_core::optim::{Opt, Sched, STATES};
+pub(crate) use jax_core::optimizers::{self, Optimizer, StepSize};
 
 /// What `Value::Optim` holds.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Static {
     Opt(Opt),
     Sched(Sched),
+    /// An optimizer of `jax::example_libraries::optimizers`.
+    Optimizer(Optimizer),
+    /// A step size schedule of `jax::example_libraries::optimizers`.
+    StepSize(StepSize),
 }
 
 pub(crate) const PREFIX: &str = "optim::";
 
-fn state_fields(name: &str) -> Option<&'static [&'static str]> {
-    let short = name.strip_prefix(PREFIX)?;
-    STATES.iter().find(|(n, _)| *n == short).map(|(_, f)| *f)
+/// The prefix of `jax::example_libraries::optimizers`' state structs.
+pub(crate) const OPTIMIZERS_PREFIX: &str = "optimizers::";
+
+/// A state struct's fields by its prefixed name, and whether it has
+/// optax's step `count` first.
+fn state_fields(name: &str) -> Option<(&'static [&'static str], bool)> {
+    if let Some(short) = name.strip_prefix(PREFIX) {
+        return STATES
+            .iter()
+            .find(|(n, _)| *n == short)
+            .map(|(_, f)| (*f, true));
+    }
+    let short = name.strip_prefix(OPTIMIZERS_PREFIX)?;
+    optimizers::state_fields(short).map(|f| (f, false))
 }
 
 /// `optim::AdamState<Params>` (any path ending so, unless the mod has its
-/// own struct of that name) as a struct spec with optax's fields.
+/// own struct of that name) as a struct spec with optax's fields; the
+/// states of `jax::example_libraries::optimizers` (`MomentumState<P>`,
+/// and `optimizers::AdamState<P>`, which a path names apart from optax's).
 pub(crate) fn state_type_spec(ty: &syn::Type, items: &Items) -> Option<syn::Result<TypeSpec>> {
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
@@ -40,15 +58,26 @@ pub(crate) fn state_type_spec(ty: &syn::Type, items: &Items) -> Option<syn::Resu
     if items.structs.contains_key(&name) {
         return None;
     }
-    let fields = STATES.iter().find(|(n, _)| *n == name)?.1;
-    let count = (
-        "count".to_string(),
-        TypeSpec::Array {
-            aval: Aval::scalar(DType::I32, false),
-            by_ref: false,
-        },
-    );
-    let mut out = vec![count];
+    let n = p.path.segments.len();
+    let under_optimizers = n >= 2 && p.path.segments[n - 2].ident == "optimizers";
+    let optax = STATES.iter().find(|(s, _)| *s == name);
+    let (prefix, fields, count) = match (optax, optimizers::state_fields(&name)) {
+        (Some((_, f)), None) => (PREFIX, *f, true),
+        (Some((_, f)), Some(_)) if !under_optimizers => (PREFIX, *f, true),
+        (_, Some(f)) => (OPTIMIZERS_PREFIX, f, false),
+        (None, None) => return None,
+    };
+    let module = prefix.trim_end_matches("::");
+    let mut out = Vec::new();
+    if count {
+        out.push((
+            "count".to_string(),
+            TypeSpec::Array {
+                aval: Aval::scalar(DType::I32, false),
+                by_ref: false,
+            },
+        ));
+    }
     if !fields.is_empty() {
         let arg = match &last.arguments {
             syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
@@ -56,14 +85,14 @@ pub(crate) fn state_type_spec(ty: &syn::Type, items: &Items) -> Option<syn::Resu
                 other => {
                     return Some(Err(syn::Error::new(
                         other.span(),
-                        format!("write the params type: `optim::{name}<Params>`"),
+                        format!("write the params type: `{module}::{name}<Params>`"),
                     )))
                 }
             },
             _ => {
                 return Some(Err(syn::Error::new(
                     last.span(),
-                    format!("write the params type: `optim::{name}<Params>`"),
+                    format!("write the params type: `{module}::{name}<Params>`"),
                 )))
             }
         };
@@ -76,7 +105,7 @@ pub(crate) fn state_type_spec(ty: &syn::Type, items: &Items) -> Option<syn::Resu
         }
     }
     Some(Ok(TypeSpec::Struct {
-        name: format!("{PREFIX}{name}"),
+        name: format!("{prefix}{name}"),
         fields: out,
     }))
 }
@@ -88,8 +117,15 @@ pub(crate) fn state_result_fields(
     name: &str,
     ty: &syn::Type,
 ) -> Option<(TokenStream, Vec<(syn::Ident, syn::Type)>)> {
-    let fields = state_fields(name)?;
-    let short = format_ident!("{}", name.strip_prefix(PREFIX).unwrap());
+    let (fields, count) = state_fields(name)?;
+    let (path, short) = match name.strip_prefix(PREFIX) {
+        Some(short) => (quote!(::jax::optim), short),
+        None => (
+            quote!(::jax::example_libraries::optimizers),
+            name.strip_prefix(OPTIMIZERS_PREFIX)?,
+        ),
+    };
+    let short = format_ident!("{}", short);
     let mut params: Option<syn::Type> = None;
     if let syn::Type::Path(p) = ty {
         if let Some(syn::PathArguments::AngleBracketed(a)) =
@@ -100,9 +136,12 @@ pub(crate) fn state_result_fields(
             }
         }
     }
-    let mut out = vec![(format_ident!("count"), syn::parse_quote!(::jax::Array<i32>))];
+    let mut out = Vec::new();
+    if count {
+        out.push((format_ident!("count"), syn::parse_quote!(::jax::Array<i32>)));
+    }
     for f in fields {
         out.push((format_ident!("{}", f), params.clone()?));
     }
-    Some((quote!(::jax::optim::#short), out))
+    Some((quote!(#path::#short), out))
 }

@@ -7,6 +7,7 @@
 //! value named `optim::AdamState` etc., read from and written to
 //! `::jax::optim::AdamState { .. }` in signatures.
 
+pub(crate) mod optimizers;
 pub(crate) mod rules;
 
 use proc_macro2::Span;
@@ -56,9 +57,13 @@ fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
     match v {
         Value::Optim(s) => match &**s {
             Static::Sched(s) => Ok(s.clone()),
-            Static::Opt(_) => err(
+            Static::Opt(_) | Static::Optimizer(_) => err(
                 span,
                 "a learning rate is a number or a schedule, not an optimizer",
+            ),
+            Static::StepSize(_) => err(
+                span,
+                "a schedule of `optimizers` is a step size of `optimizers`' optimizers; `optim` takes its own schedules (`optim::exponential_decay(..)`)",
             ),
         },
         v => Ok(Sched::Constant(number(
@@ -98,6 +103,9 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
     let [.., m, name] = segs.as_slice() else {
         return Ok(None);
     };
+    if m == "optimizers" {
+        return optimizers::call(t, name, p, c).map(Some);
+    }
     if m != "optim" {
         return Ok(None);
     }
@@ -179,7 +187,8 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
                 match it {
                     Value::Optim(s) => match &**s {
                         Static::Opt(o) => stages.push(o.clone()),
-                        Static::Sched(_) => return err(arg(0).1, "a chain's stages are optimizers"),
+                        Static::Sched(_) | Static::StepSize(_) => return err(arg(0).1, "a chain's stages are optimizers"),
+                        Static::Optimizer(_) => return err(arg(0).1, "a chain's stages are `optim`'s transformations; `optimizers`' optimizers do not chain (JAX's `example_libraries` has no chain)"),
                     },
                     _ => return err(arg(0).1, "a chain's stages are optimizers (`optim::adam(..)`, `optim::clip_by_global_norm(..)`)"),
                 }
@@ -234,6 +243,9 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
 
 /// A method of an optimizer or schedule value: a builder method, `init`, `update`.
 pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> Result<Value> {
+    if let Static::Optimizer(_) | Static::StepSize(_) = recv {
+        return optimizers::method(t, recv, m);
+    }
     let name = m.method.to_string();
     let span = m.span();
     let args = t.args(&m.args)?;
@@ -307,6 +319,9 @@ pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> 
                 _ => return err(m.method.span(), format!("a schedule has no method `.{name}()` in #[jax::jit]; `.at(step)` is eager only, and the optimizer evaluates its schedule at its own count")),
             }
             wrap(Static::Sched(s))
+        }
+        (Static::Optimizer(_) | Static::StepSize(_), _) => {
+            unreachable!("`optimizers`' values are `lib::optim::optimizers`'")
         }
     }
 }
