@@ -187,6 +187,12 @@ ROWS = [
         "control_mpc",
         "`fori_loop`s three deep, `jacfwd` of `grad` under `vmap`, 1×1 `solve`s",
     ),
+    (
+        "kernel_lsq: one jitted momentum step",
+        "kernel_lsq_update",
+        "kernel_lsq_update",
+        "program `examples/kernel_lsq.rs` against its Python original (tests/fixtures/gen/kernel_lsq.py), n = 100",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -194,6 +200,7 @@ ROWS = [
 PROGRAMS = {
     "fluidsim": ("fluidsim_simulate", "fluidsim_loss_and_grad"),
     "control": ("control_ilqr", "control_mpc"),
+    "kernel_lsq": ("kernel_lsq_update",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

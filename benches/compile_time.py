@@ -216,6 +216,12 @@ PROGRAMS = [
         "tests/fixtures/gen/control.py",
         [("ilqr_run", 2), ("mpc_run", 2)],
     ),
+    (
+        "kernel_lsq",
+        ["examples/kernel_lsq.rs"],
+        "tests/fixtures/gen/kernel_lsq.py",
+        [("update_run", 4)],
+    ),
 ]
 
 
