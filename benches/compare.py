@@ -193,6 +193,12 @@ ROWS = [
         "kernel_lsq_update",
         "program `examples/kernel_lsq.rs` against its Python original (tests/fixtures/gen/kernel_lsq.py), n = 100",
     ),
+    (
+        "advi: one jitted iteration (40-sample ELBO, its gradient, momentum)",
+        "advi_update",
+        "advi_update",
+        "program `examples/advi.rs` against its Python original (tests/fixtures/gen/advi.py)",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -201,6 +207,7 @@ PROGRAMS = {
     "fluidsim": ("fluidsim_simulate", "fluidsim_loss_and_grad"),
     "control": ("control_ilqr", "control_mpc"),
     "kernel_lsq": ("kernel_lsq_update",),
+    "advi": ("advi_update",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

@@ -222,6 +222,12 @@ PROGRAMS = [
         "tests/fixtures/gen/kernel_lsq.py",
         [("update_run", 4)],
     ),
+    (
+        "advi",
+        ["examples/advi.rs"],
+        "tests/fixtures/gen/advi.py",
+        [("update_run", 2)],
+    ),
 ]
 
 

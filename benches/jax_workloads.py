@@ -477,6 +477,7 @@ def workloads():
         ("control_ilqr", plain(control().ilqr_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
         ("control_mpc", plain(control().mpc_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
         ("kernel_lsq_update", plain(kernel_lsq().update_run, *[lambda k=k: kernel_lsq().inputs()[k] for k in range(4)])),
+        ("advi_update", plain(advi().update_run, *[lambda k=k: advi().inputs()[k] for k in range(2)])),
     ]
 
 
@@ -484,6 +485,14 @@ def control():
     """tests/fixtures/gen/control.py: JAX's examples/control.py."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
     import control as program
+
+    return program
+
+
+def advi():
+    """tests/fixtures/gen/advi.py: JAX's examples/advi.py."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
+    import advi as program
 
     return program
 

@@ -13,6 +13,7 @@ mod complex;
 mod derivatives;
 mod parameterized;
 
+pub use bits::{SHIFT_LEFT, SHIFT_RIGHT_ARITHMETIC, SHIFT_RIGHT_LOGICAL};
 pub use complex::*;
 
 use derivatives::*;

@@ -55,15 +55,16 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
             return if t.b.aval(&a) == key_aval() {
                 Ok(Value::Traced(a))
             } else {
-                call_err(s, format!("`random::{name}` takes a key's two words (`u32[2]`), got {}", t.b.aval(&a)))
+                call_err(
+                    s,
+                    format!(
+                        "`random::{name}` takes a key's two words (`u32[2]`), got {}",
+                        t.b.aval(&a)
+                    ),
+                )
             };
         }
-        "key" | "PRNGKey" => {
-            return call_err(
-                c.span,
-                format!("`random::{name}(seed)` makes a key from a Rust integer: make it outside the function and pass it in as a `jax::random::Key` parameter (split and fold it in inside)"),
-            )
-        }
+        "key" | "PRNGKey" => return seed_key(t, c),
         "permutation" => return choice::permutation(t, c),
         "permutation_of" => return choice::permutation_of(t, c),
         "choice" => return choice::choice(t, c),
@@ -178,6 +179,40 @@ fn split(t: &mut Tracer, c: Call) -> Result<Value> {
 
 /// `random::fold_in(k, data)`: data a static or traced integer, folded in
 /// as its low 32 bits (`uint32`, as JAX converts it).
+/// `random::key(seed)` (and `PRNGKey`) of an integer scalar, known or
+/// traced (JAX's examples write `random.PRNGKey(t)` with the step `t`):
+/// threefry's seeding, the key's high word the seed's upper 32 bits (0 for
+/// a 32-bit seed) and its low word the lower 32 bits, as the eager
+/// `random::key` makes them.
+fn seed_key(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 1)?;
+    let (v, s) = c.args[0].clone();
+    let seed = t.atom(v, s)?;
+    let aval = t.b.aval(&seed);
+    if !aval.dtype.is_integer() || aval.rank() != 0 {
+        return call_err(
+            s,
+            format!("`random::{}` takes an integer seed, got {aval}", c.name),
+        );
+    }
+    let mut l = t.at(c.span);
+    let hi = if aval.dtype.bits() == 64 {
+        let k = l.literal(Scalar::Int(32), Aval::scalar(aval.dtype, false));
+        let h = l.binary(&prims::SHIFT_RIGHT_LOGICAL, seed.clone(), k)?;
+        l.convert_element_type(h, DType::U32, false)?
+    } else {
+        let z = l.literal(Scalar::Int(0), Aval::scalar(DType::U32, false));
+        l.convert_element_type(z, DType::U32, false)?
+    };
+    let lo = l.convert_element_type(seed, DType::U32, false)?;
+    let one = vec![Dim::Lit(1)];
+    let hi = l.reshape(hi, one.clone())?;
+    let lo = l.reshape(lo, one)?;
+    let key = l.concatenate(vec![hi, lo], 0)?;
+    debug_assert_eq!(t.b.aval(&key), key_aval());
+    Ok(Value::Traced(key))
+}
+
 fn fold_in(t: &mut Tracer, c: Call) -> Result<Value> {
     want_args(&c, 2)?;
     let key = key_arg(t, &c.args[0])?;
