@@ -26,6 +26,15 @@ fn eager_fold_in(k: Key, i: i32) -> (Key, Key) {
 }
 
 #[jax::jit]
+fn jit_key(t: i32) -> (Key, Array<u32, 2>) {
+    (random::key(t), random::PRNGKey(t))
+}
+
+fn eager_key(t: i32) -> (Key, Array<u32, 2>) {
+    (random::key(t as i64), random::PRNGKey(t as i64))
+}
+
+#[jax::jit]
 fn jit_key_data(k: Key) -> Array<u32, 2> {
     random::key_data(k)
 }
@@ -222,6 +231,9 @@ fn random_jitted_equals_eager() {
     assert_eq!(jit_split(k), eager_split(k));
     assert_eq!(jit_fold_in(k, -4), eager_fold_in(k, -4));
     assert_eq!(jit_key_data(k), eager_key_data(k));
+    for t in [0, 42, -3] {
+        assert_eq!(jit_key(t), eager_key(t));
+    }
     let w = Array::<u32, 2>::from([3, 99]);
     assert_eq!(jit_wrap_key_data(&w), eager_wrap_key_data(&w));
     assert_eq!(jit_bits(k), eager_bits(k));

@@ -141,3 +141,40 @@ fn shared_noise_in_a_row_program() {
         softmax_rows(&noisy).to_vec()
     );
 }
+
+/// `random::PRNGKey(t)` of a traced step, as JAX's examples seed each
+/// iteration (`advi.py`: `rng = random.PRNGKey(t)` inside a jitted
+/// objective): the key eager `random::key(t)` makes, and its draws.
+#[jax::jit]
+fn seeded(t: i32) -> (Array<u32, 2>, Array<f32, 3>) {
+    let k = random::PRNGKey(t);
+    (
+        random::key_data(k),
+        random::normal::<Array<f32, 3>>(random::key(t)),
+    )
+}
+
+#[jax::jit]
+fn seeded_i64(t: Array<i64>) -> Array<u32, 2> {
+    random::key_data(random::key(t))
+}
+
+#[test]
+fn key_of_a_traced_seed_equals_eager() {
+    for t in [0i32, 7, -1, i32::MAX, i32::MIN] {
+        let (words, draws) = seeded(t);
+        let k = random::key(t as i64);
+        assert_eq!(words.to_vec(), random::key_data(k).to_vec(), "seed {t}");
+        assert_eq!(
+            draws.to_vec(),
+            random::normal::<Array<f32, 3>>(k).to_vec(),
+            "seed {t}"
+        );
+    }
+    // A 64-bit seed keeps its high word only with x64, as the eager key;
+    // without x64 an `i64` array is JAX's `int32`, its low word.
+    for t in [5i64, -2] {
+        let got = seeded_i64(Array::from(t)).to_vec();
+        assert_eq!(got, random::key_data(random::key(t)).to_vec(), "seed {t}");
+    }
+}

@@ -182,8 +182,8 @@ fn split(t: &mut Tracer, c: Call) -> Result<Value> {
 /// `random::key(seed)` (and `PRNGKey`) of an integer scalar, known or
 /// traced (JAX's examples write `random.PRNGKey(t)` with the step `t`):
 /// threefry's seeding, the key's high word the seed's upper 32 bits (0 for
-/// a 32-bit seed) and its low word the lower 32 bits, as the eager
-/// `random::key` makes them.
+/// a 32-bit seed, and without x64) and its low word the lower 32 bits, as
+/// the eager `random::key` makes them.
 fn seed_key(t: &mut Tracer, c: Call) -> Result<Value> {
     want_args(&c, 1)?;
     let (v, s) = c.args[0].clone();
@@ -196,7 +196,8 @@ fn seed_key(t: &mut Tracer, c: Call) -> Result<Value> {
         );
     }
     let mut l = t.at(c.span);
-    let hi = if aval.dtype.bits() == 64 {
+    // Without x64 JAX has no 64-bit seed: the high word is 0, as eagerly.
+    let hi = if aval.dtype.bits() == 64 && l.x64() {
         let k = l.literal(Scalar::Int(32), Aval::scalar(aval.dtype, false));
         let h = l.binary(&prims::SHIFT_RIGHT_LOGICAL, seed.clone(), k)?;
         l.convert_element_type(h, DType::U32, false)?
