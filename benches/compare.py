@@ -199,6 +199,12 @@ ROWS = [
         "advi_update",
         "program `examples/advi.rs` against its Python original (tests/fixtures/gen/advi.py)",
     ),
+    (
+        "gaussian_process: `grad` of the negative marginal likelihood",
+        "gaussian_process_grad",
+        "gaussian_process_grad",
+        "program `examples/gaussian_process.rs` against its Python original (tests/fixtures/gen/gaussian_process.py): 7 points, Cholesky and triangular solves",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -208,6 +214,7 @@ PROGRAMS = {
     "control": ("control_ilqr", "control_mpc"),
     "kernel_lsq": ("kernel_lsq_update",),
     "advi": ("advi_update",),
+    "gaussian_process": ("gaussian_process_grad",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

@@ -228,6 +228,12 @@ PROGRAMS = [
         "tests/fixtures/gen/advi.py",
         [("update_run", 2)],
     ),
+    (
+        "gaussian_process",
+        ["examples/gaussian_process.rs", "examples/gaussian_process/model.rs"],
+        "tests/fixtures/gen/gaussian_process.py",
+        [("grad_run", 3)],
+    ),
 ]
 
 

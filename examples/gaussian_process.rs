@@ -12,6 +12,9 @@
 //! `tests/gaussian_process.rs` runs the same code (`gaussian_process/model.rs`)
 //! against JAX's numbers.
 
+#[path = "../benches/support/timing.rs"]
+mod timing;
+
 // The per-step records of `model::train` are read by the test, not here.
 #[path = "gaussian_process/model.rs"]
 #[allow(dead_code)]
@@ -97,6 +100,10 @@ fn plot(
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--bench") {
+        return bench(&timing::Timing::from_args(&args));
+    }
     let (x, y, xtest) = model::data();
     println!("{NUMPTS} training points of sin(x) + noise, {NTEST} test points on [0, 6]");
     let p = model::train(&x, &y, STEPS, |s, p| {
@@ -112,4 +119,20 @@ fn main() {
     let (mu, std) = model::predictions(&p, &x, &y, &xtest);
     plot(&x.to_vec(), &y.to_vec(), &xtest.to_vec(), &mu, &std).expect("the plot is written");
     println!("wrote gaussian_process.png");
+}
+
+/// The training step's jitted part, as JAX's program jits it: the gradient
+/// of the negative marginal likelihood at the initial parameters.
+fn bench(t: &timing::Timing) {
+    use std::hint::black_box;
+    let (x, y, _) = model::data();
+    let p = model::initial_params();
+    let s = t.run(|| {
+        drop(black_box(gp::neg_marginal_likelihood::grad(
+            black_box(&p),
+            black_box(&x),
+            black_box(&y),
+        )))
+    });
+    timing::report("gaussian_process_grad", t, s);
 }
