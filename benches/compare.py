@@ -205,6 +205,12 @@ ROWS = [
         "gaussian_process_grad",
         "program `examples/gaussian_process.rs` against its Python original (tests/fixtures/gen/gaussian_process.py): 7 points, Cholesky and triangular solves",
     ),
+    (
+        "mnist_fromscratch: one jitted SGD step, MLP 64-1024-1024-10, batch 128",
+        "mnist_fromscratch_update",
+        "mnist_fromscratch_update",
+        "program `examples/mnist_fromscratch.rs` against its Python original (tests/fixtures/gen/mnist_fromscratch.py)",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -215,6 +221,7 @@ PROGRAMS = {
     "kernel_lsq": ("kernel_lsq_update",),
     "advi": ("advi_update",),
     "gaussian_process": ("gaussian_process_grad",),
+    "mnist_fromscratch": ("mnist_fromscratch_update",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

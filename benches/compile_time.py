@@ -234,6 +234,12 @@ PROGRAMS = [
         "tests/fixtures/gen/gaussian_process.py",
         [("grad_run", 3)],
     ),
+    (
+        "mnist_fromscratch",
+        ["examples/mnist_fromscratch.rs"],
+        "tests/fixtures/gen/mnist_fromscratch.py",
+        [("update_run", 2)],
+    ),
 ]
 
 

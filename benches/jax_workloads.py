@@ -478,6 +478,7 @@ def workloads():
         ("control_mpc", plain(control().mpc_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
         ("kernel_lsq_update", plain(kernel_lsq().update_run, *[lambda k=k: kernel_lsq().inputs()[k] for k in range(4)])),
         ("advi_update", plain(advi().update_run, *[lambda k=k: advi().inputs()[k] for k in range(2)])),
+        ("mnist_fromscratch_update", plain(mnist_fromscratch().update_run, *[lambda k=k: mnist_fromscratch().inputs()[k] for k in range(2)])),
         (
             "gaussian_process_grad",
             plain(gaussian_process().grad_run, *[lambda k=k: gaussian_process().inputs()[k] for k in range(3)]),
@@ -489,6 +490,14 @@ def control():
     """tests/fixtures/gen/control.py: JAX's examples/control.py."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
     import control as program
+
+    return program
+
+
+def mnist_fromscratch():
+    """tests/fixtures/gen/mnist_fromscratch.py: JAX's examples/mnist_classifier_fromscratch.py."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
+    import mnist_fromscratch as program
 
     return program
 
