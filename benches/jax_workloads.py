@@ -16,6 +16,7 @@ timed call ends with `block_until_ready()`, and the median is reported.
 """
 
 import gc
+import importlib
 import json
 import os
 import sys
@@ -297,6 +298,13 @@ def workloads():
 
         return thunk
 
+    def step(name, fn, nargs):
+        # A program's jitted step (a function of its generator, by name, or
+        # made from the module) on the first `nargs` of its `inputs()`.
+        p = program(name)
+        f = getattr(p, fn) if isinstance(fn, str) else fn(p)
+        return plain(f, *[lambda k=k: p.inputs()[k] for k in range(nargs)])
+
     def donated(fn, *make_rest):
         # Donation consumes the first argument, so every call needs its own: an
         # on-device copy of `x` made before the clock starts. Its allocation and
@@ -466,72 +474,23 @@ def workloads():
         ("sum_rows_axis", plain(lambda x: jnp.sum(x, axis=-1), u(4096, 1024))),
         # The suite's programs: the Python original of each, from its
         # fixture generator, on the inputs the Rust program uses.
-        ("fluidsim_simulate", plain(fluidsim().simulate, *[lambda k=k: fluidsim().inputs()[k] for k in range(3)])),
-        (
-            "fluidsim_loss_and_grad",
-            plain(
-                jax.value_and_grad(fluidsim().objective, argnums=(0, 1)),
-                *[lambda k=k: fluidsim().inputs()[k] for k in range(4)],
-            ),
-        ),
-        ("control_ilqr", plain(control().ilqr_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
-        ("control_mpc", plain(control().mpc_run, *[lambda k=k: control().inputs()[k] for k in range(2)])),
-        ("kernel_lsq_update", plain(kernel_lsq().update_run, *[lambda k=k: kernel_lsq().inputs()[k] for k in range(4)])),
-        ("advi_update", plain(advi().update_run, *[lambda k=k: advi().inputs()[k] for k in range(2)])),
-        ("mnist_fromscratch_update", plain(mnist_fromscratch().update_run, *[lambda k=k: mnist_fromscratch().inputs()[k] for k in range(2)])),
-        (
-            "gaussian_process_grad",
-            plain(gaussian_process().grad_run, *[lambda k=k: gaussian_process().inputs()[k] for k in range(3)]),
-        ),
+        ("fluidsim_simulate", step("fluidsim", "simulate", 3)),
+        ("fluidsim_loss_and_grad", step("fluidsim", lambda p: jax.value_and_grad(p.objective, argnums=(0, 1)), 4)),
+        ("control_ilqr", step("control", "ilqr_run", 2)),
+        ("control_mpc", step("control", "mpc_run", 2)),
+        ("kernel_lsq_update", step("kernel_lsq", "update_run", 4)),
+        ("advi_update", step("advi", "update_run", 2)),
+        ("mnist_fromscratch_update", step("mnist_fromscratch", "update_run", 2)),
+        ("gaussian_process_grad", step("gaussian_process", "grad_run", 3)),
     ]
 
 
-def control():
-    """tests/fixtures/gen/control.py: JAX's examples/control.py."""
+def program(name):
+    """The Python original of the suite's program `name`: its fixture
+    generator, tests/fixtures/gen/NAME.py (JAX's examples/NAME.py, or the
+    example it names in its docstring), imported without running it."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import control as program
-
-    return program
-
-
-def mnist_fromscratch():
-    """tests/fixtures/gen/mnist_fromscratch.py: JAX's examples/mnist_classifier_fromscratch.py."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import mnist_fromscratch as program
-
-    return program
-
-
-def gaussian_process():
-    """tests/fixtures/gen/gaussian_process.py: JAX's examples/gaussian_process_regression.py."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import gaussian_process as program
-
-    return program
-
-
-def advi():
-    """tests/fixtures/gen/advi.py: JAX's examples/advi.py."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import advi as program
-
-    return program
-
-
-def kernel_lsq():
-    """tests/fixtures/gen/kernel_lsq.py: JAX's examples/kernel_lsq.py."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import kernel_lsq as program
-
-    return program
-
-
-def fluidsim():
-    """tests/fixtures/gen/fluidsim.py: autograd's fluid simulation in JAX."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "gen"))
-    import fluidsim as program
-
-    return program
+    return importlib.import_module(name)
 
 
 def print_json(name, stats):

@@ -76,7 +76,7 @@ mod fixture;
 /// compiled once each.
 #[cfg(all(test, not(feature = "x64")))]
 mod tests {
-    use super::fixture::{self, bits};
+    use super::fixture::{self, bits, off};
     use super::model::{
         self,
         fluid::{self, N},
@@ -86,17 +86,6 @@ mod tests {
 
     fn field(v: &Value) -> Array<f32, N, N> {
         Array::from_vec(bits(v)).unwrap()
-    }
-
-    /// The largest difference from JAX's values, relative to their largest
-    /// magnitude.
-    fn off(got: &[f32], want: &[f32]) -> f32 {
-        assert_eq!(got.len(), want.len());
-        let scale = want.iter().fold(0f32, |m, w| m.max(w.abs()));
-        got.iter()
-            .zip(want)
-            .fold(0f32, |m, (g, w)| m.max((g - w).abs()))
-            / scale
     }
 
     /// The example's inputs are the fixture's within two ulps: `sin` and `cos`

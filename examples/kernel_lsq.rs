@@ -163,18 +163,8 @@ mod fixture;
 /// `tests/fixtures/gen/kernel_lsq.py` from JAX's `examples/kernel_lsq.py`).
 #[cfg(all(test, not(feature = "x64")))]
 mod tests {
-    use super::fixture::{self, bits};
+    use super::fixture::{self, bits, off};
     use super::*;
-
-    /// The largest difference from `want`, relative to its largest magnitude.
-    fn off(got: &[f32], want: &[f32]) -> f32 {
-        assert_eq!(got.len(), want.len());
-        let scale = want.iter().fold(0f32, |m, w| m.max(w.abs()));
-        got.iter()
-            .zip(want)
-            .fold(0f32, |m, (g, w)| m.max((g - w).abs()))
-            / scale
-    }
 
     /// The random draws are JAX's bits; `ys`, a product of 20 terms, is
     /// within float32 rounding of JAX's (XLA's dot sums in its own order).

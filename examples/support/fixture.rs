@@ -23,3 +23,15 @@ pub fn bits(v: &Value) -> Vec<f32> {
         })
         .collect()
 }
+
+/// The largest difference of `got` from `want`, relative to `want`'s
+/// largest magnitude.
+#[allow(dead_code)] // not every program's tests compare whole arrays
+pub fn off(got: &[f32], want: &[f32]) -> f32 {
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(0f32, |m, w| m.max(w.abs()));
+    got.iter()
+        .zip(want)
+        .fold(0f32, |m, (g, w)| m.max((g - w).abs()))
+        / scale
+}

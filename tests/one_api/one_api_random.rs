@@ -30,8 +30,11 @@ fn jit_key(t: i32) -> (Key, Array<u32, 2>) {
     (random::key(t), random::PRNGKey(t))
 }
 
+/// An `int32` seed's key: its 32 bits, the high word 0 (with x64 too: JAX
+/// shifts an `int32` right by 32 to 0).
 fn eager_key(t: i32) -> (Key, Array<u32, 2>) {
-    (random::key(t as i64), random::PRNGKey(t as i64))
+    let seed = t as u32 as i64;
+    (random::key(seed), random::PRNGKey(seed))
 }
 
 #[jax::jit]

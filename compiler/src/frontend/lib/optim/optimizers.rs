@@ -15,10 +15,11 @@ use syn::spanned::Spanned;
 
 use jax_core::optimizers as core;
 
+use super::rules::{array_leaves, tree_of};
 use super::{integer, number};
 use crate::frontend::trace::optim::{Optimizer, Static, StepSize, OPTIMIZERS_PREFIX};
 use crate::frontend::trace::tracer::Tracer;
-use crate::frontend::trace::value::{flatten, rebuild, Value};
+use crate::frontend::trace::value::Value;
 use crate::ir::builder::{err, Result};
 use crate::ir::{Atom, Scalar};
 
@@ -216,27 +217,6 @@ pub(crate) fn call(
         _ => unreachable!("every constructor has an arm"),
     }?;
     Ok(out.expect("a value"))
-}
-
-/// The leaves of a params (or grads, or state) tree.
-fn array_leaves(tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
-    let mut leaves = Vec::new();
-    flatten(tree, &mut leaves);
-    leaves
-        .into_iter()
-        .map(|l| match l {
-            Value::Traced(a) => Ok(a),
-            _ => err(
-                span,
-                format!("the {what} must be arrays, or a struct or tuple of arrays"),
-            ),
-        })
-        .collect()
-}
-
-/// A tree of `template`'s structure from its new leaves.
-fn tree_of(template: &Value, leaves: Vec<Atom>) -> Value {
-    rebuild(template, &mut leaves.into_iter().map(Value::Traced))
 }
 
 /// The state value's trees' leaves, checked to be `o`'s state struct.

@@ -14,7 +14,7 @@ use crate::ir::builder::{err, Result};
 use crate::ir::Atom;
 
 /// The leaves of a params (or grads, or state) tree.
-fn array_leaves(tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
+pub(super) fn array_leaves(tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
     let mut leaves = Vec::new();
     flatten(tree, &mut leaves);
     leaves
@@ -30,7 +30,7 @@ fn array_leaves(tree: &Value, span: Span, what: &str) -> Result<Vec<Atom>> {
 }
 
 /// A tree of `template`'s structure from its new leaves.
-fn tree_of(template: &Value, leaves: Vec<Atom>) -> Value {
+pub(super) fn tree_of(template: &Value, leaves: Vec<Atom>) -> Value {
     rebuild(template, &mut leaves.into_iter().map(Value::Traced))
 }
 

@@ -1,5 +1,6 @@
 //! Compile-error snapshots (trybuild): one `.rs` and its `.stderr` per
-//! diagnostic in `ui-tests/`. Regenerate with `TRYBUILD=overwrite cargo test --test ui`.
+//! diagnostic in `ui-tests/fail/`. Regenerate with
+//! `TRYBUILD=overwrite cargo test -p jax-ui-tests --test ui`.
 
 #[test]
 fn ui() {
@@ -17,6 +18,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     // A passing case makes trybuild run `cargo build` rather than `cargo check`,
     // which is needed for the post-monomorphization shape checks.
-    t.pass("ui-tests/pass/*.rs");
-    t.compile_fail("ui-tests/fail/*.rs");
+    t.pass("pass/*.rs");
+    t.compile_fail("fail/*.rs");
 }
