@@ -169,7 +169,7 @@ impl<V> State<V> {
 
 /// A non-weak scalar of dtype `d` (the value rounded to it, as a Python
 /// float hyperparameter is).
-fn lit<L: Lax>(l: &mut L, v: f64, d: DType) -> L::V {
+pub(crate) fn lit<L: Lax>(l: &mut L, v: f64, d: DType) -> L::V {
     let v = if d == DType::F32 { v as f32 as f64 } else { v };
     l.literal(Scalar::Float(v), Aval::scalar(d, false))
 }
@@ -180,7 +180,7 @@ fn int<L: Lax>(l: &mut L, v: i64) -> L::V {
 }
 
 /// The float leaves' dtypes: optimizers update `f32` and `f64` leaves.
-fn float_dtypes<L: Lax>(l: &L, leaves: &[L::V], what: &str) -> Res<L, Vec<DType>> {
+pub(crate) fn float_dtypes<L: Lax>(l: &L, leaves: &[L::V], what: &str) -> Res<L, Vec<DType>> {
     leaves
         .iter()
         .map(|x| {
@@ -196,7 +196,7 @@ fn float_dtypes<L: Lax>(l: &L, leaves: &[L::V], what: &str) -> Res<L, Vec<DType>
 }
 
 /// A full array of `v` shaped like `like`.
-fn full_like<L: Lax>(l: &mut L, like: &L::V, v: f64) -> Res<L, L::V> {
+pub(crate) fn full_like<L: Lax>(l: &mut L, like: &L::V, v: f64) -> Res<L, L::V> {
     let a = l.aval(like);
     let x = lit(l, v, a.dtype);
     if a.rank() == 0 {

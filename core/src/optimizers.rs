@@ -19,6 +19,7 @@ use jax_dtypes::{DType, Kind};
 use crate::ir::{Aval, Dim, Scalar};
 use crate::jnp::{self, binary, to_float, weak_literal, where_, Reduction, Res};
 use crate::lax::Lax;
+use crate::optim::{float_dtypes, full_like, lit};
 use crate::prims;
 
 /// A step size: a number or one of JAX's schedules of the step `i`.
@@ -120,6 +121,46 @@ pub fn state_fields(name: &str) -> Option<&'static [&'static str]> {
 }
 
 impl Optimizer {
+    /// The optimizer JAX's `optimizers.NAME(step_size, *required)` makes,
+    /// with JAX's defaults for its keywords: `required` is `momentum`'s and
+    /// `nesterov`'s `mass`, nothing for the others. `None` for another
+    /// name or count.
+    pub fn new(name: &str, step_size: StepSize, required: &[f64]) -> Option<Optimizer> {
+        Some(match (name, required) {
+            ("sgd", []) => Optimizer::Sgd(step_size),
+            ("momentum", &[mass]) => Optimizer::Momentum { step_size, mass },
+            ("nesterov", &[mass]) => Optimizer::Nesterov { step_size, mass },
+            ("adagrad", []) => Optimizer::Adagrad {
+                step_size,
+                momentum: 0.9,
+            },
+            ("rmsprop", []) => Optimizer::Rmsprop {
+                step_size,
+                gamma: 0.9,
+                eps: 1e-8,
+            },
+            ("rmsprop_momentum", []) => Optimizer::RmspropMomentum {
+                step_size,
+                gamma: 0.9,
+                eps: 1e-8,
+                momentum: 0.9,
+            },
+            ("adam", []) => Optimizer::Adam {
+                step_size,
+                b1: 0.9,
+                b2: 0.999,
+                eps: 1e-8,
+            },
+            ("adamax", []) => Optimizer::Adamax {
+                step_size,
+                b1: 0.9,
+                b2: 0.999,
+                eps: 1e-8,
+            },
+            _ => return None,
+        })
+    }
+
     /// The name of the state struct this optimizer keeps (in [`STATES`]).
     pub fn state_name(&self) -> &'static str {
         match self {
@@ -201,12 +242,6 @@ fn square<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
     l.integer_pow(x, 2)
 }
 
-/// `jnp.asarray(v, d)`: a strongly typed scalar of dtype `d`.
-fn typed<L: Lax>(l: &mut L, v: f64, d: DType) -> L::V {
-    let v = if d == DType::F32 { v as f32 as f64 } else { v };
-    l.literal(Scalar::Float(v), Aval::scalar(d, false))
-}
-
 /// The step `i` as the optimizers take it: an integer scalar.
 fn check_step<L: Lax>(l: &L, i: &L::V) -> Res<L, ()> {
     let a = l.aval(i);
@@ -285,21 +320,20 @@ pub fn step_size<L: Lax>(l: &mut L, s: &StepSize, i: &L::V) -> Res<L, L::V> {
             // `jnp.array(values)`: the default float dtype, strongly typed.
             let d = jax_dtypes::default_dtype(Kind::Float, l.x64());
             let bd = jax_dtypes::default_dtype(Kind::Int, l.x64());
-            let index_dtype = bd;
-            let mut count = l.literal(Scalar::Int(0), Aval::scalar(index_dtype, false));
+            let mut count = l.literal(Scalar::Int(0), Aval::scalar(bd, false));
             for &b in boundaries {
                 let b = l.literal(Scalar::Int(b as i128), Aval::scalar(bd, false));
                 let gt = binary(l, &prims::GT, i.clone(), b)?;
-                let k = jnp::convert(l, gt, index_dtype, false)?;
+                let k = jnp::convert(l, gt, bd, false)?;
                 count = binary(l, &prims::ADD, count, k)?;
             }
             // `values[count]`: the count is in `0..values.len()`, so the
             // selection is exact, whichever way it is written.
-            let mut out = typed(l, values[0], d);
+            let mut out = lit(l, values[0], d);
             for (k, &v) in values.iter().enumerate().skip(1) {
-                let kk = l.literal(Scalar::Int(k as i128), Aval::scalar(index_dtype, false));
+                let kk = l.literal(Scalar::Int(k as i128), Aval::scalar(bd, false));
                 let at = binary(l, &prims::EQ, count.clone(), kk)?;
-                let v = typed(l, v, d);
+                let v = lit(l, v, d);
                 out = where_(l, at, v, out)?;
             }
             out
@@ -307,40 +341,16 @@ pub fn step_size<L: Lax>(l: &mut L, s: &StepSize, i: &L::V) -> Res<L, L::V> {
     })
 }
 
-/// The float leaves' dtypes: the optimizers update float leaves.
-fn float_leaves<L: Lax>(l: &L, leaves: &[L::V], what: &str) -> Res<L, ()> {
-    for x in leaves {
-        let a = l.aval(x);
-        if !a.dtype.is_float() {
-            return Err(l.error(format!(
-                "optimizers update float arrays; a leaf of the {what} is {a}"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// `jnp.zeros_like(x)`.
-fn zeros_like<L: Lax>(l: &mut L, x: &L::V) -> Res<L, L::V> {
-    let a = l.aval(x);
-    let z = l.literal(Scalar::Float(0.0), Aval::scalar(a.dtype, false));
-    if a.rank() == 0 {
-        // A scalar leaf: an equation, so the state's leaf is a variable.
-        return l.convert_element_type(z, a.dtype, false);
-    }
-    jnp::broadcast_to(l, z, a.shape.clone())
-}
-
 /// The state before the first step: the params, then each further tree
 /// of zeros (`init(x0)`).
 pub fn init<L: Lax>(l: &mut L, o: &Optimizer, params: &[L::V]) -> Res<L, Vec<Vec<L::V>>> {
-    float_leaves(l, params, "params")?;
+    float_dtypes(l, params, "params")?;
     let fields = state_fields(o.state_name()).expect("a state struct").len();
     let mut trees = vec![params.to_vec()];
     for _ in 1..fields {
         let t = params
             .iter()
-            .map(|p| zeros_like(l, p))
+            .map(|p| full_like(l, p, 0.0))
             .collect::<Res<L, Vec<_>>>()?;
         trees.push(t);
     }
@@ -364,9 +374,9 @@ pub fn update<L: Lax>(
             "this optimizer's state is a `optimizers::{name}` over params like the gradients (what its `.init(&params)` returns)"
         )));
     }
-    float_leaves(l, grads, "gradients")?;
+    float_dtypes(l, grads, "gradients")?;
     for t in &state {
-        float_leaves(l, t, "state")?;
+        float_dtypes(l, t, "state")?;
     }
     let mut out: Vec<Vec<L::V>> = vec![Vec::with_capacity(grads.len()); fields.len()];
     for (k, g) in grads.iter().enumerate() {
@@ -541,25 +551,17 @@ fn avg_sq_grad<L: Lax>(l: &mut L, avg: L::V, g: L::V, gamma: f64) -> Res<L, L::V
 
 /// `1 - jnp.asarray(b, d) ** (i + 1)`: Adam's bias correction.
 fn bias_correction<L: Lax>(l: &mut L, b: f64, i: &L::V, d: DType) -> Res<L, L::V> {
-    let base = typed(l, b, d);
+    let base = lit(l, b, d);
     let one = int(l, 1);
     let n = add(l, i.clone(), one)?;
-    let p = pow_int_exponent(l, base, n)?;
+    let p = jnp::power(l, base, n)?;
     let one = int(l, 1);
     sub(l, one, p)
 }
 
-/// `x ** n` for a float `x` and a traced integer `n`: JAX's `jnp.power`
-/// converts `n` to `x`'s dtype and binds `pow`.
-fn pow_int_exponent<L: Lax>(l: &mut L, x: L::V, n: L::V) -> Res<L, L::V> {
-    let d = l.aval(&x).dtype;
-    let n = jnp::convert(l, n, d, false)?;
-    l.binary(&prims::POW, x, n)
-}
-
 /// `l2_norm(tree)`: `sqrt(sum(vdot(x, x) for x in leaves))`.
 pub fn l2_norm<L: Lax>(l: &mut L, leaves: &[L::V]) -> Res<L, L::V> {
-    float_leaves(l, leaves, "tree")?;
+    float_dtypes(l, leaves, "tree")?;
     let mut total = int(l, 0);
     for x in leaves {
         let a = l.aval(x);

@@ -35,10 +35,10 @@
 
 use jax_core::optimizers as core;
 
-use crate::eager::{self, unit};
+use crate::eager::unit;
 use crate::optim::leaves::{leaves, with_leaves};
 use crate::tree::{DynArray, Leaf, Pytree, TreeDef};
-use crate::{Array, ArrayType};
+use crate::Array;
 
 /// A step size: a number (`constant`) or a schedule of the step number.
 ///
@@ -171,17 +171,23 @@ macro_rules! int_step {
 }
 int_step!(i32, i64, u32, usize);
 
-impl Step for Array<i32> {
-    fn leaf(&self) -> DynArray {
-        self.to_dyn()
-    }
-}
+/// A step already an array (a scalar of `int32` or `int64`), as it is.
+macro_rules! array_step {
+    ($($t:ty),*) => {$(
+        impl Step for Array<$t> {
+            fn leaf(&self) -> DynArray {
+                self.to_dyn()
+            }
+        }
 
-impl Step for &Array<i32> {
-    fn leaf(&self) -> DynArray {
-        self.to_dyn()
-    }
+        impl Step for &Array<$t> {
+            fn leaf(&self) -> DynArray {
+                self.to_dyn()
+            }
+        }
+    )*};
 }
+array_step!(i32, i64);
 
 /// An optimizer of `jax.example_libraries.optimizers` over params of type
 /// `P`: JAX's `(init, update, get_params)`.
@@ -201,9 +207,7 @@ pub trait Optimizer<P: Pytree> {
 /// Runs `f` of `ins` as one unit program named by `statics`.
 #[track_caller]
 fn run(statics: &str, ins: &[DynArray], f: unit::Composite) -> Vec<DynArray> {
-    let inputs: Vec<unit::Input> = ins.iter().map(unit::Input::dyn_array).collect();
-    let outs = eager::call(|_| unit::run("optimizers", statics, &inputs, unit::Blocks::Whole, f));
-    outs.into_iter().map(|v| v.into_array()).collect()
+    crate::optim::leaves::run_unit("optimizers", statics, ins, f)
 }
 
 /// `o`'s initial trees over `params`.
@@ -214,13 +218,16 @@ fn init_trees<P: Pytree>(o: &core::Optimizer, params: &P) -> Vec<P> {
     let outs = run(&format!("init {o:?}"), &ins, &|t, ins| {
         Ok(core::init(t, o, &ins)?.into_iter().flatten().collect())
     });
-    trees_of(outs, n, params)
+    let k = core::state_fields(o.state_name())
+        .expect("a state struct")
+        .len();
+    trees_of(outs, n, k, params)
 }
 
-/// Flat leaves as trees of `n` leaves shaped like `template`.
-fn trees_of<P: Pytree>(outs: Vec<DynArray>, n: usize, template: &P) -> Vec<P> {
+/// Flat leaves as `k` trees of `n` leaves shaped like `template`.
+fn trees_of<P: Pytree>(outs: Vec<DynArray>, n: usize, k: usize, template: &P) -> Vec<P> {
     if n == 0 {
-        return Vec::new();
+        return vec![template.clone(); k];
     }
     outs.chunks(n)
         .map(|c| with_leaves(template, c.to_vec()))
@@ -250,7 +257,7 @@ fn update_trees<P: Pytree>(o: &core::Optimizer, i: &dyn Step, grads: &P, trees: 
             .flatten()
             .collect())
     });
-    trees_of(outs, n, grads)
+    trees_of(outs, n, k, grads)
 }
 
 macro_rules! state {
@@ -469,6 +476,11 @@ setters!(Adamax:
     /// Added to the denominator (JAX's default 1e-8).
     eps);
 
+/// JAX's optimizer `name` with its defaults (`core::Optimizer::new`).
+fn made(name: &str, step_size: impl Into<StepSize>, required: &[f64]) -> core::Optimizer {
+    core::Optimizer::new(name, step_size.into().0, required).expect("one of JAX's optimizers")
+}
+
 /// JAX's `sgd(step_size)`: `x - step_size(i) * g`.
 ///
 /// ```
@@ -478,72 +490,44 @@ setters!(Adamax:
 /// assert_eq!(opt.get_params(&s).to_vec(), [0.0, -1.0]);
 /// ```
 pub fn sgd(step_size: impl Into<StepSize>) -> Sgd {
-    Sgd(core::Optimizer::Sgd(step_size.into().0))
+    Sgd(made("sgd", step_size, &[]))
 }
 
 /// JAX's `momentum(step_size, mass)`: `velocity = mass * velocity + g`,
 /// `x - step_size(i) * velocity`.
 pub fn momentum(step_size: impl Into<StepSize>, mass: f64) -> Momentum {
-    Momentum(core::Optimizer::Momentum {
-        step_size: step_size.into().0,
-        mass,
-    })
+    Momentum(made("momentum", step_size, &[mass]))
 }
 
 /// JAX's `nesterov(step_size, mass)`: momentum with the step taken from
 /// `mass * velocity + g`.
 pub fn nesterov(step_size: impl Into<StepSize>, mass: f64) -> Momentum {
-    Momentum(core::Optimizer::Nesterov {
-        step_size: step_size.into().0,
-        mass,
-    })
+    Momentum(made("nesterov", step_size, &[mass]))
 }
 
 /// JAX's `adagrad(step_size)` (with momentum 0.9; [`Adagrad::momentum`]).
 pub fn adagrad(step_size: impl Into<StepSize>) -> Adagrad {
-    Adagrad(core::Optimizer::Adagrad {
-        step_size: step_size.into().0,
-        momentum: 0.9,
-    })
+    Adagrad(made("adagrad", step_size, &[]))
 }
 
 /// JAX's `rmsprop(step_size)` (gamma 0.9, eps 1e-8).
 pub fn rmsprop(step_size: impl Into<StepSize>) -> Rmsprop {
-    Rmsprop(core::Optimizer::Rmsprop {
-        step_size: step_size.into().0,
-        gamma: 0.9,
-        eps: 1e-8,
-    })
+    Rmsprop(made("rmsprop", step_size, &[]))
 }
 
 /// JAX's `rmsprop_momentum(step_size)` (gamma 0.9, eps 1e-8, momentum 0.9).
 pub fn rmsprop_momentum(step_size: impl Into<StepSize>) -> RmspropMomentum {
-    RmspropMomentum(core::Optimizer::RmspropMomentum {
-        step_size: step_size.into().0,
-        gamma: 0.9,
-        eps: 1e-8,
-        momentum: 0.9,
-    })
+    RmspropMomentum(made("rmsprop_momentum", step_size, &[]))
 }
 
 /// JAX's `adam(step_size)` (b1 0.9, b2 0.999, eps 1e-8).
 pub fn adam(step_size: impl Into<StepSize>) -> Adam {
-    Adam(core::Optimizer::Adam {
-        step_size: step_size.into().0,
-        b1: 0.9,
-        b2: 0.999,
-        eps: 1e-8,
-    })
+    Adam(made("adam", step_size, &[]))
 }
 
 /// JAX's `adamax(step_size)` (b1 0.9, b2 0.999, eps 1e-8).
 pub fn adamax(step_size: impl Into<StepSize>) -> Adamax {
-    Adamax(core::Optimizer::Adamax {
-        step_size: step_size.into().0,
-        b1: 0.9,
-        b2: 0.999,
-        eps: 1e-8,
-    })
+    Adamax(made("adamax", step_size, &[]))
 }
 
 /// JAX's `l2_norm(tree)`: the square root of the sum of every leaf's
@@ -578,17 +562,3 @@ pub fn clip_grads<P: Pytree>(grads: &P, max_norm: f64) -> P {
     });
     with_leaves(grads, outs)
 }
-
-impl<T: crate::element::Element> Step for Array<T>
-where
-    Array<T>: ArrayType,
-    T: IntStep,
-{
-    fn leaf(&self) -> DynArray {
-        self.to_dyn()
-    }
-}
-
-/// Integer element types a step array may have besides `i32`.
-pub trait IntStep {}
-impl IntStep for i64 {}

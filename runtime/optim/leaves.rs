@@ -35,13 +35,24 @@ pub(crate) fn with_leaves<P: Pytree>(template: &P, new: Vec<DynArray>) -> P {
     t
 }
 
-/// Runs `f` of `ins` as one unit named by `statics` (the optimizer), its
-/// results as arrays.
+/// Runs `f` of `ins` as one unit of family `name` named by `statics` (the
+/// optimizer), its results as arrays.
+#[track_caller]
+pub(crate) fn run_unit(
+    name: &'static str,
+    statics: &str,
+    ins: &[DynArray],
+    f: unit::Composite,
+) -> Vec<DynArray> {
+    let inputs: Vec<unit::Input> = ins.iter().map(unit::Input::dyn_array).collect();
+    let outs = eager::call(|_| unit::run(name, statics, &inputs, unit::Blocks::Whole, f));
+    outs.into_iter().map(|v| v.into_array()).collect()
+}
+
+/// [`run_unit`] of optax's optimizers.
 #[track_caller]
 fn run(statics: &str, ins: &[DynArray], f: unit::Composite) -> Vec<DynArray> {
-    let inputs: Vec<unit::Input> = ins.iter().map(unit::Input::dyn_array).collect();
-    let outs = eager::call(|_| unit::run("optim", statics, &inputs, unit::Blocks::Whole, f));
-    outs.into_iter().map(|v| v.into_array()).collect()
+    run_unit("optim", statics, ins, f)
 }
 
 /// `opt`'s initial state for `params`: its count and its trees (`opt`

@@ -139,6 +139,11 @@ mod steps {
         optimizers::momentum(lr, 0.9).update(i, g, s)
     }
 
+    /// A schedule's value at a traced step, as float32.
+    pub fn schedule_at(i: i32) -> Array<f32> {
+        optimizers::exponential_decay(0.05, 4, 0.6).at(i)
+    }
+
     /// `l2_norm` of the gradients and `clip_grads` to 0.5.
     pub fn clipped(g: &Params) -> (Array<f32>, Params) {
         (optimizers::l2_norm(g), optimizers::clip_grads(g, 0.5))
@@ -344,6 +349,9 @@ fn schedule_values() {
         for (k, want) in c["values"].as_array().unwrap().iter().enumerate() {
             let want = want.as_f64().unwrap() as f32;
             let got = s.at(k).item();
+            if name == "exponential_decay" {
+                assert_eq!(steps::schedule_at(k as i32).item(), got, "jit {name}({k})");
+            }
             let exact = name != "polynomial_decay" && !cfg!(feature = "x64");
             if exact {
                 assert_eq!(

@@ -91,6 +91,38 @@ const CONSTRUCTORS: &[(&str, usize)] = &[
     ("apply_updates", 2),
 ];
 
+/// Checks that `module::name` is in `table` and called with its arity
+/// (`hint` follows the count's message); returns the arity.
+pub(super) fn arity(
+    table: &[(&str, usize)],
+    module: &str,
+    name: &str,
+    p: &syn::ExprPath,
+    c: &syn::ExprCall,
+    hint: &str,
+) -> Result<usize> {
+    let Some(&(_, arity)) = table.iter().find(|(n, _)| *n == name) else {
+        let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+        return err(
+            p.span(),
+            format!(
+                "`{module}::{name}` is not available in #[jax::jit]; {module} has {}",
+                known.join(", ")
+            ),
+        );
+    };
+    if c.args.len() != arity {
+        return err(
+            c.span(),
+            format!(
+                "`{module}::{name}` takes {arity} argument(s), got {}{hint}",
+                c.args.len()
+            ),
+        );
+    }
+    Ok(arity)
+}
+
 /// `optim::NAME(..)`: a constructor or `apply_updates`; `None` for paths
 /// not under `optim::`.
 pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Result<Option<Value>> {
@@ -110,25 +142,7 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
         return Ok(None);
     }
     let span = c.span();
-    let Some(&(_, arity)) = CONSTRUCTORS.iter().find(|(n, _)| n == name) else {
-        let known: Vec<&str> = CONSTRUCTORS.iter().map(|(n, _)| *n).collect();
-        return err(
-            p.span(),
-            format!(
-                "`optim::{name}` is not available in #[jax::jit]; optim has {}",
-                known.join(", ")
-            ),
-        );
-    };
-    if c.args.len() != arity {
-        return err(
-            span,
-            format!(
-                "`optim::{name}` takes {arity} argument(s), got {}",
-                c.args.len()
-            ),
-        );
-    }
+    arity(CONSTRUCTORS, "optim", name, p, c, "")?;
     let args = t.args(&c.args)?;
     let arg = |k: usize| (&args[k].0, args[k].1);
     let num =

@@ -79,25 +79,14 @@ pub(crate) fn call(
     c: &syn::ExprCall,
 ) -> Result<Value> {
     let span = c.span();
-    let Some(&(_, arity)) = CONSTRUCTORS.iter().find(|(n, _)| *n == name) else {
-        let known: Vec<&str> = CONSTRUCTORS.iter().map(|(n, _)| *n).collect();
-        return err(
-            p.span(),
-            format!(
-                "`optimizers::{name}` is not available in #[jax::jit]; optimizers has {}",
-                known.join(", ")
-            ),
-        );
-    };
-    if c.args.len() != arity {
-        return err(
-            span,
-            format!(
-                "`optimizers::{name}` takes {arity} argument(s), got {}; JAX's optional keywords are methods: `optimizers::adam(0.001).b1(0.8)`",
-                c.args.len()
-            ),
-        );
-    }
+    let arity = super::arity(
+        CONSTRUCTORS,
+        "optimizers",
+        name,
+        p,
+        c,
+        "; JAX's optional keywords are methods: `optimizers::adam(0.001).b1(0.8)`",
+    )?;
     let args = t.args(&c.args)?;
     let arg = |k: usize| (&args[k].0, args[k].1);
     let num = |k: usize, what: &str| {
@@ -118,42 +107,15 @@ pub(crate) fn call(
     let opt = |o: Optimizer| wrap(Static::Optimizer(o));
     let sched = |s: StepSize| wrap(Static::StepSize(s));
     let out = match name {
-        "sgd" => opt(Optimizer::Sgd(lr()?)),
-        "momentum" => opt(Optimizer::Momentum {
-            step_size: lr()?,
-            mass: num(1, "mass")?,
-        }),
-        "nesterov" => opt(Optimizer::Nesterov {
-            step_size: lr()?,
-            mass: num(1, "mass")?,
-        }),
-        "adagrad" => opt(Optimizer::Adagrad {
-            step_size: lr()?,
-            momentum: 0.9,
-        }),
-        "rmsprop" => opt(Optimizer::Rmsprop {
-            step_size: lr()?,
-            gamma: 0.9,
-            eps: 1e-8,
-        }),
-        "rmsprop_momentum" => opt(Optimizer::RmspropMomentum {
-            step_size: lr()?,
-            gamma: 0.9,
-            eps: 1e-8,
-            momentum: 0.9,
-        }),
-        "adam" => opt(Optimizer::Adam {
-            step_size: lr()?,
-            b1: 0.9,
-            b2: 0.999,
-            eps: 1e-8,
-        }),
-        "adamax" => opt(Optimizer::Adamax {
-            step_size: lr()?,
-            b1: 0.9,
-            b2: 0.999,
-            eps: 1e-8,
-        }),
+        "sgd" | "momentum" | "nesterov" | "adagrad" | "rmsprop" | "rmsprop_momentum" | "adam"
+        | "adamax" => {
+            let mass = if arity == 2 {
+                vec![num(1, "mass")?]
+            } else {
+                vec![]
+            };
+            opt(Optimizer::new(name, lr()?, &mass).expect("a constructor of the table"))
+        }
         "constant" => sched(StepSize::Constant(num(0, "step_size")?)),
         "exponential_decay" => sched(StepSize::ExponentialDecay {
             step_size: num(0, "step_size")?,
@@ -205,7 +167,10 @@ pub(crate) fn call(
         }
         "l2_norm" => {
             let leaves = array_leaves(arg(0).0, arg(0).1, "tree")?;
-            let n = core::l2_norm(&mut t.at(span), &leaves)?;
+            // As float32, as the eager `optimizers::l2_norm` returns it.
+            let mut l = t.at(span);
+            let n = core::l2_norm(&mut l, &leaves)?;
+            let n = jax_core::jnp::convert(&mut l, n, jax_dtypes::DType::F32, false)?;
             Ok(Some(Value::Traced(n)))
         }
         "clip_grads" => {
@@ -311,7 +276,15 @@ pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> 
                     }
                     _ => return err(args[0].1, "the step number is an integer"),
                 };
-                Ok(Value::Traced(core::step_size(&mut t.at(span), s, &i)?))
+                // As float32, as the eager `StepSize::at` returns it.
+                let mut l = t.at(span);
+                let v = core::step_size(&mut l, s, &i)?;
+                Ok(Value::Traced(jax_core::jnp::convert(
+                    &mut l,
+                    v,
+                    jax_dtypes::DType::F32,
+                    false,
+                )?))
             }
             _ => err(
                 m.method.span(),
