@@ -15,6 +15,8 @@
 //! assert_eq!(nn::relu(&x).to_vec(), [0.0, 0.0, 2.0]);
 //! ```
 
+pub mod initializers;
+
 use jax_core::ir::{Atom, Scalar};
 use jax_core::lax::Trace;
 use jax_core::nn as core;
@@ -321,7 +323,7 @@ where
         let statics = format!("eps={:?}", epsilon.to_bits());
         eager::unit::along_axis("standardize", &statics, x, ax, &|t, x, axis| {
             let eps = jax_core::jnp::weak_literal(t, jax_core::ir::Scalar::Float(epsilon));
-            jax_core::jnp::standardize(t, x, axis, eps)
+            jax_core::jnp::standardize(t, x, vec![axis], eps)
         })
     });
     eager::typed("standardize", r)

@@ -398,14 +398,14 @@ pub fn softmax<L: Lax>(l: &mut L, x: L::V, axis: usize, log: bool) -> Res<L, L::
     }
 }
 
-/// `jax.nn.standardize(x, axis, epsilon=eps)` with JAX's default ("fast")
+/// `jax.nn.standardize(x, axes, epsilon=eps)` with JAX's default ("fast")
 /// variance, `mean(x²) - mean(x)²` clipped at 0: `(x - mean) * rsqrt(var +
 /// eps)`, with the primitives JAX emits.
-pub fn standardize<L: Lax>(l: &mut L, x: L::V, axis: usize, eps: L::V) -> Res<L, L::V> {
+pub fn standardize<L: Lax>(l: &mut L, x: L::V, axes: Vec<usize>, eps: L::V) -> Res<L, L::V> {
     let x = to_float(l, x)?;
-    let m = mean(l, x.clone(), Some(vec![axis]), true)?;
+    let m = mean(l, x.clone(), Some(axes.clone()), true)?;
     let sq = l.unary(&prims::SQUARE, x.clone())?;
-    let mean_sq = mean(l, sq, Some(vec![axis]), true)?;
+    let mean_sq = mean(l, sq, Some(axes), true)?;
     let m2 = l.unary(&prims::SQUARE, m.clone())?;
     let var = binary(l, &prims::SUB, mean_sq, m2)?;
     let zero = weak_literal(l, Scalar::Int(0));

@@ -13,7 +13,8 @@
 //! - `lax`: the primitives as composites bind them (one typed method
 //!   each), and `Trace`, which records the binds as a jaxpr;
 //! - `jnp`: JAX's NumPy layer written once over `lax`, and the other
-//!   composites beside it (`nn`, `numeric`, `stats`, `linalg`, `indexing`, `manip`, `optim`).
+//!   composites beside it (`nn`, `numeric`, `stats`, `linalg`, `indexing`, `manip`, `optim`,
+//!   `optimizers`, `initializers`, `stax`).
 //!
 //! The crate needs no Rust parser: the compiler (`jax-compiler`) enables
 //! the `syn` feature, which makes [`Error`] a `crate::Error` at the user's
@@ -23,6 +24,7 @@
 pub mod einsum;
 mod error;
 pub mod indexing;
+pub mod initializers;
 pub mod ir;
 pub mod jnp;
 pub mod lax;
@@ -36,6 +38,7 @@ pub mod prims;
 pub mod random;
 pub mod sorting;
 pub mod stats;
+pub mod stax;
 pub mod transform;
 
 pub use error::{Error, Result};

@@ -3,7 +3,7 @@
 
 mod complex;
 mod control;
-mod conv;
+pub(crate) mod conv;
 mod dot;
 mod dynamic;
 mod elementwise;

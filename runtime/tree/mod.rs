@@ -764,6 +764,12 @@ impl_tuple!(A 0, B 1, C 2);
 impl_tuple!(A 0, B 1, C 2, D 3);
 impl_tuple!(A 0, B 1, C 2, D 3, E 4);
 impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 impl<T: Pytree, const N: usize> Pytree for [T; N] {
     fn for_each_leaf(&self, f: &mut dyn FnMut(&dyn Leaf)) {

@@ -40,6 +40,7 @@ mod rnn_steps;
 mod safetensors;
 mod scan_sums;
 mod sharp_bits;
+mod stax;
 mod train_step;
 mod tree;
 mod tree_jit;

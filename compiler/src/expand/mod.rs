@@ -5,6 +5,7 @@
 //! likewise; and, for what does not compile, a fallback that keeps the
 //! signature beside the errors.
 
+mod aliases;
 mod companions;
 pub(crate) mod limits;
 pub(crate) mod pytree;
@@ -762,6 +763,9 @@ fn expand_mod(
         ));
         return None;
     };
+    // Type aliases written out first: the signatures then name arrays and
+    // tuples directly.
+    let content = &aliases::expand(content);
     let items = Rc::new(module_items(content, errors));
     let auto = pytree::auto_impls(content);
     let (out, bodies) =
@@ -804,6 +808,11 @@ fn mod_items(
                 let imp = pytree::pytree_impl(&st.ident, &items.structs[&st.ident.to_string()]);
                 out.push(quote!(#st #imp));
             }
+            // The library's names a body uses (`stax::Dense`, `optimizers`)
+            // are read when it compiles; the code it becomes may not use them.
+            syn::Item::Use(u) => out.push(quote!(#[allow(unused_imports)] #u)),
+            // Aliases are written out in the signatures (`aliases`).
+            syn::Item::Type(t) => out.push(quote!(#[allow(dead_code)] #t)),
             other => out.push(quote!(#other)),
         }
     }

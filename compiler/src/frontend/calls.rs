@@ -296,7 +296,7 @@ impl Tracer {
         let recv = self.expr(&m.receiver)?;
         let span = m.span();
         if let Value::Optim(o) = &recv {
-            return crate::frontend::lib::optim::method(self, o, m);
+            return crate::frontend::lib::optim::method(self, o, m, hint);
         }
         if name == "astype" {
             let Some(turbofish) = &m.turbofish else {

@@ -722,6 +722,31 @@ fn kernel(
                 crate::lax::dot_general_raw::<T>(a, sx(), b, sy(), dims)
             ))))
         }
+        "conv_general_dilated" => {
+            let Params::Conv(c) = params else {
+                return unsupported();
+            };
+            if outs[0].dtype != ins[0].dtype() {
+                return unsupported();
+            }
+            // The checked convolution the jitted kernel runs, from the
+            // primitive's parameters (padding already explicit).
+            let spec = jax_dtypes::conv::ConvSpec::with_perms(
+                sx(),
+                sy(),
+                &c.window_strides,
+                &jax_dtypes::conv::Padding::Explicit(c.padding.clone()),
+                Some(&c.lhs_dilation),
+                Some(&c.rhs_dilation),
+                c.specs.clone(),
+                c.feature_group_count,
+                c.batch_group_count,
+            )
+            .map_err(|_| Unsupported)?;
+            one(numbers!(dispatch2, x(), y(), |a, b: T| Ok(DynData::wrap(
+                crate::lax::conv::conv_raw::<T>(a, b, &spec)
+            ))))
+        }
         "pad" => {
             let Params::Pad { config, .. } = params else {
                 return unsupported();

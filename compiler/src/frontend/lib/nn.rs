@@ -224,7 +224,7 @@ fn standardize(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(jax_core::jnp::standardize(
         &mut Trace::new(&mut t.b, s),
         x,
-        ax,
+        vec![ax],
         eps,
     )?)
 }

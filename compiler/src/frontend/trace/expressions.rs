@@ -247,6 +247,10 @@ impl Tracer {
             if let Some(v) = self.const_item(&id.to_string())? {
                 return Ok(v);
             }
+            // A layer of `stax` imported by name (`Relu`).
+            if let Some(s) = crate::frontend::trace::optim::stax_constant(&id.to_string()) {
+                return Ok(Value::Optim(std::rc::Rc::new(s)));
+            }
             let global = is_global_name(&id.to_string());
             return err(
                 id.span(),
@@ -264,6 +268,11 @@ impl Tracer {
             .map(|s| s.ident.to_string())
             .collect();
         let last = names.last().unwrap().as_str();
+        if names.len() >= 2 && names[names.len() - 2] == "stax" {
+            if let Some(s) = crate::frontend::trace::optim::stax_constant(last) {
+                return Ok(Value::Optim(std::rc::Rc::new(s)));
+            }
+        }
         // `jnp::linalg::QrMode`'s variants: JAX's mode strings.
         if names.len() >= 2 && names[names.len() - 2] == "QrMode" {
             match last {

@@ -1,5 +1,5 @@
 //! `jax::optim`'s values as the tracer holds them: optimizers and
-//! schedules known when the function compiles ([`Static`], the payload of
+//! schedules (and `stax`'s layers and `nn::initializers`) known when the function compiles ([`Static`], the payload of
 //! `Value::Optim`), and the optimizer state structs (`optim::AdamState<P>`
 //! and the others) as written types, in signatures and in the generated
 //! code. Constructing and applying them is `lib/optim/`.
@@ -27,6 +27,33 @@ pub(crate) enum Static {
     Optimizer(Optimizer),
     /// A step size schedule of `jax::example_libraries::optimizers`.
     StepSize(StepSize),
+    /// A layer of `jax::example_libraries::stax`.
+    Layer(jax_core::stax::Layer),
+    /// An initializer of `jax::nn::initializers`.
+    Init(jax_core::initializers::Init),
+}
+
+/// A layer constant of `stax` (`Relu`, `stax::Flatten`) by name.
+pub(crate) fn stax_constant(name: &str) -> Option<Static> {
+    use jax_core::stax::{Elementwise::*, Layer};
+    let e = Layer::Elementwise;
+    Some(Static::Layer(match name {
+        "Tanh" => e(Tanh),
+        "Relu" => e(Relu),
+        "Exp" => e(Exp),
+        "LogSoftmax" => e(LogSoftmax),
+        "Softmax" => e(Softmax),
+        "Softplus" => e(Softplus),
+        "Sigmoid" => e(Sigmoid),
+        "Elu" => e(Elu),
+        "LeakyRelu" => e(LeakyRelu),
+        "Selu" => e(Selu),
+        "Gelu" => e(Gelu),
+        "Flatten" => Layer::Flatten,
+        "Identity" => Layer::Identity,
+        "FanInSum" => Layer::FanInSum,
+        _ => return None,
+    }))
 }
 
 pub(crate) const PREFIX: &str = "optim::";

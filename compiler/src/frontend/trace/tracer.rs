@@ -232,7 +232,11 @@ impl Tracer {
             Value::Pullback(_) => err(span, "a pullback is a function, not an array; call it with the output's cotangent"),
             Value::Unit => err(span, "this expression has no value"),
             Value::Str(_) => err(span, "a string is not an array"),
-            Value::Optim(_) => err(span, "an optimizer or schedule is not an array; call its `.init(&params)` or `.update(&grads, state, &params)`"),
+            Value::Optim(o) => match o.as_ref() {
+                crate::frontend::trace::optim::Static::Layer(_) => err(span, "a stax layer is not an array; call its `.init(key, input_shape)` or `.apply(&params, &inputs)`"),
+                crate::frontend::trace::optim::Static::Init(_) => err(span, "an initializer is not an array; call its `.init(key)`"),
+                _ => err(span, "an optimizer or schedule is not an array; call its `.init(&params)` or `.update(&grads, state, &params)`"),
+            },
             Value::Poison => Err(poisoned()),
         }
     }

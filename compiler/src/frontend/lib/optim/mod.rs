@@ -9,6 +9,7 @@
 
 pub(crate) mod optimizers;
 pub(crate) mod rules;
+pub(crate) mod stax;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -64,6 +65,10 @@ fn learning_rate(v: &Value, span: Span, f: &str) -> Result<Sched> {
             Static::StepSize(_) => err(
                 span,
                 "a schedule of `optimizers` is a step size of `optimizers`' optimizers; `optim` takes its own schedules (`optim::exponential_decay(..)`)",
+            ),
+            Static::Layer(_) | Static::Init(_) => err(
+                span,
+                "a learning rate is a number or a schedule, not a layer or an initializer",
             ),
         },
         v => Ok(Sched::Constant(number(
@@ -132,9 +137,20 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
+    if let [name] = segs.as_slice() {
+        if stax::is_layer_constructor(name) {
+            return stax::call_layer(t, name, p, c).map(Some);
+        }
+    }
     let [.., m, name] = segs.as_slice() else {
         return Ok(None);
     };
+    if m == "stax" {
+        return stax::call_layer(t, name, p, c).map(Some);
+    }
+    if m == "initializers" {
+        return stax::call_init(t, name, p, c).map(Some);
+    }
     if m == "optimizers" {
         return optimizers::call(t, name, p, c).map(Some);
     }
@@ -203,6 +219,7 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
                         Static::Opt(o) => stages.push(o.clone()),
                         Static::Sched(_) | Static::StepSize(_) => return err(arg(0).1, "a chain's stages are optimizers"),
                         Static::Optimizer(_) => return err(arg(0).1, "a chain's stages are `optim`'s transformations; `optimizers`' optimizers do not chain (JAX's `example_libraries` has no chain)"),
+                        Static::Layer(_) | Static::Init(_) => return err(arg(0).1, "a chain's stages are optimizers"),
                     },
                     _ => return err(arg(0).1, "a chain's stages are optimizers (`optim::adam(..)`, `optim::clip_by_global_norm(..)`)"),
                 }
@@ -256,9 +273,17 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
 }
 
 /// A method of an optimizer or schedule value: a builder method, `init`, `update`.
-pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> Result<Value> {
+pub(crate) fn method(
+    t: &mut Tracer,
+    recv: &Static,
+    m: &syn::ExprMethodCall,
+    hint: Option<crate::frontend::trace::types::TypeSpec>,
+) -> Result<Value> {
     if let Static::Optimizer(_) | Static::StepSize(_) = recv {
         return optimizers::method(t, recv, m);
+    }
+    if let Static::Layer(_) | Static::Init(_) = recv {
+        return stax::method(t, recv, m, hint);
     }
     let name = m.method.to_string();
     let span = m.span();
@@ -334,6 +359,7 @@ pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> 
             }
             wrap(Static::Sched(s))
         }
+        (Static::Layer(_) | Static::Init(_), _) => unreachable!("`stax::method`'s"),
         (Static::Optimizer(_) | Static::StepSize(_), _) => {
             unreachable!("`optimizers`' values are `lib::optim::optimizers`'")
         }

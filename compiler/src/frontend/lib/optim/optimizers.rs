@@ -291,6 +291,6 @@ pub(crate) fn method(t: &mut Tracer, recv: &Static, m: &syn::ExprMethodCall) -> 
                 format!("a step size schedule has no method `.{name}()`; `.at(i)` is its value at step `i`"),
             ),
         },
-        Static::Opt(_) | Static::Sched(_) => unreachable!("optax's values are `lib::optim`'s"),
+        _ => unreachable!("optax's values, layers and initializers are not `optimizers`'"),
     }
 }
