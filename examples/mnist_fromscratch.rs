@@ -13,8 +13,8 @@
 //!
 //! Run with `cargo run --release --example mnist_fromscratch`.
 
-#[path = "data/digits.rs"]
-mod digits;
+#[path = "support/digits_split.rs"]
+mod digits_split;
 
 #[path = "../benches/support/timing.rs"]
 mod timing;
@@ -29,10 +29,8 @@ const PARAM_SCALE: f32 = 0.1;
 /// one 110 on a set 33 times smaller.
 const STEP_SIZE: f32 = 0.1;
 const NUM_EPOCHS: usize = 10;
-const TRAIN: usize = 1408;
-const TEST: usize = IMAGES - TRAIN;
-use digits::IMAGES;
-const NUM_BATCHES: usize = TRAIN / model::BATCH;
+
+use digits_split::{accuracy, data, Data, TEST, TRAIN};
 
 #[jax::jit]
 mod model {
@@ -90,6 +88,8 @@ mod model {
 
 use model::{Params, BATCH, CLASSES, PIXELS};
 
+const _: () = assert!(BATCH == digits_split::BATCH && PIXELS == digits_split::PIXELS);
+
 /// `predict` for any number of rows, eagerly: JAX's example calls it
 /// unjitted from `accuracy` on the whole training and test sets. (The
 /// jitted `model::predict` has the batch's fixed shape: a generic function
@@ -102,23 +102,6 @@ fn predict<const N: usize>(p: &Params, inputs: &Array<f32, N, PIXELS>) -> Array<
     logits - norm
 }
 
-/// The fraction of the rows whose most likely class is the target's.
-fn accuracy<const N: usize>(
-    p: &Params,
-    inputs: &Array<f32, N, PIXELS>,
-    targets: &Array<f32, N, CLASSES>,
-) -> f32 {
-    let argmax =
-        |row: &[f32]| (0..row.len()).fold(0, |best, i| if row[i] > row[best] { i } else { best });
-    let (preds, targets) = (predict(p, inputs).to_vec(), targets.to_vec());
-    let right = preds
-        .chunks_exact(CLASSES)
-        .zip(targets.chunks_exact(CLASSES))
-        .filter(|(p, t)| argmax(p) == argmax(t))
-        .count();
-    right as f32 / N as f32
-}
-
 /// `scale * rng.randn(m, n)` for every weight and bias.
 fn init_random_params(scale: f32, key: random::Key) -> Params {
     let k: [random::Key; 6] = random::split(key);
@@ -129,55 +112,6 @@ fn init_random_params(scale: f32, key: random::Key) -> Params {
         b2: random::normal::<Array<f32, { model::HIDDEN }>>(k[3]) * scale,
         w3: random::normal::<Array<f32, { model::HIDDEN }, CLASSES>>(k[4]) * scale,
         b3: random::normal::<Array<f32, CLASSES>>(k[5]) * scale,
-    }
-}
-
-/// The rows `idx` of the images, and their labels one-hot.
-fn gather<const N: usize>(
-    pixels: &[f32],
-    labels: &[u8],
-    idx: &[i32],
-) -> (Array<f32, N, PIXELS>, Array<f32, N, CLASSES>) {
-    let mut x = Vec::with_capacity(N * PIXELS);
-    let mut y = vec![0.0; N * CLASSES];
-    for (row, &i) in idx.iter().enumerate() {
-        let i = i as usize;
-        x.extend_from_slice(&pixels[i * PIXELS..(i + 1) * PIXELS]);
-        y[row * CLASSES + labels[i] as usize] = 1.0;
-    }
-    (
-        Array::from_vec(x).expect("N rows of pixels"),
-        Array::from_vec(y).expect("N one-hot rows"),
-    )
-}
-
-/// The keys, the split into training and test sets, and the sets.
-struct Data {
-    pixels: Vec<f32>,
-    labels: Vec<u8>,
-    init_key: random::Key,
-    stream_key: random::Key,
-    train_idx: Vec<i32>,
-    train: (Array<f32, TRAIN, PIXELS>, Array<f32, TRAIN, CLASSES>),
-    test: (Array<f32, TEST, PIXELS>, Array<f32, TEST, CLASSES>),
-}
-
-fn data() -> Data {
-    let (pixels, labels) = digits::load();
-    let [split_key, init_key, stream_key] = random::split(random::key(0));
-    let order: Array<i32, IMAGES> = random::permutation(split_key);
-    let order = order.to_vec();
-    let (train_idx, test_idx) = order.split_at(TRAIN);
-    let train = gather::<TRAIN>(&pixels, &labels, train_idx);
-    let test = gather::<TEST>(&pixels, &labels, test_idx);
-    Data {
-        train_idx: train_idx.to_vec(),
-        pixels,
-        labels,
-        init_key,
-        stream_key,
-        train,
-        test,
     }
 }
 
@@ -203,16 +137,9 @@ fn train(
     for epoch in 0..epochs {
         let start = Instant::now();
         // A new shuffle of the training set every epoch, as JAX's data_stream.
-        let [next, perm_key] = random::split(stream_key);
+        let (perm, next) = d.shuffle(stream_key);
         stream_key = next;
-        let perm: Array<i32, TRAIN> = random::permutation(perm_key);
-        let perm: Vec<i32> = perm
-            .to_vec()
-            .iter()
-            .map(|&i| d.train_idx[i as usize])
-            .collect();
-        for batch_idx in perm.chunks_exact(BATCH).take(NUM_BATCHES) {
-            let (x, y) = gather::<BATCH>(&d.pixels, &d.labels, batch_idx);
+        for (x, y) in d.batches(&perm) {
             let record = record && epoch == 0;
             if record {
                 losses.push(model::loss(&params, &x, &y).item());
@@ -225,8 +152,8 @@ fn train(
         let seconds = start.elapsed().as_secs_f64();
         each(&Epoch {
             seconds,
-            train_acc: accuracy(&params, &d.train.0, &d.train.1),
-            test_acc: accuracy(&params, &d.test.0, &d.test.1),
+            train_acc: accuracy(&predict(&params, &d.train.0), &d.train.1),
+            test_acc: accuracy(&predict(&params, &d.test.0), &d.test.1),
         });
     }
     (params, losses)
@@ -271,7 +198,7 @@ fn bench(t: &timing::Timing) {
     // The params are the previous call's, as in the training loop: each
     // call writes its result over its own (unshared) params.
     let mut params = Some(init_random_params(PARAM_SCALE, d.init_key));
-    let (x, y) = gather::<BATCH>(&d.pixels, &d.labels, &d.train_idx[..BATCH]);
+    let (x, y) = digits_split::gather::<BATCH>(&d.pixels, &d.labels, &d.train_idx[..BATCH]);
     let s = t.run(|| {
         let p = params.take().expect("the previous call's params");
         params = Some(black_box(model::update(
@@ -294,7 +221,8 @@ mod fixture;
 /// `examples/mnist_classifier_fromscratch.py`).
 #[cfg(all(test, not(feature = "x64")))]
 mod tests {
-    use super::fixture::{self, bits};
+    use super::digits_split::counts;
+    use super::fixture;
     use super::*;
     use serde_json::Value;
 
@@ -315,25 +243,7 @@ mod tests {
     /// JAX's within `tol` of the row's largest element, and its sum within
     /// `tol` of the sum of magnitudes.
     fn check(what: &str, p: &Params, want: &Value, tol: f32) {
-        for (k, a) in arrays(p).iter().enumerate() {
-            let w = &want[k];
-            let first = bits(&w["first"]);
-            let got = &a[..first.len()];
-            let scale = first.iter().fold(0f32, |m, v| m.max(v.abs()));
-            for (g, f) in got.iter().zip(&first) {
-                assert!(
-                    (g - f).abs() <= tol * scale,
-                    "{what}: array {k}: {g} against JAX's {f}"
-                );
-            }
-            let sum: f64 = a.iter().map(|&v| v as f64).sum();
-            let abs: f64 = a.iter().map(|&v| v.abs() as f64).sum();
-            let want_sum = w["sum"].as_f64().unwrap();
-            assert!(
-                (sum - want_sum).abs() <= tol as f64 * abs,
-                "{what}: array {k}: sum {sum} against JAX's {want_sum}"
-            );
-        }
+        fixture::check_summaries(what, &arrays(p), want, tol);
     }
 
     /// The split, the shuffle and the initial params are JAX's bits.
@@ -402,19 +312,8 @@ mod tests {
         );
     }
 
-    /// Right answers out of the training and test sets (JAX's mean of a
-    /// bool array multiplies by `1 / N` in float32, where `accuracy`
-    /// divides: the same counts, not always the same bits).
-    fn counts((train, test): (f32, f32)) -> (u32, u32) {
-        (
-            (train * TRAIN as f32).round() as u32,
-            (test * TEST as f32).round() as u32,
-        )
-    }
-
     fn counts_of(v: &Value) -> (u32, u32) {
-        let a = v.as_array().unwrap();
-        counts((a[0].as_f64().unwrap() as f32, a[1].as_f64().unwrap() as f32))
+        counts(fixture::pair(v))
     }
 
     /// All ten epochs: every epoch's accuracies are JAX's.

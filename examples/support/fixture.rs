@@ -35,3 +35,38 @@ pub fn off(got: &[f32], want: &[f32]) -> f32 {
         .fold(0f32, |m, (g, w)| m.max((g - w).abs()))
         / scale
 }
+
+/// A list of arrays against JAX's summaries (`[{"sum", "first"}, ..]`,
+/// each array's float64 sum and its first row or first elements): the
+/// first elements within `tol` of their largest magnitude, the sum within
+/// `tol` of the sum of magnitudes.
+#[allow(dead_code)] // the programs that record summaries use it
+#[track_caller]
+pub fn check_summaries(what: &str, arrays: &[Vec<f32>], want: &Value, tol: f32) {
+    for (k, a) in arrays.iter().enumerate() {
+        let w = &want[k];
+        let first = bits(&w["first"]);
+        let got = &a[..first.len()];
+        let scale = first.iter().fold(0f32, |m, v| m.max(v.abs()));
+        for (g, f) in got.iter().zip(&first) {
+            assert!(
+                (g - f).abs() <= tol * scale,
+                "{what}: array {k}: {g} against JAX's {f}"
+            );
+        }
+        let sum: f64 = a.iter().map(|&v| v as f64).sum();
+        let abs: f64 = a.iter().map(|&v| v.abs() as f64).sum();
+        let want_sum = w["sum"].as_f64().unwrap();
+        assert!(
+            (sum - want_sum).abs() <= tol as f64 * abs,
+            "{what}: array {k}: sum {sum} against JAX's {want_sum}"
+        );
+    }
+}
+
+/// A `[train, test]` pair of JAX's accuracies.
+#[allow(dead_code)]
+pub fn pair(v: &Value) -> (f32, f32) {
+    let a = v.as_array().unwrap();
+    (a[0].as_f64().unwrap() as f32, a[1].as_f64().unwrap() as f32)
+}

@@ -31,6 +31,7 @@ mod jit_random;
 mod jit_vs_eager;
 mod key_arrays;
 mod multi_output;
+mod nn_initializers;
 mod optim;
 mod optim_jit;
 mod optimizers;

@@ -785,6 +785,11 @@ fn mod_items(
     let mut out = Vec::new();
     for it in content {
         match it {
+            // A model or initializer builder (`fn net() -> stax::Layer`):
+            // Rust as written, traced where a body calls it.
+            syn::Item::Fn(f) if crate::frontend::trace::module::builds_static(&f.sig) => {
+                out.push(quote!(#[allow(dead_code)] #f))
+            }
             syn::Item::Fn(f) => out.push(expand_fn(f, Some(items), None, options, errors)),
             syn::Item::Impl(imp) if imp.trait_.is_none() => {
                 let self_ty = &*imp.self_ty;

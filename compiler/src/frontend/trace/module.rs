@@ -101,6 +101,9 @@ impl Tracer {
     }
 
     /// `helper(a, b)` or `Self::helper(a)`: a function of the mod, inlined.
+    /// A function without arguments that returns a `stax::Layer` or an
+    /// `initializers::Initializer` (JAX's module-level `init_fun, apply_fun
+    /// = stax.serial(..)`) is that value.
     pub(crate) fn call_item(
         &mut self,
         p: &syn::ExprPath,
@@ -138,6 +141,17 @@ impl Tracer {
             }
             _ => return Ok(None),
         };
+        if builds_static(sig) {
+            // `fn net() -> stax::Layer { stax::serial([..]) }`: the value,
+            // traced where it is called.
+            if !c.args.is_empty() {
+                return err(c.span(), format!("`{}` takes no arguments", sig.ident));
+            }
+            let saved = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+            let r = self.block_with_tail_hint(block, None);
+            self.scopes = saved;
+            return r.map(Some);
+        }
         let turbofish = match &p.path.segments.last().unwrap().arguments {
             syn::PathArguments::AngleBracketed(a) => Some(a),
             _ => None,
@@ -571,4 +585,21 @@ fn map_atoms(v: &Value, f: &impl Fn(&Atom) -> Atom) -> Value {
         ),
         other => other.clone(),
     }
+}
+
+/// Whether a function of the mod builds a compile-time value of the
+/// library (it takes nothing and returns a `stax::Layer` or an
+/// `initializers::Initializer`): it is not compiled, it runs eagerly as
+/// written, and a body calling it traces its value.
+pub(crate) fn builds_static(sig: &syn::Signature) -> bool {
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return false;
+    };
+    let syn::Type::Path(p) = &**ty else {
+        return false;
+    };
+    let last = p.path.segments.last().map(|s| s.ident.to_string());
+    sig.inputs.is_empty()
+        && sig.generics.params.is_empty()
+        && matches!(last.as_deref(), Some("Layer" | "Initializer"))
 }

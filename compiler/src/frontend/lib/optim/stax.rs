@@ -185,12 +185,14 @@ pub(crate) fn call_layer(
         "serial" | "parallel" => {
             let items = match arg(0).0 {
                 Value::List(items) | Value::Tuple(items) => items.clone(),
-                _ => return err(
-                    arg(0).1,
-                    format!(
+                _ => {
+                    return err(
+                        arg(0).1,
+                        format!(
                         "`{name}` takes its layers as an array: `stax::{name}([Dense(10), Relu])`"
                     ),
-                ),
+                    )
+                }
             };
             let layers = items
                 .iter()
