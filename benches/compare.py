@@ -211,6 +211,12 @@ ROWS = [
         "mnist_fromscratch_update",
         "program `examples/mnist_fromscratch.rs` against its Python original (tests/fixtures/gen/mnist_fromscratch.py)",
     ),
+    (
+        "mnist_classifier: one jitted momentum step, stax MLP 64-1024-1024-10 (relu), batch 128",
+        "mnist_classifier_update",
+        "mnist_classifier_update",
+        "program `examples/mnist_classifier.rs` against its Python original (tests/fixtures/gen/mnist_classifier.py)",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -222,6 +228,7 @@ PROGRAMS = {
     "advi": ("advi_update",),
     "gaussian_process": ("gaussian_process_grad",),
     "mnist_fromscratch": ("mnist_fromscratch_update",),
+    "mnist_classifier": ("mnist_classifier_update",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

@@ -240,6 +240,12 @@ PROGRAMS = [
         "tests/fixtures/gen/mnist_fromscratch.py",
         [("update_run", 2)],
     ),
+    (
+        "mnist_classifier",
+        ["examples/mnist_classifier.rs"],
+        "tests/fixtures/gen/mnist_classifier.py",
+        [("update_run", 2)],
+    ),
 ]
 
 

@@ -481,6 +481,7 @@ def workloads():
         ("kernel_lsq_update", step("kernel_lsq", "update_run", 4)),
         ("advi_update", step("advi", "update_run", 2)),
         ("mnist_fromscratch_update", step("mnist_fromscratch", "update_run", 2)),
+        ("mnist_classifier_update", step("mnist_classifier", "update_run", 2)),
         ("gaussian_process_grad", step("gaussian_process", "grad_run", 3)),
     ]
 

@@ -41,6 +41,8 @@ mod rnn_steps;
 mod safetensors;
 mod scan_sums;
 mod sharp_bits;
+// JAX's float32 params: with x64 stax's initializers draw float64, as JAX's do.
+#[cfg(not(feature = "x64"))]
 mod stax;
 mod train_step;
 mod tree;
