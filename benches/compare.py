@@ -217,6 +217,12 @@ ROWS = [
         "mnist_classifier_update",
         "program `examples/mnist_classifier.rs` against its Python original (tests/fixtures/gen/mnist_classifier.py)",
     ),
+    (
+        "mnist_vae: one jitted epoch (`fori_loop` of 44 momentum steps, stax VAE 64-512-512-10)",
+        "mnist_vae_epoch",
+        "mnist_vae_epoch",
+        "program `examples/mnist_vae.rs` against its Python original (tests/fixtures/gen/mnist_vae.py)",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -229,6 +235,7 @@ PROGRAMS = {
     "gaussian_process": ("gaussian_process_grad",),
     "mnist_fromscratch": ("mnist_fromscratch_update",),
     "mnist_classifier": ("mnist_classifier_update",),
+    "mnist_vae": ("mnist_vae_epoch",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

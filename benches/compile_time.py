@@ -246,6 +246,12 @@ PROGRAMS = [
         "tests/fixtures/gen/mnist_classifier.py",
         [("update_run", 2)],
     ),
+    (
+        "mnist_vae",
+        ["examples/mnist_vae.rs"],
+        "tests/fixtures/gen/mnist_vae.py",
+        [("run_epoch_run", 2)],
+    ),
 ]
 
 

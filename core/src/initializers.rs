@@ -2,10 +2,11 @@
 //! initializer and its options (known when a function compiles), and
 //! [`init`] draws its array for a key, a shape and a dtype with JAX's
 //! formula and JAX's types: `zeros`, `ones`, `constant`, `uniform`,
-//! `normal`, `truncated_normal`, and `variance_scaling` with the families
-//! JAX defines over it (`glorot_*`/`xavier_*`, `lecun_*`, `he_*`/`kaiming_*`).
-//! The draws are `jax.random`'s samplers, so the values are JAX's bits
-//! (`tests/transforms/nn_initializers.rs`).
+//! `normal`, `truncated_normal`, `variance_scaling` with the families
+//! JAX defines over it (`glorot_*`/`xavier_*`, `lecun_*`, `he_*`/`kaiming_*`),
+//! `orthogonal` and `delta_orthogonal`. The draws are `jax.random`'s
+//! samplers, so the values are JAX's bits, the two made by a QR within its
+//! rounding (`tests/transforms/nn_initializers.rs`).
 
 use jax_dtypes::{DType, Kind};
 
@@ -93,6 +94,17 @@ pub enum InitKind {
         out_axis: i64,
         batch_axis: Vec<i64>,
     },
+    /// `orthogonal(scale, column_axis)`: the Q of a normal draw's QR.
+    Orthogonal {
+        scale: f64,
+        column_axis: i64,
+    },
+    /// `delta_orthogonal(scale, column_axis)`: an orthogonal matrix at the
+    /// center of a convolution kernel's window, zeros around it.
+    DeltaOrthogonal {
+        scale: f64,
+        column_axis: i64,
+    },
 }
 
 impl Init {
@@ -147,6 +159,22 @@ impl Init {
         })
     }
 
+    /// `orthogonal(scale=1.0, column_axis=-1)`.
+    pub fn orthogonal() -> Init {
+        Init::of(InitKind::Orthogonal {
+            scale: 1.0,
+            column_axis: -1,
+        })
+    }
+
+    /// `delta_orthogonal(scale=1.0, column_axis=-1)`.
+    pub fn delta_orthogonal() -> Init {
+        Init::of(InitKind::DeltaOrthogonal {
+            scale: 1.0,
+            column_axis: -1,
+        })
+    }
+
     /// The families JAX defines over `variance_scaling`, by name
     /// (`glorot_normal`, `xavier_uniform`, `lecun_normal`, `he_uniform`,
     /// `kaiming_normal`, ...); `None` for other names.
@@ -166,7 +194,8 @@ impl Init {
     }
 
     /// Sets a keyword option by JAX's name (`dtype` aside): `in_axis`,
-    /// `out_axis` (variance scaling), `lower`, `upper` (truncated normal).
+    /// `out_axis` (variance scaling), `lower`, `upper` (truncated normal),
+    /// `scale`, `column_axis` (orthogonal).
     /// `false` if this initializer has no such option.
     pub fn set(&mut self, name: &str, v: f64) -> bool {
         match (&mut self.kind, name) {
@@ -174,6 +203,15 @@ impl Init {
             (InitKind::VarianceScaling { out_axis, .. }, "out_axis") => *out_axis = v as i64,
             (InitKind::TruncatedNormal { lower, .. }, "lower") => *lower = v,
             (InitKind::TruncatedNormal { upper, .. }, "upper") => *upper = v,
+            (
+                InitKind::Orthogonal { scale, .. } | InitKind::DeltaOrthogonal { scale, .. },
+                "scale",
+            ) => *scale = v,
+            (
+                InitKind::Orthogonal { column_axis, .. }
+                | InitKind::DeltaOrthogonal { column_axis, .. },
+                "column_axis",
+            ) => *column_axis = v as i64,
             _ => return false,
         }
         true
@@ -275,6 +313,39 @@ pub fn init<L: Lax>(l: &mut L, i: &Init, key: L::V, shape: &[usize]) -> Res<L, L
             let s = scalar(l, *stddev, dtype);
             times(l, n, s)
         }
+        InitKind::Orthogonal { scale, column_axis } => {
+            orthogonal(l, key, shape, dtype, *scale, *column_axis)
+        }
+        InitKind::DeltaOrthogonal { scale, column_axis } => {
+            let rank = shape.len();
+            if !(3..=5).contains(&rank) {
+                return Err(l.error(format!(
+                    "Delta orthogonal initializer requires a 3D, 4D or 5D shape, got {shape:?}"
+                )));
+            }
+            let (fan_in, fan_out) = (shape[rank - 2], shape[rank - 1]);
+            if fan_in > fan_out {
+                return Err(l.error(format!(
+                    "`fan_in` must be less or equal than `fan_out`, got a shape {shape:?}"
+                )));
+            }
+            let m = orthogonal(l, key, &shape[rank - 2..], dtype, *scale, *column_axis)?;
+            // `zeros(shape).at[(k - 1) // 2, .., :, :].set(m)`: the matrix
+            // padded with zeros around the window's center.
+            let mut ones: Vec<Dim> = vec![Dim::Lit(1); rank - 2];
+            ones.extend([Dim::Lit(fan_in), Dim::Lit(fan_out)]);
+            let m = l.broadcast_in_dim(m, ones, vec![rank - 2, rank - 1])?;
+            let mut config: Vec<(i64, i64, i64)> = shape[..rank - 2]
+                .iter()
+                .map(|&k| {
+                    let lo = (k as i64 - 1) / 2;
+                    (lo, k as i64 - 1 - lo, 0)
+                })
+                .collect();
+            config.extend([(0, 0, 0), (0, 0, 0)]);
+            let zero = scalar(l, 0.0, dtype);
+            l.pad(m, zero, config, 0)
+        }
         InitKind::VarianceScaling {
             scale,
             mode,
@@ -330,4 +401,92 @@ pub fn init<L: Lax>(l: &mut L, i: &Init, key: L::V, shape: &[usize]) -> Res<L, L
             }
         }
     }
+}
+
+/// JAX's `orthogonal` initializer: a normal draw of the shape flattened to
+/// a matrix (the long side first), its QR's `q` with each column's sign
+/// made that of `r`'s diagonal, transposed back if it was wide, reshaped
+/// with the column axis last, moved to `column_axis`, times `scale`.
+fn orthogonal<L: Lax>(
+    l: &mut L,
+    key: L::V,
+    shape: &[usize],
+    dtype: DType,
+    scale: f64,
+    column_axis: i64,
+) -> Res<L, L::V> {
+    let rank = shape.len();
+    if rank < 2 {
+        return Err(l.error(format!(
+            "orthogonal initializer requires at least a 2D shape, got {shape:?}"
+        )));
+    }
+    let col = if column_axis < 0 {
+        column_axis + rank as i64
+    } else {
+        column_axis
+    };
+    let Some(col) = usize::try_from(col).ok().filter(|&c| c < rank) else {
+        return Err(l.error(format!(
+            "orthogonal initializer: column_axis {column_axis} is out of bounds for a shape of rank {rank}"
+        )));
+    };
+    let n_cols = shape[col];
+    let n_rows = shape.iter().product::<usize>() / n_cols.max(1);
+    let wide = n_rows < n_cols;
+    let (m, n) = if wide {
+        (n_cols, n_rows)
+    } else {
+        (n_rows, n_cols)
+    };
+    let a = l.random(
+        &prims::RANDOM_NORMAL,
+        key,
+        vec![Dim::Lit(m), Dim::Lit(n)],
+        dtype,
+        None,
+    )?;
+    let qr = l.bind_all(
+        &prims::linalg::qr::QR,
+        crate::ir::primitive::Params::Qr {
+            full_matrices: false,
+            pivoting: false,
+        },
+        vec![a],
+    )?;
+    let (q, r) = (qr[0].clone(), qr[1].clone());
+    // `sign(diagonal(r))`: `r` masked to its diagonal, summed down the
+    // columns (the other terms are zeros), broadcast over `q`'s rows.
+    let square = vec![Dim::Lit(n), Dim::Lit(n)];
+    let rows = l.iota(DType::I32, square.clone(), 0)?;
+    let cols = l.iota(DType::I32, square, 1)?;
+    let on = l.binary(&prims::EQ, rows, cols)?;
+    let zero = scalar(l, 0.0, dtype);
+    let zeros = l.broadcast_in_dim(zero, vec![Dim::Lit(n), Dim::Lit(n)], vec![])?;
+    let diag = l.select_n(on, vec![zeros, r])?;
+    let diag = l.reduce(&prims::REDUCE_SUM, diag, vec![0])?;
+    let sign = l.unary(&prims::SIGN, diag)?;
+    let sign = l.broadcast_in_dim(sign, vec![Dim::Lit(m), Dim::Lit(n)], vec![1])?;
+    let mut q = l.binary(&prims::MUL, q, sign)?;
+    if wide {
+        q = l.transpose(q, vec![1, 0])?;
+    }
+    // The shape without the column axis, then the column axis, moved back.
+    let mut flat: Vec<Dim> = shape
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != col)
+        .map(|(_, &d)| Dim::Lit(d))
+        .collect();
+    flat.push(Dim::Lit(n_cols));
+    let q = jnp::reshape(l, q, flat)?;
+    let mut perm: Vec<usize> = (0..rank - 1).collect();
+    perm.insert(col, rank - 1);
+    let q = if perm.iter().copied().eq(0..rank) {
+        q
+    } else {
+        l.transpose(q, perm)?
+    };
+    let s = jnp::weak_literal(l, Scalar::Float(scale));
+    jnp::binary(l, &prims::MUL, s, q)
 }

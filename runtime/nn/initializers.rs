@@ -3,8 +3,10 @@
 //! the shape and the dtype are the result type's.
 //!
 //! Each draw is JAX's (`jax_core::initializers`, the text a jitted body
-//! traces), so the arrays are JAX's bits (`tests/transforms/nn_initializers.rs`
-//! checks every initializer against JAX's). JAX's optional keywords are
+//! traces), so the arrays are JAX's bits, `orthogonal`'s and
+//! `delta_orthogonal`'s within the rounding of their QR
+//! (`tests/transforms/nn_initializers.rs` checks every initializer against
+//! JAX's). JAX's optional keywords are
 //! builder methods (`normal().stddev(0.5)`, `glorot_normal().in_axis(2)`).
 //!
 //! ```
@@ -104,17 +106,27 @@ impl Initializer {
         self
     }
 
-    /// `uniform`'s `scale` (default 1e-2).
+    /// `uniform`'s `scale` (default 1e-2), `orthogonal`'s and
+    /// `delta_orthogonal`'s (default 1).
     ///
     /// # Panics
-    /// Unless the initializer is `uniform`.
+    /// Unless the initializer is one of those.
     #[track_caller]
     pub fn scale(mut self, scale: f64) -> Self {
         match &mut self.0.kind {
             core::InitKind::Uniform(s) => *s = scale,
-            _ => panic!("this initializer has no option `scale`"),
+            _ => return self.with("scale", scale),
         }
         self
+    }
+
+    /// `orthogonal`'s and `delta_orthogonal`'s `column_axis` (default -1).
+    ///
+    /// # Panics
+    /// Unless the initializer is one of those.
+    #[track_caller]
+    pub fn column_axis(self, axis: i64) -> Self {
+        self.with("column_axis", axis as f64)
     }
 
     /// `truncated_normal`'s `lower` bound, in standard deviations (default -2).
@@ -178,6 +190,21 @@ pub fn variance_scaling(scale: f64, mode: &str, distribution: &str) -> Initializ
     let mode = core::FanMode::parse(mode).unwrap_or_else(|e| panic!("{e}"));
     let d = core::Distribution::parse(distribution).unwrap_or_else(|e| panic!("{e}"));
     Initializer(core::Init::variance_scaling(scale, mode, d))
+}
+
+/// `orthogonal(scale=1.0, column_axis=-1)`: the shape flattened to a
+/// matrix with `column_axis` as its columns, an orthogonal one (the Q of
+/// a normal draw's QR, its columns' signs those of R's diagonal), times
+/// `scale`.
+pub fn orthogonal() -> Initializer {
+    Initializer(core::Init::orthogonal())
+}
+
+/// `delta_orthogonal(scale=1.0, column_axis=-1)`: for a convolution
+/// kernel (3 to 5 axes, input features no more than output features), an
+/// orthogonal matrix at the window's center and zeros elsewhere.
+pub fn delta_orthogonal() -> Initializer {
+    Initializer(core::Init::delta_orthogonal())
 }
 
 macro_rules! family {

@@ -722,6 +722,29 @@ fn kernel(
                 crate::lax::dot_general_raw::<T>(a, sx(), b, sy(), dims)
             ))))
         }
+        "qr" => {
+            let Params::Qr { full_matrices, .. } = params else {
+                return unsupported();
+            };
+            let s = sx();
+            let (m, n) = (s[s.len() - 2], s[s.len() - 1]);
+            let batch: usize = s[..s.len() - 2].iter().product();
+            let k = if *full_matrices { m } else { m.min(n) };
+            let full = *full_matrices;
+            match x() {
+                DynData::F32(a) => {
+                    let (mut q, mut r) = (vec![0f32; batch * m * k], vec![0f32; batch * k * n]);
+                    crate::__rt::linalg::qr_f32(a, &mut q, &mut r, batch, m, n, full);
+                    Ok(vec![DynData::F32(q), DynData::F32(r)])
+                }
+                DynData::F64(a) => {
+                    let (mut q, mut r) = (vec![0f64; batch * m * k], vec![0f64; batch * k * n]);
+                    crate::__rt::linalg::qr_f64(a, &mut q, &mut r, batch, m, n, full);
+                    Ok(vec![DynData::F64(q), DynData::F64(r)])
+                }
+                _ => unsupported(),
+            }
+        }
         "conv_general_dilated" => {
             let Params::Conv(c) = params else {
                 return unsupported();

@@ -59,6 +59,8 @@ const INITIALIZERS: &[(&str, usize)] = &[
     ("he_normal", 0),
     ("kaiming_uniform", 0),
     ("kaiming_normal", 0),
+    ("orthogonal", 0),
+    ("delta_orthogonal", 0),
 ];
 
 /// Whether a bare name (`Dense` after `use ..::stax::Dense`) is a layer
@@ -241,6 +243,8 @@ pub(crate) fn call_init(
             let dist = Distribution::parse(&dist).or_else(|e| err(args[2].1, e))?;
             Init::variance_scaling(scale, mode, dist)
         }
+        "orthogonal" => Init::orthogonal(),
+        "delta_orthogonal" => Init::delta_orthogonal(),
         family => Init::family(family).expect("a family of the table"),
     };
     Ok(wrap(Static::Init(init)))
