@@ -14,9 +14,8 @@
 //! the outputs and 6.8e-7 on the gradients).
 
 use jax::example_libraries::stax::{
-    self, AvgPool, BatchNorm, Conv, Dense, Dropout, Elu, Exp, FanInConcat, FanInSum, FanOut,
-    Flatten, Gelu, GeneralConv, Identity, Layer, LeakyRelu, LogSoftmax, MaxPool, Relu, Selu,
-    Sigmoid, Softmax, Softplus, SumPool, Tanh,
+    self, AvgPool, BatchNorm, Conv, Dense, Dropout, Elu, Exp, FanInConcat, FanOut, Flatten, Gelu,
+    GeneralConv, Identity, Layer, LeakyRelu, MaxPool, Relu, Selu, Sigmoid, Softmax, Softplus,
 };
 use jax::tree::{DynArray, Pytree};
 use jax::{random, Array};
@@ -130,29 +129,13 @@ fn input<A: jax::ArrayType>(c: &Value) -> A {
 mod models {
     use super::*;
 
-    pub fn mlp() -> Layer {
-        stax::serial([Dense(32), Relu, Dense(16), Tanh, Dense(10), LogSoftmax])
-    }
+    pub use super::jitted::{cnn, dropout, fan, mlp, vae_encoder};
 
     pub fn elementwise() -> Layer {
         stax::serial([
             stax::serial([Dense(12), Elu, Dense(12), LeakyRelu, Dense(12), Selu]),
             stax::serial([Dense(12), Gelu, Dense(12), Sigmoid, Dense(12), Softplus]),
             stax::serial([Dense(12), Exp, Identity, Dense(6), Softmax]),
-        ])
-    }
-
-    pub fn cnn() -> Layer {
-        stax::serial([
-            Conv(8, [3, 3]).padding("SAME"),
-            BatchNorm(),
-            Relu,
-            MaxPool([2, 2]).strides([2, 2]),
-            Conv(6, [3, 3]).strides([2, 2]),
-            stax::serial([AvgPool([2, 2]).padding("SAME"), SumPool([2, 2])]),
-            Flatten,
-            Dense(10),
-            LogSoftmax,
         ])
     }
 
@@ -180,18 +163,6 @@ mod models {
         ])
     }
 
-    pub fn fan() -> Layer {
-        stax::serial([
-            Dense(8),
-            FanOut(2),
-            stax::parallel([Dense(5), stax::serial([Dense(5), Softplus])]),
-            FanInSum,
-            FanOut(3),
-            stax::parallel([Identity, Dense(4), Relu]),
-            FanInConcat(),
-        ])
-    }
-
     pub fn fan_concat_axis() -> Layer {
         stax::serial([
             Dense(4),
@@ -201,44 +172,18 @@ mod models {
         ])
     }
 
-    pub fn vae_encoder() -> Layer {
-        stax::serial([
-            Dense(32),
-            Relu,
-            Dense(32),
-            Relu,
-            FanOut(2),
-            stax::parallel([Dense(10), stax::serial([Dense(10), Softplus])]),
-        ])
-    }
-
-    pub fn dropout() -> Layer {
-        stax::serial([Dense(16), Dropout(0.8), Relu, Dense(4)])
-    }
-
     pub fn dropout_test_mode() -> Layer {
         stax::serial([Dense(16), Dropout(0.8).mode("test"), Relu, Dense(4)])
     }
 }
 
-/// The params' types, as a user writes them.
-pub type D<const I: usize, const O: usize> = (Array<f32, I, O>, Array<f32, O>);
-pub type MlpParams = (D<20, 32>, (), D<32, 16>, (), D<16, 10>, ());
+/// The params' types, as a user writes them (the jitted mod's, and the
+/// models only the eager tests run).
+use jitted::{CnnParams, DropoutParams, FanParams, MlpParams, VaeParams, D};
 pub type ElementwiseParams = (
     (D<5, 12>, (), D<12, 12>, (), D<12, 12>, ()),
     (D<12, 12>, (), D<12, 12>, (), D<12, 12>, ()),
     (D<12, 12>, (), (), D<12, 6>, ()),
-);
-pub type CnnParams = (
-    (Array<f32, 3, 3, 3, 8>, Array<f32, 1, 1, 1, 8>),
-    (Array<f32, 8>, Array<f32, 8>),
-    (),
-    (),
-    (Array<f32, 3, 3, 8, 6>, Array<f32, 1, 1, 1, 6>),
-    ((), ()),
-    (),
-    D<6, 10>,
-    (),
 );
 pub type CnnNchwParams = (
     (Array<f32, 4, 3, 3, 3>, Array<f32, 1, 4, 1, 1>),
@@ -256,25 +201,7 @@ pub type BatchNormParams = (
     (Array<f32, 6>, ()),
     D<6, 2>,
 );
-pub type FanParams = (
-    D<6, 8>,
-    (),
-    (D<8, 5>, (D<8, 5>, ())),
-    (),
-    (),
-    ((), D<5, 4>, ()),
-    (),
-);
 pub type FanConcatParams = (D<5, 4>, (), (D<4, 3>, D<4, 2>), ());
-pub type VaeParams = (
-    D<64, 32>,
-    (),
-    D<32, 32>,
-    (),
-    (),
-    (D<32, 10>, (D<32, 10>, ())),
-);
-pub type DropoutParams = (D<6, 16>, (), (), D<16, 4>);
 
 /// `init` against JAX's params (bit for bit) and output shape, then
 /// `apply` against JAX's outputs: eagerly.
@@ -513,11 +440,14 @@ mod jitted {
         jax::grad(vae_loss)(p, x)
     }
 
+    pub fn dropout() -> stax::Layer {
+        stax::serial([Dense(16), Dropout(0.8), Relu, Dense(4)])
+    }
+
     /// Dropout draws from the key `apply_rng` is given, split over the
     /// layers as JAX splits it.
     pub fn dropout_apply(p: DropoutParams, x: &Array<f32, 5, 6>, key: Key) -> Array<f32, 5, 4> {
-        let net = stax::serial([Dense(16), Dropout(0.8), Relu, Dense(4)]);
-        net.apply_rng(&p, x, key)
+        dropout().apply_rng(&p, x, key)
     }
 }
 
