@@ -1,7 +1,7 @@
 //! The data pipeline of the MNIST examples ported to scikit-learn's 8×8
-//! digits (`mnist_fromscratch`, `mnist_classifier`), as their JAX
-//! references (`tests/fixtures/gen/mnist_fromscratch.py`,
-//! `mnist_classifier.py`) run it: the keys `split_key, init_key,
+//! digits (`mnist_fromscratch`, `mnist_classifier`, `mnist_vae`), as their
+//! JAX references run it (`tests/fixtures/gen/digits_split.py` is their
+//! shared half): the keys `split_key, init_key,
 //! stream_key = random.split(random.key(0), 3)`, a fixed split by
 //! `random.permutation(split_key, 1797)` into 1408 training images (11
 //! batches of 128) and 389 test images, a new shuffle of the training set

@@ -512,3 +512,36 @@ fn jitted_dropout_matches_jax() {
     let y = jitted::dropout_apply(p, &x, random::key(3));
     check_tree("jitted outputs", &y, &c["y"], TOL);
 }
+
+/// A standalone jitted function (not a mod) naming stax's layers by their
+/// imports: the imports are used (no warning), as `rustc` sees them.
+mod standalone {
+    use jax::example_libraries::stax::{self, Dense, Relu};
+    use jax::nn::initializers;
+    use jax::prelude::*;
+    use jax::random::Key;
+
+    #[jax::jit]
+    pub fn apply(
+        p: ((Array<f32, 2, 3>, Array<f32, 3>), ()),
+        x: &Array<f32, 4, 2>,
+    ) -> Array<f32, 4, 3> {
+        stax::serial([Dense(3), Relu]).apply(&p, x)
+    }
+
+    #[jax::jit]
+    pub fn draw(key: Key) -> Array<f32, 2, 3> {
+        initializers::lecun_normal().init(key)
+    }
+}
+
+#[test]
+fn standalone_functions_match_eager() {
+    let net = stax::serial([Dense(3), Relu]);
+    let (_, p): (_, (D<2, 3>, ())) = net.init(random::key(0), [-1, 2]);
+    let x = Array::<f32, 4, 2>::from([[1.0, -1.0], [0.5, 2.0], [-3.0, 0.0], [0.25, 0.75]]);
+    let eager: Array<f32, 4, 3> = net.apply(&p, &x);
+    assert_eq!(standalone::apply(p, &x).to_vec(), eager.to_vec());
+    let w: Array<f32, 2, 3> = jax::nn::initializers::lecun_normal().init(random::key(5));
+    assert_eq!(standalone::draw(random::key(5)).to_vec(), w.to_vec());
+}

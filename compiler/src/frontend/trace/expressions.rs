@@ -247,8 +247,11 @@ impl Tracer {
             if let Some(v) = self.const_item(&id.to_string())? {
                 return Ok(v);
             }
-            // A layer of `stax` imported by name (`Relu`).
+            // A layer of `stax` imported by name (`Relu`), the import
+            // checked to be stax's.
             if let Some(s) = crate::frontend::trace::optim::stax_constant(&id.to_string()) {
+                self.library_uses
+                    .push((id.clone(), "jax::example_libraries::stax"));
                 return Ok(Value::Optim(std::rc::Rc::new(s)));
             }
             let global = is_global_name(&id.to_string());
@@ -270,6 +273,10 @@ impl Tracer {
         let last = names.last().unwrap().as_str();
         if names.len() >= 2 && names[names.len() - 2] == "stax" {
             if let Some(s) = crate::frontend::trace::optim::stax_constant(last) {
+                if names.len() == 2 {
+                    let id = p.path.segments[0].ident.clone();
+                    self.library_uses.push((id, "jax::example_libraries"));
+                }
                 return Ok(Value::Optim(std::rc::Rc::new(s)));
             }
         }

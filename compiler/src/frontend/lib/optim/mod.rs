@@ -139,12 +139,30 @@ pub(crate) fn call(t: &mut Tracer, p: &syn::ExprPath, c: &syn::ExprCall) -> Resu
         .collect();
     if let [name] = segs.as_slice() {
         if stax::is_layer_constructor(name) {
+            // The import is checked to be stax's (and so used).
+            let id = &p.path.segments[0].ident;
+            t.library_uses
+                .push((id.clone(), "jax::example_libraries::stax"));
             return stax::call_layer(t, name, p, c).map(Some);
         }
     }
     let [.., m, name] = segs.as_slice() else {
         return Ok(None);
     };
+    // `stax::serial(..)` after `use jax::example_libraries::stax;`: the
+    // module imported is checked to be the library's (and so used).
+    if segs.len() == 2 {
+        let parent = match m.as_str() {
+            "stax" | "optimizers" => Some("jax::example_libraries"),
+            "initializers" => Some("jax::nn"),
+            "optim" => Some("jax"),
+            _ => None,
+        };
+        if let Some(parent) = parent {
+            let id = &p.path.segments[0].ident;
+            t.library_uses.push((id.clone(), parent));
+        }
+    }
     if m == "stax" {
         return stax::call_layer(t, name, p, c).map(Some);
     }
