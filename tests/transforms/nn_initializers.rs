@@ -45,10 +45,9 @@ fn initializer(c: &Value) -> Initializer {
         "delta_orthogonal" => initializers::delta_orthogonal(),
         other => panic!("a case of an initializer the test does not know: {other}"),
     };
-    if matches!(name, "uniform" | "orthogonal" | "delta_orthogonal") {
-        if let Some(s) = num("scale") {
-            i = i.scale(s);
-        }
+    let scaled = matches!(name, "uniform" | "orthogonal" | "delta_orthogonal");
+    if let (true, Some(s)) = (scaled, num("scale")) {
+        i = i.scale(s);
     }
     if let Some(a) = int("column_axis") {
         i = i.column_axis(a);
