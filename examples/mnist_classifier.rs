@@ -63,16 +63,10 @@ pub mod model {
         ])
     }
 
-    /// The params `net().init(key, [-1, 64])` returns: `(W, b)` for each
-    /// `Dense`, `()` for each activation, as JAX's list has them.
-    pub type Params = (
-        (Array<f32, PIXELS, HIDDEN>, Array<f32, HIDDEN>),
-        (),
-        (Array<f32, HIDDEN, HIDDEN>, Array<f32, HIDDEN>),
-        (),
-        (Array<f32, HIDDEN, CLASSES>, Array<f32, CLASSES>),
-        (),
-    );
+    /// The params `net().init(key, [-1, 64])` returns, computed from the
+    /// model when the mod compiles: `(W, b)` for each `Dense`, `()` for
+    /// each activation, as JAX's list has them.
+    pub type Params = stax::params_of!(net, [-1, PIXELS]);
 
     /// The mean cross-entropy of a batch against one-hot targets.
     pub fn loss(

@@ -60,22 +60,10 @@ pub mod vae {
     pub const STEP_SIZE: f64 = 0.01;
     pub const MASS: f64 = 0.9;
 
-    pub type D<const I: usize, const O: usize> = (Array<f32, I, O>, Array<f32, O>);
-    pub type EncoderParams = (
-        D<IMAGE, HIDDEN>,
-        (),
-        D<HIDDEN, HIDDEN>,
-        (),
-        (),
-        (D<HIDDEN, LATENT>, (D<HIDDEN, LATENT>, ())),
-    );
-    pub type DecoderParams = (
-        D<LATENT, HIDDEN>,
-        (),
-        D<HIDDEN, HIDDEN>,
-        (),
-        D<HIDDEN, IMAGE>,
-    );
+    /// The params of the two models, as their `init`s make them for JAX's
+    /// input shapes (computed from the models when the mod compiles).
+    pub type EncoderParams = stax::params_of!(encoder, [BATCH, IMAGE]);
+    pub type DecoderParams = stax::params_of!(decoder, [BATCH, LATENT]);
     pub type Params = (EncoderParams, DecoderParams);
     pub type State = optimizers::MomentumState<Params>;
 

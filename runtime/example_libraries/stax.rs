@@ -35,8 +35,10 @@
 //! The params are a pytree of the layers' structure, as JAX's are: `(W, b)`
 //! for `Dense` and `Conv`, `(beta, gamma)` for `BatchNorm`, `()` for a
 //! layer without params, one entry per layer for `serial` and `parallel`;
-//! their Rust type is written by the caller (a tuple type, as above) and
-//! checked against the layer's structure. The same calls work inside
+//! their Rust type is the caller's (a tuple type, as above), checked
+//! against the layer's structure. In a `#[jax::jit] mod` the macro
+//! computes it from the model: `pub type Params = stax::params_of!(net,
+//! [-1, 784]);` ([`params_of!`](params_of)). The same calls work inside
 //! `#[jax::jit]`, where the layers are values known when the function
 //! compiles, so a jitted step runs the model as JAX's `jit` does.
 //!
@@ -476,3 +478,23 @@ constant_layers! {
     /// `FanInSum`: the sum of the inputs.
     FanInSum = core::Layer::FanInSum;
 }
+
+/// Outside a `#[jax::jit] mod`, `params_of!` is an error saying where it
+/// belongs (the mod's macro computes it).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stax_params_of {
+    ($($t:tt)*) => {
+        compile_error!(
+            "`stax::params_of!(net, [-1, 784])` is computed by `#[jax::jit]`: write it in a type alias of a `#[jax::jit] mod` that defines `fn net() -> stax::Layer`"
+        )
+    };
+}
+
+/// `stax::params_of!(net, [-1, 784])`: the params type of a model, for a
+/// type alias of a `#[jax::jit] mod` (`pub type Params =
+/// stax::params_of!(net, [-1, 784]);`), where `net` is a function of the
+/// mod that returns a [`Layer`] and the input shape is `init`'s. The
+/// mod's macro builds the model when it compiles and writes the type out:
+/// the nested tuples of arrays `net().init(key, [-1, 784])` returns.
+pub use crate::__stax_params_of as params_of;

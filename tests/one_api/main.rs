@@ -19,6 +19,7 @@ mod one_api_diag;
 mod one_api_dynslice;
 mod one_api_einsum;
 mod one_api_gather;
+mod one_api_initializers;
 mod one_api_la_chol;
 mod one_api_la_cplx;
 mod one_api_la_eigh;

@@ -545,3 +545,38 @@ fn standalone_functions_match_eager() {
     let w: Array<f32, 2, 3> = jax::nn::initializers::lecun_normal().init(random::key(5));
     assert_eq!(standalone::draw(random::key(5)).to_vec(), w.to_vec());
 }
+
+/// `stax::params_of!`: the params type computed from the model when the
+/// mod compiles.
+#[jax::jit]
+mod computed {
+    use jax::example_libraries::stax::{self, Conv, Dense, Flatten, Relu};
+    use jax::prelude::*;
+
+    pub const OUT: usize = 5;
+
+    pub fn net() -> stax::Layer {
+        stax::serial([Conv(2, [3, 3]).padding("SAME"), Relu, Flatten, Dense(OUT)])
+    }
+
+    pub type Params = stax::params_of!(net, [-1, 6, 6, 1]);
+
+    pub fn predict(p: Params, x: &Array<f32, 2, 6, 6, 1>) -> Array<f32, 2, OUT> {
+        net().apply(&p, x)
+    }
+}
+
+#[test]
+fn params_of_is_the_params_type() {
+    type Written = (
+        (Array<f32, 3, 3, 1, 2>, Array<f32, 1, 1, 1, 2>),
+        (),
+        (),
+        (Array<f32, 72, 5>, Array<f32, 5>),
+    );
+    let (_, p): (_, Written) = computed::net().init(random::key(0), [-1, 6, 6, 1]);
+    let same: computed::Params = p.clone();
+    let x: Array<f32, 2, 6, 6, 1> = random::normal(random::key(1));
+    let eager: Array<f32, 2, 5> = computed::net().apply(&p, &x);
+    assert_eq!(computed::predict(same, &x).to_vec(), eager.to_vec());
+}

@@ -763,8 +763,28 @@ fn expand_mod(
         ));
         return None;
     };
-    // Type aliases written out first: the signatures then name arrays and
-    // tuples directly.
+    // A model's params type (`type Params = stax::params_of!(net, [..]);`)
+    // computed from the model, then type aliases written out: the
+    // signatures then name arrays and tuples directly.
+    let resolved;
+    let content = if content
+        .iter()
+        .any(|it| matches!(it, syn::Item::Type(t) if crate::frontend::lib::optim::stax::is_params_of(&t.ty).is_some()))
+    {
+        let items = Rc::new(module_items(content, &mut Vec::new()));
+        match crate::frontend::parse::resolve_params_types(content, items, X64) {
+            Ok(c) => {
+                resolved = c;
+                &resolved
+            }
+            Err(e) => {
+                errors.push(e);
+                return None;
+            }
+        }
+    } else {
+        content
+    };
     let content = &aliases::expand(content);
     let items = Rc::new(module_items(content, errors));
     let auto = pytree::auto_impls(content);

@@ -113,3 +113,30 @@ impl Tracer {
         }
     }
 }
+
+/// A mod's items with every `type X = stax::params_of!(net, [..]);` written
+/// out: the model traced (`net` and the consts it reads are the mod's
+/// `items`), its `init` run on an abstract key, the params' types spelled.
+pub(crate) fn resolve_params_types(
+    content: &[syn::Item],
+    items: std::rc::Rc<Items>,
+    x64: bool,
+) -> Result<Vec<syn::Item>> {
+    use crate::frontend::lib::optim::stax;
+    let mut out = Vec::with_capacity(content.len());
+    for it in content {
+        match it {
+            syn::Item::Type(ty) if stax::is_params_of(&ty.ty).is_some() => {
+                let mac = stax::is_params_of(&ty.ty).expect("checked");
+                let mut t = Tracer::new(x64, &ABOVE);
+                t.items = items.clone();
+                let resolved = stax::params_type(&mut t, mac)?;
+                let mut ty = ty.clone();
+                *ty.ty = resolved;
+                out.push(syn::Item::Type(ty));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    Ok(out)
+}

@@ -492,3 +492,84 @@ pub(crate) fn method(
         _ => unreachable!("layers and initializers only"),
     }
 }
+
+/// Whether a type is `stax::params_of!(..)` (any path ending so).
+pub(crate) fn is_params_of(ty: &syn::Type) -> Option<&syn::Macro> {
+    match ty {
+        syn::Type::Macro(m)
+            if m.mac.path.segments.last().map(|s| s.ident == "params_of") == Some(true) =>
+        {
+            Some(&m.mac)
+        }
+        _ => None,
+    }
+}
+
+/// `stax::params_of!(net, [-1, 784])`: the type of the params `net()`'s
+/// `init` returns for that input shape (`net` a function of the mod that
+/// returns a `stax::Layer`, or any expression of a layer), written out as
+/// Rust: nested tuples of `::jax::Array<dtype, dims..>`, `()` for a layer
+/// without params. Its dtypes are the initializers' (the default float).
+pub(crate) fn params_type(t: &mut Tracer, mac: &syn::Macro) -> Result<syn::Type> {
+    use syn::punctuated::Punctuated;
+    let span = mac.span();
+    let args: Punctuated<syn::Expr, syn::Token![,]> =
+        mac.parse_body_with(Punctuated::parse_terminated)?;
+    if args.len() != 2 {
+        return err(
+            span,
+            "`stax::params_of!(net, [-1, 784])` takes the model (a function of the mod returning a `stax::Layer`) and the input shape",
+        );
+    }
+    let model: syn::Expr = match &args[0] {
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            let name = p.path.get_ident().expect("an ident").to_string();
+            let builds = t
+                .items
+                .fns
+                .get(&name)
+                .is_some_and(|f| crate::frontend::trace::module::builds_static(&f.sig));
+            if !builds {
+                return err(
+                    p.span(),
+                    format!("`{name}` is not a function of this mod that returns a `stax::Layer`: define `fn {name}() -> stax::Layer {{ stax::serial([..]) }}` beside this alias"),
+                );
+            }
+            syn::parse_quote!(#p())
+        }
+        e => e.clone(),
+    };
+    let v = t.expr(&model)?;
+    let layer = layer_of(&v, args[0].span())?;
+    let sv = t.expr(&args[1])?;
+    let shape = shape_of(&sv, args[1].span())?;
+    let key = t.b.input(jax_core::ir::key_aval());
+    let (_, params) = core::init(&mut t.at(span), &layer, key, &shape)?;
+    let tokens = type_tokens(t, &params);
+    Ok(syn::parse2(tokens)?)
+}
+
+/// A tree of traced values as the Rust type that holds it.
+fn type_tokens(t: &Tracer, tree: &Tree<Atom>) -> proc_macro2::TokenStream {
+    match tree {
+        Tree::Leaf(a) => {
+            let aval = t.b.aval(a);
+            let ty = crate::ir::rust_type(aval.dtype);
+            let dims = aval.shape.iter().map(|d| match d {
+                crate::ir::Dim::Lit(n) => {
+                    let n = proc_macro2::Literal::usize_unsuffixed(*n);
+                    quote::quote!(#n)
+                }
+                crate::ir::Dim::Sym(s) => {
+                    let id = syn::Ident::new(s, Span::call_site());
+                    quote::quote!(#id)
+                }
+            });
+            quote::quote!(::jax::Array<#ty #(, #dims)*>)
+        }
+        Tree::Seq(items) => {
+            let parts = items.iter().map(|i| type_tokens(t, i));
+            quote::quote!((#(#parts,)*))
+        }
+    }
+}
