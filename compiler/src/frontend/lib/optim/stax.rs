@@ -546,7 +546,7 @@ pub(crate) fn params_type(t: &mut Tracer, mac: &syn::Macro) -> Result<syn::Type>
     let key = t.b.input(jax_core::ir::key_aval());
     let (_, params) = core::init(&mut t.at(span), &layer, key, &shape)?;
     let tokens = type_tokens(t, &params);
-    Ok(syn::parse2(tokens)?)
+    syn::parse2(tokens)
 }
 
 /// A tree of traced values as the Rust type that holds it.
