@@ -871,16 +871,7 @@ pub fn apply<L: Lax>(
             let p = unpack(l, name, params, 2)?;
             let (w, b) = (leaf(l, name, &p[0])?, leaf(l, name, &p[1])?);
             let x = one(l, inputs)?;
-            let sizes = |l: &L, v: &L::V| -> Vec<usize> {
-                l.aval(v)
-                    .shape
-                    .iter()
-                    .map(|d| match d {
-                        Dim::Lit(n) => *n,
-                        Dim::Sym(_) => 1,
-                    })
-                    .collect()
-            };
+            let sizes = |l: &L, v: &L::V| sizes_or_one(&l.aval(v));
             let ones = vec![1; filter_shape.len()];
             let strides = strides.clone().unwrap_or(ones);
             let pad = Padding::parse(padding).map_err(|e| l.error(e))?;
@@ -985,14 +976,7 @@ pub fn apply<L: Lax>(
         } => {
             let x = one(l, inputs)?;
             let a = l.aval(&x);
-            let sizes: Vec<usize> = a
-                .shape
-                .iter()
-                .map(|d| match d {
-                    Dim::Lit(n) => *n,
-                    Dim::Sym(_) => 1,
-                })
-                .collect();
+            let sizes = sizes_or_one(&a);
             let (window, st) = pool_window(
                 window_shape,
                 strides.as_deref(),
@@ -1148,4 +1132,17 @@ fn fan_in<L: Lax>(l: &L, layer: &str, inputs: Tree<L::V>) -> Res<L, Vec<L::V>> {
             t.structure().describe()
         ))),
     }
+}
+
+/// An operand's sizes for a shape rule: a const generic's size stands as
+/// 1 (the primitive's own rule keeps it where the window or kernel leaves
+/// its axis alone, and reports it elsewhere).
+fn sizes_or_one(a: &Aval) -> Vec<usize> {
+    a.shape
+        .iter()
+        .map(|d| match d {
+            Dim::Lit(n) => *n,
+            Dim::Sym(_) => 1,
+        })
+        .collect()
 }

@@ -103,13 +103,12 @@ fn string(v: &Value, span: Span, what: &str) -> Result<String> {
 /// A layer value.
 fn layer_of(v: &Value, span: Span) -> Result<Layer> {
     match v {
-        Value::Optim(s) => match &**s {
-            Static::Layer(l) => Ok(l.clone()),
-            _ => err(
-                span,
-                "expected a stax layer (`Dense(10)`, `Relu`, `stax::serial([..])`, ...)",
-            ),
-        },
+        Value::Optim(s) if matches!(&**s, Static::Layer(_)) => {
+            let Static::Layer(l) = &**s else {
+                unreachable!()
+            };
+            Ok(l.clone())
+        }
         _ => err(
             span,
             "expected a stax layer (`Dense(10)`, `Relu`, `stax::serial([..])`, ...)",
@@ -120,13 +119,12 @@ fn layer_of(v: &Value, span: Span) -> Result<Layer> {
 /// An initializer value.
 fn init_of(v: &Value, span: Span) -> Result<Init> {
     match v {
-        Value::Optim(s) => match &**s {
-            Static::Init(i) => Ok(i.clone()),
-            _ => err(
-                span,
-                "expected an initializer of `jax::nn::initializers` (`initializers::he_normal()`)",
-            ),
-        },
+        Value::Optim(s) if matches!(&**s, Static::Init(_)) => {
+            let Static::Init(i) = &**s else {
+                unreachable!()
+            };
+            Ok(i.clone())
+        }
         _ => err(
             span,
             "expected an initializer of `jax::nn::initializers` (`initializers::he_normal()`)",
