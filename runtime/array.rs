@@ -476,6 +476,16 @@ impl_array! {
         /// use jax::Array;
         /// assert_eq!(Array::<i32>::full(7).item(), 7);
         /// ```
+        ///
+        /// On an array of more than one element it is a build error (a
+        /// constant evaluated when `item` is instantiated, so `cargo build`
+        /// reports it and `cargo check` does not):
+        ///
+        /// ```compile_fail,E0080
+        /// use jax::Array;
+        /// let x: Array<f32, 3> = Array::ones();
+        /// let _ = x.item(); // error: item() needs an array with exactly one element
+        /// ```
         pub fn item(&self) -> T {
             const {
                 assert!(

@@ -108,3 +108,15 @@ fn mean_over_a_const_generic_size() {
     let want: Array<f32, 4> = jnp::mean_axis(&x, 0, false);
     assert_eq!(cols.to_vec(), want.to_vec());
 }
+
+/// A plain (not jitted) function generic over a dimension is compiled once
+/// per shape it is used with.
+fn first_dim<const N: usize>(x: &Array<f32, N, 3>) -> usize {
+    x.shape()[0]
+}
+
+#[test]
+fn a_function_generic_over_a_dimension_serves_each_shape() {
+    assert_eq!(first_dim(&Array::<f32, 4, 3>::zeros()), 4);
+    assert_eq!(first_dim(&Array::<f32, 7, 3>::zeros()), 7);
+}

@@ -21,6 +21,7 @@ mod dispatch;
 mod gaussian_process;
 mod generic_sizes;
 mod grad;
+mod imports_used;
 mod interop;
 mod jaxpr_import;
 mod jaxpr_roundtrip;
