@@ -1,3 +1,3 @@
 //! Compile-error snapshots of `#[jax::jit]` (`ui.rs`, run by `cargo test`):
-//! `fail/NAME.rs` and its `fail/NAME.stderr` per diagnostic, and `pass/`
-//! programs that must build. This crate has no code of its own.
+//! `fail/NAME.rs` and its `fail/NAME.stderr` per diagnostic. This crate has
+//! no code of its own.

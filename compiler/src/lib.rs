@@ -25,6 +25,13 @@ pub(crate) use jax_core::{ir, prims, transform};
 
 #[cfg(test)]
 mod core_tests;
+// The compiler's tests through its public entry points (tokens in, jaxprs
+// and tokens out): modules of the unit-test binary, one build and one link
+// for all of them. They name the crate as a user would.
+#[cfg(test)]
+extern crate self as jax_compiler;
+#[cfg(test)]
+mod integration_tests;
 
 use proc_macro2::TokenStream;
 

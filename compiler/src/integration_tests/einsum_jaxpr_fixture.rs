@@ -3,7 +3,7 @@
 //! tests/fixtures/gen/einsum.py), diagonals (`iota`, `eq`, `select_n`)
 //! included.
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

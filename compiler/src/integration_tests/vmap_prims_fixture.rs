@@ -13,7 +13,7 @@
 //! condition inside the lane; JAX 0.10.2's `jnp.where` passes it to
 //! `select_n` as a scalar, whose batching places it along the lanes).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

@@ -7,7 +7,7 @@
 //! (JAX's go through `gather`, a primitive not here: static slices at
 //! the ranks and `compare_all`'s comparisons instead).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

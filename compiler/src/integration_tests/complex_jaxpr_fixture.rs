@@ -4,7 +4,7 @@
 //! `jax.make_jaxpr` (tests/fixtures/complex_jit.json, made by
 //! tests/fixtures/gen/complex_jit.py).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

@@ -6,7 +6,7 @@
 //! `solve` and `slogdet` print differently: JAX's hold `custom_jvp_call`,
 //! `custom_linear_solve`, `gather` and a `platform_index` `cond`.
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

@@ -3,7 +3,7 @@
 //! `jax.disable_jit()` (tests/fixtures/linalg_eigh.json, made by
 //! tests/fixtures/gen/linalg_eigh.py).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

@@ -4,7 +4,7 @@
 //! by tests/fixtures/gen/linalg_more.py); and the compile errors of bad
 //! options.
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

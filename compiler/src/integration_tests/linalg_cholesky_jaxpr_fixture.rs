@@ -6,7 +6,7 @@
 //! tests/fixtures/linalg_cholesky.json, made by
 //! tests/fixtures/gen/linalg_cholesky.py).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

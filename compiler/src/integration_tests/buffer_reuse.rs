@@ -2,7 +2,7 @@
 //! it (as XLA reuses buffers), and never over a parameter or a buffer that
 //! is read again.
 
-use crate::common;
+use super::common;
 
 use common::{buffers, expanded};
 

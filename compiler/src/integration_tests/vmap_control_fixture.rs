@@ -6,7 +6,7 @@
 //! (`grad_of_vmapped_scan` is checked by value in tests/vmap_control.rs:
 //! the scan's linearization already prints differently from JAX's.)
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

@@ -6,7 +6,7 @@
 //! from JAX's, whose tanh and dot_general transposes are written another
 //! way.)
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

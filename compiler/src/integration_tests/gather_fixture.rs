@@ -5,7 +5,7 @@
 //! `jaxpr_flat`, which inlines the `jit` JAX wraps `jnp.take` in, as the
 //! Rust tracer does); updates through stepped slices against `jaxpr`.
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

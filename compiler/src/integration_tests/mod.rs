@@ -1,5 +1,5 @@
-//! The compiler's integration tests, as modules of one binary: tokens in,
-//! jaxprs and tokens out, with no rustc in the loop.
+//! The compiler's integration tests, as modules of its unit-test binary:
+//! tokens in, jaxprs and tokens out, with no rustc in the loop.
 
 mod common;
 mod jaxpr_cases;

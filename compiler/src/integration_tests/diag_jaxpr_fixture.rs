@@ -2,7 +2,7 @@
 //! (a `gather`) against `jax.make_jaxpr` under `jax.disable_jit()`
 //! (tests/fixtures/diag.json, made by tests/fixtures/gen/diag.py).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

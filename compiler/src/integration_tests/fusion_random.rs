@@ -1,7 +1,7 @@
 //! A sample is computed inside the loop of its consumer: `x + normal(k)`
 //! allocates one buffer (the result), never one for the noise.
 
-use crate::common;
+use super::common;
 
 use common::{buffers, expanded};
 

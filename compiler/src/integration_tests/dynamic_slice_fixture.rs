@@ -14,7 +14,7 @@
 //! `scatter`; here a window over every lane). A start per lane prints as
 //! JAX's `scatter` (`VMAP_CASES`); its gradient is checked by value.
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[

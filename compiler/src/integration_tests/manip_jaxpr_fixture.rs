@@ -4,7 +4,7 @@
 //! (tests/manip_jit.rs): `linspace_7`, whose bound -0.7 JAX prints as the float32 value's double
 //! digits (`-0.699999988079071:f32[]`).
 
-use crate::jaxpr_cases;
+use super::jaxpr_cases;
 
 /// (fixture name, the same function in Rust).
 const CASES: &[(&str, &str)] = &[
