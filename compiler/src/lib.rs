@@ -17,6 +17,9 @@
 pub(crate) mod backend;
 pub(crate) mod expand;
 pub(crate) mod frontend;
+// The documented limits of a body and the stack the expansion runs on:
+// every phase checks them, so they stand beside the phases.
+pub(crate) mod limits;
 
 // The jaxpr, the primitives and the transformations live in `jax-core`,
 // which the runtime can link without a Rust parser; here they keep their
@@ -70,7 +73,7 @@ pub fn expand_jit(attr: TokenStream, item: TokenStream) -> TokenStream {
     // A panic would be a bug of ours; the user gets a spanned error asking
     // for a report instead of "proc macro panicked".
     let at = item.clone();
-    expand::limits::on_large_stack(|| {
+    limits::on_large_stack(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand::expand(attr, item)))
     })
     .unwrap_or_else(|_| {
@@ -105,7 +108,7 @@ pub fn derive_pytree(item: TokenStream) -> TokenStream {
 /// function.
 pub fn jit_with_structs(input: TokenStream) -> TokenStream {
     let at = input.clone();
-    expand::limits::on_large_stack(|| {
+    limits::on_large_stack(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             expand::expand_with_structs(input)
         }))

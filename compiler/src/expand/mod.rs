@@ -8,7 +8,6 @@
 mod aliases;
 mod companions;
 mod debug_nans;
-pub(crate) mod limits;
 pub(crate) mod pytree;
 
 use std::rc::Rc;
@@ -22,6 +21,7 @@ use crate::frontend::parse;
 use crate::frontend::trace::types::{Items, TypeSpec};
 use crate::ir::print;
 use crate::ir::{Aval, Jaxpr};
+use crate::limits;
 use crate::transform::simplify;
 use crate::X64;
 use companions::{derivatives, Options};

@@ -13,6 +13,7 @@ mod einsum_jaxpr_fixture;
 mod expansion_size;
 mod fusion_random;
 mod gather_fixture;
+mod house_rules;
 mod jaxpr_fixture;
 mod jaxpr_import;
 mod jaxpr_parse_errors;

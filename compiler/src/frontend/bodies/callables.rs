@@ -241,7 +241,7 @@ impl Tracer {
         avals: Vec<crate::ir::Aval>,
         body: impl FnOnce(&mut Tracer, Vec<Atom>) -> Result<Vec<Atom>>,
     ) -> Result<(Jaxpr, Vec<Atom>)> {
-        use crate::expand::limits::MAX_PROGRAM_NESTING;
+        use crate::limits::MAX_PROGRAM_NESTING;
         if self.programs >= MAX_PROGRAM_NESTING {
             return Err(crate::ir::builder::expression_error(
                 Span::call_site(),

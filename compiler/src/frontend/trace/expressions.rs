@@ -32,7 +32,7 @@ impl Tracer {
     }
 
     pub(crate) fn expr(&mut self, e: &syn::Expr) -> Result<Value> {
-        use crate::expand::limits;
+        use crate::limits;
         if self.nesting >= limits::MAX_EXPR_NESTING {
             return Err(limits::too_deep(e));
         }

@@ -219,7 +219,7 @@ fn pattern_matches(p: &syn::Pat, s: crate::ir::Scalar) -> Result<Option<Option<S
 }
 
 /// The equations a `for` loop has unrolled into so far, checked against
-/// `expand::limits::MAX_UNROLLED_EQUATIONS` after each iteration, so a loop
+/// `limits::MAX_UNROLLED_EQUATIONS` after each iteration, so a loop
 /// that would build for minutes is an error at once.
 struct Unrolled {
     /// The builder's equations when the loop started, then when the last
@@ -238,7 +238,7 @@ impl Unrolled {
     }
 
     fn check(&mut self, t: &Tracer, f: &syn::ExprForLoop, done: i128, of: i128) -> Result<()> {
-        use crate::expand::limits::MAX_UNROLLED_EQUATIONS;
+        use crate::limits::MAX_UNROLLED_EQUATIONS;
         let eqns = &t.b.jaxpr.eqns;
         // A nested program may be bound over earlier equations only by the
         // builder that made them, so the new ones are those past `seen`.

@@ -64,7 +64,7 @@ pub(crate) struct Tracer {
     /// Whether a `jax::pmap`'s function is being traced (pmaps do not nest).
     pub(crate) in_pmap: bool,
     /// How many expressions enclose the one being traced
-    /// (`expand::limits::MAX_EXPR_NESTING` at most).
+    /// (`limits::MAX_EXPR_NESTING` at most).
     pub(crate) nesting: usize,
     /// The captured variables the closure being called has assigned so
     /// far: (index of the scope that declared it, name); see
@@ -72,7 +72,7 @@ pub(crate) struct Tracer {
     pub(crate) captured_writes: Vec<(usize, String)>,
     /// How many programs (a cond's branches, a loop's body, a transformed
     /// function) enclose the one being traced
-    /// (`expand::limits::MAX_PROGRAM_NESTING` at most).
+    /// (`limits::MAX_PROGRAM_NESTING` at most).
     pub(crate) programs: usize,
     /// How many enclosing programs stay programs of their equations (a
     /// loop's body, a branch, a checkpoint, a custom rule's function, a
