@@ -1,9 +1,9 @@
 //! Compositions over `sort` and slices, written once over [`Lax`] as
 //! `jax.numpy` writes them: `quantile` (with `median` and `percentile`),
-//! `diff` and `searchsorted`. A jitted body traces them; an eager call runs
+//! `diff`, `searchsorted` and the cumulative reductions' dtype rule. A jitted body traces them; an eager call runs
 //! the same text on the sort kernel jitted code calls.
 
-use jax_dtypes::DType;
+use jax_dtypes::{DType, Kind};
 
 use crate::ir::{cast_scalar, Aval, Dim, Scalar};
 use crate::jnp::{self, Res};
@@ -177,6 +177,30 @@ pub fn diff<L: Lax>(l: &mut L, x: L::V, n: usize, axis: usize) -> Res<L, L::V> {
         x = l.binary(op, hi, lo)?;
     }
     Ok(x)
+}
+
+/// `jnp.cumsum`, `cumprod`, `cummax`, `cummin` (`name`) along `axis`: bool
+/// counts in the default int for the sum and the product (`jnp.cumsum`
+/// converts it first), every other dtype is kept (`cumsum` of `i8` is
+/// `i8`, unlike `sum`); an empty axis gives the (converted) input.
+pub fn cumulative<L: Lax>(l: &mut L, name: &str, x: L::V, axis: usize) -> Res<L, L::V> {
+    let aval = l.aval(&x);
+    let x = if aval.dtype == DType::Bool && matches!(name, "cumsum" | "cumprod") {
+        let int = jax_dtypes::default_dtype(Kind::Int, l.x64());
+        jnp::convert(l, x, int, false)?
+    } else {
+        x
+    };
+    let prim = match name {
+        "cumsum" => &prims::CUMSUM,
+        "cumprod" => &prims::CUMPROD,
+        "cummax" => &prims::CUMMAX,
+        _ => &prims::CUMMIN,
+    };
+    if aval.shape.get(axis) == Some(&Dim::Lit(0)) {
+        return Ok(x);
+    }
+    l.cumulative(prim, x, axis, false)
 }
 
 /// `jnp.searchsorted(a, v, side)` by JAX's `method='compare_all'`: for

@@ -247,25 +247,6 @@ pub(crate) fn call<R>(f: impl FnOnce(&mut Eager) -> Result<R, String>) -> R {
     }
 }
 
-/// Checks an operand of `p` by the primitive's abstract evaluation, for
-/// an eager function whose kernel runs outside [`Eager`]: JAX's message,
-/// as a panic at the caller.
-#[track_caller]
-pub(crate) fn check<A: AsArray>(p: Prim, params: Params, x: &A) {
-    let a = x.as_array();
-    let aval = Aval {
-        dtype: <A::Array as ArrayType>::Elem::DTYPE,
-        shape: <A::Array as ArrayType>::SHAPE
-            .iter()
-            .map(|&n| Dim::Lit(n))
-            .collect(),
-        weak: a.is_weak(),
-    };
-    if let Err(msg) = (p.abstract_eval)(&[aval], &params, &mut Constraints::default()) {
-        panic!("{msg}");
-    }
-}
-
 /// An array argument as an eager value.
 pub(crate) fn arg<A: AsArray>(x: A) -> Value {
     let a = x.as_array();

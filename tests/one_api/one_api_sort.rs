@@ -229,6 +229,17 @@ fn cummin_f32(x: &Array<f32, 4, 6>) -> Array<f32, 4, 6> {
     jnp::cummin(x, -1)
 }
 
+/// Bool counts in the default int (i64 under x64).
+#[jax::jit]
+fn cumsum_bool(x: &Array<bool, 4, 6>) -> Array<jax::DefaultInt, 4, 6> {
+    jnp::cumsum(x, 1)
+}
+
+#[jax::jit]
+fn cumprod_bool(x: &Array<bool, 4, 6>) -> Array<jax::DefaultInt, 4, 6> {
+    jnp::cumprod(x, 0)
+}
+
 #[jax::jit]
 fn diff_f32(x: &Array<f32, 4, 6>) -> Array<f32, 4, 4> {
     jnp::diff(x, 2, 1)
@@ -249,6 +260,11 @@ fn cumulative_jit_equals_eager() {
     same(&cummax_f32(&x), &jnp::cummax(&x, 1));
     same(&cummin_i32(&i), &jnp::cummin(&i, 0));
     same(&cummin_f32(&x), &jnp::cummin(&x, -1));
+    let b: Array<bool, 4, 6> = Array::from_fn(|k| k % 3 != 1);
+    let counts = cumsum_bool(&b);
+    same(&counts, &jnp::cumsum(&b, 1));
+    assert_eq!(counts.to_vec()[..6], [1, 1, 2, 3, 3, 4]);
+    same(&cumprod_bool(&b), &jnp::cumprod(&b, 0));
     same(&diff_f32(&x), &jnp::diff::<_, Array<f32, 4, 4>>(&x, 2, 1));
     same(&diff_i32(&i), &jnp::diff::<_, Array<i32, 3, 6>>(&i, 1, 0));
 }

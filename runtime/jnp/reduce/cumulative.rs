@@ -6,8 +6,6 @@ use crate::eager;
 use crate::element::{Element, ToInexact, Value};
 use crate::lax::{as_i128, is_nan};
 use crate::shape;
-use jax_core::ir::primitive::Params;
-use jax_core::prims;
 
 use crate::array::ElemOf as E;
 type Same<A, O> = <<A as AsArray>::Array as ArrayType>::WithElem<O>;
@@ -39,38 +37,6 @@ cum_same!(
 );
 impl CumType for bool {
     type Out = super::IndexInt;
-}
-
-/// Calls `f` on every lane along `axis` and writes its output lane back in
-/// place, giving an array of the input's shape.
-#[track_caller]
-fn map_lanes<A: AsArray, O: Element>(
-    op: &str,
-    x: A,
-    axis: isize,
-    mut f: impl FnMut(&[E<A>], &mut [O]),
-) -> Same<A, O> {
-    let shape = <A::Array as ArrayType>::SHAPE;
-    let ax = shape::normalize_axis(op, axis, shape.len());
-    let data = x.as_array().data();
-    let n = shape[ax];
-    let inner: usize = shape[ax + 1..].iter().product();
-    let outer: usize = shape[..ax].iter().product();
-    let mut out = vec![O::ZERO; data.len()];
-    let mut lane = Vec::with_capacity(n);
-    let mut res = vec![O::ZERO; n];
-    for o in 0..outer {
-        for i in 0..inner {
-            let at = |k: usize| (o * n + k) * inner + i;
-            lane.clear();
-            lane.extend((0..n).map(|k| data[at(k)]));
-            f(&lane, &mut res);
-            for (k, &r) in res.iter().enumerate() {
-                out[at(k)] = r;
-            }
-        }
-    }
-    <Same<A, O>>::from_data(out)
 }
 
 /// A running combination in the result type: floats round to `O` after each
@@ -180,9 +146,7 @@ pub fn cumsum<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as CumType>::Out>
 where
     E<A>: CumType,
 {
-    map_lanes("cumsum", x, axis, |l, o| {
-        scan(l, o, |a, b| a + b, i128::wrapping_add)
-    })
+    cumulative_of("cumsum", x, axis)
 }
 
 /// Cumulative product along `axis` (`jnp.cumprod`).
@@ -197,9 +161,7 @@ pub fn cumprod<A: AsArray>(x: A, axis: isize) -> Same<A, <E<A> as CumType>::Out>
 where
     E<A>: CumType,
 {
-    map_lanes("cumprod", x, axis, |l, o| {
-        scan(l, o, |a, b| a * b, i128::wrapping_mul)
-    })
+    cumulative_of("cumprod", x, axis)
 }
 
 /// Running maximum along `axis` (`lax.cummax`); NaN propagates.
@@ -214,13 +176,7 @@ pub fn cummax<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
 where
     E<A>: PartialOrd,
 {
-    let rank = <A::Array as ArrayType>::SHAPE.len();
-    let params = Params::Cumulative {
-        axis: shape::normalize_axis("cummax", axis, rank),
-        reverse: false,
-    };
-    eager::check(&prims::CUMMAX, params, &x);
-    map_lanes("cummax", x, axis, |l, o| running_extreme(l, o, true))
+    cumulative_of("cummax", x, axis)
 }
 
 /// Running minimum along `axis` (`lax.cummin`); NaN propagates.
@@ -235,13 +191,17 @@ pub fn cummin<A: AsArray>(x: A, axis: isize) -> Same<A, E<A>>
 where
     E<A>: PartialOrd,
 {
+    cumulative_of("cummin", x, axis)
+}
+
+/// `jnp.cumsum` and its kin: the one text (`jax_core::sorting::cumulative`)
+/// on the kernel jitted code calls.
+#[track_caller]
+fn cumulative_of<A: AsArray, Out: ArrayType>(name: &'static str, x: A, axis: isize) -> Out {
     let rank = <A::Array as ArrayType>::SHAPE.len();
-    let params = Params::Cumulative {
-        axis: shape::normalize_axis("cummin", axis, rank),
-        reverse: false,
-    };
-    eager::check(&prims::CUMMIN, params, &x);
-    map_lanes("cummin", x, axis, |l, o| running_extreme(l, o, false))
+    let ax = shape::normalize_axis(name, axis, rank);
+    let r = eager::call(|l| jax_core::sorting::cumulative(l, name, eager::arg(x), ax));
+    eager::typed(name, r)
 }
 
 /// `exp(x) / sum(exp(x))` along `axis` (`jax.nn.softmax`), computed stably:

@@ -2,15 +2,14 @@
 //! `argsort`, `lax::sort_key_val`, `cumsum`/`cumprod`/`cummax`/`cummin`,
 //! written as JAX's `jnp`/`lax` functions write them in primitives.
 
-use jax_dtypes::{default_dtype, DType, Kind};
+use jax_dtypes::{default_dtype, Kind};
 
 use crate::frontend::lib::call::{call_err, Call, Module};
 use crate::frontend::trace::jnp;
 use crate::frontend::trace::tracer::Tracer;
 use crate::frontend::trace::value::Value;
 use crate::ir::builder::Result;
-use crate::ir::{Atom, Dim};
-use crate::prims::{self};
+use crate::ir::Atom;
 use jax_core::lax::Lax;
 use jax_core::sorting as core;
 
@@ -80,9 +79,8 @@ pub(crate) fn sort_key_val(t: &mut Tracer, c: Call) -> Result<Value> {
     Ok(Value::Tuple(out.into_iter().map(Value::Traced).collect()))
 }
 
-/// `jnp::cumsum(x, axis)` and its kin: bool counts in the default int
-/// (`jnp.cumsum`/`cumprod` convert it first); the primitive keeps the
-/// dtype.
+/// `jnp::cumsum(x, axis)` and its kin: the arguments read, then the one
+/// text (`jax_core::sorting::cumulative`).
 pub(crate) fn cumulative(t: &mut Tracer, c: Call) -> Result<Value> {
     let (name, span) = (c.name, c.span);
     if c.args.len() != 2 {
@@ -99,23 +97,12 @@ pub(crate) fn cumulative(t: &mut Tracer, c: Call) -> Result<Value> {
     let x = c.atom(t, 0)?;
     array_of_rank_1_or_more(t, &c, &x)?;
     let axis = axis_arg(t, &c, &x, 1)?;
-    let aval = t.b.aval(&x);
-    let x = if aval.dtype == DType::Bool && matches!(name, "cumsum" | "cumprod") {
-        let int = default_dtype(Kind::Int, t.b.x64);
-        jnp::convert(&mut t.b, x, int, false, span)?
-    } else {
-        x
-    };
-    let prim = match name {
-        "cumsum" => &prims::CUMSUM,
-        "cumprod" => &prims::CUMPROD,
-        "cummax" => &prims::CUMMAX,
-        _ => &prims::CUMMIN,
-    };
-    if aval.shape.get(axis) == Some(&Dim::Lit(0)) {
-        return Ok(Value::Traced(x));
-    }
-    Ok(Value::Traced(t.at(span).cumulative(prim, x, axis, false)?))
+    Ok(Value::Traced(core::cumulative(
+        &mut t.at(span),
+        name,
+        x,
+        axis,
+    )?))
 }
 
 /// `lax::top_k(x, k)`: the `k` largest along the last axis and their int32
