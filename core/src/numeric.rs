@@ -1,6 +1,7 @@
 //! `jnp`'s numeric functions that are compositions of primitives
 //! (`remainder`, `floor_divide`, `isinf`/`isfinite`, `log2`/`log10`,
-//! `trunc`, `var`/`std`, the nan-reductions), as JAX writes them, written
+//! `trunc`, `var`/`std`, the nan-reductions, `isclose`/`allclose`,
+//! `nan_to_num`, `kron`), as JAX writes them, written
 //! once over [`Lax`]: a jitted body traces them, an eager call runs them.
 
 use jax_dtypes::{DType, Kind};
@@ -303,4 +304,147 @@ pub fn arg_reduce<L: Lax>(
         r = crate::jnp::reshape(l, r, shape)?;
     }
     Ok(r)
+}
+
+/// `jnp.isclose(a, b, rtol, atol, equal_nan)` as JAX writes it: both
+/// promoted to one inexact type, then `a == b`, or `b` finite and `|a - b|
+/// <= atol + rtol * |b|` (the tolerances in the real type of the
+/// operands, not weak); with `equal_nan`, two NaNs are close too.
+pub fn isclose<L: Lax>(
+    l: &mut L,
+    a: L::V,
+    b: L::V,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Res<L, L::V> {
+    let ab = promote(l, vec![a, b])?;
+    let mut ab = ab
+        .into_iter()
+        .map(|x| to_float(l, x))
+        .collect::<Res<L, Vec<_>>>()?;
+    let b = ab.pop().expect("two");
+    let a = ab.pop().expect("two");
+    let a_nan = binary(l, &prims::NE, a.clone(), a.clone())?;
+    let b_nan = binary(l, &prims::NE, b.clone(), b.clone())?;
+    let both_nan = binary(l, &prims::AND, a_nan, b_nan)?;
+    let finite = isfinite(l, b.clone())?;
+    let diff = binary(l, &prims::SUB, a.clone(), b.clone())?;
+    let abs_diff = l.unary(&prims::ABS, diff)?;
+    let abs_b = l.unary(&prims::ABS, b.clone())?;
+    let rtol = typed(l, &abs_b, rtol);
+    let atol = typed(l, &abs_b, atol);
+    let scaled = binary(l, &prims::MUL, rtol, abs_b)?;
+    let tolerance = binary(l, &prims::ADD, atol, scaled)?;
+    let in_range = binary(l, &prims::LE, abs_diff, tolerance)?;
+    let equal = binary(l, &prims::EQ, a, b)?;
+    let near = binary(l, &prims::AND, finite, in_range)?;
+    let out = binary(l, &prims::OR, equal, near)?;
+    if equal_nan {
+        binary(l, &prims::OR, out, both_nan)
+    } else {
+        Ok(out)
+    }
+}
+
+/// `jnp.allclose(a, b, rtol, atol, equal_nan)`: [`isclose`] over all
+/// elements (`jnp.all`), a bool scalar.
+pub fn allclose<L: Lax>(
+    l: &mut L,
+    a: L::V,
+    b: L::V,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Res<L, L::V> {
+    let close = isclose(l, a, b, rtol, atol, equal_nan)?;
+    reduce(l, Reduction::All, close, None, false)
+}
+
+/// The largest finite value of a float dtype (`jnp.finfo(dtype).max`).
+fn finite_max(d: DType) -> f64 {
+    match d {
+        DType::F16 => 65504.0,
+        DType::BF16 => 3.3895313892515355e38,
+        DType::F32 => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+/// `jnp.nan_to_num(x)` with JAX's defaults: NaN becomes 0, `inf` the
+/// largest finite value of the dtype, `-inf` the most negative; integers
+/// and bool are returned as they are.
+pub fn nan_to_num<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
+    let d = l.aval(&x).dtype;
+    if d.kind() == Kind::Complex {
+        return Err(l.expression_error(
+            "nan_to_num of a complex array is not available yet: apply it to `jnp::real(x)` and `jnp::imag(x)`".to_string(),
+        ));
+    }
+    if !d.is_float() {
+        return Ok(x);
+    }
+    let is_nan = binary(l, &prims::NE, x.clone(), x.clone())?;
+    let zero = typed(l, &x, 0.0);
+    let out = where_(l, is_nan, zero, x)?;
+    let inf = typed(l, &out, f64::INFINITY);
+    let is_posinf = binary(l, &prims::EQ, out.clone(), inf)?;
+    let max = typed(l, &out, finite_max(d));
+    let out = where_(l, is_posinf, max, out)?;
+    let neg_inf = typed(l, &out, f64::NEG_INFINITY);
+    let is_neginf = binary(l, &prims::EQ, out.clone(), neg_inf)?;
+    let min = typed(l, &out, -finite_max(d));
+    where_(l, is_neginf, min, out)
+}
+
+/// `jnp.kron(a, b)`: the Kronecker product, as JAX writes it: both
+/// promoted and lifted to one rank, `a`'s axes interleaved with `b`'s
+/// (`a[i, 1, j, 1] * b[1, k, 1, l]`), then reshaped to the products of
+/// the sizes.
+pub fn kron<L: Lax>(l: &mut L, a: L::V, b: L::V) -> Res<L, L::V> {
+    let mut ab = promote(l, vec![a, b])?;
+    let b = ab.pop().expect("two");
+    let a = ab.pop().expect("two");
+    let (ra, rb) = (l.aval(&a).rank(), l.aval(&b).rank());
+    let rank = ra.max(rb);
+    let lift = |l: &mut L, x: L::V, r: usize| -> Res<L, L::V> {
+        if r == rank {
+            return Ok(x);
+        }
+        let mut shape = vec![Dim::Lit(1); rank - r];
+        shape.extend(l.aval(&x).shape);
+        l.broadcast_in_dim(x, shape, (rank - r..rank).collect())
+    };
+    let a = lift(l, a, ra)?;
+    let b = lift(l, b, rb)?;
+    let (sa, sb) = (l.aval(&a).shape, l.aval(&b).shape);
+    let mut out = Vec::with_capacity(rank);
+    for (da, db) in sa.iter().zip(&sb) {
+        match (da, db) {
+            (Dim::Lit(m), Dim::Lit(n)) => out.push(Dim::Lit(m * n)),
+            _ => {
+                return Err(l.expression_error(
+                    "kron needs static sizes: the result's sizes are the products of the operands'"
+                        .to_string(),
+                ))
+            }
+        }
+    }
+    // a: (i, 1, j, 1, ..), b: (1, k, 1, l, ..).
+    let interleave = |l: &mut L, x: L::V, shape: &[Dim], first: bool| -> Res<L, L::V> {
+        let mut s = Vec::with_capacity(2 * rank);
+        for d in shape {
+            if first {
+                s.extend([d.clone(), Dim::Lit(1)]);
+            } else {
+                s.extend([Dim::Lit(1), d.clone()]);
+            }
+        }
+        let dims = (0..rank).map(|k| 2 * k + usize::from(!first)).collect();
+        l.broadcast_in_dim(x, s, dims)
+    };
+    let a = interleave(l, a, &sa, true)?;
+    let b = interleave(l, b, &sb, false)?;
+    let p = l.binary(&prims::MUL, a, b)?;
+    crate::jnp::reshape(l, p, out)
 }

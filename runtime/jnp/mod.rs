@@ -4,6 +4,7 @@
 //! [`AsArray`](crate::AsArray)) and works the same eagerly and inside
 //! `#[jax::jit]`.
 
+mod close;
 mod complex;
 mod einsum;
 mod elementwise;
@@ -18,6 +19,7 @@ mod stacking;
 mod take;
 mod triangle;
 
+pub use close::*;
 pub use complex::*;
 pub use einsum::*;
 pub use elementwise::*;

@@ -10,6 +10,7 @@
 mod common;
 
 mod one_api;
+mod one_api_close;
 mod one_api_complex;
 mod one_api_control;
 mod one_api_conv;

@@ -96,14 +96,22 @@ pub fn config_id(name: &str) -> String {
     format!("{name}@{config}")
 }
 
-/// A fixture array (`{"data": [..]}`) as an array of type `A`.
+/// A fixture array (`{"data": [..]}`, NaN and infinities as `"nan"`,
+/// `"inf"`, `"-inf"`) as an array of type `A`.
 pub fn array_arg<A: ArrayType>(v: &Value) -> A {
     A::from_data(
         v["data"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|d| A::Elem::from_f64(d.as_f64().unwrap()))
+            .map(|d| {
+                A::Elem::from_f64(match d.as_str() {
+                    Some("nan") => f64::NAN,
+                    Some("inf") => f64::INFINITY,
+                    Some("-inf") => f64::NEG_INFINITY,
+                    _ => d.as_f64().unwrap(),
+                })
+            })
             .collect(),
     )
 }

@@ -60,13 +60,15 @@ pub(crate) enum Lowering {
     /// A `jnp` function of two array operands written once over
     /// [`Lax`] (`jax_core::jnp`), the same text its eager twin runs.
     Composite2(for<'a> fn(&mut Trace<'a>, Atom, Atom) -> Result<Atom>),
+    /// A `jnp` function of one array operand written once over [`Lax`].
+    Composite1(for<'a> fn(&mut Trace<'a>, Atom) -> Result<Atom>),
     /// Its own handler.
     By(Handler),
 }
 
 use jax_core::jnp as composite;
 use jax_core::lax::{Lax, Trace};
-use Lowering::{Binary, By, Composite2, Inexact, Reduce, SameType};
+use Lowering::{Binary, By, Composite1, Composite2, Inexact, Reduce, SameType};
 
 /// Everywhere: `jnp::`, `lax::` and methods.
 const ANY: &[Module] = &[Module::Jnp, Module::Lax, Module::Method];
@@ -192,6 +194,27 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         &["polyval"],
         JNP,
         Composite2(|l, p, x| composite::polyval(l, p, x)),
+    ),
+    // JAX's defaults: rtol=1e-05, atol=1e-08, equal_nan=False.
+    (
+        &["isclose"],
+        JNP,
+        Composite2(|l, a, b| jax_core::numeric::isclose(l, a, b, 1e-5, 1e-8, false)),
+    ),
+    (
+        &["allclose"],
+        JNP,
+        Composite2(|l, a, b| jax_core::numeric::allclose(l, a, b, 1e-5, 1e-8, false)),
+    ),
+    (
+        &["kron"],
+        JNP,
+        Composite2(|l, a, b| jax_core::numeric::kron(l, a, b)),
+    ),
+    (
+        &["nan_to_num"],
+        JNP,
+        Composite1(|l, x| jax_core::numeric::nan_to_num(l, x)),
     ),
     (&["relu"], ANY, By(nn::relu)),
     (&["softmax", "log_softmax"], ANY, By(softmax)),
@@ -410,6 +433,11 @@ impl Tracer {
                 let x = call.atom(self, 0)?;
                 let (axes, keepdims) = self.axis_args(&x, &call.args[1..], name, span)?;
                 traced(jnp::reduce(&mut self.b, *kind, x, axes, keepdims, span)?)
+            }
+            Composite1(f) => {
+                call.want(1)?;
+                let x = call.atom(self, 0)?;
+                traced(f(&mut self.at(span), x)?)
             }
             Composite2(f) => {
                 call.want(2)?;

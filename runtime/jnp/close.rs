@@ -1,0 +1,84 @@
+//! Comparisons within a tolerance and the replacement of non-finite
+//! values. Each function here is one text, `jax_core::numeric`, which a
+//! jitted body traces and an eager call runs (`crate::eager`).
+
+use crate::array::{Array, ArrayType, AsArray, WithElem};
+use crate::eager;
+use crate::ops::Operand;
+
+/// `jnp.isclose(a, b)`: whether each element of `a` is within `atol +
+/// rtol * |b|` of `b`'s, with JAX's defaults (`rtol = 1e-05`, `atol =
+/// 1e-08`, `equal_nan = False`). Both are promoted to one inexact type;
+/// equal infinities are close, a NaN is close to nothing. `b` (an array
+/// or a Rust number, weakly typed as a Python literal) broadcasts to `a`'s
+/// shape; the elements run as one unit.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 3>::from([1e6, 2e6, f32::INFINITY]);
+/// let b = Array::<f32, 3>::from([1e6, 2e7, f32::INFINITY]);
+/// assert_eq!(jnp::isclose(&a, &b).to_vec(), [true, false, true]);
+/// ```
+#[track_caller]
+pub fn isclose<A: AsArray + Operand, B: Operand>(a: A, b: B) -> WithElem<A, bool> {
+    crate::nn::eager_binary("isclose", &a, &b, &|t, x, y| {
+        jax_core::numeric::isclose(t, x, y, 1e-5, 1e-8, false)
+    })
+}
+
+/// `jnp.allclose(a, b)`: [`isclose`] for every element, a bool scalar.
+/// `b` may be a Rust number, as in [`isclose`].
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2>::from([1.0, 2.0]);
+/// assert!(jnp::allclose(&a, &(&a + 1e-6)).item());
+/// assert!(!jnp::allclose(&a, &(&a + 1e-3)).item());
+/// ```
+#[track_caller]
+pub fn allclose<A: AsArray + Operand, B: Operand>(a: A, b: B) -> Array<bool> {
+    // `jax_core::numeric::allclose` is this text: isclose, then `all`.
+    let close = isclose(a, b);
+    let r = eager::call(|l| {
+        jax_core::jnp::reduce(
+            l,
+            jax_core::jnp::Reduction::All,
+            eager::array_arg(&close),
+            None,
+            false,
+        )
+    });
+    eager::typed("allclose", r)
+}
+
+/// `jnp.nan_to_num(x)`: NaN replaced by 0, `inf` by the dtype's largest
+/// finite value and `-inf` by its most negative, as JAX's defaults;
+/// integer and bool arrays are returned unchanged.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 3>::from([f32::NAN, f32::INFINITY, -1.5]);
+/// assert_eq!(jnp::nan_to_num(&x).to_vec(), [0.0, f32::MAX, -1.5]);
+/// ```
+#[track_caller]
+pub fn nan_to_num<A: AsArray>(x: A) -> A::Array {
+    let r = eager::call(|l| jax_core::numeric::nan_to_num(l, eager::arg(x)));
+    eager::typed("nan_to_num", r)
+}
+
+/// `jnp.kron(a, b)`: the Kronecker product, in the promoted dtype; the
+/// operands are lifted to one rank and each result size is the product of
+/// theirs. The caller names the result type and it is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<i32, 2, 2>::from([[1, 2], [3, 4]]);
+/// let b = Array::<i32, 2>::from([1, 10]);
+/// let k: Array<i32, 2, 4> = jnp::kron(&a, &b);
+/// assert_eq!(k.to_vec(), [1, 10, 2, 20, 3, 30, 4, 40]);
+/// ```
+#[track_caller]
+pub fn kron<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B) -> Out {
+    let r = eager::call(|l| jax_core::numeric::kron(l, eager::arg(a), eager::arg(b)));
+    eager::typed("kron", r)
+}
