@@ -1,6 +1,7 @@
 //! NumPy's shape manipulation composed of primitives as `jax.numpy`
 //! composes it, written once over [`Lax`]: `repeat`, `tile`, `roll`,
-//! `pad` (zeros), `outer`, `meshgrid`, `atleast_1d`, `vstack`/`hstack`.
+//! `pad` (zeros), `outer`, `meshgrid`, `atleast_1d`/`2d`/`3d`,
+//! `vstack`/`hstack`, `column_stack`.
 //! A jitted body traces them; an eager call runs the same text.
 
 use crate::ir::{cast_scalar, Aval, Dim, Scalar};
@@ -137,6 +138,41 @@ pub fn atleast_1d<L: Lax>(l: &mut L, x: L::V) -> Res<L, L::V> {
     } else {
         Ok(x)
     }
+}
+
+/// `jnp.atleast_2d(x)` (`n` 2) and `jnp.atleast_3d(x)` (`n` 3), as JAX
+/// lifts them: a scalar becomes `[1, 1]` (`[1, 1, 1]`), a vector `[1, n]`
+/// (`[1, n, 1]`), a matrix `[m, n, 1]` for `atleast_3d`; higher ranks are
+/// unchanged.
+pub fn atleast_nd<L: Lax>(l: &mut L, x: L::V, n: usize) -> Res<L, L::V> {
+    let shape = l.aval(&x).shape;
+    let one = Dim::Lit(1);
+    let (to, kept): (Vec<Dim>, Vec<usize>) = match (n, shape.as_slice()) {
+        (2, []) => (vec![one.clone(), one], vec![]),
+        (2, [d]) => (vec![one, d.clone()], vec![1]),
+        (3, []) => (vec![one.clone(), one.clone(), one], vec![]),
+        (3, [d]) => (vec![one.clone(), d.clone(), one], vec![1]),
+        (3, [a, b]) => (vec![a.clone(), b.clone(), one], vec![0, 1]),
+        _ => return Ok(x),
+    };
+    l.broadcast_in_dim(x, to, kept)
+}
+
+/// `jnp.column_stack(parts)`: scalars and vectors become columns
+/// (`atleast_2d(x).T`), then everything is joined along axis 1 in the
+/// promoted dtype.
+pub fn column_stack<L: Lax>(l: &mut L, parts: Vec<L::V>) -> Res<L, L::V> {
+    let mut columns = Vec::with_capacity(parts.len());
+    for x in parts {
+        columns.push(if l.aval(&x).rank() < 2 {
+            let row = atleast_nd(l, x, 2)?;
+            l.transpose(row, vec![1, 0])?
+        } else {
+            x
+        });
+    }
+    let columns = jnp::promote(l, columns)?;
+    l.concatenate(columns, 1)
 }
 
 /// `jnp.vstack(parts)` (`vertical`: rows, vectors becoming `1 x n`) and

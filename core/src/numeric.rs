@@ -1,7 +1,7 @@
 //! `jnp`'s numeric functions that are compositions of primitives
 //! (`remainder`, `floor_divide`, `isinf`/`isfinite`, `log2`/`log10`,
 //! `trunc`, `var`/`std`, the nan-reductions, `isclose`/`allclose`,
-//! `nan_to_num`, `kron`), as JAX writes them, written
+//! `nan_to_num`, `kron`, `tensordot`), as JAX writes them, written
 //! once over [`Lax`]: a jitted body traces them, an eager call runs them.
 
 use jax_dtypes::{DType, Kind};
@@ -447,4 +447,32 @@ pub fn kron<L: Lax>(l: &mut L, a: L::V, b: L::V) -> Res<L, L::V> {
     let b = interleave(l, b, &sb, false)?;
     let p = l.binary(&prims::MUL, a, b)?;
     crate::jnp::reshape(l, p, out)
+}
+
+/// `jnp.tensordot(a, b, axes)` for an integer `axes`: `a`'s last `axes`
+/// axes contracted with `b`'s first `axes`, one `dot_general` in the
+/// promoted dtype. JAX's error when `axes` exceeds a rank.
+pub fn tensordot<L: Lax>(l: &mut L, a: L::V, b: L::V, axes: usize) -> Res<L, L::V> {
+    let (ra, rb) = (l.aval(&a), l.aval(&b));
+    if axes > ra.rank().min(rb.rank()) {
+        // Python's tuple: `(3,)` for one axis.
+        let shape = |a: &Aval| {
+            let d: Vec<String> = a.shape.iter().map(|d| d.to_string()).collect();
+            match d.as_slice() {
+                [one] => format!("({one},)"),
+                _ => format!("({})", d.join(", ")),
+            }
+        };
+        return Err(l.expression_error(format!(
+            "Number of tensordot axes (axes {axes}) exceeds input ranks ({} and {})",
+            shape(&ra),
+            shape(&rb)
+        )));
+    }
+    let mut ab = promote(l, vec![a, b])?;
+    let b = ab.pop().expect("two");
+    let a = ab.pop().expect("two");
+    let dtype = l.aval(&a).dtype;
+    let contract = ((ra.rank() - axes..ra.rank()).collect(), (0..axes).collect());
+    l.dot_general(a, b, contract, (vec![], vec![]), dtype)
 }

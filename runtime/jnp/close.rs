@@ -1,5 +1,5 @@
-//! Comparisons within a tolerance and the replacement of non-finite
-//! values. Each function here is one text, `jax_core::numeric`, which a
+//! Comparisons within a tolerance, the replacement of non-finite values,
+//! and the Kronecker and tensor products. Each function here is one text, `jax_core::numeric`, which a
 //! jitted body traces and an eager call runs (`crate::eager`).
 
 use crate::array::{Array, ArrayType, AsArray, WithElem};
@@ -81,4 +81,22 @@ pub fn nan_to_num<A: AsArray>(x: A) -> A::Array {
 pub fn kron<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B) -> Out {
     let r = eager::call(|l| jax_core::numeric::kron(l, eager::arg(a), eager::arg(b)));
     eager::typed("kron", r)
+}
+
+/// `jnp.tensordot(a, b, axes)`: `a`'s last `axes` axes contracted with
+/// `b`'s first `axes`, in the promoted dtype (`axes = 2` is JAX's default,
+/// `1` a matrix product, `0` an outer product). The caller names the
+/// result type and it is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 2, 3>::from([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+/// let b = Array::<f32, 3>::from([1.0, 0.0, -1.0]);
+/// let c: Array<f32, 2> = jnp::tensordot(&a, &b, 1);
+/// assert_eq!(c.to_vec(), [-2.0, -2.0]);
+/// ```
+#[track_caller]
+pub fn tensordot<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B, axes: usize) -> Out {
+    let r = eager::call(|l| jax_core::numeric::tensordot(l, eager::arg(a), eager::arg(b), axes));
+    eager::typed("tensordot", r)
 }

@@ -81,9 +81,74 @@ where
             .iter()
             .map(|p| eager::slice_arg(p.0, p.1, p.2))
             .collect();
-        jax_core::manip::stack_hv(l, parts, vertical)
+        if op == "column_stack" {
+            jax_core::manip::column_stack(l, parts)
+        } else {
+            jax_core::manip::stack_hv(l, parts, vertical)
+        }
     });
     eager::typed(op, r)
+}
+
+/// Stacks scalars and vectors as columns (`jnp.column_stack`): each becomes
+/// an `n x 1` column, then everything is joined along axis 1. The result
+/// type is the caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let a = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+/// let b = Array::<f32, 3>::from([4.0, 5.0, 6.0]);
+/// let m: Array<f32, 3, 2> = jnp::column_stack((&a, &b));
+/// assert_eq!(m.to_vec(), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+/// ```
+#[track_caller]
+pub fn column_stack<Out, L>(arrays: L) -> Out
+where
+    L: ArrayList,
+    Out: ArrayType<Elem = L::Elem>,
+{
+    join("column_stack", arrays, false)
+}
+
+/// The array with at least two axes (`jnp.atleast_2d`): a scalar becomes
+/// `[1, 1]`, a vector of `n` a `1 x n` row; other arrays are unchanged. The
+/// result type is the caller's and is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let v = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+/// let m: Array<f32, 1, 3> = jnp::atleast_2d(&v);
+/// assert_eq!(m.to_vec(), [1.0, 2.0, 3.0]);
+/// ```
+#[track_caller]
+pub fn atleast_2d<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let r = eager::call(|l| jax_core::manip::atleast_nd(l, eager::arg(x), 2));
+    eager::typed("atleast_2d", r)
+}
+
+/// The array with at least three axes (`jnp.atleast_3d`): a scalar becomes
+/// `[1, 1, 1]`, a vector of `n` `[1, n, 1]`, an `m x n` matrix `[m, n, 1]`;
+/// other arrays are unchanged. The result type is the caller's and is
+/// checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let v = Array::<f32, 3>::from([1.0, 2.0, 3.0]);
+/// let t: Array<f32, 1, 3, 1> = jnp::atleast_3d(&v);
+/// assert_eq!(t.to_vec(), [1.0, 2.0, 3.0]);
+/// ```
+#[track_caller]
+pub fn atleast_3d<Out, A>(x: A) -> Out
+where
+    A: AsArray,
+    Out: ArrayType<Elem = ElemOf<A>>,
+{
+    let r = eager::call(|l| jax_core::manip::atleast_nd(l, eager::arg(x), 3));
+    eager::typed("atleast_3d", r)
 }
 
 /// The array with at least one axis (`jnp.atleast_1d`): a scalar becomes a

@@ -10,7 +10,6 @@
 mod common;
 
 mod one_api;
-mod one_api_close;
 mod one_api_complex;
 mod one_api_control;
 mod one_api_conv;
@@ -21,6 +20,7 @@ mod one_api_dynslice;
 mod one_api_einsum;
 mod one_api_gather;
 mod one_api_initializers;
+mod one_api_jnp_more;
 mod one_api_la_chol;
 mod one_api_la_cplx;
 mod one_api_la_eigh;

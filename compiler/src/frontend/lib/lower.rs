@@ -16,8 +16,8 @@ use crate::frontend::lib::jnp::complex;
 use crate::frontend::lib::jnp::create::{array_value, filled_like, shape_from_value};
 use crate::frontend::lib::jnp::diag;
 use crate::frontend::lib::jnp::manip::{
-    atleast_1d, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad, permute_axes, repeat,
-    roll, squeeze_axis, stack_hv, tile, vector_products,
+    atleast_1d, atleast_nd, flip, lax_broadcast_in_dim, lax_slice, meshgrid, outer, pad,
+    permute_axes, repeat, roll, squeeze_axis, stack_hv, tile, vector_products,
 };
 use crate::frontend::lib::jnp::math::{
     by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean, numpy_round,
@@ -206,6 +206,7 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
         JNP,
         Composite2(|l, a, b| jax_core::numeric::allclose(l, a, b, 1e-5, 1e-8, false)),
     ),
+    (&["tensordot"], JNP, By(numeric::tensordot)),
     (
         &["kron"],
         JNP,
@@ -266,8 +267,9 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     (&["repeat"], NUMPY, By(repeat)),
     (&["tile"], NUMPY, By(tile)),
     (&["roll"], NUMPY, By(roll)),
-    (&["vstack", "hstack"], JNP, By(stack_hv)),
+    (&["vstack", "hstack", "column_stack"], JNP, By(stack_hv)),
     (&["atleast_1d"], JNP, By(atleast_1d)),
+    (&["atleast_2d", "atleast_3d"], JNP, By(atleast_nd)),
     (&["meshgrid"], JNP, By(meshgrid)),
     (&["slice"], LAX, By(lax_slice)),
     (&["broadcast_in_dim"], LAX, By(lax_broadcast_in_dim)),

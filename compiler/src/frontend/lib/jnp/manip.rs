@@ -2,7 +2,8 @@
 //! small products, written as JAX composes them from primitives: `outer`,
 //! `vdot`, `inner`, `batch_matmul`, `swapaxes`, `moveaxis`,
 //! `transpose_axes`, `squeeze_axis`, `repeat`, `tile`, `roll`, `vstack`,
-//! `hstack`, `atleast_1d`, `meshgrid`, `lax::slice`, `lax::broadcast_in_dim`.
+//! `hstack`, `column_stack`, `atleast_1d`/`2d`/`3d`, `meshgrid`, `lax::slice`,
+//! `lax::broadcast_in_dim`.
 //! Each takes the arguments of the eager function of the same name.
 
 use proc_macro2::Span;
@@ -159,7 +160,16 @@ pub(crate) fn atleast_1d(t: &mut Tracer, c: Call) -> Result<Value> {
     traced(core::atleast_1d(&mut t.at(c.span), x)?)
 }
 
-/// `jnp::vstack((a, b, ..))` and `jnp::hstack((a, b, ..))`.
+/// `jnp::atleast_2d(x)` and `jnp::atleast_3d(x)`.
+pub(crate) fn atleast_nd(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(1)?;
+    let x = c.atom(t, 0)?;
+    let n = if c.name == "atleast_2d" { 2 } else { 3 };
+    traced(core::atleast_nd(&mut t.at(c.span), x, n)?)
+}
+
+/// `jnp::vstack((a, b, ..))`, `jnp::hstack((a, b, ..))` and
+/// `jnp::column_stack((a, b, ..))`.
 pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(1)?;
     let Value::Tuple(items) = &c.args[0].0 else {
@@ -175,11 +185,11 @@ pub(crate) fn stack_hv(t: &mut Tracer, c: Call) -> Result<Value> {
         .iter()
         .map(|v| t.atom(v.clone(), c.args[0].1))
         .collect::<Result<Vec<_>>>()?;
-    traced(core::stack_hv(
-        &mut t.at(c.span),
-        parts,
-        c.name == "vstack",
-    )?)
+    let l = &mut t.at(c.span);
+    traced(match c.name {
+        "column_stack" => core::column_stack(l, parts)?,
+        name => core::stack_hv(l, parts, name == "vstack")?,
+    })
 }
 
 /// `jnp::meshgrid(&x, &y)` (`indexing='xy'`): `(X, Y)`, both `len(y) x len(x)`.

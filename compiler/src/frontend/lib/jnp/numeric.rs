@@ -207,3 +207,18 @@ pub(crate) fn lax_convert(t: &mut Tracer, c: Call) -> Result<Value> {
     };
     traced(t.at(c.span).convert_element_type(x, dtype, false)?)
 }
+
+/// `jnp::tensordot(a, b, axes)`: `axes` a static integer.
+pub(crate) fn tensordot(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    let (a, b) = (c.atom(t, 0)?, c.atom(t, 1)?);
+    let (av, asp) = &c.args[2];
+    let axes = t.static_int(av, *asp, "axes")?;
+    let Ok(axes) = usize::try_from(axes) else {
+        return call_err(
+            *asp,
+            format!("tensordot axes must be non-negative, got {axes}"),
+        );
+    };
+    traced(core::tensordot(&mut t.at(c.span), a, b, axes)?)
+}
