@@ -491,6 +491,25 @@ impl_complex! {
     f64 => C128;
 }
 
+/// An integer, bool or float element as an `i128` (floats truncate; only
+/// called on integer and bool elements).
+#[inline]
+pub(crate) fn as_i128<T: Element>(x: T) -> i128 {
+    match x.to_value() {
+        Value::Bool(b) => b as i128,
+        Value::Int(i) => i,
+        Value::Float(f) => f as i128,
+    }
+}
+
+/// Whether `x` is NaN (only floats can be).
+#[inline]
+pub(crate) fn is_nan<T: Element>(x: T) -> bool {
+    #[allow(clippy::eq_op)]
+    let nan = x != x;
+    nan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

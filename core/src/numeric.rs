@@ -1,7 +1,7 @@
 //! `jnp`'s numeric functions that are compositions of primitives
 //! (`remainder`, `floor_divide`, `isinf`/`isfinite`, `log2`/`log10`,
 //! `trunc`, `var`/`std`, the nan-reductions, `isclose`/`allclose`,
-//! `nan_to_num`, `kron`, `tensordot`), as JAX writes them, written
+//! `nan_to_num`, `kron`, `tensordot`, `cross`), as JAX writes them, written
 //! once over [`Lax`]: a jitted body traces them, an eager call runs them.
 
 use jax_dtypes::{DType, Kind};
@@ -475,4 +475,97 @@ pub fn tensordot<L: Lax>(l: &mut L, a: L::V, b: L::V, axes: usize) -> Res<L, L::
     let dtype = l.aval(&a).dtype;
     let contract = ((ra.rank() - axes..ra.rank()).collect(), (0..axes).collect());
     l.dot_general(a, b, contract, (vec![], vec![]), dtype)
+}
+
+/// `jnp.cross(a, b)` along the last axes (JAX's default `axis=-1`): vectors
+/// of 2 or 3 elements, batch axes broadcast. Two 2-vectors give the scalar
+/// `a0 b1 - a1 b0`; otherwise a missing third element is 0 and the three
+/// components are stacked on a new last axis, as JAX writes it.
+pub fn cross<L: Lax>(l: &mut L, a: L::V, b: L::V) -> Res<L, L::V> {
+    let last = |l: &mut L, x: &L::V| -> Res<L, (Vec<usize>, usize)> {
+        let shape = l.aval(x).shape;
+        let sizes: Option<Vec<usize>> = shape
+            .iter()
+            .map(|d| match d {
+                Dim::Lit(n) => Some(*n),
+                Dim::Sym(_) => None,
+            })
+            .collect();
+        match sizes {
+            Some(s) if matches!(s.last(), Some(2 | 3)) => {
+                let n = *s.last().expect("checked");
+                Ok((s, n))
+            }
+            _ => Err(
+                l.expression_error("Dimension must be either 2 or 3 for cross product".to_string())
+            ),
+        }
+    };
+    let (sa, na) = last(l, &a)?;
+    let (sb, nb) = last(l, &b)?;
+    // `x[..., k]`: a slice of the last axis, squeezed.
+    let part = |l: &mut L, x: &L::V, s: &[usize], k: usize| -> Res<L, L::V> {
+        let r = s.len();
+        let mut start = vec![0; r];
+        let mut limit = s.to_vec();
+        start[r - 1] = k;
+        limit[r - 1] = k + 1;
+        let one = l.slice(x.clone(), start, limit, None)?;
+        l.squeeze(one, vec![r - 1])
+    };
+    let (a0, a1) = (part(l, &a, &sa, 0)?, part(l, &a, &sa, 1)?);
+    let (b0, b1) = (part(l, &b, &sb, 0)?, part(l, &b, &sb, 1)?);
+    let mul = |l: &mut L, x: &L::V, y: &L::V| binary(l, &prims::MUL, x.clone(), y.clone());
+    if na == 2 && nb == 2 {
+        let p = mul(l, &a0, &b1)?;
+        let q = mul(l, &a1, &b0)?;
+        return binary(l, &prims::SUB, p, q);
+    }
+    let third = |l: &mut L, x: &L::V, s: &[usize], n: usize, first: &L::V| -> Res<L, L::V> {
+        if n == 3 {
+            part(l, x, s, 2)
+        } else {
+            let f = l.aval(first);
+            let zero = l.literal(
+                cast_scalar(Scalar::Int(0), f.dtype),
+                Aval::scalar(f.dtype, false),
+            );
+            if f.rank() == 0 {
+                Ok(zero)
+            } else {
+                l.broadcast_in_dim(zero, f.shape, vec![])
+            }
+        }
+    };
+    let a2 = third(l, &a, &sa, na, &a0)?;
+    let b2 = third(l, &b, &sb, nb, &b0)?;
+    let mut components = Vec::with_capacity(3);
+    for (x, y, z, w) in [
+        (&a1, &b2, &a2, &b1),
+        (&a2, &b0, &a0, &b2),
+        (&a0, &b1, &a1, &b0),
+    ] {
+        let p = mul(l, x, y)?;
+        let q = mul(l, z, w)?;
+        components.push(binary(l, &prims::SUB, p, q)?);
+    }
+    // `array([c0, c1, c2])`: each as `[1, ...]`, joined on axis 0, then
+    // that axis moved last.
+    let components = promote(l, components)?;
+    let mut rows = Vec::with_capacity(3);
+    for c in components {
+        let s = l.aval(&c).shape;
+        let mut to = vec![Dim::Lit(1)];
+        to.extend(s.iter().cloned());
+        let kept = (1..=s.len()).collect();
+        rows.push(l.broadcast_in_dim(c, to, kept)?);
+    }
+    let stacked = l.concatenate(rows, 0)?;
+    let r = l.aval(&stacked).rank();
+    if r == 1 {
+        return Ok(stacked);
+    }
+    let mut perm: Vec<usize> = (1..r).collect();
+    perm.push(0);
+    l.transpose(stacked, perm)
 }

@@ -1,5 +1,5 @@
 //! Comparisons within a tolerance, the replacement of non-finite values,
-//! and the Kronecker and tensor products. Each function here is one text, `jax_core::numeric`, which a
+//! and the Kronecker, tensor and cross products. Each function here is one text, `jax_core::numeric`, which a
 //! jitted body traces and an eager call runs (`crate::eager`).
 
 use crate::array::{Array, ArrayType, AsArray, WithElem};
@@ -99,4 +99,22 @@ pub fn kron<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B) -> Out {
 pub fn tensordot<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B, axes: usize) -> Out {
     let r = eager::call(|l| jax_core::numeric::tensordot(l, eager::arg(a), eager::arg(b), axes));
     eager::typed("tensordot", r)
+}
+
+/// `jnp.cross(a, b)`: the cross product along the last axes (vectors of 2
+/// or 3 elements; batch axes broadcast), in the promoted dtype. Two
+/// 2-vectors give the scalar `a0 b1 - a1 b0`. The caller names the result
+/// type and it is checked.
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<f32, 3>::from([1.0, 0.0, 0.0]);
+/// let y = Array::<f32, 3>::from([0.0, 1.0, 0.0]);
+/// let z: Array<f32, 3> = jnp::cross(&x, &y);
+/// assert_eq!(z.to_vec(), [0.0, 0.0, 1.0]);
+/// ```
+#[track_caller]
+pub fn cross<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B) -> Out {
+    let r = eager::call(|l| jax_core::numeric::cross(l, eager::arg(a), eager::arg(b)));
+    eager::typed("cross", r)
 }

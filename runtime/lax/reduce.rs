@@ -81,24 +81,8 @@ pub(crate) fn pairwise_sum<C: Real>(x: &[C]) -> C {
     }
 }
 
-/// An integer, bool or float element as an `i128` (floats truncate; only
-/// called on integer and bool elements).
-#[inline]
-pub(crate) fn as_i128<T: Element>(x: T) -> i128 {
-    match x.to_value() {
-        Value::Bool(b) => b as i128,
-        Value::Int(i) => i,
-        Value::Float(f) => f as i128,
-    }
-}
-
-/// Whether `x` is NaN (only floats can be).
-#[inline]
-pub(crate) fn is_nan<T: Element>(x: T) -> bool {
-    #[allow(clippy::eq_op)]
-    let nan = x != x;
-    nan
-}
+// Used by the reductions here and by `lax`'s other kernels.
+pub(crate) use crate::element::{as_i128, is_nan};
 
 /// The sum of a lane in the result type `O`: each element is first converted
 /// to `O` (as `jnp.sum` does); floats are summed pairwise in `f32`/`f64`,

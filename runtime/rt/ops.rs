@@ -4,9 +4,10 @@
 //! eager code compute the same values.
 
 use crate::element::{Element, Float};
-use crate::jnp::{Abs, Parts, ToComplex};
+use crate::jnp::Abs;
 use crate::ops::{
-    self as kernels, float, AddMul, Arith, BitPattern, Bitwise, Numeric, Shift, SubDiv, TotalOrder,
+    self as kernels, float, AddMul, Arith, BitPattern, Bitwise, Numeric, Parts, Shift, SubDiv,
+    ToComplex, TotalOrder,
 };
 
 pub use super::complex::{Conj, Transcendental};

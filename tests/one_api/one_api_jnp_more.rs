@@ -1,5 +1,5 @@
 //! One API: `jnp::isclose`, `allclose`, `nan_to_num`, `kron`, `tensordot`,
-//! `atleast_2d`, `atleast_3d` and `column_stack`, jitted and eager, against
+//! `cross`, `atleast_2d`, `atleast_3d` and `column_stack`, jitted and eager, against
 //! JAX's values (tests/fixtures/jnp_more.json, made by
 //! tests/fixtures/gen/jnp_more.py): tolerance edges, equal and opposite
 //! infinities, NaNs, integer operands promoted, ranks lifted.
@@ -203,4 +203,53 @@ fn atleast_2d_3d_and_column_stack_are_jaxs() {
         &jnp::column_stack::<Array<f32, 3, 4>, _>((&a, &b, &cc)),
         &c["want"],
     );
+}
+
+#[jax::jit]
+fn cross_3(a: &Array<f32, 3>, b: &Array<f32, 3>) -> Array<f32, 3> {
+    jnp::cross(a, b)
+}
+
+#[jax::jit]
+fn cross_batched(a: &Array<f32, 4, 3>, b: &Array<f32, 3>) -> Array<f32, 4, 3> {
+    jnp::cross(a, b)
+}
+
+#[jax::jit]
+fn cross_2(a: &Array<f32, 2>, b: &Array<f32, 2>) -> Array<f32> {
+    jnp::cross(a, b)
+}
+
+#[jax::jit]
+fn cross_2_3(a: &Array<f32, 2>, b: &Array<f32, 3>) -> Array<f32, 3> {
+    jnp::cross(a, b)
+}
+
+#[jax::jit]
+fn cross_i32(a: &Array<i32, 2, 3>, b: &Array<i32, 2, 3>) -> Array<i32, 2, 3> {
+    jnp::cross(a, b)
+}
+
+#[test]
+fn cross_is_jaxs() {
+    let c = case("jnp_more", "cross_3");
+    let (a, b): (Array<f32, 3>, Array<f32, 3>) = (array_arg(&c["a"]), array_arg(&c["b"]));
+    assert_matches(&cross_3(&a, &b), &c["want"]);
+    assert_matches(&jnp::cross::<_, _, Array<f32, 3>>(&a, &b), &c["want"]);
+    let c = case("jnp_more", "cross_batched");
+    let (a, b): (Array<f32, 4, 3>, Array<f32, 3>) = (array_arg(&c["a"]), array_arg(&c["b"]));
+    assert_matches(&cross_batched(&a, &b), &c["want"]);
+    assert_matches(&jnp::cross::<_, _, Array<f32, 4, 3>>(&a, &b), &c["want"]);
+    let c = case("jnp_more", "cross_2");
+    let (a, b): (Array<f32, 2>, Array<f32, 2>) = (array_arg(&c["a"]), array_arg(&c["b"]));
+    assert_matches(&cross_2(&a, &b), &c["want"]);
+    assert_matches(&jnp::cross::<_, _, Array<f32>>(&a, &b), &c["want"]);
+    let c = case("jnp_more", "cross_2_3");
+    let (a, b): (Array<f32, 2>, Array<f32, 3>) = (array_arg(&c["a"]), array_arg(&c["b"]));
+    assert_matches(&cross_2_3(&a, &b), &c["want"]);
+    assert_matches(&jnp::cross::<_, _, Array<f32, 3>>(&a, &b), &c["want"]);
+    let c = case("jnp_more", "cross_i32");
+    let (a, b): (Array<i32, 2, 3>, Array<i32, 2, 3>) = (array_arg(&c["a"]), array_arg(&c["b"]));
+    assert_matches(&cross_i32(&a, &b), &c["want"]);
+    assert_matches(&jnp::cross::<_, _, Array<i32, 2, 3>>(&a, &b), &c["want"]);
 }

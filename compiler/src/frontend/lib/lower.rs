@@ -208,6 +208,11 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     ),
     (&["tensordot"], JNP, By(numeric::tensordot)),
     (
+        &["cross"],
+        JNP,
+        Composite2(|l, a, b| jax_core::numeric::cross(l, a, b)),
+    ),
+    (
         &["kron"],
         JNP,
         Composite2(|l, a, b| jax_core::numeric::kron(l, a, b)),
