@@ -223,6 +223,12 @@ ROWS = [
         "mnist_vae_epoch",
         "program `examples/mnist_vae.rs` against its Python original (tests/fixtures/gen/mnist_vae.py)",
     ),
+    (
+        "differentially_private_sgd: one jitted DP-SGD step (per-example gradients of a stax conv net on 28×28 images, clipped, noised), batch 128",
+        "dp_sgd_private_update",
+        "dp_sgd_private_update",
+        "program `examples/dp_sgd.rs` against its Python original (tests/fixtures/gen/dp_sgd.py)",
+    ),
 ]
 
 # The suite's programs that time themselves (`cargo run --release --example
@@ -236,6 +242,7 @@ PROGRAMS = {
     "mnist_fromscratch": ("mnist_fromscratch_update",),
     "mnist_classifier": ("mnist_classifier_update",),
     "mnist_vae": ("mnist_vae_epoch",),
+    "dp_sgd": ("dp_sgd_private_update",),
 }
 
 # Linear algebra, f32: (row label, JAX workload, NumPy workload, ours jitted,

@@ -252,6 +252,12 @@ PROGRAMS = [
         "tests/fixtures/gen/mnist_vae.py",
         [("run_epoch_run", 2)],
     ),
+    (
+        "dp_sgd",
+        ["examples/dp_sgd.rs"],
+        "tests/fixtures/gen/dp_sgd.py",
+        [("update_run", 2)],
+    ),
 ]
 
 

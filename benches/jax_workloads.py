@@ -483,6 +483,7 @@ def workloads():
         ("mnist_fromscratch_update", step("mnist_fromscratch", "update_run", 2)),
         ("mnist_classifier_update", step("mnist_classifier", "update_run", 2)),
         ("mnist_vae_epoch", step("mnist_vae", "run_epoch_run", 2)),
+        ("dp_sgd_private_update", step("dp_sgd", "update_run", 2)),
         ("gaussian_process_grad", step("gaussian_process", "grad_run", 3)),
     ]
 

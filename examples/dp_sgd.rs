@@ -1,327 +1,486 @@
-//! Differentially private SGD (Abadi et al., 2016), as JAX's
-//! `examples/differentially_private_sgd.py` writes it: each example's
-//! gradient by `vmap` of `grad`, clipped to an L2 norm bound over all
-//! parameter leaves, summed, Gaussian noise of standard deviation
-//! `l2_norm_clip * noise_multiplier` added, divided by the batch size.
+//! JAX's `examples/differentially_private_sgd.py`, ported: a conv net
+//! (`stax.serial(Conv(16, (8, 8), padding='SAME', strides=(2, 2)), Relu,
+//! MaxPool((2, 2), (1, 1)), Conv(32, (4, 4), padding='VALID', strides=(2,
+//! 2)), Relu, MaxPool((2, 2), (1, 1)), Flatten, Dense(32), Relu,
+//! Dense(10))`) trained by differentially private SGD (Abadi et al., 2016):
+//! each example's gradient by `jax::vmap` of `jax::grad`, clipped to an L2
+//! norm over all its leaves, summed, Gaussian noise added to every leaf
+//! (`random::normal_like`, JAX's `random.normal(rng, n.shape)`, one key for
+//! all leaves as JAX's example draws it), divided by the batch size, then
+//! `optimizers.sgd`, in one jitted `private_update(rng, i, opt_state,
+//! batch)`. Each epoch prints the test loss and accuracy and the privacy
+//! spent, epsilon at delta 1e-5, from a Rényi-DP accountant
+//! (`examples/support/rdp.rs`) as JAX's example prints them.
 //!
-//! The model and data are those of `examples/mlp.rs` (a two-layer MLP on two
-//! interleaved spirals). Two models train from the same initialization on
-//! the same mini-batches for the same number of steps: one with plain SGD
-//! on the batch's mean gradient, one with the private gradient (both with
-//! heavy-ball momentum). Both accuracies are printed at the end, with the
-//! privacy spent, (epsilon, delta), from a Rényi-DP accountant.
+//! The data are scikit-learn's 8×8 digits split and shuffled as the other
+//! digits ports do (`examples/support/digits_split.rs`), each image made
+//! 28×28 as MNIST's are (every pixel a 3×3 block, a zero border of 2) so
+//! the model is JAX's unchanged; batches of 128 (11 per epoch). The tests
+//! below check the program against JAX's run
+//! (`tests/fixtures/gen/dp_sgd.py`); `cargo test` runs them (`test = true`
+//! in Cargo.toml).
 //!
-//! Run with `cargo run --release --example dp_sgd`.
+//! Run with `cargo run --release --example dp_sgd` (`-- --no-dpsgd` trains
+//! with plain SGD, JAX's `--dpsgd=False`).
 
+#[path = "support/digits_split.rs"]
+mod digits_split;
+
+#[path = "support/rdp.rs"]
+mod rdp;
+
+#[path = "../benches/support/timing.rs"]
+mod timing;
+
+use std::time::Instant;
+
+use jax::example_libraries::optimizers::{self, Optimizer};
 use jax::prelude::*;
-use jax::random;
 
-const N: usize = model::POINTS;
+use digits_split::{Data, CLASSES, NUM_BATCHES, TRAIN};
+use model::{Params, BATCH, LEARNING_RATE, SIDE};
+
 const EPOCHS: usize = 20;
-const STEPS_PER_EPOCH: usize = N / model::BATCH;
-const STEPS: usize = EPOCHS * STEPS_PER_EPOCH;
-const LEARNING_RATE: f32 = 0.1;
-const MOMENTUM: f32 = 0.9;
-/// The bound on each example's gradient norm (JAX's `--l2_norm_clip`).
-const L2_NORM_CLIP: f32 = 1.0;
-/// The noise's standard deviation in units of the clip (JAX's `--noise_multiplier`).
-const NOISE_MULTIPLIER: f32 = 1.1;
-/// The delta of the (epsilon, delta) guarantee (JAX's example uses 1e-5).
+/// The delta of the (epsilon, delta) guarantee (JAX's example: 1e-5).
 const DELTA: f64 = 1e-5;
 
 #[jax::jit]
-mod model {
+pub mod model {
+    use jax::example_libraries::optimizers;
+    use jax::example_libraries::stax::{self, Conv, Dense, Flatten, MaxPool, Relu};
     use jax::prelude::*;
     use jax::random;
 
-    pub const POINTS: usize = 16000;
-    pub const HIDDEN: usize = 128;
     pub const BATCH: usize = 128;
+    pub const SIDE: usize = 28;
+    pub const CLASSES: usize = 10;
+    /// JAX's flags' defaults.
+    pub const LEARNING_RATE: f64 = 0.15;
+    pub const NOISE_MULTIPLIER: f32 = 1.1;
+    pub const L2_NORM_CLIP: f32 = 1.0;
 
-    /// The parameters: a pytree, so `grad` returns the same struct.
-    #[derive(Clone, Debug)]
-    pub struct Params {
-        pub w1: Array<f32, 2, HIDDEN>,
-        pub b1: Array<f32, HIDDEN>,
-        pub w2: Array<f32, HIDDEN, 2>,
-        pub b2: Array<f32, 2>,
+    /// `init_random_params, predict = stax.serial(..)`.
+    pub fn net() -> stax::Layer {
+        stax::serial([
+            Conv(16, [8, 8]).padding("SAME").strides([2, 2]),
+            Relu,
+            MaxPool([2, 2]).strides([1, 1]),
+            Conv(32, [4, 4]).padding("VALID").strides([2, 2]),
+            Relu,
+            MaxPool([2, 2]).strides([1, 1]),
+            Flatten,
+            Dense(32),
+            Relu,
+            Dense(CLASSES),
+        ])
     }
 
-    /// The two class scores of each point.
-    pub fn logits(p: &Params, x: &Array<f32, POINTS, 2>) -> Array<f32, POINTS, 2> {
-        let h = jnp::tanh(x.matmul(&p.w1) + &p.b1);
-        h.matmul(&p.w2) + &p.b2
+    /// The params `net().init(key, [-1, 28, 28, 1])` returns.
+    pub type Params = stax::params_of!(net, [-1, SIDE, SIDE, 1]);
+
+    /// The mean cross-entropy of a batch against one-hot targets.
+    pub fn loss<const N: usize>(
+        params: Params,
+        inputs: &Array<f32, N, SIDE, SIDE, 1>,
+        targets: &Array<f32, N, CLASSES>,
+    ) -> Array<f32> {
+        let logits: Array<f32, N, CLASSES> = net().apply(&params, inputs);
+        let logits = jnp::log_softmax(logits, -1); // log normalize
+        -jnp::mean(jnp::sum_axis(logits * targets, 1, false)) // cross entropy loss
     }
 
-    /// Softmax cross-entropy of one example against its one-hot label.
-    pub fn loss_one(p: &Params, x: &Array<f32, 2>, y: &Array<f32, 2>) -> Array<f32> {
-        let h = jnp::tanh(x.matmul(&p.w1) + &p.b1);
-        let logits = h.matmul(&p.w2) + &p.b2;
-        -jnp::sum(jnp::log_softmax(logits, -1) * y)
-    }
-
-    /// The mean loss of a batch: its gradient is plain SGD's.
-    pub fn loss(p: &Params, x: &Array<f32, BATCH, 2>, y: &Array<f32, BATCH, 2>) -> Array<f32> {
-        let h = jnp::tanh(x.matmul(&p.w1) + &p.b1);
-        let logits = h.matmul(&p.w2) + &p.b2;
-        -jnp::mean(jnp::sum_axis(jnp::log_softmax(logits, -1) * y, -1, false))
-    }
-
-    /// The private gradient of a batch: per-example gradients (`vmap` of
-    /// `grad`), each scaled down to norm at most `clip` (the norm over all
-    /// four leaves), summed over the batch, plus `N(0, (clip * noise)^2)`
-    /// noise on every coordinate (one key per leaf), over the batch size.
-    #[allow(clippy::too_many_arguments)]
-    pub fn private_grad(
-        p: &Params,
-        x: &Array<f32, BATCH, 2>,
-        y: &Array<f32, BATCH, 2>,
-        clip: f32,
-        noise: f32,
-        k1: random::Key,
-        k2: random::Key,
-        k3: random::Key,
-        k4: random::Key,
+    /// The gradient of a single-example batch, its norm clipped.
+    fn clipped_grad(
+        params: Params,
+        inputs: &Array<f32, 1, SIDE, SIDE, 1>,
+        targets: &Array<f32, 1, CLASSES>,
     ) -> Params {
-        let g = jax::vmap(
-            |x, y| {
-                let g = jax::grad(|p: Params| loss_one(&p, &x, &y))(p.clone());
-                let norm = jnp::sqrt(
-                    jnp::sum(&g.w1 * &g.w1)
-                        + jnp::sum(&g.b1 * &g.b1)
-                        + jnp::sum(&g.w2 * &g.w2)
-                        + jnp::sum(&g.b2 * &g.b2),
-                );
-                let divisor = jnp::maximum(norm / clip, 1.0);
-                Params {
-                    w1: g.w1 / &divisor,
-                    b1: g.b1 / &divisor,
-                    w2: g.w2 / &divisor,
-                    b2: g.b2 / &divisor,
-                }
-            },
-            (0, 0),
-        )(x, y);
-        let std = clip * noise;
-        let n = BATCH as f32;
-        Params {
-            w1: (jnp::sum_axis(g.w1, 0, false) + random::normal::<Array<f32, 2, HIDDEN>>(k1) * std)
-                / n,
-            b1: (jnp::sum_axis(g.b1, 0, false) + random::normal::<Array<f32, HIDDEN>>(k2) * std)
-                / n,
-            w2: (jnp::sum_axis(g.w2, 0, false) + random::normal::<Array<f32, HIDDEN, 2>>(k3) * std)
-                / n,
-            b2: (jnp::sum_axis(g.b2, 0, false) + random::normal::<Array<f32, 2>>(k4) * std) / n,
+        let grads = jax::grad(loss)(params, inputs, targets);
+        let norms = jax::tree::map(|g| jnp::linalg::norm(jnp::ravel(g)), &grads);
+        let total_grad_norm = jnp::linalg::norm(jnp::stack(jax::tree::leaves(&norms), 0));
+        let divisor = lax::stop_gradient(jnp::maximum(total_grad_norm / L2_NORM_CLIP, 1.0));
+        jax::tree::map(|g| g / &divisor, &grads)
+    }
+
+    /// Differentially private gradients of `params` on a batch (each
+    /// example a batch of one: JAX's `shape_as_image(.., dummy_dim=True)`).
+    pub fn private_grad(
+        params: Params,
+        inputs: &Array<f32, BATCH, 1, SIDE, SIDE, 1>,
+        targets: &Array<f32, BATCH, 1, CLASSES>,
+        rng: random::Key,
+    ) -> Params {
+        let px_clipped_grads =
+            jax::vmap(|x, y| clipped_grad(params.clone(), &x, &y), (0, 0))(inputs, targets);
+        let std_dev = L2_NORM_CLIP * NOISE_MULTIPLIER;
+        let aggregated = jax::tree::map(|n| jnp::sum_axis(n, 0, false), &px_clipped_grads);
+        let noised = jax::tree::map(|n| n + random::normal_like(rng, &n) * std_dev, &aggregated);
+        jax::tree::map(|n| n / BATCH as f32, &noised)
+    }
+
+    /// JAX's jitted `private_update(rng, i, opt_state, batch)`.
+    pub fn private_update(
+        rng: random::Key,
+        i: i32,
+        opt_state: optimizers::SgdState<Params>,
+        inputs: &Array<f32, BATCH, 1, SIDE, SIDE, 1>,
+        targets: &Array<f32, BATCH, 1, CLASSES>,
+    ) -> optimizers::SgdState<Params> {
+        let opt = optimizers::sgd(LEARNING_RATE);
+        let params = opt.get_params(&opt_state);
+        let rng = random::fold_in(rng, i); // get new key for new random numbers
+        opt.update(i, &private_grad(params, inputs, targets, rng), opt_state)
+    }
+
+    /// JAX's jitted `update(_, i, opt_state, batch)`: plain SGD.
+    pub fn update(
+        i: i32,
+        opt_state: optimizers::SgdState<Params>,
+        inputs: &Array<f32, BATCH, SIDE, SIDE, 1>,
+        targets: &Array<f32, BATCH, CLASSES>,
+    ) -> optimizers::SgdState<Params> {
+        let opt = optimizers::sgd(LEARNING_RATE);
+        let params = opt.get_params(&opt_state);
+        opt.update(i, &jax::grad(loss)(params, inputs, targets), opt_state)
+    }
+}
+
+const _: () = assert!(model::BATCH == digits_split::BATCH && model::CLASSES == CLASSES);
+
+/// A 28×28 image (784 pixels) of an 8×8 digit: every pixel a 3×3 block,
+/// a zero border of 2.
+fn to_28x28(digit: &[f32]) -> Vec<f32> {
+    let mut out = vec![0.0; SIDE * SIDE];
+    for r in 0..24 {
+        for c in 0..24 {
+            out[(r + 2) * SIDE + c + 2] = digit[(r / 3) * 8 + c / 3];
         }
     }
+    out
 }
 
-use model::{Params, BATCH};
-
-/// Two spirals, 1.5 turns each, with a little noise: points and one-hot
-/// labels (as in `examples/mlp.rs`).
-fn spirals(key: random::Key) -> (Vec<f32>, Vec<f32>, Vec<usize>) {
-    let [k1, k2] = random::split(key);
-    let u: Array<f32, N> = random::uniform(k1);
-    let noise: Array<f32, N, 2> = random::normal(k2);
-    let (u, noise) = (u.to_vec(), noise.to_vec());
-    let mut x = Vec::with_capacity(2 * N);
-    let mut y = Vec::with_capacity(2 * N);
-    let mut class = Vec::with_capacity(N);
-    for i in 0..N {
-        let c = i % 2;
-        let t = u[i].sqrt() * 3.0 * std::f32::consts::PI;
-        let angle = t + c as f32 * std::f32::consts::PI;
-        let r = t / (3.0 * std::f32::consts::PI);
-        x.push(r * angle.cos() + 0.02 * noise[2 * i]);
-        x.push(r * angle.sin() + 0.02 * noise[2 * i + 1]);
-        y.extend(if c == 0 { [1.0, 0.0] } else { [0.0, 1.0] });
-        class.push(c);
-    }
-    (x, y, class)
-}
-
-fn init(key: random::Key) -> Params {
-    let [k1, k2] = random::split(key);
-    let w1: Array<f32, 2, { model::HIDDEN }> = random::normal(k1);
-    let w2: Array<f32, { model::HIDDEN }, 2> = random::normal(k2);
-    Params {
-        w1: w1 * 2.0f32,
-        b1: Array::full(0.0),
-        w2: w2 * (1.0 / (model::HIDDEN as f32).sqrt()),
-        b2: Array::full(0.0),
-    }
-}
-
-fn accuracy(p: &Params, x: &Array<f32, N, 2>, class: &[usize]) -> f64 {
-    let scores = model::logits(p, x).to_vec();
-    let right = class
-        .iter()
-        .enumerate()
-        .filter(|&(i, &c)| (scores[2 * i + 1] > scores[2 * i]) as usize == c)
-        .count();
-    right as f64 / N as f64
-}
-
-/// Rows `idx` of a row-major `[N, 2]` table, as a batch.
-fn gather(table: &[f32], idx: &[i32]) -> Array<f32, BATCH, 2> {
-    let rows = idx.iter().flat_map(|&i| {
+/// The images at some indices of the digits file, and their labels one-hot.
+fn images(d: &Data, idx: &[i32]) -> (Vec<f32>, Vec<f32>) {
+    let mut x = Vec::with_capacity(idx.len() * SIDE * SIDE);
+    let mut y = vec![0.0; idx.len() * CLASSES];
+    for (row, &i) in idx.iter().enumerate() {
         let i = i as usize;
-        [table[2 * i], table[2 * i + 1]]
-    });
-    Array::from_vec(rows.collect()).unwrap()
+        x.extend(to_28x28(&d.pixels[i * 64..(i + 1) * 64]));
+        y[row * CLASSES + d.labels[i] as usize] = 1.0;
+    }
+    (x, y)
 }
 
-/// One step of SGD with heavy-ball momentum.
-fn sgd(p: &Params, v: &Params, g: &Params) -> (Params, Params) {
-    let v = Params {
-        w1: &v.w1 * MOMENTUM + &g.w1,
-        b1: &v.b1 * MOMENTUM + &g.b1,
-        w2: &v.w2 * MOMENTUM + &g.w2,
-        b2: &v.b2 * MOMENTUM + &g.b2,
-    };
-    let p = Params {
-        w1: &p.w1 - &v.w1 * LEARNING_RATE,
-        b1: &p.b1 - &v.b1 * LEARNING_RATE,
-        w2: &p.w2 - &v.w2 * LEARNING_RATE,
-        b2: &p.b2 - &v.b2 * LEARNING_RATE,
-    };
-    (p, v)
+/// A batch as `private_update` takes it (JAX's `shape_as_image(..,
+/// dummy_dim=True)`: each example a batch of one).
+type PrivateBatch = (
+    Array<f32, BATCH, 1, SIDE, SIDE, 1>,
+    Array<f32, BATCH, 1, CLASSES>,
+);
+
+fn private_batch(d: &Data, idx: &[i32]) -> PrivateBatch {
+    let (x, y) = images(d, idx);
+    (Array::from_vec(x).unwrap(), Array::from_vec(y).unwrap())
 }
 
-/// The privacy spent: (epsilon, delta)-DP of `steps` steps of the Gaussian
-/// mechanism with noise multiplier `sigma` on batches sampled with
-/// probability `q`, by Rényi differential privacy (Mironov, Talwar and
-/// Zhang, 2019: the sampled Gaussian mechanism's RDP at integer orders) and
-/// the classic conversion, as `tensorflow_privacy`'s `compute_rdp` and
-/// `get_privacy_spent` that JAX's example calls. Like that example, this
-/// treats shuffled batches as Poisson-sampled ones.
-fn epsilon(q: f64, sigma: f64, steps: usize, delta: f64) -> f64 {
-    (2..=256u32)
-        .map(|order| {
-            let a = order as f64;
-            // log A_a = log sum_k C(a, k) (1-q)^(a-k) q^k exp((k^2 - k) / (2 sigma^2))
-            let mut log_binom = 0.0;
-            let terms: Vec<f64> = (0..=order)
-                .map(|k| {
-                    let k = k as f64;
-                    if k > 0.0 {
-                        log_binom += ((a - k + 1.0) / k).ln();
-                    }
-                    log_binom
-                        + (a - k) * (1.0 - q).ln()
-                        + k * q.ln()
-                        + (k * k - k) / (2.0 * sigma * sigma)
-                })
-                .collect();
-            let top = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            let log_a = top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln();
-            steps as f64 * log_a / (a - 1.0) + (1.0 / delta).ln() / (a - 1.0)
-        })
-        .fold(f64::INFINITY, f64::min)
+fn plain_batch(
+    d: &Data,
+    idx: &[i32],
+) -> (Array<f32, BATCH, SIDE, SIDE, 1>, Array<f32, BATCH, CLASSES>) {
+    let (x, y) = images(d, idx);
+    (Array::from_vec(x).unwrap(), Array::from_vec(y).unwrap())
 }
 
-fn zeros() -> Params {
-    Params {
-        w1: Array::zeros(),
-        b1: Array::zeros(),
-        w2: Array::zeros(),
-        b2: Array::zeros(),
+/// The test set, as `shape_as_image(test_images, test_labels)`.
+struct TestSet {
+    x: Array<f32, { digits_split::TEST }, SIDE, SIDE, 1>,
+    y: Array<f32, { digits_split::TEST }, CLASSES>,
+}
+
+fn test_set(d: &Data) -> TestSet {
+    let (x, y) = images(d, &d.test_idx);
+    TestSet {
+        x: Array::from_vec(x).unwrap(),
+        y: Array::from_vec(y).unwrap(),
     }
 }
 
+/// `loss` and `accuracy` of the test set, eagerly as JAX's example calls
+/// them.
+fn evaluate(p: &Params, t: &TestSet) -> (f32, f32) {
+    let logits: Array<f32, { digits_split::TEST }, CLASSES> = model::net().apply(p, &t.x);
+    let logp = jnp::log_softmax(&logits, -1);
+    let rows: Array<f32, { digits_split::TEST }> = jnp::sum_axis(&logp * &t.y, 1, false);
+    let loss = -jnp::mean(rows).item();
+    (loss, digits_split::accuracy(&logits, &t.y))
+}
+
+fn init_params(d: &Data) -> Params {
+    let (_, params) = model::net().init(d.init_key, [-1, SIDE as i64, SIDE as i64, 1]);
+    params
+}
+
+/// What an epoch reports: its time, the test loss and accuracy, epsilon.
+struct Epoch {
+    seconds: f64,
+    test_loss: f32,
+    test_acc: f32,
+    epsilon: f64,
+}
+
+/// JAX's training loop over `epochs` epochs (with DP-SGD, or plain SGD):
+/// the final params, and the params after the first step.
+fn train(d: &Data, epochs: usize, dpsgd: bool, mut each: impl FnMut(&Epoch)) -> (Params, Params) {
+    let opt = optimizers::sgd(LEARNING_RATE);
+    let mut opt_state = opt.init(&init_params(d));
+    let test = test_set(d);
+    let key = d.init_key;
+    let mut itercount = 0;
+    let mut stream_key = d.stream_key;
+    let mut first = None;
+    for epoch in 1..=epochs {
+        let start = Instant::now();
+        let (perm, next) = d.shuffle(stream_key);
+        stream_key = next;
+        for idx in perm.chunks_exact(BATCH).take(NUM_BATCHES) {
+            opt_state = if dpsgd {
+                let (x, y) = private_batch(d, idx);
+                model::private_update(key, itercount, opt_state, &x, &y)
+            } else {
+                let (x, y) = plain_batch(d, idx);
+                model::update(itercount, opt_state, &x, &y)
+            };
+            if itercount == 0 {
+                first = Some(opt.get_params(&opt_state));
+            }
+            itercount += 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let (test_loss, test_acc) = evaluate(&opt.get_params(&opt_state), &test);
+        let epsilon = rdp::epsilon(
+            BATCH as f64 / TRAIN as f64,
+            model::NOISE_MULTIPLIER as f64,
+            epoch * NUM_BATCHES,
+            DELTA,
+        );
+        each(&Epoch {
+            seconds,
+            test_loss,
+            test_acc,
+            epsilon,
+        });
+    }
+    (opt.get_params(&opt_state), first.expect("a step"))
+}
+
+#[cfg_attr(test, allow(dead_code))]
 fn main() {
-    let [data_key, init_key, batch_key, noise_key] = random::split(random::key(0));
-    let (xv, yv, class) = spirals(data_key);
-    let x: Array<f32, N, 2> = Array::from_vec(xv.clone()).unwrap();
-    let p0 = init(init_key);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--bench") {
+        return bench(&timing::Timing::from_args(&args));
+    }
+    let dpsgd = !args.iter().any(|a| a == "--no-dpsgd");
+    let d = digits_split::data();
     println!(
-        "two spirals, {N} points; MLP 2 -> {} -> 2, tanh; batches of {BATCH}, {STEPS} steps",
-        model::HIDDEN
+        "8x8 digits as 28x28 images: {TRAIN} training, {} test; stax conv net; {}",
+        digits_split::TEST,
+        if dpsgd { "DP-SGD" } else { "plain SGD" }
     );
-    println!(
-        "DP-SGD: l2_norm_clip {L2_NORM_CLIP}, noise_multiplier {NOISE_MULTIPLIER} (noise std {} per summed coordinate)",
-        L2_NORM_CLIP * NOISE_MULTIPLIER
-    );
-
-    // With no noise and a bound no gradient reaches, the private gradient is
-    // the mean of the per-example gradients: the plain gradient.
-    let idx: Vec<i32> = (0..BATCH as i32).collect();
-    let (xb, yb) = (gather(&xv, &idx), gather(&yv, &idx));
-    let [k1, k2, k3, k4] = random::split(noise_key);
-    let unclipped = model::private_grad(&p0, &xb, &yb, 1e9, 0.0, k1, k2, k3, k4);
-    let plain = model::loss::grad(&p0, &xb, &yb);
-    let gap = [
-        (unclipped.w1.data(), plain.w1.data()),
-        (unclipped.b1.data(), plain.b1.data()),
-        (unclipped.w2.data(), plain.w2.data()),
-        (unclipped.b2.data(), plain.b2.data()),
-    ]
-    .iter()
-    .flat_map(|(a, b)| a.iter().zip(b.iter()).map(|(a, b)| (a - b).abs()))
-    .fold(0.0f32, f32::max);
-    println!(
-        "unclipped, noiseless private gradient vs the batch gradient: max difference {gap:.1e}"
-    );
-    assert!(gap < 1e-5, "{gap}");
-
-    let start = std::time::Instant::now();
-    let (mut plain, mut v_plain) = (p0.clone(), zeros());
-    let (mut private, mut v_private) = (p0, zeros());
-    for epoch in 0..EPOCHS {
-        let order: Array<i32, N> = random::permutation(random::fold_in(batch_key, epoch as u32));
-        let order = order.to_vec();
-        let (mut loss_plain, mut loss_private) = (0.0, 0.0);
-        for (b, idx) in order.chunks_exact(BATCH).enumerate() {
-            let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
-            let step = (epoch * STEPS_PER_EPOCH + b) as u32;
-            let (l, g) = model::loss::value_and_grad(&plain, &xb, &yb);
-            loss_plain += l.item();
-            (plain, v_plain) = sgd(&plain, &v_plain, &g);
-
-            loss_private += model::loss(&private, &xb, &yb).item();
-            let [k1, k2, k3, k4] = random::split(random::fold_in(noise_key, step));
-            let g = model::private_grad(
-                &private,
-                &xb,
-                &yb,
-                L2_NORM_CLIP,
-                NOISE_MULTIPLIER,
-                k1,
-                k2,
-                k3,
-                k4,
-            );
-            (private, v_private) = sgd(&private, &v_private, &g);
-        }
-        if (epoch + 1) % 4 == 0 {
-            let n = STEPS_PER_EPOCH as f32;
+    println!("\nStarting training...");
+    let mut last = 0.0;
+    let mut epoch = 1;
+    train(&d, EPOCHS, dpsgd, |e| {
+        println!("Epoch {epoch} in {:0.2} sec", e.seconds);
+        println!(
+            "Test set loss, accuracy (%): ({:.2}, {:.2})",
+            e.test_loss,
+            100.0 * e.test_acc
+        );
+        if dpsgd {
             println!(
-                "epoch {:>2}: mean batch loss {:.4} plain, {:.4} private; accuracy {:.1} % plain, {:.1} % private",
-                epoch + 1,
-                loss_plain / n,
-                loss_private / n,
-                100.0 * accuracy(&plain, &x, &class),
-                100.0 * accuracy(&private, &x, &class),
+                "For delta={DELTA:.0e}, the current epsilon is: {:.2}",
+                e.epsilon
+            );
+        } else {
+            println!("Trained with vanilla non-private SGD optimizer");
+        }
+        last = e.test_acc;
+        epoch += 1;
+    });
+    assert!(last > 0.5, "test accuracy {last}");
+}
+
+/// One private step (the jitted `private_update`) on the first batch.
+#[cfg_attr(test, allow(dead_code))]
+fn bench(t: &timing::Timing) {
+    use std::hint::black_box;
+    let d = digits_split::data();
+    let opt = optimizers::sgd(LEARNING_RATE);
+    let mut state = Some(opt.init(&init_params(&d)));
+    let (x, y) = private_batch(&d, &d.train_idx[..BATCH]);
+    let s = t.run(|| {
+        let st = state.take().expect("the previous call's state");
+        state = Some(black_box(model::private_update(
+            d.init_key,
+            0,
+            black_box(st),
+            black_box(&x),
+            black_box(&y),
+        )));
+    });
+    timing::report("dp_sgd_private_update", t, s);
+}
+
+/// Its JAX reference, for the tests.
+#[cfg(all(test, not(feature = "x64")))]
+#[path = "support/fixture.rs"]
+mod fixture;
+
+/// The example against JAX (`tests/fixtures/dp_sgd.json`, made by
+/// `tests/fixtures/gen/dp_sgd.py` from JAX's
+/// `examples/differentially_private_sgd.py`).
+#[cfg(all(test, not(feature = "x64")))]
+mod tests {
+    use super::fixture;
+    use super::*;
+    use jax::random;
+
+    /// The params' arrays, in JAX's leaf order.
+    fn arrays(p: &Params) -> Vec<Vec<f32>> {
+        jax::tree::leaves(p)
+            .iter()
+            .map(|a| a.to_vec::<f32>().unwrap())
+            .collect()
+    }
+
+    /// stax's initial params, the first batch and the first step's private
+    /// gradient. The gradient's noise is JAX's bits (the same key for every
+    /// leaf); its clipped sum differs from XLA's in the order of the sums
+    /// (measured within 2e-6 of each leaf's first row's largest element).
+    #[test]
+    fn first_private_gradient_is_jaxs() {
+        let fx = fixture::case("dp_sgd");
+        let d = digits_split::data();
+        fixture::check_summaries(
+            "initial params",
+            &arrays(&init_params(&d)),
+            &fx["initial"],
+            0.0,
+        );
+        let (perm, _) = d.shuffle(d.stream_key);
+        let first: Vec<i64> = fx["first_batch"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            perm[..16].iter().map(|&i| i as i64).collect::<Vec<_>>(),
+            first
+        );
+        let (x, y) = private_batch(&d, &perm[..BATCH]);
+        let g = model::private_grad(init_params(&d), &x, &y, random::fold_in(d.init_key, 0));
+        fixture::check_summaries("private gradient", &arrays(&g), &fx["private_grad"], 2e-6);
+    }
+
+    /// The first epoch: the params after its first private step and after
+    /// all 11, the test loss and accuracy and epsilon after it, against
+    /// JAX's; and one plain SGD step.
+    #[test]
+    fn first_epoch_is_jaxs() {
+        let fx = fixture::case("dp_sgd");
+        let d = digits_split::data();
+        let mut epochs = Vec::new();
+        let (params, first) = train(&d, 1, true, |e| {
+            epochs.push((e.test_loss, e.test_acc, e.epsilon))
+        });
+        fixture::check_summaries(
+            "after the first step",
+            &arrays(&first),
+            &fx["after_first_step"],
+            2e-6,
+        );
+        fixture::check_summaries(
+            "after the first epoch",
+            &arrays(&params),
+            &fx["after_first_epoch"],
+            2e-5,
+        );
+        let want = &fx["epochs"][0];
+        let (loss, acc, eps) = epochs[0];
+        let close = |g: f64, w: &serde_json::Value, tol: f64| {
+            let w = w.as_f64().unwrap();
+            assert!((g - w).abs() <= tol * w.abs(), "{g} against JAX's {w}");
+        };
+        close(loss as f64, &want[0], 1e-5);
+        close(acc as f64, &want[1], 1e-6);
+        // dp_accounting's terms take erfc's logarithm from SciPy's
+        // `log_ndtr` and the binomials from `gammaln`, these from libm's
+        // `erfc` and a running product: epsilon within 4.5e-8 (measured).
+        close(eps, &want[2], 1e-6);
+    }
+
+    /// One plain SGD step (JAX's `--dpsgd=False`) on the first batch. The
+    /// first conv's bias gradient sums 25,088 products (128 images, 14×14
+    /// positions) in another order than XLA's: its first elements differ
+    /// by up to 2.8e-6 of their largest (measured), where f32's rounding
+    /// over such a sum reaches ~1e-5.
+    #[test]
+    fn plain_step_is_jaxs() {
+        let fx = fixture::case("dp_sgd");
+        let d = digits_split::data();
+        let (perm, _) = d.shuffle(d.stream_key);
+        let (x, y) = plain_batch(&d, &perm[..BATCH]);
+        let opt = optimizers::sgd(LEARNING_RATE);
+        let state = model::update(0, opt.init(&init_params(&d)), &x, &y);
+        fixture::check_summaries(
+            "after a plain step",
+            &arrays(&opt.get_params(&state)),
+            &fx["nonprivate_after_first_step"],
+            1e-5,
+        );
+    }
+
+    /// Every epoch's test loss, accuracy and epsilon against JAX's. The
+    /// noise is JAX's bits, but each step's gradient differs from XLA's in
+    /// its last bits (the order of the sums) and 220 SGD steps carry and
+    /// grow the differences: measured, the test loss within 2.2e-3 of
+    /// JAX's (relative, epoch 20; 1.1e-7 after the first), the accuracy
+    /// within 2 of the 389 test images, epsilon within 4.5e-8.
+    #[test]
+    #[ignore = "twenty epochs: run with `cargo test --release --example dp_sgd -- --ignored`"]
+    fn every_epoch_is_jaxs() {
+        let fx = fixture::case("dp_sgd");
+        let mut got = Vec::new();
+        train(&digits_split::data(), EPOCHS, true, |e| {
+            got.push((e.test_loss, e.test_acc, e.epsilon))
+        });
+        let want = fx["epochs"].as_array().unwrap();
+        assert_eq!(got.len(), want.len());
+        for (k, ((loss, acc, eps), want)) in got.iter().zip(want).enumerate() {
+            let w: Vec<f64> = want
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let epoch = k + 1;
+            assert!(
+                (*loss as f64 - w[0]).abs() <= 5e-3 * w[0],
+                "epoch {epoch}: loss {loss} against JAX's {}",
+                w[0]
+            );
+            let images = ((*acc as f64 - w[1]).abs() * digits_split::TEST as f64).round();
+            assert!(
+                images <= 3.0,
+                "epoch {epoch}: accuracy {acc} against JAX's {} ({images} images)",
+                w[1]
+            );
+            assert!(
+                (eps - w[2]).abs() <= 1e-6 * w[2],
+                "epoch {epoch}: epsilon {eps} against JAX's {}",
+                w[2]
             );
         }
     }
-    let (acc_plain, acc_private) = (accuracy(&plain, &x, &class), accuracy(&private, &x, &class));
-    println!("trained in {:.1} s", start.elapsed().as_secs_f64());
-    println!(
-        "training accuracy without privacy: {:.1} %",
-        100.0 * acc_plain
-    );
-    println!(
-        "training accuracy with DP-SGD:     {:.1} %, at epsilon = {:.2} for delta = {DELTA:e}",
-        100.0 * acc_private,
-        epsilon(
-            BATCH as f64 / N as f64,
-            NOISE_MULTIPLIER as f64,
-            STEPS,
-            DELTA
-        )
-    );
-    assert!(acc_plain >= 0.95, "accuracy without privacy {acc_plain}");
-    assert!(acc_private >= 0.9, "accuracy with DP-SGD {acc_private}");
 }

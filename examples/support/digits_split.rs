@@ -50,6 +50,7 @@ pub struct Data {
     pub init_key: random::Key,
     pub stream_key: random::Key,
     pub train_idx: Vec<i32>,
+    pub test_idx: Vec<i32>,
     pub train: (Array<f32, TRAIN, PIXELS>, Array<f32, TRAIN, CLASSES>),
     pub test: (Array<f32, TEST, PIXELS>, Array<f32, TEST, CLASSES>),
 }
@@ -64,6 +65,7 @@ pub fn data() -> Data {
     let test = gather::<TEST>(&pixels, &labels, test_idx);
     Data {
         train_idx: train_idx.to_vec(),
+        test_idx: test_idx.to_vec(),
         pixels,
         labels,
         init_key,

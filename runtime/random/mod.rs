@@ -16,6 +16,7 @@
 pub(crate) mod continuous;
 mod discrete;
 pub(crate) mod fills;
+mod like;
 mod randint;
 pub(crate) mod threefry;
 mod uniform;
@@ -25,6 +26,7 @@ use std::fmt;
 
 pub use continuous::{exponential, gumbel, normal, truncated_normal, Continuous};
 pub use discrete::{categorical, choice, choice_rows, choice_weighted};
+pub use like::{normal_like, uniform_like, SampleLike};
 pub use randint::RandInt;
 pub use threefry::{threefry2x32, threefry_2x32};
 pub use uniform::Uniform;

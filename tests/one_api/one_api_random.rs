@@ -92,6 +92,39 @@ fn eager_normal(k: Key) -> Array<f32, 2, 3> {
 }
 
 #[jax::jit]
+fn jit_normal_like(k: Key, x: &Array<f64, 2, 3>) -> (Array<f64, 2, 3>, Array<f32, 4>) {
+    (
+        random::normal_like(k, x),
+        random::uniform_like(k, &Array::<f32, 4>::zeros()),
+    )
+}
+
+fn eager_normal_like(k: Key, x: &Array<f64, 2, 3>) -> (Array<f64, 2, 3>, Array<f32, 4>) {
+    (
+        random::normal_like(k, x),
+        random::uniform_like(k, &Array::<f32, 4>::zeros()),
+    )
+}
+
+/// JAX's `tree_map(lambda n: n + random.normal(rng, n.shape), tree)`: each
+/// leaf its own shape's draw, all from one key.
+#[jax::jit]
+mod noisy {
+    use jax::prelude::*;
+    use jax::random::{self, Key};
+
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Pair {
+        pub w: Array<f32, 3, 2>,
+        pub b: Array<f32, 2>,
+    }
+
+    pub fn noised(k: Key, p: &Pair) -> Pair {
+        jax::tree::map(|n| n + random::normal_like(k, &n) * 0.5, p)
+    }
+}
+
+#[jax::jit]
 fn jit_exponential(k: Key) -> Array<f32, 2, 3> {
     random::exponential(k)
 }
@@ -240,6 +273,20 @@ fn random_jitted_equals_eager() {
     let w = Array::<u32, 2>::from([3, 99]);
     assert_eq!(jit_wrap_key_data(&w), eager_wrap_key_data(&w));
     assert_eq!(jit_bits(k), eager_bits(k));
+    let x = Array::<f64, 2, 3>::zeros();
+    assert_eq!(jit_normal_like(k, &x), eager_normal_like(k, &x));
+    assert_eq!(
+        jit_normal_like(k, &x).0,
+        random::normal::<Array<f64, 2, 3>>(k)
+    );
+    let p = noisy::Pair {
+        w: Array::ones(),
+        b: Array::zeros(),
+    };
+    let eager = jax::tree::map(|n| &n + &(random::normal_like(k, &n) * 0.5f32), &p).unwrap();
+    assert_eq!(noisy::noised(k, &p), eager);
+    let w: Array<f32, 3, 2> = random::normal(k);
+    assert_eq!(eager.w, w * 0.5 + 1.0);
     assert_eq!(jit_uniform(k), eager_uniform(k));
     assert_eq!(jit_uniform_range(k), eager_uniform_range(k));
     assert_eq!(jit_normal(k), eager_normal(k));

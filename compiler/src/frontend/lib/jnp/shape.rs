@@ -121,10 +121,12 @@ pub(crate) fn squeeze(t: &mut Tracer, c: Call) -> Result<Value> {
 }
 
 /// `concatenate((a, b, ..)[, axis])` and `stack`: along axis 0 by default.
+/// The arrays are a tuple, a Rust array (`[a, b]`) or a list such as
+/// `tree::leaves(..)` returns.
 pub(crate) fn concatenate(t: &mut Tracer, c: Call) -> Result<Value> {
     let name = c.name;
     let parts = match c.args.first().map(|a| &a.0) {
-        Some(Value::Tuple(items)) => items.clone(),
+        Some(Value::Tuple(items) | Value::List(items)) => items.clone(),
         _ => {
             return call_err(
                 c.span,

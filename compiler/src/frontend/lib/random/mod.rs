@@ -70,12 +70,13 @@ pub(crate) fn sample(t: &mut Tracer, c: Call) -> Result<Value> {
         "choice" => return choice::choice(t, c),
         "choice_rows" => return choice::choice_rows(t, c),
         "choice_weighted" => return choice::choice_weighted(t, c),
+        "normal_like" | "uniform_like" => return sample_like(t, c),
         _ => {}
     }
     let Some((prim, nbounds)) = sampler(name) else {
         return call_err(
             c.span,
-            format!("`random::{name}` is not supported inside #[jax::jit]; the random functions that are: split, fold_in, key_data, wrap_key_data, bits, uniform, uniform_range, normal, exponential, gumbel, truncated_normal, randint, bernoulli, bernoulli_each, categorical, permutation, permutation_of, choice, choice_rows, choice_weighted"),
+            format!("`random::{name}` is not supported inside #[jax::jit]; the random functions that are: split, fold_in, key_data, wrap_key_data, bits, uniform, uniform_range, normal, normal_like, uniform_like, exponential, gumbel, truncated_normal, randint, bernoulli, bernoulli_each, categorical, permutation, permutation_of, choice, choice_rows, choice_weighted"),
         );
     };
     want_args(&c, 1 + nbounds)?;
@@ -142,6 +143,35 @@ pub(super) fn result_aval(c: &Call) -> Result<Aval> {
             format!("`random::{name}` takes its shape and dtype from the result type: annotate it (`let z: Array<f32, 3> = random::{name}({args});` or `random::{name}::<Array<f32, 3>>({args})`)"),
         ),
     }
+}
+
+/// `random::normal_like(k, &x)`, `uniform_like`: JAX's `random.normal(k,
+/// x.shape, x.dtype)`, the shape and float dtype taken from a value (the
+/// form a `tree::map` closure needs, whose leaves have no written type).
+fn sample_like(t: &mut Tracer, c: Call) -> Result<Value> {
+    want_args(&c, 2)?;
+    let prim = match c.name {
+        "normal_like" => &prims::RANDOM_NORMAL,
+        _ => &prims::RANDOM_UNIFORM,
+    };
+    let key = key_arg(t, &c.args[0])?;
+    let (v, s) = c.args[1].clone();
+    let like = t.atom(v, s)?;
+    let aval = t.b.aval(&like);
+    if !aval.dtype.is_float() {
+        return call_err(
+            s,
+            format!(
+                "`random::{}` draws floats like its second argument, which is {aval}: pass a float array (JAX: the dtype argument to {} must be a float or complex dtype)",
+                c.name,
+                c.name.trim_end_matches("_like")
+            ),
+        );
+    }
+    Ok(Value::Traced(
+        t.at(c.span)
+            .random(prim, key, aval.shape, aval.dtype, None)?,
+    ))
 }
 
 /// `let [a, b] = random::split(k);`, `random::split::<3>(k)` or
