@@ -279,6 +279,9 @@ fn main() {
     if args.iter().any(|a| a == "--bench") {
         return bench(&timing::Timing::from_args(&args));
     }
+    if args.iter().any(|a| a == "--jaxpr") {
+        return println!("{}", model::private_update::jaxpr());
+    }
     let dpsgd = !args.iter().any(|a| a == "--no-dpsgd");
     let d = digits_split::data();
     println!(

@@ -162,9 +162,9 @@ pub fn reduce_window<T: Arith + Extremes>(
         window_dilation,
     );
     match fold {
-        WindowFold::Sum => crate::lax::reduce_window_raw(x, &spec, T::ZERO, T::add),
-        WindowFold::Max => crate::lax::reduce_window_raw(x, &spec, T::LOWEST, T::max),
-        WindowFold::Min => crate::lax::reduce_window_raw(x, &spec, T::HIGHEST, T::min),
+        WindowFold::Sum => crate::lax::reduce_window_par(x, &spec, T::ZERO, T::add),
+        WindowFold::Max => crate::lax::reduce_window_par(x, &spec, T::LOWEST, T::max),
+        WindowFold::Min => crate::lax::reduce_window_par(x, &spec, T::HIGHEST, T::min),
     }
 }
 
@@ -191,7 +191,7 @@ pub fn select_and_gather_add<T: Arith>(
         base_dilation,
         window_dilation,
     );
-    crate::lax::select_and_gather_raw(t, x, &spec, largest)
+    crate::lax::select_and_gather_par(t, x, &spec, largest)
 }
 
 /// `select_and_scatter_add` (max pooling's gradient): each element of
@@ -207,7 +207,7 @@ pub fn select_and_scatter_add<T: Arith>(
 ) -> Vec<T> {
     let ones = vec![1; shape.len()];
     let spec = window_spec(shape, window, strides, padding, &ones, &ones);
-    crate::lax::select_and_scatter_add_raw(source, x, &spec, largest, T::add)
+    crate::lax::select_and_scatter_add_par(source, x, &spec, largest, T::add)
 }
 
 /// `a (m×k) · b (k×n)` with the operands' (row, column) strides, as a

@@ -173,33 +173,29 @@ fn conv_generic<T: Element>(
         .chain(1..rank - 1)
         .collect();
     let direct_out = groups == 1 && spec.out_perm == channels_last;
-    let mut copied = Vec::new();
     let padded = tap_major
         .then(|| Padded::plan(spec, &ls, &taps, ig, &positions))
         .flatten();
     use crate::__rt::team;
     let ors = rst[0];
-    for g in 0..groups {
+    let (lst0, lst1) = (lst[0], lst[1]);
+    // Group `g`'s kernel matrix (in place, or copied into `copied`) and
+    // window gatherer.
+    let group = |g: usize, copied: &mut Vec<T>| {
         let kbase = g * og * ors;
-        let kernel = if in_place {
-            Mat {
-                data: &rhs[kbase..],
-                rs: col_stride,
-                cs: rst[0],
-            }
-        } else {
+        let in_place_kernel = in_place.then(|| Mat {
+            data: &rhs[kbase..],
+            rs: col_stride,
+            cs: rst[0],
+        });
+        if !in_place {
             copied.clear();
             copied.extend(
                 rhs_col
                     .iter()
                     .flat_map(|&at| (0..og).map(move |o| rhs[kbase + at + o * ors])),
             );
-            Mat {
-                data: &copied,
-                rs: og,
-                cs: 1,
-            }
-        };
+        }
         let gather = Gather {
             lhs,
             lst: &lst,
@@ -208,66 +204,96 @@ fn conv_generic<T: Element>(
             positions: &positions,
             ig,
             tap_major,
-            base: |n: usize| {
+            base: move |n: usize| {
                 let nb = if bgc > 1 { g * nout + n } else { n };
                 let c0 = if fgc > 1 { g * ig } else { 0 };
-                nb * lst[0] + c0 * lst[1]
+                nb * lst0 + c0 * lst1
             },
             npos,
             padded: padded.as_ref(),
             in_dims: &ls[2..],
         };
-        // Rows r0..r1 (image and output position) of the windows, gathered
-        // (by several threads when they are one large chunk), times the
-        // kernel, into `dst` (row-major `(r1 - r0) × og`).
-        let product = |r0: usize, r1: usize, dst: &mut [T], epi: Option<Epilogue<'_, T>>| {
-            let stride = gather.row_stride(cols);
-            let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * stride);
-            let part = ((1usize << 16) / cols).max(1);
-            if (r1 - r0) > part && rows <= chunk {
-                team::for_chunks(&mut patches, part * stride, &|c, p| {
-                    gather.rows(r0 + c * part, p)
-                });
-            } else {
-                gather.rows(r0, &mut patches);
-            }
-            let a = Mat {
-                data: &patches,
-                rs: stride,
-                cs: 1,
-            };
-            gemm_into(r1 - r0, cols, og, a, kernel, dst, epi.map(|e| (e, r0)));
-            crate::__rt::recycle(patches);
-        };
-        if direct_out {
-            team::for_chunks(&mut out, chunk * og, &|c, dst| {
-                let r0 = c * chunk;
-                product(r0, r0 + dst.len() / og, dst, epilogue)
-            });
-            continue;
-        }
-        let chunks: Vec<(usize, Vec<T>)> = team::map(rows.div_ceil(chunk), &|c| {
-            let r0 = c * chunk;
-            let r1 = (r0 + chunk).min(rows);
-            let mut dst = vec![T::ZERO; (r1 - r0) * og];
-            product(r0, r1, &mut dst, None);
-            (r0, dst)
+        (in_place_kernel, gather)
+    };
+    // Rows r0..r1 (image and output position) of group `g`'s windows,
+    // gathered (by several threads when `spread` and they are one large
+    // chunk), times the kernel, into `dst` (row-major `(r1 - r0) × og`).
+    let product = |g: usize,
+                   spread: bool,
+                   r0: usize,
+                   r1: usize,
+                   dst: &mut [T],
+                   epi: Option<Epilogue<'_, T>>| {
+        let mut copied: Vec<T> = Vec::new();
+        let (kernel, gather) = group(g, &mut copied);
+        let kernel = kernel.unwrap_or(Mat {
+            data: &copied,
+            rs: og,
+            cs: 1,
         });
-        let mut q = vec![0usize; nsp];
-        for (r0, prod) in chunks {
-            for (r, vals) in prod.chunks(og).enumerate() {
-                let (n, p) = ((r0 + r) / npos, (r0 + r) % npos);
-                if p == 0 || r == 0 {
-                    unravel(p, &positions, &mut q);
+        let stride = gather.row_stride(cols);
+        let mut patches: Vec<T> = crate::__rt::buffer((r1 - r0) * stride);
+        let part = ((1usize << 16) / cols).max(1);
+        if spread && (r1 - r0) > part && rows <= chunk {
+            team::for_chunks(&mut patches, part * stride, &|c, p| {
+                gather.rows(r0 + c * part, p)
+            });
+        } else {
+            gather.rows(r0, &mut patches);
+        }
+        let a = Mat {
+            data: &patches,
+            rs: stride,
+            cs: 1,
+        };
+        gemm_into(r1 - r0, cols, og, a, kernel, dst, epi.map(|e| (e, r0)));
+        crate::__rt::recycle(patches);
+    };
+    if direct_out {
+        team::for_chunks(&mut out, chunk * og, &|c, dst| {
+            let r0 = c * chunk;
+            product(0, true, r0, r0 + dst.len() / og, dst, epilogue)
+        });
+    } else {
+        // Each group's products by chunks of rows: the chunks on the team's
+        // threads, or, when every group is one chunk (a per-example kernel
+        // gradient: one group per example, little work each), the groups.
+        let chunks_of = |g: usize, spread: bool| -> Vec<(usize, Vec<T>)> {
+            let one = |c: usize| {
+                let r0 = c * chunk;
+                let r1 = (r0 + chunk).min(rows);
+                let mut dst = vec![T::ZERO; (r1 - r0) * og];
+                product(g, spread, r0, r1, &mut dst, None);
+                (r0, dst)
+            };
+            if spread {
+                team::map(rows.div_ceil(chunk), &one)
+            } else {
+                (0..rows.div_ceil(chunk)).map(one).collect()
+            }
+        };
+        let by_group: Vec<Vec<(usize, Vec<T>)>> = if groups > 1 && rows <= chunk {
+            team::map(groups, &|g| chunks_of(g, false))
+        } else {
+            (0..groups).map(|g| chunks_of(g, true)).collect()
+        };
+        for (g, chunks) in by_group.into_iter().enumerate() {
+            let mut q = vec![0usize; nsp];
+            for (r0, prod) in chunks {
+                for (r, vals) in prod.chunks(og).enumerate() {
+                    let (n, p) = ((r0 + r) / npos, (r0 + r) % npos);
+                    if p == 0 || r == 0 {
+                        unravel(p, &positions, &mut q);
+                    }
+                    let mut at = n * ost[0] + g * og * ost[1];
+                    for d in 0..nsp {
+                        at += q[d] * ost[2 + d];
+                    }
+                    for (o, &v) in vals.iter().enumerate() {
+                        out[at + o * ost[1]] = v;
+                    }
+                    step(&mut q, &positions);
                 }
-                let mut at = n * ost[0] + g * og * ost[1];
-                for d in 0..nsp {
-                    at += q[d] * ost[2 + d];
-                }
-                for (o, &v) in vals.iter().enumerate() {
-                    out[at + o * ost[1]] = v;
-                }
-                step(&mut q, &positions);
             }
         }
     }
