@@ -43,6 +43,15 @@ mod model {
         tree::reduce(|acc, x| acc + jnp::sum(x * x), p, 0.0)
     }
 
+    /// The norm of the leaves' norms (DP-SGD's clipping norm): a `tree::map`
+    /// to scalars, their `tree::leaves` stacked as one vector.
+    pub fn leaf_norms(p: &Params) -> (Array<f32, 3>, Array<f32>) {
+        let norms = tree::map(|g| jnp::linalg::norm(jnp::ravel(g)), p);
+        let stacked = jnp::stack(tree::leaves(&norms), 0);
+        let total = jnp::linalg::norm(&stacked);
+        (stacked, total)
+    }
+
     /// The leaves in flattening order.
     pub fn first_leaf_sum(p: &Params) -> Array<f32> {
         let ls = tree::leaves(p);
@@ -132,4 +141,14 @@ fn reduce_and_leaves_in_jit_equal_eager() {
         + 10.0 * l[1].sum().to_vec_f64()[0]
         + 100.0 * l[2].to_vec_f64()[0];
     assert!((model::first_leaf_sum(&p).item() as f64 - want).abs() < 1e-4);
+    let (stacked, total) = model::leaf_norms(&p);
+    let norms: Vec<f32> = [p.w.to_vec(), p.b.to_vec(), p.s.to_vec()]
+        .iter()
+        .map(|v| v.iter().map(|x| x * x).sum::<f32>().sqrt())
+        .collect();
+    for (g, w) in stacked.to_vec().iter().zip(&norms) {
+        assert!((g - w).abs() <= 1e-6 * w.max(1.0), "{g} against {w}");
+    }
+    let want_total = norms.iter().map(|n| n * n).sum::<f32>().sqrt();
+    assert!((total.item() - want_total).abs() <= 1e-6 * want_total);
 }
