@@ -38,13 +38,28 @@ mod integration_tests;
 
 use proc_macro2::TokenStream;
 
-/// Whether the `x64` feature (JAX_ENABLE_X64) is on.
-pub const X64: bool = cfg!(feature = "x64");
+/// Whether JAX_ENABLE_X64 is on for the crate being compiled. The shim
+/// (`jax-macros`, whose `x64` feature the `jax` crate's turns on) sets it
+/// at each entry point, so that turning x64 on rebuilds the shim and not
+/// this crate; this crate's own `x64` feature is the default, for its tests.
+static X64_ON: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(cfg!(feature = "x64"));
+
+/// Whether JAX_ENABLE_X64 is on (see [`set_x64`]).
+pub fn x64() -> bool {
+    X64_ON.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets JAX_ENABLE_X64 for the expansions that follow: the shim calls it
+/// with its `x64` feature before each entry point.
+pub fn set_x64(on: bool) {
+    X64_ON.store(on, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Traces a function and returns its jaxpr text, or the errors.
 pub fn jaxpr_text(f: &syn::ItemFn) -> Result<String, syn::Error> {
     let sig = frontend::parse::signature(f)?;
-    let t = frontend::parse::trace_fn(f, &sig, X64)?;
+    let t = frontend::parse::trace_fn(f, &sig, x64())?;
     Ok(ir::print::print_jaxpr(&prims::inline_mod_calls(&t.b.jaxpr)))
 }
 

@@ -6,6 +6,7 @@ use proc_macro::TokenStream;
 /// See the `jax` crate's documentation.
 #[proc_macro_attribute]
 pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
+    jax_compiler::set_x64(cfg!(feature = "x64"));
     jax_compiler::expand_jit(attr.into(), item.into()).into()
 }
 
@@ -14,6 +15,7 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// take and return it. See the `jax` crate's documentation.
 #[proc_macro_derive(Pytree)]
 pub fn derive_pytree(item: TokenStream) -> TokenStream {
+    jax_compiler::set_x64(cfg!(feature = "x64"));
     jax_compiler::derive_pytree(item.into()).into()
 }
 
@@ -23,5 +25,6 @@ pub fn derive_pytree(item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn __jit_with_structs(input: TokenStream) -> TokenStream {
+    jax_compiler::set_x64(cfg!(feature = "x64"));
     jax_compiler::jit_with_structs(input.into()).into()
 }

@@ -23,7 +23,7 @@ use crate::ir::print;
 use crate::ir::{Aval, Jaxpr};
 use crate::limits;
 use crate::transform::simplify;
-use crate::X64;
+use crate::x64;
 use companions::{derivatives, Options};
 use debug_nans::debug_nans;
 
@@ -81,7 +81,7 @@ fn compile(f: &Function, items: &Rc<Items>, self_ty: Option<&syn::Type>) -> syn:
         &f.sig.output,
         items.clone(),
         self_ty.cloned(),
-        X64,
+        x64(),
     )?;
     let library = library_use_checks(&t.library_uses);
     emit_function(f, items, self_ty, sig, t.b.jaxpr, &t.b.constraints, library)
@@ -594,7 +594,7 @@ fn expand_fn(
                     f,
                     &rule,
                     items.clone(),
-                    X64,
+                    x64(),
                 ) {
                     Ok(j) => j,
                     Err(e) => {
@@ -642,7 +642,7 @@ fn expand_mod(
         .any(|it| matches!(it, syn::Item::Type(t) if crate::frontend::lib::optim::stax::is_params_of(&t.ty).is_some()))
     {
         let items = Rc::new(module_items(content, &mut Vec::new()));
-        match crate::frontend::parse::resolve_params_types(content, items, X64) {
+        match crate::frontend::parse::resolve_params_types(content, items, x64()) {
             Ok(c) => {
                 resolved = c;
                 &resolved

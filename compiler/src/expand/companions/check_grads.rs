@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use super::{is_array_or_scalar, is_float, Differentiated, Param};
 use crate::transform::ad::{self, Seed};
-use crate::X64;
+use crate::x64;
 
 impl Differentiated<'_> {
     /// `f::__check_grads(modes, args..)`, what `jax::test_util::check_grads!`
@@ -34,8 +34,8 @@ impl Differentiated<'_> {
         // It calls `jvp` and `vjp`, either of which may not exist (a
         // custom_vjp function has no jvp; a loop has no vjp yet).
         let all = self.per_leaf(&vec![true; n]);
-        if let Err(e) = ad::jvp(self.program, &all, X64, self.span())
-            .and_then(|_| ad::vjp(self.program, &all, Seed::Inputs, X64, self.span()))
+        if let Err(e) = ad::jvp(self.program, &all, x64(), self.span())
+            .and_then(|_| ad::vjp(self.program, &all, Seed::Inputs, x64(), self.span()))
         {
             return self.lazy_error("__check_grads", n + 1, &e.to_string());
         }

@@ -11,7 +11,7 @@ use crate::backend::body::emit_body;
 use crate::frontend::trace::types::TypeSpec;
 use crate::ir::Atom;
 use crate::transform::ad::{self, Seed};
-use crate::X64;
+use crate::x64;
 
 impl Differentiated<'_> {
     /// `f::grad(a, b)`: the gradient with respect to the first argument (or
@@ -75,7 +75,7 @@ impl Differentiated<'_> {
             self.program,
             &self.per_leaf(&wrt),
             Seed::One,
-            X64,
+            x64(),
             self.span(),
         ) {
             Ok(j) => j,

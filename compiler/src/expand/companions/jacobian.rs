@@ -16,7 +16,7 @@ use crate::ir::rust_type;
 use crate::ir::Aval;
 use crate::transform::ad::{self, Seed, Wrt};
 use crate::transform::jacobian;
-use crate::X64;
+use crate::x64;
 
 /// The largest batched `jacfwd` or `jacrev` body, in bytes of tokens: past
 /// it (a long program: a 100-line body's batched Jacobian is 250 kB, one
@@ -281,7 +281,7 @@ impl Differentiated<'_> {
         let batched = if loops && self.program.eqns.len() > BATCHED_EQNS {
             Ok(None)
         } else {
-            jacobian::jacobian_of_each(self.program, 0, forward, loops, X64, self.span())
+            jacobian::jacobian_of_each(self.program, 0, forward, loops, x64(), self.span())
                 .map_err(|e| e.to_string())
         };
         let body = match batched {
@@ -452,7 +452,7 @@ impl Differentiated<'_> {
     /// the Hessian its gradient's.
     fn jacobian_base(&self, kind: Jacobian) -> Result<crate::ir::Jaxpr, String> {
         if kind == Jacobian::Hessian {
-            ad::grad(self.program, 0, X64, self.span()).map_err(|e| e.to_string())
+            ad::grad(self.program, 0, x64(), self.span()).map_err(|e| e.to_string())
         } else {
             Ok(self.program.clone())
         }
@@ -480,7 +480,7 @@ impl Differentiated<'_> {
         if loops && base.eqns.len() > BATCHED_EQNS {
             return Ok(None);
         }
-        let Some(jaxpr) = jacobian::jacobian_batched(&base, 0, forward, X64, self.span())
+        let Some(jaxpr) = jacobian::jacobian_batched(&base, 0, forward, x64(), self.span())
             .map_err(|e| e.to_string())?
         else {
             return Ok(None);
@@ -514,7 +514,7 @@ impl Differentiated<'_> {
         {
             let base = self.jacobian_base(kind)?;
             let forward = kind != Jacobian::Reverse;
-            let jaxpr = jacobian::jacobian_per_basis(&base, 0, forward, X64, self.span())
+            let jaxpr = jacobian::jacobian_per_basis(&base, 0, forward, x64(), self.span())
                 .map_err(|e| e.to_string())?;
             let body = emit_body(jaxpr, &self.params_as_inputs(), ty, spec, self.items)
                 .map_err(|e| e.to_string())?;
@@ -626,15 +626,15 @@ impl Differentiated<'_> {
         first_only[0] = true;
         let wrt = self.per_leaf(&first_only).inputs;
         let base = if kind == Jacobian::Hessian {
-            ad::grad(self.program, 0, X64, self.span())
+            ad::grad(self.program, 0, x64(), self.span())
         } else {
             Ok(self.program.clone())
         };
         let directional = base.and_then(|b| {
             if kind == Jacobian::Reverse {
-                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, X64, self.span())
+                ad::vjp(&b, &Wrt { inputs: wrt }, Seed::Inputs, x64(), self.span())
             } else {
-                ad::jvp(&b, &Wrt { inputs: wrt }, X64, self.span())
+                ad::jvp(&b, &Wrt { inputs: wrt }, x64(), self.span())
             }
         });
         let mut jaxpr = directional.map_err(|e| e.to_string())?;

@@ -9,14 +9,14 @@ use super::{leaf_count, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::trace::types::TypeSpec;
 use crate::transform::ad;
-use crate::X64;
+use crate::x64;
 
 impl Differentiated<'_> {
     /// `f::jvp((a, b), (ta, tb)) -> (R, R)`: the output and its tangent.
     pub(super) fn jvp(&self) -> TokenStream {
         let n = self.params.len();
         let wrt = self.per_leaf(&vec![true; n]);
-        let mut jaxpr = match ad::jvp(self.program, &wrt, X64, self.span()) {
+        let mut jaxpr = match ad::jvp(self.program, &wrt, x64(), self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("jvp", 2, &e.to_string()),
         };

@@ -10,7 +10,7 @@ use super::{leaf_count, leaves, spelled, Differentiated};
 use crate::backend::body::emit_body;
 use crate::frontend::trace::types::TypeSpec;
 use crate::transform::ad::{self, Seed};
-use crate::X64;
+use crate::x64;
 
 impl Differentiated<'_> {
     /// `f::vjp(a, b) -> (R, pullback)`, and `f::__pullback`, what the
@@ -22,7 +22,7 @@ impl Differentiated<'_> {
         // With `has_aux` the pullback is of the output alone.
         let mut base = self.program.clone();
         base.outvars.truncate(leaf_count(&self.ret));
-        let mut jaxpr = match ad::vjp(&base, &wrt, Seed::Inputs, X64, self.span()) {
+        let mut jaxpr = match ad::vjp(&base, &wrt, Seed::Inputs, x64(), self.span()) {
             Ok(j) => j,
             Err(e) => return self.lazy_error("vjp", n.max(1), &e.to_string()),
         };

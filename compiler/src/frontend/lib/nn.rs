@@ -107,7 +107,7 @@ pub(crate) fn lower(t: &mut Tracer, c: Call) -> Result<Value> {
 /// its rule but cannot hold it): `fun` printed, its calls inlined, as ours.
 pub(crate) fn known_custom_jvp(name: &str, fun: &crate::ir::Jaxpr) -> Option<crate::ir::Jaxpr> {
     let avals: Vec<Aval> = fun.invars.iter().map(|v| fun.aval(*v).clone()).collect();
-    let mut b = Builder::new(crate::X64);
+    let mut b = Builder::new(crate::x64());
     let ins: Vec<Atom> = avals.into_iter().map(|a| b.input(a)).collect();
     jax_core::nn::by_name(&mut Trace::new(&mut b, Span::call_site()), name, ins)?.ok()?;
     let e = b.jaxpr.eqns.last()?;

@@ -103,8 +103,8 @@ pub(crate) fn element_dtype(ty: &syn::Type) -> Option<DType> {
         "f32" => DType::F32,
         "f64" => DType::F64,
         // jax::DefaultFloat / DefaultInt, which follow the x64 feature.
-        "DefaultFloat" => jax_dtypes::default_dtype(jax_dtypes::Kind::Float, crate::X64),
-        "DefaultInt" => jax_dtypes::default_dtype(jax_dtypes::Kind::Int, crate::X64),
+        "DefaultFloat" => jax_dtypes::default_dtype(jax_dtypes::Kind::Float, crate::x64()),
+        "DefaultInt" => jax_dtypes::default_dtype(jax_dtypes::Kind::Int, crate::x64()),
         _ => return None,
     })
 }
