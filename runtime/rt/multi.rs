@@ -4,6 +4,17 @@
 
 use super::par::{dispatch3, Level};
 
+/// [`for_each_chunks3`] with one body for every level: a debug build's
+/// generated code (see [`__per_level`](crate::__per_level)).
+#[inline]
+pub fn for_each_chunks1<T, F>(outs: &mut [&mut [T]], grain: usize, f: F)
+where
+    T: Send,
+    F: Fn((usize, &mut [&mut [T]])) + Sync,
+{
+    for_each_chunks3(outs, grain, &f, &f, &f)
+}
+
 /// Fills the equal-length `outs` by calling `f((start, chunks))` on
 /// consecutive chunks of `grain` elements, where `chunks[k]` is
 /// `outs[k][start..start + len]` (the last chunk may be shorter). Runs on

@@ -271,6 +271,99 @@ pub fn dispatch3<A, R>(
     }
 }
 
+/// [`dispatch3`] with one body: what generated code of a debug build calls
+/// (see [`__per_level`](crate::__per_level)).
+#[inline(always)]
+pub fn dispatch1<A, R>(body: &impl Fn(A) -> R, arg: A) -> R {
+    body(arg)
+}
+
+/// [`for_each_chunk3`] with one body for every level (a debug build's
+/// generated code, see [`__per_level`](crate::__per_level)): the same
+/// chunks, so the same results.
+#[inline]
+pub fn for_each_chunk1<T, F>(out: &mut [T], grain: usize, f: F)
+where
+    T: Send,
+    F: Fn((usize, &mut [T])) + Sync,
+{
+    for_each_chunk3(out, grain, &f, &f, &f)
+}
+
+/// [`for_each_rows3`] with one body for every level (see [`for_each_chunk1`]).
+#[inline]
+pub fn for_each_rows1<T, F>(out: &mut [T], row_len: usize, rows_per_chunk: usize, f: F)
+where
+    T: Send,
+    F: Fn((usize, &mut [T])) + Sync,
+{
+    for_each_rows3(out, row_len, rows_per_chunk, &f, &f, &f)
+}
+
+/// [`reduce3`] with one chunk body for every level (see [`for_each_chunk1`]).
+#[inline]
+pub fn reduce1<T, F, C>(n: usize, chunk: usize, f: F, combine: C) -> T
+where
+    T: Send,
+    F: Fn((usize, usize)) -> T + Sync,
+    C: Fn(T, T) -> T,
+{
+    reduce3(n, chunk, &f, &f, &f, combine)
+}
+
+/// A loop body of generated code compiled once per SIMD level in an
+/// optimized build, and once where `debug_assertions` is on (tests, `cargo
+/// run`), where no copy would be vectorized: rustc type-checks and
+/// borrow-checks every copy, so a debug build of many jitted functions
+/// spends a third of its time less. Each form names the function it calls
+/// with the body three times (`dispatch3`, `dispatch2`, `for_each_chunk3`,
+/// `for_each_rows3`, `reduce3`, `multi::for_each_chunks3`); the debug build
+/// calls its one-body form, which runs the same chunks in the same order, so
+/// results do not change.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __per_level {
+    (dispatch3($level:expr, $body:expr, $arg:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        let __r = $crate::__rt::par::dispatch3($level, &$body, &$body, &$body, $arg);
+        #[cfg(debug_assertions)]
+        let __r = $crate::__rt::par::dispatch1(&$body, $arg);
+        __r
+    }};
+    (dispatch2($level:expr, $body:expr, $arg:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        let __r = $crate::__rt::par::dispatch2($level, &$body, &$body, $arg);
+        #[cfg(debug_assertions)]
+        let __r = $crate::__rt::par::dispatch1(&$body, $arg);
+        __r
+    }};
+    (for_each_chunk3($out:expr, $grain:expr, $body:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        $crate::__rt::par::for_each_chunk3($out, $grain, $body, $body, $body);
+        #[cfg(debug_assertions)]
+        $crate::__rt::par::for_each_chunk1($out, $grain, $body);
+    }};
+    (for_each_rows3($out:expr, $row_len:expr, $rows:expr, $body:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        $crate::__rt::par::for_each_rows3($out, $row_len, $rows, $body, $body, $body);
+        #[cfg(debug_assertions)]
+        $crate::__rt::par::for_each_rows1($out, $row_len, $rows, $body);
+    }};
+    (reduce3($n:expr, $chunk:expr, $body:expr, $combine:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        let __r = $crate::__rt::par::reduce3($n, $chunk, $body, $body, $body, $combine);
+        #[cfg(debug_assertions)]
+        let __r = $crate::__rt::par::reduce1($n, $chunk, $body, $combine);
+        __r
+    }};
+    (for_each_chunks3($outs:expr, $grain:expr, $body:expr)) => {{
+        #[cfg(not(debug_assertions))]
+        $crate::__rt::multi::for_each_chunks3($outs, $grain, $body, $body, $body);
+        #[cfg(debug_assertions)]
+        $crate::__rt::multi::for_each_chunks1($outs, $grain, $body);
+    }};
+}
+
 /// [`dispatch3`] for loops too small for AVX-512 to pay over AVX2 but whose
 /// fused multiply-adds would be library calls at the baseline level (a short
 /// `tanh` loop): two copies, the AVX2+FMA one also serving AVX-512 CPUs.

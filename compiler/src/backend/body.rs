@@ -314,12 +314,12 @@ pub(crate) fn emit_rows(
         };
         vec![quote! {
             #decl
-            ::jax::__rt::par::for_each_rows3(
+            ::jax::__per_level!(for_each_rows3(
                 &mut #out,
                 #row_len,
                 ::jax::__rt::par::rows_per_chunk(#row_len * 40),
-                #chunk_body, #chunk_body, #chunk_body,
-            );
+                #chunk_body
+            ));
         }]
     } else {
         vec![quote! {

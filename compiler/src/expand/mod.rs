@@ -242,6 +242,8 @@ fn emit_function(
 /// `f::cost_analysis()`: JAX's `jit(f).lower(..).as_text()` and
 /// `.cost_analysis()`.
 fn introspection(body: &TokenStream, jaxpr: &Jaxpr) -> TokenStream {
+    // As an optimized build compiles it: a loop body once per SIMD level.
+    let body = crate::backend::emit::optimized_form(body.clone());
     let lowered = syn::parse2::<syn::File>(body.clone())
         .map(|f| prettyplease::unparse(&f))
         .unwrap_or_else(|_| body.to_string());

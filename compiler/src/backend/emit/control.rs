@@ -306,11 +306,11 @@ impl Emitter<'_> {
         };
         quote! {
             #[allow(unused_mut)]
-            let (#(mut #state,)*) = ::jax::__rt::par::dispatch3(
+            let (#(mut #state,)*) = ::jax::__per_level!(dispatch3(
                 ::jax::__rt::par::Level::current(),
-                &#body, &#body, &#body,
-                (#(#state,)*),
-            );
+                #body,
+                (#(#state,)*)
+            ));
         }
     }
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::loops::level_dispatch;
+use super::per_level::level_dispatch;
 use super::{is_one, scalar_tokens, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Var};

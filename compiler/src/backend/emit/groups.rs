@@ -5,8 +5,8 @@ use proc_macro2::Ident;
 use quote::{format_ident, quote};
 
 use super::flat::flat_loop;
-use super::loops::level_dispatch;
 use super::nest::LoopNest;
+use super::per_level::level_dispatch;
 use super::{strides_are_row_major, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Var};
@@ -206,7 +206,7 @@ impl Emitter<'_> {
         };
         let count = stored.len();
         let call = if parallel {
-            quote!(::jax::__rt::multi::for_each_chunks3(&mut __outs, ::jax::__rt::par::grain(#cost), #closure, #closure, #closure);)
+            quote!(::jax::__per_level!(for_each_chunks3(&mut __outs, ::jax::__rt::par::grain(#cost), #closure));)
         } else {
             let c = level_dispatch(copies, &closure, quote!((0usize, &mut __outs[..])));
             quote!(#c;)

@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 
 use super::flat::static_size;
 pub(super) use super::nest::LoopNest;
+use super::per_level::level_dispatch;
 use super::{is_one, scalar_tokens, strides_are_row_major, Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Var};
@@ -46,12 +47,12 @@ impl Emitter<'_> {
             let cost = l.cost.max(1);
             let body = quote!(|(__row0, __out)| { #loops });
             loops = quote! {
-                ::jax::__rt::par::for_each_rows3(
+                ::jax::__per_level!(for_each_rows3(
                     &mut #name,
                     #row,
                     ::jax::__rt::par::rows_per_chunk(#row * #cost),
-                    #body, #body, #body,
-                );
+                    #body
+                ));
             };
         } else if !l.parallel && self.bufs.hoisted.is_none() && copies > 1 {
             // Compiled once per SIMD level too (a row program's caller
@@ -465,27 +466,14 @@ pub(super) const TINY_LOOP: usize = 3;
 /// Element count under which AVX-512 gains little over AVX2 on a loop.
 const SMALL_TRANSCENDENTAL_LOOP: usize = 4096;
 
-/// `body` (a closure) called on `arg` through one copy per SIMD level, or
-/// directly when there is one copy.
-pub(super) fn level_dispatch(copies: usize, body: &TokenStream, arg: TokenStream) -> TokenStream {
-    match copies {
-        3 => {
-            quote!(::jax::__rt::par::dispatch3(::jax::__rt::par::Level::current(), &#body, &#body, &#body, #arg))
-        }
-        2 => {
-            quote!(::jax::__rt::par::dispatch2(::jax::__rt::par::Level::current(), &#body, &#body, #arg))
-        }
-        _ => quote!((#body)(#arg)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::emitted;
 
     /// Checks that `code` holds `hints` prefetch hints, each under the
-    /// chunk's `__pf`, and returns the work per element that each of the 3
-    /// SIMD copies' chunks hands `par::streams_want_prefetch`.
+    /// chunk's `__pf`, and returns the work per element that the chunk body
+    /// (one text, compiled per SIMD level by `__per_level!`) hands
+    /// `par::streams_want_prefetch`.
     fn gated_hints_work(code: &str, hints: usize) -> Vec<usize> {
         let gated = "if __pf { :: jax :: __rt :: par :: prefetch_ahead (__r";
         assert_eq!(code.matches(gated).count(), hints, "{code}");
@@ -500,7 +488,7 @@ mod tests {
                     .expect("a number")
             })
             .collect();
-        assert_eq!(work.len(), 3, "{code}");
+        assert_eq!(work.len(), 1, "{code}");
         work
     }
 
@@ -509,9 +497,9 @@ mod tests {
         let code = emitted(
             "fn f(x: Array<f32, 1048576>, y: Array<f32, 1048576>) -> Array<f32, 1048576> { jnp::tanh(x) * y }",
         );
-        // Both inputs, in each of the 3 SIMD copies, given when the CPU
-        // gains from them at a transcendental's work per element.
-        let work = gated_hints_work(&code, 6);
+        // Both inputs, given when the CPU gains from them at a
+        // transcendental's work per element.
+        let work = gated_hints_work(&code, 2);
         assert!(
             work.iter().all(|&w| w >= crate::prims::TRANSCENDENTAL_WORK),
             "{work:?}"
@@ -525,10 +513,10 @@ mod tests {
     #[test]
     fn whole_array_reductions_of_large_arrays_prefetch_their_reads() {
         let code = emitted("fn f(x: Array<f32, 1048576>) -> Array<f32> { jnp::sum(x * x) }");
-        // In each of the 3 SIMD copies of the chunk's fold, which tells the
-        // runtime its work per element: a multiply, far below a
-        // transcendental's, so CPUs whose hardware keeps up skip the hints.
-        let work = gated_hints_work(&code, 3);
+        // In the chunk's fold, which tells the runtime its work per
+        // element: a multiply, far below a transcendental's, so CPUs whose
+        // hardware keeps up skip the hints.
+        let work = gated_hints_work(&code, 1);
         assert!(
             work.iter().all(|&w| w < crate::prims::TRANSCENDENTAL_WORK),
             "{work:?}"

@@ -20,6 +20,7 @@ mod groups;
 mod kernels;
 mod loops;
 mod nest;
+mod per_level;
 mod reduce;
 mod replay;
 mod sincos;
@@ -39,6 +40,7 @@ use crate::prims::{row_major_strides, Lowering, Params};
 pub use crate::prims::{dim_tokens, size_tokens};
 use buffers::{Buffers, Live, RowTarget};
 pub(crate) use calls::in_module;
+pub(crate) use per_level::optimized_form;
 use replay::Replay;
 
 /// Where each variable's value lives, with the variables placed since

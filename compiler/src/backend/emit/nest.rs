@@ -310,7 +310,7 @@ impl LoopNest {
                         }
                     };
                     quote! {
-                        ::jax::__rt::par::for_each_chunk3(&mut #out, ::jax::__rt::par::grain(#cost), #body, #body, #body);
+                        ::jax::__per_level!(for_each_chunk3(&mut #out, ::jax::__rt::par::grain(#cost), #body));
                     }
                 }
                 _ => self.flat_loop_in_place(n, &each),

@@ -17,8 +17,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::loops::level_dispatch;
 use super::nest::LoopNest;
+use super::per_level::level_dispatch;
 use super::{Emitter, Loc};
 use crate::ir::rust_type;
 use crate::ir::{Atom, Aval, Dim, Eqn, Var};
@@ -154,7 +154,7 @@ impl Emitter<'_> {
                 && (copies == 3 || (more_than_a_chunk && self.replay.is_none()))
             {
                 quote! {
-                    ::jax::__rt::par::reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, #body, #body, ::jax::__rt::ops::#combine_fn)
+                    ::jax::__per_level!(reduce3(#n, ::jax::__rt::par::REDUCE_CHUNK, #body, ::jax::__rt::ops::#combine_fn))
                 }
             } else if self.parallel && copies == 2 && !more_than_a_chunk {
                 level_dispatch(copies, &body, quote!((0usize, #n)))
