@@ -344,14 +344,6 @@ mod tests {
     use super::*;
     use jax::random;
 
-    /// The params' arrays, in JAX's leaf order.
-    fn arrays(p: &Params) -> Vec<Vec<f32>> {
-        jax::tree::leaves(p)
-            .iter()
-            .map(|a| a.to_vec::<f32>().unwrap())
-            .collect()
-    }
-
     /// stax's initial params, the first batch, the first step's private
     /// gradient and the params after that step. The gradient's noise is JAX's bits (the same key for every
     /// leaf); its clipped sum differs from XLA's in the order of the sums
@@ -362,29 +354,29 @@ mod tests {
         let d = digits_split::data();
         fixture::check_summaries(
             "initial params",
-            &arrays(&init_params(&d)),
+            &fixture::leaves(&init_params(&d)),
             &fx["initial"],
             0.0,
         );
         let (perm, _) = d.shuffle(d.stream_key);
-        let first: Vec<i64> = fx["first_batch"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let first = fixture::ints(&fx["first_batch"]);
         assert_eq!(
             perm[..16].iter().map(|&i| i as i64).collect::<Vec<_>>(),
             first
         );
         let (x, y) = private_batch(&d, &perm[..BATCH]);
         let g = model::private_grad(init_params(&d), &x, &y, random::fold_in(d.init_key, 0));
-        fixture::check_summaries("private gradient", &arrays(&g), &fx["private_grad"], 2e-6);
+        fixture::check_summaries(
+            "private gradient",
+            &fixture::leaves(&g),
+            &fx["private_grad"],
+            2e-6,
+        );
         let opt = optimizers::sgd(LEARNING_RATE);
         let state = model::private_update(d.init_key, 0, opt.init(&init_params(&d)), &x, &y);
         fixture::check_summaries(
             "after the first step",
-            &arrays(&opt.get_params(&state)),
+            &fixture::leaves(&opt.get_params(&state)),
             &fx["after_first_step"],
             2e-6,
         );
@@ -429,7 +421,7 @@ mod tests {
         let state = model::update(0, opt.init(&init_params(&d)), &x, &y);
         fixture::check_summaries(
             "after a plain step",
-            &arrays(&opt.get_params(&state)),
+            &fixture::leaves(&opt.get_params(&state)),
             &fx["nonprivate_after_first_step"],
             1e-5,
         );
@@ -450,7 +442,7 @@ mod tests {
         let params = train(&digits_split::data(), 1, true, |_| {});
         fixture::check_summaries(
             "after the first epoch",
-            &arrays(&params),
+            &fixture::leaves(&params),
             &fx["after_first_epoch"],
             2e-5,
         );

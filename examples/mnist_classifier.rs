@@ -214,14 +214,6 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    /// The params' arrays, in JAX's order (`W1, b1, W2, b2, W3, b3`).
-    fn arrays(p: &Params) -> Vec<Vec<f32>> {
-        jax::tree::leaves(p)
-            .iter()
-            .map(|a| a.to_vec::<f32>().unwrap())
-            .collect()
-    }
-
     fn counts_of(v: &Value) -> (u32, u32) {
         counts(fixture::pair(v))
     }
@@ -231,28 +223,18 @@ mod tests {
     fn draws_are_jaxs() {
         let fx = fixture::case("mnist_classifier");
         let d = data();
-        let order: Vec<i64> = fx["order"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let order = fixture::ints(&fx["order"]);
         let ours: Vec<i64> = d.train_idx[..16].iter().map(|&i| i as i64).collect();
         assert_eq!(ours, order);
         let (perm, _) = d.shuffle(d.stream_key);
-        let first: Vec<i64> = fx["first_batch"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let first = fixture::ints(&fx["first_batch"]);
         assert_eq!(
             perm[..16].iter().map(|&i| i as i64).collect::<Vec<_>>(),
             first
         );
         fixture::check_summaries(
             "initial params",
-            &arrays(&init_params(&d)),
+            &fixture::leaves(&init_params(&d)),
             &fx["initial"],
             0.0,
         );
@@ -286,7 +268,7 @@ mod tests {
         }
         fixture::check_summaries(
             "params after the first epoch",
-            &arrays(&params),
+            &fixture::leaves(&params),
             &fx["after_first_epoch"],
             5e-6,
         );

@@ -251,12 +251,7 @@ mod tests {
     fn draws_are_jaxs() {
         let fx = fixture::case("mnist_fromscratch");
         let d = data();
-        let order: Vec<i64> = fx["order"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let order = fixture::ints(&fx["order"]);
         assert_eq!(
             d.train_idx[..16]
                 .iter()

@@ -316,15 +316,6 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    /// The params' arrays, in JAX's order (the encoder's, then the
-    /// decoder's).
-    fn arrays(p: &Params) -> Vec<Vec<f32>> {
-        jax::tree::leaves(p)
-            .iter()
-            .map(|a| a.to_vec::<f32>().unwrap())
-            .collect()
-    }
-
     fn bools(v: &Value) -> Vec<bool> {
         v["data"]
             .as_array()
@@ -344,7 +335,12 @@ mod tests {
     fn first_step_is_jaxs() {
         let fx = fixture::case("mnist_vae");
         let params = init_params();
-        fixture::check_summaries("initial params", &arrays(&params), &fx["initial"], 0.0);
+        fixture::check_summaries(
+            "initial params",
+            &fixture::leaves(&params),
+            &fx["initial"],
+            0.0,
+        );
         let (train_images, _) = images();
         let (elbo_rng, batch) = vae::first_batch(random::key(0), &train_images);
         assert_eq!(batch.to_vec(), bools(&fx["first_batch"]), "the first batch");
@@ -355,7 +351,12 @@ mod tests {
             "the first loss {loss} against JAX's {want}"
         );
         let g = vae::loss_grad(elbo_rng, params, &batch);
-        fixture::check_summaries("the first gradient", &arrays(&g), &fx["first_grad"], 5e-6);
+        fixture::check_summaries(
+            "the first gradient",
+            &fixture::leaves(&g),
+            &fx["first_grad"],
+            5e-6,
+        );
     }
 
     /// The first epoch: the params after it, its test ELBO and its sampled
@@ -371,7 +372,7 @@ mod tests {
         let opt = optimizers::momentum(vae::STEP_SIZE, vae::MASS);
         fixture::check_summaries(
             "params after the first epoch",
-            &arrays(&opt.get_params(&state)),
+            &fixture::leaves(&opt.get_params(&state)),
             &fx["after_first_epoch"],
             5e-6,
         );

@@ -509,20 +509,21 @@ pub fn polyval<L: Lax>(l: &mut L, p: L::V, x: L::V) -> Res<L, L::V> {
     Ok(y)
 }
 
-/// `jnp.concatenate` (or `jnp.stack`, which first adds the axis to each part).
+/// `jnp.concatenate`, or `jnp.stack` of a list (`stack`): the parts
+/// promoted to one dtype, then `lax.stack` (its one shape checked there).
 pub fn concatenate<L: Lax>(l: &mut L, parts: Vec<L::V>, axis: i128, stack: bool) -> Res<L, L::V> {
+    if parts.is_empty() && stack {
+        return Err(l.error("Need at least one array to stack.".into()));
+    }
     if parts.is_empty() {
         return Err(l.error(jax_dtypes::checks::NOTHING_TO_CONCATENATE.into()));
     }
     let parts = promote(l, parts)?;
-    let parts = if stack {
-        parts
-            .into_iter()
-            .map(|p| expand_dims(l, p, axis))
-            .collect::<Res<L, Vec<_>>>()?
-    } else {
-        parts
-    };
+    if stack {
+        let rank = l.aval(&parts[0]).rank();
+        let axis = normalize_axis(axis, rank + 1).map_err(|msg| l.error(msg))?;
+        return l.stack(parts, axis);
+    }
     let dim = self::axis(l, &parts[0], axis)?;
     l.concatenate(parts, dim)
 }

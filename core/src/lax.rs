@@ -141,6 +141,11 @@ pub trait Lax {
         self.bind(&prims::CONCATENATE, Params::Concatenate { dim }, parts)
     }
 
+    /// `stack`: arrays of one shape joined along a new axis `axis`.
+    fn stack(&mut self, parts: Vec<Self::V>, axis: usize) -> Result<Self::V, Self::E> {
+        self.bind(&prims::STACK, Params::Stack { axis }, parts)
+    }
+
     /// `integer_pow`: `x ** n` for a static integer `n`.
     fn integer_pow(&mut self, x: Self::V, n: i64) -> Result<Self::V, Self::E> {
         self.bind(&prims::INTEGER_POW, Params::IntegerPow(n), vec![x])

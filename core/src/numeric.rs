@@ -1,14 +1,15 @@
 //! `jnp`'s numeric functions that are compositions of primitives
 //! (`remainder`, `floor_divide`, `isinf`/`isfinite`, `log2`/`log10`,
 //! `trunc`, `var`/`std`, the nan-reductions, `isclose`/`allclose`,
-//! `nan_to_num`, `kron`, `tensordot`, `cross`), as JAX writes them, written
+//! `nan_to_num`, `kron`, `tensordot`, `cross`, `select`), as JAX writes them, written
 //! once over [`Lax`]: a jitted body traces them, an eager call runs them.
 
 use jax_dtypes::{DType, Kind};
 
 use crate::ir::{cast_scalar, Aval, Dim, Scalar};
 use crate::jnp::{
-    binary, convert, mean, promote, reduce, to_float, weak_literal, where_, Reduction, Res,
+    binary, broadcast_to, concatenate, convert, mean, promote, reduce, to_float, weak_literal,
+    where_, Reduction, Res,
 };
 use crate::lax::Lax;
 use crate::prims;
@@ -231,6 +232,57 @@ pub fn nan_reduce<L: Lax>(
     let all_nan = reduce(l, Reduction::All, nan, axes, keepdims)?;
     let nan_lit = typed(l, &x, f64::NAN);
     where_(l, all_nan, nan_lit, out)
+}
+
+/// `jnp.broadcast_arrays`: every operand broadcast to the shape of all
+/// (NumPy's rules and message); an operand of that shape stays as it is.
+pub fn broadcast_arrays<L: Lax>(l: &mut L, xs: Vec<L::V>) -> Res<L, Vec<L::V>> {
+    let Some(first) = xs.first() else {
+        return Ok(xs);
+    };
+    let mut full = l.aval(first);
+    for x in &xs[1..] {
+        let av = l.aval(x);
+        let shape = crate::ir::shapes::broadcast(&full, &av, l.constraints())
+            .map_err(|msg| l.expression_error(msg))?;
+        full = Aval { shape, ..av };
+    }
+    xs.into_iter()
+        .map(|x| broadcast_to(l, x, full.shape.clone()))
+        .collect()
+}
+
+/// `jnp.select(condlist, choicelist, default)`: at each element, the
+/// choice of the first true condition, else `default`; everything
+/// broadcast together, the choices promoted with `default`. JAX's text: the
+/// conditions stacked behind an all-false one, `argmax` along the stack (the
+/// first true one, or 0, the default's place), and `select_n` of the default
+/// and the choices by that index.
+pub fn select<L: Lax>(
+    l: &mut L,
+    conds: Vec<L::V>,
+    choices: Vec<L::V>,
+    default: L::V,
+) -> Res<L, L::V> {
+    if conds.len() != choices.len() {
+        return Err(l.expression_error(format!(
+            "condlist must have length equal to choicelist ({} vs {})",
+            conds.len(),
+            choices.len()
+        )));
+    }
+    if conds.is_empty() {
+        return Err(l.expression_error("condlist must be non-empty".into()));
+    }
+    let choices = promote(l, std::iter::once(default).chain(choices).collect())?;
+    let none = l.literal(Scalar::Bool(false), Aval::scalar(DType::Bool, false));
+    let conds = broadcast_arrays(l, std::iter::once(none).chain(conds).collect())?;
+    let stacked = concatenate(l, conds, 0, true)?;
+    let stacked = convert(l, stacked, DType::Bool, false)?;
+    let index = arg_reduce(l, stacked, Some(0), false, true, false)?;
+    let mut all = broadcast_arrays(l, std::iter::once(index).chain(choices).collect())?;
+    let index = all.remove(0);
+    l.select_n(index, all)
 }
 
 /// `jnp.argmax`/`argmin` (`max` chooses) along `axis` (over the flattened

@@ -70,3 +70,22 @@ pub fn pair(v: &Value) -> (f32, f32) {
     let a = v.as_array().unwrap();
     (a[0].as_f64().unwrap() as f32, a[1].as_f64().unwrap() as f32)
 }
+
+/// A list of integers (indices JAX drew: an order, a batch).
+#[allow(dead_code)]
+pub fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_i64().unwrap())
+        .collect()
+}
+
+/// A pytree's float32 leaves, in JAX's leaf order.
+#[allow(dead_code)]
+pub fn leaves<P: jax::tree::Pytree>(p: &P) -> Vec<Vec<f32>> {
+    jax::tree::leaves(p)
+        .iter()
+        .map(|a| a.to_vec::<f32>().unwrap())
+        .collect()
+}

@@ -1,10 +1,11 @@
 //! Comparisons within a tolerance, the replacement of non-finite values,
-//! and the Kronecker, tensor and cross products. Each function here is one text, `jax_core::numeric`, which a
+//! the Kronecker, tensor and cross products, and `select`. Each function here is one text, `jax_core::numeric`, which a
 //! jitted body traces and an eager call runs (`crate::eager`).
 
+use super::Promoted;
 use crate::array::{Array, ArrayType, AsArray, WithElem};
 use crate::eager;
-use crate::ops::Operand;
+use crate::ops::{Operand, PromoteWith};
 
 /// `jnp.isclose(a, b)`: whether each element of `a` is within `atol +
 /// rtol * |b|` of `b`'s, with JAX's defaults (`rtol = 1e-05`, `atol =
@@ -117,4 +118,45 @@ pub fn tensordot<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B, axes: usize
 pub fn cross<A: AsArray, B: AsArray, Out: ArrayType>(a: A, b: B) -> Out {
     let r = eager::call(|l| jax_core::numeric::cross(l, eager::arg(a), eager::arg(b)));
     eager::typed("cross", r)
+}
+
+/// `jnp.select(condlist, choicelist, default)`: at each element, the
+/// choice of the first true condition, else `default`. Conditions, choices
+/// and `default` broadcast together; the choices are promoted with
+/// `default` (a Rust number is weakly typed, as JAX's `default=0`). The
+/// caller names the result type and it is checked. (`lax::select` is
+/// `lax.select`, a `where`.)
+///
+/// ```
+/// use jax::prelude::*;
+/// let x = Array::<i32, 4>::from([1, 2, 3, 4]);
+/// let conds = [jnp::less(&x, 2), jnp::greater(&x, 3)];
+/// let choices = [&x * 10, &x * 100];
+/// let y: Array<i32, 4> = jnp::select(&conds, &choices, 0);
+/// assert_eq!(y.to_vec(), [10, 0, 0, 400]);
+/// ```
+#[track_caller]
+pub fn select<C, X, D, Out>(condlist: &[C], choicelist: &[X], default: D) -> Out
+where
+    C: Operand,
+    X: PromoteWith<D>,
+    D: Operand,
+    Out: ArrayType<Elem = Promoted<X, D>>,
+{
+    use crate::eager::unit::Input;
+    let (n, m) = (condlist.len(), choicelist.len());
+    let ins = condlist
+        .iter()
+        .map(|c| Input::view(c.view()))
+        .chain(choicelist.iter().map(|x| Input::view(x.view())))
+        .chain(std::iter::once(Input::view(default.view())))
+        .collect();
+    crate::nn::eager_elementwise("select", ins, &|t, ins| {
+        jax_core::numeric::select(
+            t,
+            ins[..n].to_vec(),
+            ins[n..n + m].to_vec(),
+            ins[n + m].clone(),
+        )
+    })
 }

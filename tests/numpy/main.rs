@@ -49,6 +49,7 @@ mod reduce;
 mod reduce_speed_paths;
 mod reduce_window;
 mod reduce_window_jit;
+mod select;
 mod sincos;
 mod sort;
 mod trig_blocks;

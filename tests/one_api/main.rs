@@ -30,5 +30,6 @@ mod one_api_la_qr;
 mod one_api_lax;
 mod one_api_nn;
 mod one_api_random;
+mod one_api_select;
 mod one_api_sort;
 mod one_api_unary;

@@ -26,6 +26,7 @@ mod linalg_more_jaxpr_fixture;
 mod manip_jaxpr_fixture;
 mod reimport_suite;
 mod robustness;
+mod select_jaxpr_fixture;
 mod sort_fixture;
 mod vmap_control_fixture;
 mod vmap_fixture;

@@ -249,6 +249,10 @@ pub enum Params {
     Concatenate {
         dim: usize,
     },
+    /// `stack`: the new axis.
+    Stack {
+        axis: usize,
+    },
     /// `split`: consecutive pieces along `axis`, of `sizes`; `np_ints` marks
     /// the sizes JAX holds as NumPy integers (bit `k` for `sizes[k]`).
     Split {

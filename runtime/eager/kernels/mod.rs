@@ -661,6 +661,14 @@ fn kernel(
             };
             one(concatenate(ins, *dim))
         }
+        // The operands seen with a size-1 axis at `axis`: the same blocks
+        // in the same order as concatenating along it.
+        "stack" => {
+            let Params::Stack { axis } = params else {
+                return unsupported();
+            };
+            one(concatenate(ins, *axis))
+        }
         "iota" => {
             let Params::Iota {
                 dtype, dimension, ..

@@ -1,6 +1,6 @@
 //! Joining and repeating arrays: concatenate, stack, repeat, tile.
 
-use super::{finish, ElemOf};
+use super::ElemOf;
 use crate::array::{ArrayType, AsArray};
 use crate::eager;
 use crate::shape;
@@ -40,7 +40,9 @@ where
     crate::lax::concatenate(arrays, a)
 }
 
-/// Joins arrays of one shape along a new axis (`jnp.stack`).
+/// Joins arrays of one shape along a new axis (`jnp.stack`; `lax.stack`,
+/// one text with the jitted call: `jax_core::jnp::concatenate`), with
+/// JAX's messages for no arrays or arrays of different shapes.
 ///
 /// ```
 /// use jax::prelude::*;
@@ -55,28 +57,13 @@ where
     L: ArrayList,
     Out: ArrayType<Elem = L::Elem>,
 {
-    let parts = arrays.parts();
-    assert!(!parts.is_empty(), "stack: need at least one array to stack");
-    let src = parts[0].0;
-    for (s, _, _) in &parts {
-        assert!(
-            *s == src,
-            "stack: all input arrays must have the same shape, got {src:?} and {s:?}"
-        );
-    }
-    let a = shape::normalize_axis("stack", axis, src.len() + 1);
-    let mut out = src.to_vec();
-    out.insert(a, parts.len());
-    let inner: usize = src[a..].iter().product();
-    let outer: usize = src[..a].iter().product();
-    let mut data = Vec::with_capacity(out.iter().product());
-    for o in 0..outer {
-        for (_, d, _) in &parts {
-            data.extend_from_slice(&d[o * inner..(o + 1) * inner]);
-        }
-    }
-    let weak = parts.iter().all(|p| p.2);
-    finish("stack", &out, data, weak)
+    let parts = arrays
+        .parts()
+        .into_iter()
+        .map(|(shape, data, weak)| eager::slice_arg(shape, data, weak))
+        .collect();
+    let r = eager::call(|l| jax_core::jnp::concatenate(l, parts, axis as i128, true));
+    eager::typed("stack", r)
 }
 
 /// Repeats each element `repeats` times along `axis`, or along the

@@ -21,7 +21,7 @@ use crate::frontend::lib::jnp::manip::{
 };
 use crate::frontend::lib::jnp::math::{
     by_axis, clip, integer_pow, isnan, lax_divide, lax_round, logsumexp, matmul, mean, numpy_round,
-    power, reciprocal, softmax, true_divide, where_,
+    power, reciprocal, select, softmax, true_divide, where_,
 };
 use crate::frontend::lib::jnp::numeric;
 use crate::frontend::lib::jnp::ranges::{eye, linspace};
@@ -188,7 +188,11 @@ pub(crate) static OPS: &[(&[&str], &[Module], Lowering)] = &[
     // Compositions.
     (&["isnan"], ANY, By(isnan)),
     (&["reciprocal"], ANY, By(reciprocal)),
-    (&["where_", "select"], ANY, By(where_)),
+    (&["where_"], ANY, By(where_)),
+    // `lax.select(pred, on_true, on_false)` is `where`'s order;
+    // `jnp.select(condlist, choicelist, default)` is another function.
+    (&["select"], LAX, By(where_)),
+    (&["select"], JNP, By(select)),
     (&["clip"], ANY, By(clip)),
     (
         &["polyval"],

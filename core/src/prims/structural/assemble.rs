@@ -1,9 +1,10 @@
-//! Arrays assembled from pieces by a runtime kernel: `concatenate`, and
-//! its inverse `split`. (The scatters, which write updates into a copy of
+//! Arrays assembled from pieces by a runtime kernel: `concatenate`,
+//! `stack` (JAX's `lax.stack`: pieces of one shape along a new axis), and
+//! `concatenate`'s inverse `split`. (The scatters, which write updates into a copy of
 //! an array, are `scatter.rs`.)
 
 use super::params_err;
-use super::views::SLICE;
+use super::views::{reshape_to, SLICE};
 use crate::ir::shapes::same_dim;
 use crate::ir::{Atom, Aval, Dim};
 use proc_macro2::TokenStream;
@@ -183,6 +184,197 @@ fn concatenate_batch(
         });
     }
     let out = bx.bind(&CONCATENATE, Params::Concatenate { dim: dim + 1 }, parts)?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// Arrays of one shape and dtype joined along a new axis (`lax.stack`,
+/// what `jnp.stack` of a list binds).
+pub static STACK: PrimDef = PrimDef {
+    name: "stack",
+    abstract_eval: |ops, p, c| {
+        let Params::Stack { axis } = p else {
+            return Err(params_err("stack"));
+        };
+        let Some(first) = ops.first() else {
+            return Err("stack expects at least one operand, got 0.".into());
+        };
+        let shapes = || {
+            ops.iter()
+                .map(|o| crate::prims::tuple(&o.shape))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if ops.iter().any(|o| o.rank() != first.rank()) {
+            return Err(format!(
+                "Cannot stack arrays with different numbers of dimensions: got {}.",
+                shapes()
+            ));
+        }
+        let same = ops.iter().all(|o| {
+            o.shape
+                .iter()
+                .zip(&first.shape)
+                .all(|(a, b)| same_dim(a, b, "stacked arrays must have one shape", c))
+        });
+        if !same {
+            return Err(format!(
+                "All input arrays must have the same shape. Got {}.",
+                shapes()
+            ));
+        }
+        if let Some(o) = ops.iter().find(|o| o.dtype != first.dtype) {
+            return Err(format!(
+                "stack requires arguments to have the same dtypes, got {}, {}.",
+                first.dtype.name(),
+                o.dtype.name()
+            ));
+        }
+        if *axis > first.rank() {
+            return Err(format!(
+                "stack axis {axis} is out of bounds for arrays of rank {}",
+                first.rank()
+            ));
+        }
+        let mut shape = first.shape.clone();
+        shape.insert(*axis, Dim::Lit(ops.len()));
+        Ok(vec![Aval {
+            dtype: first.dtype,
+            shape,
+            weak: ops.iter().all(|o| o.weak),
+        }])
+    },
+    print_params: |_, p| match p {
+        Params::Stack { axis } => vec![("axis", axis.to_string())],
+        _ => Vec::new(),
+    },
+    parse_params: |r, _, _| {
+        Ok(Params::Stack {
+            axis: r.usize("axis")?,
+        })
+    },
+    lowering: Lowering::Kernel,
+    kernel: Some(Kernel {
+        updates: None,
+        unread: &[],
+        call: stack_call,
+    }),
+    jvp: Some(stack_jvp as JvpRule),
+    transpose: Some(stack_transpose as TransposeRule),
+    batch: Some(stack_batch),
+    ..PrimDef::BASE
+};
+
+/// The runtime's `concatenate` of the operands' buffers, each seen with a
+/// size-1 axis at `axis` (the same elements in the same order).
+fn stack_call(a: KernelArgs<'_>) -> TokenStream {
+    let Params::Stack { axis } = a.params else {
+        unreachable!("{}", params_err("stack"))
+    };
+    let ty = rust_type(a.out_aval.dtype);
+    let mut parts = Vec::new();
+    for (k, av) in a.avals.iter().enumerate() {
+        let b = (a.bind)(k, Bind::Buffer);
+        let mut shape: Vec<TokenStream> = av.shape.iter().map(dim_tokens).collect();
+        shape.insert(*axis, quote!(1usize));
+        parts.push(quote!((&#b[..], &[#(#shape),*][..])));
+    }
+    quote!(::jax::__rt::concatenate::<#ty>(&[#(#parts),*], #axis))
+}
+
+/// Linear: the stack of the tangents.
+fn stack_jvp(
+    ad: &mut Ad,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+    _: &[Atom],
+) -> Res<Vec<Option<Atom>>> {
+    if t.iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let mut parts = Vec::new();
+    for (x, tx) in ins.iter().zip(t) {
+        parts.push(ad.tangent_or_zeros(tx, x)?);
+    }
+    Ok(vec![Some(ad.bind(&STACK, p.clone(), parts)?)])
+}
+
+/// Each linear operand's slice of the cotangent along `axis`, without
+/// that axis (JAX binds `unstack`; the values are the same).
+fn stack_transpose(
+    ad: &mut Ad,
+    cts: &[Option<Atom>],
+    ins: &[Option<Atom>],
+    avals: &[Aval],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
+    let ct = crate::ir::rules::single_ct(cts);
+    let Params::Stack { axis } = p else {
+        return Err(params_err("stack"));
+    };
+    let mut limit: Vec<usize> = Vec::new();
+    for d in &ad.aval(&ct).shape {
+        let Dim::Lit(d) = d else {
+            return Err("reverse-mode differentiation of stack with symbolic dimensions is not supported yet".into());
+        };
+        limit.push(*d);
+    }
+    let mut out = Vec::new();
+    for (k, (x, aval)) in ins.iter().zip(avals).enumerate() {
+        if x.is_some() {
+            out.push(None);
+            continue;
+        }
+        let mut start = vec![0; limit.len()];
+        let mut end = limit.clone();
+        start[*axis] = k;
+        end[*axis] = k + 1;
+        let piece = ad.bind(
+            &SLICE,
+            Params::Slice {
+                start,
+                limit: end,
+                strides: None,
+            },
+            vec![ct.clone()],
+        )?;
+        out.push(Some(reshape_to(ad, piece, &aval.shape)?));
+    }
+    Ok(out)
+}
+
+/// JAX's `_stack_batch_rule`: operands batched along one axis stack one
+/// axis over; otherwise every batch axis moves first (a shared operand
+/// repeated along it) and the stack is one axis further.
+fn stack_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<Vec<(Atom, BDim)>> {
+    let Params::Stack { axis } = p else {
+        return Err(params_err("stack"));
+    };
+    if let Some(Some(b)) = dims.first() {
+        if dims.iter().all(|d| *d == Some(*b)) {
+            let (out_axis, out_b) = if *axis <= *b {
+                (*axis, b + 1)
+            } else {
+                (axis + 1, *b)
+            };
+            let out = bx.bind(&STACK, Params::Stack { axis: out_axis }, ins.to_vec())?;
+            return Ok(vec![(out, Some(out_b))]);
+        }
+    }
+    let size = lanes(bx, ins, dims);
+    let mut parts = Vec::new();
+    for (x, d) in ins.iter().zip(dims) {
+        parts.push(match d {
+            Some(d) => bx.moveaxis(x.clone(), *d, 0)?,
+            None => {
+                let mut shape = bx.aval(x).shape;
+                let to: Vec<usize> = (1..=shape.len()).collect();
+                shape.insert(0, size.clone());
+                super::views::broadcast_dims(bx, x.clone(), &shape, &to)?
+            }
+        });
+    }
+    let out = bx.bind(&STACK, Params::Stack { axis: axis + 1 }, parts)?;
     Ok(vec![(out, Some(0))])
 }
 

@@ -49,6 +49,7 @@ pub static STRUCTURAL: &[&super::PrimDef] = &[
     &ARGMAX,
     &ARGMIN,
     &CONCATENATE,
+    &STACK,
     &SPLIT,
     &DOT_GENERAL,
     &DYNAMIC_SLICE,

@@ -105,6 +105,32 @@ pub(crate) fn where_(t: &mut Tracer, c: Call) -> Result<Value> {
     Ok(Value::Traced(jnp::where_(&mut t.b, cond, x, y, c.span)?))
 }
 
+/// `jnp::select([c0, c1, ..], [x0, x1, ..], default)`: JAX's `jnp.select`,
+/// the choice of the first true condition (`jax_core::numeric::select`).
+pub(crate) fn select(t: &mut Tracer, c: Call) -> Result<Value> {
+    c.want(3)?;
+    let mut lists = Vec::new();
+    for (k, what) in [(0, "conditions"), (1, "choices")] {
+        let (arg, span) = &c.args[k];
+        let (Value::Tuple(items) | Value::List(items)) = arg else {
+            return call_err(
+                *span,
+                format!("`jnp::select` takes its {what} as an array or a tuple: `jnp::select([c0, c1], [x0, x1], default)`; one condition choosing between two values is `jnp::where_(c, x, y)`"),
+            );
+        };
+        let atoms = items
+            .iter()
+            .map(|v| t.atom(v.clone(), *span))
+            .collect::<Result<Vec<_>>>()?;
+        lists.push(atoms);
+    }
+    let default = c.atom(t, 2)?;
+    let choices = lists.pop().expect("two lists");
+    let conds = lists.pop().expect("two lists");
+    let r = jax_core::numeric::select(&mut t.at(c.span), conds, choices, default)?;
+    Ok(Value::Traced(r))
+}
+
 pub(crate) fn clip(t: &mut Tracer, c: Call) -> Result<Value> {
     c.want(3)?;
     let (x, lo, hi) = (c.atom(t, 0)?, c.atom(t, 1)?, c.atom(t, 2)?);
