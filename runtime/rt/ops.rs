@@ -252,11 +252,14 @@ pub fn clamp<T: Arith>(lo: T, x: T, hi: T) -> T {
     T::min(T::max(x, lo), hi)
 }
 
-/// What picks between two cases: a bool predicate, or an int32 index
-/// (`vmap` of a two-branch `cond` selects by its index).
+/// What picks a case of `select_n`: a bool predicate, or an integer index
+/// of any integer type (`vmap` of a two-branch `cond` selects by its int32
+/// index; `jnp.select` by `argmax`'s, int64 under x64), clamped into range.
 pub trait Which: Copy {
-    /// Whether the second case is picked.
+    /// Whether the second of two cases is picked.
     fn second(self) -> bool;
+    /// The case picked among `n`.
+    fn case(self, n: usize) -> usize;
 }
 
 impl Which for bool {
@@ -264,14 +267,32 @@ impl Which for bool {
     fn second(self) -> bool {
         self
     }
-}
-
-impl Which for i32 {
     #[inline(always)]
-    fn second(self) -> bool {
-        self >= 1
+    fn case(self, n: usize) -> usize {
+        (self as usize).min(n - 1)
     }
 }
+
+macro_rules! integer_which {
+    ($($t:ty),*) => {$(
+        impl Which for $t {
+            #[inline(always)]
+            fn second(self) -> bool {
+                self >= 1
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn case(self, n: usize) -> usize {
+                if self <= 0 {
+                    0
+                } else {
+                    (self as u64).min(n as u64 - 1) as usize
+                }
+            }
+        }
+    )*};
+}
+integer_which!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// `select_n(which, on_false, on_true)` for a bool predicate or an int32
 /// index.
@@ -284,10 +305,10 @@ pub fn select<W: Which, T: Element>(which: W, on_false: T, on_true: T) -> T {
     }
 }
 
-/// `select_n(which, cases..)` for an int32 index (clamped into range).
+/// `select_n(which, cases..)` for an integer index (clamped into range).
 #[inline(always)]
-pub fn select_n<T: Element, const N: usize>(which: i32, cases: [T; N]) -> T {
-    cases[(which.max(0) as usize).min(N - 1)]
+pub fn select_n<W: Which, T: Element, const N: usize>(which: W, cases: [T; N]) -> T {
+    cases[which.case(N)]
 }
 
 /// XLA's conversion (saturating float to int, NaN to 0, wrapping ints).

@@ -92,7 +92,7 @@ case!(
     values,
     select_promoted,
     |x: Array<i32, 6>| -> Array<f32, 6> { jnp::select([jnp::greater(&x, 1)], [x.clone()], 0.5) },
-    jnp::select(&[jnp::greater(&x, 1)], &[x.clone()], 0.5)
+    jnp::select(&[jnp::greater(&x, 1)], &[&x], 0.5)
 );
 
 case!(

@@ -270,14 +270,27 @@ pub(super) fn select_n(ins: &[&DynArray], out: &[usize], work: usize) -> K {
                     *e = c[at(c.len(), i)];
                 }
             }
-            (DynData::I32(p), _) => {
-                for (i, e) in o.iter_mut().enumerate() {
-                    let k = (p[at(p.len(), i)].max(0) as usize).min(cases.len() - 1);
-                    let c = cases[k];
-                    *e = c[at(c.len(), i)];
+            (which, _) => {
+                // Any integer index, clamped into range (`ops::Which`).
+                fn pick<W: ops::Which, T: Copy>(p: &[W], cases: &[&[T]], o: &mut [T]) {
+                    let at = |len: usize, i: usize| if len == 1 { 0 } else { i };
+                    for (i, e) in o.iter_mut().enumerate() {
+                        let c = cases[p[at(p.len(), i)].case(cases.len())];
+                        *e = c[at(c.len(), i)];
+                    }
+                }
+                match which {
+                    DynData::I8(p) => pick(p, &cases, &mut o),
+                    DynData::I16(p) => pick(p, &cases, &mut o),
+                    DynData::I32(p) => pick(p, &cases, &mut o),
+                    DynData::I64(p) => pick(p, &cases, &mut o),
+                    DynData::U8(p) => pick(p, &cases, &mut o),
+                    DynData::U16(p) => pick(p, &cases, &mut o),
+                    DynData::U32(p) => pick(p, &cases, &mut o),
+                    DynData::U64(p) => pick(p, &cases, &mut o),
+                    _ => return Err(Unsupported),
                 }
             }
-            _ => return Err(Unsupported),
         }
         Ok(DynData::wrap(o))
     })

@@ -151,7 +151,7 @@ pub static CONVERT_ELEMENT_TYPE: PrimDef = PrimDef {
 };
 
 /// `select_n(which, *cases)`: the case chosen by a bool (false, true) or an
-/// int32 index, per element.
+/// integer index, per element.
 pub static SELECT_N: PrimDef = PrimDef {
     name: "select_n",
     abstract_eval: |ops, _, c| {
@@ -159,11 +159,15 @@ pub static SELECT_N: PrimDef = PrimDef {
         if cases.is_empty() {
             return Err("select_n needs at least one case".into());
         }
-        if which.dtype != DType::Bool && which.dtype != DType::I32 {
+        // JAX's `_select_dtype_rule`.
+        if which.dtype != DType::Bool && !which.dtype.is_integer() {
             return Err(format!(
-                "select_n `which` must be boolean or int32, got {}",
+                "select `which` must be boolean or integer type, got {}.",
                 which.dtype.name()
             ));
+        }
+        if which.dtype == DType::Bool && cases.len() > 2 {
+            return Err("select with boolean `which` cannot have > 2 cases.".into());
         }
         let d = common_dtype("select_n", cases, Accepts::Any)?;
         let shape = nary_shape("select_n", ops, c)?;
