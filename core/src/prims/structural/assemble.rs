@@ -80,15 +80,24 @@ pub static CONCATENATE: PrimDef = PrimDef {
 };
 
 /// The runtime's `concatenate` of the operands' buffers.
-fn concatenate_call(a: KernelArgs<'_>) -> TokenStream {
+fn concatenate_call(mut a: KernelArgs<'_>) -> TokenStream {
     let Params::Concatenate { dim } = a.params else {
         unreachable!("{}", params_err("concatenate"))
     };
+    joined_call(&mut a, *dim, None)
+}
+
+/// The runtime's `concatenate` of the operands' buffers along `dim`, each
+/// seen with a size-1 axis inserted at `new_axis` (`stack`) if given.
+fn joined_call(a: &mut KernelArgs<'_>, dim: usize, new_axis: Option<usize>) -> TokenStream {
     let ty = rust_type(a.out_aval.dtype);
     let mut parts = Vec::new();
     for (k, av) in a.avals.iter().enumerate() {
         let b = (a.bind)(k, Bind::Buffer);
-        let shape: Vec<TokenStream> = av.shape.iter().map(dim_tokens).collect();
+        let mut shape: Vec<TokenStream> = av.shape.iter().map(dim_tokens).collect();
+        if let Some(at) = new_axis {
+            shape.insert(at, quote!(1usize));
+        }
         parts.push(quote!((&#b[..], &[#(#shape),*][..])));
     }
     quote!(::jax::__rt::concatenate::<#ty>(&[#(#parts),*], #dim))
@@ -101,6 +110,17 @@ fn concatenate_jvp(
     p: &Params,
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
+    joined_jvp(ad, &CONCATENATE, ins, t, p)
+}
+
+/// `concatenate` and `stack` are linear: the same join of the tangents.
+fn joined_jvp(
+    ad: &mut Ad,
+    prim: crate::ir::primitive::Prim,
+    ins: &[Atom],
+    t: &[Option<Atom>],
+    p: &Params,
+) -> Res<Vec<Option<Atom>>> {
     if t.iter().all(Option::is_none) {
         return Ok(vec![None]);
     }
@@ -108,7 +128,7 @@ fn concatenate_jvp(
     for (x, tx) in ins.iter().zip(t) {
         parts.push(ad.tangent_or_zeros(tx, x)?);
     }
-    Ok(vec![Some(ad.bind(&CONCATENATE, p.clone(), parts)?)])
+    Ok(vec![Some(ad.bind(prim, p.clone(), parts)?)])
 }
 
 /// `concatenate`: each linear operand's slice of the cotangent.
@@ -169,20 +189,7 @@ fn concatenate_batch(
     let Params::Concatenate { dim } = p else {
         return Err(params_err("concatenate"));
     };
-    let size = lanes(bx, ins, dims);
-    let mut parts = Vec::new();
-    for (x, d) in ins.iter().zip(dims) {
-        parts.push(match d {
-            Some(d) => bx.moveaxis(x.clone(), *d, 0)?,
-            None => {
-                // `lax.broadcast`: Python integers.
-                let mut shape = bx.aval(x).shape;
-                let to: Vec<usize> = (1..=shape.len()).collect();
-                shape.insert(0, size.clone());
-                super::views::broadcast_dims(bx, x.clone(), &shape, &to)?
-            }
-        });
-    }
+    let parts = lanes_first(bx, ins, dims)?;
     let out = bx.bind(&CONCATENATE, Params::Concatenate { dim: dim + 1 }, parts)?;
     Ok(vec![(out, Some(0))])
 }
@@ -266,19 +273,11 @@ pub static STACK: PrimDef = PrimDef {
 
 /// The runtime's `concatenate` of the operands' buffers, each seen with a
 /// size-1 axis at `axis` (the same elements in the same order).
-fn stack_call(a: KernelArgs<'_>) -> TokenStream {
+fn stack_call(mut a: KernelArgs<'_>) -> TokenStream {
     let Params::Stack { axis } = a.params else {
         unreachable!("{}", params_err("stack"))
     };
-    let ty = rust_type(a.out_aval.dtype);
-    let mut parts = Vec::new();
-    for (k, av) in a.avals.iter().enumerate() {
-        let b = (a.bind)(k, Bind::Buffer);
-        let mut shape: Vec<TokenStream> = av.shape.iter().map(dim_tokens).collect();
-        shape.insert(*axis, quote!(1usize));
-        parts.push(quote!((&#b[..], &[#(#shape),*][..])));
-    }
-    quote!(::jax::__rt::concatenate::<#ty>(&[#(#parts),*], #axis))
+    joined_call(&mut a, *axis, Some(*axis))
 }
 
 /// Linear: the stack of the tangents.
@@ -289,14 +288,7 @@ fn stack_jvp(
     p: &Params,
     _: &[Atom],
 ) -> Res<Vec<Option<Atom>>> {
-    if t.iter().all(Option::is_none) {
-        return Ok(vec![None]);
-    }
-    let mut parts = Vec::new();
-    for (x, tx) in ins.iter().zip(t) {
-        parts.push(ad.tangent_or_zeros(tx, x)?);
-    }
-    Ok(vec![Some(ad.bind(&STACK, p.clone(), parts)?)])
+    joined_jvp(ad, &STACK, ins, t, p)
 }
 
 /// Each linear operand's slice of the cotangent along `axis`, without
@@ -361,6 +353,14 @@ fn stack_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
             return Ok(vec![(out, Some(out_b))]);
         }
     }
+    let parts = lanes_first(bx, ins, dims)?;
+    let out = bx.bind(&STACK, Params::Stack { axis: axis + 1 }, parts)?;
+    Ok(vec![(out, Some(0))])
+}
+
+/// Every operand with its batch axis first; a shared one repeated along a
+/// new first axis (`lax.broadcast`: Python integers).
+fn lanes_first(bx: &mut Batch, ins: &[Atom], dims: &[BDim]) -> Res<Vec<Atom>> {
     let size = lanes(bx, ins, dims);
     let mut parts = Vec::new();
     for (x, d) in ins.iter().zip(dims) {
@@ -374,8 +374,7 @@ fn stack_batch(bx: &mut Batch, ins: &[Atom], dims: &[BDim], p: &Params) -> Res<V
             }
         });
     }
-    let out = bx.bind(&STACK, Params::Stack { axis: axis + 1 }, parts)?;
-    Ok(vec![(out, Some(0))])
+    Ok(parts)
 }
 
 /// The number of lanes: the size of the first batched operand's batch axis.
